@@ -1,0 +1,394 @@
+"""The casebase file: one expert's cases in an ``.npz``, and the :class:`Casebase` that reads it.
+
+Layout (format ``cbr-chess-casebase``, version 1). N cases, G source games:
+
+=====================  ===========  ==================================================
+array                  dtype/shape  meaning
+=====================  ===========  ==================================================
+format                 str ()       ``"cbr-chess-casebase"``
+version                int64 ()     format version
+meta                   str ()       JSON: expert, spellings, median Elo, counts, sources,
+                                    builder options (see :func:`Casebase.meta`)
+boards                 uint64 N×8   bitboards: white, black, pawns, knights, bishops,
+                                    rooks, queens, kings (python-chess square numbering)
+turn                   bool N       colour to move (True = White)
+from_square            uint8 N      move's from square, 0..63
+to_square              uint8 N      move's to square, 0..63
+promotion              uint8 N      0, or the promotion piece type (2..5)
+game                   int32 N      row of the games table the case came from
+ply                    int32 N      half-move index in that game (0 = first move played)
+games_<column>         G            White, Black, Date, Event, Site, Result (str),
+                                    expert_white (bool), expert_elo (int32, -1 unknown),
+                                    index (int32, game's index in its source file),
+                                    source (int32, index into meta["sources"])
+=====================  ===========  ==================================================
+
+Files are plain (stored, uncompressed) zip members so that :meth:`Casebase.load` can
+memory-map the large arrays, and are written with fixed zip timestamps so that the same
+input gives byte-identical files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import chess
+import numpy as np
+
+FORMAT_NAME = "cbr-chess-casebase"
+FORMAT_VERSION = 1
+
+#: Order of the eight bitboards of a position in ``boards``.
+BITBOARDS = ("white", "black", "pawns", "knights", "bishops", "rooks", "queens", "kings")
+
+#: Columns of the games table, with their dtype kind.
+GAME_TEXT_COLUMNS = ("white", "black", "date", "event", "site", "result")
+GAME_COLUMNS: dict[str, Any] = {
+    **{name: np.str_ for name in GAME_TEXT_COLUMNS},
+    "expert_white": np.bool_,
+    "expert_elo": np.int32,
+    "index": np.int32,
+    "source": np.int32,
+}
+
+_CASE_DTYPES = {
+    "boards": np.uint64,
+    "turn": np.bool_,
+    "from_square": np.uint8,
+    "to_square": np.uint8,
+    "promotion": np.uint8,
+    "game": np.int32,
+    "ply": np.int32,
+}
+_ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+
+
+class CasebaseError(Exception):
+    """A casebase file is missing, damaged, foreign or inconsistent; the message says which."""
+
+
+def encode_board(board: chess.BaseBoard) -> np.ndarray:
+    """The eight bitboards of ``board`` (order :data:`BITBOARDS`) as a uint64 array."""
+    return np.array(
+        [
+            board.occupied_co[chess.WHITE],
+            board.occupied_co[chess.BLACK],
+            board.pawns,
+            board.knights,
+            board.bishops,
+            board.rooks,
+            board.queens,
+            board.kings,
+        ],
+        dtype=np.uint64,
+    )
+
+
+def decode_board(bitboards: np.ndarray, turn: bool) -> chess.Board:
+    """The board whose pieces are ``bitboards`` with ``turn`` to move.
+
+    Castling rights and the en-passant square are not stored in a casebase (the
+    similarity ignores them), so the board has none.
+    """
+    board = chess.Board(None)
+    white, black = int(bitboards[0]), int(bitboards[1])
+    for piece_type in chess.PIECE_TYPES:
+        mask = int(bitboards[1 + piece_type])
+        for square in chess.scan_forward(mask):
+            colour = chess.WHITE if white >> square & 1 else chess.BLACK
+            board.set_piece_at(square, chess.Piece(piece_type, colour))
+    assert (white | black) == board.occupied
+    board.turn = bool(turn)
+    return board
+
+
+def piece_at(bitboards: np.ndarray, square: chess.Square) -> chess.Piece | None:
+    """The piece on ``square`` of a position given by its eight bitboards."""
+    bit = np.uint64(1) << np.uint64(square)
+    for piece_type in chess.PIECE_TYPES:
+        if bitboards[1 + piece_type] & bit:
+            return chess.Piece(piece_type, bool(bitboards[0] & bit))
+    return None
+
+
+@dataclass(frozen=True)
+class CaseSource:
+    """Where a case came from, for explanations."""
+
+    white: str
+    black: str
+    event: str
+    site: str
+    date: str
+    result: str
+    ply: int
+    game_index: int
+    source_file: str
+
+    @property
+    def move_number(self) -> int:
+        """Full-move number of the case's move, counted from the game's first move."""
+        return self.ply // 2 + 1
+
+    def describe(self) -> str:
+        """One line such as ``Carlsen,M - Anand,V, Wch 2013, 2013.11.22, ply 24``."""
+        return f"{self.white} - {self.black}, {self.event}, {self.date}, ply {self.ply}"
+
+
+class Casebase:
+    """All cases of one expert, read from (or about to be written to) an ``.npz``.
+
+    Arrays are attributes named as in the module docstring; ``games`` maps the games-table
+    column names to arrays and ``meta`` is the decoded metadata dictionary.
+    """
+
+    def __init__(
+        self,
+        *,
+        boards: np.ndarray,
+        turn: np.ndarray,
+        from_square: np.ndarray,
+        to_square: np.ndarray,
+        promotion: np.ndarray,
+        game: np.ndarray,
+        ply: np.ndarray,
+        games: dict[str, np.ndarray],
+        meta: dict[str, Any],
+        path: Path | None = None,
+    ) -> None:
+        self.boards = boards
+        self.turn = turn
+        self.from_square = from_square
+        self.to_square = to_square
+        self.promotion = promotion
+        self.game = game
+        self.ply = ply
+        self.games = games
+        self.meta = meta
+        self.path = path
+        self.validate()
+
+    # -- reading ---------------------------------------------------------------------
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], *, mmap: bool = True) -> Casebase:
+        """Read and validate a casebase; raise :class:`CasebaseError` saying what is wrong."""
+        path = Path(path)
+        if not path.exists():
+            raise CasebaseError(f"{path}: no such casebase file")
+        if path.is_dir():
+            raise CasebaseError(f"{path}: is a directory, not a casebase file")
+        try:
+            with zipfile.ZipFile(path) as zf:
+                members = {name.removesuffix(".npy"): name for name in zf.namelist()}
+                if "format" not in members:
+                    raise CasebaseError(
+                        f"{path}: an .npz without a 'format' entry: another program's file,"
+                        f" not a {FORMAT_NAME}"
+                    )
+                fmt = str(_read_member(zf, members["format"]))
+                if fmt != FORMAT_NAME:
+                    raise CasebaseError(
+                        f"{path}: format {fmt!r} is not {FORMAT_NAME!r}: another program's file"
+                    )
+                version = int(_read_member(zf, members.get("version", "version.npy")))
+                if version > FORMAT_VERSION:
+                    raise CasebaseError(
+                        f"{path}: format version {version} is newer than this engine reads"
+                        f" ({FORMAT_VERSION}); upgrade the engine or rebuild the casebase"
+                    )
+                if version < 1:
+                    raise CasebaseError(f"{path}: invalid format version {version}")
+                arrays: dict[str, np.ndarray] = {}
+                for name in [*_CASE_DTYPES, "meta", *(f"games_{c}" for c in GAME_COLUMNS)]:
+                    if name not in members:
+                        raise CasebaseError(f"{path}: missing array {name!r}")
+                    member = members[name]
+                    mapped = _memmap_member(path, zf, member) if mmap else None
+                    arrays[name] = mapped if mapped is not None else _read_member(zf, member)
+        except CasebaseError:
+            raise
+        except zipfile.BadZipFile as exc:
+            raise CasebaseError(f"{path}: not an .npz casebase (not a zip file: {exc})") from exc
+        except (OSError, ValueError, EOFError, KeyError, struct.error) as exc:
+            raise CasebaseError(f"{path}: damaged or truncated casebase ({exc})") from exc
+        try:
+            meta = json.loads(str(arrays.pop("meta")))
+        except json.JSONDecodeError as exc:
+            raise CasebaseError(f"{path}: metadata is not valid JSON ({exc})") from exc
+        if not isinstance(meta, dict):
+            raise CasebaseError(f"{path}: metadata is not a JSON object")
+        games = {c: arrays.pop(f"games_{c}") for c in GAME_COLUMNS}
+        try:
+            return cls(**arrays, games=games, meta=meta, path=path)
+        except CasebaseError as exc:
+            raise CasebaseError(f"{path}: {exc}") from exc
+
+    def validate(self) -> None:
+        """Check dtypes, shapes and invariants; raise :class:`CasebaseError` on the first fault."""
+        n = len(self.turn) if getattr(self.turn, "ndim", 0) == 1 else -1
+        for name, dtype in _CASE_DTYPES.items():
+            array = getattr(self, name)
+            if not isinstance(array, np.ndarray) or array.dtype != dtype:
+                got = getattr(array, "dtype", type(array).__name__)
+                raise CasebaseError(f"array {name!r} has dtype {got}, expected {np.dtype(dtype)}")
+            shape = (n, len(BITBOARDS)) if name == "boards" else (n,)
+            if array.shape != shape:
+                raise CasebaseError(f"array {name!r} has shape {array.shape}, expected {shape}")
+        g = len(self.games["index"]) if "index" in self.games else -1
+        for column, kind in GAME_COLUMNS.items():
+            array = self.games.get(column)
+            if array is None:
+                raise CasebaseError(f"games table has no column {column!r}")
+            if array.shape != (g,) or not np.issubdtype(array.dtype, kind):
+                raise CasebaseError(
+                    f"games column {column!r} has dtype {array.dtype} and shape {array.shape},"
+                    f" expected {np.dtype(kind).kind} of shape {(g,)}"
+                )
+        for key in ("expert", "counts", "sources"):
+            if key not in self.meta:
+                raise CasebaseError(f"metadata has no {key!r}")
+        if n == 0:
+            return
+        if self.from_square.max() > 63 or self.to_square.max() > 63:
+            raise CasebaseError("a move square lies outside 0..63")
+        if not np.isin(self.promotion, (0, 2, 3, 4, 5)).all():
+            raise CasebaseError("a promotion piece is not 0 or a piece type 2..5")
+        if self.game.min() < 0 or self.game.max() >= g:
+            raise CasebaseError(f"a case names a game outside the games table (0..{g - 1})")
+        if self.ply.min() < 0:
+            raise CasebaseError("a case has a negative ply")
+        self._validate_boards()
+
+    def _validate_boards(self) -> None:
+        b = np.asarray(self.boards)
+        white, black, types = b[:, 0], b[:, 1], b[:, 2:]
+        if (white & black).any():
+            raise CasebaseError("a square is both white and black")
+        union = np.bitwise_or.reduce(types, axis=1)
+        total = np.bitwise_count(types).sum(axis=1, dtype=np.int64)
+        if (union != white | black).any() or (total != np.bitwise_count(union)).any():
+            raise CasebaseError("piece bitboards do not match the colour bitboards")
+        bit = np.left_shift(np.uint64(1), self.from_square.astype(np.uint64))
+        mover = np.where(self.turn, white, black)
+        if ((mover & bit) == 0).any():
+            bad = int(np.flatnonzero((mover & bit) == 0)[0])
+            raise CasebaseError(
+                f"case {bad}: no piece of the side to move on the move's from square"
+                " (colours inconsistent)"
+            )
+
+    # -- writing ---------------------------------------------------------------------
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write atomically (temporary file, then rename) and deterministically."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        arrays: dict[str, np.ndarray] = {
+            "format": np.array(FORMAT_NAME),
+            "version": np.array(FORMAT_VERSION, dtype=np.int64),
+            "meta": np.array(json.dumps(self.meta, sort_keys=True, ensure_ascii=False)),
+            **{name: np.ascontiguousarray(getattr(self, name)) for name in _CASE_DTYPES},
+            **{f"games_{c}": np.ascontiguousarray(self.games[c]) for c in GAME_COLUMNS},
+        }
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as raw:
+                with zipfile.ZipFile(raw, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
+                    for name, array in arrays.items():
+                        info = zipfile.ZipInfo(f"{name}.npy", date_time=_ZIP_DATE)
+                        info.external_attr = 0o644 << 16
+                        with zf.open(info, "w", force_zip64=True) as member:
+                            np.lib.format.write_array(member, array, allow_pickle=False)
+                raw.flush()
+                os.fsync(raw.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        self.path = path
+
+    # -- access ----------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self.turn)
+
+    def __repr__(self) -> str:
+        return f"<Casebase {self.expert!r}: {len(self)} cases from {self.num_games} games>"
+
+    @property
+    def expert(self) -> str:
+        """The expert's name as the user gave it."""
+        return str(self.meta["expert"])
+
+    @property
+    def elo(self) -> int | None:
+        """The expert's median own rating over the casebase's games, if known."""
+        elo = self.meta.get("median_elo")
+        return None if elo is None else int(round(elo))
+
+    @property
+    def num_games(self) -> int:
+        return len(self.games["index"])
+
+    def move(self, i: int) -> chess.Move:
+        """The expert's move of case ``i``."""
+        promotion = int(self.promotion[i])
+        return chess.Move(
+            int(self.from_square[i]), int(self.to_square[i]), promotion or None
+        )
+
+    def board(self, i: int) -> chess.Board:
+        """The position of case ``i`` (pieces and side to move)."""
+        return decode_board(self.boards[i], bool(self.turn[i]))
+
+    def source(self, i: int) -> CaseSource:
+        """The game and ply case ``i`` came from."""
+        row = int(self.game[i])
+        sources = self.meta.get("sources", [])
+        src = int(self.games["source"][row])
+        return CaseSource(
+            **{c: str(self.games[c][row]) for c in GAME_TEXT_COLUMNS},
+            ply=int(self.ply[i]),
+            game_index=int(self.games["index"][row]),
+            source_file=str(sources[src]["name"]) if 0 <= src < len(sources) else "?",
+        )
+
+
+def _read_member(zf: zipfile.ZipFile, member: str) -> np.ndarray:
+    with zf.open(member) as f:
+        return np.lib.format.read_array(f, allow_pickle=False)
+
+
+def _memmap_member(path: Path, zf: zipfile.ZipFile, member: str) -> np.ndarray | None:
+    """Map a stored (uncompressed) numeric member straight from the file, or None."""
+    info = zf.getinfo(member)
+    if info.compress_type != zipfile.ZIP_STORED or info.file_size < 4096:
+        return None
+    with open(path, "rb") as f:
+        f.seek(info.header_offset)
+        local = f.read(30)
+        if local[:4] != b"PK\x03\x04":
+            raise CasebaseError(f"{path}: damaged zip header for {member}")
+        name_len, extra_len = struct.unpack("<HH", local[26:30])
+        f.seek(info.header_offset + 30 + name_len + extra_len)
+        version = np.lib.format.read_magic(f)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
+        else:
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
+        if dtype.hasobject or dtype.kind == "U":
+            return None
+        offset = f.tell()
+    needed = offset + int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    if needed > path.stat().st_size:
+        raise CasebaseError(f"{path}: truncated: array {member} runs past the end of the file")
+    return np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=shape,
+                     order="F" if fortran else "C")
