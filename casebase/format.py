@@ -35,9 +35,11 @@ import os
 import struct
 import tempfile
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import chess
 import numpy as np
@@ -290,7 +292,6 @@ class Casebase:
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write atomically (temporary file, then rename) and deterministically."""
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
         arrays: dict[str, np.ndarray] = {
             "format": np.array(FORMAT_NAME),
             "version": np.array(FORMAT_VERSION, dtype=np.int64),
@@ -298,21 +299,13 @@ class Casebase:
             **{name: np.ascontiguousarray(getattr(self, name)) for name in _CASE_DTYPES},
             **{f"games_{c}": np.ascontiguousarray(self.games[c]) for c in GAME_COLUMNS},
         }
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as raw:
-                with zipfile.ZipFile(raw, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
-                    for name, array in arrays.items():
-                        info = zipfile.ZipInfo(f"{name}.npy", date_time=_ZIP_DATE)
-                        info.external_attr = 0o644 << 16
-                        with zf.open(info, "w", force_zip64=True) as member:
-                            np.lib.format.write_array(member, array, allow_pickle=False)
-                raw.flush()
-                os.fsync(raw.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with atomic_file(path) as raw:
+            with zipfile.ZipFile(raw, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
+                for name, array in arrays.items():
+                    info = zipfile.ZipInfo(f"{name}.npy", date_time=_ZIP_DATE)
+                    info.external_attr = 0o644 << 16
+                    with zf.open(info, "w", force_zip64=True) as member:
+                        np.lib.format.write_array(member, array, allow_pickle=False)
         self.path = path
 
     # -- access ----------------------------------------------------------------------
@@ -360,6 +353,27 @@ class Casebase:
             game_index=int(self.games["index"][row]),
             source_file=str(sources[src]["name"]) if 0 <= src < len(sources) else "?",
         )
+
+
+@contextmanager
+def atomic_file(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
+    """A binary file that appears at ``path`` only once completely written (temporary file,
+    fsync, rename), with the permissions the umask gives a new file rather than 0600."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        umask = os.umask(0o022)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def _read_member(zf: zipfile.ZipFile, member: str) -> np.ndarray:

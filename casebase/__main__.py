@@ -1,0 +1,105 @@
+"""Command line: ``python -m casebase build|holdout|info`` (``--help`` on each)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from casebase.builder import build
+from casebase.format import Casebase, CasebaseError
+from casebase.holdout import held_out_games, write_pgn
+from casebase.info import describe, summary
+from casebase.selection import BuildError, Selection
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def _add_selection(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("pgn", nargs="+", help="PGN input files (.pgn or .pgn.gz)")
+    who = parser.add_mutually_exclusive_group(required=True)
+    who.add_argument("--player", metavar="NAME", help="the expert's name, e.g. 'Magnus Carlsen'")
+    who.add_argument("--all-players", action="store_true",
+                     help="every move of every game, both colours (a general 'masters' casebase)")
+    parser.add_argument("--exact-name", action="store_true",
+                        help="match the name literally instead of by surname and initials")
+    parser.add_argument("--min-elo", type=int, metavar="ELO",
+                        help="only games where the expert's own rating is at least ELO")
+    parser.add_argument("--max-elo", type=int, metavar="ELO",
+                        help="only games where the expert's own rating is at most ELO")
+    parser.add_argument("--workers", type=_positive, metavar="N", help="worker processes (default: all cores)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
+
+
+def _selection(args: argparse.Namespace, **extra: object) -> Selection:
+    return Selection(
+        player=args.player or "", exact_name=args.exact_name, all_players=args.all_players,
+        min_elo=args.min_elo, max_elo=args.max_elo, **extra,  # type: ignore[arg-type]
+    )
+
+
+def _build(args: argparse.Namespace) -> None:
+    selection = _selection(args, max_games=args.max_games, exclude_latest=args.exclude_latest)
+    casebase = build(args.pgn, selection, workers=args.workers, progress=False if args.quiet else None)
+    casebase.save(args.output)
+    if not args.quiet:
+        print(f"{summary(casebase)} Written to {args.output}.")
+
+
+def _holdout(args: argparse.Namespace) -> None:
+    selection = _selection(args, exclude_latest=args.latest)
+    games = held_out_games(args.pgn, selection, workers=args.workers,
+                           progress=False if args.quiet else None)
+    write_pgn(args.output, games)
+    if not args.quiet:
+        print(f"{len(games)} held-out games of {selection.expert} written to {args.output}.")
+
+
+def _info(args: argparse.Namespace) -> None:
+    print(describe(Casebase.load(args.casebase)))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status (1 with a message on stderr on bad input)."""
+    parser = argparse.ArgumentParser(prog="python -m casebase", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    build_parser = commands.add_parser("build", help="build an expert's casebase from PGN")
+    _add_selection(build_parser)
+    build_parser.add_argument("--max-games", type=_positive, metavar="N", help="use only the first N games")
+    build_parser.add_argument("--exclude-latest", type=float, default=0.0, metavar="FRACTION",
+                              help="leave out the latest FRACTION of the expert's games by date")
+    build_parser.add_argument("-o", "--output", required=True, metavar="OUT.npz")
+    build_parser.set_defaults(run=_build)
+
+    holdout_parser = commands.add_parser(
+        "holdout", help="write the games that build --exclude-latest leaves out")
+    _add_selection(holdout_parser)
+    holdout_parser.add_argument("--latest", type=float, required=True, metavar="FRACTION",
+                                help="the latest FRACTION of the expert's games by date")
+    holdout_parser.add_argument("-o", "--output", required=True, metavar="HELDOUT.pgn")
+    holdout_parser.set_defaults(run=_holdout)
+
+    info_parser = commands.add_parser("info", help="describe a casebase file")
+    info_parser.add_argument("casebase", metavar="FILE.npz")
+    info_parser.set_defaults(run=_info)
+
+    args = parser.parse_args(argv)
+    try:
+        args.run(args)
+    except (BuildError, CasebaseError) as exc:
+        print(f"casebase: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("casebase: interrupted; nothing written", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

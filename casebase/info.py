@@ -1,0 +1,99 @@
+"""Describing a casebase in words: the build summary and ``python -m casebase info``."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from casebase.format import Casebase
+
+
+def summary(casebase: Casebase) -> str:
+    """One paragraph: the expert, accepted spellings, games used and skipped, cases, Elo."""
+    meta, counts = casebase.meta, casebase.meta["counts"]
+    spellings = meta.get("spellings") or {}
+    skipped = [
+        f"{counts.get(key, 0)} {label}"
+        for key, label in (
+            ("games_without_expert", "without the expert"),
+            ("games_both_match", "with the expert on both sides (skipped)"),
+            ("games_variant_skipped", "of a non-standard variant (skipped)"),
+            ("games_elo_filtered", "outside the rating range"),
+            ("games_held_out", "held out as the latest"),
+            ("games_beyond_max_games", "beyond --max-games"),
+        )
+        if counts.get(key) or key == "games_without_expert"
+    ]
+    parts = [
+        f"{casebase.expert}:",
+        f"{counts['games_used']} games used of {counts['games_read']} read"
+        f" ({', '.join(skipped)}; {counts['games_damaged']} damaged, kept up to the bad move);",
+        f"{len(casebase)} cases ({counts['cases_white']} as White, {counts['cases_black']} as Black);",
+        f"median own Elo {_elo(casebase)}.",
+    ]
+    if spellings:
+        parts.insert(1, "spellings " + ", ".join(
+            f"{name!r} ({n})" for name, n in sorted(spellings.items(), key=lambda s: (-s[1], s[0]))
+        ) + ";")
+    return " ".join(parts)
+
+
+def _elo(casebase: Casebase) -> str:
+    return "unknown" if casebase.elo is None else str(casebase.elo)
+
+
+def _rows(*columns: np.ndarray) -> np.ndarray:
+    """Each row of the columns side by side as one opaque value, for exact np.unique."""
+    table = np.ascontiguousarray(np.column_stack([np.asarray(c, dtype=np.uint64) for c in columns]))
+    return table.view(np.dtype((np.void, 8 * table.shape[1]))).ravel()
+
+
+def first_moves(casebase: Casebase, white: bool, top: int = 5) -> list[tuple[str, int]]:
+    """The expert's most frequent first moves with ``white`` (or black), in SAN, with counts."""
+    rows = np.flatnonzero((np.asarray(casebase.ply) <= 1) & (np.asarray(casebase.turn) == white))
+    _, first, times = np.unique(
+        _rows(casebase.boards[rows], casebase.from_square[rows], casebase.to_square[rows],
+              casebase.promotion[rows]),
+        return_index=True, return_counts=True,
+    )
+    counts: Counter[str] = Counter()
+    for i, n in zip(rows[first], times):
+        counts[_san(casebase, int(i))] += int(n)
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:top]
+
+
+def _san(casebase: Casebase, i: int) -> str:
+    board, move = casebase.board(i), casebase.move(i)
+    return board.san(move) if board.is_legal(move) else move.uci()
+
+
+def distinct_positions(casebase: Casebase) -> int:
+    """Number of different (pieces, side to move) positions among the cases."""
+    return len(np.unique(_rows(casebase.boards, casebase.turn))) if len(casebase) else 0
+
+
+def describe(casebase: Casebase) -> str:
+    """The multi-line report of ``python -m casebase info``."""
+    meta = casebase.meta
+    lines = [
+        f"expert:        {casebase.expert}",
+        f"median Elo:    {_elo(casebase)}",
+        f"games:         {casebase.num_games}",
+        f"cases:         {len(casebase)} ({meta['counts'].get('cases_white', 0)} as White,"
+        f" {meta['counts'].get('cases_black', 0)} as Black)",
+        f"positions:     {distinct_positions(casebase)} distinct",
+    ]
+    for colour, white in (("White", True), ("Black", False)):
+        moves = first_moves(casebase, white)
+        lines.append(f"first moves as {colour}: "
+                     + (", ".join(f"{san} {n}" for san, n in moves) if moves else "none"))
+    if casebase.path is not None:
+        lines.append(f"file:          {casebase.path} ({casebase.path.stat().st_size:,} bytes)")
+    lines.append("sources:")
+    lines.extend(
+        f"  {source.get('name')}: {source.get('games')} games read, sha256 {source.get('sha256')}"
+        for source in meta["sources"]
+    )
+    lines.append("summary:       " + summary(casebase))
+    return "\n".join(lines)

@@ -1,0 +1,176 @@
+"""Agents that choose a move for a position, and the thesis's pure case-based agent (cbr-agent.md §4–5)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import chess
+import numpy as np
+
+from casebase.format import Casebase
+from engine.adaptation import best_moves, candidate_moves, draw
+from engine.retrieval import CaseIndex
+from engine.weights import Weights
+
+
+@dataclass(frozen=True)
+class SearchLimits:
+    """What a UCI ``go`` asked for (times in milliseconds); None where it did not say."""
+
+    wtime: int | None = None
+    btime: int | None = None
+    winc: int | None = None
+    binc: int | None = None
+    movestogo: int | None = None
+    movetime: int | None = None
+    depth: int | None = None
+    nodes: int | None = None
+    mate: int | None = None
+    infinite: bool = False
+    ponder: bool = False
+
+
+@dataclass
+class Decision:
+    """A chosen move (None when there is no legal move) and why, in lines a person can read."""
+
+    move: chess.Move | None
+    explanation: list[str]
+    case: int | None
+    similarity: int | None
+    tied: int
+    score_cp: int | None = None
+
+
+class Agent(Protocol):
+    """Something that plays: one behaviour (casebase, weights, mode) with its own generator."""
+
+    def new_game(self, seed: int | None = None) -> None:
+        """Start a game: a fresh ``numpy.random.Generator(PCG64(seed))``."""
+
+    def choose(
+        self,
+        board: chess.Board,
+        moves: Sequence[chess.Move] | None = None,
+        *,
+        limits: SearchLimits | None = None,
+        stop: threading.Event | None = None,
+        info: Callable[[str], None] | None = None,
+    ) -> Decision:
+        """The move to play on ``board`` (restricted to ``moves`` when given)."""
+
+
+class PureAgent:
+    """The thesis's agent: retrieve the most similar case, adapt its move (cbr-agent.md §4–5).
+
+    Generator use, in this order for every move: one draw among the tied best cases, then one
+    among the moves tied in L. A draw among a single item is skipped (Decision: it would carry
+    no choice), so the same casebase, weights, seed and positions give the same moves.
+    Clock limits, ``stop`` and ``info`` are accepted for the :class:`Agent` protocol and not
+    needed: a move takes milliseconds.
+    """
+
+    def __init__(self, casebase: Casebase | None, weights: Weights, seed: int) -> None:
+        self.casebase = casebase
+        self.weights = weights
+        self.index = CaseIndex.of(casebase) if casebase is not None else None
+        self.new_game(seed)
+
+    def new_game(self, seed: int | None = None) -> None:
+        """Re-seed the generator, with ``seed`` (remembered) or else the agent's last seed."""
+        if seed is not None:
+            self.seed = seed
+        self.rng = np.random.Generator(np.random.PCG64(self.seed))
+
+    def choose(
+        self,
+        board: chess.Board,
+        moves: Sequence[chess.Move] | None = None,
+        *,
+        limits: SearchLimits | None = None,
+        stop: threading.Event | None = None,
+        info: Callable[[str], None] | None = None,
+    ) -> Decision:
+        """Retrieve, draw among ties, adapt; see the class docstring for the generator's use."""
+        notes: list[str] = []
+        candidates = candidate_moves(board, moves)
+        if moves is not None and not candidates:
+            notes.append("none of the listed moves is legal here: choosing among all legal moves")
+            candidates = candidate_moves(board)
+        if not candidates:
+            reason = "checkmate" if board.is_checkmate() else "stalemate"
+            return Decision(None, [*notes, f"no legal move ({reason})"], None, None, 0)
+        rows, sim = self.index.most_similar(board) if self.index else (np.empty(0), -1)
+        if not len(rows):
+            move = draw(candidates, self.rng)
+            return Decision(
+                move,
+                [
+                    *notes,
+                    f"{self._no_case_reason(board.turn)}: played {board.san(move)}, drawn"
+                    f" uniformly from {len(candidates)} legal moves",
+                ],
+                None,
+                None,
+                0,
+            )
+        assert self.casebase is not None
+        case = int(draw(rows, self.rng))
+        case_move, case_board = self.casebase.move(case), self.casebase.board(case)
+        tied_moves, score = best_moves(case_move, case_board, board, self.weights, candidates)
+        move = draw(tied_moves, self.rng)
+        return Decision(
+            move,
+            [
+                *notes,
+                *self._case_lines(case, board.turn, sim, len(rows)),
+                _adaptation_line(case_move, case_board, board, move, score, len(tied_moves)),
+            ],
+            case,
+            sim,
+            len(rows),
+        )
+
+    def _no_case_reason(self, colour: chess.Color) -> str:
+        if self.casebase is None:
+            return "no casebase loaded"
+        side = chess.COLOR_NAMES[colour].capitalize()
+        return f"the casebase of {self.casebase.expert} has no case with {side} to move"
+
+    def _case_lines(self, case: int, colour: chess.Color, sim: int, tied: int) -> list[str]:
+        assert self.casebase is not None and self.index is not None
+        src = self.casebase.source(case)
+        side = chess.COLOR_NAMES[colour].capitalize()
+        return [
+            f"case {case} of {self.casebase.expert}: {src.white} - {src.black}, {src.event},"
+            f" {src.date}, move {src.move_number} (ply {src.ply}, {side} to move)",
+            f"similarity {sim}/256; {tied} of {self.index.count(colour)} cases with {side} to move"
+            " tied at best" + (", one drawn" if tied > 1 else ""),
+        ]
+
+
+def _adaptation_line(
+    case_move: chess.Move,
+    case_board: chess.Board,
+    board: chess.Board,
+    move: chess.Move,
+    score: float,
+    tied: int,
+) -> str:
+    ties = f", {tied} moves tied, one drawn" if tied > 1 else ""
+    relation = "the case move itself" if move == case_move else "adapted"
+    return (
+        f"case move {_san(case_board, case_move)}; played {board.san(move)}"
+        f" ({relation}, L {score:.5f}{ties})"
+    )
+
+
+def _san(board: chess.Board, move: chess.Move) -> str:
+    """SAN when python-chess can write it, else UCI: a case board lacks castling and en-passant rights."""
+    try:
+        return board.san(move)
+    except (ValueError, AssertionError):
+        return move.uci()

@@ -1,0 +1,49 @@
+"""Fixtures shared by the whole suite."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from casebase.builder import build
+from casebase.selection import Selection
+
+DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+
+
+def _registered_names() -> dict[str, str]:
+    with open(DATA_DIR / "experts.tsv", newline="", encoding="utf-8") as f:
+        return {row["file"]: row["player"] for row in csv.DictReader(f, delimiter="\t")}
+
+
+def _shipped_casebase(tmp_path_factory: pytest.TempPathFactory, file_id: str) -> Path:
+    path = tmp_path_factory.mktemp("casebases") / f"{file_id}.npz"
+    build([DATA_DIR / "experts" / f"{file_id}.pgn"], Selection(_registered_names()[file_id]),
+          workers=1, progress=False).save(path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    """The repository's data/ directory (PGNs in data/experts/, registry data/experts.tsv)."""
+    return DATA_DIR
+
+
+@pytest.fixture(scope="session")
+def expert_names() -> dict[str, str]:
+    """Shipped expert file id (``carlsen-2800``) -> player name as given to the builder."""
+    return _registered_names()
+
+
+@pytest.fixture(scope="session")
+def kosteniuk_casebase(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Path of the casebase built from the shipped kosteniuk-2200.pgn (121 games, 5.6 k cases)."""
+    return _shipped_casebase(tmp_path_factory, "kosteniuk-2200")
+
+
+@pytest.fixture(scope="session")
+def gaprindashvili_casebase(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Path of the casebase built from the shipped gaprindashvili-2300.pgn (487 games, 21 k cases)."""
+    return _shipped_casebase(tmp_path_factory, "gaprindashvili-2300")

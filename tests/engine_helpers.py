@@ -1,0 +1,65 @@
+"""Small casebases built in memory for the engine's tests (no builder, no files)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+import chess
+import chess.pgn
+import numpy as np
+
+from casebase.format import GAME_TEXT_COLUMNS, Casebase, encode_board
+
+Case = tuple[chess.Board, chess.Move]
+
+
+def make_casebase(
+    games: Iterable[tuple[dict[str, str], list[Case]]], expert: str = "Test Expert"
+) -> Casebase:
+    """A casebase whose games are (headers, [(board before the move, move), ...]) in order."""
+    rows: list[tuple[chess.Board, chess.Move, int, int]] = []
+    headers: list[dict[str, str]] = []
+    for g, (tags, cases) in enumerate(games):
+        headers.append(tags)
+        rows += [(board, move, g, board.ply()) for board, move in cases]
+    n = len(rows)
+    table = {c: np.array([h.get(c.capitalize(), "?") for h in headers], dtype=str) for c in GAME_TEXT_COLUMNS}
+    return Casebase(
+        boards=np.array([encode_board(b) for b, *_ in rows], dtype=np.uint64).reshape(n, 8),
+        turn=np.array([b.turn for b, *_ in rows], dtype=bool),
+        from_square=np.array([m.from_square for _, m, *_ in rows], dtype=np.uint8),
+        to_square=np.array([m.to_square for _, m, *_ in rows], dtype=np.uint8),
+        promotion=np.array([m.promotion or 0 for _, m, *_ in rows], dtype=np.uint8),
+        game=np.array([g for *_, g, _ in rows], dtype=np.int32),
+        ply=np.array([p for *_, p in rows], dtype=np.int32),
+        games={
+            **table,
+            "expert_white": np.ones(len(headers), dtype=bool),
+            "expert_elo": np.full(len(headers), -1, dtype=np.int32),
+            "index": np.arange(len(headers), dtype=np.int32),
+            "source": np.zeros(len(headers), dtype=np.int32),
+        },
+        meta={"expert": expert, "counts": {"cases": n}, "sources": [{"name": "tests"}]},
+    )
+
+
+def cases_casebase(cases: list[Case], expert: str = "Test Expert") -> Casebase:
+    """A casebase of the given cases, all from one made-up game."""
+    tags = {"White": "Expert", "Black": "Opponent", "Event": "Test", "Date": "2015.01.01"}
+    return make_casebase([(tags, cases)], expert)
+
+
+def pgn_casebase(path: Path, surname: str, max_games: int | None = None) -> Casebase:
+    """The cases of the player whose tag contains ``surname``, replayed with python-chess."""
+    games = []
+    with open(path, encoding="utf-8") as f:
+        while (game := chess.pgn.read_game(f)) is not None and len(games) != max_games:
+            colour = chess.WHITE if surname in game.headers.get("White", "") else chess.BLACK
+            board, cases = game.board(), []
+            for move in game.mainline_moves():
+                if board.turn == colour:
+                    cases.append((board.copy(stack=False), move))
+                board.push(move)
+            games.append((dict(game.headers), cases))
+    return make_casebase(games, surname)

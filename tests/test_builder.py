@@ -1,0 +1,336 @@
+"""The casebase builder (cbr-agent.md §2): cases, counts, selection, bad input, determinism."""
+
+from __future__ import annotations
+
+import gzip
+import io
+from pathlib import Path
+
+import chess
+import chess.pgn
+import numpy as np
+import pytest
+
+import casebase.builder as builder
+from casebase.builder import build, collect
+from casebase.format import Casebase
+from casebase.holdout import held_out_games
+from casebase.selection import BuildError, Selection, held_out
+from casebase.sources import chunk_bounds, read_source
+
+CARLSEN = Selection("Magnus Carlsen")
+
+
+def game(white: str, black: str, moves: str, **tags: str) -> str:
+    """One PGN game."""
+    headers = {"Event": "Test", "Site": "Here", "Date": "2020.01.01", "White": white,
+               "Black": black, "Result": "*", **tags}
+    return "".join(f'[{k} "{v}"]\n' for k, v in headers.items()) + f"\n{moves}\n\n"
+
+
+def pgn(tmp_path: Path, *games: str, name: str = "in.pgn") -> Path:
+    path = tmp_path / name
+    path.write_text("".join(games), encoding="utf-8")
+    return path
+
+
+def cases(casebase: Casebase) -> list[tuple[str, str, int, int]]:
+    """(FEN pieces before the move, UCI move, game row, ply) of every case."""
+    return [(casebase.board(i).board_fen(), casebase.move(i).uci(), int(casebase.game[i]),
+             int(casebase.ply[i])) for i in range(len(casebase))]
+
+
+def test_one_case_per_expert_move_in_file_order_with_duplicates(tmp_path):
+    path = pgn(tmp_path,
+               game("Carlsen,M", "Anand,V", "1. e4 e5 2. Nf3 Nc6 3. Bc4 Nf6 4. O-O *"),
+               game("Kramnik,V", "Aronian,L", "1. d4 d5 *"),
+               game("Anand,V", "Carlsen, Magnus", "1. e4 e5 2. Nf3 Nc6 *"),
+               game("Carlsen,M", "Anand,V", "1. e4 e5 *"))
+    cb = build([path], CARLSEN, workers=1)
+    start = chess.STARTING_BOARD_FEN
+    after_e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR"
+    assert [(m, g, p) for _, m, g, p in cases(cb)] == [
+        ("e2e4", 0, 0), ("g1f3", 0, 2), ("f1c4", 0, 4), ("e1g1", 0, 6),  # castling as king move
+        ("e7e5", 1, 1), ("b8c6", 1, 3),
+        ("e2e4", 2, 0),
+    ]
+    assert cases(cb)[0][0] == start and cases(cb)[4][0] == after_e4
+    assert cases(cb)[0][:2] == cases(cb)[6][:2]  # identical cases are kept
+    assert cb.turn.tolist() == [True] * 4 + [False] * 2 + [True]
+    assert cb.games["index"].tolist() == [0, 2, 3]
+    assert cb.games["expert_white"].tolist() == [True, False, True]
+    assert cb.games["black"].tolist() == ["Anand,V", "Carlsen, Magnus", "Anand,V"]
+    assert cb.meta["spellings"] == {"Carlsen,M": 2, "Carlsen, Magnus": 1}
+    assert cb.meta["counts"]["games_without_expert"] == 1
+    assert cb.source(4).describe() == "Anand,V - Carlsen, Magnus, Test, 2020.01.01, ply 1"
+
+
+def test_variations_comments_and_nags_are_ignored(tmp_path):
+    plain = pgn(tmp_path, game("Carlsen,M", "X", "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 *"), name="a.pgn")
+    noisy = pgn(tmp_path, game("Carlsen,M", "X", "1. e4 {best by test} e5 (1... c5 2. Nf3 (2. c3)"
+                               " d6) 2. Nf3 $1 Nc6 !? 3. Bb5 {a\n(two-line) comment} a6 *"),
+                name="b.pgn")
+    assert cases(build([plain], CARLSEN, workers=1)) == cases(build([noisy], CARLSEN, workers=1))
+
+
+def test_fen_setup_game_starts_from_the_given_position(tmp_path):
+    fen = "4k3/8/8/8/8/8/4P3/4K2R b K - 0 1"
+    path = pgn(tmp_path, game("X", "Carlsen,M", "1... Kd7 2. O-O Kc6 3. e4 Kd6 *", SetUp="1", FEN=fen))
+    cb = build([path], CARLSEN, workers=1)
+    assert [(m, p) for _, m, _, p in cases(cb)] == [("e8d7", 0), ("d7c6", 2), ("c6d6", 4)]
+    assert cb.board(0).board_fen() == chess.Board(fen).board_fen()
+    white_cb = build([path], Selection("X", exact_name=True), workers=1)
+    assert [m for _, m, _, _ in cases(white_cb)] == ["e1g1", "e2e4"]
+
+
+@pytest.mark.parametrize("bad", ["Kxe4", "Zz9", "e9"])
+def test_bad_move_keeps_earlier_cases_and_counts_game_as_damaged(tmp_path, bad):
+    path = pgn(tmp_path,
+               game("X", "Carlsen,M", f"1. e4 e5 2. Nf3 Ke7 3. Qh5 {bad} 4. d3 Nc6 *"),
+               game("Carlsen,M", "X", "1. d4 *"))
+    cb = build([path], CARLSEN, workers=1)
+    assert [m for _, m, _, _ in cases(cb)] == ["e7e5", "e8e7", "d2d4"]
+    assert cb.meta["counts"]["games_damaged"] == 1
+    assert cb.meta["counts"]["games_used"] == 2
+
+
+def test_game_with_both_names_matching_is_skipped_and_counted(tmp_path):
+    path = pgn(tmp_path, game("Carlsen,M", "Carlsen, Magnus", "1. e4 e5 *"),
+               game("Carlsen,M", "X", "1. c4 *"))
+    cb = build([path], CARLSEN, workers=1)
+    assert [m for _, m, _, _ in cases(cb)] == ["c2c4"]
+    assert cb.meta["counts"]["games_both_match"] == 1
+
+
+def test_non_standard_variant_is_skipped_and_counted(tmp_path):
+    path = pgn(tmp_path,
+               game("Carlsen,M", "X", "1. g3 *", Variant="Chess960", SetUp="1",
+                    FEN="bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9"),
+               game("Carlsen,M", "X", "1. e4 *", Variant="Atomic"),
+               game("Carlsen,M", "X", "1. d4 *", Variant="Standard"),
+               game("Carlsen,M", "X", "1. c4 *", Variant="From Position", SetUp="1",
+                    FEN=chess.STARTING_FEN))
+    cb = build([path], CARLSEN, workers=1)
+    assert [m for _, m, _, _ in cases(cb)] == ["d2d4", "c2c4"]
+    assert cb.meta["counts"]["games_variant_skipped"] == 2
+
+
+def test_elo_filter_uses_the_experts_own_rating(tmp_path):
+    path = pgn(tmp_path,
+               game("Carlsen,M", "X", "1. e4 *", WhiteElo="2800", BlackElo="2000"),
+               game("X", "Carlsen,M", "1. e4 e5 *", WhiteElo="2900", BlackElo="2700"),
+               game("Carlsen,M", "X", "1. d4 *", WhiteElo="?"))
+    cb = build([path], Selection("Magnus Carlsen", min_elo=2750), workers=1)
+    assert [m for _, m, _, _ in cases(cb)] == ["e2e4"]
+    assert cb.meta["counts"]["games_elo_filtered"] == 2
+    assert cb.games["expert_elo"].tolist() == [2800]
+    everything = build([path], CARLSEN, workers=1)
+    assert everything.games["expert_elo"].tolist() == [2800, 2700, -1]
+    assert everything.meta["median_elo"] == 2750
+
+
+def test_counts_add_up_and_max_games_takes_the_first_games(data_dir):
+    cb = build([data_dir / "experts" / "paehtz-2400.pgn"], Selection("Kosteniuk", max_games=10),
+               workers=1)
+    counts = cb.meta["counts"]
+    assert counts["games_used"] == 10 == cb.num_games
+    assert counts["games_read"] == sum(v for k, v in counts.items()
+                                       if k.startswith("games_") and k not in ("games_read", "games_damaged"))
+    assert cb.games["index"][-1] == counts["games_read"] - 1  # reading stops at the 10th game
+    assert cb.meta["sources"][0]["games"] == counts["games_read"]
+    assert all("Kosteniuk" in (w + b) for w, b in zip(cb.games["white"], cb.games["black"]))
+
+
+def test_all_players_takes_every_move(tmp_path):
+    path = pgn(tmp_path, game("A", "B", "1. e4 e5 2. Nf3 *", WhiteElo="2600", BlackElo="2500"),
+               game("C", "D", "1. d4 *"))
+    cb = build([path], Selection(all_players=True), workers=1)
+    assert [m for _, m, _, _ in cases(cb)] == ["e2e4", "e7e5", "g1f3", "d2d4"]
+    assert cb.turn.tolist() == [True, False, True, True]
+    assert cb.expert == "all players"
+    assert cb.games["expert_elo"].tolist() == [2500, -1]  # the weaker rated player
+    assert build([path], Selection(all_players=True, min_elo=2400), workers=1).num_games == 1
+
+
+def test_exclude_latest_and_holdout_split_the_games_by_date(tmp_path):
+    dates = ["2001.05.01", "2003.01.01", "1999.??.??", "2003.01.01", "2002.12.31", "2000.01.01"]
+    games = [game("Carlsen,M", "X", f"1. {move} *", Date=date)
+             for move, date in zip(["e4", "d4", "c4", "Nf3", "g3", "b3"], dates)]
+    path = pgn(tmp_path, *games, game("X", "Y", "1. e4 *", Date="2010.01.01"))
+    kept = build([path], Selection("Carlsen", exclude_latest=0.34), workers=1)
+    assert kept.games["index"].tolist() == [0, 2, 4, 5]
+    assert kept.meta["counts"]["games_held_out"] == 2
+    heldout = held_out_games([path], Selection("Carlsen", exclude_latest=0.34), workers=1)
+    assert [chess.pgn.read_game(io.StringIO(t)).headers["Date"] for t in heldout] == [dates[1], dates[3]]
+    assert held_out(["2001.01.01", "2001.01.01", "2000.01.01"], 0.34) == [False, True, False]
+
+
+def test_holdout_agrees_with_exclude_latest_on_a_shipped_file(data_dir, expert_names):
+    path = data_dir / "experts" / "kosteniuk-2200.pgn"
+    selection = Selection(expert_names["kosteniuk-2200"], exclude_latest=0.15)
+    kept = build([path], selection, workers=1)
+    heldout = held_out_games([path], selection, workers=1)
+    assert len(heldout) == round(0.15 * 121) == kept.meta["counts"]["games_held_out"]
+    assert kept.num_games + len(heldout) == 121
+    # Unknown parts of a date ("1998.??.??") count as earliest.
+    latest_kept = max(date.replace("?", "0") for date in kept.games["date"].tolist())
+    assert all(chess.pgn.read_headers(io.StringIO(t))["Date"].replace("?", "0") >= latest_kept
+               for t in heldout)
+
+
+def test_gzip_input_gives_the_same_cases(tmp_path, data_dir, expert_names):
+    source = data_dir / "experts" / "kosteniuk-2200.pgn"
+    packed = tmp_path / "k.pgn.gz"
+    packed.write_bytes(gzip.compress(source.read_bytes()))
+    selection = Selection(expert_names["kosteniuk-2200"])
+    a, b = build([source], selection, workers=1), build([packed], selection, workers=1)
+    assert np.array_equal(a.boards, b.boards) and np.array_equal(a.from_square, b.from_square)
+    assert b.meta["sources"][0]["name"] == "k.pgn.gz"
+
+
+def test_windows_line_endings_give_the_same_cases(tmp_path, data_dir):
+    source = data_dir / "experts" / "kosteniuk-2200.pgn"
+    crlf = tmp_path / "crlf.pgn"
+    crlf.write_bytes(source.read_bytes().replace(b"\n", b"\r\n"))
+    a, b = (build([path], Selection("Kosteniuk"), workers=2) for path in (source, crlf))
+    assert np.array_equal(a.boards, b.boards) and a.games["result"].tolist() == b.games["result"].tolist()
+
+
+def test_several_inputs_keep_their_own_game_indices(tmp_path):
+    a = pgn(tmp_path, game("X", "Y", "1. e4 *"), game("Carlsen,M", "X", "1. e4 *"), name="a.pgn")
+    b = pgn(tmp_path, game("Carlsen,M", "X", "1. d4 *"), name="b.pgn")
+    cb = build([a, b], CARLSEN, workers=1)
+    assert cb.games["index"].tolist() == [1, 0]
+    assert cb.games["source"].tolist() == [0, 1]
+    assert [s["name"] for s in cb.meta["sources"]] == ["a.pgn", "b.pgn"]
+    assert cb.source(1).source_file == "b.pgn"
+
+
+def test_chunks_hold_whole_games_and_never_cut_inside_a_comment():
+    text = (game("A", "B", "1. e4 {a comment\n\n[White \"not a tag\"]\n} e5 *")
+            + game("C", "D", "1. d4 *") + '[Event "x"]\n\n[White "E"]\n\n1. c4 *\n')
+    for size in (1, 10, 60, 1000):
+        bounds = chunk_bounds(text, size)
+        assert "".join(text[a:b] for a, b in bounds) == text
+        headers = [h["White"] for a, b in bounds for h in _all_headers(text[a:b])]
+        assert headers == ["A", "C", "E"]
+
+
+def _all_headers(text: str) -> list[chess.pgn.Headers]:
+    handle, found = io.StringIO(text), []
+    while (headers := chess.pgn.read_headers(handle)) is not None:
+        found.append(headers)
+    return found
+
+
+@pytest.fixture
+def small_chunks(monkeypatch):
+    """Cut inputs into many chunks, so that several workers share even a small file."""
+    monkeypatch.setattr(builder, "CHUNK_SIZE", 20_000)
+
+
+def test_same_bytes_whatever_the_number_of_workers(tmp_path, data_dir, small_chunks):
+    path = data_dir / "experts" / "paehtz-2400.pgn"
+    for workers in (1, 1, 2, 3):
+        selection = Selection("Kosteniuk", max_games=40 if workers < 3 else None)
+        build([path], selection, workers=workers).save(tmp_path / f"{workers}-{selection.max_games}.npz")
+    files = sorted(tmp_path.iterdir())
+    assert len(files) == 3
+    assert files[0].read_bytes() == files[1].read_bytes() != files[2].read_bytes()
+    many = Casebase.load(files[2])  # 3 workers, all games
+    assert many.num_games > 40 and many.meta["counts"]["games_read"] == 1828
+
+
+def test_collected_game_indices_match_sequential_reading(data_dir, small_chunks):
+    path = data_dir / "experts" / "gaprindashvili-2300.pgn"
+    collection = collect([path], Selection(all_players=True, max_games=None), workers=2)
+    headers = _all_headers(path.read_text(encoding="utf-8"))
+    assert collection.games_read == [len(headers)]
+    for _, g in collection.games[::50]:
+        assert g.tags[0] == headers[g.index]["White"]
+
+
+def test_progress_bar_counts_games_on_request(tmp_path, capsys):
+    path = pgn(tmp_path, game("Carlsen,M", "X", "1. e4 *"), game("X", "Y", "1. d4 *"))
+    build([path], CARLSEN, workers=1, progress=True)
+    err = capsys.readouterr().err
+    assert "reading PGN" in err and "/2 [" in err and "games/s" in err
+    build([path], CARLSEN, workers=1, progress=False)
+    assert capsys.readouterr().err == ""
+
+
+# -- bad input ------------------------------------------------------------------------
+
+
+def test_missing_input_file(tmp_path):
+    with pytest.raises(BuildError, match="no such file"):
+        build([tmp_path / "nothing.pgn"], CARLSEN)
+
+
+def test_directory_or_unreadable_input(tmp_path, monkeypatch):
+    with pytest.raises(BuildError, match="is a directory"):
+        build([tmp_path], CARLSEN)
+    locked = pgn(tmp_path, game("Carlsen,M", "X", "1. e4 *"))
+
+    def denied(self):
+        raise PermissionError(13, "Permission denied", str(self))
+
+    # chmod cannot lock out root, who runs the tests in CI containers.
+    monkeypatch.setattr(Path, "read_bytes", denied)
+    with pytest.raises(BuildError, match="cannot read .Permission denied"):
+        build([locked], CARLSEN)
+
+
+@pytest.mark.parametrize("content", [b"\x89PNG\r\n\x1a\n\x00\x00\x00IHDR", b"hello world\nno games\n", b"",
+                                     b"\x1f\x8b\x08 not really gzip"])
+def test_a_file_that_is_not_pgn(tmp_path, content):
+    path = tmp_path / "x.pgn"
+    path.write_bytes(content)
+    with pytest.raises(BuildError, match="not a PGN file|binary data|not gzip"):
+        read_source(path)
+
+
+def test_no_matching_name_lists_the_closest_names(tmp_path):
+    path = pgn(tmp_path, game("Carlsen,M", "Karjakin,S", "1. e4 *"), game("Caruana,F", "X", "1. d4 *"))
+    with pytest.raises(BuildError) as error:
+        build([path], Selection("Magnus Karlsen"), workers=1)
+    message = str(error.value)
+    assert "no game in in.pgn has a player matching 'Magnus Karlsen'" in message
+    assert message.index("Carlsen,M (1 games)") < message.index("Caruana,F")
+
+
+def test_empty_result_is_an_error(tmp_path):
+    path = pgn(tmp_path, game("Carlsen,M", "X", "1. e4 *", WhiteElo="2800"),
+               game("X", "Carlsen,M", "*"))
+    with pytest.raises(BuildError, match="no cases left for 'Magnus Carlsen'.*elo filtered: 2"):
+        build([path], Selection("Magnus Carlsen", max_elo=2700), workers=1)
+    with pytest.raises(BuildError, match="no cases left"):
+        build([pgn(tmp_path, game("X", "Carlsen,M", "1. e4 *"), name="b.pgn")], CARLSEN, workers=1)
+
+
+def test_bad_options_are_refused():
+    for kwargs in ({"exclude_latest": 1.0}, {"max_games": 0}, {"min_elo": 2800, "max_elo": 2700},
+                   {"player": " "}):
+        with pytest.raises(BuildError):
+            Selection(**{"player": "X", **kwargs})
+
+
+def test_failing_save_leaves_no_partial_file(tmp_path, monkeypatch, data_dir):
+    cb = build([data_dir / "experts" / "kosteniuk-2200.pgn"], Selection("Kosteniuk"), workers=1)
+    out = tmp_path / "out.npz"
+    out.write_bytes(b"previous")
+    calls = []
+
+    def failing_write(member, array, **kwargs):
+        calls.append(array)
+        if len(calls) == 5:
+            member.write(b"partial")
+            raise OSError("disk full")
+        return write_array(member, array, **kwargs)
+
+    write_array = np.lib.format.write_array
+    monkeypatch.setattr(np.lib.format, "write_array", failing_write)
+    with pytest.raises(OSError, match="disk full"):
+        cb.save(out)
+    assert out.read_bytes() == b"previous"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.npz"]

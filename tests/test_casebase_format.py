@@ -1,0 +1,116 @@
+"""The casebase file: a built casebase round-trips, and Casebase.load refuses bad files clearly."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import chess
+import numpy as np
+import pytest
+
+from casebase.format import FORMAT_VERSION, Casebase, CasebaseError
+
+
+@pytest.fixture(scope="module")
+def arrays(kosteniuk_casebase: Path) -> dict[str, np.ndarray]:
+    """Every member of a good casebase file, by name."""
+    with np.load(kosteniuk_casebase, allow_pickle=False) as npz:
+        return {name: npz[name] for name in npz.files}
+
+
+def rewrite(path: Path, arrays: dict[str, np.ndarray], **changes: np.ndarray | None) -> Path:
+    """Save ``arrays`` with ``changes`` (None removes a member) as an .npz at ``path``."""
+    members = {**arrays, **changes}
+    np.savez(path, **{name: array for name, array in members.items() if array is not None})
+    return path
+
+
+def test_built_casebase_round_trips(kosteniuk_casebase, tmp_path):
+    cb = Casebase.load(kosteniuk_casebase)
+    assert isinstance(cb.boards, np.memmap)  # large arrays are mapped, not read
+    assert len(cb) == cb.meta["counts"]["cases_white"] + cb.meta["counts"]["cases_black"]
+    assert cb.num_games == cb.meta["counts"]["games_used"] == 121
+    assert cb.expert == "Alexandra Kosteniuk" and cb.elo == 2290
+    first = cb.source(0)
+    assert (first.white, first.ply, first.game_index, first.source_file) == (
+        "Kosteniuk, Alexandra", 0, 0, "kosteniuk-2200.pgn")
+    assert cb.board(0) == chess.Board(chess.STARTING_BOARD_FEN) and cb.move(0).uci() == "e2e4"
+    copy = tmp_path / "copy.npz"
+    Casebase.load(kosteniuk_casebase, mmap=False).save(copy)
+    assert copy.read_bytes() == kosteniuk_casebase.read_bytes()
+
+
+def test_saved_file_has_ordinary_permissions(kosteniuk_casebase):
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert kosteniuk_casebase.stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_every_case_is_a_legal_move_of_its_position(kosteniuk_casebase):
+    cb = Casebase.load(kosteniuk_casebase)
+    for i in range(0, len(cb), 7):
+        board = cb.board(i)
+        # Castling rights are not stored: check the move's shape for a castling king.
+        if board.piece_type_at(cb.move(i).from_square) == chess.KING and abs(
+                cb.move(i).to_square - cb.move(i).from_square) == 2:
+            continue
+        assert board.is_legal(cb.move(i)), (i, board.fen(), cb.move(i))
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(CasebaseError, match="no such casebase file"):
+        Casebase.load(tmp_path / "none.npz")
+
+
+def test_not_an_npz(tmp_path):
+    path = tmp_path / "x.npz"
+    path.write_text("[Event \"a PGN, not a casebase\"]\n")
+    with pytest.raises(CasebaseError, match="not an .npz casebase"):
+        Casebase.load(path)
+
+
+def test_another_programs_npz(tmp_path, arrays):
+    with pytest.raises(CasebaseError, match="another program's file"):
+        Casebase.load(rewrite(tmp_path / "a.npz", {"weights": np.zeros(3)}))
+    with pytest.raises(CasebaseError, match="another program's file"):
+        Casebase.load(rewrite(tmp_path / "b.npz", arrays, format=np.array("something-else")))
+
+
+def test_newer_format_version(tmp_path, arrays):
+    path = rewrite(tmp_path / "new.npz", arrays, version=np.array(FORMAT_VERSION + 1))
+    with pytest.raises(CasebaseError, match="newer than this engine reads"):
+        Casebase.load(path)
+
+
+@pytest.mark.parametrize("fraction", [0.02, 0.3, 0.5, 0.9, 0.999])
+def test_truncated_file(tmp_path, kosteniuk_casebase, fraction):
+    data = kosteniuk_casebase.read_bytes()
+    path = tmp_path / "cut.npz"
+    path.write_bytes(data[: int(len(data) * fraction)])
+    with pytest.raises(CasebaseError, match="cut.npz: "):
+        Casebase.load(path)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda a: {"ply": a["ply"][:-1]}, "array 'ply' has shape"),
+        (lambda a: {"boards": a["boards"].astype(np.int64)}, "array 'boards' has dtype int64"),
+        (lambda a: {"game": a["game"] + 1000}, "outside the games table"),
+        (lambda a: {"to_square": a["to_square"] | 64}, "outside 0..63"),
+        (lambda a: {"promotion": np.full_like(a["promotion"], 6)}, "promotion piece"),
+        (lambda a: {"boards": a["boards"][:, [1, 0, 2, 3, 4, 5, 6, 7]]}, "colours inconsistent"),
+        (lambda a: {"games_index": a["games_index"][:-1]}, "games column"),
+        (lambda a: {"ply": None}, "missing array 'ply'"),
+        (lambda a: {"meta": np.array("{not json")}, "not valid JSON"),
+        (lambda a: {"meta": np.array(json.dumps({"expert": "x"}))}, "metadata has no 'counts'"),
+    ],
+    ids=["short", "dtype", "game-row", "square", "promotion", "colours", "games-table",
+         "missing", "json", "meta-keys"],
+)
+def test_inconsistent_arrays(tmp_path, arrays, change, message):
+    path = rewrite(tmp_path / "bad.npz", arrays, **change(arrays))
+    with pytest.raises(CasebaseError, match=message):
+        Casebase.load(path)

@@ -1,0 +1,74 @@
+"""The engine driven by a real UCI client (python-chess's chess.engine): games, options, stop."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import chess
+import chess.engine
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+MAIN = str(ROOT / "uci_main.py")
+MAX_PLIES = 200
+
+
+def popen(*args: str) -> chess.engine.SimpleEngine:
+    return chess.engine.SimpleEngine.popen_uci([sys.executable, MAIN, *args], cwd=ROOT, timeout=30)
+
+
+def test_options_as_a_client_sees_them(kosteniuk_casebase):
+    with popen("--casebase", str(kosteniuk_casebase), "--weights", "near-from") as engine:
+        assert engine.id["name"] == "cbr-chess"
+        options = engine.options
+        assert options["Mode"].type == "combo" and options["Mode"].var == ["pure"]
+        assert options["DistanceWeight"].default == 80 and options["DistanceWeight"].max == 100
+        assert options["Seed"].type == "spin" and options["Casebase"].type == "string"
+        engine.configure({"DistanceWeight": 20, "FromContentWeight": 80, "Seed": 42})
+        board = chess.Board()
+        first = [engine.play(board, chess.engine.Limit(time=0.05)).move for _ in range(3)]
+        assert len(set(first)) == 1  # Seed 42 fixed, the same position: the same draw each game
+        with pytest.raises(chess.engine.EngineError):
+            engine.configure({"DistanceWeight": 101})  # the client checks declared ranges
+
+
+def test_self_play_two_casebases_under_a_clock(kosteniuk_casebase, gaprindashvili_casebase):
+    """A whole game: every move legal, the game ends by a rule (or the ply cap)."""
+    white = popen("--casebase", str(kosteniuk_casebase), "--seed", "1")
+    black = popen("--casebase", str(gaprindashvili_casebase), "--seed", "2", "--weights", "content-from")
+    clock = {chess.WHITE: 60.0, chess.BLACK: 60.0}
+    board = chess.Board()
+    try:
+        for engine in (white, black):
+            engine.ping()
+        while not board.is_game_over(claim_draw=True) and board.ply() < MAX_PLIES:
+            engine = white if board.turn else black
+            started = time.monotonic()
+            result = engine.play(board, chess.engine.Limit(white_clock=clock[chess.WHITE], black_clock=clock[chess.BLACK],
+                                                           white_inc=1, black_inc=1), info=chess.engine.INFO_ALL)
+            clock[board.turn] += 1 - (time.monotonic() - started)
+            assert result.move in board.legal_moves
+            board.push(result.move)
+    finally:
+        white.quit()
+        black.quit()
+    assert min(clock.values()) > 0
+    outcome = board.outcome(claim_draw=True)
+    assert outcome is not None or board.ply() == MAX_PLIES
+
+
+def test_stop_during_go_infinite(kosteniuk_casebase):
+    with popen("--casebase", str(kosteniuk_casebase)) as engine:
+        board = chess.Board()
+        board.push_san("e4")
+        with engine.analysis(board) as analysis:
+            for info in analysis:
+                if "pv" in info:  # thought done; the engine holds its move until stop
+                    break
+            time.sleep(0.2)
+            analysis.stop()
+            best = analysis.wait()
+        assert best.move in board.legal_moves
+        assert engine.play(board, chess.engine.Limit(time=0.05)).move in board.legal_moves

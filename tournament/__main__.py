@@ -1,0 +1,94 @@
+"""``python -m tournament run|report|demo``: the expert-versus-expert experiment and the demo."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from casebase.format import CasebaseError
+from tournament.clock import TimeControl
+from tournament.demo import DEFAULT_BLACK, DEFAULT_WHITE, demo
+from tournament.players import MODES, casebase_entrant, engine_entrant
+from tournament.report import write_report
+from tournament.runner import Settings, run
+from tournament.schedule import parse_configurations
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m tournament", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    r = commands.add_parser("run", help="play a round robin between casebases (resumable)",
+                            description="Every configuration, every ordered pair of players,"
+                            " --rounds games each; then the report. Run it again with the same"
+                            " --out to resume an interrupted run.")
+    r.add_argument("--casebases", nargs="+", required=True, type=Path, metavar="X.npz",
+                   help="the experts' casebases (player id = file name without .npz)")
+    r.add_argument("--configs", nargs="+", default=["thesis"], metavar="CONFIG",
+                   help="'thesis' (the five of cbr-agent.md section 6, default), their names,"
+                   " or weight lists such as \"0.8 0.8 0.5\"")
+    r.add_argument("--rounds", type=int, default=3, help="games per ordered pair (default 3)")
+    r.add_argument("--mode", choices=MODES, default="pure", help="engine mode (default pure)")
+    r.add_argument("--tc", default="40/5400", help="time control, PGN style (default 40/5400)")
+    r.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
+    r.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
+    r.add_argument("--engine", action="append", default=[], metavar="SPEC",
+                   help="an outside UCI engine as reference player, e.g. \"name=sf1350"
+                   " cmd=/usr/games/stockfish option.UCI_LimitStrength=true option.UCI_Elo=1350"
+                   " elo=1350\" (repeatable)")
+    r.add_argument("--uci", action="store_true",
+                   help="drive the casebases through the UCI engine even in pure mode"
+                   " (same games as the in-process fast path, slower)")
+    r.add_argument("--event", default="CBR expert round robin", help="PGN Event tag")
+    r.add_argument("--out", required=True, type=Path, help="run directory")
+
+    p = commands.add_parser("report", help="rebuild a run's report from its PGN")
+    p.add_argument("directory", type=Path)
+
+    d = commands.add_parser("demo", help="one short game between two experts, through the UCI engine")
+    d.add_argument("--white", type=Path, default=DEFAULT_WHITE)
+    d.add_argument("--black", type=Path, default=DEFAULT_BLACK)
+    d.add_argument("--plies", type=int, default=60, help="stop after this many half-moves (default 60)")
+    d.add_argument("--config", default="balanced", help="weight configuration (default balanced)")
+    d.add_argument("--seed", type=int, default=1, help="master seed (default 1)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "run":
+            entrants = [casebase_entrant(p) for p in args.casebases]
+            entrants += [engine_entrant(text) for text in args.engine]
+            settings = Settings(
+                entrants=tuple(entrants), configs=tuple(parse_configurations(args.configs)),
+                rounds=args.rounds, mode=args.mode, control=TimeControl.parse(args.tc),
+                seed=args.seed, event=args.event, via_uci=args.uci,
+            )
+            if len(entrants) < 2:
+                raise ValueError("a round robin needs at least two players")
+            if args.workers is not None and args.workers < 1:
+                raise ValueError(f"--workers must be at least 1, not {args.workers}")
+            run(settings, args.out, workers=args.workers)
+            print(write_report(args.out))
+        elif args.command == "report":
+            print(write_report(args.directory))
+        else:
+            if args.plies < 1:
+                raise ValueError("--plies must be at least 1")
+            demo(args.white, args.black, plies=args.plies,
+                 config=parse_configurations([args.config])[0], seed=args.seed)
+    except (ValueError, OSError, CasebaseError, RuntimeError) as exc:
+        print(f"python -m tournament {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        if args.command == "run":
+            print(f"\ninterrupted: the finished games are kept in {args.out};"
+                  " run the same command again to resume", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

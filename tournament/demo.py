@@ -1,0 +1,71 @@
+"""The demo: one short game between two shipped experts, played through the UCI engine.
+
+Each side is a ``uci_main.py`` process driven by python-chess, exactly as a chess GUI would
+drive it; every move is printed with the engine's own explanation (its ``info string`` lines).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TextIO
+
+import chess
+import chess.engine
+
+from engine.agent import Decision
+from tournament.clock import TimeControl
+from tournament.game import UNTERMINATED, play_game
+from tournament.players import UciSide, casebase_entrant, casebase_options, uci_main_command
+from tournament.schedule import Configuration, side_seed
+
+DEFAULT_WHITE = Path("casebases/carlsen-2800.npz")
+DEFAULT_BLACK = Path("casebases/ivanchuk-2700.npz")
+
+
+def demo(
+    white: Path = DEFAULT_WHITE,
+    black: Path = DEFAULT_BLACK,
+    *,
+    plies: int = 60,
+    config: Configuration,
+    seed: int = 1,
+    out: TextIO | None = None,
+) -> chess.Board:
+    """Play and show the game on ``out`` (default: standard output); return the final board."""
+    out = out or sys.stdout
+    for path in (white, black):
+        if not path.exists():
+            raise FileNotFoundError(f"{path}: no such casebase (build the shipped ones with `make casebases`)")
+    players = [casebase_entrant(white), casebase_entrant(black)]
+    control = TimeControl(40, 5400)
+    print(f"{players[0].name} ({players[0].elo}) - {players[1].name} ({players[1].elo})", file=out)
+    print(f"weights {config.label} ({config.name}), pure mode, {plies} plies at most,"
+          f" each side a UCI engine process", file=out)
+    engines: list[chess.engine.SimpleEngine] = []
+    try:
+        sides = []
+        for colour, entrant in zip(chess.COLORS, players):
+            engine = chess.engine.SimpleEngine.popen_uci(list(uci_main_command()))
+            engines.append(engine)
+            seed_ = side_seed(seed, config, players[0].id, players[1].id, 1, colour)
+            sides.append(UciSide(engine, casebase_options(entrant.path, config, "pure", seed_)))
+
+        def show(board: chess.Board, move: chess.Move, decision: Decision, seconds: float) -> None:
+            number = f"{board.fullmove_number}." if board.turn == chess.WHITE else f"{board.fullmove_number}..."
+            print(f"\n{number} {board.san(move)}   ({seconds * 1000:.0f} ms)", file=out)
+            for line in decision.explanation:
+                print(f"    {line}", file=out)
+
+        record = play_game(sides[0], sides[1], control, max_plies=plies, on_move=show)
+    finally:
+        for engine in engines:
+            engine.quit()
+    rows = record.board.unicode(empty_square="·").splitlines()
+    print("\n" + "\n".join(f"{8 - k} {row}" for k, row in enumerate(rows)), file=out)
+    print("  a b c d e f g h", file=out)
+    if record.termination == UNTERMINATED:
+        print(f"\nStopped after {record.plies} plies (--plies {plies}): result *", file=out)
+    else:
+        print(f"\nResult {record.result} ({record.termination}) after {record.plies} plies", file=out)
+    return record.board

@@ -1,0 +1,115 @@
+"""One game between two sides under the experiment's rules and real clocks (experiment.md §1).
+
+The game ends at once on checkmate, stalemate, insufficient material, threefold repetition
+(the position occurred three times) or the fifty-move rule (100 half-moves without a capture
+or pawn move), all without a claim, as cutechess-cli adjudicates. A side's thinking time is
+measured around its ``choose`` call and charged to its clock; a flag fall loses, or draws
+when the opponent has no mating material.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import chess
+
+from engine.agent import Decision, SearchLimits
+from tournament.clock import Clock, TimeControl
+from tournament.players import Side
+
+#: PGN ``Termination`` values.
+CHECKMATE = "checkmate"
+STALEMATE = "stalemate"
+INSUFFICIENT = "insufficient material"
+THREEFOLD = "threefold repetition"
+FIFTY_MOVES = "fifty-move rule"
+TIME_FORFEIT = "time forfeit"
+ILLEGAL_MOVE = "rules infraction"
+UNTERMINATED = "unterminated"
+
+
+@dataclass
+class GameRecord:
+    """How a game went: the final board (with its moves), result and why, and the clocks."""
+
+    board: chess.Board
+    clock: Clock
+    result: str = "*"
+    termination: str = UNTERMINATED
+
+    @property
+    def plies(self) -> int:
+        return len(self.board.move_stack)
+
+
+def outcome(board: chess.Board) -> tuple[str, str] | None:
+    """(result, termination) when the rules end the game on ``board``, else None."""
+    if not any(board.generate_legal_moves()):
+        if board.is_check():
+            return ("0-1" if board.turn == chess.WHITE else "1-0"), CHECKMATE
+        return "1/2-1/2", STALEMATE
+    if board.is_insufficient_material():
+        return "1/2-1/2", INSUFFICIENT
+    if board.is_repetition(3):
+        return "1/2-1/2", THREEFOLD
+    if board.halfmove_clock >= 100:
+        return "1/2-1/2", FIFTY_MOVES
+    return None
+
+
+def _loss(colour: chess.Color) -> str:
+    return "0-1" if colour == chess.WHITE else "1-0"
+
+
+def search_limits(clock: Clock, colour: chess.Color) -> SearchLimits:
+    """The ``go`` parameters (milliseconds) that tell ``colour`` about both clocks."""
+    inc = round(clock.control.increment * 1000)
+    return SearchLimits(
+        wtime=max(0, round(clock.remaining[chess.WHITE] * 1000)),
+        btime=max(0, round(clock.remaining[chess.BLACK] * 1000)),
+        winc=inc, binc=inc,
+        movestogo=clock.moves_to_go(colour),
+    )
+
+
+def play_game(
+    white: Side,
+    black: Side,
+    control: TimeControl,
+    *,
+    board: chess.Board | None = None,
+    max_plies: int | None = None,
+    timer: Callable[[], float] = time.perf_counter,
+    on_move: Callable[[chess.Board, chess.Move, Decision, float], None] | None = None,
+) -> GameRecord:
+    """Play from ``board`` (default: the standard start) until the rules or ``max_plies`` end it.
+
+    ``on_move(board_before, move, decision, seconds)`` is called after every legal move.
+    """
+    board = board.copy() if board is not None else chess.Board()
+    clock = Clock(control)
+    record = GameRecord(board, clock)
+    sides = {chess.WHITE: white, chess.BLACK: black}
+    while (ended := outcome(board)) is None:
+        if max_plies is not None and record.plies >= max_plies:
+            return record
+        colour = board.turn
+        limits = search_limits(clock, colour)
+        start = timer()
+        decision = sides[colour].choose(board, limits=limits)
+        elapsed = timer() - start
+        if not clock.charge(colour, elapsed):
+            opponent_cannot_mate = board.has_insufficient_material(not colour)
+            ended = ("1/2-1/2" if opponent_cannot_mate else _loss(colour)), TIME_FORFEIT
+            break
+        move = decision.move
+        if move is None or not board.is_legal(move):
+            ended = _loss(colour), ILLEGAL_MOVE
+            break
+        if on_move is not None:
+            on_move(board, move, decision, elapsed)
+        board.push(move)
+    record.result, record.termination = ended
+    return record

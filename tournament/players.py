@@ -1,0 +1,207 @@
+"""Who plays: casebase experts and outside UCI engines, and the sides they field in a game.
+
+An :class:`Entrant` is a tournament player as the command line names it. A *side* is what
+plays one game: anything with ``choose(board, *, limits) -> Decision`` (the engine's Agent
+protocol). Casebase entrants field a :class:`~engine.agent.PureAgent` in process (the fast
+path) or our own UCI engine; outside engines always play over UCI (:class:`UciSide`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import shlex
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+import chess
+import chess.engine
+
+from casebase.format import Casebase, CasebaseError
+from engine.agent import Decision, PureAgent, SearchLimits
+from engine.uci import MODES as ENGINE_MODES, WEIGHT_OPTIONS
+from tournament.schedule import Configuration
+
+#: The modes the UCI engine offers; pure mode alone is time-independent and runs in process.
+MODES = tuple(ENGINE_MODES)
+
+
+class Side(Protocol):
+    """One player's side of one game."""
+
+    def choose(self, board: chess.Board, *, limits: SearchLimits | None = None) -> Decision: ...
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """A player: a casebase (``path``) or an outside UCI engine (``command``)."""
+
+    id: str
+    name: str
+    elo: int | None
+    path: str | None = None
+    command: tuple[str, ...] = ()
+    options: tuple[tuple[str, str], ...] = ()
+    digest: str = ""
+
+    @property
+    def is_engine(self) -> bool:
+        return self.path is None
+
+    def describe(self) -> dict[str, object]:
+        """What identifies the player in a run's manifest (to refuse resuming a different run)."""
+        if self.is_engine:
+            return {"id": self.id, "kind": "engine", "name": self.name, "elo": self.elo,
+                    "command": list(self.command), "options": dict(self.options)}
+        return {"id": self.id, "kind": "casebase", "name": self.name, "elo": self.elo,
+                "sha256": self.digest}
+
+
+def casebase_entrant(path: str | Path) -> Entrant:
+    """The entrant of a casebase file: id = file stem, name and Elo from its metadata."""
+    path = Path(path)
+    casebase = Casebase.load(path)
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    return Entrant(id=path.stem, name=casebase.expert, elo=casebase.elo, path=str(path.resolve()),
+                   digest=digest)
+
+
+def engine_entrant(text: str) -> Entrant:
+    """Parse ``"name=sf cmd=/usr/games/stockfish option.UCI_Elo=1350 elo=1350"``.
+
+    ``cmd`` may be quoted to hold arguments (``cmd='python3 my_engine.py'``).
+    """
+    fields: dict[str, str] = {}
+    options: list[tuple[str, str]] = []
+    for token in shlex.split(text):
+        key, sep, value = token.partition("=")
+        if not sep or not value:
+            raise ValueError(f"--engine {text!r}: {token!r} is not KEY=VALUE")
+        if key.startswith("option."):
+            options.append((key.removeprefix("option."), value))
+        elif key in ("name", "cmd", "elo"):
+            fields[key] = value
+        else:
+            raise ValueError(f"--engine {text!r}: unknown key {key!r} (name, cmd, elo, option.NAME)")
+    if "name" not in fields or "cmd" not in fields:
+        raise ValueError(f"--engine {text!r}: name=... and cmd=... are required")
+    try:
+        elo = int(fields["elo"]) if "elo" in fields else None
+    except ValueError:
+        raise ValueError(f"--engine {text!r}: elo={fields['elo']!r} is not an integer") from None
+    return Entrant(id=fields["name"], name=fields["name"], elo=elo,
+                   command=tuple(shlex.split(fields["cmd"])), options=tuple(options))
+
+
+def uci_main_command() -> tuple[str, ...]:
+    """How to start this project's UCI engine with the running interpreter."""
+    spec = importlib.util.find_spec("uci_main")
+    if spec is None or spec.origin is None:
+        raise RuntimeError("the module uci_main is not installed: run `make install`")
+    return (sys.executable, spec.origin)
+
+
+def casebase_options(path: str, config: Configuration, mode: str, seed: int) -> dict[str, object]:
+    """UCI options that make our engine (engine/uci.py) play one behaviour with one seed."""
+    w = config.weights
+    # The engine takes the weights as whole hundredths (schedule.py admits no others).
+    weights = dict(zip(WEIGHT_OPTIONS, (round(v * 100) for v in (w.v1, w.v2, w.v3))))
+    return {"Casebase": path, "Mode": mode, "Seed": seed, **weights}
+
+
+def limits_for(limits: SearchLimits) -> chess.engine.Limit:
+    """The python-chess limit of a ``go`` with ``limits`` (milliseconds)."""
+    def seconds(ms: int | None) -> float | None:
+        return None if ms is None else ms / 1000
+
+    return chess.engine.Limit(
+        white_clock=seconds(limits.wtime), black_clock=seconds(limits.btime),
+        white_inc=seconds(limits.winc), black_inc=seconds(limits.binc),
+        remaining_moves=limits.movestogo, time=seconds(limits.movetime),
+        depth=limits.depth, nodes=limits.nodes,
+    )
+
+
+class UciSide:
+    """A side played by a UCI engine process (kept open across games by a :class:`Lineup`).
+
+    Every ``info string`` the engine prints for a move becomes a line of the Decision's
+    explanation. ``options`` are sent before the game's first ``go``, then ``ucinewgame``.
+    """
+
+    def __init__(self, engine: chess.engine.SimpleEngine, options: dict[str, object]) -> None:
+        self.engine = engine
+        self.options = dict(options)
+        if "UCI_AnalyseMode" in engine.options:
+            self.options.setdefault("UCI_AnalyseMode", False)
+        self.game = object()
+
+    def choose(self, board: chess.Board, *, limits: SearchLimits | None = None) -> Decision:
+        limit = limits_for(limits or SearchLimits())
+        lines: list[str] = []
+        score: int | None = None
+        with self.engine.analysis(board, limit, game=self.game, options=self.options) as analysis:
+            for info in analysis:
+                if "string" in info:
+                    lines.append(info["string"])
+                if "score" in info:
+                    score = info["score"].relative.score(mate_score=100_000)
+            best = analysis.wait()
+        return Decision(best.move, lines, None, None, 0, score)
+
+
+@dataclass
+class Lineup:
+    """The players of one worker process: casebases loaded once, engine processes started once."""
+
+    entrants: Sequence[Entrant]
+    mode: str = "pure"
+    via_uci: bool = False
+    _casebases: dict[str, Casebase] = field(default_factory=dict)
+    _engines: dict[str, chess.engine.SimpleEngine] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"mode {self.mode!r}: expected one of {', '.join(MODES)}")
+        self._by_id = {e.id: e for e in self.entrants}
+
+    @property
+    def in_process(self) -> bool:
+        """Pure mode runs in process unless told to use UCI: its moves do not depend on time."""
+        return self.mode == "pure" and not self.via_uci
+
+    def side(self, player: str, config: Configuration, seed: int) -> Side:
+        """A fresh side of ``player`` for one game of ``config`` with ``seed``."""
+        entrant = self._by_id[player]
+        if entrant.is_engine:
+            return UciSide(self._engine(entrant.id, entrant.command), dict(entrant.options))
+        if self.in_process:
+            return PureAgent(self._casebase(entrant), config.weights, seed)
+        engine = self._engine(entrant.id, uci_main_command())
+        return UciSide(engine, casebase_options(entrant.path, config, self.mode, seed))
+
+    def _casebase(self, entrant: Entrant) -> Casebase:
+        if entrant.id not in self._casebases:
+            try:
+                self._casebases[entrant.id] = Casebase.load(entrant.path)
+            except CasebaseError as exc:
+                raise RuntimeError(f"player {entrant.id}: {exc}") from exc
+        return self._casebases[entrant.id]
+
+    def _engine(self, key: str, command: Sequence[str]) -> chess.engine.SimpleEngine:
+        engine = self._engines.get(key)
+        if engine is None or engine.protocol.returncode.done():
+            self._engines[key] = engine = chess.engine.SimpleEngine.popen_uci(list(command))
+        return engine
+
+    def close(self) -> None:
+        """Quit every engine process this lineup started."""
+        for engine in self._engines.values():
+            try:
+                engine.quit()
+            except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError):
+                engine.close()
+        self._engines.clear()

@@ -1,0 +1,152 @@
+"""Run a round robin: games in parallel worker processes, saved one by one, resumable.
+
+Pure-mode moves depend only on (casebase, weights, seed, positions), and every game gets its
+own agents and seeds, so the games are the same whatever the number of workers and whatever
+order they finish in.
+"""
+
+from __future__ import annotations
+
+import datetime
+import multiprocessing
+import multiprocessing.util
+import os
+import time
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from tournament.clock import TimeControl
+from tournament.game import play_game
+from tournament.pgnout import RunTags, game_pgn
+from tournament.players import Entrant, Lineup
+from tournament.schedule import Configuration, GameSpec, build_schedule
+from tournament.store import RunDirectory
+
+FORMAT = "cbr-chess-tournament"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything that determines a tournament's games."""
+
+    entrants: tuple[Entrant, ...]
+    configs: tuple[Configuration, ...]
+    rounds: int = 3
+    mode: str = "pure"
+    control: TimeControl = field(default_factory=lambda: TimeControl(40, 5400))
+    seed: int = 0
+    event: str = "CBR expert round robin"
+    site: str = "cbr-chess"
+    via_uci: bool = False
+
+    def schedule(self) -> list[GameSpec]:
+        return build_schedule(
+            [e.id for e in self.entrants], self.configs, self.rounds, self.seed,
+            reference=[e.id for e in self.entrants if e.is_engine],
+        )
+
+    def manifest(self, date: str) -> dict[str, Any]:
+        """The run's identity as stored in tournament.json (``via_uci`` changes no game)."""
+        return {
+            "format": FORMAT, "version": 1, "date": date, "event": self.event, "site": self.site,
+            "seed": self.seed, "rounds": self.rounds, "mode": self.mode,
+            "time_control": str(self.control),
+            "configs": [{"name": c.name, "weights": c.label} for c in self.configs],
+            "players": [e.describe() for e in self.entrants],
+        }
+
+    def elos(self) -> dict[str, int | None]:
+        return {e.id: e.elo for e in self.entrants}
+
+
+@dataclass(frozen=True)
+class Played:
+    """What a worker hands back for one finished game."""
+
+    index: int
+    pgn: str
+    result: str
+
+
+# One lineup per worker process, made by the pool's initializer.
+_lineup: Lineup | None = None
+_context: tuple[Settings, RunTags] | None = None
+
+
+def _set_context(settings: Settings, tags: RunTags) -> Lineup:
+    global _lineup, _context
+    _lineup = Lineup(settings.entrants, mode=settings.mode, via_uci=settings.via_uci)
+    _context = (settings, tags)
+    return _lineup
+
+
+def _init_worker(settings: Settings, tags: RunTags) -> None:
+    lineup = _set_context(settings, tags)
+    # Quit this worker's engine processes when the pool shuts it down.
+    multiprocessing.util.Finalize(lineup, lineup.close, exitpriority=10)
+
+
+def _play(spec: GameSpec) -> Played:
+    assert _lineup is not None and _context is not None
+    settings, tags = _context
+    white = _lineup.side(spec.white, spec.config, spec.white_seed)
+    black = _lineup.side(spec.black, spec.config, spec.black_seed)
+    record = play_game(white, black, settings.control)
+    text = game_pgn(record, spec, tags, settings.elos())
+    return Played(spec.index, text, record.result)
+
+
+def _execute(specs: Sequence[GameSpec], settings: Settings, tags: RunTags, workers: int) -> Iterator[Played]:
+    if workers <= 1:
+        lineup = _set_context(settings, tags)
+        try:
+            yield from map(_play, specs)
+        finally:
+            lineup.close()
+        return
+    # spawn: workers start clean, without the parent's threads (tqdm, engine I/O) half-copied.
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(workers, initializer=_init_worker, initargs=(settings, tags)) as pool:
+        yield from pool.imap_unordered(_play, specs, chunksize=1)
+        pool.close()
+        pool.join()
+
+
+def run(
+    settings: Settings,
+    out: str | os.PathLike[str],
+    *,
+    workers: int | None = None,
+    progress: bool | None = None,
+) -> Path:
+    """Play every game of ``settings`` not yet in ``out``; return the path of results.pgn.
+
+    ``progress=None`` shows a bar only on a terminal.
+    """
+    specs = settings.schedule()  # before anything is written: it checks the settings
+    directory = RunDirectory(out)
+    today = datetime.date.today().strftime("%Y.%m.%d")
+    manifest = directory.start(settings.manifest(today))
+    tags = RunTags(settings.event, settings.site, manifest["date"], settings.control, settings.mode)
+    done = directory.finished(specs)
+    pending = [s for s in specs if s.index not in done]
+    workers = min(workers or os.cpu_count() or 1, max(len(pending), 1))
+    tally: Counter[str] = Counter()
+    start = time.perf_counter()
+    with tqdm(total=len(specs), initial=len(done), unit="game", disable=None if progress is None
+              else not progress, desc=f"{len(pending)} games to play on {workers} workers") as bar:
+        for played in _execute(pending, settings, tags, workers):
+            directory.save_game(played.index, played.pgn)
+            tally[played.result] += 1
+            rate = sum(tally.values()) / max(time.perf_counter() - start, 1e-9) * 60
+            bar.set_postfix_str(
+                f"W/D/L {tally['1-0']}/{tally['1/2-1/2']}/{tally['0-1']}, {rate:.1f} games/min",
+                refresh=False,
+            )
+            bar.update()
+    return directory.assemble(specs)

@@ -1,0 +1,157 @@
+"""The round robin's schedule and per-side seeds (experiment.md §1).
+
+For every configuration and every ordered pair (White, Black) of distinct players, ``rounds``
+games, listed configuration by configuration, then round by round, then pair by pair.
+Every side of every game gets its own seed from one master seed through
+:class:`numpy.random.SeedSequence`, keyed by (configuration, White, Black, round, colour):
+names, not list positions, so adding a player leaves the other games' seeds alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import chess
+import numpy as np
+
+from engine.weights import WEIGHT_CONFIGS, Weights
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """A named weight list; ``label`` is the PGN ``WeightConfig`` text, e.g. ``"0.8 0.8 0.5"``."""
+
+    name: str
+    weights: Weights
+
+    @property
+    def label(self) -> str:
+        return weights_label(self.weights)
+
+    @classmethod
+    def from_label(cls, label: str) -> Configuration:
+        """The configuration of a ``WeightConfig`` text, named as in cbr-agent.md §6 when it is one."""
+        weights = _parse_weights(label)
+        name = next((n for n, w in WEIGHT_CONFIGS.items() if w == weights), weights_label(weights))
+        return cls(name, weights)
+
+
+def weights_label(weights: Weights) -> str:
+    """``"0.8 0.8 0.5"``: the thesis's way of writing a weight list."""
+    return f"{weights.v1:g} {weights.v2:g} {weights.v3:g}"
+
+
+def _parse_weights(text: str) -> Weights:
+    parts = text.replace(",", " ").split()
+    try:
+        values = [float(p) for p in parts]
+    except ValueError:
+        values = []
+    # Hundredths, because the UCI engine takes its weights as whole percentages.
+    if len(values) != 3 or any(abs(v * 100 - round(v * 100)) > 1e-9 for v in values):
+        raise ValueError(
+            f"weight configuration {text!r}: expected three numbers 'v1 v2 v3' in hundredths"
+        )
+    return Weights(*values)
+
+
+def parse_configurations(items: Sequence[str]) -> list[Configuration]:
+    """``["thesis"]`` (the five of cbr-agent.md §6), names of those, or ``"v1 v2 v3"`` texts."""
+    configs: list[Configuration] = []
+    for item in items:
+        if item == "thesis":
+            configs += [Configuration(n, w) for n, w in WEIGHT_CONFIGS.items()]
+        elif item in WEIGHT_CONFIGS:
+            configs.append(Configuration(item, WEIGHT_CONFIGS[item]))
+        else:
+            try:
+                configs.append(Configuration.from_label(item))
+            except ValueError as exc:
+                raise ValueError(f"{exc}, 'thesis', or one of {', '.join(WEIGHT_CONFIGS)}") from None
+    labels = [c.label for c in configs]
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"a weight configuration is listed twice: {labels}")
+    if not configs:
+        raise ValueError("no weight configuration given")
+    return configs
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """One scheduled game: position ``index`` in the schedule, and what makes it reproducible."""
+
+    index: int
+    config_number: int  # 1-based, the "c" of Round "c.r"
+    config: Configuration
+    round: int  # 1-based repetition of this ordered pair
+    white: str
+    black: str
+    white_seed: int
+    black_seed: int
+
+    @property
+    def round_tag(self) -> str:
+        return f"{self.config_number}.{self.round}"
+
+    def seed(self, colour: chess.Color) -> int:
+        return self.white_seed if colour == chess.WHITE else self.black_seed
+
+
+def _name_key(text: str) -> int:
+    """A stable 64-bit integer for a name (Python's hash() changes between runs)."""
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
+
+
+def side_seed(
+    master: int, config: Configuration, white: str, black: str, round_: int, colour: chess.Color
+) -> int:
+    """The seed (1 .. 2**31 - 1, the UCI engine's Seed option, where 0 means "random")."""
+    key = (_name_key(config.label), _name_key(white), _name_key(black), round_, int(colour))
+    state = np.random.SeedSequence(master, spawn_key=key).generate_state(1, np.uint64)
+    return int(state[0]) % (2**31 - 1) + 1
+
+
+def build_schedule(
+    players: Sequence[str],
+    configs: Sequence[Configuration],
+    rounds: int,
+    master_seed: int,
+    *,
+    reference: Sequence[str] = (),
+) -> list[GameSpec]:
+    """All games of the round robin in schedule order.
+
+    ``reference`` players (outside engines) meet every other player like the rest, but
+    not each other: their games would tell nothing about the casebases.
+    """
+    names = list(players)
+    if len(set(names)) != len(names):
+        raise ValueError(f"player names must be distinct: {names}")
+    if not set(reference) <= set(names):
+        raise ValueError("every reference player must be a player")
+    if rounds < 1:
+        raise ValueError(f"rounds must be at least 1, not {rounds}")
+    if master_seed < 0:
+        raise ValueError(f"the master seed must be a non-negative integer, not {master_seed}")
+    specs: list[GameSpec] = []
+    for number, config in enumerate(configs, start=1):
+        for round_ in range(1, rounds + 1):
+            for white, black in itertools.permutations(names, 2):
+                if white in reference and black in reference:
+                    continue
+                specs.append(
+                    GameSpec(
+                        index=len(specs),
+                        config_number=number,
+                        config=config,
+                        round=round_,
+                        white=white,
+                        black=black,
+                        white_seed=side_seed(master_seed, config, white, black, round_, chess.WHITE),
+                        black_seed=side_seed(master_seed, config, white, black, round_, chess.BLACK),
+                    )
+                )
+    return specs

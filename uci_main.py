@@ -1,0 +1,79 @@
+"""Start the cbr-chess UCI engine: ``python uci_main.py [--casebase X.npz] [--weights V1 V2 V3] ...``.
+
+The options set the engine's UCI option defaults; a GUI can still change them with setoption.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from engine.uci import MODES, SEED_MAX, WEIGHT_OPTIONS, default_casebase, main_loop
+from engine.weights import WEIGHT_CONFIGS
+
+
+def parse_args(argv: list[str] | None = None) -> dict[str, str]:
+    """UCI option defaults (name -> text) from the command line."""
+    parser = argparse.ArgumentParser(
+        prog="uci_main.py",
+        description="A case-based chess engine (UCI) that plays like the expert whose games built its casebase.",
+    )
+    parser.add_argument(
+        "--casebase", metavar="PATH", help=f"casebase .npz to play with (default: {default_casebase()})"
+    )
+    parser.add_argument("--mode", choices=list(MODES), help=f"how to play (default: {next(iter(MODES))})")
+    parser.add_argument(
+        "--weights",
+        nargs="+",
+        metavar="W",
+        help="adaptation weights v1 v2 v3, each 0..1 in hundredths, or one of: "
+        + ", ".join(WEIGHT_CONFIGS)
+        + " (default: 0.5 0.5 0.5)",
+    )
+    parser.add_argument(
+        "--seed", type=int, help=f"generator seed 1..{SEED_MAX}; 0 (default) = a fresh seed every game"
+    )
+    args = parser.parse_args(argv)
+    defaults: dict[str, str] = {}
+    if args.casebase is not None:
+        defaults["Casebase"] = args.casebase
+    if args.mode is not None:
+        defaults["Mode"] = args.mode
+    if args.seed is not None:
+        defaults["Seed"] = str(args.seed)
+    if args.weights is not None:
+        try:
+            defaults |= dict(zip(WEIGHT_OPTIONS, _hundredths(args.weights)))
+        except ValueError as exc:
+            parser.error(str(exc))
+    return defaults
+
+
+def _hundredths(words: list[str]) -> list[str]:
+    if len(words) == 1 and words[0] in WEIGHT_CONFIGS:
+        w = WEIGHT_CONFIGS[words[0]]
+        values = [w.v1, w.v2, w.v3]
+    elif len(words) == 3:
+        try:
+            values = [float(word) for word in words]
+        except ValueError:
+            raise ValueError(f"--weights: {' '.join(words)} are not three numbers") from None
+    else:
+        raise ValueError("--weights takes three numbers v1 v2 v3 or a configuration name")
+    scaled = [round(v * 100) for v in values]
+    if any(abs(v * 100 - s) > 1e-6 or not 0 <= s <= 100 for v, s in zip(values, scaled)):
+        raise ValueError("--weights: each weight is a number of hundredths in 0..1, e.g. 0.35")
+    return [str(s) for s in scaled]
+
+
+def main(argv: list[str] | None = None) -> int:
+    defaults = parse_args(argv)
+    try:
+        return main_loop(defaults)
+    except ValueError as exc:  # an option default out of range, e.g. --seed -1
+        print(f"uci_main.py: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
