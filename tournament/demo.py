@@ -27,7 +27,7 @@ def demo(
     white: Path = DEFAULT_WHITE,
     black: Path = DEFAULT_BLACK,
     *,
-    plies: int = 60,
+    plies: int = 300,
     config: Configuration,
     seed: int = 1,
     out: TextIO | None = None,
