@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test bench casebases experiment clean
+.PHONY: install demo test bench casebases experiment fidelity clean
 
 install: $(STAMP)
 
@@ -32,6 +32,7 @@ bench: install
 	$(PY) bench/bench_retrieval.py
 	$(PY) bench/bench_startup.py
 	$(PY) bench/bench_tournament.py
+	$(PY) bench/bench_search.py
 
 # The demo: Carlsen against Ivanchuk, each side a UCI engine process, every move explained.
 demo: install casebases
@@ -44,6 +45,28 @@ LADDER := kosteniuk-2200 gaprindashvili-2300 paehtz-2400 miles-2500 vanwely-2600
 experiment: install casebases
 	$(PY) -m tournament run --casebases $(LADDER:%=casebases/%.npz) --configs thesis \
 	    --rounds 3 --mode pure --tc 40/5400 --out results
+
+# Fidelity (issue 5): per FIDE expert, a casebase without the latest 15 % of the games and those
+# games as PGN (casebases/heldout/), then how often each mode plays the expert's own move in
+# FIDELITY_POSITIONS of them (results/fidelity/ID.json), and one table over the experts
+# (results/fidelity/summary.md and .png). About 15 minutes on 2 cores with the defaults.
+FIDELITY_POSITIONS ?= 200
+FIDELITY_MODES ?= pure guided stockfish
+HELD_OUT := 0.15
+EXPERT_NAME = "$$(awk -F'\t' '$$1 == "$*" {print $$2}' data/experts.tsv)"
+
+fidelity: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldout/%.pgn)
+	for id in $(LADDER); do \
+	    $(PY) -m tournament fidelity --casebase casebases/heldout/$$id.npz --games casebases/heldout/$$id.pgn \
+	        --modes $(FIDELITY_MODES) --positions $(FIDELITY_POSITIONS) --out results/fidelity/$$id.json || exit 1; \
+	done
+	$(PY) -m tournament fidelity-summary $(LADDER:%=results/fidelity/%.json) --out results/fidelity/summary.md
+
+casebases/heldout/%.npz: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) | $(STAMP)
+	$(PY) -m casebase build $< -o $@ --exclude-latest $(HELD_OUT) --player $(EXPERT_NAME)
+
+casebases/heldout/%.pgn: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) | $(STAMP)
+	$(PY) -m casebase holdout $< -o $@ --latest $(HELD_OUT) --player $(EXPERT_NAME)
 
 clean:
 	rm -rf $(VENV) casebases results bench/out

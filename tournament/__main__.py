@@ -1,4 +1,5 @@
-"""``python -m tournament run|report|demo``: the expert-versus-expert experiment and the demo."""
+"""``python -m tournament run|report|demo|fidelity``: the expert-versus-expert experiment, the demo,
+and the fidelity measurement (does it play the expert's moves?)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 from casebase.format import CasebaseError
 from tournament.clock import TimeControl
 from tournament.demo import DEFAULT_BLACK, DEFAULT_WHITE, demo
+from tournament.fidelity_report import add_commands as add_fidelity_commands
 from tournament.players import MODES, casebase_entrant, engine_entrant
 from tournament.report import write_report
 from tournament.runner import Settings, run
@@ -49,9 +51,12 @@ def _parser() -> argparse.ArgumentParser:
     d = commands.add_parser("demo", help="one short game between two experts, through the UCI engine")
     d.add_argument("--white", type=Path, default=DEFAULT_WHITE)
     d.add_argument("--black", type=Path, default=DEFAULT_BLACK)
-    d.add_argument("--plies", type=int, default=60, help="stop after this many half-moves (default 60)")
+    d.add_argument("--plies", type=int, default=300,
+                   help="stop after this many half-moves if the rules have not ended the game (default 300)")
     d.add_argument("--config", default="balanced", help="weight configuration (default balanced)")
     d.add_argument("--seed", type=int, default=1, help="master seed (default 1)")
+
+    add_fidelity_commands(commands)
     return parser
 
 
@@ -72,6 +77,8 @@ def main(argv: list[str] | None = None) -> int:
                 raise ValueError(f"--workers must be at least 1, not {args.workers}")
             run(settings, args.out, workers=args.workers)
             print(write_report(args.out))
+        elif args.command in ("fidelity", "fidelity-summary"):
+            print(args.handler(args))
         elif args.command == "report":
             print(write_report(args.directory))
         else:

@@ -1,0 +1,308 @@
+"""The guided mode: the casebase proposes, an alpha-beta search vets (search.md).
+
+Per move: the k nearest cases vote for their adapted moves (§1), the search scores the
+proposed moves exactly down to ``best - tolerance`` (§2; the others only need proving worse
+than the best), and the agent plays the sound move the expert's cases like best, or draws
+one in proportion to the votes (§3). Every move comes
+with lines a person can read: the case it came from, its similarity and vote share, and
+whether and why the search overruled the casebase (§5).
+
+Generator use, in this order for every move: retrieval's draw among cases tied at the k-th
+place, adaptation's draws among tied moves (case by case, most similar first), then with
+``selection="sample"`` one draw among the sound proposed moves. Draws among a single item are
+skipped. Same casebase, weights, options, seed, positions and ``go depth``/``go nodes``
+limits give the same moves.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import chess
+import numpy as np
+
+from casebase.format import Casebase
+from engine.adaptation import adapt, candidate_moves
+from engine.agent import Decision, SearchLimits
+from engine.retrieval import CaseIndex
+from engine.search import MATE, SearchResult, Searcher, is_mate_score, time_budget
+from engine.weights import Weights
+
+SELECTIONS = ("argmax", "sample")
+#: Nodes searched when ``go`` names no limit at all (about a second).
+DEFAULT_NODES = 20_000
+#: Share of the clock budget after which no new iteration starts (it would rarely finish).
+SOFT_SHARE = 0.5
+
+
+@dataclass
+class Proposal:
+    """The casebase's votes for the moves of one position (search.md §1)."""
+
+    prior: dict[chess.Move, float] = field(default_factory=dict)
+    #: For each proposed move: the most similar case it was adapted from, and that case's Sim.
+    source: dict[chess.Move, tuple[int, int]] = field(default_factory=dict)
+    #: How many of the retrieved cases voted for each move.
+    count: dict[chess.Move, int] = field(default_factory=dict)
+    cases: int = 0
+    sims: tuple[int, int] = (0, 0)
+
+    def top(self) -> chess.Move | None:
+        """The move with the largest vote share (first proposed among equals)."""
+        return max(self.prior, key=self.prior.__getitem__) if self.prior else None
+
+
+class GuidedAgent:
+    """Plays the sound move the expert's nearest cases vote for (implements :class:`Agent`).
+
+    ``neighbours`` is k, ``temperature`` is tau of the votes exp((Sim - Sim_max) / tau),
+    ``tolerance`` (centipawns) how far below the best score a move is still sound, and
+    ``selection`` whether the most voted sound move is played or one drawn by its votes.
+    """
+
+    def __init__(
+        self,
+        casebase: Casebase | None,
+        weights: Weights,
+        seed: int,
+        *,
+        neighbours: int = 64,
+        temperature: float = 4.0,
+        tolerance: int = 50,
+        selection: str = "argmax",
+    ) -> None:
+        if neighbours < 1:
+            raise ValueError(f"Neighbours must be at least 1, not {neighbours}")
+        if not (temperature > 0 and math.isfinite(temperature)):
+            raise ValueError(f"Temperature must be a positive number, not {temperature}")
+        if tolerance < 0:
+            raise ValueError(f"Tolerance must be at least 0 centipawns, not {tolerance}")
+        if selection not in SELECTIONS:
+            raise ValueError(f"Selection must be one of {', '.join(SELECTIONS)}, not {selection!r}")
+        self.casebase = casebase
+        self.weights = weights
+        self.neighbours = neighbours
+        self.temperature = temperature
+        self.tolerance = tolerance
+        self.selection = selection
+        self.index = CaseIndex.of(casebase) if casebase is not None else None
+        self.searcher = Searcher()
+        self.new_game(seed)
+
+    def new_game(self, seed: int | None = None) -> None:
+        """Re-seed the generator, with ``seed`` (remembered) or else the agent's last seed."""
+        if seed is not None:
+            self.seed = seed
+        self.rng = np.random.Generator(np.random.PCG64(self.seed))
+
+    # -- §1: proposal ----------------------------------------------------------------
+
+    def propose(self, board: chess.Board, candidates: Sequence[chess.Move]) -> Proposal:
+        """Votes of the k nearest cases for their moves adapted to ``board`` (among ``candidates``)."""
+        proposal = Proposal()
+        if self.index is None or not self.index.count(board.turn):
+            return proposal
+        assert self.casebase is not None
+        rows, sims = self.index.nearest(board, self.neighbours, self.rng)
+        best_sim = int(sims[0])
+        votes: dict[chess.Move, float] = {}
+        for row, sim in zip(rows.tolist(), sims.tolist(), strict=True):
+            move = adapt(
+                self.casebase.move(row), self.casebase.board(row), board, self.weights, self.rng, candidates
+            )
+            votes[move] = votes.get(move, 0.0) + math.exp((sim - best_sim) / self.temperature)
+            proposal.source.setdefault(move, (row, sim))
+            proposal.count[move] = proposal.count.get(move, 0) + 1
+        total = sum(votes.values())
+        proposal.prior = {move: vote / total for move, vote in votes.items()}
+        proposal.cases, proposal.sims = len(rows), (best_sim, int(sims[-1]))
+        return proposal
+
+    # -- the move ----------------------------------------------------------------------
+
+    def choose(
+        self,
+        board: chess.Board,
+        moves: Sequence[chess.Move] | None = None,
+        *,
+        limits: SearchLimits | None = None,
+        stop: threading.Event | None = None,
+        info: Callable[[str], None] | None = None,
+    ) -> Decision:
+        """Propose, search, decide (search.md §1–3); the explanation follows §5."""
+        started = time.monotonic()
+        notes: list[str] = []
+        candidates = candidate_moves(board, moves)
+        if moves is not None and not candidates:
+            notes.append("none of the listed moves is legal here: choosing among all legal moves")
+            candidates = candidate_moves(board)
+        if not candidates:
+            reason = "checkmate" if board.is_checkmate() else "stalemate"
+            return Decision(None, [*notes, f"no legal move ({reason})"], None, None, 0)
+
+        proposal = self.propose(board, candidates)
+        result = self.searcher.search(
+            board,
+            **_search_limits(limits, board.turn, time.monotonic() - started),
+            stop=stop,
+            prior=proposal.prior,
+            moves=candidates,
+            tolerance=self.tolerance,
+            exact=proposal.prior,  # only proposed moves can be played for being sound
+            info=info,
+        )
+        move, why = self._decide(board, proposal, result)
+        notes += self._explain(board, proposal, result, move, why)
+        row, sim = proposal.source.get(move, (None, None))
+        score = result.scores.get(move)
+        score_cp = score.score if score and score.exact and not is_mate_score(score.score) else None
+        return Decision(move, notes, row, sim, proposal.count.get(move, 0), score_cp)
+
+    def _decide(self, board: chess.Board, proposal: Proposal, result: SearchResult) -> tuple[chess.Move, str]:
+        """The move to play and which rule of search.md §3 chose it."""
+        assert result.move is not None
+        sound = [m for m in result.sound() if proposal.prior.get(m, 0.0) > 0]
+        if not sound:
+            return result.move, "search"
+        if self.selection == "sample" and len(sound) > 1:
+            weights = np.array([proposal.prior[m] for m in sound])
+            pick = int(self.rng.choice(len(sound), p=weights / weights.sum()))
+            return sound[pick], "sample"
+        # sound is best score first, so equal votes go to the better-scored move
+        return max(sound, key=proposal.prior.__getitem__), "argmax"
+
+    # -- §5: explanation ---------------------------------------------------------------
+
+    def _explain(
+        self, board: chess.Board, proposal: Proposal, result: SearchResult, move: chess.Move, why: str
+    ) -> list[str]:
+        lines = [self._proposal_line(board, proposal)]
+        lines.append(_search_line(board, result, proposal, self.tolerance))
+        san = board.san(move)
+        top = proposal.top()
+        share = proposal.prior.get(move, 0.0)
+        if top is None:
+            lines.append(f"played {san}, the search's best move (no case to propose one)")
+        elif result.score is None:
+            lines.append(f"played {san}, the casebase's choice unvetted: the search stopped before depth 1")
+        elif why == "search":
+            lines.append(
+                f"casebase move {board.san(top)} ({share_text(proposal.prior[top])})"
+                f" {_loss(result, top)}; no proposed move is sound: played {san},"
+                " the search's best move, instead"
+            )
+        elif move == top:
+            lines.append(
+                f"played {san}, the casebase's first choice ({share_text(share)}),"
+                f" sound at depth {result.depth} ({score_text(result.scores[move].score)})"
+            )
+        elif why == "sample":
+            lines.append(
+                f"played {san} ({share_text(share)}), drawn by votes among the sound proposed moves;"
+                f" the casebase's first choice was {board.san(top)} ({share_text(proposal.prior[top])})"
+            )
+        else:
+            lines.append(
+                f"casebase move {board.san(top)} ({share_text(proposal.prior[top])}) {_loss(result, top)};"
+                f" played {san} ({share_text(share)}) instead"
+            )
+        if move in proposal.source:
+            lines.append(self._case_line(board, move, proposal))
+        return lines
+
+    def _proposal_line(self, board: chess.Board, proposal: Proposal) -> str:
+        if self.casebase is None:
+            return "no casebase loaded: the search alone chooses"
+        if not proposal.cases:
+            side = chess.COLOR_NAMES[board.turn].capitalize()
+            return (
+                f"the casebase of {self.casebase.expert} has no case with {side} to move:"
+                " the search alone chooses"
+            )
+        ranked = sorted(proposal.prior.items(), key=lambda item: -item[1])
+        votes = ", ".join(f"{board.san(m)} {share_text(p)}" for m, p in ranked[:4])
+        more = f" and {len(ranked) - 4} more" if len(ranked) > 4 else ""
+        best, worst = proposal.sims
+        return (
+            f"{proposal.cases} nearest cases of {self.casebase.expert} (similarity {best} to"
+            f" {worst}/256) propose {votes}{more}"
+        )
+
+    def _case_line(self, board: chess.Board, move: chess.Move, proposal: Proposal) -> str:
+        assert self.casebase is not None
+        row, sim = proposal.source[move]
+        src = self.casebase.source(row)
+        return (
+            f"{board.san(move)} adapted from case {row} of {self.casebase.expert}:"
+            f" {src.white} - {src.black}, {src.event},"
+            f" {src.date}, move {src.move_number} (ply {src.ply}); similarity {sim}/256;"
+            f" {share_text(proposal.prior[move])} of the votes from {proposal.count[move]}"
+            f" of {proposal.cases} cases"
+        )
+
+
+def share_text(share: float) -> str:
+    """A vote share as a whole percentage (``<1%`` rather than a misleading ``0%``)."""
+    return f"{100 * share:.0f}%" if share >= 0.005 else "<1%"
+
+
+def score_text(score: int) -> str:
+    """A score for people: ``+35 cp``, ``mate in 2``, ``mated in 3``."""
+    if score > 0 and is_mate_score(score):
+        return f"mate in {(MATE - score + 1) // 2}"
+    if is_mate_score(score):
+        return f"mated in {(MATE + score) // 2}"
+    return f"{score:+d} cp"
+
+
+def _loss(result: SearchResult, move: chess.Move) -> str:
+    """How much worse than the best ``move`` is, e.g. ``loses 320 cp at depth 4``."""
+    assert result.score is not None
+    score = result.scores[move]
+    at = f"at depth {result.depth}" if result.depth else "in the unfinished first iteration"
+    if score.exact and is_mate_score(score.score) and score.score < 0:
+        return f"allows mate in {(MATE + score.score) // 2} {at}"
+    if is_mate_score(result.score) and result.score > 0:
+        return f"misses {score_text(result.score)} {at}"
+    bound = "" if score.exact else "at least "
+    return f"loses {bound}{result.score - score.score} cp {at}"
+
+
+def _search_line(board: chess.Board, result: SearchResult, proposal: Proposal, tolerance: int) -> str:
+    if result.score is None or result.move is None:
+        return f"search: {result.nodes} nodes, not enough to finish depth 1"
+    line = (
+        f"search depth {result.depth}, {result.nodes} nodes: best {board.san(result.move)}"
+        f" ({score_text(result.score)})"
+    )
+    if proposal.prior:
+        sound = sum(m in proposal.prior for m in result.sound())
+        line += f"; {sound} of {len(proposal.prior)} proposed moves sound (within {tolerance} cp)"
+    return line
+
+
+def _search_limits(limits: SearchLimits | None, turn: chess.Color, spent: float) -> dict[str, object]:
+    """The search's keyword limits for a UCI ``go`` (search.md §4); ``spent`` seconds are gone."""
+    if limits is None:
+        return {"nodes": DEFAULT_NODES}
+    depth = limits.depth
+    if limits.mate is not None:
+        mate_depth = 2 * limits.mate - 1
+        depth = mate_depth if depth is None else min(depth, mate_depth)
+    out: dict[str, object] = {"depth": depth, "nodes": limits.nodes}
+    if limits.infinite:
+        return out
+    remaining = limits.wtime if turn else limits.btime
+    if limits.movetime is not None:
+        out["movetime"] = max(limits.movetime / 1000 - spent, 0.0)
+    elif remaining is not None:
+        increment = (limits.winc if turn else limits.binc) or 0
+        budget = max(time_budget(remaining, increment, limits.movestogo) - spent, 0.0)
+        out["movetime"], out["soft_time"] = budget, SOFT_SHARE * budget
+    elif depth is None and limits.nodes is None:
+        out["nodes"] = DEFAULT_NODES
+    return out

@@ -1,0 +1,235 @@
+"""The guided agent (search.md §1, §3–5): proposals, vetting, selection, explanations, limits."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import chess
+import pytest
+from engine_helpers import cases_casebase
+from search_helpers import random_positions, shuffled
+
+from casebase.format import Casebase
+from engine.agent import SearchLimits
+from engine.guided import GuidedAgent
+from engine.weights import WEIGHT_CONFIGS
+
+BALANCED = WEIGHT_CONFIGS["balanced"]
+DEPTH2 = SearchLimits(depth=2)
+
+
+def played(sans: str) -> chess.Board:
+    """The board after the moves ``sans`` (SAN, space-separated) from the start."""
+    board = chess.Board()
+    for san in sans.split():
+        board.push_san(san)
+    return board
+
+
+move = chess.Move.from_uci
+
+
+@pytest.fixture(scope="module")
+def kosteniuk(kosteniuk_casebase: Path) -> Casebase:
+    return Casebase.load(kosteniuk_casebase)
+
+
+# -- legality and determinism --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"neighbours": 1},
+        {"neighbours": 500, "temperature": 100.0},
+        {"temperature": 0.25},
+        {"tolerance": 0},
+        {"tolerance": 1000, "selection": "sample"},
+        {"selection": "sample"},
+    ],
+)
+def test_every_move_is_legal(kosteniuk: Casebase, options: dict) -> None:
+    agent = GuidedAgent(kosteniuk, WEIGHT_CONFIGS["near-to"], seed=3, **options)
+    for board in random_positions(8, seed=len(options)):
+        decision = agent.choose(board, limits=SearchLimits(depth=1))
+        assert decision.move in board.legal_moves, board.fen()
+        assert decision.explanation
+
+
+def test_listed_moves_restrict_the_choice(kosteniuk: Casebase) -> None:
+    agent = GuidedAgent(kosteniuk, BALANCED, seed=1)
+    board = chess.Board()
+    only = [move("a2a3"), move("h2h4")]
+    assert agent.choose(board, only, limits=DEPTH2).move in only
+    # Nothing listed is legal: every legal move is allowed again, and the reason is given.
+    decision = agent.choose(board, [move("e2e5")], limits=DEPTH2)
+    assert decision.move in board.legal_moves
+    assert "none of the listed moves is legal" in decision.explanation[0]
+
+
+def test_no_legal_move() -> None:
+    agent = GuidedAgent(None, BALANCED, seed=1)
+    decision = agent.choose(chess.Board("R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1"), limits=DEPTH2)
+    assert decision.move is None and "checkmate" in decision.explanation[-1]
+
+
+@pytest.mark.parametrize("selection", ["argmax", "sample"])
+@pytest.mark.parametrize("limits", [SearchLimits(depth=2), SearchLimits(nodes=1500)])
+def test_same_seed_same_game(kosteniuk: Casebase, selection: str, limits: SearchLimits) -> None:
+    def play(seed: int) -> list[chess.Move]:
+        agent = GuidedAgent(kosteniuk, BALANCED, seed, selection=selection, neighbours=16)
+        board = chess.Board()
+        for _ in range(10):
+            board.push(agent.choose(board, limits=limits).move)
+        return board.move_stack
+
+    assert play(7) == play(7)
+
+
+# -- the casebase proposes, the search vets ------------------------------------------------
+
+
+def test_sound_casebase_move_is_kept() -> None:
+    board = played("e4 e5")
+    agent = GuidedAgent(cases_casebase([(board, move("g1f3"))]), BALANCED, seed=1)
+    decision = agent.choose(board, limits=SearchLimits(depth=3))
+    assert decision.move == move("g1f3")
+    assert decision.case == 0 and decision.similarity == 256 and decision.tied == 1
+    assert any("played Nf3, the casebase's first choice (100%)" in line for line in decision.explanation)
+
+
+def test_hanging_queen_is_overruled() -> None:
+    # After 1.e4 d5 the case's 2.Qg4 loses the queen to ...Bxg4.
+    board = played("e4 d5")
+    agent = GuidedAgent(cases_casebase([(board, move("d1g4"))]), BALANCED, seed=1)
+    decision = agent.choose(board, limits=SearchLimits(depth=3))
+    assert decision.move != move("d1g4")
+    assert decision.case is None  # the search's own move, proposed by no case
+    text = "\n".join(decision.explanation)
+    assert "casebase move Qg4 (100%) loses" in text
+    assert "no proposed move is sound" in text
+
+
+def test_sound_runner_up_beats_unsound_favourite() -> None:
+    board = played("e4 d5")
+    cases = [(board, move("d1g4")), (board, move("d1g4")), (board, move("e4d5"))]
+    agent = GuidedAgent(cases_casebase(cases), BALANCED, seed=1)
+    decision = agent.choose(board, limits=SearchLimits(depth=3))
+    assert decision.move == move("e4d5")
+    assert decision.case == 2
+    line = next(line for line in decision.explanation if line.startswith("casebase move Qg4"))
+    assert "(67%) loses" in line and "played exd5 (33%) instead" in line
+
+
+def test_side_ahead_does_not_repeat_into_a_draw() -> None:
+    # The pure agent's shuffle (search.md §3): the case move Rb1 now makes a threefold repetition.
+    board = shuffled(2)
+    agent = GuidedAgent(cases_casebase([(board.copy(stack=False), move("a1b1"))]), BALANCED, seed=1)
+    decision = agent.choose(board, limits=SearchLimits(depth=3))
+    assert decision.move != move("a1b1")
+    assert any("casebase move Rb1 (100%) loses" in line for line in decision.explanation)
+    # One repetition earlier the same move is no draw yet, so the casebase is followed.
+    board = shuffled(1)
+    assert agent.choose(board, limits=SearchLimits(depth=3)).move == move("a1b1")
+
+
+def test_sample_draws_sound_moves_by_their_votes() -> None:
+    board = chess.Board()
+    cases = [(board, move("e2e4")), (board, move("e2e4")), (board, move("d2d4"))]
+    casebase = cases_casebase(cases)
+    depth1 = SearchLimits(depth=1)
+    picks = [
+        GuidedAgent(casebase, BALANCED, seed, selection="sample").choose(board, limits=depth1).move
+        for seed in range(300)
+    ]
+    assert set(picks) == {move("e2e4"), move("d2d4")}
+    # e4 has 2/3 of the votes: 200 expected, sd 8.2; the bounds are over six sd away.
+    assert 150 < picks.count(move("e2e4")) < 250
+    argmax = GuidedAgent(casebase, BALANCED, 0).choose(board, limits=SearchLimits(depth=1))
+    assert argmax.move == move("e2e4")
+
+
+def test_votes_follow_similarity_and_temperature() -> None:
+    board = played("e4 e5")
+    near = (board, move("g1f3"))
+    far = (played("d4 d5"), move("c2c4"))  # adapts to c2c4 here too
+    casebase = cases_casebase([near, far])
+    cool = GuidedAgent(casebase, BALANCED, 1, temperature=1.0).propose(board, list(board.legal_moves))
+    warm = GuidedAgent(casebase, BALANCED, 1, temperature=1000.0).propose(board, list(board.legal_moves))
+    assert sum(cool.prior.values()) == pytest.approx(1.0)
+    assert cool.prior[move("g1f3")] > 0.99  # Sim 256 against 240: e^-16 of a vote
+    assert warm.prior[move("g1f3")] == pytest.approx(0.5, abs=0.01)
+    assert cool.cases == 2 and cool.sims == (256, 240)
+
+
+# -- explanations --------------------------------------------------------------------------
+
+
+def test_explanation_names_the_case(kosteniuk: Casebase) -> None:
+    agent = GuidedAgent(kosteniuk, BALANCED, seed=1)
+    board = chess.Board()
+    decision = agent.choose(board, limits=DEPTH2)
+    assert decision.case is not None
+    src = kosteniuk.source(decision.case)
+    line = next(line for line in decision.explanation if "adapted from case" in line)
+    for part in (src.white, src.black, src.event, src.date, f"ply {src.ply}",
+                 f"similarity {decision.similarity}/256", "of the votes"):
+        assert part in line
+    assert any(line.startswith("search depth 2") for line in decision.explanation)
+
+
+def test_without_cases_the_search_decides() -> None:
+    white_only = cases_casebase([(chess.Board(), move("e2e4"))])
+    board = played("e4")
+    decision = GuidedAgent(white_only, BALANCED, seed=1).choose(board, limits=DEPTH2)
+    assert decision.move in board.legal_moves and decision.case is None
+    assert "no case with Black to move" in decision.explanation[0]
+    decision = GuidedAgent(None, BALANCED, seed=1).choose(board, limits=DEPTH2)
+    assert decision.move in board.legal_moves
+    assert "no casebase loaded" in decision.explanation[0]
+
+
+# -- limits --------------------------------------------------------------------------------
+
+
+def test_search_info_lines_are_passed_on() -> None:
+    lines: list[str] = []
+    GuidedAgent(None, BALANCED, seed=1).choose(chess.Board(), limits=SearchLimits(depth=3), info=lines.append)
+    assert [line.split()[:2] for line in lines] == [["depth", "1"], ["depth", "2"], ["depth", "3"]]
+
+
+def test_stop_ends_an_infinite_search(kosteniuk: Casebase) -> None:
+    # The UCI loop's stop arrives through the event: already set, the search ends at once.
+    agent = GuidedAgent(kosteniuk, BALANCED, seed=1)
+    board = played("e4 e5 Nf3 Nc6 Bb5 a6")
+    stop = threading.Event()
+    stop.set()
+    start = time.monotonic()
+    decision = agent.choose(board, limits=SearchLimits(infinite=True), stop=stop)
+    assert time.monotonic() - start < 1.0
+    assert decision.move in board.legal_moves
+
+
+def test_clock_limits_bound_the_time() -> None:
+    agent = GuidedAgent(None, BALANCED, seed=1)
+    board = played("e4 e5 Nf3 Nc6 Bb5 a6")
+    start = time.monotonic()
+    # 3 s left and no increment: a budget of 3/32 s.
+    decision = agent.choose(board, limits=SearchLimits(wtime=3000, btime=3000))
+    assert time.monotonic() - start < 1.0
+    assert decision.move in board.legal_moves
+    start = time.monotonic()
+    agent.choose(board, limits=SearchLimits(movetime=200))
+    assert time.monotonic() - start < 1.0
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"neighbours": 0}, {"temperature": 0.0}, {"tolerance": -1}, {"selection": "best"}],
+)
+def test_bad_options_are_refused(options: dict) -> None:
+    with pytest.raises(ValueError):
+        GuidedAgent(None, BALANCED, seed=1, **options)

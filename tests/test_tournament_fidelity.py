@@ -1,0 +1,270 @@
+"""Fidelity (tournament/fidelity.py): positions, phases, sampling, determinism, end to end."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import chess
+import pytest
+
+from casebase.builder import build
+from casebase.format import Casebase
+from casebase.holdout import held_out_games, write_pgn
+from casebase.selection import Selection
+from tournament.fidelity import (
+    Settings,
+    non_pawn_material,
+    phase,
+    play_positions,
+    read_positions,
+    spread,
+    wilson,
+)
+from tournament.schedule import parse_configurations
+
+ROOT = Path(__file__).resolve().parent.parent
+KOSTENIUK = "Alexandra Kosteniuk"
+BALANCED = parse_configurations(["balanced"])[0]
+
+SMALL_PGN = """\
+[Event "repeat"]
+[White "Someone, X"]
+[Black "Kosteniuk, Alexandra"]
+[Date "2020.01.01"]
+
+1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8 5. e4 *
+
+[Event "from a FEN"]
+[White "Kosteniuk,A"]
+[Black "Other, Y"]
+[SetUp "1"]
+[FEN "r3k2r/pppq1ppp/8/8/8/8/PPPQ1PPP/R3K2R w KQkq - 0 30"]
+
+30. O-O O-O-O 31. Qxd7+ Rxd7 32. Rad1 *
+
+[Event "no expert"]
+[White "A, B"]
+[Black "C, D"]
+
+1. e4 e5 *
+
+[Event "both"]
+[White "Kosteniuk,A"]
+[Black "Kosteniuk, Alexandra"]
+
+1. d4 d5 *
+
+[Event "damaged"]
+[White "Kosteniuk, Alexandra"]
+[Black "Other, Y"]
+
+1. e4 e5 2. Ke3 Nc6 *
+"""
+
+
+def cli(*args: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tournament", *map(str, args)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def heldout(tmp_path_factory, data_dir) -> tuple[Path, Path]:
+    """Kosteniuk's casebase without her latest 15 % of games, and those games as PGN."""
+    folder = tmp_path_factory.mktemp("heldout")
+    pgn = [data_dir / "experts" / "kosteniuk-2200.pgn"]
+    selection = Selection(KOSTENIUK, exclude_latest=0.15)
+    build(pgn, selection, workers=1, progress=False).save(folder / "k.npz")
+    write_pgn(folder / "k.pgn", held_out_games(pgn, selection, workers=1, progress=False))
+    return folder / "k.npz", folder / "k.pgn"
+
+
+def test_phases_follow_move_number_then_material():
+    assert non_pawn_material(chess.Board()) == 62
+    assert phase(chess.Board()) == "opening"
+    twelve = chess.Board("r1bqkbnr/pppppppp/2n5/8/8/2N5/PPPPPPPP/R1BQKBNR w KQkq - 4 12")
+    assert phase(twelve) == "opening"
+    assert phase(chess.Board(twelve.fen().replace(" 12", " 13"))) == "middlegame"
+    # Two rooks and a minor piece each: 26, an endgame; with a queen more each: 44.
+    rooks = chess.Board("r1b1k2r/pppp1ppp/8/8/8/8/PPPP1PPP/R1B1K2R w - - 0 30")
+    assert non_pawn_material(rooks) == 26 and phase(rooks) == "endgame"
+    knight_more = chess.Board("r1b1k2r/pppp1ppp/8/8/8/8/PPPP1PPP/R1B1K1NR w - - 0 30")
+    assert non_pawn_material(knight_more) == 29 and phase(knight_more) == "middlegame"
+    queens = chess.Board("r1bqk2r/pppp1ppp/8/8/8/8/PPPP1PPP/R1BQK2R w - - 0 30")
+    assert non_pawn_material(queens) == 44 and phase(queens) == "middlegame"
+    assert phase(chess.Board("4k3/8/8/8/8/8/8/4K3 w - - 0 5")) == "opening"  # move number first
+
+
+def test_positions_are_the_experts_moves_with_the_games_history(tmp_path):
+    path = tmp_path / "small.pgn"
+    path.write_text(SMALL_PGN)
+    held = read_positions(path, KOSTENIUK)
+    assert (held.games_read, held.expert_games, held.damaged, held.seen) == (5, 3, 1, 0)
+    assert dict(held.skipped) == {"without_expert": 1, "both_match": 1}
+    assert [(p.game, p.ply, p.expert) for p in held.positions] == [
+        (0, 1, "g8f6"), (0, 3, "f6g8"), (0, 5, "g8f6"), (0, 7, "f6g8"),
+        (1, 0, "e1g1"), (1, 2, "d2d7"), (1, 4, "a1d1"),
+        (4, 0, "e2e4"),  # the damaged game keeps its moves before the illegal Ke3
+    ]
+    assert [p.index for p in held.positions] == list(range(8))
+    for p in held.positions:
+        board = p.board()
+        assert board.fen() == p.fen and len(board.move_stack) == p.ply
+        assert chess.Move.from_uci(p.expert) in board.legal_moves
+    # With the history, 4...Ng8 repeats the start position a third time; without it, it cannot.
+    last = held.positions[3].board()
+    assert last.can_claim_threefold_repetition()
+    assert not chess.Board(last.fen()).can_claim_threefold_repetition()
+    fen_game = [p for p in held.positions if p.game == 1]
+    assert fen_game[0].board().move_stack == [] and fen_game[0].board().fullmove_number == 30
+    assert [p.phase for p in fen_game] == ["middlegame", "middlegame", "endgame"]
+    assert read_positions(path, KOSTENIUK, seen=[("Someone, X", "Kosteniuk, Alexandra", "2020.01.01",
+                                                  "repeat", "?")]).seen == 1
+    with pytest.raises(ValueError, match="no game of 'Magnus Carlsen'"):
+        read_positions(path, "Magnus Carlsen")
+
+
+def test_sampling_is_even_and_deterministic():
+    assert spread(10, 3) == [1, 5, 8]
+    assert spread(5, None) == spread(5, 5) == spread(5, 9) == [0, 1, 2, 3, 4]
+    for count, n in [(724, 200), (201, 200), (1000, 7)]:
+        picked = spread(count, n)
+        assert len(set(picked)) == n and picked == sorted(picked) and picked[-1] < count
+        gaps = [b - a for a, b in zip(picked, picked[1:])]
+        assert max(gaps) - min(gaps) <= 1
+
+
+def test_wilson_interval():
+    assert wilson(5, 10) == pytest.approx((0.2366, 0.7634), abs=1e-4)
+    assert wilson(0, 10) == pytest.approx((0.0, 0.2775), abs=1e-4)
+    low, high = wilson(392, 724)
+    assert low < 392 / 724 < high and high - low < 0.08
+
+
+def test_pure_moves_depend_on_seed_and_position_not_on_workers_or_sample(kosteniuk_casebase, heldout):
+    # The full casebase holds the held-out games: opening positions tie many cases, so draws matter.
+    positions = read_positions(heldout[1], KOSTENIUK).positions
+    settings = Settings(casebase=str(kosteniuk_casebase), config=BALANCED, seed=3)
+    sample = [positions[i] for i in spread(len(positions), 40)]
+    one = play_positions(sample, "pure", settings, workers=1, progress=False)
+    two = play_positions(sample, "pure", settings, workers=2, progress=False)
+    assert one == two and len(one) == 40
+    openings = [p for p in positions if p.phase == "opening"]
+    alone = play_positions(openings[::-1], "pure", settings, workers=1, progress=False)
+    other_seed = Settings(casebase=str(kosteniuk_casebase), config=BALANCED, seed=4)
+    reseeded = play_positions(openings, "pure", other_seed, workers=1, progress=False)
+    common = [p.index for p in sample if p.phase == "opening"]
+    assert common and all(alone[i] == one[i] for i in common)  # order and company do not matter
+    assert reseeded != alone  # ... but the seed does
+
+
+def _run(casebase: Path, games: Path, out: Path, *extra: object) -> dict:
+    done = cli("fidelity", "--casebase", casebase, "--games", games, "--out", out, *extra)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(out.read_text())
+    data["stdout"] = done.stdout
+    return data
+
+
+def test_same_games_are_recalled_and_held_out_games_are_not(tmp_path, kosteniuk_casebase, heldout):
+    casebase, games = heldout
+    unseen = _run(casebase, games, tmp_path / "unseen.json", "--modes", "pure")
+    seen = _run(kosteniuk_casebase, games, tmp_path / "seen.json", "--modes", "pure",
+                "--workers", 1)
+    assert unseen["games"]["expert_games"] == 18 and unseen["games"]["seen_in_casebase"] == 0
+    assert seen["games"]["seen_in_casebase"] == 18 and "not held out" in seen["stdout"]
+    positions = unseen["games"]["positions"]
+    cases = len(Casebase.load(kosteniuk_casebase)) - len(Casebase.load(casebase))
+    assert len(unseen["positions"]) == positions == cases
+    # Its own positions retrieve their own moves (similarity 256), except where cases tie.
+    assert seen["results"]["pure"]["share"] > 0.9
+    assert unseen["results"]["pure"]["share"] < seen["results"]["pure"]["share"] - 0.4
+    result = unseen["results"]["pure"]
+    assert result["matches"] == sum(p["moves"]["pure"] == p["expert"] for p in unseen["positions"])
+    assert result["ci95"][0] < result["share"] < result["ci95"][1]
+    assert sum(result["by_phase"][ph]["positions"] for ph in ("opening", "middlegame", "endgame")) \
+        == positions
+    row = next(line for line in unseen["stdout"].splitlines() if line.startswith("| pure |"))
+    assert f"| {result['matches']}/{positions} |" in row
+
+    summary = tmp_path / "summary.md"
+    done = cli("fidelity-summary", tmp_path / "unseen.json", tmp_path / "seen.json", "--out", summary)
+    assert done.returncode == 0, done.stderr
+    table = summary.read_text()
+    assert done.stdout.strip() == table.strip()
+    pooled = result["matches"] + seen["results"]["pure"]["matches"]
+    assert f"| **all** | | {2 * positions} | {100 * pooled / (2 * positions):.1f} %" in table
+    assert summary.with_suffix(".png").read_bytes().startswith(b"\x89PNG")
+
+
+FAKE_ENGINE = """\
+import sys
+import chess
+
+board = chess.Board()
+for line in sys.stdin:
+    words = line.split()
+    if not words:
+        continue
+    if words[0] == "uci":
+        print("id name FirstMove\\nuciok", flush=True)
+    elif words[0] == "isready":
+        print("readyok", flush=True)
+    elif words[0] == "position":
+        moves = words.index("moves") if "moves" in words else len(words)
+        board = chess.Board() if words[1] == "startpos" else chess.Board(" ".join(words[2:moves]))
+        for move in words[moves + 1:]:
+            board.push_uci(move)
+    elif words[0] == "go":
+        print("bestmove", min(move.uci() for move in board.legal_moves), flush=True)
+    elif words[0] == "quit":
+        break
+"""
+
+
+def test_uci_mode_plays_the_engines_moves_in_the_games_positions(tmp_path, heldout):
+    engine = tmp_path / "first-move-engine"
+    engine.write_text(f"#!{sys.executable}\n{FAKE_ENGINE}")
+    engine.chmod(0o755)
+    casebase, games = heldout
+    data = _run(casebase, games, tmp_path / "uci.json", "--modes", "stockfish", "--stockfish", engine,
+                "--positions", 30, "--workers", 2)
+    positions = read_positions(games, KOSTENIUK).positions
+    expected = {p.index: min(m.uci() for m in p.board().legal_moves) for p in positions}
+    assert len(data["positions"]) == 30
+    assert all(p["moves"]["stockfish"] == expected[p["index"]] for p in data["positions"])
+    assert data["results"]["stockfish"]["matches"] == sum(
+        expected[p["index"]] == p["expert"] for p in data["positions"])
+    assert "| stockfish | FirstMove, depth 10 | " in data["stdout"]
+
+
+def test_a_missing_engine_or_bad_input_is_a_clear_error_and_writes_nothing(tmp_path, heldout):
+    casebase, games = heldout
+    out = tmp_path / "x.json"
+    done = cli("fidelity", "--casebase", casebase, "--games", games, "--out", out,
+               "--modes", "pure", "stockfish", "--stockfish", tmp_path / "no-stockfish")
+    assert done.returncode == 2 and "no engine at" in done.stderr and "--stockfish PATH" in done.stderr
+    done = cli("fidelity", "--casebase", casebase, "--games", games, "--out", out, "--modes", "pure",
+               "--player", "Magnus Carlsen")
+    assert done.returncode == 2 and "no game of 'Magnus Carlsen'" in done.stderr
+    assert not out.exists()
+
+
+def test_guided_mode_without_its_module_says_so(monkeypatch):
+    from tournament.fidelity import guided_agent_class
+
+    monkeypatch.setitem(sys.modules, "engine.guided", None)
+    with pytest.raises(ValueError, match="guided mode is not available"):
+        guided_agent_class()
+
+
+def test_guided_mode_plays_legal_moves_reproducibly(heldout):
+    pytest.importorskip("engine.guided")
+    casebase, games = heldout
+    positions = read_positions(games, KOSTENIUK).positions[::90]
+    settings = Settings(casebase=str(casebase), config=BALANCED, guided_depth=1, guided_nodes=None)
+    moves = play_positions(positions, "guided", settings, workers=1, progress=False)
+    assert all(chess.Move.from_uci(moves[p.index]) in p.board().legal_moves for p in positions)
+    assert play_positions(positions, "guided", settings, workers=2, progress=False) == moves

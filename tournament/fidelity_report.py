@@ -1,0 +1,191 @@
+"""``python -m tournament fidelity|fidelity-summary``: one expert's fidelity run, and the table over experts."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+
+from tournament.fidelity import (  # noqa: E402
+    DEFAULT_GUIDED_NODES,
+    DEFAULT_STOCKFISH,
+    FORMAT,
+    MODES,
+    PHASES,
+    Settings,
+    Share,
+    measure,
+    write_json,
+)
+from tournament.schedule import parse_configurations  # noqa: E402
+from tournament.store import write_atomic  # noqa: E402
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Register ``fidelity`` and ``fidelity-summary`` (each sets ``handler``: args -> the text to print)."""
+    f = commands.add_parser(
+        "fidelity", help="how often the engine plays the expert's move in held-out games",
+        description="Replay the expert's games the casebase has not seen (python -m casebase"
+        " holdout): for every move the expert made, give each mode the position with the"
+        " game's history and count how often it plays the expert's move.")
+    f.add_argument("--casebase", required=True, type=Path, metavar="X.npz",
+                   help="the expert's casebase, built without the games of --games")
+    f.add_argument("--games", required=True, type=Path, metavar="HELDOUT.pgn",
+                   help="the held-out games (.pgn or .pgn.gz)")
+    f.add_argument("--player", metavar="NAME", help="the expert as named in the games"
+                   " (default: the casebase's expert), matched as the builder matches it")
+    f.add_argument("--exact-name", action="store_true", help="match the name literally")
+    f.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES), metavar="MODE",
+                   help=f"any of {', '.join(MODES)} (default: all)")
+    f.add_argument("--config", default="balanced",
+                   help="weights of pure and guided mode: a name or \"v1 v2 v3\" (default balanced)")
+    g = f.add_mutually_exclusive_group()
+    g.add_argument("--guided-depth", type=_positive, metavar="D", help="guided search depth")
+    g.add_argument("--guided-nodes", type=_positive, metavar="N",
+                   help=f"guided search nodes (default {DEFAULT_GUIDED_NODES})")
+    f.add_argument("--stockfish", default=DEFAULT_STOCKFISH, metavar="PATH",
+                   help=f"the UCI engine of stockfish mode (default {DEFAULT_STOCKFISH})")
+    f.add_argument("--depth", type=_positive, default=10, help="stockfish depth (default 10)")
+    f.add_argument("--positions", type=_positive, metavar="N",
+                   help="play only N of the expert's moves, spread evenly (default: all)")
+    f.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
+    f.add_argument("--workers", type=_positive, metavar="N", help="worker processes (default: all cores)")
+    f.add_argument("--out", type=Path, metavar="FILE.json", help="also write the results as JSON")
+    f.set_defaults(handler=_fidelity)
+
+    s = commands.add_parser("fidelity-summary", help="one table (and plot) over fidelity runs")
+    s.add_argument("runs", nargs="+", type=Path, metavar="RUN.json")
+    s.add_argument("--out", type=Path, metavar="SUMMARY.md", help="write the table here")
+    s.add_argument("--plot", type=Path, metavar="PLOT.png",
+                   help="the plot (default: --out with .png; none without --out)")
+    s.set_defaults(handler=_summary)
+
+
+def _fidelity(args: argparse.Namespace) -> str:
+    nodes = None if args.guided_depth is not None else args.guided_nodes or DEFAULT_GUIDED_NODES
+    settings = Settings(
+        casebase=str(args.casebase), config=parse_configurations([args.config])[0], seed=args.seed,
+        guided_depth=args.guided_depth, guided_nodes=nodes, stockfish=args.stockfish,
+        stockfish_depth=args.depth,
+    )
+    run = measure(args.casebase, args.games, settings, args.modes, player=args.player,
+                  exact_name=args.exact_name, positions=args.positions, workers=args.workers)
+    if args.out:
+        write_json(args.out, run.as_json())
+    return run.markdown()
+
+
+def _summary(args: argparse.Namespace) -> str:
+    runs = [load_run(path) for path in args.runs]
+    table = summary_markdown(runs)
+    if args.out:
+        write_atomic(args.out, table + "\n")
+        plot_summary(runs, args.plot or args.out.with_suffix(".png"))
+    return table
+
+
+def load_run(path: Path) -> dict[str, Any]:
+    """A ``fidelity --out`` file; ValueError if it is not one."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not JSON ({exc})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError(f"{path}: not the output of python -m tournament fidelity --out")
+    return data
+
+
+def _share(result: dict[str, Any] | None) -> Share | None:
+    return None if result is None else Share(result["matches"], result["positions"])
+
+
+def _cell(share: Share | None, interval: bool = True) -> str:
+    if share is None:
+        return "–"
+    if not interval or not share.positions:
+        return share.percent().replace(" %", "")
+    low, high = share.as_dict()["ci95"]
+    return f"{share.percent()} ({100 * low:.0f}–{100 * high:.0f})"
+
+
+def summary_markdown(runs: Sequence[dict[str, Any]]) -> str:
+    """Per expert: Elo, positions, each mode's share with its 95 % interval; then by phase."""
+    modes = [m for m in MODES if any(m in r["results"] for r in runs)]
+    lines = [
+        "| expert | Elo | positions | " + " | ".join(f"{m} % (95 % interval)" for m in modes) + " |",
+        "|---|---:|---:|" + "---:|" * len(modes),
+    ]
+    pooled = {m: Share(0, 0) for m in modes}
+    for run in runs:
+        cells = []
+        for mode in modes:
+            share = _share(run["results"].get(mode))
+            cells.append(_cell(share))
+            if share is not None:
+                pooled[mode] = Share(pooled[mode].matches + share.matches,
+                                     pooled[mode].positions + share.positions)
+        positions = len(run["positions"])
+        lines.append(f"| {run['expert']} | {run['elo'] or '?'} | {positions} | " + " | ".join(cells) + " |")
+    lines.append("| **all** | | " + str(sum(len(r["positions"]) for r in runs)) + " | "
+                 + " | ".join(_cell(pooled[m]) for m in modes) + " |")
+    slash = " / ".join(p[0] for p in PHASES)
+    lines += [
+        "",
+        f"By phase ({slash} = {', '.join(PHASES)}; positions, then % matched):",
+        "",
+        f"| expert | positions {slash} | " + " | ".join(f"{m} {slash}" for m in modes) + " |",
+        "|---|---:|" + "---:|" * len(modes),
+    ]
+    for run in runs:
+        counts = " / ".join(str(run["phases"][p]) for p in PHASES)
+        cells = [
+            " / ".join(_cell(_share(run["results"][m]["by_phase"][p]) if m in run["results"] else None,
+                             interval=False) for p in PHASES)
+            for m in modes
+        ]
+        lines.append(f"| {run['expert']} | {counts} | " + " | ".join(cells) + " |")
+    engines = sorted({f"{m}: {r['results'][m]['engine']}" for r in runs for m in modes
+                      if m in r["results"]})
+    lines += ["", "Engines: " + "; ".join(engines) + "."]
+    return "\n".join(lines)
+
+
+def plot_summary(runs: Sequence[dict[str, Any]], path: Path) -> None:
+    """Share of the expert's moves played against the expert's Elo, one series per mode."""
+    figure, axes = plt.subplots(figsize=(9, 5.5), dpi=110)
+    modes = [m for m in MODES if any(m in r["results"] for r in runs)]
+    for k, mode in enumerate(modes):
+        points = [(r["elo"], r["results"][mode]) for r in runs if r["elo"] and mode in r["results"]]
+        if not points:
+            continue
+        x = [elo + (k - (len(modes) - 1) / 2) * 8 for elo, _ in points]
+        y = [100 * result["share"] for _, result in points]
+        error = [[100 * (result["share"] - result["ci95"][0]) for _, result in points],
+                 [100 * (result["ci95"][1] - result["share"]) for _, result in points]]
+        axes.errorbar(x, y, yerr=error, fmt="o-", capsize=3, label=mode)
+    axes.set_xlabel("expert's Elo (median over the casebase's games)")
+    axes.set_ylabel("expert's move played, % (95 % interval)")
+    axes.set_title("Fidelity: does it play like the expert? (held-out games)")
+    axes.set_ylim(0, 100)
+    axes.grid(alpha=0.3)
+    axes.legend()
+    figure.tight_layout()
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png")
+    plt.close(figure)
+    write_atomic(path, buffer.getvalue())
