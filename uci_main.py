@@ -21,7 +21,13 @@ def parse_args(argv: list[str] | None = None) -> dict[str, str]:
     parser.add_argument(
         "--casebase", metavar="PATH", help=f"casebase .npz to play with (default: {default_casebase()})"
     )
-    parser.add_argument("--mode", choices=list(MODES), help=f"how to play (default: {next(iter(MODES))})")
+    parser.add_argument(
+        "--mode",
+        choices=list(MODES),
+        help="how to play: "
+        + "; ".join(f"{name}, {mode.summary}" for name, mode in MODES.items())
+        + f" (default: {next(iter(MODES))})",
+    )
     parser.add_argument(
         "--weights",
         nargs="+",

@@ -1,4 +1,5 @@
-"""Agents that choose a move for a position, and the thesis's pure case-based agent (cbr-agent.md §4–5)."""
+"""Agents that choose a move for a position, what the case-based ones share, and the thesis's
+pure agent (cbr-agent.md §4–5)."""
 
 from __future__ import annotations
 
@@ -63,14 +64,13 @@ class Agent(Protocol):
         """The move to play on ``board`` (restricted to ``moves`` when given)."""
 
 
-class PureAgent:
-    """The thesis's agent: retrieve the most similar case, adapt its move (cbr-agent.md §4–5).
+class CaseAgent:
+    """What the case-based agents share: the casebase and its index, the weights, a seeded
+    generator, and the rules of :meth:`choose` that do not depend on the mode.
 
-    Generator use, in this order for every move: one draw among the tied best cases, then one
-    among the moves tied in L. A draw among a single item is skipped (Decision: it would carry
-    no choice), so the same casebase, weights, seed and positions give the same moves.
-    Clock limits, ``stop`` and ``info`` are accepted for the :class:`Agent` protocol and not
-    needed: a move takes milliseconds.
+    :meth:`choose` falls back to all legal moves when none of the listed ones is legal, and
+    answers a position without a legal move itself; a mode implements :meth:`_choose` for the
+    rest, and its explanation follows the fallback's note.
     """
 
     def __init__(self, casebase: Casebase | None, weights: Weights, seed: int) -> None:
@@ -94,7 +94,7 @@ class PureAgent:
         stop: threading.Event | None = None,
         info: Callable[[str], None] | None = None,
     ) -> Decision:
-        """Retrieve, draw among ties, adapt; see the class docstring for the generator's use."""
+        """The move to play on ``board`` (restricted to ``moves`` when any of them is legal)."""
         notes: list[str] = []
         candidates = candidate_moves(board, moves)
         if moves is not None and not candidates:
@@ -103,13 +103,41 @@ class PureAgent:
         if not candidates:
             reason = "checkmate" if board.is_checkmate() else "stalemate"
             return Decision(None, [*notes, f"no legal move ({reason})"], None, None, 0)
+        decision = self._choose(board, candidates, limits, stop, info)
+        decision.explanation[:0] = notes
+        return decision
+
+    def _choose(self, board: chess.Board, candidates: list[chess.Move], limits: SearchLimits | None,
+                stop: threading.Event | None, info: Callable[[str], None] | None) -> Decision:
+        """The mode's own choice among ``candidates`` (legal, at least one)."""
+        raise NotImplementedError
+
+    def _no_case_reason(self, colour: chess.Color) -> str:
+        """Why there is no case to follow for ``colour`` (no casebase, or none of its cases)."""
+        if self.casebase is None:
+            return "no casebase loaded"
+        side = chess.COLOR_NAMES[colour].capitalize()
+        return f"the casebase of {self.casebase.expert} has no case with {side} to move"
+
+
+class PureAgent(CaseAgent):
+    """The thesis's agent: retrieve the most similar case, adapt its move (cbr-agent.md §4–5).
+
+    Generator use, in this order for every move: one draw among the tied best cases, then one
+    among the moves tied in L. A draw among a single item is skipped (Decision: it would carry
+    no choice), so the same casebase, weights, seed and positions give the same moves.
+    Clock limits, ``stop`` and ``info`` are accepted for the :class:`Agent` protocol and not
+    needed: a move takes milliseconds.
+    """
+
+    def _choose(self, board: chess.Board, candidates: list[chess.Move], *_: object) -> Decision:
+        """Retrieve, draw among ties, adapt; see the class docstring for the generator's use."""
         rows, sim = self.index.most_similar(board) if self.index else (np.empty(0), -1)
         if not len(rows):
             move = draw(candidates, self.rng)
             return Decision(
                 move,
                 [
-                    *notes,
                     f"{self._no_case_reason(board.turn)}: played {board.san(move)}, drawn"
                     f" uniformly from {len(candidates)} legal moves",
                 ],
@@ -125,7 +153,6 @@ class PureAgent:
         return Decision(
             move,
             [
-                *notes,
                 *self._case_lines(case, board.turn, sim, len(rows)),
                 _adaptation_line(case_move, case_board, board, move, score, len(tied_moves)),
             ],
@@ -133,12 +160,6 @@ class PureAgent:
             sim,
             len(rows),
         )
-
-    def _no_case_reason(self, colour: chess.Color) -> str:
-        if self.casebase is None:
-            return "no casebase loaded"
-        side = chess.COLOR_NAMES[colour].capitalize()
-        return f"the casebase of {self.casebase.expert} has no case with {side} to move"
 
     def _case_lines(self, case: int, colour: chess.Color, sim: int, tied: int) -> list[str]:
         assert self.casebase is not None and self.index is not None

@@ -26,9 +26,8 @@ import chess
 import numpy as np
 
 from casebase.format import Casebase
-from engine.adaptation import adapt, candidate_moves
-from engine.agent import Decision, SearchLimits
-from engine.retrieval import CaseIndex
+from engine.adaptation import adapt
+from engine.agent import CaseAgent, Decision, SearchLimits
 from engine.search import MATE, SearchResult, Searcher, is_mate_score, time_budget
 from engine.weights import Weights
 
@@ -50,13 +49,15 @@ class Proposal:
     count: dict[chess.Move, int] = field(default_factory=dict)
     cases: int = 0
     sims: tuple[int, int] = (0, 0)
+    #: The cases retrieved; more than ``cases`` when ``stop`` cut the adaptations short.
+    retrieved: int = 0
 
     def top(self) -> chess.Move | None:
         """The move with the largest vote share (first proposed among equals)."""
         return max(self.prior, key=self.prior.__getitem__) if self.prior else None
 
 
-class GuidedAgent:
+class GuidedAgent(CaseAgent):
     """Plays the sound move the expert's nearest cases vote for (implements :class:`Agent`).
 
     ``neighbours`` is k, ``temperature`` is tau of the votes exp((Sim - Sim_max) / tau),
@@ -83,26 +84,23 @@ class GuidedAgent:
             raise ValueError(f"Tolerance must be at least 0 centipawns, not {tolerance}")
         if selection not in SELECTIONS:
             raise ValueError(f"Selection must be one of {', '.join(SELECTIONS)}, not {selection!r}")
-        self.casebase = casebase
-        self.weights = weights
         self.neighbours = neighbours
         self.temperature = temperature
         self.tolerance = tolerance
         self.selection = selection
-        self.index = CaseIndex.of(casebase) if casebase is not None else None
         self.searcher = Searcher()
-        self.new_game(seed)
-
-    def new_game(self, seed: int | None = None) -> None:
-        """Re-seed the generator, with ``seed`` (remembered) or else the agent's last seed."""
-        if seed is not None:
-            self.seed = seed
-        self.rng = np.random.Generator(np.random.PCG64(self.seed))
+        super().__init__(casebase, weights, seed)
 
     # -- §1: proposal ----------------------------------------------------------------
 
-    def propose(self, board: chess.Board, candidates: Sequence[chess.Move]) -> Proposal:
-        """Votes of the k nearest cases for their moves adapted to ``board`` (among ``candidates``)."""
+    def propose(
+        self, board: chess.Board, candidates: Sequence[chess.Move], stop: threading.Event | None = None
+    ) -> Proposal:
+        """Votes of the k nearest cases for their moves adapted to ``board`` (among ``candidates``).
+
+        ``stop``, once set, ends the adaptations after the current one (the most similar case
+        always votes): 64 of them take tens of milliseconds, and UCI's stop wants an answer sooner.
+        """
         proposal = Proposal()
         if self.index is None or not self.index.count(board.turn):
             return proposal
@@ -110,7 +108,11 @@ class GuidedAgent:
         rows, sims = self.index.nearest(board, self.neighbours, self.rng)
         best_sim = int(sims[0])
         votes: dict[chess.Move, float] = {}
+        adapted = 0
         for row, sim in zip(rows.tolist(), sims.tolist(), strict=True):
+            if adapted and stop is not None and stop.is_set():
+                break
+            adapted += 1
             move = adapt(
                 self.casebase.move(row), self.casebase.board(row), board, self.weights, self.rng, candidates
             )
@@ -119,32 +121,17 @@ class GuidedAgent:
             proposal.count[move] = proposal.count.get(move, 0) + 1
         total = sum(votes.values())
         proposal.prior = {move: vote / total for move, vote in votes.items()}
-        proposal.cases, proposal.sims = len(rows), (best_sim, int(sims[-1]))
+        proposal.cases, proposal.sims = adapted, (best_sim, int(sims[adapted - 1]))
+        proposal.retrieved = len(rows)
         return proposal
 
     # -- the move ----------------------------------------------------------------------
 
-    def choose(
-        self,
-        board: chess.Board,
-        moves: Sequence[chess.Move] | None = None,
-        *,
-        limits: SearchLimits | None = None,
-        stop: threading.Event | None = None,
-        info: Callable[[str], None] | None = None,
-    ) -> Decision:
+    def _choose(self, board: chess.Board, candidates: list[chess.Move], limits: SearchLimits | None,
+                stop: threading.Event | None, info: Callable[[str], None] | None) -> Decision:
         """Propose, search, decide (search.md §1–3); the explanation follows §5."""
         started = time.monotonic()
-        notes: list[str] = []
-        candidates = candidate_moves(board, moves)
-        if moves is not None and not candidates:
-            notes.append("none of the listed moves is legal here: choosing among all legal moves")
-            candidates = candidate_moves(board)
-        if not candidates:
-            reason = "checkmate" if board.is_checkmate() else "stalemate"
-            return Decision(None, [*notes, f"no legal move ({reason})"], None, None, 0)
-
-        proposal = self.propose(board, candidates)
+        proposal = self.propose(board, candidates, stop)
         result = self.searcher.search(
             board,
             **_search_limits(limits, board.turn, time.monotonic() - started),
@@ -156,7 +143,7 @@ class GuidedAgent:
             info=info,
         )
         move, why = self._decide(board, proposal, result)
-        notes += self._explain(board, proposal, result, move, why)
+        notes = self._explain(board, proposal, result, move, why)
         row, sim = proposal.source.get(move, (None, None))
         score = result.scores.get(move)
         score_cp = score.score if score and score.exact and not is_mate_score(score.score) else None
@@ -215,21 +202,21 @@ class GuidedAgent:
         return lines
 
     def _proposal_line(self, board: chess.Board, proposal: Proposal) -> str:
-        if self.casebase is None:
-            return "no casebase loaded: the search alone chooses"
         if not proposal.cases:
-            side = chess.COLOR_NAMES[board.turn].capitalize()
-            return (
-                f"the casebase of {self.casebase.expert} has no case with {side} to move:"
-                " the search alone chooses"
-            )
+            return f"{self._no_case_reason(board.turn)}: the search alone chooses"
+        assert self.casebase is not None
         ranked = sorted(proposal.prior.items(), key=lambda item: -item[1])
         votes = ", ".join(f"{board.san(m)} {share_text(p)}" for m, p in ranked[:4])
         more = f" and {len(ranked) - 4} more" if len(ranked) > 4 else ""
         best, worst = proposal.sims
+        stopped = (
+            f" (stop came after {proposal.cases} of {proposal.retrieved} adaptations)"
+            if proposal.cases < proposal.retrieved
+            else ""
+        )
         return (
             f"{proposal.cases} nearest cases of {self.casebase.expert} (similarity {best} to"
-            f" {worst}/256) propose {votes}{more}"
+            f" {worst}/256) propose {votes}{more}{stopped}"
         )
 
     def _case_line(self, board: chess.Board, move: chess.Move, proposal: Proposal) -> str:

@@ -25,6 +25,7 @@ import numpy as np
 from casebase.format import Casebase, CasebaseError
 from engine.adaptation import candidate_moves
 from engine.agent import Agent, Decision, PureAgent, SearchLimits
+from engine.guided import SELECTIONS, GuidedAgent
 from engine.weights import Weights
 
 ENGINE_NAME = "cbr-chess"
@@ -96,9 +97,32 @@ def _pure_agent(casebase: Casebase | None, values: Mapping[str, OptionValue]) ->
     return PureAgent(casebase, weights_of(values), 0)
 
 
+def _guided_agent(casebase: Casebase | None, values: Mapping[str, OptionValue]) -> Agent:
+    return GuidedAgent(
+        casebase,
+        weights_of(values),
+        0,
+        neighbours=int(values["Neighbours"]),
+        temperature=int(values["Temperature"]) / 10,
+        tolerance=int(values["Tolerance"]),
+        selection=str(values["Selection"]),
+    )
+
+
 #: Modes by the name the ``Mode`` option uses; a new mode is one more entry.
 MODES: dict[str, Mode] = {
     "pure": Mode(_pure_agent, "the thesis's agent: the most similar case's move, adapted"),
+    "guided": Mode(
+        _guided_agent,
+        "the k nearest cases vote, an alpha-beta search vetoes unsound moves (search.md)",
+        (
+            Option("Neighbours", "spin", 64, 1, 1024),
+            # tenths of a similarity point: UCI spins are whole numbers
+            Option("Temperature", "spin", 40, 1, 10_000),
+            Option("Tolerance", "spin", 50, 0, 1000),
+            Option("Selection", "combo", SELECTIONS[0], choices=SELECTIONS),
+        ),
+    ),
 }
 
 #: v1, v2, v3 (cbr-agent.md §5) as spins of hundredths.
@@ -416,9 +440,10 @@ class UciEngine:
         agent.new_game(self._game_seed)
         if casebase is not None:
             elo = f", median Elo {casebase.elo}" if casebase.elo else ""
+            own = "".join(f", {o.name} {self.values[o.name]}" for o in mode.options)
             self._news.append(
                 f"{self.values['Mode']} mode: casebase {casebase.expert} ({len(casebase)} cases{elo}),"
-                f" weights {weights_of(self.values)}"
+                f" weights {weights_of(self.values)}{own}"
             )
         return agent
 

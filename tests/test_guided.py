@@ -213,6 +213,20 @@ def test_stop_ends_an_infinite_search(kosteniuk: Casebase) -> None:
     assert decision.move in board.legal_moves
 
 
+def test_stop_cuts_the_proposal_short(kosteniuk: Casebase) -> None:
+    # Adapting 64 cases takes tens of milliseconds: a stop already given leaves the nearest case's vote.
+    board = played("e4 e5 Nf3")
+    stop = threading.Event()
+    full = GuidedAgent(kosteniuk, BALANCED, seed=1).propose(board, list(board.legal_moves))
+    assert (full.cases, full.retrieved) == (64, 64)
+    stop.set()
+    cut = GuidedAgent(kosteniuk, BALANCED, seed=1).propose(board, list(board.legal_moves), stop)
+    assert (cut.cases, cut.retrieved) == (1, 64) and list(cut.prior.values()) == [1.0]
+    decision = GuidedAgent(kosteniuk, BALANCED, seed=1).choose(board, limits=SearchLimits(infinite=True), stop=stop)
+    assert decision.move in board.legal_moves
+    assert "(stop came after 1 of 64 adaptations)" in decision.explanation[0]
+
+
 def test_clock_limits_bound_the_time() -> None:
     agent = GuidedAgent(None, BALANCED, seed=1)
     board = played("e4 e5 Nf3 Nc6 Bb5 a6")

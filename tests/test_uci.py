@@ -2,42 +2,12 @@
 
 from __future__ import annotations
 
-import queue
 import subprocess
 import sys
-import threading
-from pathlib import Path
 
 import chess
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
-MAIN = ROOT / "uci_main.py"
-PROTOCOL = {"id", "option", "uciok", "readyok", "info", "bestmove"}
-
-
-def converse(commands: list[str], *args: str) -> list[str]:
-    """Send all ``commands`` then end stdin; the engine's stdout lines (checked to be protocol)."""
-    proc = subprocess.run(
-        [sys.executable, str(MAIN), *args],
-        input="".join(f"{c}\n" for c in commands),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=ROOT,
-    )
-    assert proc.returncode == 0, proc.stderr
-    lines = proc.stdout.splitlines()
-    assert lines and all(line.split()[0] in PROTOCOL for line in lines), lines
-    return lines
-
-
-def bestmoves(lines: list[str]) -> list[str]:
-    return [line.split()[1] for line in lines if line.startswith("bestmove")]
-
-
-def strings(lines: list[str]) -> str:
-    return "\n".join(line for line in lines if line.startswith("info string"))
+from uci_helpers import MAIN, ROOT, Engine, bestmoves, converse, strings
 
 
 def test_uci_handshake_declares_options_and_loads_lazily(kosteniuk_casebase):
@@ -45,8 +15,9 @@ def test_uci_handshake_declares_options_and_loads_lazily(kosteniuk_casebase):
     assert lines[0] == "id name cbr-chess" and lines[1].startswith("id author")
     assert lines[-1] == "uciok"
     options = {line.split()[2]: line for line in lines if line.startswith("option")}
-    assert set(options) == {"Casebase", "Mode", "DistanceWeight", "FromDistanceWeight", "FromContentWeight", "Seed"}
-    assert "type combo default pure var pure" in options["Mode"]
+    assert set(options) == {"Casebase", "Mode", "DistanceWeight", "FromDistanceWeight", "FromContentWeight", "Seed",
+                            "Neighbours", "Temperature", "Tolerance", "Selection"}
+    assert options["Mode"].endswith("type combo default pure var pure var guided")
     assert options["DistanceWeight"].endswith("type spin default 50 min 0 max 100")
     assert "cannot load" not in strings(lines)  # nothing read before isready
 
@@ -175,35 +146,6 @@ def test_searchmoves_restrict_the_move(kosteniuk_casebase):
     assert first in ("a2a3", "h2h4")
     assert "e2e5 is not a legal move here" in strings(lines) and "searching all moves" in strings(lines)
     assert chess.Board().is_legal(chess.Move.from_uci(second))
-
-
-class Engine:
-    """An engine subprocess read line by line on a thread, for conversations with waits."""
-
-    def __init__(self, *args: str) -> None:
-        self.proc = subprocess.Popen([sys.executable, str(MAIN), *args], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True, cwd=ROOT)
-        self.lines: queue.Queue[str] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        for line in self.proc.stdout:
-            self.lines.put(line.strip())
-
-    def send(self, line: str) -> None:
-        self.proc.stdin.write(line + "\n")
-        self.proc.stdin.flush()
-
-    def until(self, prefix: str) -> list[str]:
-        """Lines up to and including the first one starting with ``prefix``."""
-        seen = []
-        while not (seen and seen[-1].startswith(prefix)):
-            seen.append(self.lines.get(timeout=30))
-        return seen
-
-    def close(self) -> int:
-        self.proc.stdin.close()
-        return self.proc.wait(timeout=30)
 
 
 def test_fixed_seed_replays_and_ucinewgame_reseeds(kosteniuk_casebase):

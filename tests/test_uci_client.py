@@ -2,28 +2,21 @@
 
 from __future__ import annotations
 
-import sys
 import time
-from pathlib import Path
 
 import chess
 import chess.engine
 import pytest
+from uci_helpers import popen
 
-ROOT = Path(__file__).resolve().parent.parent
-MAIN = str(ROOT / "uci_main.py")
 MAX_PLIES = 200
-
-
-def popen(*args: str) -> chess.engine.SimpleEngine:
-    return chess.engine.SimpleEngine.popen_uci([sys.executable, MAIN, *args], cwd=ROOT, timeout=30)
 
 
 def test_options_as_a_client_sees_them(kosteniuk_casebase):
     with popen("--casebase", str(kosteniuk_casebase), "--weights", "near-from") as engine:
         assert engine.id["name"] == "cbr-chess"
         options = engine.options
-        assert options["Mode"].type == "combo" and options["Mode"].var == ["pure"]
+        assert options["Mode"].type == "combo" and options["Mode"].var == ["pure", "guided"]
         assert options["DistanceWeight"].default == 80 and options["DistanceWeight"].max == 100
         assert options["Seed"].type == "spin" and options["Casebase"].type == "string"
         engine.configure({"DistanceWeight": 20, "FromContentWeight": 80, "Seed": 42})

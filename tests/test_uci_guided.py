@@ -1,0 +1,170 @@
+"""Guided mode behind the UCI loop (search.md): options, limits, info lines, stop, explanations."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import chess
+import chess.engine
+import pytest
+from uci_helpers import Engine, converse, popen, strings
+
+from casebase.format import Casebase
+
+#: Plies after which a test game is cut short when no rule has ended it.
+MAX_PLIES = 80
+AFTER_E4 = chess.Board("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1")
+
+
+def play_game(white: chess.engine.SimpleEngine, black: chess.engine.SimpleEngine, limit) -> chess.Board:
+    """A game from the start, ``limit(board)`` giving each move's limit; every move checked legal."""
+    board = chess.Board()
+    game = object()
+    while not board.is_game_over(claim_draw=True) and board.ply() < MAX_PLIES:
+        engine = white if board.turn else black
+        result = engine.play(board, limit(board), game=game)
+        assert result.move in board.legal_moves, (board.fen(), result.move)
+        board.push(result.move)
+    return board
+
+
+def test_guided_against_pure_with_depth_and_node_limits(kosteniuk_casebase, gaprindashvili_casebase):
+    guided = popen("--casebase", str(kosteniuk_casebase), "--mode", "guided", "--seed", "3")
+    pure = popen("--casebase", str(gaprindashvili_casebase), "--seed", "4")
+    try:
+        # Guided alternates go depth 2 and go nodes 600; pure's limit changes nothing.
+        board = play_game(guided, pure, lambda b: chess.engine.Limit(depth=2) if b.ply() % 4 else
+                          chess.engine.Limit(nodes=600))
+    finally:
+        guided.quit()
+        pure.quit()
+    assert board.ply() == MAX_PLIES or board.is_game_over(claim_draw=True)
+
+
+def test_guided_self_play_under_a_small_clock(kosteniuk_casebase, gaprindashvili_casebase):
+    white = popen("--casebase", str(kosteniuk_casebase), "--mode", "guided", "--seed", "1")
+    black = popen("--casebase", str(gaprindashvili_casebase), "--mode", "guided", "--seed", "2")
+    clock = {chess.WHITE: 4.0, chess.BLACK: 4.0}
+    increment = 0.02
+    board, game = chess.Board(), object()
+    try:
+        while not board.is_game_over(claim_draw=True) and board.ply() < MAX_PLIES // 2:
+            engine = white if board.turn else black
+            limit = chess.engine.Limit(white_clock=clock[chess.WHITE], black_clock=clock[chess.BLACK],
+                                       white_inc=increment, black_inc=increment)
+            started = time.monotonic()
+            result = engine.play(board, limit, game=game)
+            clock[board.turn] += increment - (time.monotonic() - started)
+            assert result.move in board.legal_moves
+            board.push(result.move)
+    finally:
+        white.quit()
+        black.quit()
+    # Each move gets at most a third of what is left: the flag never falls.
+    assert min(clock.values()) > 0, clock
+
+
+def test_new_options_are_declared_set_and_checked(kosteniuk_casebase):
+    with popen("--casebase", str(kosteniuk_casebase)) as engine:
+        options = engine.options
+        assert (options["Neighbours"].type, options["Neighbours"].default) == ("spin", 64)
+        assert (options["Neighbours"].min, options["Neighbours"].max) == (1, 1024)
+        assert (options["Temperature"].default, options["Temperature"].min) == (40, 1)
+        assert (options["Tolerance"].default, options["Tolerance"].min, options["Tolerance"].max) == (50, 0, 1000)
+        assert options["Selection"].type == "combo" and options["Selection"].var == ["argmax", "sample"]
+    commands = [
+        "setoption name Mode value guided",
+        "setoption name Neighbours value 0",
+        "setoption name Neighbours value 1025",
+        "setoption name Temperature value 0",
+        "setoption name Tolerance value -1",
+        "setoption name Tolerance value 1001",
+        "setoption name Selection value best",
+        "setoption name Neighbours value 8",
+        "setoption name Temperature value 25",
+        "setoption name Tolerance value 0",
+        "setoption name Selection value SAMPLE",
+        "setoption name Seed value 5",
+        "go depth 1",
+    ]
+    engine = Engine("--casebase", str(kosteniuk_casebase))
+    for command in commands:
+        engine.send(command)
+    text = strings(engine.until("bestmove"))
+    assert engine.close() == 0
+    for complaint in ("Neighbours takes 1..1024, not 0; ignored", "Neighbours takes 1..1024, not 1025; ignored",
+                      "Temperature takes 1..10000, not 0; ignored", "Tolerance takes 0..1000, not -1; ignored",
+                      "Tolerance takes 0..1000, not 1001; ignored",
+                      "Selection takes one of argmax, sample, not 'best'; ignored"):
+        assert complaint in text
+    # The values in force are the last good ones, told when the agent is made.
+    assert "guided mode: casebase Alexandra Kosteniuk" in text
+    assert "Neighbours 8, Temperature 25, Tolerance 0, Selection sample" in text
+    assert "8 nearest cases of Alexandra Kosteniuk" in text
+
+
+def test_command_line_selects_guided_mode():
+    lines = converse(["uci"], "--mode", "guided")
+    assert "option name Mode type combo default guided var pure var guided" in lines
+
+
+@pytest.mark.parametrize("limit", [chess.engine.Limit(depth=2), chess.engine.Limit(nodes=1500)])
+def test_same_seed_same_limit_same_move(kosteniuk_casebase, limit):
+    board = chess.Board()
+    for san in ("d4", "Nf6", "c4", "e6", "Nc3"):
+        board.push_san(san)
+    options = {"Mode": "guided", "Seed": 11, "Selection": "sample", "Tolerance": 200}
+
+    def moves(engine: chess.engine.SimpleEngine) -> list[chess.Move]:
+        engine.configure(options)
+        # A new game object: python-chess sends ucinewgame, which restarts the generator.
+        return [engine.play(board, limit, game=object()).move for _ in range(2)]
+
+    with popen("--casebase", str(kosteniuk_casebase)) as engine:
+        first = moves(engine)
+    with popen("--casebase", str(kosteniuk_casebase)) as engine:
+        again = moves(engine)
+    assert first[0] in board.legal_moves
+    assert first == again and len(set(first)) == 1
+
+
+def test_info_lines_and_explanation(kosteniuk_casebase):
+    with popen("--casebase", str(kosteniuk_casebase), "--mode", "guided", "--seed", "2") as engine:
+        with engine.analysis(AFTER_E4, chess.engine.Limit(depth=3)) as analysis:
+            infos = list(analysis)
+            best = analysis.wait()
+    depths = [info for info in infos if "depth" in info]
+    assert [info["depth"] for info in depths] == [1, 2, 3]
+    for info in depths:
+        assert {"seldepth", "score", "nodes", "nps", "time", "pv"} <= set(info)
+        assert info["pv"][0] in AFTER_E4.legal_moves
+    assert best.move in AFTER_E4.legal_moves
+    text = "\n".join(info["string"] for info in infos if "string" in info)
+    assert "nearest cases of Alexandra Kosteniuk" in text and "search depth 3" in text
+    # The case line names the very case: its players, event, date and ply, similarity, vote share.
+    san = AFTER_E4.san(best.move)
+    match = re.search(rf"^{re.escape(san)} adapted from case (\d+) of Alexandra Kosteniuk: (.*)$", text, re.M)
+    assert match, text
+    src = Casebase.load(kosteniuk_casebase).source(int(match[1]))
+    for part in (f"{src.white} - {src.black}", src.event, src.date, f"ply {src.ply}", "/256", "of the votes"):
+        assert part in match[2]
+
+
+def test_stop_during_go_infinite(kosteniuk_casebase):
+    with popen("--casebase", str(kosteniuk_casebase), "--mode", "guided") as engine:
+        board = AFTER_E4.copy()
+        latencies = []
+        for wait_for_depth in (False, True):  # stop during the proposal, then during the search
+            with engine.analysis(board) as analysis:
+                if wait_for_depth:
+                    for info in analysis:
+                        if info.get("depth", 0) >= 2:
+                            break
+                started = time.monotonic()
+                analysis.stop()
+                best = analysis.wait()
+                latencies.append(time.monotonic() - started)
+            assert best.move in board.legal_moves
+        print(f"stop -> bestmove: {', '.join(f'{1000 * s:.0f} ms' for s in latencies)}")
+        assert engine.play(board, chess.engine.Limit(depth=1)).move in board.legal_moves

@@ -1,0 +1,73 @@
+"""Talking to the engine as a subprocess: whole conversations, or line by line with waits."""
+
+from __future__ import annotations
+
+import queue
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import chess.engine
+
+ROOT = Path(__file__).resolve().parent.parent
+MAIN = ROOT / "uci_main.py"
+PROTOCOL = {"id", "option", "uciok", "readyok", "info", "bestmove"}
+
+
+def converse(commands: list[str], *args: str) -> list[str]:
+    """Send all ``commands`` then end stdin; the engine's stdout lines (checked to be protocol)."""
+    proc = subprocess.run(
+        [sys.executable, str(MAIN), *args],
+        input="".join(f"{c}\n" for c in commands),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines and all(line.split()[0] in PROTOCOL for line in lines), lines
+    return lines
+
+
+def bestmoves(lines: list[str]) -> list[str]:
+    return [line.split()[1] for line in lines if line.startswith("bestmove")]
+
+
+def strings(lines: list[str]) -> str:
+    return "\n".join(line for line in lines if line.startswith("info string"))
+
+
+class Engine:
+    """An engine subprocess read line by line on a thread, for conversations with waits."""
+
+    def __init__(self, *args: str) -> None:
+        self.proc = subprocess.Popen([sys.executable, str(MAIN), *args], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True, cwd=ROOT)
+        self.lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            self.lines.put(line.strip())
+
+    def send(self, line: str) -> None:
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def until(self, prefix: str) -> list[str]:
+        """Lines up to and including the first one starting with ``prefix``."""
+        seen = []
+        while not (seen and seen[-1].startswith(prefix)):
+            seen.append(self.lines.get(timeout=30))
+        return seen
+
+    def close(self) -> int:
+        self.proc.stdin.close()
+        return self.proc.wait(timeout=30)
+
+
+def popen(*args: str) -> chess.engine.SimpleEngine:
+    """The engine under python-chess's UCI client (``args`` are uci_main.py's flags)."""
+    return chess.engine.SimpleEngine.popen_uci([sys.executable, str(MAIN), *args], cwd=ROOT, timeout=30)
