@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test bench casebases experiment fidelity clean
+.PHONY: install demo test bench casebases experiment fidelity strength clean
 
 install: $(STAMP)
 
@@ -67,6 +67,15 @@ casebases/heldout/%.npz: data/experts/%.pgn data/experts.tsv $(wildcard casebase
 
 casebases/heldout/%.pgn: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) | $(STAMP)
 	$(PY) -m casebase holdout $< -o $@ --latest $(HELD_OUT) --player $(EXPERT_NAME)
+
+# Strength (issue 5): the guided Carlsen against Stockfish 15.1 (UCI_LimitStrength) at UCI_Elo
+# 1350 and 1800, STRENGTH_GAMES games each at STRENGTH_TC, 2 workers, into bench/out/ (resumable;
+# about an hour with the defaults on 2 cores). Needs /usr/games/stockfish (apt-get install stockfish).
+STRENGTH_GAMES ?= 100
+STRENGTH_TC ?= 40/8
+
+strength: install casebases
+	$(PY) bench/bench_strength.py --games $(STRENGTH_GAMES) --tc $(STRENGTH_TC)
 
 clean:
 	rm -rf $(VENV) casebases results bench/out

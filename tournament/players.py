@@ -130,6 +130,8 @@ class UciSide:
 
     Every ``info string`` the engine prints for a move becomes a line of the Decision's
     explanation. ``options`` are sent before the game's first ``go``, then ``ucinewgame``.
+    ``nodes`` and ``search_seconds`` sum, over the game's moves, the last ``info nodes`` and
+    ``info time`` the engine reported for each move (None until it reports any).
     """
 
     def __init__(self, engine: chess.engine.SimpleEngine, options: dict[str, object]) -> None:
@@ -138,18 +140,27 @@ class UciSide:
         if "UCI_AnalyseMode" in engine.options:
             self.options.setdefault("UCI_AnalyseMode", False)
         self.game = object()
+        self.nodes: int | None = None
+        self.search_seconds: float | None = None
 
     def choose(self, board: chess.Board, *, limits: SearchLimits | None = None) -> Decision:
         limit = limits_for(limits or SearchLimits())
         lines: list[str] = []
         score: int | None = None
+        nodes: int | None = None
+        seconds: float | None = None
         with self.engine.analysis(board, limit, game=self.game, options=self.options) as analysis:
             for info in analysis:
                 if "string" in info:
                     lines.append(info["string"])
                 if "score" in info:
                     score = info["score"].relative.score(mate_score=100_000)
+                nodes, seconds = info.get("nodes", nodes), info.get("time", seconds)
             best = analysis.wait()
+        if nodes is not None:
+            self.nodes = (self.nodes or 0) + nodes
+        if seconds is not None:
+            self.search_seconds = (self.search_seconds or 0.0) + seconds
         return Decision(best.move, lines, None, None, 0, score)
 
 

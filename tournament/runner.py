@@ -18,12 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import chess
 from tqdm import tqdm
 
-from tournament.clock import TimeControl
+from tournament.clock import Clock, TimeControl
 from tournament.game import play_game
 from tournament.pgnout import RunTags, game_pgn
-from tournament.players import Entrant, Lineup
+from tournament.players import Entrant, Lineup, Side
 from tournament.schedule import Configuration, GameSpec, build_schedule
 from tournament.store import RunDirectory
 
@@ -66,11 +67,19 @@ class Settings:
 
 @dataclass(frozen=True)
 class Played:
-    """What a worker hands back for one finished game."""
+    """What a worker hands back for one finished game (``stats``: see :func:`side_stats`)."""
 
     index: int
     pgn: str
     result: str
+    stats: dict[str, dict[str, Any]]
+
+
+def side_stats(side: Side, clock: Clock, colour: chess.Color) -> dict[str, Any]:
+    """One side's effort in a game: moves made and thinking seconds charged to its clock,
+    and the nodes and search seconds its UCI engine reported (None when it reported none)."""
+    return {"moves": clock.moves_made[colour], "seconds": round(clock.used[colour], 3),
+            "nodes": getattr(side, "nodes", None), "search_seconds": getattr(side, "search_seconds", None)}
 
 
 # One lineup per worker process, made by the pool's initializer.
@@ -98,7 +107,9 @@ def _play(spec: GameSpec) -> Played:
     black = _lineup.side(spec.black, spec.config, spec.black_seed)
     record = play_game(white, black, settings.control)
     text = game_pgn(record, spec, tags, settings.elos())
-    return Played(spec.index, text, record.result)
+    stats = {"white": side_stats(white, record.clock, chess.WHITE),
+             "black": side_stats(black, record.clock, chess.BLACK)}
+    return Played(spec.index, text, record.result, stats)
 
 
 def _execute(specs: Sequence[GameSpec], settings: Settings, tags: RunTags, workers: int) -> Iterator[Played]:
@@ -141,6 +152,7 @@ def run(
     with tqdm(total=len(specs), initial=len(done), unit="game", disable=None if progress is None
               else not progress, desc=f"{len(pending)} games to play on {workers} workers") as bar:
         for played in _execute(pending, settings, tags, workers):
+            directory.save_stats(played.index, played.stats)
             directory.save_game(played.index, played.pgn)
             tally[played.result] += 1
             rate = sum(tally.values()) / max(time.perf_counter() - start, 1e-9) * 60

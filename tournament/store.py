@@ -2,6 +2,7 @@
 
     DIR/tournament.json   the run's settings (a resumed run must match them)
     DIR/games/NNNNN.pgn   one finished game each, NNNNN its place in the schedule
+    DIR/games/NNNNN.json  its sides' effort: moves, thinking seconds, engine-reported nodes
     DIR/results.pgn       all games in schedule order, assembled when the run completes
 
 A game file appears only complete (temporary file, fsync, rename), so after a crash every
@@ -65,6 +66,13 @@ class RunDirectory:
 
     def save_game(self, index: int, pgn: str) -> None:
         write_atomic(self.game_path(index), pgn)
+
+    def stats_path(self, index: int) -> Path:
+        return self.games / f"{index:05d}.json"
+
+    def save_stats(self, index: int, stats: dict[str, Any]) -> None:
+        """Write a game's effort (before its PGN, so that a finished game always has it)."""
+        write_atomic(self.stats_path(index), json.dumps(stats, indent=1, sort_keys=True) + "\n")
 
     def finished(self, specs: list[GameSpec]) -> set[int]:
         """Indexes of the scheduled games already played (and matching their schedule entry)."""
