@@ -51,14 +51,15 @@ def best_moves(
     case_board: chess.BaseBoard,
     board: chess.Board,
     w: Weights,
-    moves: Iterable[chess.Move] | None = None,
+    candidates: Sequence[chess.Move],
 ) -> tuple[list[chess.Move], float]:
     """The candidate moves left after both tie rules but the draw, and their L.
 
-    Those are the moves within :data:`TOLERANCE` of the highest L, narrowed to the ones that
-    promote to the case move's promotion piece (a queen when it is no promotion) if any do.
+    ``candidates`` come from :func:`candidate_moves` (legal, in its fixed order), prepared
+    once by the caller rather than re-checked for every case. The result is the moves within
+    :data:`TOLERANCE` of the highest L, narrowed to the ones that promote to the case move's
+    promotion piece (a queen when it is no promotion) if any do.
     """
-    candidates = candidate_moves(board, moves)
     if not candidates:
         raise ValueError(f"no legal move to adapt to in {board.fen()}")
     scores = [adaptation_similarity(m, case_move, board, case_board, w) for m in candidates]
@@ -83,7 +84,19 @@ def adapt(
     ``rng`` (made only when more than one move is left). Raises ValueError when there is no
     candidate move.
     """
-    tied, _ = best_moves(case_move, case_board, board, w, moves)
+    return adapt_to(case_move, case_board, board, w, rng, candidate_moves(board, moves))
+
+
+def adapt_to(
+    case_move: chess.Move,
+    case_board: chess.BaseBoard,
+    board: chess.Board,
+    w: Weights,
+    rng: np.random.Generator,
+    candidates: Sequence[chess.Move],
+) -> chess.Move:
+    """:func:`adapt` among ``candidates`` already prepared by :func:`candidate_moves`."""
+    tied, _ = best_moves(case_move, case_board, board, w, candidates)
     return draw(tied, rng)
 
 

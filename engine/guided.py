@@ -26,7 +26,7 @@ import chess
 import numpy as np
 
 from casebase.format import Casebase
-from engine.adaptation import adapt
+from engine.adaptation import adapt_to
 from engine.agent import CaseAgent, Decision, SearchLimits
 from engine.search import MATE, SearchResult, Searcher, is_mate_score, time_budget
 from engine.weights import Weights
@@ -113,7 +113,7 @@ class GuidedAgent(CaseAgent):
             if adapted and stop is not None and stop.is_set():
                 break
             adapted += 1
-            move = adapt(
+            move = adapt_to(
                 self.casebase.move(row), self.casebase.board(row), board, self.weights, self.rng, candidates
             )
             votes[move] = votes.get(move, 0.0) + math.exp((sim - best_sim) / self.temperature)
