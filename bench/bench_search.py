@@ -24,7 +24,7 @@ from casebase.builder import build  # noqa: E402
 from casebase.selection import Selection  # noqa: E402
 from engine.agent import SearchLimits  # noqa: E402
 from engine.guided import GuidedAgent  # noqa: E402
-from engine.search import _HASHER, Searcher, _full_key, _pieces_delta  # noqa: E402
+from engine.search import _HASHER, Searcher, _full_key, _move_deltas  # noqa: E402
 from engine.weights import WEIGHT_CONFIGS  # noqa: E402
 
 POSITIONS = {
@@ -70,7 +70,7 @@ def key_table() -> None:
         board.pop()
 
     def incremental() -> None:
-        delta = _pieces_delta(board, move)
+        delta, _ = _move_deltas(board, move)
         board.push(move)
         _full_key(board, pieces ^ delta)
         board.pop()

@@ -5,7 +5,9 @@ tables of Tomasz Michniewski's *Simplified Evaluation Function*, with its separa
 table for the endgame. The tables move a piece by at most 50 cp, so material dominates.
 
 Each (colour, piece type) gets one 64-entry table holding material + square bonus, so the
-evaluation is one table lookup per piece, found by scanning python-chess's bitboards.
+evaluation is one table lookup per piece, found by scanning python-chess's bitboards. The
+search keeps that sum up to date move by move (:func:`move_delta`), so a leaf costs only the
+endgame test.
 """
 
 from __future__ import annotations
@@ -112,8 +114,8 @@ KING_ENDGAME: dict[bool, Table] = dict(
     zip((chess.WHITE, chess.BLACK), _tables(_KING_ENDGAME, 0), strict=True)
 )
 
-_W_TABLES = tuple(PIECE_SQUARE[chess.WHITE][t] for t in (1, 2, 3, 4, 5))
-_B_TABLES = tuple(PIECE_SQUARE[chess.BLACK][t] for t in (1, 2, 3, 4, 5))
+_W_TABLES = tuple(PIECE_SQUARE[chess.WHITE][t] for t in chess.PIECE_TYPES)
+_B_TABLES = tuple(PIECE_SQUARE[chess.BLACK][t] for t in chess.PIECE_TYPES)
 _W_KING, _B_KING = PIECE_SQUARE[chess.WHITE][chess.KING], PIECE_SQUARE[chess.BLACK][chess.KING]
 _W_KING_END, _B_KING_END = KING_ENDGAME[chess.WHITE], KING_ENDGAME[chess.BLACK]
 _popcount = chess.popcount
@@ -133,12 +135,13 @@ def is_endgame(board: chess.BaseBoard) -> bool:
     return True
 
 
-def evaluate_white(board: chess.BaseBoard) -> int:
-    """The evaluation in centipawns from White's point of view."""
+def material_white(board: chess.BaseBoard) -> int:
+    """Material and square bonuses from White's point of view, every king on its middlegame
+    table: the part of the evaluation the search updates move by move (:func:`move_delta`)."""
     black, white = board.occupied_co  # python-chess indexes colours False (Black), True
     score = 0
     for mask, w_table, b_table in zip(
-        (board.pawns, board.knights, board.bishops, board.rooks, board.queens),
+        (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings),
         _W_TABLES,
         _B_TABLES,
     ):
@@ -153,17 +156,44 @@ def evaluate_white(board: chess.BaseBoard) -> int:
             bit = bb & -bb
             score -= b_table[bit.bit_length() - 1]
             bb ^= bit
-    kings = board.kings
-    if kings:
-        w_king, b_king = (_W_KING_END, _B_KING_END) if is_endgame(board) else (_W_KING, _B_KING)
-        if kings & white:
-            score += w_king[(kings & white).bit_length() - 1]
-        if kings & black:
-            score -= b_king[(kings & black).bit_length() - 1]
     return score
 
 
-def evaluate(board: chess.Board) -> int:
-    """The evaluation in centipawns from the side to move's point of view."""
-    score = evaluate_white(board)
+def move_delta(board: chess.Board, move: chess.Move, piece: int, captured: int | None) -> int:
+    """How ``move`` (of ``piece``, taking ``captured``; ``board`` before it) changes
+    :func:`material_white`. En passant and castling are recognised from the board."""
+    src, dst = move.from_square, move.to_square
+    colour = board.turn
+    own = PIECE_SQUARE[colour]
+    delta = own[move.promotion or piece][dst] - own[piece][src]
+    if captured:
+        delta += PIECE_SQUARE[not colour][captured][dst]
+    elif piece == chess.PAWN and dst == board.ep_square:
+        delta += PIECE_SQUARE[not colour][chess.PAWN][dst - 8 if colour else dst + 8]
+    elif piece == chess.KING and abs(dst - src) == 2:
+        rook = own[chess.ROOK]
+        delta += rook[src + 1] - rook[src + 3] if dst > src else rook[src - 1] - rook[src - 4]
+    return delta if colour else -delta
+
+
+def evaluate_white(board: chess.BaseBoard, material: int | None = None) -> int:
+    """The evaluation in centipawns from White's point of view; ``material`` is
+    :func:`material_white` of ``board`` when the caller keeps it up to date."""
+    score = material_white(board) if material is None else material
+    kings = board.kings
+    if kings and is_endgame(board):
+        black, white = board.occupied_co
+        if kings & white:
+            square = (kings & white).bit_length() - 1
+            score += _W_KING_END[square] - _W_KING[square]
+        if kings & black:
+            square = (kings & black).bit_length() - 1
+            score -= _B_KING_END[square] - _B_KING[square]
+    return score
+
+
+def evaluate(board: chess.Board, material: int | None = None) -> int:
+    """The evaluation in centipawns from the side to move's point of view (``material`` as in
+    :func:`evaluate_white`)."""
+    score = evaluate_white(board, material)
     return score if board.turn else -score

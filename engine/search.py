@@ -11,9 +11,9 @@ Exactness, because the guided mode trusts each root score (search.md §2–3):
   plain minimax at depth ``d`` over the same leaves. The table only cuts off with entries of
   exactly the remaining depth, for the same reason (a deeper entry would change the value).
 - The leaf is quiescence: stand pat with :func:`engine.evaluation.evaluate`, then every
-  capture (except under-promotions) and every non-capturing queen promotion, in MVV-LVA
-  order. A side in check may not stand pat: it searches all its evasions, and with none it
-  is mated.
+  capture (except under-promotions and losing captures, see :func:`_noisy_moves`) and every
+  non-capturing queen promotion, in MVV-LVA order. A side in check may not stand pat: it
+  searches all its evasions, and with none it is mated.
 - Draws score 0 at every node below the root: insufficient material, the fifty-move rule
   (unless the move mates), and repetition. A position repeating one met earlier in the tree
   (strictly after the root) is a draw; one that only repeats the game before the search
@@ -27,7 +27,8 @@ Exactness, because the guided mode trusts each root score (search.md §2–3):
   which is much cheaper when many moves lie within the tolerance.
 
 The table is keyed by the polyglot Zobrist hash (``chess.polyglot.zobrist_hash``), updated
-incrementally from move to move because recomputing it costs about half a node. Standard
+incrementally from move to move because recomputing it costs about half a node; so is the
+evaluation's material and square-bonus sum (:func:`engine.evaluation.material_white`). Standard
 chess only (no Chess960).
 """
 
@@ -35,13 +36,13 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 import chess
 import chess.polyglot
 
-from engine.evaluation import evaluate
+from engine.evaluation import PIECE_VALUES, evaluate, material_white, move_delta
 
 MATE = 100_000
 #: Scores beyond this (in absolute value) are mates.
@@ -54,7 +55,12 @@ MAX_DEPTH = 64
 #: Nodes between two looks at the clock and the stop event (about 5 ms of work).
 CHECK_EVERY = 128
 
+#: How much more than its victim a capturer may be worth before quiescence leaves out its
+#: capture of a defended piece (bishop takes knight stays in, knight takes pawn goes).
+LOSING_MARGIN = 50
+
 _EXACT, _LOWER, _UPPER = 0, 1, 2
+_VALUE = (0, *(PIECE_VALUES[t] for t in chess.PIECE_TYPES))
 _BB_SQUARES = chess.BB_SQUARES
 _PAWN, _KING, _QUEEN = chess.PAWN, chess.KING, chess.QUEEN
 
@@ -184,8 +190,9 @@ _CASTLING = {
 }
 
 
-def _pieces_delta(board: chess.Board, move: chess.Move) -> int:
-    """How ``move`` changes the pieces' part of the Zobrist hash (``board`` before the move)."""
+def _move_deltas(board: chess.Board, move: chess.Move) -> tuple[int, int]:
+    """How ``move`` changes the pieces' part of the Zobrist hash and :func:`material_white`
+    (``board`` before the move)."""
     src, dst = move.from_square, move.to_square
     colour = board.turn
     piece = board.piece_type_at(src)
@@ -199,7 +206,7 @@ def _pieces_delta(board: chess.Board, move: chess.Move) -> int:
     elif piece == _KING and abs(dst - src) == 2:
         rook_src, rook_dst = (src + 3, src + 1) if dst > src else (src - 4, src - 1)
         delta ^= own[chess.ROOK][rook_src] ^ own[chess.ROOK][rook_dst]
-    return delta
+    return delta, move_delta(board, move, piece, captured)
 
 
 def _full_key(board: chess.Board, pieces: int) -> int:
@@ -211,14 +218,26 @@ def _full_key(board: chess.Board, pieces: int) -> int:
 
 
 def _noisy_moves(board: chess.Board) -> list[chess.Move]:
-    """Quiescence moves, MVV-LVA first: captures but under-promotions, quiet queen promotions."""
+    """Quiescence moves, MVV-LVA first: captures but under-promotions and losing captures,
+    quiet queen promotions.
+
+    A capture is *losing* when the capturer is worth more than its victim by over
+    :data:`LOSING_MARGIN` and the opponent defends the square (a knight taking a defended pawn,
+    a queen a defended rook): in the tree it can only lose material on the recapture, and
+    searching it costs most of a quiescence search's nodes.
+    """
     keyed = []
     type_at = board.piece_type_at
+    them = not board.turn
     for move in board.generate_legal_captures():
         if move.promotion and move.promotion != _QUEEN:
             continue
         victim = type_at(move.to_square) or _PAWN
-        keyed.append((victim * 8 - type_at(move.from_square) + (move.promotion or 0) * 8, move))
+        attacker = type_at(move.from_square)
+        if (not move.promotion and _VALUE[attacker] > _VALUE[victim] + LOSING_MARGIN
+                and board.is_attacked_by(them, move.to_square)):
+            continue
+        keyed.append((victim * 8 - attacker + (move.promotion or 0) * 8, move))
     us = board.occupied_co[board.turn]
     promoting = board.pawns & us & (chess.BB_RANK_7 if board.turn else chess.BB_RANK_2)
     if promoting:
@@ -255,7 +274,8 @@ class Searcher:
         self.table: dict[int, tuple[int, int, int, chess.Move | None]] | None = (
             {} if self.use_table else None
         )
-        self.killers: list[list[chess.Move | None]] = [[None, None] for _ in range(MAX_PLY + 1)]
+        # Killers as from-square << 6 | to-square codes (-1: none), like the history's keys.
+        self.killers: list[list[int]] = [[-1, -1] for _ in range(MAX_PLY + 1)]
         self.history: dict[int, int] = {}
         self.pv: list[list[chess.Move]] = [[] for _ in range(MAX_PLY + 2)]
         self.path: set[int] = set()
@@ -265,7 +285,7 @@ class Searcher:
         """The quiescence value of ``board`` (no draw rules; the search's leaf value)."""
         self._reset(board, _Limits(MAX_DEPTH, None, None, None, None), 0, time.monotonic())
         self.nodes = 1
-        return self._quiesce(-INF, INF, 0)
+        return self._quiesce(-INF, INF, 0, material_white(self.board))
 
     def search(
         self,
@@ -320,11 +340,12 @@ class Searcher:
 
         root_key = zobrist_key(self.board)
         root_pieces = _HASHER.hash_board(self.board)
+        root_material = material_white(self.board)
         result: SearchResult | None = None
         for iteration in range(1, self._limits.depth + 1):
             self._partial = {}
             try:
-                best_move, best, pv = self._root(iteration, order, root_key, root_pieces)
+                best_move, best, pv = self._root(iteration, order, root_key, root_pieces, root_material)
             except _Abort:
                 if result is None:
                     result = self._result_of_partial(order)
@@ -388,7 +409,7 @@ class Searcher:
     # -- the tree --------------------------------------------------------------------
 
     def _root(
-        self, depth: int, order: list[chess.Move], key: int, pieces: int
+        self, depth: int, order: list[chess.Move], key: int, pieces: int, material: int
     ) -> tuple[chess.Move, int, list[chess.Move]]:
         """One iteration over the root moves; fills ``self._partial`` as moves finish."""
         board = self.board
@@ -396,18 +417,19 @@ class Searcher:
         best, best_move, pv = -INF, order[0], [order[0]]
         for move in order:
             alpha = -INF if best == -INF else max(best - self.tolerance - 1, -INF)
-            child_pieces = pieces ^ _pieces_delta(board, move)
+            key_delta, material_delta = _move_deltas(board, move)
+            child_pieces, child_material = pieces ^ key_delta, material + material_delta
             board.push(move)
             child_key = _full_key(board, child_pieces)
             if alpha == -INF or self.exact is None or move in self.exact:
-                score = -self._negamax(depth - 1, -INF, -alpha, 1, child_key, child_pieces)
+                score = -self._negamax(depth - 1, -INF, -alpha, 1, child_key, child_pieces, child_material)
                 exact = score > alpha
             else:
                 # Not needed exactly: a null window shows it is no better than the best...
-                score = -self._negamax(depth - 1, -best - 1, -best, 1, child_key, child_pieces)
+                score = -self._negamax(depth - 1, -best - 1, -best, 1, child_key, child_pieces, child_material)
                 exact = False
                 if score > best:  # ...or else it is the new best, and gets its exact score
-                    score = -self._negamax(depth - 1, -INF, -alpha, 1, child_key, child_pieces)
+                    score = -self._negamax(depth - 1, -INF, -alpha, 1, child_key, child_pieces, child_material)
                     exact = score > alpha
             board.pop()
             self._partial[move] = RootScore(score, exact)
@@ -415,7 +437,9 @@ class Searcher:
                 best, best_move, pv = score, move, [move, *self.pv[1]]
         return best_move, best, pv
 
-    def _negamax(self, depth: int, alpha: int, beta: int, ply: int, key: int, pieces: int) -> int:
+    def _negamax(
+        self, depth: int, alpha: int, beta: int, ply: int, key: int, pieces: int, material: int
+    ) -> int:
         if self.nodes >= self._next_check:
             self._check()
         self.nodes += 1
@@ -429,7 +453,9 @@ class Searcher:
         if not (board.pawns | board.rooks | board.queens) and board.is_insufficient_material():
             return 0
         if depth <= 0 or ply >= MAX_PLY:
-            return self._quiesce(alpha, beta, ply) if self.use_quiescence else evaluate(board)
+            if self.use_quiescence:
+                return self._quiesce(alpha, beta, ply, material)
+            return evaluate(board, material)
 
         table = self.table
         table_move = None
@@ -451,26 +477,23 @@ class Searcher:
                             self.pv[ply] = [table_move]
                         return score
 
-        moves = self._ordered(board, table_move, ply)
-        if not moves:
-            return -MATE + ply if board.is_check() else 0
-
         self.path.add(key)
         original_alpha = alpha
         best, best_move = -INF, None
         them = board.occupied_co[not board.turn]
-        for move in moves:
-            child_pieces = pieces ^ _pieces_delta(board, move)
+        for move in self._moves(board, table_move, ply):
+            key_delta, material_delta = _move_deltas(board, move)
+            child_pieces, child_material = pieces ^ key_delta, material + material_delta
             board.push(move)
             child_key = _full_key(board, child_pieces)
             if best == -INF or beta - alpha == 1:
-                score = -self._negamax(depth - 1, -beta, -alpha, ply + 1, child_key, child_pieces)
+                score = -self._negamax(depth - 1, -beta, -alpha, ply + 1, child_key, child_pieces, child_material)
             else:
                 # Principal variation search: prove the move is no better with a null window,
                 # search it fully only when it is (the value stays exact within the window).
-                score = -self._negamax(depth - 1, -alpha - 1, -alpha, ply + 1, child_key, child_pieces)
+                score = -self._negamax(depth - 1, -alpha - 1, -alpha, ply + 1, child_key, child_pieces, child_material)
                 if alpha < score < beta:
-                    score = -self._negamax(depth - 1, -beta, -score, ply + 1, child_key, child_pieces)
+                    score = -self._negamax(depth - 1, -beta, -score, ply + 1, child_key, child_pieces, child_material)
             board.pop()
             if score > best:
                 best, best_move = score, move
@@ -482,6 +505,8 @@ class Searcher:
                         break
                     self.pv[ply] = [move, *self.pv[ply + 1]]
         self.path.discard(key)
+        if best_move is None:
+            return -MATE + ply if board.is_check() else 0
 
         if table is not None:
             flag = _LOWER if best >= beta else _UPPER if best <= original_alpha else _EXACT
@@ -489,31 +514,34 @@ class Searcher:
             table[key] = (depth, flag, stored, best_move)
         return best
 
-    def _quiesce(self, alpha: int, beta: int, ply: int) -> int:
+    def _quiesce(self, alpha: int, beta: int, ply: int, material: int) -> int:
         """Quiescence value of the current position (already counted as a node)."""
         board = self.board
         if ply > self.seldepth:
             self.seldepth = ply
         if ply >= MAX_PLY:
-            return evaluate(board)
+            return evaluate(board, material)
         if board.is_check():
-            moves = self._ordered(board, None, ply)
+            moves = self._ordered(board, ply)
             if not moves:
                 return -MATE + ply
             best = -INF
         else:
-            best = evaluate(board)
+            best = evaluate(board, material)
             if best >= beta:
                 return best
             if best > alpha:
                 alpha = best
             moves = _noisy_moves(board)
+        type_at = board.piece_type_at
         for move in moves:
             if self.nodes >= self._next_check:
                 self._check()
             self.nodes += 1
+            child_material = material + move_delta(board, move, type_at(move.from_square),
+                                                   type_at(move.to_square))
             board.push(move)
-            score = -self._quiesce(-beta, -alpha, ply + 1)
+            score = -self._quiesce(-beta, -alpha, ply + 1, child_material)
             board.pop()
             if score > best:
                 best = score
@@ -525,38 +553,48 @@ class Searcher:
 
     # -- move ordering ---------------------------------------------------------------
 
-    def _ordered(self, board: chess.Board, table_move: chess.Move | None, ply: int) -> list[chess.Move]:
-        """Legal moves: table move, captures by MVV-LVA, killers, then by history."""
+    def _moves(self, board: chess.Board, table_move: chess.Move | None, ply: int) -> Iterator[chess.Move]:
+        """The legal moves, the table move first: a cutoff on it spares generating the others."""
+        # A table move comes from a position with the same key, so it is checked (collisions).
+        if table_move is None or not board.is_legal(table_move):
+            yield from self._ordered(board, ply)
+            return
+        yield table_move
+        for move in self._ordered(board, ply):
+            if move != table_move:
+                yield move
+
+    def _ordered(self, board: chess.Board, ply: int) -> list[chess.Move]:
+        """Legal moves: captures by MVV-LVA, killers, then by history."""
         moves = list(board.generate_legal_moves())
         if len(moves) < 2:
             return moves
         them = board.occupied_co[not board.turn]
         type_at = board.piece_type_at
-        killers = self.killers[ply]
+        first, second = self.killers[ply]
         history = self.history
         keys = []
         for move in moves:
             dst = move.to_square
-            if move == table_move:
-                keys.append(1 << 40)
-            elif _BB_SQUARES[dst] & them:
+            if _BB_SQUARES[dst] & them:
                 keys.append((1 << 32) + type_at(dst) * 8 - type_at(move.from_square)
                             + (move.promotion or 0) * 8)
             elif move.promotion:
                 keys.append((1 << 32) + move.promotion * 8)
-            elif move in killers:
-                keys.append((1 << 31) - killers.index(move))
             else:
-                keys.append(history.get(move.from_square << 6 | dst, 0))
+                code = move.from_square << 6 | dst
+                keys.append((1 << 31) if code == first else (1 << 31) - 1 if code == second
+                            else history.get(code, 0))
         order = sorted(range(len(moves)), key=keys.__getitem__, reverse=True)
         return [moves[i] for i in order]
 
     def _remember_cutoff(self, move: chess.Move, depth: int, ply: int) -> None:
+        """A quiet move refuted the node: it becomes a killer at ``ply`` and gains history."""
         killers = self.killers[ply]
-        if killers[0] != move:
-            killers[1], killers[0] = killers[0], move
-        index = move.from_square << 6 | move.to_square
-        self.history[index] = self.history.get(index, 0) + depth * depth
+        code = move.from_square << 6 | move.to_square
+        if killers[0] != code:
+            killers[1], killers[0] = killers[0], code
+        self.history[code] = self.history.get(code, 0) + depth * depth
 
 
 def _past_counts(board: chess.Board) -> dict[int, int]:

@@ -15,7 +15,7 @@ import chess.polyglot
 import pytest
 from search_helpers import random_positions, shuffled
 
-from engine.evaluation import evaluate
+from engine.evaluation import PIECE_VALUES, evaluate, material_white
 from engine.search import (
     MATE,
     MATE_BOUND,
@@ -23,7 +23,7 @@ from engine.search import (
     Searcher,
     _full_key,
     _HASHER,
-    _pieces_delta,
+    _move_deltas,
     search,
     time_budget,
     uci_score,
@@ -63,9 +63,19 @@ def minimax(board: chess.Board, depth: int, leaf: Callable[[chess.Board], int], 
     return best
 
 
+def losing_capture(board: chess.Board, move: chess.Move) -> bool:
+    """A capture (not a promotion) by a piece worth over 50 cp more than its victim, of a
+    piece the opponent defends."""
+    attacker = board.piece_type_at(move.from_square)
+    victim = board.piece_type_at(move.to_square) or chess.PAWN  # en passant
+    return (board.is_capture(move) and not move.promotion
+            and PIECE_VALUES[attacker] > PIECE_VALUES[victim] + 50
+            and board.is_attacked_by(not board.turn, move.to_square))
+
+
 def capture_minimax(board: chess.Board, ply: int = 0) -> int:
-    """Quiescence by definition: stand pat, then every capture (no under-promotions) and
-    quiet queen promotion; in check, every evasion and no standing pat."""
+    """Quiescence by definition: stand pat, then every capture (no under-promotions, no losing
+    captures) and quiet queen promotion; in check, every evasion and no standing pat."""
     if board.is_check():
         moves = list(board.legal_moves)
         if not moves:
@@ -75,7 +85,8 @@ def capture_minimax(board: chess.Board, ply: int = 0) -> int:
         best = evaluate(board)
         moves = [
             m for m in board.legal_moves
-            if (board.is_capture(m) and m.promotion in (None, chess.QUEEN)) or m.promotion == chess.QUEEN
+            if (board.is_capture(m) and m.promotion in (None, chess.QUEEN) and not losing_capture(board, m))
+            or m.promotion == chess.QUEEN
         ]
     for move in moves:
         board.push(move)
@@ -91,7 +102,7 @@ def _capture_tree_size(board: chess.Board, cap: int) -> int:
     for move in board.legal_moves:
         if count > cap:
             break
-        if in_check or board.is_capture(move) or move.promotion == chess.QUEEN:
+        if in_check or (board.is_capture(move) and not losing_capture(board, move)) or move.promotion == chess.QUEEN:
             board.push(move)
             count += _capture_tree_size(board, cap - count)
             board.pop()
@@ -189,12 +200,12 @@ def test_root_scores_exact_down_to_tolerance(
         assert sound <= set(result.sound()) <= {m for m, v in truth.items() if v >= floor}
 
 
-def test_incremental_key_is_the_polyglot_hash() -> None:
+def test_incremental_key_and_material_are_recomputed_ones() -> None:
     rng = random.Random(3)
     seen = {"castling": 0, "en passant": 0, "promotion": 0}
     for _ in range(40):
         board = chess.Board()
-        pieces = _HASHER.hash_board(board)
+        pieces, material = _HASHER.hash_board(board), material_white(board)
         for _ in range(200):
             moves = list(board.legal_moves)
             if not moves:
@@ -205,9 +216,12 @@ def test_incremental_key_is_the_polyglot_hash() -> None:
             seen["castling"] += board.is_castling(move)
             seen["en passant"] += board.is_en_passant(move)
             seen["promotion"] += bool(move.promotion)
-            pieces ^= _pieces_delta(board, move)
+            key_delta, material_delta = _move_deltas(board, move)
+            pieces ^= key_delta
+            material += material_delta
             board.push(move)
             assert _full_key(board, pieces) == chess.polyglot.zobrist_hash(board), board.fen()
+            assert material == material_white(board), board.fen()
     assert min(seen.values()) >= 5, seen
 
 
