@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test bench casebases experiment fidelity strength clean
+.PHONY: install demo test bench casebases experiment fidelity fidelity-ceiling strength clean
 
 install: $(STAMP)
 
@@ -61,6 +61,11 @@ fidelity: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldo
 	        --modes $(FIDELITY_MODES) --positions $(FIDELITY_POSITIONS) --out results/fidelity/$$id.json || exit 1; \
 	done
 	$(PY) -m tournament fidelity-summary $(LADDER:%=results/fidelity/%.json) --out results/fidelity/summary.md
+
+# Where guided mode's fidelity comes from (prior, search, their combination) and the most a
+# perfect choice among its sound proposals could reach, on make fidelity's positions. ~6 minutes.
+fidelity-ceiling: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldout/%.pgn)
+	$(PY) bench/bench_fidelity_ceiling.py --positions $(FIDELITY_POSITIONS)
 
 casebases/heldout/%.npz: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) | $(STAMP)
 	$(PY) -m casebase build $< -o $@ --exclude-latest $(HELD_OUT) --player $(EXPERT_NAME)

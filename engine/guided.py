@@ -21,6 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import chess
 import numpy as np
@@ -55,6 +56,27 @@ class Proposal:
     def top(self) -> chess.Move | None:
         """The move with the largest vote share (first proposed among equals)."""
         return max(self.prior, key=self.prior.__getitem__) if self.prior else None
+
+
+class AdaptedCase(NamedTuple):
+    """A retrieved case's move adapted to the current position, with the case's row and Sim."""
+
+    move: chess.Move
+    row: int
+    sim: int
+
+
+def vote_shares(cases: Sequence[AdaptedCase], temperature: float) -> dict[chess.Move, float]:
+    """Each move's share of the votes exp((Sim - Sim_max) / temperature) of ``cases``
+    (most similar first), in the order the moves were first proposed (search.md §1)."""
+    if not cases:
+        return {}
+    best = cases[0].sim
+    votes: dict[chess.Move, float] = {}
+    for case in cases:
+        votes[case.move] = votes.get(case.move, 0.0) + math.exp((case.sim - best) / temperature)
+    total = sum(votes.values())
+    return {move: vote / total for move, vote in votes.items()}
 
 
 class GuidedAgent(CaseAgent):
@@ -93,36 +115,41 @@ class GuidedAgent(CaseAgent):
 
     # -- §1: proposal ----------------------------------------------------------------
 
-    def propose(
+    def adapted_cases(
         self, board: chess.Board, candidates: Sequence[chess.Move], stop: threading.Event | None = None
-    ) -> Proposal:
-        """Votes of the k nearest cases for their moves adapted to ``board`` (among ``candidates``).
+    ) -> tuple[list[AdaptedCase], int]:
+        """The k nearest cases' moves adapted to ``board`` (among ``candidates``), most similar
+        first, and how many cases were retrieved.
 
         ``stop``, once set, ends the adaptations after the current one (the most similar case
-        always votes): 64 of them take tens of milliseconds, and UCI's stop wants an answer sooner.
+        always counts): 64 of them take tens of milliseconds, and UCI's stop wants an answer sooner.
         """
-        proposal = Proposal()
         if self.index is None or not self.index.count(board.turn):
-            return proposal
+            return [], 0
         assert self.casebase is not None
         rows, sims = self.index.nearest(board, self.neighbours, self.rng)
-        best_sim = int(sims[0])
-        votes: dict[chess.Move, float] = {}
-        adapted = 0
+        cases: list[AdaptedCase] = []
         for row, sim in zip(rows.tolist(), sims.tolist(), strict=True):
-            if adapted and stop is not None and stop.is_set():
+            if cases and stop is not None and stop.is_set():
                 break
-            adapted += 1
             move = adapt_to(
                 self.casebase.move(row), self.casebase.board(row), board, self.weights, self.rng, candidates
             )
-            votes[move] = votes.get(move, 0.0) + math.exp((sim - best_sim) / self.temperature)
-            proposal.source.setdefault(move, (row, sim))
-            proposal.count[move] = proposal.count.get(move, 0) + 1
-        total = sum(votes.values())
-        proposal.prior = {move: vote / total for move, vote in votes.items()}
-        proposal.cases, proposal.sims = adapted, (best_sim, int(sims[adapted - 1]))
-        proposal.retrieved = len(rows)
+            cases.append(AdaptedCase(move, row, sim))
+        return cases, len(rows)
+
+    def propose(
+        self, board: chess.Board, candidates: Sequence[chess.Move], stop: threading.Event | None = None
+    ) -> Proposal:
+        """Votes of the k nearest cases for their moves adapted to ``board`` (among ``candidates``);
+        ``stop`` as in :meth:`adapted_cases`."""
+        cases, retrieved = self.adapted_cases(board, candidates, stop)
+        proposal = Proposal(prior=vote_shares(cases, self.temperature), retrieved=retrieved)
+        for case in cases:
+            proposal.source.setdefault(case.move, (case.row, case.sim))
+            proposal.count[case.move] = proposal.count.get(case.move, 0) + 1
+        if cases:
+            proposal.cases, proposal.sims = len(cases), (cases[0].sim, cases[-1].sim)
         return proposal
 
     # -- the move ----------------------------------------------------------------------
