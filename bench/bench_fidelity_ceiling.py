@@ -16,10 +16,14 @@ From that one search per position, without searching again, the table shows:
 - *search's best*: what the search alone predicts;
 - *guided T*: the guided mode's decision (search.md §3) at Tolerance T, and the best over a
   grid of Neighbours, Temperature and Tolerance;
+- *similarity-gated*: a rule outside search.md, the casebase's choice (Tolerance 100) only
+  where the nearest case is nearly the position (Sim at least 245), the search's elsewhere;
+- *Stockfish depth d*, the issue's reference point at depth 10;
 - *ceiling*: the expert's move is proposed and sound at Tolerance 50, so that a perfect
   choice among the sound proposed moves would find it: the most any selection rule could
-  reach with this search and these proposals;
-- *Stockfish depth d*, the issue's reference point at depth 10.
+  reach with this search and these proposals.
+
+Two tables: by expert, and by game phase and by the nearest case's similarity.
 
 Asking for more exact root scores costs the search some depth at a fixed node count, so the
 *guided 50* row can come out slightly below ``make fidelity``'s guided share.
@@ -34,7 +38,7 @@ import shutil
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import chess
@@ -47,10 +51,11 @@ sys.path.insert(0, str(ROOT))
 from casebase.format import Casebase  # noqa: E402
 from engine.adaptation import candidate_moves  # noqa: E402
 from engine.guided import AdaptedCase, GuidedAgent, vote_shares  # noqa: E402
-from engine.search import Searcher  # noqa: E402
+from engine.search import MATE, Searcher  # noqa: E402
 from engine.weights import WEIGHT_CONFIGS  # noqa: E402
 from tournament.fidelity import (  # noqa: E402
     DEFAULT_STOCKFISH,
+    PHASES,
     Position,
     open_engine,
     plain_uci,
@@ -73,13 +78,19 @@ class Measured:
     """One position: the expert's move, the cases' adapted moves, the search's root scores."""
 
     expert: chess.Move
+    phase: str
     cases: list[AdaptedCase]  # most similar first
     best: chess.Move
     score: int
     scores: dict[chess.Move, int]  # exact root scores (at least best - MAX_TOLERANCE)
+    stockfish: dict[int, chess.Move | None] = field(default_factory=dict)  # by depth
 
-    def prior(self, k: int, temperature: float) -> dict[chess.Move, float]:
+    def prior(self, k: int = 64, temperature: float = 4.0) -> dict[chess.Move, float]:
         return vote_shares(self.cases[:k], temperature)
+
+    def top(self) -> chess.Move | None:
+        prior = self.prior()
+        return max(prior, key=prior.__getitem__) if prior else None
 
     def guided(self, k: int = 64, temperature: float = 4.0, tolerance: int = 50) -> chess.Move:
         """The guided mode's move (search.md §3, argmax) with these options."""
@@ -87,6 +98,16 @@ class Measured:
         sound = [m for m, s in self.scores.items() if s >= self.score - tolerance and m in prior]
         # best score first among equal votes, as the agent does
         return max(sound, key=lambda m: (prior[m], self.scores[m])) if sound else self.best
+
+    def gated(self) -> chess.Move:
+        """Not search.md: the casebase decides (Tolerance 100) only where its nearest case is
+        nearly the position (Sim at least 245), the search alone (Tolerance 0) elsewhere."""
+        near = bool(self.cases) and self.cases[0].sim >= 245
+        return self.guided(tolerance=100 if near else 0)
+
+    def similarity_band(self) -> str:
+        sim = self.cases[0].sim if self.cases else -1
+        return "Sim 256" if sim == 256 else "Sim 240-255" if sim >= 240 else "Sim < 240"
 
 
 _casebases: dict[str, Casebase] = {}
@@ -108,25 +129,25 @@ def measure(job: tuple[str, Position, int]) -> tuple[str, int, Measured]:
     assert result.move is not None and result.score is not None
     scores = {m: s.score for m, s in result.scores.items()
               if s.exact and s.score >= result.score - MAX_TOLERANCE}
-    return path, position.index, Measured(expert, cases, result.move, result.score, scores)
+    return path, position.index, Measured(expert, position.phase, cases, result.move, result.score, scores)
 
 
-def stockfish_moves(positions: list[Position], depth: int) -> list[str | None]:
-    """Stockfish's move at ``depth`` in each position (castling as the king's step)."""
+def add_stockfish(positions: list[Position], measured: list[Measured]) -> None:
+    """Stockfish's move at each of :data:`STOCKFISH_DEPTHS` into ``measured``."""
     engine = open_engine(DEFAULT_STOCKFISH)
-    moves: list[str | None] = []
     try:
-        for position in positions:
+        for position, m in zip(positions, measured, strict=True):
             board = position.board()
-            played = engine.play(board, chess.engine.Limit(depth=depth), game=object()).move
-            moves.append(None if played is None else plain_uci(board, played))
-        return moves
+            for depth in STOCKFISH_DEPTHS:
+                m.stockfish[depth] = engine.play(board, chess.engine.Limit(depth=depth), game=object()).move
     finally:
         engine.quit()
 
 
 def share(hits: list[bool], interval: bool = False) -> str:
     """``hits``' share of true, as a percentage (and its 95 % interval)."""
+    if not hits:
+        return "–"
     text = f"{100 * sum(hits) / len(hits):.1f} %"
     if interval:
         low, high = wilson(sum(hits), len(hits))
@@ -157,34 +178,42 @@ def main() -> None:
                                    unit="pos", desc="propose + search", file=sys.stderr):
             measured[path, index] = m
     seconds = time.perf_counter() - start
-    rows: list[tuple[str, Callable[[Measured], bool]]] = [
-        ("prior's top move (k 64, tau 4)", lambda m: max(m.prior(64, 4.0).items(), key=lambda x: x[1],
-                                                          default=(None, 0))[0] == m.expert),
-        ("expert's move proposed (k 64)", lambda m: m.expert in m.prior(64, 4.0)),
-        ("search's best move", lambda m: m.best == m.expert),
-        *((f"guided, Tolerance {t}", lambda m, t=t: m.guided(tolerance=t) == m.expert) for t in TOLERANCES),
-        ("ceiling: expert's move proposed and sound at 50",
-         lambda m: m.expert in m.prior(64, 4.0) and m.scores.get(m.expert, -10**9) >= m.score - 50),
-    ]
     everything = list(measured.values())
-    best_k, best_tau, best_t = max(GRID, key=lambda g: sum(m.guided(*g) == m.expert for m in everything))
-    rows.append((f"guided, best of the grid (k {best_k}, tau {best_tau:g}, T {best_t})",
-                 lambda m: m.guided(best_k, best_tau, best_t) == m.expert))
-    names = [Path(p).stem for p in positions]
-    print(f"\n{len(jobs)} positions, search {args.nodes} nodes, {seconds:.0f} s on {args.workers} workers\n")
-    print("| predictor | all | " + " | ".join(names) + " |")
-    print("|---|---:|" + "---:|" * len(names))
-    for label, hit in rows:
-        per = [share([hit(measured[path, p.index]) for p in sample]) for path, sample in positions.items()]
-        print(f"| {label} | {share([hit(m) for m in everything], True)} | " + " | ".join(per) + " |")
-    if shutil.which(DEFAULT_STOCKFISH) is None:
+    stockfish = shutil.which(DEFAULT_STOCKFISH) is not None
+    if stockfish:
+        for path, sample in tqdm(positions.items(), desc="stockfish", file=sys.stderr):
+            add_stockfish(sample, [measured[path, p.index] for p in sample])
+    grid_best = max(GRID, key=lambda g: sum(m.guided(*g) == m.expert for m in everything))
+    k, tau, t = grid_best
+    rows: list[tuple[str, Callable[[Measured], chess.Move | None]]] = [
+        ("prior's top move (k 64, tau 4)", Measured.top),
+        ("search's best move", lambda m: m.best),
+        *((f"guided, Tolerance {t}", lambda m, t=t: m.guided(tolerance=t)) for t in TOLERANCES),
+        (f"guided, best of the grid (k {k}, tau {tau:g}, T {t})", lambda m: m.guided(*grid_best)),
+        ("similarity-gated Tolerance (not search.md)", Measured.gated),
+        *((f"Stockfish depth {d}", lambda m, d=d: m.stockfish[d]) for d in STOCKFISH_DEPTHS if stockfish),
+    ]
+    bounds: list[tuple[str, Callable[[Measured], bool]]] = [
+        ("expert's move proposed (k 64)", lambda m: m.expert in m.prior()),
+        ("ceiling: expert's move proposed and sound at 50",
+         lambda m: m.expert in m.prior() and m.scores.get(m.expert, -MATE) >= m.score - 50),
+    ]
+    print(f"\n{len(jobs)} positions, search {args.nodes} nodes, {seconds:.0f} s on {args.workers} workers")
+    by_expert = {Path(path).stem: [measured[path, p.index] for p in sample] for path, sample in positions.items()}
+    by_kind: dict[str, list[Measured]] = {name: [] for name in (*PHASES, "Sim 256", "Sim 240-255", "Sim < 240")}
+    for m in everything:
+        by_kind[m.phase].append(m)
+        by_kind[m.similarity_band()].append(m)
+    for groups in (by_expert, by_kind):
+        print("\n| share of the expert's moves | all | "
+              + " | ".join(f"{name} ({len(group)})" for name, group in groups.items()) + " |")
+        print("|---|---:|" + "---:|" * len(groups))
+        tests = [(label, lambda m, play=play: play(m) == m.expert) for label, play in rows] + bounds
+        for label, hit in tests:
+            print(f"| {label} | {share([hit(m) for m in everything], True)} | "
+                  + " | ".join(share([hit(m) for m in group]) for group in groups.values()) + " |")
+    if not stockfish:
         print(f"\n(Stockfish rows left out: no {DEFAULT_STOCKFISH}; apt install stockfish)")
-        return
-    for depth in STOCKFISH_DEPTHS:
-        hits = {path: [move == p.expert for move, p in zip(stockfish_moves(sample, depth), sample, strict=True)]
-                for path, sample in positions.items()}
-        print(f"| Stockfish depth {depth} | {share([h for v in hits.values() for h in v], True)} | "
-              + " | ".join(share(v) for v in hits.values()) + " |")
 
 
 if __name__ == "__main__":

@@ -418,18 +418,18 @@ class Searcher:
         for move in order:
             alpha = -INF if best == -INF else max(best - self.tolerance - 1, -INF)
             key_delta, material_delta = _move_deltas(board, move)
-            child_pieces, child_material = pieces ^ key_delta, material + material_delta
+            child_pieces = pieces ^ key_delta
             board.push(move)
-            child_key = _full_key(board, child_pieces)
+            child = (_full_key(board, child_pieces), child_pieces, material + material_delta)
             if alpha == -INF or self.exact is None or move in self.exact:
-                score = -self._negamax(depth - 1, -INF, -alpha, 1, child_key, child_pieces, child_material)
+                score = -self._negamax(depth - 1, -INF, -alpha, 1, *child)
                 exact = score > alpha
             else:
                 # Not needed exactly: a null window shows it is no better than the best...
-                score = -self._negamax(depth - 1, -best - 1, -best, 1, child_key, child_pieces, child_material)
+                score = -self._negamax(depth - 1, -best - 1, -best, 1, *child)
                 exact = False
                 if score > best:  # ...or else it is the new best, and gets its exact score
-                    score = -self._negamax(depth - 1, -INF, -alpha, 1, child_key, child_pieces, child_material)
+                    score = -self._negamax(depth - 1, -INF, -alpha, 1, *child)
                     exact = score > alpha
             board.pop()
             self._partial[move] = RootScore(score, exact)
@@ -483,17 +483,17 @@ class Searcher:
         them = board.occupied_co[not board.turn]
         for move in self._moves(board, table_move, ply):
             key_delta, material_delta = _move_deltas(board, move)
-            child_pieces, child_material = pieces ^ key_delta, material + material_delta
+            child_pieces = pieces ^ key_delta
             board.push(move)
-            child_key = _full_key(board, child_pieces)
+            child = (_full_key(board, child_pieces), child_pieces, material + material_delta)
             if best == -INF or beta - alpha == 1:
-                score = -self._negamax(depth - 1, -beta, -alpha, ply + 1, child_key, child_pieces, child_material)
+                score = -self._negamax(depth - 1, -beta, -alpha, ply + 1, *child)
             else:
                 # Principal variation search: prove the move is no better with a null window,
                 # search it fully only when it is (the value stays exact within the window).
-                score = -self._negamax(depth - 1, -alpha - 1, -alpha, ply + 1, child_key, child_pieces, child_material)
+                score = -self._negamax(depth - 1, -alpha - 1, -alpha, ply + 1, *child)
                 if alpha < score < beta:
-                    score = -self._negamax(depth - 1, -beta, -score, ply + 1, child_key, child_pieces, child_material)
+                    score = -self._negamax(depth - 1, -beta, -score, ply + 1, *child)
             board.pop()
             if score > best:
                 best, best_move = score, move
@@ -554,15 +554,50 @@ class Searcher:
     # -- move ordering ---------------------------------------------------------------
 
     def _moves(self, board: chess.Board, table_move: chess.Move | None, ply: int) -> Iterator[chess.Move]:
-        """The legal moves, the table move first: a cutoff on it spares generating the others."""
+        """The legal moves in stages, each generated only when the ones before did not cut off:
+        the table move, captures and promotions by MVV-LVA, the killers, the other quiet moves
+        by history."""
         # A table move comes from a position with the same key, so it is checked (collisions).
-        if table_move is None or not board.is_legal(table_move):
-            yield from self._ordered(board, ply)
-            return
-        yield table_move
-        for move in self._ordered(board, ply):
-            if move != table_move:
+        first = table_move if table_move is not None and board.is_legal(table_move) else None
+        if first is not None:
+            yield first
+        type_at = board.piece_type_at
+        noisy = []
+        for move in board.generate_legal_captures():
+            victim = type_at(move.to_square) or _PAWN  # en passant
+            noisy.append((victim * 8 - type_at(move.from_square) + (move.promotion or 0) * 8, move))
+        us = board.occupied_co[board.turn]
+        promoting = board.pawns & us & (chess.BB_RANK_7 if board.turn else chess.BB_RANK_2)
+        if promoting:
+            for move in board.generate_legal_moves(promoting, chess.BB_BACKRANKS & ~board.occupied):
+                noisy.append((move.promotion * 8, move))  # type: ignore[operator]
+        noisy.sort(key=lambda x: -x[0])
+        for _, move in noisy:
+            if move != first:
                 yield move
+        killers = []
+        for code in self.killers[ply]:
+            if code < 0:
+                continue
+            move = chess.Move(code >> 6, code & 63)
+            if (move != first and not _BB_SQUARES[move.to_square] & board.occupied
+                    and not board.is_en_passant(move) and board.is_legal(move)):
+                killers.append(move)
+                yield move
+        history = self.history
+        quiet = []
+        ep = board.ep_square
+        # to the squares the opponent does not hold: castling's mask is its rook's square
+        for move in board.generate_legal_moves(chess.BB_ALL, ~board.occupied_co[not board.turn]):
+            if move.promotion or move == first or move in killers:
+                continue
+            dst = move.to_square
+            if dst == ep and type_at(move.from_square) == _PAWN and board.is_en_passant(move):
+                continue
+            quiet.append((history.get(move.from_square << 6 | dst, 0), move))
+        quiet.sort(key=lambda x: -x[0])
+        for _, move in quiet:
+            yield move
 
     def _ordered(self, board: chess.Board, ply: int) -> list[chess.Move]:
         """Legal moves: captures by MVV-LVA, killers, then by history."""

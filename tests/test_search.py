@@ -102,7 +102,8 @@ def _capture_tree_size(board: chess.Board, cap: int) -> int:
     for move in board.legal_moves:
         if count > cap:
             break
-        if in_check or (board.is_capture(move) and not losing_capture(board, move)) or move.promotion == chess.QUEEN:
+        noisy = (board.is_capture(move) and not losing_capture(board, move)) or move.promotion == chess.QUEEN
+        if in_check or noisy:
             board.push(move)
             count += _capture_tree_size(board, cap - count)
             board.pop()
