@@ -77,7 +77,7 @@ casebases/heldout/%.pgn: data/experts/%.pgn data/experts.tsv $(wildcard casebase
 # 1350 and 1800, STRENGTH_GAMES games each at STRENGTH_TC, 2 workers, into bench/out/ (resumable;
 # about an hour with the defaults on 2 cores). Needs /usr/games/stockfish (apt-get install stockfish).
 STRENGTH_GAMES ?= 100
-STRENGTH_TC ?= 40/8
+STRENGTH_TC ?= 40/20
 
 strength: install casebases
 	$(PY) bench/bench_strength.py --games $(STRENGTH_GAMES) --tc $(STRENGTH_TC)

@@ -1,6 +1,6 @@
 """Playing strength against Stockfish at calibrated Elo levels (issue 5): one table.
 
-    python bench/bench_strength.py [--games 100] [--tc 40/8] [--elos 1350 1800] [--mode guided]
+    python bench/bench_strength.py [--games 100] [--tc 40/20] [--elos 1350 1800] [--mode guided]
 
 Our engine on one casebase (default the Carlsen casebase, ``make casebases``) plays Debian's
 Stockfish 15.1 (``/usr/games/stockfish``) with ``UCI_LimitStrength=true`` at each ``UCI_Elo``
@@ -122,7 +122,7 @@ def main() -> int:
     parser.add_argument("--config", default="balanced", help="weight configuration (default balanced)")
     parser.add_argument("--elos", type=int, nargs="+", default=[1350, 1800], help="Stockfish UCI_Elo levels")
     parser.add_argument("--games", type=int, default=100, help="games per level, rounded up to even (default 100)")
-    parser.add_argument("--tc", default="40/8", help="time control, PGN style (default 40/8: 40 moves in 8 s, repeating)")
+    parser.add_argument("--tc", default="40/20", help="time control, PGN style (default 40/20: 40 moves in 20 s, repeating)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--stockfish", type=Path, default=STOCKFISH)
