@@ -217,33 +217,34 @@ def _full_key(board: chess.Board, pieces: int) -> int:
     return key ^ _TURN_KEY if board.turn else key
 
 
-def _noisy_moves(board: chess.Board) -> list[chess.Move]:
-    """Quiescence moves, MVV-LVA first: captures but under-promotions and losing captures,
-    quiet queen promotions.
+def _noisy_moves(board: chess.Board, *, every: bool = False) -> list[chess.Move]:
+    """Captures and non-capturing promotions, MVV-LVA first.
 
-    A capture is *losing* when the capturer is worth more than its victim by over
-    :data:`LOSING_MARGIN` and the opponent defends the square (a knight taking a defended pawn,
-    a queen a defended rook): in the tree it can only lose material on the recapture, and
-    searching it costs most of a quiescence search's nodes.
+    For quiescence (``every`` False) under-promotions, quiet promotions but to a queen and
+    *losing* captures are left out. A capture is losing when the capturer is worth more than
+    its victim by over :data:`LOSING_MARGIN` and the opponent defends the square (a knight
+    taking a defended pawn, a queen a defended rook): in the tree it can only lose material on
+    the recapture, and searching it costs most of a quiescence search's nodes.
     """
     keyed = []
     type_at = board.piece_type_at
     them = not board.turn
     for move in board.generate_legal_captures():
-        if move.promotion and move.promotion != _QUEEN:
-            continue
-        victim = type_at(move.to_square) or _PAWN
+        victim = type_at(move.to_square) or _PAWN  # en passant
         attacker = type_at(move.from_square)
-        if (not move.promotion and _VALUE[attacker] > _VALUE[victim] + LOSING_MARGIN
-                and board.is_attacked_by(them, move.to_square)):
+        if not every and (
+            (move.promotion and move.promotion != _QUEEN)
+            or (not move.promotion and _VALUE[attacker] > _VALUE[victim] + LOSING_MARGIN
+                and board.is_attacked_by(them, move.to_square))
+        ):
             continue
         keyed.append((victim * 8 - attacker + (move.promotion or 0) * 8, move))
     us = board.occupied_co[board.turn]
     promoting = board.pawns & us & (chess.BB_RANK_7 if board.turn else chess.BB_RANK_2)
     if promoting:
         for move in board.generate_legal_moves(promoting, chess.BB_BACKRANKS & ~board.occupied):
-            if move.promotion == _QUEEN:
-                keyed.append((_QUEEN * 8, move))
+            if every or move.promotion == _QUEEN:
+                keyed.append((move.promotion * 8, move))  # type: ignore[operator]
     keyed.sort(key=lambda x: -x[0])
     return [move for _, move in keyed]
 
@@ -522,7 +523,7 @@ class Searcher:
         if ply >= MAX_PLY:
             return evaluate(board, material)
         if board.is_check():
-            moves = self._ordered(board, ply)
+            moves = list(self._moves(board, None, ply))
             if not moves:
                 return -MATE + ply
             best = -INF
@@ -561,18 +562,8 @@ class Searcher:
         first = table_move if table_move is not None and board.is_legal(table_move) else None
         if first is not None:
             yield first
-        type_at = board.piece_type_at
-        noisy = []
-        for move in board.generate_legal_captures():
-            victim = type_at(move.to_square) or _PAWN  # en passant
-            noisy.append((victim * 8 - type_at(move.from_square) + (move.promotion or 0) * 8, move))
-        us = board.occupied_co[board.turn]
-        promoting = board.pawns & us & (chess.BB_RANK_7 if board.turn else chess.BB_RANK_2)
-        if promoting:
-            for move in board.generate_legal_moves(promoting, chess.BB_BACKRANKS & ~board.occupied):
-                noisy.append((move.promotion * 8, move))  # type: ignore[operator]
-        noisy.sort(key=lambda x: -x[0])
-        for _, move in noisy:
+        noisy = _noisy_moves(board, every=True)
+        for move in noisy:
             if move != first:
                 yield move
         killers = []
@@ -592,36 +583,12 @@ class Searcher:
             if move.promotion or move == first or move in killers:
                 continue
             dst = move.to_square
-            if dst == ep and type_at(move.from_square) == _PAWN and board.is_en_passant(move):
+            if dst == ep and board.piece_type_at(move.from_square) == _PAWN and board.is_en_passant(move):
                 continue
             quiet.append((history.get(move.from_square << 6 | dst, 0), move))
         quiet.sort(key=lambda x: -x[0])
         for _, move in quiet:
             yield move
-
-    def _ordered(self, board: chess.Board, ply: int) -> list[chess.Move]:
-        """Legal moves: captures by MVV-LVA, killers, then by history."""
-        moves = list(board.generate_legal_moves())
-        if len(moves) < 2:
-            return moves
-        them = board.occupied_co[not board.turn]
-        type_at = board.piece_type_at
-        first, second = self.killers[ply]
-        history = self.history
-        keys = []
-        for move in moves:
-            dst = move.to_square
-            if _BB_SQUARES[dst] & them:
-                keys.append((1 << 32) + type_at(dst) * 8 - type_at(move.from_square)
-                            + (move.promotion or 0) * 8)
-            elif move.promotion:
-                keys.append((1 << 32) + move.promotion * 8)
-            else:
-                code = move.from_square << 6 | dst
-                keys.append((1 << 31) if code == first else (1 << 31) - 1 if code == second
-                            else history.get(code, 0))
-        order = sorted(range(len(moves)), key=keys.__getitem__, reverse=True)
-        return [moves[i] for i in order]
 
     def _remember_cutoff(self, move: chess.Move, depth: int, ply: int) -> None:
         """A quiet move refuted the node: it becomes a killer at ``ply`` and gains history."""
