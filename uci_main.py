@@ -1,4 +1,5 @@
-"""Start the cbr-chess UCI engine: ``python uci_main.py [--casebase X.npz] [--weights V1 V2 V3] ...``.
+"""Start the cbr-chess UCI engine: ``python uci_main.py [--casebase X.npz] [--weights V1 V2 V3] ...``
+(installed as the console command ``cbr-chess``).
 
 The options set the engine's UCI option defaults; a GUI can still change them with setoption.
 """
@@ -7,15 +8,17 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
-from engine.uci import MODES, SEED_MAX, WEIGHT_OPTIONS, default_casebase, main_loop
-from engine.weights import WEIGHT_CONFIGS
+from engine.modes import MODES, SEED_MAX, WEIGHT_OPTIONS, default_casebase
+from engine.uci import main_loop
+from engine.weights import WEIGHT_CONFIGS, to_hundredths
 
 
 def parse_args(argv: list[str] | None = None) -> dict[str, str]:
     """UCI option defaults (name -> text) from the command line."""
     parser = argparse.ArgumentParser(
-        prog="uci_main.py",
+        prog=Path(sys.argv[0]).name,
         description="A case-based chess engine (UCI) that plays like the expert whose games built its casebase.",
     )
     parser.add_argument(
@@ -57,19 +60,17 @@ def parse_args(argv: list[str] | None = None) -> dict[str, str]:
 
 def _hundredths(words: list[str]) -> list[str]:
     if len(words) == 1 and words[0] in WEIGHT_CONFIGS:
-        w = WEIGHT_CONFIGS[words[0]]
-        values = [w.v1, w.v2, w.v3]
-    elif len(words) == 3:
-        try:
-            values = [float(word) for word in words]
-        except ValueError:
-            raise ValueError(f"--weights: {' '.join(words)} are not three numbers") from None
-    else:
+        return [str(h) for h in WEIGHT_CONFIGS[words[0]].hundredths()]
+    if len(words) != 3:
         raise ValueError("--weights takes three numbers v1 v2 v3 or a configuration name")
-    scaled = [round(v * 100) for v in values]
-    if any(abs(v * 100 - s) > 1e-6 or not 0 <= s <= 100 for v, s in zip(values, scaled)):
-        raise ValueError("--weights: each weight is a number of hundredths in 0..1, e.g. 0.35")
-    return [str(s) for s in scaled]
+    try:
+        values = [float(word) for word in words]
+    except ValueError:
+        raise ValueError(f"--weights: {' '.join(words)} are not three numbers") from None
+    try:
+        return [str(to_hundredths(v)) for v in values]
+    except ValueError:
+        raise ValueError("--weights: each weight is a number of hundredths in 0..1, e.g. 0.35") from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -77,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return main_loop(defaults)
     except ValueError as exc:  # an option default out of range, e.g. --seed -1
-        print(f"uci_main.py: error: {exc}", file=sys.stderr)
+        print(f"{Path(sys.argv[0]).name}: error: {exc}", file=sys.stderr)
         return 2
 
 

@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from casebase.builder import build  # noqa: E402
 from casebase.selection import Selection  # noqa: E402
-from engine.agent import SearchLimits  # noqa: E402
+from engine.timeman import SearchLimits  # noqa: E402
 from engine.guided import GuidedAgent  # noqa: E402
 from engine.search import _HASHER, Searcher, _full_key, _move_deltas  # noqa: E402
 from engine.weights import WEIGHT_CONFIGS  # noqa: E402

@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 from tournament.clock import TimeControl  # noqa: E402
 from tournament.elo import fit_ratings  # noqa: E402
+from tournament.game import points  # noqa: E402
 
 STOCKFISH = Path("/usr/games/stockfish")
 CASEBASE = ROOT / "casebases" / "carlsen-2800.npz"
@@ -74,9 +75,8 @@ def tally(directory: Path, player: str) -> dict[str, Tally]:
         if headers is None or player not in (headers["White"], headers["Black"]):
             continue
         ours, theirs = ("white", "black") if headers["White"] == player else ("black", "white")
-        white_points = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[headers["Result"]]
         t = out.setdefault(headers["Black" if ours == "white" else "White"], Tally())
-        t.results.append(white_points if ours == "white" else 1 - white_points)
+        t.results.append(points(headers["Result"], ours == "white"))
         t.terminations[headers.get("Termination", "?")] += 1
         stats_path = path.with_suffix(".json")
         if stats_path.exists():

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tournament.players import casebase_entrant  # noqa: E402
-from tournament.runner import Settings, run  # noqa: E402
+from tournament.runner import TournamentSettings, run  # noqa: E402
 from tournament.schedule import parse_configurations  # noqa: E402
 
 LADDER = ["kosteniuk-2200", "gaprindashvili-2300", "paehtz-2400", "miles-2500",
@@ -54,7 +54,7 @@ def main() -> int:
         print(f"missing casebases ({', '.join(p.name for p in missing)}): run `make casebases`"
               f" first, or give --casebases DIR", file=sys.stderr)
         return 2
-    settings = Settings(entrants=tuple(casebase_entrant(p) for p in paths),
+    settings = TournamentSettings(entrants=tuple(casebase_entrant(p) for p in paths),
                         configs=tuple(parse_configurations(args.configs)), rounds=args.rounds)
     rows, reference = [], None
     for workers in args.workers:

@@ -124,10 +124,14 @@ class _CaseVisitor(chess.pgn.BaseVisitor[bool]):
         # All players: every move is a case; otherwise only the expert's colour.
         self.colour = None if self.matcher is None else decision.expert_white
         self.ply = 0
+        self.finished = False  # until the movetext's result token (1-0, 0-1, 1/2-1/2, *)
         return None
 
     def begin_variation(self) -> chess.pgn.SkipType:
         return chess.pgn.SKIP
+
+    def visit_result(self, result: str) -> None:
+        self.finished = True
 
     def visit_move(self, board: chess.Board, move: chess.Move) -> None:
         game = self.game
@@ -152,6 +156,12 @@ class _CaseVisitor(chess.pgn.BaseVisitor[bool]):
     def handle_error(self, error: Exception) -> None:
         # An illegal or unparsable move (or a bad FEN): keep the cases before it.
         if self.game is not None:
+            self.game.damaged = True
+
+    def end_game(self) -> None:
+        # Movetext without its result token: the game was cut short (a truncated file's last
+        # game). Its moves are the game's as far as they go, so they stay, counted damaged.
+        if self.game is not None and not self.finished:
             self.game.damaged = True
 
     def result(self) -> bool:
@@ -299,7 +309,7 @@ class _Merge:
         parts = self.parts
 
         def join(name: str, dtype: type, width: int = 1) -> np.ndarray:
-            arrays = [np.frombuffer(getattr(part, name), dtype=dtype) for part in parts]
+            arrays: list[np.ndarray] = [np.frombuffer(getattr(part, name), dtype=dtype) for part in parts]
             joined = np.concatenate(arrays) if arrays else np.zeros(0, dtype=dtype)
             return joined.reshape(-1, width) if width > 1 else joined
 

@@ -30,6 +30,7 @@ input gives byte-identical files.
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import struct
@@ -111,15 +112,6 @@ def decode_board(bitboards: np.ndarray, turn: bool) -> chess.Board:
     return board
 
 
-def piece_at(bitboards: np.ndarray, square: chess.Square) -> chess.Piece | None:
-    """The piece on ``square`` of a position given by its eight bitboards."""
-    bit = np.uint64(1) << np.uint64(square)
-    for piece_type in chess.PIECE_TYPES:
-        if bitboards[1 + piece_type] & bit:
-            return chess.Piece(piece_type, bool(bitboards[0] & bit))
-    return None
-
-
 @dataclass(frozen=True)
 class CaseSource:
     """Where a case came from, for explanations."""
@@ -138,10 +130,6 @@ class CaseSource:
     def move_number(self) -> int:
         """Full-move number of the case's move, counted from the game's first move."""
         return self.ply // 2 + 1
-
-    def describe(self) -> str:
-        """One line such as ``Carlsen,M - Anand,V, Wch 2013, 2013.11.22, ply 24``."""
-        return f"{self.white} - {self.black}, {self.event}, {self.date}, ply {self.ply}"
 
 
 class Casebase:
@@ -183,10 +171,13 @@ class Casebase:
     def load(cls, path: str | os.PathLike[str], *, mmap: bool = True) -> Casebase:
         """Read and validate a casebase; raise :class:`CasebaseError` saying what is wrong."""
         path = Path(path)
-        if not path.exists():
-            raise CasebaseError(f"{path}: no such casebase file")
-        if path.is_dir():
-            raise CasebaseError(f"{path}: is a directory, not a casebase file")
+        try:
+            if not path.exists():
+                raise CasebaseError(f"{path}: no such casebase file")
+            if path.is_dir():
+                raise CasebaseError(f"{path}: is a directory, not a casebase file")
+        except (OSError, ValueError) as exc:  # a name the system refuses (too long, NUL byte)
+            raise CasebaseError(f"{path}: cannot be opened ({exc})") from exc
         try:
             with zipfile.ZipFile(path) as zf:
                 members = {name.removesuffix(".npy"): name for name in zf.namelist()}
@@ -257,6 +248,7 @@ class Casebase:
         for key in ("expert", "counts", "sources"):
             if key not in self.meta:
                 raise CasebaseError(f"metadata has no {key!r}")
+        self._validate_counts(n, g)
         if n == 0:
             return
         if self.from_square.max() > 63 or self.to_square.max() > 63:
@@ -268,6 +260,19 @@ class Casebase:
         if self.ply.min() < 0:
             raise CasebaseError("a case has a negative ply")
         self._validate_boards()
+
+    def _validate_counts(self, n: int, g: int) -> None:
+        """The metadata's counts must describe these arrays (a file edited or mixed up is not)."""
+        counts = self.meta["counts"]
+        if not isinstance(counts, dict):
+            raise CasebaseError("metadata counts are not a JSON object")
+        white = int(np.count_nonzero(self.turn))
+        actual = {"cases_white": white, "cases_black": n - white, "games_used": g}
+        for key, value in actual.items():
+            if key in counts and counts[key] != value:
+                raise CasebaseError(
+                    f"metadata says {counts[key]} {key.replace('_', ' ')}, the arrays hold {value}"
+                )
 
     def _validate_boards(self) -> None:
         b = np.asarray(self.boards)
@@ -358,10 +363,15 @@ class Casebase:
 @contextmanager
 def atomic_file(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     """A binary file that appears at ``path`` only once completely written (temporary file,
-    fsync, rename), with the permissions the umask gives a new file rather than 0600."""
+    fsync, rename), with the permissions the umask gives a new file rather than 0600.
+
+    The temporary file is ``.NAME.PID.XXXX.tmp`` beside ``path``; those of ``path`` left by
+    a writer that was killed (its process is gone) are removed first.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    remove_stale_temporaries(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
             yield f
@@ -374,6 +384,30 @@ def atomic_file(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def remove_stale_temporaries(path: Path) -> list[Path]:
+    """Remove the temporary files of :func:`atomic_file` for ``path`` whose writing process is
+    gone (killed while writing); return them."""
+    removed = []
+    prefix = f".{path.name}."
+    for tmp in path.parent.glob(f"{glob.escape(prefix)}*.tmp"):
+        pid = tmp.name[len(prefix):].split(".")[0]
+        if pid.isdigit() and _alive(int(pid)):
+            continue  # another writer at work (or this one)
+        tmp.unlink(missing_ok=True)
+        removed.append(tmp)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
 
 
 def _read_member(zf: zipfile.ZipFile, member: str) -> np.ndarray:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import hashlib
 import os
@@ -51,12 +52,27 @@ def read_source(path: str | os.PathLike[str]) -> Source:
             raise BuildError(f"{path}: damaged or not gzip-compressed ({exc})") from exc
     if b"\x00" in data:
         raise BuildError(f"{path}: binary data, not a PGN file")
-    # PGN is meant to be ASCII/Latin-1 but is mostly UTF-8 in practice; a stray byte must
-    # not stop a build, so it becomes U+FFFD (and can only affect a name or a comment).
-    text = data.decode("utf-8-sig", errors="replace").replace("\r\n", "\n")
+    text = decode_pgn(data).replace("\r\n", "\n")
     if not _TAG_LINE.search(text):
         raise BuildError(f"{path}: not a PGN file (no tag pair such as [White \"...\"] in it)")
     return Source(path, hashlib.sha256(raw).hexdigest(), text)
+
+
+def _latin1_fallback(error: UnicodeError) -> tuple[str, int]:
+    """Codec error handler: bytes that are not UTF-8 are read as Latin-1."""
+    assert isinstance(error, UnicodeDecodeError)
+    return error.object[error.start:error.end].decode("latin-1"), error.end
+
+
+codecs.register_error("cbr-latin-1-fallback", _latin1_fallback)
+
+
+def decode_pgn(data: bytes) -> str:
+    """PGN text from bytes: UTF-8 (most files today, with or without a byte-order mark), and
+    where a byte is not UTF-8, Latin-1 (the PGN standard's own encoding, common in older
+    databases). A Latin-1 file thus reads as Latin-1 throughout, a UTF-8 one as UTF-8, and a
+    file that mixes games of both keeps every name."""
+    return data.decode("utf-8-sig", errors="cbr-latin-1-fallback")
 
 
 def chunk_bounds(text: str, size: int) -> list[tuple[int, int]]:

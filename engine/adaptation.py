@@ -100,6 +100,11 @@ def adapt_to(
     return draw(tied, rng)
 
 
+def draw_index(count: int, rng: np.random.Generator) -> int:
+    """An index below ``count`` drawn uniformly with ``rng``; 0 without a draw when ``count`` is 1."""
+    return int(rng.integers(count)) if count > 1 else 0
+
+
 def draw(items: Sequence[T], rng: np.random.Generator) -> T:
-    """One of ``items`` drawn uniformly with ``rng``; a single item is returned without a draw."""
-    return items[int(rng.integers(len(items)))] if len(items) > 1 else items[0]
+    """One of ``items`` drawn uniformly with ``rng`` (:func:`draw_index`)."""
+    return items[draw_index(len(items), rng)]

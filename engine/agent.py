@@ -6,43 +6,40 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import chess
 import numpy as np
 
 from casebase.format import Casebase
-from engine.adaptation import best_moves, candidate_moves, draw
+from engine.adaptation import best_moves, candidate_moves, draw, draw_index
 from engine.retrieval import CaseIndex
+from engine.timeman import SearchLimits
 from engine.weights import Weights
 
+if TYPE_CHECKING:
+    from engine.search import SearchResult
 
-@dataclass(frozen=True)
-class SearchLimits:
-    """What a UCI ``go`` asked for (times in milliseconds); None where it did not say."""
-
-    wtime: int | None = None
-    btime: int | None = None
-    winc: int | None = None
-    binc: int | None = None
-    movestogo: int | None = None
-    movetime: int | None = None
-    depth: int | None = None
-    nodes: int | None = None
-    mate: int | None = None
-    infinite: bool = False
-    ponder: bool = False
+#: What an agent that searches calls after each finished iteration (the UCI layer reports it).
+IterationCallback = Callable[["SearchResult"], None]
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Decision:
-    """A chosen move (None when there is no legal move) and why, in lines a person can read."""
+    """A chosen move (None when there is no legal move) and why, in lines a person can read.
+
+    ``case`` and ``similarity`` name the case the move came from (None when none did);
+    ``tied_cases`` is how many cases tied at the best similarity (pure mode), ``votes`` how
+    many of the retrieved cases proposed the move (guided mode); ``score_cp`` is the search's
+    exact score of the move, when it has one.
+    """
 
     move: chess.Move | None
     explanation: list[str]
-    case: int | None
-    similarity: int | None
-    tied: int
+    case: int | None = None
+    similarity: int | None = None
+    tied_cases: int = 0
+    votes: int = 0
     score_cp: int | None = None
 
 
@@ -59,9 +56,10 @@ class Agent(Protocol):
         *,
         limits: SearchLimits | None = None,
         stop: threading.Event | None = None,
-        info: Callable[[str], None] | None = None,
+        on_iteration: IterationCallback | None = None,
     ) -> Decision:
-        """The move to play on ``board`` (restricted to ``moves`` when given)."""
+        """The move to play on ``board`` (restricted to ``moves`` when given); an agent that
+        searches hands each finished iteration to ``on_iteration``."""
 
 
 class CaseAgent:
@@ -92,7 +90,7 @@ class CaseAgent:
         *,
         limits: SearchLimits | None = None,
         stop: threading.Event | None = None,
-        info: Callable[[str], None] | None = None,
+        on_iteration: IterationCallback | None = None,
     ) -> Decision:
         """The move to play on ``board`` (restricted to ``moves`` when any of them is legal)."""
         notes: list[str] = []
@@ -102,13 +100,13 @@ class CaseAgent:
             candidates = candidate_moves(board)
         if not candidates:
             reason = "checkmate" if board.is_checkmate() else "stalemate"
-            return Decision(None, [*notes, f"no legal move ({reason})"], None, None, 0)
-        decision = self._choose(board, candidates, limits, stop, info)
+            return Decision(move=None, explanation=[*notes, f"no legal move ({reason})"])
+        decision = self._choose(board, candidates, limits, stop, on_iteration)
         decision.explanation[:0] = notes
         return decision
 
     def _choose(self, board: chess.Board, candidates: list[chess.Move], limits: SearchLimits | None,
-                stop: threading.Event | None, info: Callable[[str], None] | None) -> Decision:
+                stop: threading.Event | None, on_iteration: IterationCallback | None) -> Decision:
         """The mode's own choice among ``candidates`` (legal, at least one)."""
         raise NotImplementedError
 
@@ -126,7 +124,7 @@ class PureAgent(CaseAgent):
     Generator use, in this order for every move: one draw among the tied best cases, then one
     among the moves tied in L. A draw among a single item is skipped (Decision: it would carry
     no choice), so the same casebase, weights, seed and positions give the same moves.
-    Clock limits, ``stop`` and ``info`` are accepted for the :class:`Agent` protocol and not
+    Clock limits, ``stop`` and ``on_iteration`` are accepted for the :class:`Agent` protocol and not
     needed: a move takes milliseconds.
     """
 
@@ -136,29 +134,26 @@ class PureAgent(CaseAgent):
         if not len(rows):
             move = draw(candidates, self.rng)
             return Decision(
-                move,
-                [
+                move=move,
+                explanation=[
                     f"{self._no_case_reason(board.turn)}: played {board.san(move)}, drawn"
                     f" uniformly from {len(candidates)} legal moves",
                 ],
-                None,
-                None,
-                0,
             )
         assert self.casebase is not None
-        case = int(draw(rows, self.rng))
+        case = int(rows[draw_index(len(rows), self.rng)])
         case_move, case_board = self.casebase.move(case), self.casebase.board(case)
         tied_moves, score = best_moves(case_move, case_board, board, self.weights, candidates)
         move = draw(tied_moves, self.rng)
         return Decision(
-            move,
-            [
+            move=move,
+            explanation=[
                 *self._case_lines(case, board.turn, sim, len(rows)),
                 _adaptation_line(case_move, case_board, board, move, score, len(tied_moves)),
             ],
-            case,
-            sim,
-            len(rows),
+            case=case,
+            similarity=sim,
+            tied_cases=len(rows),
         )
 
     def _case_lines(self, case: int, colour: chess.Color, sim: int, tied: int) -> list[str]:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import chess
 
+from engine.rules import castling_rook
+
 PIECE_VALUES = {
     chess.PAWN: 100,
     chess.KNIGHT: 320,
@@ -171,8 +173,8 @@ def move_delta(board: chess.Board, move: chess.Move, piece: int, captured: int |
     elif piece == chess.PAWN and dst == board.ep_square:
         delta += PIECE_SQUARE[not colour][chess.PAWN][dst - 8 if colour else dst + 8]
     elif piece == chess.KING and abs(dst - src) == 2:
-        rook = own[chess.ROOK]
-        delta += rook[src + 1] - rook[src + 3] if dst > src else rook[src - 1] - rook[src - 4]
+        rook_from, rook_to = castling_rook(src, dst)
+        delta += own[chess.ROOK][rook_to] - own[chess.ROOK][rook_from]
     return delta if colour else -delta
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -28,15 +28,12 @@ import numpy as np
 
 from casebase.format import Casebase
 from engine.adaptation import adapt_to
-from engine.agent import CaseAgent, Decision, SearchLimits
-from engine.search import MATE, SearchResult, Searcher, is_mate_score, time_budget
+from engine.agent import CaseAgent, Decision, IterationCallback
+from engine.modes import SELECTIONS
+from engine.scores import is_mate_score, mate_moves, score_text
+from engine.search import SearchResult, Searcher
+from engine.timeman import SearchLimits, search_budget
 from engine.weights import Weights
-
-SELECTIONS = ("argmax", "sample")
-#: Nodes searched when ``go`` names no limit at all (about a second).
-DEFAULT_NODES = 20_000
-#: Share of the clock budget after which no new iteration starts (it would rarely finish).
-SOFT_SHARE = 0.5
 
 
 @dataclass
@@ -155,26 +152,31 @@ class GuidedAgent(CaseAgent):
     # -- the move ----------------------------------------------------------------------
 
     def _choose(self, board: chess.Board, candidates: list[chess.Move], limits: SearchLimits | None,
-                stop: threading.Event | None, info: Callable[[str], None] | None) -> Decision:
+                stop: threading.Event | None, on_iteration: IterationCallback | None) -> Decision:
         """Propose, search, decide (search.md §1–3); the explanation follows §5."""
         started = time.monotonic()
         proposal = self.propose(board, candidates, stop)
+        budget = search_budget(limits, board.turn, time.monotonic() - started)
         result = self.searcher.search(
             board,
-            **_search_limits(limits, board.turn, time.monotonic() - started),
+            depth=budget.depth,
+            nodes=budget.nodes,
+            movetime=budget.movetime,
+            soft_time=budget.soft_time,
             stop=stop,
             prior=proposal.prior,
             moves=candidates,
             tolerance=self.tolerance,
             exact=proposal.prior,  # only proposed moves can be played for being sound
-            info=info,
+            on_iteration=on_iteration,
         )
         move, why = self._decide(board, proposal, result)
         notes = self._explain(board, proposal, result, move, why)
         row, sim = proposal.source.get(move, (None, None))
         score = result.scores.get(move)
         score_cp = score.score if score and score.exact and not is_mate_score(score.score) else None
-        return Decision(move, notes, row, sim, proposal.count.get(move, 0), score_cp)
+        return Decision(move=move, explanation=notes, case=row, similarity=sim,
+                        votes=proposal.count.get(move, 0), score_cp=score_cp)
 
     def _decide(self, board: chess.Board, proposal: Proposal, result: SearchResult) -> tuple[chess.Move, str]:
         """The move to play and which rule of search.md §3 chose it."""
@@ -264,22 +266,13 @@ def share_text(share: float) -> str:
     return f"{100 * share:.0f}%" if share >= 0.005 else "<1%"
 
 
-def score_text(score: int) -> str:
-    """A score for people: ``+35 cp``, ``mate in 2``, ``mated in 3``."""
-    if score > 0 and is_mate_score(score):
-        return f"mate in {(MATE - score + 1) // 2}"
-    if is_mate_score(score):
-        return f"mated in {(MATE + score) // 2}"
-    return f"{score:+d} cp"
-
-
 def _loss(result: SearchResult, move: chess.Move) -> str:
     """How much worse than the best ``move`` is, e.g. ``loses 320 cp at depth 4``."""
     assert result.score is not None
     score = result.scores[move]
     at = f"at depth {result.depth}" if result.depth else "in the unfinished first iteration"
     if score.exact and is_mate_score(score.score) and score.score < 0:
-        return f"allows mate in {(MATE + score.score) // 2} {at}"
+        return f"allows mate in {-mate_moves(score.score)} {at}"
     if is_mate_score(result.score) and result.score > 0:
         return f"misses {score_text(result.score)} {at}"
     bound = "" if score.exact else "at least "
@@ -297,26 +290,3 @@ def _search_line(board: chess.Board, result: SearchResult, proposal: Proposal, t
         sound = sum(m in proposal.prior for m in result.sound())
         line += f"; {sound} of {len(proposal.prior)} proposed moves sound (within {tolerance} cp)"
     return line
-
-
-def _search_limits(limits: SearchLimits | None, turn: chess.Color, spent: float) -> dict[str, object]:
-    """The search's keyword limits for a UCI ``go`` (search.md §4); ``spent`` seconds are gone."""
-    if limits is None:
-        return {"nodes": DEFAULT_NODES}
-    depth = limits.depth
-    if limits.mate is not None:
-        mate_depth = 2 * limits.mate - 1
-        depth = mate_depth if depth is None else min(depth, mate_depth)
-    out: dict[str, object] = {"depth": depth, "nodes": limits.nodes}
-    if limits.infinite:
-        return out
-    remaining = limits.wtime if turn else limits.btime
-    if limits.movetime is not None:
-        out["movetime"] = max(limits.movetime / 1000 - spent, 0.0)
-    elif remaining is not None:
-        increment = (limits.winc if turn else limits.binc) or 0
-        budget = max(time_budget(remaining, increment, limits.movestogo) - spent, 0.0)
-        out["movetime"], out["soft_time"] = budget, SOFT_SHARE * budget
-    elif depth is None and limits.nodes is None:
-        out["nodes"] = DEFAULT_NODES
-    return out

@@ -11,7 +11,7 @@ Exactness, because the guided mode trusts each root score (search.md §2–3):
   plain minimax at depth ``d`` over the same leaves. The table only cuts off with entries of
   exactly the remaining depth, for the same reason (a deeper entry would change the value).
 - The leaf is quiescence: stand pat with :func:`engine.evaluation.evaluate`, then every
-  capture (except under-promotions and losing captures, see :func:`_noisy_moves`) and every
+  capture (except under-promotions and losing captures, see :func:`engine.moveorder.noisy_moves`) and every
   non-capturing queen promotion, in MVV-LVA order. A side in check may not stand pat: it
   searches all its evasions, and with none it is mated.
 - Draws score 0 at every node below the root: insufficient material, the fifty-move rule
@@ -26,27 +26,27 @@ Exactness, because the guided mode trusts each root score (search.md §2–3):
   moves); the others are merely proven no better than the best so far with a null window,
   which is much cheaper when many moves lie within the tolerance.
 
-The table is keyed by the polyglot Zobrist hash (``chess.polyglot.zobrist_hash``), updated
-incrementally from move to move because recomputing it costs about half a node; so is the
-evaluation's material and square-bonus sum (:func:`engine.evaluation.material_white`). Standard
-chess only (no Chess960).
+The table is keyed by the polyglot Zobrist hash, updated incrementally from move to move
+(:mod:`engine.zobrist`); so is the evaluation's material and square-bonus sum
+(:func:`engine.evaluation.material_white`). Each finished iteration is handed to the caller
+as a :class:`SearchResult` (``on_iteration``); turning it into protocol text is the UCI
+layer's business. Standard chess only (no Chess960).
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 import chess
-import chess.polyglot
 
-from engine.evaluation import PIECE_VALUES, evaluate, material_white, move_delta
+from engine.evaluation import evaluate, material_white, move_delta
+from engine.moveorder import MoveOrder, noisy_moves
+from engine.scores import MATE, from_root, is_mate_score, to_root
+from engine.zobrist import board_pieces_key, full_key, pieces_delta, zobrist_key
 
-MATE = 100_000
-#: Scores beyond this (in absolute value) are mates.
-MATE_BOUND = MATE - 1_000
 INF = 1_000_000
 #: Deepest ply the search goes; quiescence stops there too.
 MAX_PLY = 120
@@ -55,30 +55,9 @@ MAX_DEPTH = 64
 #: Nodes between two looks at the clock and the stop event (about 5 ms of work).
 CHECK_EVERY = 128
 
-#: How much more than its victim a capturer may be worth before quiescence leaves out its
-#: capture of a defended piece (bishop takes knight stays in, knight takes pawn goes).
-LOSING_MARGIN = 50
-
 _EXACT, _LOWER, _UPPER = 0, 1, 2
-_VALUE = (0, *(PIECE_VALUES[t] for t in chess.PIECE_TYPES))
 _BB_SQUARES = chess.BB_SQUARES
-_PAWN, _KING, _QUEEN = chess.PAWN, chess.KING, chess.QUEEN
-
-# Polyglot keys: piece index is 2 * (type - 1) + colour (Black 0, White 1).
-_RANDOM = chess.polyglot.POLYGLOT_RANDOM_ARRAY
-_PIECE_KEYS = tuple(
-    tuple(
-        tuple(_RANDOM[64 * (2 * (piece_type - 1) + colour) + sq] for sq in chess.SQUARES)
-        if piece_type
-        else ()
-        for piece_type in range(7)
-    )
-    for colour in (0, 1)
-)
-_CASTLING_KEYS = ((chess.BB_H1, _RANDOM[768]), (chess.BB_A1, _RANDOM[769]),
-                  (chess.BB_H8, _RANDOM[770]), (chess.BB_A8, _RANDOM[771]))
-_TURN_KEY = _RANDOM[780]
-_HASHER = chess.polyglot.ZobristHasher(_RANDOM)
+_PAWN = chess.PAWN
 
 
 class _Abort(Exception):
@@ -93,7 +72,7 @@ class RootScore:
     exact: bool
 
 
-@dataclass
+@dataclass(kw_only=True)
 class SearchResult:
     """What a search found: the best move and score of the deepest finished iteration.
 
@@ -139,114 +118,12 @@ class _Limits:
     clocked: bool = False
 
 
-def is_mate_score(score: int) -> bool:
-    """Whether a score announces a forced mate (for either side)."""
-    return abs(score) > MATE_BOUND
-
-
-def uci_score(score: int) -> str:
-    """A score as a UCI ``info`` payload: ``cp X`` or ``mate M`` (in moves, negative when mated)."""
-    if score > MATE_BOUND:
-        return f"mate {(MATE - score + 1) // 2}"
-    if score < -MATE_BOUND:
-        return f"mate {-((MATE + score) // 2)}"
-    return f"cp {score}"
-
-
-def time_budget(remaining_ms: int, increment_ms: int = 0, movestogo: int | None = None) -> float:
-    """Seconds for one move on the clock (search.md §4).
-
-    ``remaining / (movestogo + 2) + 0.8 * increment``, with ``movestogo`` the moves to the
-    next time control when the GUI says, else 30; never more than a third of what remains.
-    """
-    togo = 30 if movestogo is None else max(movestogo, 1)
-    remaining = max(remaining_ms, 0)
-    budget = remaining / (togo + 2) + 0.8 * max(increment_ms, 0)
-    return min(budget, remaining / 3) / 1000
-
-
-def zobrist_key(board: chess.Board) -> int:
-    """The polyglot Zobrist hash of ``board`` (what the transposition table is keyed by)."""
-    return chess.polyglot.zobrist_hash(board)
-
-
-def _castling_key(rights: int) -> int:
-    key = 0
-    for bit, random in _CASTLING_KEYS:
-        if rights & bit:
-            key ^= random
-    return key
-
-
-_CASTLING = {
-    rights: _castling_key(rights)
-    for rights in (
-        a | b | c | d
-        for a in (0, chess.BB_H1)
-        for b in (0, chess.BB_A1)
-        for c in (0, chess.BB_H8)
-        for d in (0, chess.BB_A8)
-    )
-}
-
-
-def _move_deltas(board: chess.Board, move: chess.Move) -> tuple[int, int]:
-    """How ``move`` changes the pieces' part of the Zobrist hash and :func:`material_white`
-    (``board`` before the move)."""
-    src, dst = move.from_square, move.to_square
-    colour = board.turn
-    piece = board.piece_type_at(src)
-    own = _PIECE_KEYS[colour]
-    delta = own[piece][src] ^ own[move.promotion or piece][dst]
-    captured = board.piece_type_at(dst)
-    if captured:
-        delta ^= _PIECE_KEYS[not colour][captured][dst]
-    elif piece == _PAWN and dst == board.ep_square:
-        delta ^= _PIECE_KEYS[not colour][_PAWN][dst - 8 if colour else dst + 8]
-    elif piece == _KING and abs(dst - src) == 2:
-        rook_src, rook_dst = (src + 3, src + 1) if dst > src else (src - 4, src - 1)
-        delta ^= own[chess.ROOK][rook_src] ^ own[chess.ROOK][rook_dst]
-    return delta, move_delta(board, move, piece, captured)
-
-
-def _full_key(board: chess.Board, pieces: int) -> int:
-    """The whole hash after a move, from its pieces' part (castling rights are clean after a push)."""
-    key = pieces ^ _CASTLING[board.castling_rights]
-    if board.ep_square is not None:
-        key ^= _HASHER.hash_ep_square(board)
-    return key ^ _TURN_KEY if board.turn else key
-
-
-def _noisy_moves(board: chess.Board, *, every: bool = False) -> list[chess.Move]:
-    """Captures and non-capturing promotions, MVV-LVA first.
-
-    For quiescence (``every`` False) under-promotions, quiet promotions but to a queen and
-    *losing* captures are left out. A capture is losing when the capturer is worth more than
-    its victim by over :data:`LOSING_MARGIN` and the opponent defends the square (a knight
-    taking a defended pawn, a queen a defended rook): in the tree it can only lose material on
-    the recapture, and searching it costs most of a quiescence search's nodes.
-    """
-    keyed = []
-    type_at = board.piece_type_at
-    them = not board.turn
-    for move in board.generate_legal_captures():
-        victim = type_at(move.to_square) or _PAWN  # en passant
-        attacker = type_at(move.from_square)
-        if not every and (
-            (move.promotion and move.promotion != _QUEEN)
-            or (not move.promotion and _VALUE[attacker] > _VALUE[victim] + LOSING_MARGIN
-                and board.is_attacked_by(them, move.to_square))
-        ):
-            continue
-        keyed.append((victim * 8 - attacker + (move.promotion or 0) * 8, move))
-    us = board.occupied_co[board.turn]
-    promoting = board.pawns & us & (chess.BB_RANK_7 if board.turn else chess.BB_RANK_2)
-    if promoting:
-        for move in board.generate_legal_moves(promoting, chess.BB_BACKRANKS & ~board.occupied):
-            if every or move.promotion == _QUEEN:
-                keyed.append((move.promotion * 8, move))  # type: ignore[operator]
-    keyed.sort(key=lambda x: -x[0])
-    return [move for _, move in keyed]
+def _child_keys(board: chess.Board, move: chess.Move, pieces: int, material: int) -> tuple[int, int]:
+    """The pieces' hash and :func:`material_white` after ``move`` (``board`` before it)."""
+    piece = board.piece_type_at(move.from_square) or chess.PAWN
+    captured = board.piece_type_at(move.to_square)
+    return (pieces ^ pieces_delta(board, move, piece, captured),
+            material + move_delta(board, move, piece, captured))
 
 
 class Searcher:
@@ -275,9 +152,7 @@ class Searcher:
         self.table: dict[int, tuple[int, int, int, chess.Move | None]] | None = (
             {} if self.use_table else None
         )
-        # Killers as from-square << 6 | to-square codes (-1: none), like the history's keys.
-        self.killers: list[list[int]] = [[-1, -1] for _ in range(MAX_PLY + 1)]
-        self.history: dict[int, int] = {}
+        self.order = MoveOrder(MAX_PLY)
         self.pv: list[list[chess.Move]] = [[] for _ in range(MAX_PLY + 2)]
         self.path: set[int] = set()
         self._partial: dict[chess.Move, RootScore] = {}
@@ -301,7 +176,7 @@ class Searcher:
         moves: Iterable[chess.Move] | None = None,
         tolerance: int = 0,
         exact: Collection[chess.Move] | None = None,
-        info: Callable[[str], None] | None = None,
+        on_iteration: Callable[[SearchResult], None] | None = None,
     ) -> SearchResult:
         """Search ``board`` by iterative deepening until a limit is reached.
 
@@ -312,13 +187,14 @@ class Searcher:
         milliseconds. Root moves are ``moves`` (legal ones only) or all legal moves, ordered
         by ``prior`` at first. Every root score down to ``best - tolerance`` is exact, of
         the moves in ``exact`` (and the best move) when that is given.
-        ``info`` gets one UCI info payload per finished iteration.
+        ``on_iteration`` gets the result of every finished iteration. A ``depth`` below 1
+        searches depth 1.
         """
         if board.chess960:
             raise ValueError("the search plays standard chess only, not Chess960")
         start = time.monotonic()
         limits = _Limits(
-            depth=min(depth, MAX_DEPTH) if depth is not None else MAX_DEPTH,
+            depth=max(1, min(depth, MAX_DEPTH)) if depth is not None else MAX_DEPTH,
             nodes=max(nodes, 1) if nodes is not None else None,
             deadline=start + movetime if movetime is not None else None,
             soft_deadline=start + soft_time if soft_time is not None else None,
@@ -337,10 +213,11 @@ class Searcher:
         order = sorted(legal, key=lambda m: -prior.get(m, 0.0))
         if not order:
             score = -MATE if self.board.is_check() else 0
-            return SearchResult(None, score, 0, 0, 0, 0.0, [], {}, tolerance)
+            return SearchResult(move=None, score=score, depth=0, seldepth=0, nodes=0, seconds=0.0,
+                                pv=[], scores={}, tolerance=tolerance)
 
         root_key = zobrist_key(self.board)
-        root_pieces = _HASHER.hash_board(self.board)
+        root_pieces = board_pieces_key(self.board)
         root_material = material_white(self.board)
         result: SearchResult | None = None
         for iteration in range(1, self._limits.depth + 1):
@@ -353,11 +230,12 @@ class Searcher:
                 break
             scores = self._partial
             result = SearchResult(
-                best_move, best, iteration, self.seldepth, self.nodes,
-                time.monotonic() - start, pv, scores, tolerance,
+                move=best_move, score=best, depth=iteration, seldepth=self.seldepth,
+                nodes=self.nodes, seconds=time.monotonic() - start, pv=pv, scores=scores,
+                tolerance=tolerance,
             )
-            if info is not None:
-                info(_info_line(result))
+            if on_iteration is not None:
+                on_iteration(result)
             order = sorted(order, key=lambda m: (-scores[m].score, -prior.get(m, 0.0)))
             if self._finished(result, len(order)):
                 break
@@ -403,8 +281,9 @@ class Searcher:
         else:
             best_move, best = order[0], None
         return SearchResult(
-            best_move, best, 0, self.seldepth, self.nodes, time.monotonic() - self._start,
-            [best_move], scores, self.tolerance,
+            move=best_move, score=best, depth=0, seldepth=self.seldepth, nodes=self.nodes,
+            seconds=time.monotonic() - self._start, pv=[best_move], scores=scores,
+            tolerance=self.tolerance,
         )
 
     # -- the tree --------------------------------------------------------------------
@@ -418,10 +297,9 @@ class Searcher:
         best, best_move, pv = -INF, order[0], [order[0]]
         for move in order:
             alpha = -INF if best == -INF else max(best - self.tolerance - 1, -INF)
-            key_delta, material_delta = _move_deltas(board, move)
-            child_pieces = pieces ^ key_delta
+            child_pieces, child_material = _child_keys(board, move, pieces, material)
             board.push(move)
-            child = (_full_key(board, child_pieces), child_pieces, material + material_delta)
+            child = (full_key(board, child_pieces), child_pieces, child_material)
             if alpha == -INF or self.exact is None or move in self.exact:
                 score = -self._negamax(depth - 1, -INF, -alpha, 1, *child)
                 exact = score > alpha
@@ -465,10 +343,7 @@ class Searcher:
             if entry is not None:
                 entry_depth, flag, score, table_move = entry
                 if entry_depth == depth:
-                    if score > MATE_BOUND:
-                        score -= ply
-                    elif score < -MATE_BOUND:
-                        score += ply
+                    score = to_root(score, ply)
                     if (
                         flag == _EXACT
                         or (flag == _LOWER and score >= beta)
@@ -482,11 +357,10 @@ class Searcher:
         original_alpha = alpha
         best, best_move = -INF, None
         them = board.occupied_co[not board.turn]
-        for move in self._moves(board, table_move, ply):
-            key_delta, material_delta = _move_deltas(board, move)
-            child_pieces = pieces ^ key_delta
+        for move in self.order.staged(board, table_move, ply):
+            child_pieces, child_material = _child_keys(board, move, pieces, material)
             board.push(move)
-            child = (_full_key(board, child_pieces), child_pieces, material + material_delta)
+            child = (full_key(board, child_pieces), child_pieces, child_material)
             if best == -INF or beta - alpha == 1:
                 score = -self._negamax(depth - 1, -beta, -alpha, ply + 1, *child)
             else:
@@ -502,7 +376,7 @@ class Searcher:
                     alpha = score
                     if score >= beta:
                         if not (_BB_SQUARES[move.to_square] & them or move.promotion):
-                            self._remember_cutoff(move, depth, ply)
+                            self.order.remember_cutoff(move, depth, ply)
                         break
                     self.pv[ply] = [move, *self.pv[ply + 1]]
         self.path.discard(key)
@@ -511,8 +385,7 @@ class Searcher:
 
         if table is not None:
             flag = _LOWER if best >= beta else _UPPER if best <= original_alpha else _EXACT
-            stored = best + ply if best > MATE_BOUND else best - ply if best < -MATE_BOUND else best
-            table[key] = (depth, flag, stored, best_move)
+            table[key] = (depth, flag, from_root(best, ply), best_move)
         return best
 
     def _quiesce(self, alpha: int, beta: int, ply: int, material: int) -> int:
@@ -523,7 +396,7 @@ class Searcher:
         if ply >= MAX_PLY:
             return evaluate(board, material)
         if board.is_check():
-            moves = list(self._moves(board, None, ply))
+            moves = list(self.order.staged(board, None, ply))
             if not moves:
                 return -MATE + ply
             best = -INF
@@ -533,13 +406,13 @@ class Searcher:
                 return best
             if best > alpha:
                 alpha = best
-            moves = _noisy_moves(board)
+            moves = noisy_moves(board)
         type_at = board.piece_type_at
         for move in moves:
             if self.nodes >= self._next_check:
                 self._check()
             self.nodes += 1
-            child_material = material + move_delta(board, move, type_at(move.from_square),
+            child_material = material + move_delta(board, move, type_at(move.from_square) or _PAWN,
                                                    type_at(move.to_square))
             board.push(move)
             score = -self._quiesce(-beta, -alpha, ply + 1, child_material)
@@ -551,52 +424,6 @@ class Searcher:
                     if score >= beta:
                         break
         return best
-
-    # -- move ordering ---------------------------------------------------------------
-
-    def _moves(self, board: chess.Board, table_move: chess.Move | None, ply: int) -> Iterator[chess.Move]:
-        """The legal moves in stages, each generated only when the ones before did not cut off:
-        the table move, captures and promotions by MVV-LVA, the killers, the other quiet moves
-        by history."""
-        # A table move comes from a position with the same key, so it is checked (collisions).
-        first = table_move if table_move is not None and board.is_legal(table_move) else None
-        if first is not None:
-            yield first
-        noisy = _noisy_moves(board, every=True)
-        for move in noisy:
-            if move != first:
-                yield move
-        killers = []
-        for code in self.killers[ply]:
-            if code < 0:
-                continue
-            move = chess.Move(code >> 6, code & 63)
-            if (move != first and not _BB_SQUARES[move.to_square] & board.occupied
-                    and not board.is_en_passant(move) and board.is_legal(move)):
-                killers.append(move)
-                yield move
-        history = self.history
-        quiet = []
-        ep = board.ep_square
-        # to the squares the opponent does not hold: castling's mask is its rook's square
-        for move in board.generate_legal_moves(chess.BB_ALL, ~board.occupied_co[not board.turn]):
-            if move.promotion or move == first or move in killers:
-                continue
-            dst = move.to_square
-            if dst == ep and board.piece_type_at(move.from_square) == _PAWN and board.is_en_passant(move):
-                continue
-            quiet.append((history.get(move.from_square << 6 | dst, 0), move))
-        quiet.sort(key=lambda x: -x[0])
-        for _, move in quiet:
-            yield move
-
-    def _remember_cutoff(self, move: chess.Move, depth: int, ply: int) -> None:
-        """A quiet move refuted the node: it becomes a killer at ``ply`` and gains history."""
-        killers = self.killers[ply]
-        code = move.from_square << 6 | move.to_square
-        if killers[0] != code:
-            killers[1], killers[0] = killers[0], code
-        self.history[code] = self.history.get(code, 0) + depth * depth
 
 
 def _past_counts(board: chess.Board) -> dict[int, int]:
@@ -610,19 +437,3 @@ def _past_counts(board: chess.Board) -> dict[int, int]:
             break
         replay.pop()
     return counts
-
-
-def _info_line(result: SearchResult) -> str:
-    assert result.score is not None
-    ms = max(int(result.seconds * 1000), 0)
-    nps = int(result.nodes / result.seconds) if result.seconds > 0 else 0
-    pv = " ".join(move.uci() for move in result.pv)
-    return (
-        f"depth {result.depth} seldepth {result.seldepth} score {uci_score(result.score)}"
-        f" nodes {result.nodes} nps {nps} time {ms} pv {pv}"
-    )
-
-
-def search(board: chess.Board, **limits: object) -> SearchResult:
-    """One search with a fresh :class:`Searcher`; keywords as in :meth:`Searcher.search`."""
-    return Searcher().search(board, **limits)  # type: ignore[arg-type]

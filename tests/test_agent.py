@@ -8,7 +8,8 @@ import chess
 import pytest
 from engine_helpers import cases_casebase, pgn_casebase
 
-from engine.agent import PureAgent, SearchLimits
+from engine.agent import PureAgent
+from engine.timeman import SearchLimits
 from engine.weights import WEIGHT_CONFIGS, Weights
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "experts"
@@ -50,7 +51,7 @@ def test_plays_the_expert_move_in_a_known_position():
     agent = PureAgent(cases_casebase([(after("e4"), move("c7c5"))]), BALANCED, 1)
     decision = agent.choose(after("e4"))
     assert decision.move == move("c7c5")
-    assert (decision.case, decision.similarity, decision.tied) == (0, 256, 1)
+    assert (decision.case, decision.similarity, decision.tied_cases) == (0, 256, 1)
 
 
 def test_explanation_names_case_similarity_ties_and_moves():
@@ -60,7 +61,7 @@ def test_explanation_names_case_similarity_ties_and_moves():
     for part in ("Expert - Opponent", "Test", "2015.01.01", "move 1", "ply 1",
                  "248/256", "2 of 2 cases", "case move", "played"):
         assert part in text
-    assert decision.tied == 2 and decision.similarity == 248
+    assert decision.tied_cases == 2 and decision.similarity == 248
 
 
 def test_colour_filter_falls_back_to_a_uniform_legal_move():
@@ -93,7 +94,7 @@ def test_tied_cases_are_drawn_in_proportion():
     for seed in range(trials):
         agent.new_game(seed)
         decision = agent.choose(chess.Board())  # all three tie at 256
-        assert decision.tied == 3
+        assert decision.tied_cases == 3
         hits += decision.move == move("e2e4")
     bound = math.sqrt(math.log(2e6) / (2 * trials))
     assert abs(hits / trials - 2 / 3) <= bound  # excludes 1/2 and 1/3

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import re
 import threading
-import time
 from pathlib import Path
 
 import chess
@@ -12,8 +12,9 @@ from engine_helpers import cases_casebase
 from search_helpers import random_positions, shuffled
 
 from casebase.format import Casebase
-from engine.agent import SearchLimits
 from engine.guided import GuidedAgent
+from engine.search import CHECK_EVERY, SearchResult
+from engine.timeman import DEFAULT_NODES, SearchLimits
 from engine.weights import WEIGHT_CONFIGS
 
 BALANCED = WEIGHT_CONFIGS["balanced"]
@@ -97,7 +98,7 @@ def test_sound_casebase_move_is_kept() -> None:
     agent = GuidedAgent(cases_casebase([(board, move("g1f3"))]), BALANCED, seed=1)
     decision = agent.choose(board, limits=SearchLimits(depth=3))
     assert decision.move == move("g1f3")
-    assert decision.case == 0 and decision.similarity == 256 and decision.tied == 1
+    assert decision.case == 0 and decision.similarity == 256 and decision.votes == 1
     assert any("played Nf3, the casebase's first choice (100%)" in line for line in decision.explanation)
 
 
@@ -134,6 +135,18 @@ def test_side_ahead_does_not_repeat_into_a_draw() -> None:
     # One repetition earlier the same move is no draw yet, so the casebase is followed.
     board = shuffled(1)
     assert agent.choose(board, limits=SearchLimits(depth=3)).move == move("a1b1")
+
+
+def test_most_voted_sound_move_beats_the_best_scored_one() -> None:
+    # From the start at depth 1, a3 scores 0 and e4 +40: both sound within 100 cp. Two cases
+    # vote a3, one e4: the expert's majority is followed, not the search's preference.
+    board = chess.Board()
+    cases = [(board, move("a2a3")), (board, move("a2a3")), (board, move("e2e4"))]
+    agent = GuidedAgent(cases_casebase(cases), BALANCED, seed=1, tolerance=100)
+    result = agent.searcher.search(board, depth=1, tolerance=100)
+    assert result.scores[move("e2e4")].score > result.scores[move("a2a3")].score
+    decision = agent.choose(board, limits=SearchLimits(depth=1))
+    assert decision.move == move("a2a3") and decision.votes == 2
 
 
 def test_sample_draws_sound_moves_by_their_votes() -> None:
@@ -195,22 +208,24 @@ def test_without_cases_the_search_decides() -> None:
 # -- limits --------------------------------------------------------------------------------
 
 
-def test_search_info_lines_are_passed_on() -> None:
-    lines: list[str] = []
-    GuidedAgent(None, BALANCED, seed=1).choose(chess.Board(), limits=SearchLimits(depth=3), info=lines.append)
-    assert [line.split()[:2] for line in lines] == [["depth", "1"], ["depth", "2"], ["depth", "3"]]
+def test_search_iterations_are_passed_on() -> None:
+    results: list[SearchResult] = []
+    GuidedAgent(None, BALANCED, seed=1).choose(chess.Board(), limits=SearchLimits(depth=3),
+                                               on_iteration=results.append)
+    assert [result.depth for result in results] == [1, 2, 3]
 
 
 def test_stop_ends_an_infinite_search(kosteniuk: Casebase) -> None:
-    # The UCI loop's stop arrives through the event: already set, the search ends at once.
+    # The UCI loop's stop arrives through the event: already set, the search ends at its
+    # first look at it.
     agent = GuidedAgent(kosteniuk, BALANCED, seed=1)
     board = played("e4 e5 Nf3 Nc6 Bb5 a6")
     stop = threading.Event()
     stop.set()
-    start = time.monotonic()
     decision = agent.choose(board, limits=SearchLimits(infinite=True), stop=stop)
-    assert time.monotonic() - start < 1.0
     assert decision.move in board.legal_moves
+    nodes = int(re.search(r"(\d+) nodes", "\n".join(decision.explanation)).group(1))  # type: ignore[union-attr]
+    assert nodes <= CHECK_EVERY + 1
 
 
 def test_stop_cuts_the_proposal_short(kosteniuk: Casebase) -> None:
@@ -227,17 +242,34 @@ def test_stop_cuts_the_proposal_short(kosteniuk: Casebase) -> None:
     assert "(stop came after 1 of 64 adaptations)" in decision.explanation[0]
 
 
-def test_clock_limits_bound_the_time() -> None:
+@pytest.mark.parametrize(
+    ("limits", "budget"),
+    [
+        # 3 s left and no increment: a budget of 3/32 s, no new iteration after half of it.
+        (SearchLimits(wtime=3000, btime=3000), {"movetime": 3 / 32, "soft_time": 1.5 / 32}),
+        (SearchLimits(movetime=200), {"movetime": 0.2, "soft_time": None}),
+        (SearchLimits(depth=4, nodes=900), {"depth": 4, "nodes": 900, "movetime": None}),
+        (SearchLimits(mate=2), {"depth": 3}),
+        (SearchLimits(), {"nodes": DEFAULT_NODES}),
+    ],
+)
+def test_go_limits_become_the_search_budget(limits: SearchLimits, budget: dict,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
     agent = GuidedAgent(None, BALANCED, seed=1)
     board = played("e4 e5 Nf3 Nc6 Bb5 a6")
-    start = time.monotonic()
-    # 3 s left and no increment: a budget of 3/32 s.
-    decision = agent.choose(board, limits=SearchLimits(wtime=3000, btime=3000))
-    assert time.monotonic() - start < 1.0
+    asked: dict = {}
+    real = agent.searcher.search
+
+    def spy(board: chess.Board, **kwargs: object) -> SearchResult:
+        asked.update(kwargs)
+        return real(board, **{**kwargs, "movetime": None, "soft_time": None, "depth": 1})  # type: ignore[arg-type]
+
+    monkeypatch.setattr(agent.searcher, "search", spy)
+    decision = agent.choose(board, limits=limits)
     assert decision.move in board.legal_moves
-    start = time.monotonic()
-    agent.choose(board, limits=SearchLimits(movetime=200))
-    assert time.monotonic() - start < 1.0
+    for name, value in budget.items():
+        # the proposal's milliseconds come off the clock
+        assert asked[name] == (pytest.approx(value, abs=0.02) if isinstance(value, float) else value)
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 import re
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,19 +14,18 @@ import chess.polyglot
 import pytest
 from search_helpers import random_positions, shuffled
 
-from engine.evaluation import PIECE_VALUES, evaluate, material_white
-from engine.search import (
-    MATE,
-    MATE_BOUND,
-    RootScore,
-    Searcher,
-    _full_key,
-    _HASHER,
-    _move_deltas,
-    search,
-    time_budget,
-    uci_score,
-)
+from engine import search as search_module
+from engine.evaluation import PIECE_VALUES, evaluate, material_white, move_delta
+from engine.scores import MATE, MATE_BOUND
+from engine.search import CHECK_EVERY, RootScore, SearchResult, Searcher
+from engine.timeman import time_budget
+from engine.uci import iteration_info, uci_score
+from engine.zobrist import board_pieces_key, full_key, pieces_delta
+
+
+def search(board: chess.Board, **limits: object) -> SearchResult:
+    """One search with a fresh searcher."""
+    return Searcher().search(board, **limits)  # type: ignore[arg-type]
 
 PGN = Path(__file__).resolve().parent.parent / "data" / "experts" / "kosteniuk-2200.pgn"
 
@@ -206,7 +204,7 @@ def test_incremental_key_and_material_are_recomputed_ones() -> None:
     seen = {"castling": 0, "en passant": 0, "promotion": 0}
     for _ in range(40):
         board = chess.Board()
-        pieces, material = _HASHER.hash_board(board), material_white(board)
+        pieces, material = board_pieces_key(board), material_white(board)
         for _ in range(200):
             moves = list(board.legal_moves)
             if not moves:
@@ -217,11 +215,12 @@ def test_incremental_key_and_material_are_recomputed_ones() -> None:
             seen["castling"] += board.is_castling(move)
             seen["en passant"] += board.is_en_passant(move)
             seen["promotion"] += bool(move.promotion)
-            key_delta, material_delta = _move_deltas(board, move)
-            pieces ^= key_delta
-            material += material_delta
+            piece, captured = board.piece_type_at(move.from_square), board.piece_type_at(move.to_square)
+            assert piece is not None
+            pieces ^= pieces_delta(board, move, piece, captured)
+            material += move_delta(board, move, piece, captured)
             board.push(move)
-            assert _full_key(board, pieces) == chess.polyglot.zobrist_hash(board), board.fen()
+            assert full_key(board, pieces) == chess.polyglot.zobrist_hash(board), board.fen()
             assert material == material_white(board), board.fen()
     assert min(seen.values()) >= 5, seen
 
@@ -330,27 +329,56 @@ def test_tiny_node_limit_still_gives_a_legal_move() -> None:
         assert result.nodes <= nodes
 
 
-def test_stop_is_answered_promptly() -> None:
+class StopAfter(threading.Event):
+    """A stop event that another thread sets once ``searcher`` has counted ``nodes`` nodes."""
+
+    def __init__(self, searcher: Searcher, nodes: int) -> None:
+        super().__init__()
+        self.searcher, self.nodes = searcher, nodes
+
+    def is_set(self) -> bool:
+        return self.searcher.nodes >= self.nodes or super().is_set()
+
+
+@pytest.mark.parametrize("after", [1, 3000, 20_000])
+def test_stop_is_seen_within_check_every_nodes(after: int) -> None:
+    board = chess.Board("r1bq1rk1/pp1nbppp/2p1pn2/3p4/2PP4/2N1PN2/PPQ1BPPP/R1B2RK1 w - - 0 9")
+    searcher = Searcher()
+    result = searcher.search(board, stop=StopAfter(searcher, after), tolerance=50)
+    assert after <= result.nodes <= after + CHECK_EVERY  # counted work, not seconds
+    assert result.move in board.legal_moves
+
+
+def test_stop_from_another_thread_ends_the_search() -> None:
     board = chess.Board("r1bq1rk1/pp1nbppp/2p1pn2/3p4/2PP4/2N1PN2/PPQ1BPPP/R1B2RK1 w - - 0 9")
     stop = threading.Event()
-    out: list = []
-    thread = threading.Thread(target=lambda: out.append(search(board, stop=stop, tolerance=50)))
+    out: list[SearchResult] = []
+    thread = threading.Thread(target=lambda: out.append(search(board, stop=stop)))
     thread.start()
-    time.sleep(0.3)
     stop.set()
-    stopped = time.monotonic()
-    thread.join(timeout=5)
-    latency = time.monotonic() - stopped
-    assert not thread.is_alive()
-    assert latency < 0.5  # generous: the search looks at the event every few milliseconds
-    assert out[0].move in board.legal_moves
+    thread.join(timeout=60)
+    assert not thread.is_alive() and out[0].move in board.legal_moves
 
 
-def test_movetime_is_respected() -> None:
+class FakeClock:
+    """``time.monotonic`` for the search: every look at the clock advances it by ``step`` seconds."""
+
+    def __init__(self, step: float) -> None:
+        self.now, self.step, self.looks = 0.0, step, 0
+
+    def monotonic(self) -> float:
+        self.now += self.step
+        self.looks += 1
+        return self.now
+
+
+def test_movetime_is_respected(monkeypatch: pytest.MonkeyPatch) -> None:
     board = chess.Board("r1bq1rk1/pp1nbppp/2p1pn2/3p4/2PP4/2N1PN2/PPQ1BPPP/R1B2RK1 w - - 0 9")
-    start = time.monotonic()
+    clock = FakeClock(0.001)
+    monkeypatch.setattr(search_module, "time", clock)
     result = search(board, movetime=0.2)
-    assert time.monotonic() - start < 1.0
+    # 0.2 s at 1 ms a look: the search ends by the 200th look, looking every CHECK_EVERY nodes.
+    assert clock.looks <= 200 + 10 and result.nodes <= (clock.looks + 1) * CHECK_EVERY
     assert result.move in board.legal_moves and result.depth >= 1
 
 
@@ -375,17 +403,17 @@ def test_time_budget(remaining: int, increment: int, movestogo: int | None, seco
     assert time_budget(remaining, increment, movestogo) == pytest.approx(seconds)
 
 
-def test_info_lines_are_uci() -> None:
-    lines: list[str] = []
-    search(chess.Board(), depth=3, info=lines.append)
-    assert len(lines) == 3
+def test_every_iteration_is_reported_and_becomes_a_uci_info_line() -> None:
+    results: list[SearchResult] = []
+    final = search(chess.Board(), depth=3, on_iteration=results.append)
+    assert [r.depth for r in results] == [1, 2, 3] and results[-1].move == final.move
     pattern = re.compile(
-        r"depth (\d+) seldepth \d+ score (cp -?\d+|mate -?\d+) nodes \d+ nps \d+ time \d+"
+        r"info depth (\d+) seldepth \d+ score (cp -?\d+|mate -?\d+) nodes \d+ nps \d+ time \d+"
         r" pv( [a-h][1-8][a-h][1-8][qrbn]?)+"
     )
-    for depth, line in enumerate(lines, start=1):
-        match = pattern.fullmatch(line)
-        assert match, line
+    for depth, result in enumerate(results, start=1):
+        match = pattern.fullmatch(iteration_info(result))
+        assert match, iteration_info(result)
         assert int(match.group(1)) == depth
 
 

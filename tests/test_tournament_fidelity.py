@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -14,15 +15,9 @@ from casebase.builder import build
 from casebase.format import Casebase
 from casebase.holdout import held_out_games, write_pgn
 from casebase.selection import Selection
-from tournament.fidelity import (
-    Settings,
-    non_pawn_material,
-    phase,
-    play_positions,
-    read_positions,
-    spread,
-    wilson,
-)
+from tournament.fidelity import FidelitySettings, play_positions, spread
+from tournament.heldout import non_pawn_material, phase, read_positions
+from tournament.stats import wilson
 from tournament.schedule import parse_configurations
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -146,18 +141,28 @@ def test_wilson_interval():
 def test_pure_moves_depend_on_seed_and_position_not_on_workers_or_sample(kosteniuk_casebase, heldout):
     # The full casebase holds the held-out games: opening positions tie many cases, so draws matter.
     positions = read_positions(heldout[1], KOSTENIUK).positions
-    settings = Settings(casebase=str(kosteniuk_casebase), config=BALANCED, seed=3)
+    settings = FidelitySettings(casebase=str(kosteniuk_casebase), config=BALANCED, seed=3)
     sample = [positions[i] for i in spread(len(positions), 40)]
     one = play_positions(sample, "pure", settings, workers=1, progress=False)
     two = play_positions(sample, "pure", settings, workers=2, progress=False)
     assert one == two and len(one) == 40
     openings = [p for p in positions if p.phase == "opening"]
     alone = play_positions(openings[::-1], "pure", settings, workers=1, progress=False)
-    other_seed = Settings(casebase=str(kosteniuk_casebase), config=BALANCED, seed=4)
+    other_seed = FidelitySettings(casebase=str(kosteniuk_casebase), config=BALANCED, seed=4)
     reseeded = play_positions(openings, "pure", other_seed, workers=1, progress=False)
     common = [p.index for p in sample if p.phase == "opening"]
     assert common and all(alone[i] == one[i] for i in common)  # order and company do not matter
     assert reseeded != alone  # ... but the seed does
+
+
+def test_each_position_draws_with_its_own_seed(kosteniuk_casebase, heldout):
+    # The same position under 30 indices: seeded by index, the ties are drawn differently.
+    first = read_positions(heldout[1], KOSTENIUK).positions[0]
+    assert first.phase == "opening"
+    copies = [dataclasses.replace(first, index=i) for i in range(30)]
+    settings = FidelitySettings(casebase=str(kosteniuk_casebase), config=BALANCED, seed=3)
+    moves = play_positions(copies, "pure", settings, workers=1, progress=False)
+    assert len(set(moves.values())) > 1
 
 
 def _run(casebase: Path, games: Path, out: Path, *extra: object) -> dict:
@@ -252,19 +257,10 @@ def test_a_missing_engine_or_bad_input_is_a_clear_error_and_writes_nothing(tmp_p
     assert not out.exists()
 
 
-def test_guided_mode_without_its_module_says_so(monkeypatch):
-    from tournament.fidelity import guided_agent_class
-
-    monkeypatch.setitem(sys.modules, "engine.guided", None)
-    with pytest.raises(ValueError, match="guided mode is not available"):
-        guided_agent_class()
-
-
 def test_guided_mode_plays_legal_moves_reproducibly(heldout):
-    pytest.importorskip("engine.guided")
     casebase, games = heldout
     positions = read_positions(games, KOSTENIUK).positions[::90]
-    settings = Settings(casebase=str(casebase), config=BALANCED, guided_depth=1, guided_nodes=None)
+    settings = FidelitySettings(casebase=str(casebase), config=BALANCED, guided_depth=1, guided_nodes=None)
     moves = play_positions(positions, "guided", settings, workers=1, progress=False)
     assert all(chess.Move.from_uci(moves[p.index]) in p.board().legal_moves for p in positions)
     assert play_positions(positions, "guided", settings, workers=2, progress=False) == moves

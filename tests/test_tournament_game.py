@@ -28,7 +28,7 @@ class Scripted:
         self.limits = limits
         if self.timer is not None:
             self.timer.now += self.think
-        return Decision(self.moves.pop(0) if self.moves else None, ["scripted"], None, None, 0)
+        return Decision(move=self.moves.pop(0) if self.moves else None, explanation=["scripted"])
 
 
 class FakeTimer:

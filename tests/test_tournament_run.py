@@ -10,7 +10,7 @@ import tournament.runner
 from tournament.__main__ import main
 from tournament.clock import TimeControl
 from tournament.players import casebase_entrant, engine_entrant, uci_main_command
-from tournament.runner import Settings, run
+from tournament.runner import TournamentSettings, run
 from tournament.schedule import parse_configurations
 
 
@@ -27,7 +27,7 @@ def games_of(path):
 
 @pytest.fixture(scope="module")
 def settings(kosteniuk_casebase, gaprindashvili_casebase):
-    return Settings(
+    return TournamentSettings(
         entrants=(casebase_entrant(kosteniuk_casebase), casebase_entrant(gaprindashvili_casebase)),
         configs=tuple(parse_configurations(["near-to", "near-from"])), rounds=2, seed=11,
     )
@@ -83,10 +83,10 @@ def test_an_interrupted_run_resumes_without_replaying_or_losing_games(reference,
 
 
 def test_resuming_with_other_settings_is_refused(settings, tmp_path):
-    run(Settings(settings.entrants, settings.configs[:1], rounds=1, seed=11), tmp_path,
+    run(TournamentSettings(settings.entrants, settings.configs[:1], rounds=1, seed=11), tmp_path,
         workers=1, progress=False)
     with pytest.raises(ValueError, match="another tournament.*seed"):
-        run(Settings(settings.entrants, settings.configs[:1], rounds=1, seed=12), tmp_path,
+        run(TournamentSettings(settings.entrants, settings.configs[:1], rounds=1, seed=12), tmp_path,
             workers=1, progress=False)
 
 
@@ -95,7 +95,7 @@ def test_uci_path_plays_the_same_games_and_outside_engines_join(reference, setti
     # Our own engine, started as any outside engine would be, as a rated reference player.
     command = shlex.join([*uci_main_command(), "--casebase", str(kosteniuk_casebase), "--seed", "5"])
     ref = engine_entrant(f"name=ref cmd={shlex.quote(command)} option.Mode=pure elo=2000")
-    uci = Settings(settings.entrants + (ref,), settings.configs[:1], rounds=1, seed=11, via_uci=True,
+    uci = TournamentSettings(settings.entrants + (ref,), settings.configs[:1], rounds=1, seed=11, via_uci=True,
                    control=TimeControl(40, 600))
     played = games_of(run(uci, tmp_path, workers=2, progress=False))
     assert len(played) == 6

@@ -9,7 +9,7 @@ from test_tournament_fidelity import FAKE_ENGINE
 
 from tournament.clock import TimeControl
 from tournament.players import casebase_entrant, engine_entrant
-from tournament.runner import Settings, run
+from tournament.runner import TournamentSettings, run
 from tournament.schedule import parse_configurations
 
 # The fidelity tests' first-move engine, reporting a search of 123 nodes in 4 ms for every move.
@@ -22,7 +22,7 @@ def test_every_game_records_each_sides_moves_time_and_reported_nodes(kosteniuk_c
     script = tmp_path / "fake_engine.py"
     script.write_text(REPORTING_ENGINE)
     fake = engine_entrant(f"name=fake cmd={shlex.quote(shlex.join([sys.executable, str(script)]))}")
-    settings = Settings((casebase_entrant(kosteniuk_casebase), fake),
+    settings = TournamentSettings((casebase_entrant(kosteniuk_casebase), fake),
                         tuple(parse_configurations(["balanced"])), rounds=1, seed=3,
                         control=TimeControl(40, 600))
     run(settings, tmp_path / "run", workers=1, progress=False)

@@ -8,7 +8,7 @@ import time
 import chess
 import chess.engine
 import pytest
-from uci_helpers import Engine, converse, popen, strings
+from uci_helpers import Engine, bestmoves, converse, popen, strings
 
 from casebase.format import Casebase
 
@@ -17,14 +17,22 @@ MAX_PLIES = 80
 AFTER_E4 = chess.Board("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1")
 
 
-def play_game(white: chess.engine.SimpleEngine, black: chess.engine.SimpleEngine, limit) -> chess.Board:
-    """A game from the start, ``limit(board)`` giving each move's limit; every move checked legal."""
+def play_game(white: chess.engine.SimpleEngine, black: chess.engine.SimpleEngine, limit,
+              searched: list | None = None) -> chess.Board:
+    """A game from the start, ``limit(board)`` giving each move's limit; every move checked legal.
+    ``searched`` gets White's (limit, the deepest depth and the most nodes it reported) per move."""
     board = chess.Board()
     game = object()
     while not board.is_game_over(claim_draw=True) and board.ply() < MAX_PLIES:
         engine = white if board.turn else black
-        result = engine.play(board, limit(board), game=game)
+        reports: list[dict] = []
+        with engine.analysis(board, limit(board), game=game) as analysis:
+            reports += [info for info in analysis if "depth" in info and "nodes" in info]
+            result = analysis.wait()
         assert result.move in board.legal_moves, (board.fen(), result.move)
+        if searched is not None and board.turn == chess.WHITE:
+            searched.append((limit(board), max((i["depth"] for i in reports), default=0),
+                             max((i["nodes"] for i in reports), default=0)))
         board.push(result.move)
     return board
 
@@ -32,14 +40,21 @@ def play_game(white: chess.engine.SimpleEngine, black: chess.engine.SimpleEngine
 def test_guided_against_pure_with_depth_and_node_limits(kosteniuk_casebase, gaprindashvili_casebase):
     guided = popen("--casebase", str(kosteniuk_casebase), "--mode", "guided", "--seed", "3")
     pure = popen("--casebase", str(gaprindashvili_casebase), "--seed", "4")
+    searched: list = []
     try:
         # Guided alternates go depth 2 and go nodes 600; pure's limit changes nothing.
-        board = play_game(guided, pure, lambda b: chess.engine.Limit(depth=2) if b.ply() % 4 else
-                          chess.engine.Limit(nodes=600))
+        play_game(guided, pure, lambda b: chess.engine.Limit(depth=2) if b.ply() % 4 else
+                  chess.engine.Limit(nodes=600), searched)
     finally:
         guided.quit()
         pure.quit()
-    assert board.ply() == MAX_PLIES or board.is_game_over(claim_draw=True)
+    by_depth = [(depth, nodes) for limit, depth, nodes in searched if limit.depth == 2]
+    by_nodes = [(depth, nodes) for limit, depth, nodes in searched if limit.nodes == 600]
+    assert by_depth and by_nodes
+    # go depth 2 searches exactly two iterations (a mate or an only move may end it sooner)...
+    assert all(depth <= 2 for depth, _ in by_depth) and sum(depth == 2 for depth, _ in by_depth) > len(by_depth) / 2
+    # ...go nodes 600 never counts more nodes than asked
+    assert all(0 < nodes <= 600 for _, nodes in by_nodes)
 
 
 def test_guided_self_play_under_a_small_clock(kosteniuk_casebase, gaprindashvili_casebase):
@@ -166,5 +181,31 @@ def test_stop_during_go_infinite(kosteniuk_casebase):
                 best = analysis.wait()
                 latencies.append(time.monotonic() - started)
             assert best.move in board.legal_moves
-        print(f"stop -> bestmove: {', '.join(f'{1000 * s:.0f} ms' for s in latencies)}")
+        # Typically about 10 ms; the bound only allows for a loaded machine.
+        assert max(latencies) < 1.0, latencies
         assert engine.play(board, chess.engine.Limit(depth=1)).move in board.legal_moves
+
+
+def test_a_go_during_a_search_stops_it_and_input_is_always_read(kosteniuk_casebase):
+    engine = Engine("--casebase", str(kosteniuk_casebase), "--mode", "guided")
+    engine.send("position startpos moves e2e4")
+    engine.send("go depth 40")  # minutes of search
+    engine.until("info depth 2")
+    engine.send("isready")
+    assert not bestmoves(engine.until("readyok"))  # answered while the search goes on
+    engine.send("go nodes 10")
+    first = engine.until("bestmove")  # the first search stops and answers...
+    second = engine.until("bestmove")  # ...then the second one runs
+    engine.send("stop")
+    engine.send("isready")
+    engine.until("readyok")
+    assert len(bestmoves(first)) == 1 and len(bestmoves(second)) == 1
+    for move in bestmoves(first + second):
+        assert AFTER_E4.is_legal(chess.Move.from_uci(move))
+    assert engine.close() == 0
+
+
+def test_a_long_casebase_name_on_the_command_line_gets_an_answer():
+    lines = converse(["isready", "go depth 1"], "--casebase", "x" * 300 + ".npz", "--mode", "guided")
+    assert "readyok" in lines and chess.Board().is_legal(chess.Move.from_uci(bestmoves(lines)[0]))
+    assert "cannot load casebase" in strings(lines) and "playing the search's best move" in strings(lines)

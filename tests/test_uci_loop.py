@@ -1,19 +1,24 @@
-"""The UCI loop in-process: the mode registry, agents' info lines, agents that fail."""
+"""The UCI loop in-process: the mode registry, agents' search reports, agents that fail, bad input."""
 
 from __future__ import annotations
 
 import io
+import zipfile
 
 import chess
 import pytest
 
-from engine import uci
+from engine import modes
 from engine.agent import Decision
-from engine.uci import Mode, Option, UciEngine
+from engine.modes import Mode, Option
+from engine.search import RootScore, SearchResult
+from engine.uci import UciEngine
+
+A3 = chess.Move.from_uci("a2a3")
 
 
 class ScriptedAgent:
-    """An agent of a made-up mode: reports search info, or fails when told to."""
+    """An agent of a made-up mode: reports a search iteration, or fails when told to."""
 
     def __init__(self, casebase, values) -> None:
         self.fail = values["Fail"]
@@ -22,17 +27,18 @@ class ScriptedAgent:
     def new_game(self, seed=None) -> None:
         self.seeds.append(seed)
 
-    def choose(self, board, moves=None, *, limits=None, stop=None, info=None) -> Decision:
+    def choose(self, board, moves=None, *, limits=None, stop=None, on_iteration=None) -> Decision:
         if self.fail:
             raise RuntimeError("deliberate failure")
-        info("depth 3 score cp 17 nodes 100 pv a2a3")
-        return Decision(chess.Move.from_uci("a2a3"), ["scripted"], None, None, 0, score_cp=17)
+        on_iteration(SearchResult(move=A3, score=17, depth=3, seldepth=5, nodes=100, seconds=0.01,
+                                  pv=[A3], scores={A3: RootScore(17, True)}))
+        return Decision(move=A3, explanation=["scripted"], score_cp=17)
 
 
 @pytest.fixture
 def scripted_mode(monkeypatch):
-    mode = Mode(ScriptedAgent, "for tests", (Option("Fail", "check", False),))
-    monkeypatch.setitem(uci.MODES, "scripted", mode)
+    mode = Mode(ScriptedAgent, "for tests", "scripting anyway", (Option("Fail", "check", False),))
+    monkeypatch.setitem(modes.MODES, "scripted", mode)
 
 
 def session(commands: list[str], **defaults: str) -> list[str]:
@@ -41,16 +47,21 @@ def session(commands: list[str], **defaults: str) -> list[str]:
     return out.getvalue().splitlines()
 
 
+def strings(lines: list[str]) -> str:
+    return "\n".join(line for line in lines if line.startswith("info string"))
+
+
 def test_a_registered_mode_is_offered_with_its_options(scripted_mode):
     lines = session(["uci"], Casebase="")
     assert "option name Mode type combo default pure var pure var guided var scripted" in lines
     assert "option name Fail type check default false" in lines
 
 
-def test_agent_info_and_score_reach_the_gui(scripted_mode):
+def test_agent_iterations_and_score_reach_the_gui(scripted_mode):
     lines = session(["setoption name Mode value scripted", "setoption name Seed value 4", "go depth 3"], Casebase="")
-    assert "info depth 3 score cp 17 nodes 100 pv a2a3" in lines
+    assert "info depth 3 seldepth 5 score cp 17 nodes 100 nps 10000 time 10 pv a2a3" in lines
     assert "info string scripted" in lines
+    assert "info string no casebase set (option Casebase); scripting anyway" in lines
     assert any(line.startswith("info time") and "score cp 17 pv a2a3" in line for line in lines)
     assert lines[-1] == "bestmove a2a3"
 
@@ -64,6 +75,83 @@ def test_a_failing_agent_still_answers_with_a_legal_move(scripted_mode):
     assert board.is_legal(move)
 
 
+def test_an_agent_that_cannot_be_made_still_answers(monkeypatch):
+    def broken(casebase, values):
+        raise RuntimeError("no agent today")
+
+    monkeypatch.setitem(modes.MODES, "broken", Mode(broken, "for tests", "nothing"))
+    lines = session(["isready", "go"], Casebase="", Mode="broken")
+    assert "readyok" in lines and lines[-1].startswith("bestmove")
+    assert chess.Board().is_legal(chess.Move.from_uci(lines[-1].split()[1]))
+    assert "cannot make the agent: no agent today" in strings(lines)
+
+
 def test_unknown_option_default_is_refused():
     with pytest.raises(ValueError, match="no option named"):
         UciEngine({"Nonsense": "1"}, out=io.StringIO())
+
+
+# -- values the system refuses, limits no search can honour, oversized input -------------------
+
+
+def unreadable(tmp_path, monkeypatch) -> str:
+    """A casebase file the user may not read (root may read anything, so opening it is refused
+    as the system would refuse it)."""
+    path = tmp_path / "locked.npz"
+    path.write_bytes(b"PK\x05\x06" + bytes(18))
+    path.chmod(0)
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(zipfile, "ZipFile", refuse)
+    return str(path)
+
+
+@pytest.mark.parametrize("mode", ["pure", "guided"])
+@pytest.mark.parametrize("casebase", ["with\x00nul.npz", "x" * 300 + ".npz", "/" + "d" * 300 + "/x.npz",
+                                      "unreadable"])
+def test_a_casebase_path_the_system_refuses_gets_an_answer(tmp_path, monkeypatch, mode, casebase):
+    if casebase == "unreadable":
+        casebase = unreadable(tmp_path, monkeypatch)
+    lines = session([f"setoption name Mode value {mode}", f"setoption name Casebase value {casebase}",
+                     "isready", "go depth 1", "isready"])
+    assert lines.count("readyok") == 2
+    (best,) = [line.split()[1] for line in lines if line.startswith("bestmove")]
+    assert chess.Board().is_legal(chess.Move.from_uci(best))
+    assert "cannot load casebase" in strings(lines) or "no such casebase file" in strings(lines)
+
+
+@pytest.mark.parametrize(("go", "complaint"), [
+    ("go depth 0", "go depth 0 is below 1: ignored"),
+    ("go depth -3", "go depth -3 is below 1: ignored"),
+    ("go mate 0", "go mate 0 is below 1: ignored"),
+    ("go nodes 0", "go nodes 0 is below 1: ignored"),
+    ("go wtime -5 btime -5", "go wtime -5 is negative: using 0"),
+    (f"go wtime 1{'0' * 309} btime 1000", "go wtime 10000000...(310 digits) is beyond"),
+    (f"go movetime 1{'0' * 309}", "go movetime 10000000...(310 digits) is beyond"),
+    ("go depth 1e309", "go depth needs a whole number; ignored"),
+])
+@pytest.mark.parametrize("mode", ["pure", "guided"])
+def test_limits_no_search_can_honour_are_said_and_searched_normally(go, complaint, mode, capsys):
+    lines = session([f"setoption name Mode value {mode}", "position startpos moves e2e4",
+                     go.replace("go ", "go nodes 300 ", 1) if "movetime" in go else go], Casebase="")
+    assert f"info string {complaint}" in "\n".join(lines)
+    board = chess.Board()
+    board.push_uci("e2e4")
+    assert board.is_legal(chess.Move.from_uci(lines[-1].split()[1]))
+    assert "error" not in strings(lines) and "Traceback" not in capsys.readouterr().err
+
+
+def test_oversized_unknown_command_is_echoed_cut_short():
+    lines = session(["x" * 1_000_000 + " isready"], Casebase="")
+    assert lines[-1] == "readyok"
+    (complaint,) = [line for line in lines if "unknown command" in line]
+    assert len(complaint) < 300 and "(1000000 characters)" in complaint
+
+
+@pytest.mark.parametrize(("mode", "fallback"), [("pure", "playing uniformly random legal moves"),
+                                                 ("guided", "playing the search's best move")])
+def test_without_a_casebase_each_mode_says_what_it_does(mode, fallback):
+    lines = session([f"setoption name Mode value {mode}", "go depth 1"], Casebase="")
+    assert f"info string no casebase set (option Casebase); {fallback}" in lines

@@ -8,12 +8,13 @@ import sys
 from pathlib import Path
 
 from casebase.format import CasebaseError
+from engine.modes import MODES
 from tournament.clock import TimeControl
 from tournament.demo import DEFAULT_BLACK, DEFAULT_WHITE, demo
 from tournament.fidelity_report import add_commands as add_fidelity_commands
-from tournament.players import MODES, casebase_entrant, engine_entrant
+from tournament.players import casebase_entrant, engine_entrant
 from tournament.report import write_report
-from tournament.runner import Settings, run
+from tournament.runner import TournamentSettings, run
 from tournament.schedule import parse_configurations
 
 
@@ -31,7 +32,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="'thesis' (the five of cbr-agent.md section 6, default), their names,"
                    " or weight lists such as \"0.8 0.8 0.5\"")
     r.add_argument("--rounds", type=int, default=3, help="games per ordered pair (default 3)")
-    r.add_argument("--mode", choices=MODES, default="pure", help="engine mode (default pure)")
+    r.add_argument("--mode", choices=list(MODES), default="pure", help="engine mode (default pure)")
     r.add_argument("--tc", default="40/5400", help="time control, PGN style (default 40/5400)")
     r.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
     r.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
@@ -66,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "run":
             entrants = [casebase_entrant(p) for p in args.casebases]
             entrants += [engine_entrant(text) for text in args.engine]
-            settings = Settings(
+            settings = TournamentSettings(
                 entrants=tuple(entrants), configs=tuple(parse_configurations(args.configs)),
                 rounds=args.rounds, mode=args.mode, control=TimeControl.parse(args.tc),
                 seed=args.seed, event=args.event, via_uci=args.uci,

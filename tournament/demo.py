@@ -46,6 +46,7 @@ def demo(
     try:
         sides = []
         for colour, entrant in zip(chess.COLORS, players):
+            assert entrant.path is not None  # casebase players
             engine = chess.engine.SimpleEngine.popen_uci(list(uci_main_command()))
             engines.append(engine)
             seed_ = side_seed(seed, config, players[0].id, players[1].id, 1, colour)

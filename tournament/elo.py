@@ -21,8 +21,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tournament.stats import Z95
+
 SCALE = math.log(10) / 400
-Z95 = 1.959963984540054
 
 
 @dataclass(frozen=True)

@@ -3,30 +3,27 @@
 from __future__ import annotations
 
 import argparse
-import io
 import json
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
-
-from tournament.fidelity import (  # noqa: E402
+from tournament.fidelity import (
     DEFAULT_GUIDED_NODES,
     DEFAULT_STOCKFISH,
+    FIDELITY_MODES,
     FORMAT,
-    MODES,
-    PHASES,
-    Settings,
-    Share,
+    Fidelity,
+    FidelitySettings,
     measure,
     write_json,
 )
-from tournament.schedule import parse_configurations  # noqa: E402
-from tournament.store import write_atomic  # noqa: E402
+from tournament.figures import new_figure, save_png
+from tournament.heldout import PHASES
+from tournament.schedule import parse_configurations
+from tournament.stats import Share, wilson
+from tournament.store import write_atomic
 
 
 def _positive(text: str) -> int:
@@ -50,8 +47,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
     f.add_argument("--player", metavar="NAME", help="the expert as named in the games"
                    " (default: the casebase's expert), matched as the builder matches it")
     f.add_argument("--exact-name", action="store_true", help="match the name literally")
-    f.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES), metavar="MODE",
-                   help=f"any of {', '.join(MODES)} (default: all)")
+    f.add_argument("--modes", nargs="+", choices=FIDELITY_MODES, default=list(FIDELITY_MODES),
+                   metavar="MODE", help=f"any of {', '.join(FIDELITY_MODES)} (default: all)")
     f.add_argument("--config", default="balanced",
                    help="weights of pure and guided mode: a name or \"v1 v2 v3\" (default balanced)")
     g = f.add_mutually_exclusive_group()
@@ -78,7 +75,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
 
 def _fidelity(args: argparse.Namespace) -> str:
     nodes = None if args.guided_depth is not None else args.guided_nodes or DEFAULT_GUIDED_NODES
-    settings = Settings(
+    settings = FidelitySettings(
         casebase=str(args.casebase), config=parse_configurations([args.config])[0], seed=args.seed,
         guided_depth=args.guided_depth, guided_nodes=nodes, stockfish=args.stockfish,
         stockfish_depth=args.depth,
@@ -87,7 +84,7 @@ def _fidelity(args: argparse.Namespace) -> str:
                   exact_name=args.exact_name, positions=args.positions, workers=args.workers)
     if args.out:
         write_json(args.out, run.as_json())
-    return run.markdown()
+    return run_markdown(run)
 
 
 def _summary(args: argparse.Namespace) -> str:
@@ -97,6 +94,31 @@ def _summary(args: argparse.Namespace) -> str:
         write_atomic(args.out, table + "\n")
         plot_summary(runs, args.plot or args.out.with_suffix(".png"))
     return table
+
+
+def run_markdown(run: Fidelity) -> str:
+    """The table people read: per mode, the share of the expert's moves played, overall and by phase."""
+    counts = Counter(p.phase for p in run.positions)
+    elo = f" (Elo {run.elo})" if run.elo else ""
+    lines = [
+        f"Fidelity to {run.expert}{elo}: {len(run.positions)} of the expert's"
+        f" {run.games['positions']} moves in {run.games['expert_games']} games of"
+        f" {run.games['path']} (seed {run.settings['seed']})",
+        "",
+        "| mode | engine | matched | share | 95 % interval | "
+        + " | ".join(f"{name} ({counts[name]})" for name in PHASES) + " |",
+        "|---|---|---:|---:|---|" + "---:|" * len(PHASES),
+    ]
+    for r in run.results:
+        total = r.share(run.positions)
+        low, high = wilson(total.matches, total.positions)
+        phases = " | ".join(r.share(run.positions, name).percent() for name in PHASES)
+        lines.append(f"| {r.mode} | {r.engine} | {total.matches}/{total.positions} |"
+                     f" {total.percent()} | {100 * low:.1f}–{100 * high:.1f} % | {phases} |")
+    if run.games["seen_in_casebase"]:
+        lines += ["", f"Warning: {run.games['seen_in_casebase']} of these games are in the"
+                  " casebase too, so they are not held out."]
+    return "\n".join(lines)
 
 
 def load_run(path: Path) -> dict[str, Any]:
@@ -125,7 +147,7 @@ def _cell(share: Share | None, interval: bool = True) -> str:
 
 def summary_markdown(runs: Sequence[dict[str, Any]]) -> str:
     """Per expert: Elo, positions, each mode's share with its 95 % interval; then by phase."""
-    modes = [m for m in MODES if any(m in r["results"] for r in runs)]
+    modes = [m for m in FIDELITY_MODES if any(m in r["results"] for r in runs)]
     lines = [
         "| expert | Elo | positions | " + " | ".join(f"{m} % (95 % interval)" for m in modes) + " |",
         "|---|---:|---:|" + "---:|" * len(modes),
@@ -167,8 +189,8 @@ def summary_markdown(runs: Sequence[dict[str, Any]]) -> str:
 
 def plot_summary(runs: Sequence[dict[str, Any]], path: Path) -> None:
     """Share of the expert's moves played against the expert's Elo, one series per mode."""
-    figure, axes = plt.subplots(figsize=(9, 5.5), dpi=110)
-    modes = [m for m in MODES if any(m in r["results"] for r in runs)]
+    figure, axes = new_figure(9, 5.5)
+    modes = [m for m in FIDELITY_MODES if any(m in r["results"] for r in runs)]
     for k, mode in enumerate(modes):
         points = [(r["elo"], r["results"][mode]) for r in runs if r["elo"] and mode in r["results"]]
         if not points:
@@ -184,8 +206,4 @@ def plot_summary(runs: Sequence[dict[str, Any]], path: Path) -> None:
     axes.set_ylim(0, 100)
     axes.grid(alpha=0.3)
     axes.legend()
-    figure.tight_layout()
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png")
-    plt.close(figure)
-    write_atomic(path, buffer.getvalue())
+    save_png(figure, path)

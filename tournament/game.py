@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 import chess
 
-from engine.agent import Decision, SearchLimits
+from engine.agent import Decision
+from engine.timeman import SearchLimits
 from tournament.clock import Clock, TimeControl
 from tournament.players import Side
 
@@ -28,6 +29,14 @@ FIFTY_MOVES = "fifty-move rule"
 TIME_FORFEIT = "time forfeit"
 ILLEGAL_MOVE = "rules infraction"
 UNTERMINATED = "unterminated"
+
+#: The points White scores for each game result (Black scores the rest of 1).
+WHITE_POINTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+
+
+def points(result: str, white: bool) -> float:
+    """The points of a game ``result`` for White (``white``) or for Black."""
+    return WHITE_POINTS[result] if white else 1 - WHITE_POINTS[result]
 
 
 @dataclass

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 import chess
 import chess.pgn
 
 from tournament.clock import TimeControl
-from tournament.game import GameRecord
+from tournament.game import WHITE_POINTS, GameRecord, points
 from tournament.schedule import GameSpec
 
 
@@ -74,15 +74,14 @@ class GameResult:
 
     def score(self, player: str) -> float:
         """Points ``player`` scored in this game (0, 0.5 or 1)."""
-        white_points = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[self.result]
-        return white_points if player == self.white else 1 - white_points
+        return points(self.result, player == self.white)
 
     @property
     def decisive(self) -> bool:
         return self.result in ("1-0", "0-1")
 
 
-def read_results(source: Path | str | io.TextIOBase) -> Iterator[GameResult]:
+def read_results(source: Path | str | TextIO) -> Iterator[GameResult]:
     """Every finished game of a PGN file (or text stream) with the experiment's tags.
 
     Raises ValueError naming the game when a tag is missing or malformed.
@@ -95,7 +94,7 @@ def read_results(source: Path | str | io.TextIOBase) -> Iterator[GameResult]:
             try:
                 config, round_ = (int(x) for x in headers["Round"].split("."))
                 result = headers["Result"]
-                if result not in ("1-0", "0-1", "1/2-1/2"):
+                if result not in WHITE_POINTS:
                     continue  # an unfinished game carries no score
                 yield GameResult(
                     config_number=config, round=round_, config_label=headers["WeightConfig"],

@@ -12,7 +12,7 @@ import hashlib
 import importlib.util
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -21,12 +21,11 @@ import chess
 import chess.engine
 
 from casebase.format import Casebase, CasebaseError
-from engine.agent import Decision, PureAgent, SearchLimits
-from engine.uci import MODES as ENGINE_MODES, WEIGHT_OPTIONS
+from engine.agent import Decision, PureAgent
+from engine.timeman import SearchLimits
+from engine.modes import MODES, WEIGHT_OPTIONS
+from engine.scores import MATE
 from tournament.schedule import Configuration
-
-#: The modes the UCI engine offers; pure mode alone is time-independent and runs in process.
-MODES = tuple(ENGINE_MODES)
 
 
 class Side(Protocol):
@@ -104,11 +103,9 @@ def uci_main_command() -> tuple[str, ...]:
     return (sys.executable, spec.origin)
 
 
-def casebase_options(path: str, config: Configuration, mode: str, seed: int) -> dict[str, object]:
+def casebase_options(path: str, config: Configuration, mode: str, seed: int) -> dict[str, str | int]:
     """UCI options that make our engine (engine/uci.py) play one behaviour with one seed."""
-    w = config.weights
-    # The engine takes the weights as whole hundredths (schedule.py admits no others).
-    weights = dict(zip(WEIGHT_OPTIONS, (round(v * 100) for v in (w.v1, w.v2, w.v3))))
+    weights = dict(zip(WEIGHT_OPTIONS, config.weights.hundredths()))
     return {"Casebase": path, "Mode": mode, "Seed": seed, **weights}
 
 
@@ -134,9 +131,9 @@ class UciSide:
     ``info time`` the engine reported for each move (None until it reports any).
     """
 
-    def __init__(self, engine: chess.engine.SimpleEngine, options: dict[str, object]) -> None:
+    def __init__(self, engine: chess.engine.SimpleEngine, options: Mapping[str, str | int | bool]) -> None:
         self.engine = engine
-        self.options = dict(options)
+        self.options: dict[str, str | int | bool] = dict(options)
         if "UCI_AnalyseMode" in engine.options:
             self.options.setdefault("UCI_AnalyseMode", False)
         self.game = object()
@@ -154,14 +151,14 @@ class UciSide:
                 if "string" in info:
                     lines.append(info["string"])
                 if "score" in info:
-                    score = info["score"].relative.score(mate_score=100_000)
+                    score = info["score"].relative.score(mate_score=MATE)
                 nodes, seconds = info.get("nodes", nodes), info.get("time", seconds)
             best = analysis.wait()
         if nodes is not None:
             self.nodes = (self.nodes or 0) + nodes
         if seconds is not None:
             self.search_seconds = (self.search_seconds or 0.0) + seconds
-        return Decision(best.move, lines, None, None, 0, score)
+        return Decision(move=best.move, explanation=lines, score_cp=score)
 
 
 @dataclass
@@ -189,18 +186,19 @@ class Lineup:
         entrant = self._by_id[player]
         if entrant.is_engine:
             return UciSide(self._engine(entrant.id, entrant.command), dict(entrant.options))
+        assert entrant.path is not None  # a casebase entrant
         if self.in_process:
-            return PureAgent(self._casebase(entrant), config.weights, seed)
+            return PureAgent(self._casebase(entrant.id, entrant.path), config.weights, seed)
         engine = self._engine(entrant.id, uci_main_command())
         return UciSide(engine, casebase_options(entrant.path, config, self.mode, seed))
 
-    def _casebase(self, entrant: Entrant) -> Casebase:
-        if entrant.id not in self._casebases:
+    def _casebase(self, player: str, path: str) -> Casebase:
+        if player not in self._casebases:
             try:
-                self._casebases[entrant.id] = Casebase.load(entrant.path)
+                self._casebases[player] = Casebase.load(path)
             except CasebaseError as exc:
-                raise RuntimeError(f"player {entrant.id}: {exc}") from exc
-        return self._casebases[entrant.id]
+                raise RuntimeError(f"player {player}: {exc}") from exc
+        return self._casebases[player]
 
     def _engine(self, key: str, command: Sequence[str]) -> chess.engine.SimpleEngine:
         engine = self._engines.get(key)

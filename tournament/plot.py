@@ -2,20 +2,11 @@
 
 from __future__ import annotations
 
-import io
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
-
-from tournament.store import write_atomic  # noqa: E402
-
-if TYPE_CHECKING:
-    from tournament.report import ConfigResult, Player
+from tournament.figures import new_figure, save_png
+from tournament.standings import ConfigResult, Player
 
 
 def plot_strength(results: Sequence[ConfigResult], players: Sequence[Player], path: Path) -> None:
@@ -25,13 +16,13 @@ def plot_strength(results: Sequence[ConfigResult], players: Sequence[Player], pa
     Reference engines with a given rating are drawn as horizontal lines.
     """
     by_id = {p.id: p for p in players}
-    figure, axes = plt.subplots(figsize=(10, 6), dpi=110)
+    figure, axes = new_figure(10, 6)
     elos = [p.elo for p in players if not p.engine and p.elo is not None]
     # Spread the configurations sideways a little so that their intervals do not overlap.
     spread = (max(elos) - min(elos)) / 60 if len(elos) > 1 else 5
     for k, r in enumerate(results):
-        points = [(by_id[b.player].elo, b.estimate) for b in r.behaviours
-                  if not by_id[b.player].engine and by_id[b.player].elo is not None]
+        points = [(elo, b.estimate) for b in r.behaviours
+                  if not by_id[b.player].engine and (elo := by_id[b.player].elo) is not None]
         if not points:
             continue
         x = [elo + (k - (len(results) - 1) / 2) * spread for elo, _ in points]
@@ -52,8 +43,4 @@ def plot_strength(results: Sequence[ConfigResult], players: Sequence[Player], pa
     axes.set_title("Does a stronger expert's casebase play stronger?")
     axes.grid(alpha=0.3)
     axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
-    figure.tight_layout()
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png")
-    plt.close(figure)
-    write_atomic(path, buffer.getvalue())
+    save_png(figure, path)

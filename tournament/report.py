@@ -11,7 +11,7 @@ import io
 import json
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -22,72 +22,10 @@ from tournament.ordering import follows_elo, longest_ordering
 from tournament.pgnout import GameResult, read_results
 from tournament.plot import plot_strength
 from tournament.schedule import Configuration
+from tournament.standings import Behaviour, ConfigResult, Player
 from tournament.store import RESULTS, RunDirectory, write_atomic
 
 PLOT = "strength.png"
-
-
-@dataclass(frozen=True)
-class Player:
-    """A player as the report shows it; ``rank`` is the ranking index (1 = highest Elo)."""
-
-    id: str
-    name: str
-    elo: int | None
-    engine: bool = False
-    rank: int | None = None
-
-
-@dataclass
-class Behaviour:
-    """One player in one configuration: its score and Elo estimate."""
-
-    player: str
-    games: int
-    points: float
-    estimate: Estimate
-
-
-@dataclass
-class ConfigResult:
-    """Everything the report says about one configuration."""
-
-    number: int
-    config: Configuration
-    games: int
-    time_met: int
-    ordering: list[int]
-    decisive: int
-    points: dict[str, dict[str, float]]
-    played: dict[str, dict[str, int]]
-    behaviours: list[Behaviour]
-    spearman: float | None
-    terminations: Counter[str] = field(default_factory=Counter)
-
-    @property
-    def title(self) -> str:
-        c = self.config
-        return c.label if c.name == c.label else f"{c.name} ({c.label})"
-
-    @property
-    def time_text(self) -> str:
-        if self.time_met == self.games:
-            return "yes"
-        return f"no ({self.games - self.time_met} of {self.games} games missed it)"
-
-    @property
-    def ordering_text(self) -> str:
-        if len(self.ordering) < 2:
-            return "none (no player outscored another)"
-        return ", ".join(map(str, self.ordering))
-
-    @property
-    def matches_text(self) -> str:
-        return {True: "yes", False: "no", None: "n/a"}[follows_elo(self.ordering)]
-
-    @property
-    def decisive_percent(self) -> int:
-        return round(100 * self.decisive / self.games) if self.games else 0
 
 
 def rank_players(players: Sequence[Player]) -> list[Player]:
@@ -132,7 +70,8 @@ def _analyse_config(number: int, games: list[GameResult], players: Sequence[Play
     experts = [p for p in order if not p.engine]
     beats = np.array([[a.id != b.id and points[a.id][b.id] > points[b.id][a.id] for b in experts]
                       for a in experts], dtype=bool).reshape(len(experts), len(experts))
-    ordering = [experts[k].rank for k in longest_ordering(beats)]
+    # experts are ranked (rank_players), so each has a ranking index
+    ordering = [int(experts[k].rank or 0) for k in longest_ordering(beats)]
     estimates = _fit(games, order)
     behaviours = [Behaviour(p.id, sum(played[p.id].values()), sum(points[p.id].values()), e)
                   for p, e in zip(order, estimates)]
@@ -213,7 +152,7 @@ def markdown(results: Sequence[ConfigResult], players: Sequence[Player],
     for r in results:
         ids = list(r.points)
         header = ["", *[str(by_id[i].rank or i) for i in ids], "score"]
-        rows = []
+        rows: list[list[object]] = []
         for a in ids:
             cells = ["·" if a == b else _points(r.points[a].get(b, 0)) if b in r.played[a] else ""
                      for b in ids]

@@ -8,12 +8,9 @@ order they finish in.
 from __future__ import annotations
 
 import datetime
-import multiprocessing
-import multiprocessing.util
 import os
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +22,7 @@ from tournament.clock import Clock, TimeControl
 from tournament.game import play_game
 from tournament.pgnout import RunTags, game_pgn
 from tournament.players import Entrant, Lineup, Side
+from tournament.pool import unordered_map
 from tournament.schedule import Configuration, GameSpec, build_schedule
 from tournament.store import RunDirectory
 
@@ -32,7 +30,7 @@ FORMAT = "cbr-chess-tournament"
 
 
 @dataclass(frozen=True)
-class Settings:
+class TournamentSettings:
     """Everything that determines a tournament's games."""
 
     entrants: tuple[Entrant, ...]
@@ -82,54 +80,29 @@ def side_stats(side: Side, clock: Clock, colour: chess.Color) -> dict[str, Any]:
             "nodes": getattr(side, "nodes", None), "search_seconds": getattr(side, "search_seconds", None)}
 
 
-# One lineup per worker process, made by the pool's initializer.
-_lineup: Lineup | None = None
-_context: tuple[Settings, RunTags] | None = None
+class _GameWorker:
+    """Plays games in one process: its lineup of players is made once (see :mod:`tournament.pool`)."""
 
+    def __init__(self, settings: TournamentSettings, tags: RunTags) -> None:
+        self.settings, self.tags = settings, tags
+        self.lineup = Lineup(settings.entrants, mode=settings.mode, via_uci=settings.via_uci)
 
-def _set_context(settings: Settings, tags: RunTags) -> Lineup:
-    global _lineup, _context
-    _lineup = Lineup(settings.entrants, mode=settings.mode, via_uci=settings.via_uci)
-    _context = (settings, tags)
-    return _lineup
+    def __call__(self, spec: GameSpec) -> Played:
+        settings = self.settings
+        white = self.lineup.side(spec.white, spec.config, spec.white_seed)
+        black = self.lineup.side(spec.black, spec.config, spec.black_seed)
+        record = play_game(white, black, settings.control)
+        text = game_pgn(record, spec, self.tags, settings.elos())
+        stats = {"white": side_stats(white, record.clock, chess.WHITE),
+                 "black": side_stats(black, record.clock, chess.BLACK)}
+        return Played(spec.index, text, record.result, stats)
 
-
-def _init_worker(settings: Settings, tags: RunTags) -> None:
-    lineup = _set_context(settings, tags)
-    # Quit this worker's engine processes when the pool shuts it down.
-    multiprocessing.util.Finalize(lineup, lineup.close, exitpriority=10)
-
-
-def _play(spec: GameSpec) -> Played:
-    assert _lineup is not None and _context is not None
-    settings, tags = _context
-    white = _lineup.side(spec.white, spec.config, spec.white_seed)
-    black = _lineup.side(spec.black, spec.config, spec.black_seed)
-    record = play_game(white, black, settings.control)
-    text = game_pgn(record, spec, tags, settings.elos())
-    stats = {"white": side_stats(white, record.clock, chess.WHITE),
-             "black": side_stats(black, record.clock, chess.BLACK)}
-    return Played(spec.index, text, record.result, stats)
-
-
-def _execute(specs: Sequence[GameSpec], settings: Settings, tags: RunTags, workers: int) -> Iterator[Played]:
-    if workers <= 1:
-        lineup = _set_context(settings, tags)
-        try:
-            yield from map(_play, specs)
-        finally:
-            lineup.close()
-        return
-    # spawn: workers start clean, without the parent's threads (tqdm, engine I/O) half-copied.
-    context = multiprocessing.get_context("spawn")
-    with context.Pool(workers, initializer=_init_worker, initargs=(settings, tags)) as pool:
-        yield from pool.imap_unordered(_play, specs, chunksize=1)
-        pool.close()
-        pool.join()
+    def close(self) -> None:
+        self.lineup.close()
 
 
 def run(
-    settings: Settings,
+    settings: TournamentSettings,
     out: str | os.PathLike[str],
     *,
     workers: int | None = None,
@@ -151,7 +124,7 @@ def run(
     start = time.perf_counter()
     with tqdm(total=len(specs), initial=len(done), unit="game", disable=None if progress is None
               else not progress, desc=f"{len(pending)} games to play on {workers} workers") as bar:
-        for played in _execute(pending, settings, tags, workers):
+        for played in unordered_map(_GameWorker, (settings, tags), pending, workers):
             directory.save_stats(played.index, played.stats)
             directory.save_game(played.index, played.pgn)
             tally[played.result] += 1

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 import chess
 import numpy as np
 
-from engine.weights import WEIGHT_CONFIGS, Weights
+from engine.modes import SEED_MAX
+from engine.weights import WEIGHT_CONFIGS, Weights, from_hundredths, to_hundredths
 
 
 @dataclass(frozen=True)
@@ -48,14 +49,13 @@ def _parse_weights(text: str) -> Weights:
     parts = text.replace(",", " ").split()
     try:
         values = [float(p) for p in parts]
+        if len(values) != 3:
+            raise ValueError
+        return Weights(*(from_hundredths(to_hundredths(v)) for v in values))
     except ValueError:
-        values = []
-    # Hundredths, because the UCI engine takes its weights as whole percentages.
-    if len(values) != 3 or any(abs(v * 100 - round(v * 100)) > 1e-9 for v in values):
         raise ValueError(
             f"weight configuration {text!r}: expected three numbers 'v1 v2 v3' in hundredths"
-        )
-    return Weights(*values)
+        ) from None
 
 
 def parse_configurations(items: Sequence[str]) -> list[Configuration]:
@@ -96,9 +96,6 @@ class GameSpec:
     def round_tag(self) -> str:
         return f"{self.config_number}.{self.round}"
 
-    def seed(self, colour: chess.Color) -> int:
-        return self.white_seed if colour == chess.WHITE else self.black_seed
-
 
 def _name_key(text: str) -> int:
     """A stable 64-bit integer for a name (Python's hash() changes between runs)."""
@@ -108,10 +105,10 @@ def _name_key(text: str) -> int:
 def side_seed(
     master: int, config: Configuration, white: str, black: str, round_: int, colour: chess.Color
 ) -> int:
-    """The seed (1 .. 2**31 - 1, the UCI engine's Seed option, where 0 means "random")."""
+    """The seed (1 .. SEED_MAX, the UCI engine's Seed option, where 0 means "random")."""
     key = (_name_key(config.label), _name_key(white), _name_key(black), round_, int(colour))
     state = np.random.SeedSequence(master, spawn_key=key).generate_state(1, np.uint64)
-    return int(state[0]) % (2**31 - 1) + 1
+    return int(state[0]) % SEED_MAX + 1
 
 
 def build_schedule(

@@ -1,0 +1,65 @@
+"""Work spread over worker processes, each with state made once (players, engines, casebases).
+
+Both the round robin and the fidelity bench hand out independent items (games, positions)
+whose results do not depend on which worker did them, so results come back in any order.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import multiprocessing.util
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Protocol, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+T_contra = TypeVar("T_contra", contravariant=True)
+R_co = TypeVar("R_co", covariant=True)
+
+
+class Worker(Protocol[T_contra, R_co]):
+    """What one process holds: it does items, and is closed when the process ends."""
+
+    def __call__(self, item: T_contra, /) -> R_co: ...
+
+    def close(self) -> None: ...
+
+
+# This process's worker, made by the pool's initializer.
+_worker: Worker[Any, Any] | None = None
+
+
+def _start(make: Callable[..., Worker[Any, Any]], args: tuple[Any, ...]) -> None:
+    global _worker
+    _worker = make(*args)
+    # Close this worker (quit its engine processes) when the pool shuts the process down.
+    multiprocessing.util.Finalize(_worker, _worker.close, exitpriority=10)
+
+
+def _do(item: Any) -> Any:
+    assert _worker is not None
+    return _worker(item)
+
+
+def unordered_map(
+    make: Callable[..., Worker[T, R]], args: tuple[Any, ...], items: Iterable[T], workers: int,
+    *, chunksize: int = 1,
+) -> Iterator[R]:
+    """``worker(item)`` for every item, in the order they finish, where each of ``workers``
+    processes makes its ``worker = make(*args)`` once (in this process when ``workers`` is 1).
+
+    ``make`` and ``args`` must pickle: processes are spawned, so that they start clean,
+    without the parent's threads (tqdm, engine I/O) half-copied.
+    """
+    if workers <= 1:
+        worker = make(*args)
+        try:
+            yield from map(worker, items)
+        finally:
+            worker.close()
+        return
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(workers, initializer=_start, initargs=(make, args)) as pool:
+        yield from pool.imap_unordered(_do, items, chunksize=chunksize)
+        pool.close()
+        pool.join()
