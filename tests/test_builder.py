@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
+import subprocess
 from pathlib import Path
 
 import chess
@@ -83,6 +85,66 @@ def test_fen_setup_game_starts_from_the_given_position(tmp_path):
     assert cb.board(0).board_fen() == chess.Board(fen).board_fen()
     white_cb = build([path], Selection("X", exact_name=True), workers=1)
     assert [m for _, m, _, _ in cases(white_cb)] == ["e1g1", "e2e4"]
+
+
+def test_castling_is_stored_as_the_kings_two_square_step_even_in_a_chess960_setup(tmp_path):
+    # Black's castling right on b8 makes python-chess read this FEN as Chess960, where
+    # castling is written king-takes-rook (e1h1); a case stores the king's step e1g1.
+    fen = "1r2k3/8/8/8/8/8/8/R3K2R w KQb - 0 1"
+    path = pgn(tmp_path, game("Carlsen,M", "X", "1. O-O Kd8 2. Rfe1 *", SetUp="1", FEN=fen))
+    cb = build([path], CARLSEN, workers=1)
+    assert [m for _, m, _, _ in cases(cb)] == ["e1g1", "f1e1"]
+    assert cb.board(0).is_legal(chess.Move.from_uci("e1g1")) is False  # a case board has no rights
+    assert chess.Board(fen).is_castling(cb.move(0))
+
+
+def test_a_latin1_file_keeps_its_accented_names(tmp_path):
+    text = game("Kosténiuk, Alexandra", "Müller, Jörg", "1. e4 e5 *")
+    latin = tmp_path / "latin.pgn"
+    latin.write_bytes(text.encode("latin-1"))
+    utf8 = pgn(tmp_path, text, name="utf8.pgn")
+    for name in ("Kosténiuk", "Alexandra Kosténiuk"):
+        from_latin = build([latin], Selection(name), workers=1)
+        assert cases(from_latin) == cases(build([utf8], Selection(name), workers=1))
+        assert from_latin.games["white"].tolist() == ["Kosténiuk, Alexandra"]
+        assert from_latin.games["black"].tolist() == ["Müller, Jörg"]
+
+
+def test_a_file_mixing_utf8_and_latin1_games_reads_both(tmp_path):
+    path = tmp_path / "mixed.pgn"
+    path.write_bytes(game("Kosténiuk, A", "X", "1. e4 *").encode("utf-8")
+                     + game("Kosténiuk, A", "Y", "1. d4 *").encode("latin-1"))
+    cb = build([path], Selection("Kosténiuk"), workers=1)
+    assert cb.games["black"].tolist() == ["X", "Y"] and cb.meta["spellings"] == {"Kosténiuk, A": 2}
+
+
+def test_a_truncated_last_game_is_used_and_counted_as_damaged(tmp_path):
+    whole = game("Carlsen,M", "X", "1. e4 e5 2. Nf3 Nc6 3. Bb5 1-0")
+    path = tmp_path / "cut.pgn"
+    path.write_text(whole + whole.split(" Nc6")[0], encoding="utf-8")  # the file ends "2. Nf3"
+    cb = build([path], CARLSEN, workers=1)
+    assert [m for _, m, _, _ in cases(cb)] == ["e2e4", "g1f3", "f1b5", "e2e4", "g1f3"]
+    assert cb.meta["counts"]["games_damaged"] == 1 and cb.meta["counts"]["games_used"] == 2
+
+
+def test_a_build_removes_temporary_files_of_killed_builds_of_its_output(tmp_path, data_dir):
+    out = tmp_path / "k.npz"
+    dead = _dead_pid()
+    stale = [tmp_path / f".k.npz.{dead}.abc123.tmp", tmp_path / ".k.npz.xyz789.tmp"]
+    alive = tmp_path / f".k.npz.{os.getppid()}.def456.tmp"  # a writer still at work
+    other = tmp_path / f".other.npz.{dead}.abc123.tmp"
+    for file in (*stale, alive, other):
+        file.write_bytes(b"partial")
+    build([data_dir / "experts" / "kosteniuk-2200.pgn"], Selection("Kosteniuk"), workers=1).save(out)
+    assert out.exists() and not any(f.exists() for f in stale)
+    assert alive.exists() and other.exists()
+
+
+def _dead_pid() -> int:
+    """The id of a process that has ended."""
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return proc.pid
 
 
 @pytest.mark.parametrize("bad", ["Kxe4", "Zz9", "e9"])

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import io
+import json
 import subprocess
 import sys
 from pathlib import Path
 
 import chess.pgn
+import numpy as np
+import pytest
 
 from casebase.format import Casebase
 
@@ -48,6 +51,24 @@ def test_info_describes_a_casebase(kosteniuk_casebase):
     assert f"first moves as White: e4 {white_first.count('e2e4')}, " in out
     assert "kosteniuk-2200.pgn: 121 games read, sha256 " in out
     assert f"({kosteniuk_casebase.stat().st_size:,} bytes)" in out
+
+
+@pytest.mark.parametrize(("key", "value", "message"), [
+    ("cases_white", 1, "metadata says 1 cases white, the arrays hold 2874"),
+    ("cases_black", 0, "metadata says 0 cases black, the arrays hold 2739"),
+    ("games_used", 7, "metadata says 7 games used, the arrays hold 121"),
+])
+def test_info_refuses_a_file_whose_counts_disagree_with_its_arrays(kosteniuk_casebase, tmp_path, key, value,
+                                                                   message):
+    with np.load(kosteniuk_casebase) as npz:
+        arrays = dict(npz)
+    meta = json.loads(str(arrays["meta"]))
+    meta["counts"][key] = value
+    arrays["meta"] = np.array(json.dumps(meta))
+    bad = tmp_path / "edited.npz"
+    np.savez(bad, **arrays)
+    done = run("info", bad)
+    assert done.returncode == 1 and done.stdout == "" and message in done.stderr
 
 
 def test_info_on_a_bad_file_says_why_and_fails(tmp_path):

@@ -82,6 +82,20 @@ def test_an_interrupted_run_resumes_without_replaying_or_losing_games(reference,
     assert {p: p.stat().st_mtime_ns for p in kept} == stamps
 
 
+@pytest.mark.parametrize("damage", ["another game", "empty", "not PGN"])
+def test_a_resumed_run_replays_game_files_that_are_not_the_scheduled_game(reference, settings, tmp_path,
+                                                                          monkeypatch, damage):
+    run(settings, tmp_path, workers=1, progress=False)
+    first, second = sorted((tmp_path / "games").glob("*.pgn"))[:2]
+    first.write_text({"another game": second.read_text(encoding="utf-8"), "empty": "",
+                      "not PGN": "\x00garbage"}[damage], encoding="utf-8")
+    (tmp_path / "results.pgn").unlink()
+    real, played = tournament.runner.play_game, []
+    monkeypatch.setattr(tournament.runner, "play_game", lambda *a, **k: played.append(1) or real(*a, **k))
+    assert games_of(run(settings, tmp_path, workers=1, progress=False)) == reference
+    assert len(played) == 1  # only the damaged game is played again
+
+
 def test_resuming_with_other_settings_is_refused(settings, tmp_path):
     run(TournamentSettings(settings.entrants, settings.configs[:1], rounds=1, seed=11), tmp_path,
         workers=1, progress=False)

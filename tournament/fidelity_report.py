@@ -33,7 +33,7 @@ def _positive(text: str) -> int:
     return value
 
 
-def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_commands(commands: argparse._SubParsersAction) -> None:
     """Register ``fidelity`` and ``fidelity-summary`` (each sets ``handler``: args -> the text to print)."""
     f = commands.add_parser(
         "fidelity", help="how often the engine plays the expert's move in held-out games",
