@@ -14,7 +14,9 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[test]'
 	touch $(STAMP)
 
+# The tests: type checks (mypy, configured in pyproject.toml), then the suite on 2 workers.
 test: install
+	$(PY) -m mypy
 	$(PY) -m pytest -q -n 2
 
 # One casebase per shipped expert, named after its PGN, with the player's name from

@@ -51,19 +51,12 @@ sys.path.insert(0, str(ROOT))
 from casebase.format import Casebase  # noqa: E402
 from engine.adaptation import candidate_moves  # noqa: E402
 from engine.guided import AdaptedCase, GuidedAgent, vote_shares  # noqa: E402
-from engine.search import MATE, Searcher  # noqa: E402
+from engine.scores import MATE  # noqa: E402
+from engine.search import Searcher  # noqa: E402
 from engine.weights import WEIGHT_CONFIGS  # noqa: E402
-from tournament.fidelity import (  # noqa: E402
-    DEFAULT_STOCKFISH,
-    PHASES,
-    Position,
-    open_engine,
-    plain_uci,
-    position_seed,
-    read_positions,
-    spread,
-    wilson,
-)
+from tournament.fidelity import DEFAULT_STOCKFISH, open_engine, position_seed, spread  # noqa: E402
+from tournament.heldout import PHASES, Position, plain_uci, read_positions  # noqa: E402
+from tournament.stats import wilson  # noqa: E402
 
 HELD_OUT = ROOT / "casebases" / "heldout"
 RETRIEVED = 256
@@ -174,15 +167,15 @@ def main() -> None:
     start = time.perf_counter()
     measured: dict[tuple[str, int], Measured] = {}
     with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
-        for path, index, m in tqdm(pool.imap_unordered(measure, jobs, chunksize=4), total=len(jobs),
+        for done, index, m in tqdm(pool.imap_unordered(measure, jobs, chunksize=4), total=len(jobs),
                                    unit="pos", desc="propose + search", file=sys.stderr):
-            measured[path, index] = m
+            measured[done, index] = m
     seconds = time.perf_counter() - start
     everything = list(measured.values())
     stockfish = shutil.which(DEFAULT_STOCKFISH) is not None
     if stockfish:
-        for path, sample in tqdm(positions.items(), desc="stockfish", file=sys.stderr):
-            add_stockfish(sample, [measured[path, p.index] for p in sample])
+        for name, sample in tqdm(positions.items(), desc="stockfish", file=sys.stderr):
+            add_stockfish(sample, [measured[name, p.index] for p in sample])
     grid_best = max(GRID, key=lambda g: sum(m.guided(*g) == m.expert for m in everything))
     k, tau, t = grid_best
     rows: list[tuple[str, Callable[[Measured], chess.Move | None]]] = [

@@ -22,10 +22,11 @@ sys.path.insert(0, str(ROOT))
 
 from casebase.builder import build  # noqa: E402
 from casebase.selection import Selection  # noqa: E402
-from engine.timeman import SearchLimits  # noqa: E402
 from engine.guided import GuidedAgent  # noqa: E402
-from engine.search import _HASHER, Searcher, _full_key, _move_deltas  # noqa: E402
+from engine.search import Searcher  # noqa: E402
+from engine.timeman import SearchLimits  # noqa: E402
 from engine.weights import WEIGHT_CONFIGS  # noqa: E402
+from engine.zobrist import board_pieces_key, full_key, pieces_delta  # noqa: E402
 
 POSITIONS = {
     "start": chess.STARTING_FEN,
@@ -58,7 +59,9 @@ def key_table() -> None:
     """The table's key per node: recomputed polyglot hash against the incremental update."""
     board = chess.Board(POSITIONS["QGD middlegame"])
     move = chess.Move.from_uci("c4d5")
-    pieces = _HASHER.hash_board(board)
+    pieces = board_pieces_key(board)
+    piece, captured = board.piece_type_at(move.from_square), board.piece_type_at(move.to_square)
+    assert piece is not None
 
     def push_pop() -> None:
         board.push(move)
@@ -70,9 +73,9 @@ def key_table() -> None:
         board.pop()
 
     def incremental() -> None:
-        delta, _ = _move_deltas(board, move)
+        delta = pieces_delta(board, move, piece, captured)
         board.push(move)
-        _full_key(board, pieces ^ delta)
+        full_key(board, pieces ^ delta)
         board.pop()
 
     def transposition_key() -> None:
@@ -102,7 +105,9 @@ def guided_table() -> None:
         board, times = chess.Board(), []
         for _ in range(12):
             start = time.perf_counter()
-            board.push(agent.choose(board, limits=limits).move)
+            move = agent.choose(board, limits=limits).move
+            assert move is not None
+            board.push(move)
             times.append(time.perf_counter() - start)
         print(f"{label:<14} {sum(times) / len(times):>13.3f} {max(times):>12.3f}")
 

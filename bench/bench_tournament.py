@@ -65,12 +65,12 @@ def main() -> int:
             games, plies = _moves(pgn)
         reference = reference or games
         rows.append((workers, len(games), plies, seconds, games == reference))
-    print(f"\n| workers | games | plies | seconds | games/min | plies/s | vs thesis (31.5 games/min,"
-          f" 4 cores) | same games |")
+    print("\n| workers | games | plies | seconds | games/min | plies/s | vs thesis (31.5 games/min,"
+          " 4 cores) | same games |")
     print("|---|---|---|---|---|---|---|---|")
-    for workers, games, plies, seconds, same in rows:
-        rate = games / seconds * 60
-        print(f"| {workers} | {games} | {plies} | {seconds:.1f} | {rate:.1f} | {plies / seconds:.0f}"
+    for workers, count, plies, seconds, same in rows:
+        rate = count / seconds * 60
+        print(f"| {workers} | {count} | {plies} | {seconds:.1f} | {rate:.1f} | {plies / seconds:.0f}"
               f" | {rate / THESIS_GAMES_PER_MINUTE:.1f}x | {'yes' if same else 'NO'} |")
     return 0 if all(row[-1] for row in rows) else 1
 

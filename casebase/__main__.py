@@ -6,18 +6,12 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from casebase.arguments import positive_int
 from casebase.builder import build
 from casebase.format import Casebase, CasebaseError
 from casebase.holdout import held_out_games, write_pgn
 from casebase.info import describe, summary
 from casebase.selection import BuildError, Selection
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
 
 
 def _add_selection(parser: argparse.ArgumentParser) -> None:
@@ -32,7 +26,7 @@ def _add_selection(parser: argparse.ArgumentParser) -> None:
                         help="only games where the expert's own rating is at least ELO")
     parser.add_argument("--max-elo", type=int, metavar="ELO",
                         help="only games where the expert's own rating is at most ELO")
-    parser.add_argument("--workers", type=_positive, metavar="N", help="worker processes (default: all cores)")
+    parser.add_argument("--workers", type=positive_int, metavar="N", help="worker processes (default: all cores)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
 
 
@@ -71,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     build_parser = commands.add_parser("build", help="build an expert's casebase from PGN")
     _add_selection(build_parser)
-    build_parser.add_argument("--max-games", type=_positive, metavar="N", help="use only the first N games")
+    build_parser.add_argument("--max-games", type=positive_int, metavar="N", help="use only the first N games")
     build_parser.add_argument("--exclude-latest", type=float, default=0.0, metavar="FRACTION",
                               help="leave out the latest FRACTION of the expert's games by date")
     build_parser.add_argument("-o", "--output", required=True, metavar="OUT.npz")

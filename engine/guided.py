@@ -31,7 +31,7 @@ from engine.adaptation import adapt_to
 from engine.agent import CaseAgent, Decision, IterationCallback
 from engine.modes import SELECTIONS
 from engine.scores import is_mate_score, mate_moves, score_text
-from engine.search import SearchResult, Searcher
+from engine.search import Searcher, SearchResult
 from engine.timeman import SearchLimits, search_budget
 from engine.weights import Weights
 

@@ -17,7 +17,7 @@ from search_helpers import random_positions, shuffled
 from engine import search as search_module
 from engine.evaluation import PIECE_VALUES, evaluate, material_white, move_delta
 from engine.scores import MATE, MATE_BOUND
-from engine.search import CHECK_EVERY, RootScore, SearchResult, Searcher
+from engine.search import CHECK_EVERY, RootScore, Searcher, SearchResult
 from engine.timeman import time_budget
 from engine.uci import iteration_info, uci_score
 from engine.zobrist import board_pieces_key, full_key, pieces_delta
@@ -34,11 +34,7 @@ PGN = Path(__file__).resolve().parent.parent / "data" / "experts" / "kosteniuk-2
 
 def _ply_adjusted(score: int, ply: int) -> int:
     """A leaf value measured from the leaf, with mates counted from the root instead."""
-    if score > MATE_BOUND:
-        return score - ply
-    if score < -MATE_BOUND:
-        return score + ply
-    return score
+    return score - ply if score > MATE_BOUND else score + ply if score < -MATE_BOUND else score
 
 
 def minimax(board: chess.Board, depth: int, leaf: Callable[[chess.Board], int], ply: int = 0) -> int:

@@ -17,8 +17,8 @@ from casebase.holdout import held_out_games, write_pgn
 from casebase.selection import Selection
 from tournament.fidelity import FidelitySettings, play_positions, spread
 from tournament.heldout import non_pawn_material, phase, read_positions
-from tournament.stats import wilson
 from tournament.schedule import parse_configurations
+from tournament.stats import wilson
 
 ROOT = Path(__file__).resolve().parent.parent
 KOSTENIUK = "Alexandra Kosteniuk"

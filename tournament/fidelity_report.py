@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from casebase.arguments import positive_int
 from tournament.fidelity import (
     DEFAULT_GUIDED_NODES,
     DEFAULT_STOCKFISH,
@@ -24,13 +25,6 @@ from tournament.heldout import PHASES
 from tournament.schedule import parse_configurations
 from tournament.stats import Share, wilson
 from tournament.store import write_atomic
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -52,16 +46,16 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     f.add_argument("--config", default="balanced",
                    help="weights of pure and guided mode: a name or \"v1 v2 v3\" (default balanced)")
     g = f.add_mutually_exclusive_group()
-    g.add_argument("--guided-depth", type=_positive, metavar="D", help="guided search depth")
-    g.add_argument("--guided-nodes", type=_positive, metavar="N",
+    g.add_argument("--guided-depth", type=positive_int, metavar="D", help="guided search depth")
+    g.add_argument("--guided-nodes", type=positive_int, metavar="N",
                    help=f"guided search nodes (default {DEFAULT_GUIDED_NODES})")
     f.add_argument("--stockfish", default=DEFAULT_STOCKFISH, metavar="PATH",
                    help=f"the UCI engine of stockfish mode (default {DEFAULT_STOCKFISH})")
-    f.add_argument("--depth", type=_positive, default=10, help="stockfish depth (default 10)")
-    f.add_argument("--positions", type=_positive, metavar="N",
+    f.add_argument("--depth", type=positive_int, default=10, help="stockfish depth (default 10)")
+    f.add_argument("--positions", type=positive_int, metavar="N",
                    help="play only N of the expert's moves, spread evenly (default: all)")
     f.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
-    f.add_argument("--workers", type=_positive, metavar="N", help="worker processes (default: all cores)")
+    f.add_argument("--workers", type=positive_int, metavar="N", help="worker processes (default: all cores)")
     f.add_argument("--out", type=Path, metavar="FILE.json", help="also write the results as JSON")
     f.set_defaults(handler=_fidelity)
 

@@ -22,9 +22,9 @@ import chess.engine
 
 from casebase.format import Casebase, CasebaseError
 from engine.agent import Decision, PureAgent
-from engine.timeman import SearchLimits
 from engine.modes import MODES, WEIGHT_OPTIONS
 from engine.scores import MATE
+from engine.timeman import SearchLimits
 from tournament.schedule import Configuration
 
 
