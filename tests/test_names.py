@@ -92,6 +92,7 @@ SPELLINGS = {
     "vanwely-2600": {"Van Wely,L", "Van Wely, Loek"},
     "ivanchuk-2700": {"Ivanchuk,V", "Ivanchuk, Vassily"},
     "carlsen-2800": {"Carlsen,M"},
+    "postny-2600": {"Postny,E"},
     "bigbad-fics2100": {"bigbad"},
     "rivergrove-lichess1800": {"rivergrove"},
 }
