@@ -107,7 +107,7 @@ def test_real_clock_measures_thinking_time():
             return super().choose(board, limits=limits)
 
     record = play_game(Slow("f2f3 g2g4"), Scripted("e7e5 d8h4"), TimeControl(40, 60))
-    assert 0.1 <= record.clock.used[chess.WHITE] < 1
+    assert 0.1 <= record.clock.used[chess.WHITE] < 30  # two 50 ms sleeps, on however loaded a machine
     assert record.clock.remaining[chess.WHITE] == pytest.approx(60 - record.clock.used[chess.WHITE])
 
 

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 #: The two-sided 95 % quantile of the standard normal distribution.
 Z95 = 1.959963984540054
@@ -20,8 +19,7 @@ def wilson(matches: int, n: int) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-@dataclass(frozen=True)
-class Share:
+class Share(NamedTuple):
     """``matches`` of ``positions`` moves equal to the expert's."""
 
     matches: int
