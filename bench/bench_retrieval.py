@@ -55,11 +55,14 @@ def prefix(casebase: Casebase, n: int) -> Casebase:
     if n >= len(casebase):
         return casebase
     games = int(casebase.game[n - 1]) + 1
+    white = int(np.count_nonzero(casebase.turn[:n]))
+    # The counts describe the prefix (a casebase's counts must match its arrays).
+    counts = {**casebase.meta["counts"], "cases_white": white, "cases_black": n - white, "games_used": games}
     return Casebase(
         boards=casebase.boards[:n], turn=casebase.turn[:n], from_square=casebase.from_square[:n],
         to_square=casebase.to_square[:n], promotion=casebase.promotion[:n], game=casebase.game[:n],
         ply=casebase.ply[:n], games={c: casebase.games[c][:games] for c in GAME_COLUMNS},
-        meta=casebase.meta,
+        meta={**casebase.meta, "counts": counts},
     )
 
 
