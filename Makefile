@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test bench casebases experiment fidelity fidelity-ceiling strength clean
+.PHONY: install demo test bench casebases experiment fidelity fidelity-ceiling strength model clean
 
 install: $(STAMP)
 
@@ -35,6 +35,20 @@ bench: install
 	$(PY) bench/bench_startup.py
 	$(PY) bench/bench_tournament.py
 	$(PY) bench/bench_search.py
+
+# The style model (issue 10): a residual network trained on every move of the masters
+# collection (data/masters-2500plus.pgn.gz, which holds no game of the ladder experts), written
+# to models/style.npz, the model the engine ships with. Needs torch (installed here from the
+# project's [train] extra); resumable (run it again after an interrupt). On 2 CPU cores the
+# default takes about 40 minutes; on a GPU, train bigger: MODEL_ARGS="--blocks 8 --filters 96 --epochs 3".
+MODEL_ARGS ?= --blocks 5 --filters 48 --positions 2500000
+
+model: casebases/masters.npz
+	$(PY) -m pip install -q -e '.[train]'
+	$(PY) -m learn train casebases/masters.npz -o models/style.npz $(MODEL_ARGS)
+
+casebases/masters.npz: data/masters-2500plus.pgn.gz $(wildcard casebase/*.py) | $(STAMP)
+	$(PY) -m casebase build $< --all-players -o $@
 
 # The demo: Carlsen against Ivanchuk, each side a UCI engine process, every move explained.
 demo: install casebases

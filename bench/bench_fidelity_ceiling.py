@@ -50,7 +50,8 @@ sys.path.insert(0, str(ROOT))
 
 from casebase.format import Casebase  # noqa: E402
 from engine.adaptation import candidate_moves  # noqa: E402
-from engine.guided import AdaptedCase, GuidedAgent, vote_shares  # noqa: E402
+from engine.guided import GuidedAgent  # noqa: E402
+from engine.prior import AdaptedCase, vote_shares  # noqa: E402
 from engine.scores import MATE  # noqa: E402
 from engine.search import Searcher  # noqa: E402
 from engine.weights import WEIGHT_CONFIGS  # noqa: E402

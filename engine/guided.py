@@ -20,8 +20,6 @@ import math
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import NamedTuple
 
 import chess
 import numpy as np
@@ -29,59 +27,23 @@ import numpy as np
 from casebase.format import Casebase
 from engine.adaptation import adapt_to
 from engine.agent import CaseAgent, Decision, IterationCallback
+from engine.model import StyleModel
 from engine.modes import SELECTIONS
+from engine.prior import PRIORS, AdaptedCase, Proposal
 from engine.scores import is_mate_score, mate_moves, score_text
 from engine.search import Searcher, SearchResult
 from engine.timeman import SearchLimits, search_budget
 from engine.weights import Weights
 
 
-@dataclass
-class Proposal:
-    """The casebase's votes for the moves of one position (search.md §1)."""
-
-    prior: dict[chess.Move, float] = field(default_factory=dict)
-    #: For each proposed move: the most similar case it was adapted from, and that case's Sim.
-    source: dict[chess.Move, tuple[int, int]] = field(default_factory=dict)
-    #: How many of the retrieved cases voted for each move.
-    count: dict[chess.Move, int] = field(default_factory=dict)
-    cases: int = 0
-    sims: tuple[int, int] = (0, 0)
-    #: The cases retrieved; more than ``cases`` when ``stop`` cut the adaptations short.
-    retrieved: int = 0
-
-    def top(self) -> chess.Move | None:
-        """The move with the largest vote share (first proposed among equals)."""
-        return max(self.prior, key=self.prior.__getitem__) if self.prior else None
-
-
-class AdaptedCase(NamedTuple):
-    """A retrieved case's move adapted to the current position, with the case's row and Sim."""
-
-    move: chess.Move
-    row: int
-    sim: int
-
-
-def vote_shares(cases: Sequence[AdaptedCase], temperature: float) -> dict[chess.Move, float]:
-    """Each move's share of the votes exp((Sim - Sim_max) / temperature) of ``cases``
-    (most similar first), in the order the moves were first proposed (search.md §1)."""
-    if not cases:
-        return {}
-    best = cases[0].sim
-    votes: dict[chess.Move, float] = {}
-    for case in cases:
-        votes[case.move] = votes.get(case.move, 0.0) + math.exp((case.sim - best) / temperature)
-    total = sum(votes.values())
-    return {move: vote / total for move, vote in votes.items()}
-
-
 class GuidedAgent(CaseAgent):
-    """Plays the sound move the expert's nearest cases vote for (implements :class:`Agent`).
+    """Plays the sound move the expert's prior likes best (implements :class:`Agent`).
 
     ``neighbours`` is k, ``temperature`` is tau of the votes exp((Sim - Sim_max) / tau),
     ``tolerance`` (centipawns) how far below the best score a move is still sound, and
-    ``selection`` whether the most voted sound move is played or one drawn by its votes.
+    ``selection`` whether the sound move with the largest prior is played or one drawn by
+    its prior. ``prior`` says where the prior comes from (:mod:`engine.prior`): the cases'
+    votes, the style ``model``, or their blend with ``case_weight``; without a model, the cases.
     """
 
     def __init__(
@@ -94,6 +56,9 @@ class GuidedAgent(CaseAgent):
         temperature: float = 4.0,
         tolerance: int = 50,
         selection: str = "argmax",
+        prior: str = "cases",
+        model: StyleModel | None = None,
+        case_weight: float = 0.5,
     ) -> None:
         if neighbours < 1:
             raise ValueError(f"Neighbours must be at least 1, not {neighbours}")
@@ -103,6 +68,13 @@ class GuidedAgent(CaseAgent):
             raise ValueError(f"Tolerance must be at least 0 centipawns, not {tolerance}")
         if selection not in SELECTIONS:
             raise ValueError(f"Selection must be one of {', '.join(SELECTIONS)}, not {selection!r}")
+        if prior not in PRIORS:
+            raise ValueError(f"Prior must be one of {', '.join(PRIORS)}, not {prior!r}")
+        if not 0 <= case_weight <= 1:
+            raise ValueError(f"the cases' weight must lie in 0..1, not {case_weight}")
+        self.prior = prior if model is not None else "cases"
+        self.model = model
+        self.case_weight = case_weight
         self.neighbours = neighbours
         self.temperature = temperature
         self.tolerance = tolerance
@@ -138,15 +110,15 @@ class GuidedAgent(CaseAgent):
     def propose(
         self, board: chess.Board, candidates: Sequence[chess.Move], stop: threading.Event | None = None
     ) -> Proposal:
-        """Votes of the k nearest cases for their moves adapted to ``board`` (among ``candidates``);
+        """The prior over ``candidates`` (legal on ``board``): the k nearest cases' votes for
+        their adapted moves, the model's probabilities, or their blend (:mod:`engine.prior`);
         ``stop`` as in :meth:`adapted_cases`."""
-        cases, retrieved = self.adapted_cases(board, candidates, stop)
-        proposal = Proposal(prior=vote_shares(cases, self.temperature), retrieved=retrieved)
-        for case in cases:
-            proposal.source.setdefault(case.move, (case.row, case.sim))
-            proposal.count[case.move] = proposal.count.get(case.move, 0) + 1
-        if cases:
-            proposal.cases, proposal.sims = len(cases), (cases[0].sim, cases[-1].sim)
+        proposal = Proposal()
+        if self.prior != "model":
+            proposal = Proposal.of_cases(*self.adapted_cases(board, candidates, stop), self.temperature)
+        if self.prior != "cases":
+            assert self.model is not None
+            proposal.with_model(self.model.prior(board, candidates), self.case_weight)
         return proposal
 
     # -- the move ----------------------------------------------------------------------
@@ -201,29 +173,30 @@ class GuidedAgent(CaseAgent):
         san = board.san(move)
         top = proposal.top()
         share = proposal.prior.get(move, 0.0)
+        who = _PROPOSER[self.prior]
         if top is None:
             lines.append(f"played {san}, the search's best move (no case to propose one)")
         elif result.score is None:
-            lines.append(f"played {san}, the casebase's choice unvetted: the search stopped before depth 1")
+            lines.append(f"played {san}, the {who}'s choice unvetted: the search stopped before depth 1")
         elif why == "search":
             lines.append(
-                f"casebase move {board.san(top)} ({share_text(proposal.prior[top])})"
+                f"{who} move {board.san(top)} ({share_text(proposal.prior[top])})"
                 f" {_loss(result, top)}; no proposed move is sound: played {san},"
                 " the search's best move, instead"
             )
         elif move == top:
             lines.append(
-                f"played {san}, the casebase's first choice ({share_text(share)}),"
+                f"played {san}, the {who}'s first choice ({share_text(share)}),"
                 f" sound at depth {result.depth} ({score_text(result.scores[move].score)})"
             )
         elif why == "sample":
             lines.append(
-                f"played {san} ({share_text(share)}), drawn by votes among the sound proposed moves;"
-                f" the casebase's first choice was {board.san(top)} ({share_text(proposal.prior[top])})"
+                f"played {san} ({share_text(share)}), drawn by the prior among the sound proposed moves;"
+                f" the {who}'s first choice was {board.san(top)} ({share_text(proposal.prior[top])})"
             )
         else:
             lines.append(
-                f"casebase move {board.san(top)} ({share_text(proposal.prior[top])}) {_loss(result, top)};"
+                f"{who} move {board.san(top)} ({share_text(proposal.prior[top])}) {_loss(result, top)};"
                 f" played {san} ({share_text(share)}) instead"
             )
         if move in proposal.source:
@@ -231,22 +204,29 @@ class GuidedAgent(CaseAgent):
         return lines
 
     def _proposal_line(self, board: chess.Board, proposal: Proposal) -> str:
-        if not proposal.cases:
+        if not proposal.prior:
             return f"{self._no_case_reason(board.turn)}: the search alone chooses"
-        assert self.casebase is not None
-        ranked = sorted(proposal.prior.items(), key=lambda item: -item[1])
-        votes = ", ".join(f"{board.san(m)} {share_text(p)}" for m, p in ranked[:4])
-        more = f" and {len(ranked) - 4} more" if len(ranked) > 4 else ""
-        best, worst = proposal.sims
-        stopped = (
-            f" (stop came after {proposal.cases} of {proposal.retrieved} adaptations)"
-            if proposal.cases < proposal.retrieved
-            else ""
-        )
-        return (
-            f"{proposal.cases} nearest cases of {self.casebase.expert} (similarity {best} to"
-            f" {worst}/256) propose {votes}{more}{stopped}"
-        )
+        cases = ""
+        if proposal.cases:
+            assert self.casebase is not None
+            best, worst = proposal.sims
+            stopped = (
+                f" (stop came after {proposal.cases} of {proposal.retrieved} adaptations)"
+                if proposal.cases < proposal.retrieved
+                else ""
+            )
+            cases = (f"{proposal.cases} nearest cases of {self.casebase.expert} (similarity {best} to"
+                     f" {worst}/256){stopped}")
+        if self.prior == "cases":
+            return f"{cases} propose {_ranked(board, proposal.prior)}"
+        assert self.model is not None
+        line = f"the style model ({self.model.describe()}) proposes {_ranked(board, proposal.model)}"
+        if proposal.case_weight > 0:
+            return (f"{line}; {cases} vote {_ranked(board, proposal.votes)}, weighing"
+                    f" {share_text(proposal.case_weight)}: prior {_ranked(board, proposal.prior)}")
+        if proposal.cases:
+            return f"{line}; {cases}: not the position itself, so they do not vote"
+        return line
 
     def _case_line(self, board: chess.Board, move: chess.Move, proposal: Proposal) -> str:
         assert self.casebase is not None
@@ -256,9 +236,20 @@ class GuidedAgent(CaseAgent):
             f"{board.san(move)} adapted from case {row} of {self.casebase.expert}:"
             f" {src.white} - {src.black}, {src.event},"
             f" {src.date}, move {src.move_number} (ply {src.ply}); similarity {sim}/256;"
-            f" {share_text(proposal.prior[move])} of the votes from {proposal.count[move]}"
+            f" {share_text(proposal.votes[move])} of the votes from {proposal.count[move]}"
             f" of {proposal.cases} cases"
         )
+
+
+#: Who proposes, by the prior in use (for the explanations).
+_PROPOSER = {"cases": "casebase", "model": "style model", "blend": "expert's prior"}
+
+
+def _ranked(board: chess.Board, shares: dict[chess.Move, float], shown: int = 4) -> str:
+    """``Nf3 35%, e4 20%, d4 10%, c4 8% and 12 more``: the largest shares first."""
+    ranked = sorted(shares.items(), key=lambda item: -item[1])
+    more = f" and {len(ranked) - shown} more" if len(ranked) > shown else ""
+    return ", ".join(f"{board.san(m)} {share_text(p)}" for m, p in ranked[:shown]) + more
 
 
 def share_text(share: float) -> str:

@@ -17,13 +17,15 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
+from engine.prior import PRIORS
 from engine.weights import Weights, from_hundredths
 
 if TYPE_CHECKING:
     from casebase.format import Casebase
     from engine.agent import Agent
+    from engine.model import StyleModel
 
 #: Seeds are 1..SEED_MAX; 0 asks for a fresh seed every game.
 SEED_MAX = 2**31 - 1
@@ -75,7 +77,14 @@ class Option:
         return value
 
 
-AgentFactory = Callable[["Casebase | None", Mapping[str, OptionValue]], "Agent"]
+class Resources(Protocol):
+    """What a mode's factory may load besides the casebase (kept across agents)."""
+
+    def model(self, path: str) -> StyleModel | None:
+        """The style model at ``path``, or None (with the reason told to the user)."""
+
+
+AgentFactory = Callable[["Casebase | None", Mapping[str, OptionValue], Resources], "Agent"]
 
 
 @dataclass(frozen=True)
@@ -94,15 +103,16 @@ def weights_of(values: Mapping[str, OptionValue]) -> Weights:
     return Weights(*(from_hundredths(int(values[name])) for name in WEIGHT_OPTIONS))
 
 
-def _pure_agent(casebase: Casebase | None, values: Mapping[str, OptionValue]) -> Agent:
+def _pure_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], _: Resources) -> Agent:
     from engine.agent import PureAgent
 
     return PureAgent(casebase, weights_of(values), 0)
 
 
-def _guided_agent(casebase: Casebase | None, values: Mapping[str, OptionValue]) -> Agent:
+def _guided_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], resources: Resources) -> Agent:
     from engine.guided import GuidedAgent
 
+    prior = str(values["Prior"])
     return GuidedAgent(
         casebase,
         weights_of(values),
@@ -111,11 +121,26 @@ def _guided_agent(casebase: Casebase | None, values: Mapping[str, OptionValue]) 
         temperature=int(values["Temperature"]) / 10,
         tolerance=int(values["Tolerance"]),
         selection=str(values["Selection"]),
+        prior=prior,
+        model=resources.model(str(values["Model"])) if prior != "cases" else None,
+        case_weight=int(values["CaseWeight"]) / 100,
     )
+
+
+def default_casebase() -> Path:
+    """The shipped casebase played when none is given (built by ``make casebases``)."""
+    return Path(__file__).resolve().parent.parent / "casebases" / "carlsen-2800.npz"
+
+
+def default_model() -> Path:
+    """The shipped style model (made by ``make model``)."""
+    return Path(__file__).resolve().parent.parent / "models" / "style.npz"
 
 
 #: Guided mode's ways of choosing among sound proposed moves (engine.guided.SELECTIONS).
 SELECTIONS = ("argmax", "sample")
+#: Where guided mode's prior comes from unless option Prior says otherwise (engine.prior).
+DEFAULT_PRIOR = "blend"
 
 #: Modes by the name the ``Mode`` option uses; a new mode is one more entry.
 MODES: dict[str, Mode] = {
@@ -131,14 +156,13 @@ MODES: dict[str, Mode] = {
             Option("Temperature", "spin", 40, 1, 10_000),
             Option("Tolerance", "spin", 50, 0, 1000),
             Option("Selection", "combo", SELECTIONS[0], choices=SELECTIONS),
+            Option("Prior", "combo", DEFAULT_PRIOR, choices=PRIORS),
+            Option("Model", "string", str(default_model())),
+            # percent: the cases' weight in the blend where the position itself is a case
+            Option("CaseWeight", "spin", 50, 0, 100),
         ),
     ),
 }
-
-
-def default_casebase() -> Path:
-    """The shipped casebase played when none is given (built by ``make casebases``)."""
-    return Path(__file__).resolve().parent.parent / "casebases" / "carlsen-2800.npz"
 
 
 def engine_options() -> list[Option]:
@@ -182,16 +206,19 @@ class AgentBuilder:
         self._agent: Agent | None = None
         self._key: tuple[object, ...] | None = None
         self._casebase: tuple[FileState, Casebase | None, str] | None = None
+        self._model: tuple[FileState, StyleModel | None, str] | None = None
+        self._used_model = False  # whether the agent in use asked for the model
         self._seed: int | None = None
 
     def agent(self, values: Mapping[str, OptionValue]) -> Agent:
         """The agent for ``values``; a new one starts from the game's seed, as at a new game."""
         path = str(values["Casebase"])
-        key = (tuple(sorted(values.items())), file_state(path))
+        key = (tuple(sorted(values.items())), file_state(path), file_state(str(values.get("Model", ""))))
         if self._agent is None or key != self._key:
             mode = MODES[str(values["Mode"])]
             casebase = self._load(path)
-            agent = mode.factory(casebase, values)
+            self._used_model = False
+            agent = mode.factory(casebase, values, self)
             if self._seed is None or int(values["Seed"]):
                 self._new_seed(values)
             agent.new_game(self._seed)
@@ -204,9 +231,29 @@ class AgentBuilder:
                 )
             self._agent, self._key = agent, key
         assert self._casebase is not None
-        problem = self._casebase[2]
-        self.problem = f"{problem}; {MODES[str(values['Mode'])].without_casebase}" if problem else None
+        problems = []
+        if self._casebase[2]:
+            problems.append(f"{self._casebase[2]}; {MODES[str(values['Mode'])].without_casebase}")
+        if self._used_model and self._model is not None and self._model[2]:
+            problems.append(f"{self._model[2]}; the cases propose alone")
+        self.problem = "\n".join(problems) or None
         return self._agent
+
+    def model(self, path: str) -> StyleModel | None:
+        """The style model at ``path``, read again only when the file changed; None with a reason."""
+        from engine.model import ModelError, StyleModel
+
+        self._used_model = True
+        state = file_state(path)
+        if self._model is not None and self._model[0] == state:
+            return self._model[1]
+        model, problem = None, ""
+        try:
+            model = StyleModel.load(path)
+        except ModelError as exc:
+            problem = f"cannot load model: {clip(str(exc))}"
+        self._model = (state, model, problem)
+        return model
 
     def new_game(self, values: Mapping[str, OptionValue]) -> None:
         """A new game: a new seed (unless option Seed fixes it), given to the agent if there is one."""

@@ -8,11 +8,13 @@ from pathlib import Path
 
 import chess
 import pytest
-from engine_helpers import cases_casebase
+from engine_helpers import cases_casebase, favourite_model
 from search_helpers import random_positions, shuffled
 
 from casebase.format import Casebase
 from engine.guided import GuidedAgent
+from engine.model import StyleModel
+from engine.prior import MIN_SHARE
 from engine.search import CHECK_EVERY, SearchResult
 from engine.timeman import DEFAULT_NODES, SearchLimits
 from engine.weights import WEIGHT_CONFIGS
@@ -274,8 +276,57 @@ def test_go_limits_become_the_search_budget(limits: SearchLimits, budget: dict,
 
 @pytest.mark.parametrize(
     "options",
-    [{"neighbours": 0}, {"temperature": 0.0}, {"tolerance": -1}, {"selection": "best"}],
+    [{"neighbours": 0}, {"temperature": 0.0}, {"tolerance": -1}, {"selection": "best"}, {"prior": "neural"},
+     {"case_weight": 1.5}],
 )
 def test_bad_options_are_refused(options: dict) -> None:
     with pytest.raises(ValueError):
         GuidedAgent(None, BALANCED, seed=1, **options)
+
+
+# -- the style model's prior ---------------------------------------------------------------
+
+
+@pytest.fixture
+def likes_e4(tmp_path: Path) -> StyleModel:
+    return StyleModel.load(favourite_model(tmp_path / "e4.npz", chess.E4))
+
+
+def test_model_prior_proposes_the_models_favourite(likes_e4: StyleModel) -> None:
+    board = chess.Board()
+    agent = GuidedAgent(None, BALANCED, seed=1, prior="model", model=likes_e4)
+    proposal = agent.propose(board, list(board.legal_moves))
+    assert proposal.top() == move("e2e4") and proposal.prior[move("e2e4")] > 0.9
+    assert sum(proposal.model.values()) == pytest.approx(1.0) and len(proposal.model) == 20
+    assert set(proposal.prior) == {m for m, p in proposal.model.items() if p >= MIN_SHARE}
+    decision = agent.choose(board, limits=DEPTH2)
+    assert decision.move == move("e2e4")
+    text = "\n".join(decision.explanation)
+    assert "the style model (1x4) proposes e4" in text and "the style model's first choice" in text
+    # Black sees the board mirrored: its e5 is the model's e4.
+    black = played("d4")
+    assert agent.propose(black, list(black.legal_moves)).top() == move("e7e5")
+
+
+def test_blend_lets_the_cases_vote_only_in_their_own_position(likes_e4: StyleModel) -> None:
+    board = played("e4 e5")
+    near = [(board, move("g1f3"))] * 3
+    agent = GuidedAgent(cases_casebase(near), BALANCED, seed=1, prior="blend", model=likes_e4, case_weight=0.8)
+    here = agent.propose(board, list(board.legal_moves))
+    assert here.case_weight == 0.8 and here.top() == move("g1f3")
+    assert here.prior[move("g1f3")] == pytest.approx(0.8 + 0.2 * here.model[move("g1f3")])
+    decision = agent.choose(board, limits=DEPTH2)
+    assert decision.move == move("g1f3") and decision.case == 0
+    assert "vote Nf3 100%, weighing 80%" in decision.explanation[0]
+    elsewhere = played("d4 d5")  # the cases are not this position: the model alone
+    away = agent.propose(elsewhere, list(elsewhere.legal_moves))
+    assert away.case_weight == 0 and away.prior == {m: p for m, p in away.model.items() if p >= MIN_SHARE}
+    assert "not the position itself, so they do not vote" in agent.choose(elsewhere, limits=DEPTH2).explanation[0]
+
+
+def test_without_a_model_the_cases_propose(kosteniuk: Casebase) -> None:
+    agent = GuidedAgent(kosteniuk, BALANCED, seed=1, prior="blend", model=None)
+    board = chess.Board()
+    assert agent.prior == "cases"
+    assert agent.propose(board, list(board.legal_moves)).model == {}
+

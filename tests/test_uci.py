@@ -16,7 +16,7 @@ def test_uci_handshake_declares_options_and_loads_lazily(kosteniuk_casebase):
     assert lines[-1] == "uciok"
     options = {line.split()[2]: line for line in lines if line.startswith("option")}
     assert set(options) == {"Casebase", "Mode", "DistanceWeight", "FromDistanceWeight", "FromContentWeight", "Seed",
-                            "Neighbours", "Temperature", "Tolerance", "Selection"}
+                            "Neighbours", "Temperature", "Tolerance", "Selection", "Prior", "Model", "CaseWeight"}
     assert options["Mode"].endswith("type combo default pure var pure var guided")
     assert options["DistanceWeight"].endswith("type spin default 50 min 0 max 100")
     assert "cannot load" not in strings(lines)  # nothing read before isready

@@ -7,6 +7,7 @@ import zipfile
 
 import chess
 import pytest
+from engine_helpers import favourite_model
 
 from engine import modes
 from engine.agent import Decision
@@ -20,7 +21,7 @@ A3 = chess.Move.from_uci("a2a3")
 class ScriptedAgent:
     """An agent of a made-up mode: reports a search iteration, or fails when told to."""
 
-    def __init__(self, casebase, values) -> None:
+    def __init__(self, casebase, values, resources) -> None:
         self.fail = values["Fail"]
         self.seeds: list[int | None] = []
 
@@ -76,7 +77,7 @@ def test_a_failing_agent_still_answers_with_a_legal_move(scripted_mode):
 
 
 def test_an_agent_that_cannot_be_made_still_answers(monkeypatch):
-    def broken(casebase, values):
+    def broken(casebase, values, resources):
         raise RuntimeError("no agent today")
 
     monkeypatch.setitem(modes.MODES, "broken", Mode(broken, "for tests", "nothing"))
@@ -155,3 +156,23 @@ def test_oversized_unknown_command_is_echoed_cut_short():
 def test_without_a_casebase_each_mode_says_what_it_does(mode, fallback):
     lines = session([f"setoption name Mode value {mode}", "go depth 1"], Casebase="")
     assert f"info string no casebase set (option Casebase); {fallback}" in lines
+
+
+@pytest.mark.parametrize("damage", ["missing", "not a model"])
+def test_a_missing_or_damaged_model_is_refused_and_the_cases_propose(kosteniuk_casebase, tmp_path, damage):
+    path = tmp_path / "model.npz"
+    if damage == "not a model":
+        path.write_bytes(b"PK garbage")
+    lines = session(["setoption name Mode value guided", f"setoption name Model value {path}", "isready",
+                     "go depth 1"], Casebase=str(kosteniuk_casebase))
+    assert lines.count("readyok") == 1 and lines[-1].startswith("bestmove")
+    assert f"info string cannot load model: {path}" in "\n".join(lines)
+    assert "the cases propose alone" in strings(lines) and "nearest cases of Alexandra Kosteniuk" in strings(lines)
+
+
+def test_a_model_set_by_option_proposes(kosteniuk_casebase, tmp_path):
+    model = favourite_model(tmp_path / "e4.npz", chess.E4)
+    lines = session(["setoption name Mode value guided", f"setoption name Model value {model}",
+                     "setoption name Prior value model", "go depth 1"], Casebase=str(kosteniuk_casebase))
+    assert "the style model (1x4) proposes e4" in strings(lines) and lines[-1] == "bestmove e2e4"
+

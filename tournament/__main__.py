@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from casebase.format import CasebaseError
+from engine.model import ModelError
 from engine.modes import MODES
 from tournament.clock import TimeControl
 from tournament.demo import DEFAULT_BLACK, DEFAULT_WHITE, demo
@@ -87,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
                 raise ValueError("--plies must be at least 1")
             demo(args.white, args.black, plies=args.plies,
                  config=parse_configurations([args.config])[0], seed=args.seed)
-    except (ValueError, OSError, CasebaseError, RuntimeError) as exc:
+    except (ValueError, OSError, CasebaseError, ModelError, RuntimeError) as exc:
         print(f"python -m tournament {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -12,6 +12,7 @@ of worker processes or on which positions a run samples.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -31,6 +32,8 @@ from tqdm import tqdm
 from casebase.format import Casebase
 from engine.agent import Agent, PureAgent
 from engine.guided import GuidedAgent
+from engine.model import StyleModel
+from engine.modes import DEFAULT_PRIOR, default_model
 from engine.timeman import SearchLimits
 from tournament.heldout import PHASES, Position, casebase_games, plain_uci, read_positions
 from tournament.pool import unordered_map
@@ -40,7 +43,7 @@ from tournament.store import write_atomic
 
 FORMAT = "cbr-chess-fidelity"
 #: The ways the fidelity bench can play a position.
-FIDELITY_MODES = ("pure", "guided", "stockfish")
+FIDELITY_MODES = ("pure", "prior", "guided", "stockfish")
 DEFAULT_STOCKFISH = "/usr/games/stockfish"
 #: The guided mode's default search: reproducible (nodes, not time), about 0.4 s a position here.
 DEFAULT_GUIDED_NODES = 10_000
@@ -73,29 +76,56 @@ class FidelitySettings:
     guided_nodes: int | None = DEFAULT_GUIDED_NODES
     stockfish: str = DEFAULT_STOCKFISH
     stockfish_depth: int = 10
+    #: Guided mode's prior (engine.prior) and, for a model's, the model file and the cases' weight.
+    prior: str = DEFAULT_PRIOR
+    model: str = str(default_model())
+    case_weight: float = 0.5
 
     def describe(self, mode: str, engine_name: str | None = None) -> str:
         """How ``mode`` plays, for the table and the JSON."""
         weights = f"weights {self.config.name} ({self.config.label})"
+        prior = self.prior if self.prior == "cases" else (
+            f"{self.prior} prior of {Path(self.model).name}"
+            + (f", cases {self.case_weight:g}" if self.prior == "blend" else ""))
         if mode == "pure":
             return f"PureAgent, {weights}"
+        if mode == "prior":
+            return f"the {prior} prior's favourite, {weights}"
         if mode == "guided":
             bound = (f"depth {self.guided_depth}" if self.guided_depth is not None
                      else f"{self.guided_nodes} nodes")
-            return f"GuidedAgent, {weights}, {bound}"
+            return f"GuidedAgent, {prior} prior, {weights}, {bound}"
         return f"{engine_name or self.stockfish}, depth {self.stockfish_depth}"
+
+    def guided(self, casebase: Casebase, seed: int) -> GuidedAgent:
+        """The guided agent these settings describe (the model loaded once per process)."""
+        return GuidedAgent(casebase, self.config.weights, seed, prior=self.prior, model=_model(self),
+                           case_weight=self.case_weight)
+
+
+@functools.cache
+def _model(settings: FidelitySettings) -> StyleModel | None:
+    return None if settings.prior == "cases" else StyleModel.load(settings.model)
 
 
 class _AgentPlayer:
-    """A fresh agent for every position, seeded from the position's index."""
+    """A fresh agent for every position, seeded from the position's index; with
+    ``prior_only`` a guided agent's prior picks the move, unvetted."""
 
-    def __init__(self, make: Callable[[int], Agent], seed: int, limits: SearchLimits) -> None:
-        self.make, self.seed, self.limits = make, seed, limits
+    def __init__(self, make: Callable[[int], Agent], seed: int, limits: SearchLimits,
+                 prior_only: bool = False) -> None:
+        self.make, self.seed, self.limits, self.prior_only = make, seed, limits, prior_only
 
     def move(self, position: Position) -> str | None:
         board = position.board()
-        decision = self.make(position_seed(self.seed, position.index)).choose(board, limits=self.limits)
-        return None if decision.move is None else plain_uci(board, decision.move)
+        agent = self.make(position_seed(self.seed, position.index))
+        if self.prior_only:
+            assert isinstance(agent, GuidedAgent)
+            candidates = list(board.legal_moves)
+            move = agent.propose(board, candidates).top() if candidates else None
+        else:
+            move = agent.choose(board, limits=self.limits).move
+        return None if move is None else plain_uci(board, move)
 
     def close(self) -> None:
         pass
@@ -148,8 +178,8 @@ class _PositionWorker:
                                        SearchLimits())
         else:
             limits = SearchLimits(depth=settings.guided_depth, nodes=settings.guided_nodes)
-            self.player = _AgentPlayer(lambda seed: GuidedAgent(casebase, weights, seed), settings.seed,
-                                       limits)
+            self.player = _AgentPlayer(lambda seed: settings.guided(casebase, seed), settings.seed,
+                                       limits, prior_only=mode == "prior")
 
     def __call__(self, position: Position) -> tuple[int, str | None]:
         return position.index, self.player.move(position)
@@ -253,6 +283,10 @@ def measure(
     held_out = read_positions(games_path, expert, exact_name=exact_name, seen=casebase_games(casebase))
     if not held_out.positions:
         raise ValueError(f"{games_path}: the games of {expert!r} have no moves of theirs")
+    if not 0 <= settings.case_weight <= 1:
+        raise ValueError(f"--case-weight must lie in 0..1, not {settings.case_weight}")
+    if settings.prior != "cases" and {"prior", "guided"} & set(modes):
+        _model(settings)  # a bad model file stops the run before any work
     engine_name = None
     if "stockfish" in modes:
         probe = open_engine(settings.stockfish)
@@ -272,7 +306,8 @@ def measure(
         settings={"seed": settings.seed, "positions": positions, "config": settings.config.name,
                   "weights": settings.config.label, "modes": list(modes),
                   "guided_depth": settings.guided_depth, "guided_nodes": settings.guided_nodes,
-                  "stockfish": settings.stockfish, "stockfish_depth": settings.stockfish_depth},
+                  "stockfish": settings.stockfish, "stockfish_depth": settings.stockfish_depth,
+                  "prior": settings.prior, "model": settings.model, "case_weight": settings.case_weight},
         positions=sample,
     )
     for mode in modes:

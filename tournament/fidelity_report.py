@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from casebase.arguments import positive_int
+from engine.modes import DEFAULT_PRIOR, default_model
+from engine.prior import PRIORS
 from tournament.fidelity import (
     DEFAULT_GUIDED_NODES,
     DEFAULT_STOCKFISH,
@@ -52,6 +54,12 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     f.add_argument("--stockfish", default=DEFAULT_STOCKFISH, metavar="PATH",
                    help=f"the UCI engine of stockfish mode (default {DEFAULT_STOCKFISH})")
     f.add_argument("--depth", type=positive_int, default=10, help="stockfish depth (default 10)")
+    f.add_argument("--prior", choices=PRIORS, default=DEFAULT_PRIOR,
+                   help=f"guided mode's prior, as option Prior (default {DEFAULT_PRIOR})")
+    f.add_argument("--model", default=str(default_model()), metavar="MODEL.npz",
+                   help="the style model of --prior model or blend (default: the shipped one)")
+    f.add_argument("--case-weight", type=float, default=0.5, metavar="W",
+                   help="the cases' weight in the blend where the position is a case (default 0.5)")
     f.add_argument("--positions", type=positive_int, metavar="N",
                    help="play only N of the expert's moves, spread evenly (default: all)")
     f.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
@@ -72,7 +80,7 @@ def _fidelity(args: argparse.Namespace) -> str:
     settings = FidelitySettings(
         casebase=str(args.casebase), config=parse_configurations([args.config])[0], seed=args.seed,
         guided_depth=args.guided_depth, guided_nodes=nodes, stockfish=args.stockfish,
-        stockfish_depth=args.depth,
+        stockfish_depth=args.depth, prior=args.prior, model=args.model, case_weight=args.case_weight,
     )
     run = measure(args.casebase, args.games, settings, args.modes, player=args.player,
                   exact_name=args.exact_name, positions=args.positions, workers=args.workers)

@@ -1,0 +1,175 @@
+"""The style model's file and its inference in numpy: a learned move prior (playing never needs torch).
+
+A residual network over the piece planes of :mod:`engine.planes`: a 3 x 3 convolution stem,
+``blocks`` residual blocks of two 3 x 3 convolutions, and a 1 x 1 convolution head with 64
+outputs per square, the logit of moving from that square to each of the 64 squares. Batch
+normalisation is folded into the convolutions when a model is exported, so inference is
+convolutions, additions and ReLUs.
+
+File (format ``cbr-chess-model``, version 1): an ``.npz`` with ``format``, ``version``,
+``meta`` (JSON: ``blocks``, ``filters``, ``planes`` and how it was trained) and float16
+arrays ``stem.w`` (F x 12 x 3 x 3), ``stem.b`` (F), ``block{i}.conv{1,2}.w``/``.b``
+(F x F x 3 x 3, F), ``head.w`` (64 x F x 1 x 1) and ``head.b`` (64).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zipfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import chess
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from casebase.format import atomic_file
+from engine.planes import MOVES, PLANES, encode_board, legal_indices
+
+FORMAT_NAME = "cbr-chess-model"
+FORMAT_VERSION = 1
+
+
+class ModelError(Exception):
+    """A model file is missing, damaged, foreign or inconsistent; the message says which."""
+
+
+def array_shapes(blocks: int, filters: int) -> dict[str, tuple[int, ...]]:
+    """The arrays of a model with ``blocks`` residual blocks of ``filters`` filters, and their shapes."""
+    shapes: dict[str, tuple[int, ...]] = {"stem.w": (filters, PLANES, 3, 3), "stem.b": (filters,)}
+    for i in range(blocks):
+        for conv in ("conv1", "conv2"):
+            shapes[f"block{i}.{conv}.w"] = (filters, filters, 3, 3)
+            shapes[f"block{i}.{conv}.b"] = (filters,)
+    shapes["head.w"] = (64, filters, 1, 1)
+    shapes["head.b"] = (64,)
+    return shapes
+
+
+def save_model(path: str | os.PathLike[str], arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> None:
+    """Write a model file atomically, weights as float16; ValueError if the arrays do not fit ``meta``."""
+    expected = array_shapes(int(meta["blocks"]), int(meta["filters"]))
+    wrong = {k: np.shape(arrays[k]) for k in expected if k not in arrays or np.shape(arrays[k]) != expected[k]}
+    if wrong or set(arrays) != set(expected):
+        raise ValueError(f"the arrays do not fit {meta['blocks']} blocks of {meta['filters']} filters: {wrong}")
+    members: dict[str, Any] = {"format": np.array(FORMAT_NAME), "version": np.array(FORMAT_VERSION),
+                               "meta": np.array(json.dumps(dict(meta), sort_keys=True))}
+    members |= {k: np.asarray(v, dtype=np.float16) for k, v in arrays.items()}
+    with atomic_file(path) as f:
+        np.savez(f, **members)
+
+
+def _conv3(x: np.ndarray, weights: np.ndarray, bias: np.ndarray) -> np.ndarray:
+    """A 3 x 3 convolution with padding 1 over N x 8 x 8 x C activations (channels last)."""
+    padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    windows = sliding_window_view(padded, (3, 3), axis=(1, 2))  # N x 8 x 8 x C x 3 x 3
+    n, c = x.shape[0], x.shape[3]
+    return (windows.reshape(n * 64, c * 9) @ weights).reshape(n, 8, 8, -1) + bias
+
+
+class StyleModel:
+    """A loaded model: :meth:`logits` of every from-to move, :meth:`prior` over legal moves.
+
+    Fit once, query many: :meth:`load` reads and checks the file, the weights are kept as
+    float32 matrices ready for the convolutions.
+    """
+
+    def __init__(self, arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any], path: Path | None = None) -> None:
+        self.meta = dict(meta)
+        self.path = path
+        self.blocks, self.filters = int(meta["blocks"]), int(meta["filters"])
+
+        def matrix(name: str) -> np.ndarray:
+            w = np.asarray(arrays[name], dtype=np.float32)  # out x in x kh x kw
+            return np.ascontiguousarray(w.transpose(1, 2, 3, 0).reshape(-1, w.shape[0]))
+
+        def vector(name: str) -> np.ndarray:
+            return np.asarray(arrays[name], dtype=np.float32)
+
+        self.stem = (matrix("stem.w"), vector("stem.b"))
+        self.residual = [
+            (matrix(f"block{i}.conv1.w"), vector(f"block{i}.conv1.b"),
+             matrix(f"block{i}.conv2.w"), vector(f"block{i}.conv2.b"))
+            for i in range(self.blocks)
+        ]
+        self.head = (matrix("head.w"), vector("head.b"))
+
+    def describe(self) -> str:
+        """``6x64, validation top-1 34.1 %``: the model in a few words."""
+        top1 = self.meta.get("validation_top1")
+        return f"{self.blocks}x{self.filters}" + (f", validation top-1 {100 * top1:.1f} %" if top1 else "")
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> StyleModel:
+        """Read and check a model file; raise :class:`ModelError` saying what is wrong."""
+        path = Path(path)
+        try:
+            if not path.is_file():
+                raise ModelError(f"{path}: no such model file")
+            with np.load(path, allow_pickle=False) as npz:
+                arrays = {name: npz[name] for name in npz.files}
+        except ModelError:
+            raise
+        except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as exc:
+            raise ModelError(f"{path}: not a model file, or a damaged one ({exc})") from exc
+        if "format" not in arrays or str(arrays.pop("format")) != FORMAT_NAME:
+            raise ModelError(f"{path}: not a {FORMAT_NAME} file (another program's .npz?)")
+        version = int(arrays.pop("version", -1))
+        if version != FORMAT_VERSION:
+            raise ModelError(f"{path}: model format version {version}, this engine reads {FORMAT_VERSION}")
+        try:
+            meta = json.loads(str(arrays.pop("meta")))
+            expected = array_shapes(int(meta["blocks"]), int(meta["filters"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelError(f"{path}: damaged metadata ({exc})") from exc
+        for name, shape in expected.items():
+            if name not in arrays:
+                raise ModelError(f"{path}: missing array {name!r}")
+            if arrays[name].shape != shape:
+                raise ModelError(f"{path}: array {name!r} has shape {arrays[name].shape}, expected {shape}")
+            if not np.isfinite(arrays[name]).all():
+                raise ModelError(f"{path}: array {name!r} holds values that are not finite")
+        if set(arrays) != set(expected):
+            raise ModelError(f"{path}: unexpected arrays {sorted(set(arrays) - set(expected))}")
+        return cls(arrays, meta, path)
+
+    def trunk(self, planes: np.ndarray) -> np.ndarray:
+        """The trunk's activations (N x 8 x 8 x F) of N positions' planes (N x 12 x 8 x 8)."""
+        x = np.ascontiguousarray(planes.transpose(0, 2, 3, 1), dtype=np.float32)
+        x = np.maximum(_conv3(x, *self.stem), 0)
+        for w1, b1, w2, b2 in self.residual:
+            y = np.maximum(_conv3(x, w1, b1), 0)
+            x = np.maximum(_conv3(y, w2, b2) + x, 0)
+        return x
+
+    def logits(self, planes: np.ndarray) -> np.ndarray:
+        """Logits (N x 4096, index ``from * 64 + to``) of N positions' planes."""
+        x = self.trunk(planes)
+        n = x.shape[0]
+        w, b = self.head
+        out = x.reshape(n * 64, -1) @ w + b  # one row per from-square, 64 to-squares
+        return out.reshape(n, MOVES)
+
+    def embedding(self, planes: np.ndarray) -> np.ndarray:
+        """The trunk's activations averaged over the board (N x F): where the model puts a position."""
+        return self.trunk(planes).mean(axis=(1, 2))
+
+    def prior(self, board: chess.Board, moves: Sequence[chess.Move]) -> dict[chess.Move, float]:
+        """The model's probability of each of ``moves`` (legal on ``board``), summing to 1."""
+        return self.priors([board], [moves])[0]
+
+    def priors(self, boards: Sequence[chess.Board],
+               moves: Sequence[Sequence[chess.Move]]) -> list[dict[chess.Move, float]]:
+        """:meth:`prior` of many positions in one batch (faster per position)."""
+        if not boards:
+            return []
+        logits = self.logits(np.concatenate([encode_board(b, b.turn) for b in boards]))
+        return [dict(zip(ms, _softmax(row[legal_indices(b, list(ms))]).tolist())) if ms else {}
+                for b, ms, row in zip(boards, moves, logits)]
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - x.max())
+    return e / e.sum()

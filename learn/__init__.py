@@ -1,0 +1,1 @@
+"""Training the style model (needs torch: ``pip install -e '.[train]'``); playing never imports this."""

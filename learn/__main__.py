@@ -1,0 +1,67 @@
+"""``python -m learn train|evaluate``: train the style model on casebases, measure it on others."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from casebase.arguments import positive_int
+from casebase.format import CasebaseError
+from engine.model import ModelError
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m learn", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    t = commands.add_parser("train", help="train a model on the cases of casebases (resumable)",
+                            description="Every case is an example: the position before the move, and"
+                            " the move. Run the same command again to resume an interrupted run.")
+    t.add_argument("casebases", nargs="+", type=Path, metavar="X.npz")
+    t.add_argument("-o", "--out", type=Path, required=True, metavar="MODEL.npz")
+    t.add_argument("--blocks", type=positive_int, default=4, help="residual blocks (default 4)")
+    t.add_argument("--filters", type=positive_int, default=32, help="filters per convolution (default 32)")
+    t.add_argument("--epochs", type=positive_int, default=1, help="passes over the data (default 1)")
+    t.add_argument("--positions", type=positive_int, metavar="N",
+                   help="training examples per epoch, a seeded sample (default: all)")
+    t.add_argument("--batch", type=positive_int, default=1024, help="batch size (default 1024)")
+    t.add_argument("--lr", type=float, default=2e-3, help="peak learning rate (default 2e-3)")
+    t.add_argument("--seed", type=int, default=0, help="seed of the weights, split and order (default 0)")
+    t.add_argument("--device", help="cpu, cuda, cuda:1 ... (default: cuda when present, else cpu)")
+    t.add_argument("--checkpoint", type=Path, help="checkpoint file (default: OUT.ckpt)")
+    e = commands.add_parser("evaluate", help="how often a model's favourite legal move is the case's move")
+    e.add_argument("model", type=Path)
+    e.add_argument("casebases", nargs="+", type=Path, metavar="X.npz")
+    e.add_argument("--positions", type=positive_int, default=5000, help="cases per casebase, spread evenly")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "train":
+            from learn.train import TrainConfig, train
+
+            config = TrainConfig(blocks=args.blocks, filters=args.filters, epochs=args.epochs,
+                                 positions=args.positions, batch=args.batch, lr=args.lr, seed=args.seed)
+            result = train(args.casebases, args.out, config, checkpoint=args.checkpoint, device=args.device,
+                           progress=True)
+            print(f"{args.out}: validation top-1 {result.validation_top1:.1%} on {result.validation_positions}"
+                  f" positions; {result.steps} steps in {result.seconds:.0f} s on {result.device}")
+        else:
+            from learn.evaluate import legal_top1
+
+            for path in args.casebases:
+                share, n = legal_top1(args.model, path, args.positions)
+                print(f"{path}: the model's favourite legal move is the case's in {share:.1%} of {n} cases")
+    except (ValueError, OSError, CasebaseError, ModelError) as exc:
+        print(f"python -m learn {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\ninterrupted: run the same command again to resume from the last checkpoint", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
