@@ -35,6 +35,7 @@ bench: install
 	$(PY) bench/bench_startup.py
 	$(PY) bench/bench_tournament.py
 	$(PY) bench/bench_search.py
+	$(PY) bench/bench_model.py
 
 # The style model (issue 10): a residual network trained on every move of the masters
 # collection (data/masters-2500plus.pgn.gz, which holds no game of the ladder experts), written
@@ -67,7 +68,7 @@ experiment: install casebases
 # FIDELITY_POSITIONS of them (results/fidelity/ID.json), and one table over the experts
 # (results/fidelity/summary.md and .png). About 15 minutes on 2 cores with the defaults.
 FIDELITY_POSITIONS ?= 200
-FIDELITY_MODES ?= pure guided stockfish
+FIDELITY_MODES ?= pure prior search guided stockfish
 HELD_OUT := 0.15
 EXPERT_NAME = "$$(awk -F'\t' '$$1 == "$*" {print $$2}' data/experts.tsv)"
 

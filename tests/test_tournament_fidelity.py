@@ -10,11 +10,14 @@ from pathlib import Path
 
 import chess
 import pytest
+from engine_helpers import favourite_model
 
 from casebase.builder import build
 from casebase.format import Casebase
 from casebase.holdout import held_out_games, write_pgn
 from casebase.selection import Selection
+from engine.guided import GuidedAgent
+from engine.timeman import SearchLimits
 from tournament.fidelity import FidelitySettings, play_positions, spread
 from tournament.heldout import non_pawn_material, phase, read_positions
 from tournament.schedule import parse_configurations
@@ -260,7 +263,39 @@ def test_a_missing_engine_or_bad_input_is_a_clear_error_and_writes_nothing(tmp_p
 def test_guided_mode_plays_legal_moves_reproducibly(heldout):
     casebase, games = heldout
     positions = read_positions(games, KOSTENIUK).positions[::90]
-    settings = FidelitySettings(casebase=str(casebase), config=BALANCED, guided_depth=1, guided_nodes=None)
+    settings = FidelitySettings(casebase=str(casebase), config=BALANCED, guided_depth=1, guided_nodes=None,
+                                prior="cases")
     moves = play_positions(positions, "guided", settings, workers=1, progress=False)
     assert all(chess.Move.from_uci(moves[p.index]) in p.board().legal_moves for p in positions)
     assert play_positions(positions, "guided", settings, workers=2, progress=False) == moves
+    search = play_positions(positions, "search", settings, workers=1, progress=False)
+    for p in positions:  # the search alone: a guided agent without cases plays the search's best move
+        alone = GuidedAgent(None, BALANCED.weights, 0).choose(p.board(), limits=SearchLimits(depth=1))
+        assert search[p.index] == alone.move.uci()
+
+
+def test_prior_mode_plays_the_priors_favourite_and_runs_compare_paired(tmp_path, heldout):
+    casebase, games = heldout
+    model = favourite_model(tmp_path / "e4.npz", chess.E4)
+    with_model = _run(casebase, games, tmp_path / "model.json", "--modes", "prior", "pure", "--prior", "model",
+                      "--model", model, "--positions", 40)
+    moves = [p["moves"]["prior"] for p in with_model["positions"]]
+    boards = {p["index"]: chess.Board(p["fen"]) for p in with_model["positions"]}
+    likes = [p for p in with_model["positions"] if chess.Move.from_uci(p["moves"]["prior"]).to_square
+             == (chess.E4 if boards[p["index"]].turn else chess.E5)]
+    assert len(moves) == 40 and likes  # wherever a move to e4 (e5 for Black) is legal, it is played
+    assert "favourite of the prior: model e4.npz" in with_model["results"]["prior"]["engine"]
+    cases = _run(casebase, games, tmp_path / "cases.json", "--modes", "prior", "--prior", "cases",
+                 "--positions", 40)
+    done = cli("fidelity-compare", "prior", "prior", tmp_path / "cases.json", "--against", tmp_path / "model.json")
+    assert done.returncode == 0, done.stderr
+    (row,) = [line for line in done.stdout.splitlines() if line.startswith("| Alexandra")]
+    a = sum(p["moves"]["prior"] == p["expert"] for p in cases["positions"])
+    b = sum(p["moves"]["prior"] == p["expert"] for p in with_model["positions"])
+    assert f"| 40 | {100 * a / 40:.1f} % | {100 * b / 40:.1f} % | {100 * (a - b) / 40:+.1f} (" in row
+    done = cli("fidelity-compare", "prior", "pure", tmp_path / "model.json")
+    assert done.returncode == 0 and "| **all** | 40 |" in done.stdout
+    done = cli("fidelity", "--casebase", casebase, "--games", games, "--modes", "prior", "--prior", "model",
+               "--model", tmp_path / "missing.npz")
+    assert done.returncode == 2 and "no such model file" in done.stderr
+

@@ -43,7 +43,7 @@ from tournament.store import write_atomic
 
 FORMAT = "cbr-chess-fidelity"
 #: The ways the fidelity bench can play a position.
-FIDELITY_MODES = ("pure", "prior", "guided", "stockfish")
+FIDELITY_MODES = ("pure", "prior", "search", "guided", "stockfish")
 DEFAULT_STOCKFISH = "/usr/games/stockfish"
 #: The guided mode's default search: reproducible (nodes, not time), about 0.4 s a position here.
 DEFAULT_GUIDED_NODES = 10_000
@@ -84,17 +84,17 @@ class FidelitySettings:
     def describe(self, mode: str, engine_name: str | None = None) -> str:
         """How ``mode`` plays, for the table and the JSON."""
         weights = f"weights {self.config.name} ({self.config.label})"
-        prior = self.prior if self.prior == "cases" else (
-            f"{self.prior} prior of {Path(self.model).name}"
-            + (f", cases {self.case_weight:g}" if self.prior == "blend" else ""))
+        prior = {"cases": "the cases' votes", "model": f"model {Path(self.model).name}",
+                 "blend": f"model {Path(self.model).name} and the cases (weight {self.case_weight:g})"}[self.prior]
         if mode == "pure":
             return f"PureAgent, {weights}"
         if mode == "prior":
-            return f"the {prior} prior's favourite, {weights}"
+            return f"favourite of the prior: {prior}, {weights}"
+        bound = f"depth {self.guided_depth}" if self.guided_depth is not None else f"{self.guided_nodes} nodes"
+        if mode == "search":
+            return f"the guided search's own best move, {bound}"
         if mode == "guided":
-            bound = (f"depth {self.guided_depth}" if self.guided_depth is not None
-                     else f"{self.guided_nodes} nodes")
-            return f"GuidedAgent, {prior} prior, {weights}, {bound}"
+            return f"GuidedAgent, prior: {prior}, {weights}, {bound}"
         return f"{engine_name or self.stockfish}, depth {self.stockfish_depth}"
 
     def guided(self, casebase: Casebase, seed: int) -> GuidedAgent:
@@ -178,8 +178,10 @@ class _PositionWorker:
                                        SearchLimits())
         else:
             limits = SearchLimits(depth=settings.guided_depth, nodes=settings.guided_nodes)
-            self.player = _AgentPlayer(lambda seed: settings.guided(casebase, seed), settings.seed,
-                                       limits, prior_only=mode == "prior")
+            # search: a guided agent without cases or model plays the search's best move
+            make = (lambda seed: GuidedAgent(None, weights, seed)) if mode == "search" else (
+                lambda seed: settings.guided(casebase, seed))
+            self.player = _AgentPlayer(make, settings.seed, limits, prior_only=mode == "prior")
 
     def __call__(self, position: Position) -> tuple[int, str | None]:
         return position.index, self.player.move(position)

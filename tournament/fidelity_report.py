@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from casebase.arguments import positive_int
 from engine.modes import DEFAULT_PRIOR, default_model
@@ -25,7 +28,7 @@ from tournament.fidelity import (
 from tournament.figures import new_figure, save_png
 from tournament.heldout import PHASES
 from tournament.schedule import parse_configurations
-from tournament.stats import Share, wilson
+from tournament.stats import Z95, Share, wilson
 from tournament.store import write_atomic
 
 
@@ -74,6 +77,17 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                    help="the plot (default: --out with .png; none without --out)")
     s.set_defaults(handler=_summary)
 
+    c = commands.add_parser(
+        "fidelity-compare", help="paired difference of two modes (or two runs) on the same positions",
+        description="Per expert, how many more of the expert's moves mode A plays than mode B on the"
+        " same positions, with a paired 95 %% interval. B is read from the --against runs when given"
+        " (the same experts, in the same order), else from the runs themselves.")
+    c.add_argument("a", choices=FIDELITY_MODES, metavar="A", help="mode of the runs")
+    c.add_argument("b", choices=FIDELITY_MODES, metavar="B", help="mode to compare with")
+    c.add_argument("runs", nargs="+", type=Path, metavar="RUN.json")
+    c.add_argument("--against", nargs="+", type=Path, metavar="RUN.json")
+    c.set_defaults(handler=_compare)
+
 
 def _fidelity(args: argparse.Namespace) -> str:
     nodes = None if args.guided_depth is not None else args.guided_nodes or DEFAULT_GUIDED_NODES
@@ -96,6 +110,49 @@ def _summary(args: argparse.Namespace) -> str:
         write_atomic(args.out, table + "\n")
         plot_summary(runs, args.plot or args.out.with_suffix(".png"))
     return table
+
+
+def _compare(args: argparse.Namespace) -> str:
+    runs = [load_run(path) for path in args.runs]
+    others = [load_run(path) for path in args.against] if args.against else runs
+    if len(others) != len(runs):
+        raise ValueError(f"{len(runs)} runs but {len(others)} --against runs")
+    return compare_markdown(runs, others, args.a, args.b)
+
+
+def paired(a: Sequence[bool], b: Sequence[bool]) -> tuple[float, float, float]:
+    """The mean of ``a - b`` over paired trials, with its 95 % interval (normal approximation)."""
+    d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
+    if not len(d):
+        return math.nan, math.nan, math.nan
+    half = Z95 * d.std(ddof=1) / math.sqrt(len(d)) if len(d) > 1 else math.inf
+    return float(d.mean()), float(d.mean() - half), float(d.mean() + half)
+
+
+def compare_markdown(runs: Sequence[dict[str, Any]], others: Sequence[dict[str, Any]], a: str, b: str) -> str:
+    """Per expert and over all: mode ``a`` of ``runs`` against mode ``b`` of ``others``, paired by position."""
+    lines = [f"| expert | positions | A: {a} | B: {b} | A - B (95 % interval) |", "|---|---:|---:|---:|---|"]
+    pooled: tuple[list[bool], list[bool]] = ([], [])
+    for run, other in zip(runs, others):
+        if a not in run["results"] or b not in other["results"]:
+            raise ValueError(f"{run['expert']}: the runs hold no {a!r} or no {b!r} results")
+        theirs = {p["index"]: p for p in other["positions"]}
+        common = [p for p in run["positions"] if p["index"] in theirs]
+        if not common or any(theirs[p["index"]]["fen"] != p["fen"] for p in common):
+            raise ValueError(f"{run['expert']}: the two runs do not share their positions")
+        hit_a = [p["moves"][a] == p["expert"] for p in common]
+        hit_b = [theirs[p["index"]]["moves"][b] == p["expert"] for p in common]
+        pooled[0].extend(hit_a)
+        pooled[1].extend(hit_b)
+        lines.append(_compare_row(run["expert"], hit_a, hit_b))
+    lines.append(_compare_row("**all**", *pooled))
+    return "\n".join(lines)
+
+
+def _compare_row(name: str, a: Sequence[bool], b: Sequence[bool]) -> str:
+    mean, low, high = paired(a, b)
+    return (f"| {name} | {len(a)} | {100 * sum(a) / len(a):.1f} % | {100 * sum(b) / len(b):.1f} % |"
+            f" {100 * mean:+.1f} ({100 * low:+.1f} .. {100 * high:+.1f}) |")
 
 
 def run_markdown(run: Fidelity) -> str:
