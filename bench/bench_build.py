@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from casebase.builder import build  # noqa: E402
 from casebase.selection import Selection  # noqa: E402
 
-DEFAULT_PGN = Path(__file__).resolve().parents[2] / "shared" / "data" / "masters-2500plus.pgn.gz"
+DEFAULT_PGN = Path(__file__).resolve().parents[1] / "data" / "masters-2500plus.pgn.gz"
 TARGET_ONE_WORKER = 0.70  # builder with 1 worker / bare parse
 TARGET_TWO_WORKERS = 1.6  # builder with 2 workers / builder with 1 worker
 

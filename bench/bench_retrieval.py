@@ -3,8 +3,8 @@
     python bench/bench_retrieval.py [--pgn masters-2500plus.pgn.gz] [--sizes 10000 100000 1000000 4000000]
 
 The casebases are prefixes of one "all players" casebase built from a large PGN (by default
-../shared/data/masters-2500plus.pgn.gz, which a user's clone does not have: pass --pgn with
-any big PGN collection) and cached in bench/out/. The floor is numpy reading the scanner's
+the shipped data/masters-2500plus.pgn.gz; --pgn takes any big PGN collection) and cached in
+bench/out/. The floor is numpy reading the scanner's
 columns once (``np.bitwise_or.reduce``): no scan can be faster than streaming its data.
 """
 
@@ -29,7 +29,7 @@ from engine.retrieval import CaseIndex  # noqa: E402
 from engine.weights import WEIGHT_CONFIGS  # noqa: E402
 
 OUT = ROOT / "bench" / "out"
-DEFAULT_PGN = ROOT.parent / "shared" / "data" / "masters-2500plus.pgn.gz"
+DEFAULT_PGN = ROOT / "data" / "masters-2500plus.pgn.gz"
 CASES_PER_GAME = 85  # about, in the masters collection: sizes the build
 
 

@@ -72,13 +72,9 @@ class GuidedAgent(CaseAgent):
             raise ValueError(f"Prior must be one of {', '.join(PRIORS)}, not {prior!r}")
         if not 0 <= case_weight <= 1:
             raise ValueError(f"the cases' weight must lie in 0..1, not {case_weight}")
+        self.neighbours, self.temperature, self.tolerance = neighbours, temperature, tolerance
+        self.selection, self.case_weight, self.model = selection, case_weight, model
         self.prior = prior if model is not None else "cases"
-        self.model = model
-        self.case_weight = case_weight
-        self.neighbours = neighbours
-        self.temperature = temperature
-        self.tolerance = tolerance
-        self.selection = selection
         self.searcher = Searcher()
         super().__init__(casebase, weights, seed)
 

@@ -233,7 +233,9 @@ class AgentBuilder:
         assert self._casebase is not None
         problems = []
         if self._casebase[2]:
-            problems.append(f"{self._casebase[2]}; {MODES[str(values['Mode'])].without_casebase}")
+            model_in_use = self._used_model and self._model is not None and self._model[1] is not None
+            instead = "the style model proposes alone" if model_in_use else MODES[str(values["Mode"])].without_casebase
+            problems.append(f"{self._casebase[2]}; {instead}")
         if self._used_model and self._model is not None and self._model[2]:
             problems.append(f"{self._model[2]}; the cases propose alone")
         self.problem = "\n".join(problems) or None

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import random
-
 import chess
 import numpy as np
 import pytest
+from search_helpers import random_positions
 
 from casebase.format import Casebase
 from engine.model import ModelError, StyleModel, array_shapes, save_model
@@ -22,25 +21,11 @@ from learn.train import TrainConfig, train  # noqa: E402
 TINY = TrainConfig(blocks=1, filters=8, positions=1024, batch=128, validation=0.1, validation_positions=500)
 
 
-def random_boards(count: int, seed: int) -> list[chess.Board]:
-    rng, out = random.Random(seed), []
-    while len(out) < count:
-        board = chess.Board()
-        for _ in range(rng.randrange(1, 60)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            board.push(rng.choice(moves))
-        if not board.is_game_over():
-            out.append(board)
-    return out
-
-
 # -- planes -----------------------------------------------------------------------------------
 
 
 def test_black_to_move_is_seen_as_the_mirrored_board_with_white_to_move():
-    for board in random_boards(40, 1):
+    for board in random_positions(40, 1, (1, 60)):
         mirrored = board.mirror()
         assert np.array_equal(encode_board(board, board.turn), encode_board(mirrored, mirrored.turn))
         moves = list(board.legal_moves)
@@ -80,7 +65,7 @@ def test_numpy_inference_equals_the_torch_network(tmp_path):
     path = tmp_path / "m.npz"
     save_model(path, net.export_arrays(), {"blocks": 2, "filters": 8})
     model = StyleModel.load(path)
-    boards = random_boards(16, 2)
+    boards = random_positions(16, 2, (1, 60))
     planes = np.concatenate([encode_board(b, b.turn) for b in boards])
     with torch.no_grad():
         expected = net(torch.from_numpy(planes)).numpy()

@@ -151,10 +151,15 @@ def test_oversized_unknown_command_is_echoed_cut_short():
     assert len(complaint) < 300 and "(1000000 characters)" in complaint
 
 
-@pytest.mark.parametrize(("mode", "fallback"), [("pure", "playing uniformly random legal moves"),
-                                                 ("guided", "playing the search's best move")])
-def test_without_a_casebase_each_mode_says_what_it_does(mode, fallback):
-    lines = session([f"setoption name Mode value {mode}", "go depth 1"], Casebase="")
+@pytest.mark.parametrize(("mode", "prior", "fallback"), [
+    ("pure", "blend", "playing uniformly random legal moves"),
+    ("guided", "cases", "playing the search's best move"),
+    ("guided", "blend", "the style model proposes alone"),
+])
+def test_without_a_casebase_each_mode_says_what_it_does(mode, prior, fallback, tmp_path):
+    model = favourite_model(tmp_path / "e4.npz", chess.E4)
+    lines = session([f"setoption name Mode value {mode}", f"setoption name Prior value {prior}",
+                     f"setoption name Model value {model}", "go depth 1"], Casebase="")
     assert f"info string no casebase set (option Casebase); {fallback}" in lines
 
 
