@@ -3,19 +3,26 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+TEST_STAMP := $(VENV)/.installed-test
 
 .PHONY: install demo test bench casebases experiment fidelity fidelity-ceiling strength model clean
 
+# Playing needs only the runtime packages (no torch): the demo, the engine, the benches.
 install: $(STAMP)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q -e .
 	touch $(STAMP)
 
+# The tests also need their tools, and torch to train a tiny model.
+$(TEST_STAMP): $(STAMP)
+	$(PY) -m pip install -q -e '.[test]'
+	touch $(TEST_STAMP)
+
 # The tests: type checks (mypy, configured in pyproject.toml), then the suite on 2 workers.
-test: install
+test: $(TEST_STAMP)
 	$(PY) -m mypy
 	$(PY) -m pytest -q -n 2
 
