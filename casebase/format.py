@@ -386,18 +386,15 @@ def atomic_file(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
         raise
 
 
-def remove_stale_temporaries(path: Path) -> list[Path]:
+def remove_stale_temporaries(path: Path) -> None:
     """Remove the temporary files of :func:`atomic_file` for ``path`` whose writing process is
-    gone (killed while writing); return them."""
-    removed = []
+    gone (killed while writing)."""
     prefix = f".{path.name}."
     for tmp in path.parent.glob(f"{glob.escape(prefix)}*.tmp"):
         pid = tmp.name[len(prefix):].split(".")[0]
         if pid.isdigit() and _alive(int(pid)):
             continue  # another writer at work (or this one)
         tmp.unlink(missing_ok=True)
-        removed.append(tmp)
-    return removed
 
 
 def _alive(pid: int) -> bool:

@@ -152,10 +152,6 @@ class StyleModel:
         out = x.reshape(n * 64, -1) @ w + b  # one row per from-square, 64 to-squares
         return out.reshape(n, MOVES)
 
-    def embedding(self, planes: np.ndarray) -> np.ndarray:
-        """The trunk's activations averaged over the board (N x F): where the model puts a position."""
-        return self.trunk(planes).mean(axis=(1, 2))
-
     def prior(self, board: chess.Board, moves: Sequence[chess.Move]) -> dict[chess.Move, float]:
         """The model's probability of each of ``moves`` (legal on ``board``), summing to 1."""
         return self.priors([board], [moves])[0]
