@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: install demo test bench casebases experiment fidelity fidelity-ceiling strength model clean
+.PHONY: install demo test bench casebases experiment fidelity fidelity-judge fidelity-ceiling strength model clean
 
 # Playing needs only the runtime packages (no torch): the demo, the engine, the benches.
 install: $(STAMP)
@@ -85,6 +85,19 @@ fidelity: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldo
 	        --modes $(FIDELITY_MODES) --positions $(FIDELITY_POSITIONS) --out results/fidelity/$$id.json || exit 1; \
 	done
 	$(PY) -m tournament fidelity-summary $(LADDER:%=results/fidelity/%.json) --out results/fidelity/summary.md
+
+# The outside judge (issue 11): guided mode's proposals judged by JUDGE at depth 10 ("judged") and
+# JUDGE alone at depth 10 ("stockfish"), on make fidelity's positions, into results/judge/; then
+# the table and the paired difference judged - stockfish per expert. About 4 minutes.
+JUDGE ?= /usr/games/stockfish
+
+fidelity-judge: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldout/%.pgn)
+	for id in $(LADDER); do \
+	    $(PY) -m tournament fidelity --casebase casebases/heldout/$$id.npz --games casebases/heldout/$$id.pgn \
+	        --modes judged stockfish --judge $(JUDGE) --positions $(FIDELITY_POSITIONS) --out results/judge/$$id.json || exit 1; \
+	done
+	$(PY) -m tournament fidelity-summary $(LADDER:%=results/judge/%.json) --out results/judge/summary.md
+	$(PY) -m tournament fidelity-compare judged stockfish $(LADDER:%=results/judge/%.json)
 
 # Where guided mode's fidelity comes from (prior, search, their combination) and the most a
 # perfect choice among its sound proposals could reach, on make fidelity's positions. ~6 minutes.

@@ -40,6 +40,10 @@ def parse_args(argv: list[str] | None = None) -> dict[str, str]:
         + " (default: 0.5 0.5 0.5)",
     )
     parser.add_argument(
+        "--judge", metavar="PATH",
+        help="guided mode: an outside UCI engine that judges the proposals (option Judge), e.g. /usr/games/stockfish",
+    )
+    parser.add_argument(
         "--seed", type=int, help=f"generator seed 1..{SEED_MAX}; 0 (default) = a fresh seed every game"
     )
     args = parser.parse_args(argv)
@@ -50,6 +54,8 @@ def parse_args(argv: list[str] | None = None) -> dict[str, str]:
         defaults["Mode"] = args.mode
     if args.seed is not None:
         defaults["Seed"] = str(args.seed)
+    if args.judge is not None:
+        defaults["Judge"] = args.judge
     if args.weights is not None:
         try:
             defaults |= dict(zip(WEIGHT_OPTIONS, _hundredths(args.weights)))

@@ -126,6 +126,8 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--stockfish", type=Path, default=STOCKFISH)
+    parser.add_argument("--judge", default="", metavar="PATH",
+                        help="an outside UCI engine judging our proposals (option Judge), e.g. /usr/games/stockfish")
     parser.add_argument("--out", type=Path, help="run directory (default: bench/out/strength-MODE-TC-GAMES)")
     args = parser.parse_args()
     if not args.stockfish.exists():
@@ -141,11 +143,12 @@ def main() -> int:
     rounds = math.ceil(args.games / 2)
     control = TimeControl.parse(args.tc)
     out = args.out or ROOT / "bench" / "out" / (
-        f"strength-{args.mode}-{str(control).replace('/', 'in')}-{2 * rounds}")
+        f"strength-{args.mode}{'-judged' if args.judge else ''}-{str(control).replace('/', 'in')}-{2 * rounds}")
     command = [sys.executable, "-m", "tournament", "run", "--casebases", str(args.casebase),
                "--mode", args.mode, "--configs", args.config, "--rounds", str(rounds), "--tc", str(control),
                "--workers", str(args.workers), "--seed", str(args.seed),
                *[a for elo in args.elos for a in ("--engine", engine_spec(args.stockfish, elo))],
+               *(("--judge", args.judge) if args.judge else ()),
                "--event", "Strength against Stockfish", "--out", str(out)]
     print("$ " + shlex.join(command), file=sys.stderr)
     start = time.perf_counter()
@@ -157,7 +160,8 @@ def main() -> int:
               file=sys.stderr)
         return done.returncode
     tallies = tally(out, args.casebase.stem)
-    print(f"\n{args.casebase.stem}, mode {args.mode} ({args.config}), against Stockfish with"
+    judged = f", judged by {args.judge}" if args.judge else ""
+    print(f"\n{args.casebase.stem}, mode {args.mode} ({args.config}){judged}, against Stockfish with"
           f" UCI_LimitStrength; time control {control} (repeating); {wall / 60:.1f} min wall time"
           f" for this invocation, {args.workers} workers; games and report.md in {out}\n")
     print(table(tallies))

@@ -27,12 +27,13 @@ import numpy as np
 from casebase.format import Casebase
 from engine.adaptation import adapt_to
 from engine.agent import CaseAgent, Decision, IterationCallback
+from engine.judge import JUDGE_PROPOSALS, Judge, JudgeError
 from engine.model import StyleModel
 from engine.modes import SELECTIONS
 from engine.prior import PRIORS, AdaptedCase, Proposal
 from engine.scores import is_mate_score, mate_moves, score_text
 from engine.search import Searcher, SearchResult
-from engine.timeman import SearchLimits, search_budget
+from engine.timeman import Budget, SearchLimits, search_budget
 from engine.weights import Weights
 
 
@@ -44,6 +45,9 @@ class GuidedAgent(CaseAgent):
     ``selection`` whether the sound move with the largest prior is played or one drawn by
     its prior. ``prior`` says where the prior comes from (:mod:`engine.prior`): the cases'
     votes, the style ``model``, or their blend with ``case_weight``; without a model, the cases.
+    ``judge``, when given, scores the proposals instead of the built-in search (search.md §7),
+    at ``judge_depth`` plies (0: by the ``go``'s limits and the clock), and a move is sound within
+    ``judge_tolerance`` centipawns of its best (its scale is not the built-in evaluation's).
     """
 
     def __init__(
@@ -59,6 +63,9 @@ class GuidedAgent(CaseAgent):
         prior: str = "cases",
         model: StyleModel | None = None,
         case_weight: float = 0.5,
+        judge: Judge | None = None,
+        judge_depth: int = 0,
+        judge_tolerance: int = 10,
     ) -> None:
         if neighbours < 1:
             raise ValueError(f"Neighbours must be at least 1, not {neighbours}")
@@ -66,6 +73,8 @@ class GuidedAgent(CaseAgent):
             raise ValueError(f"Temperature must be a positive number, not {temperature}")
         if tolerance < 0:
             raise ValueError(f"Tolerance must be at least 0 centipawns, not {tolerance}")
+        if judge_tolerance < 0:
+            raise ValueError(f"JudgeTolerance must be at least 0 centipawns, not {judge_tolerance}")
         if selection not in SELECTIONS:
             raise ValueError(f"Selection must be one of {', '.join(SELECTIONS)}, not {selection!r}")
         if prior not in PRIORS:
@@ -76,7 +85,15 @@ class GuidedAgent(CaseAgent):
         self.selection, self.case_weight, self.model = selection, case_weight, model
         self.prior = prior if model is not None else "cases"
         self.searcher = Searcher()
+        self.judge, self.judge_depth, self.judge_tolerance = judge, judge_depth, judge_tolerance
         super().__init__(casebase, weights, seed)
+
+    def new_game(self, seed: int | None = None) -> None:
+        """Re-seed the generator (see :class:`CaseAgent`); a judge retired last game is tried again."""
+        super().new_game(seed)
+        if getattr(self, "judge", None) is not None:
+            assert self.judge is not None
+            self.judge.new_game()
 
     # -- §1: proposal ----------------------------------------------------------------
 
@@ -125,26 +142,48 @@ class GuidedAgent(CaseAgent):
         started = time.monotonic()
         proposal = self.propose(board, candidates, stop)
         budget = search_budget(limits, board.turn, time.monotonic() - started)
-        result = self.searcher.search(
-            board,
-            depth=budget.depth,
-            nodes=budget.nodes,
-            movetime=budget.movetime,
-            soft_time=budget.soft_time,
-            stop=stop,
-            prior=proposal.prior,
-            moves=candidates,
-            tolerance=self.tolerance,
-            exact=proposal.prior,  # only proposed moves can be played for being sound
-            on_iteration=on_iteration,
-        )
+        result, notes = self._judged(board, proposal, budget, stop, on_iteration)
+        judge = None if result is None or self.judge is None else self.judge.name
+        if result is None:
+            if notes:  # the judge failed during this move: the built-in search gets what is left
+                budget = search_budget(limits, board.turn, time.monotonic() - started)
+            result = self.searcher.search(
+                board,
+                depth=budget.depth,
+                nodes=budget.nodes,
+                movetime=budget.movetime,
+                soft_time=budget.soft_time,
+                stop=stop,
+                prior=proposal.prior,
+                moves=candidates,
+                tolerance=self.tolerance,
+                exact=proposal.prior,  # only proposed moves can be played for being sound
+                on_iteration=on_iteration,
+            )
         move, why = self._decide(board, proposal, result)
-        notes = self._explain(board, proposal, result, move, why)
+        notes += self._explain(board, proposal, result, move, why, judge)
         row, sim = proposal.source.get(move, (None, None))
         score = result.scores.get(move)
         score_cp = score.score if score and score.exact and not is_mate_score(score.score) else None
         return Decision(move=move, explanation=notes, case=row, similarity=sim,
                         votes=proposal.count.get(move, 0), score_cp=score_cp)
+
+    def _judged(self, board: chess.Board, proposal: Proposal, budget: Budget, stop: threading.Event | None,
+                on_iteration: IterationCallback | None) -> tuple[SearchResult | None, list[str]]:
+        """The judge's result (None when there is no judge or it failed) and what went wrong."""
+        if self.judge is None:
+            return None, []
+        if self.judge.retired:
+            return None, [f"judge {self.judge.name} retired after two faults this game:"
+                                 " the built-in search judges until the next game"]
+        ranked = sorted(proposal.prior, key=lambda m: -proposal.prior[m])[:JUDGE_PROPOSALS]
+        try:
+            result = self.judge.search(board, ranked, budget, depth=self.judge_depth,
+                                       tolerance=self.judge_tolerance,
+                                       stop=stop, on_iteration=on_iteration)
+        except JudgeError as exc:
+            return None, [self.judge.fault(str(exc))]
+        return result, []
 
     def _decide(self, board: chess.Board, proposal: Proposal, result: SearchResult) -> tuple[chess.Move, str]:
         """The move to play and which rule of search.md §3 chose it."""
@@ -162,23 +201,29 @@ class GuidedAgent(CaseAgent):
     # -- §5: explanation ---------------------------------------------------------------
 
     def _explain(
-        self, board: chess.Board, proposal: Proposal, result: SearchResult, move: chess.Move, why: str
+        self, board: chess.Board, proposal: Proposal, result: SearchResult, move: chess.Move, why: str,
+        judge: str | None,
     ) -> list[str]:
+        """search.md §5; ``judge`` names the outside engine that judged, if one did."""
         lines = [self._proposal_line(board, proposal)]
-        lines.append(_search_line(board, result, proposal, self.tolerance))
+        if judge is not None:
+            lines.append(_judge_line(board, result, proposal, self.judge_tolerance, judge))
+        else:
+            lines.append(_search_line(board, result, proposal, self.tolerance))
+        searcher = "the search" if judge is None else f"judge {judge}"
         san = board.san(move)
         top = proposal.top()
         share = proposal.prior.get(move, 0.0)
         who = _PROPOSER[self.prior]
         if top is None:
-            lines.append(f"played {san}, the search's best move (no case to propose one)")
+            lines.append(f"played {san}, {searcher}'s best move (no case to propose one)")
         elif result.score is None:
-            lines.append(f"played {san}, the {who}'s choice unvetted: the search stopped before depth 1")
+            lines.append(f"played {san}, the {who}'s choice unvetted: {searcher} stopped before depth 1")
         elif why == "search":
             lines.append(
                 f"{who} move {board.san(top)} ({share_text(proposal.prior[top])})"
                 f" {_loss(result, top)}; no proposed move is sound: played {san},"
-                " the search's best move, instead"
+                f" {searcher}'s best move, instead"
             )
         elif move == top:
             lines.append(
@@ -256,8 +301,10 @@ def share_text(share: float) -> str:
 def _loss(result: SearchResult, move: chess.Move) -> str:
     """How much worse than the best ``move`` is, e.g. ``loses 320 cp at depth 4``."""
     assert result.score is not None
-    score = result.scores[move]
     at = f"at depth {result.depth}" if result.depth else "in the unfinished first iteration"
+    score = result.scores.get(move)
+    if score is None:  # a judge stopped before it scored every proposal
+        return "went unscored"
     if score.exact and is_mate_score(score.score) and score.score < 0:
         return f"allows mate in {-mate_moves(score.score)} {at}"
     if is_mate_score(result.score) and result.score > 0:
@@ -276,4 +323,19 @@ def _search_line(board: chess.Board, result: SearchResult, proposal: Proposal, t
     if proposal.prior:
         sound = sum(m in proposal.prior for m in result.sound())
         line += f"; {sound} of {len(proposal.prior)} proposed moves sound (within {tolerance} cp)"
+    return line
+
+
+def _judge_line(board: chess.Board, result: SearchResult, proposal: Proposal, tolerance: int, name: str) -> str:
+    """Which engine judged, how deep and how long, its best move and how many proposals it found sound."""
+    if result.score is None:
+        return f"judge {name}: stopped after {result.seconds:.2f} s, before it scored a move"
+    assert result.move is not None
+    line = (f"judge {name}: depth {result.depth}, {result.seconds:.2f} s, {result.nodes} nodes:"
+            f" best {board.san(result.move)} ({score_text(result.score)})")
+    if proposal.prior:
+        scored = sum(m in result.scores for m in proposal.prior)
+        sound = sum(m in proposal.prior for m in result.sound())
+        line += (f"; it scored {scored} of {len(proposal.prior)} proposed moves, {sound} sound"
+                 f" (within {tolerance} cp)")
     return line

@@ -25,6 +25,7 @@ from engine.weights import Weights, from_hundredths
 if TYPE_CHECKING:
     from casebase.format import Casebase
     from engine.agent import Agent
+    from engine.judge import Judge
     from engine.model import StyleModel
 
 #: Seeds are 1..SEED_MAX; 0 asks for a fresh seed every game.
@@ -83,6 +84,9 @@ class Resources(Protocol):
     def model(self, path: str) -> StyleModel | None:
         """The style model at ``path``, or None (with the reason told to the user)."""
 
+    def judge(self, command: str, threads: int, hash_mb: int) -> Judge:
+        """The outside engine at ``command`` as a judge, started if it can be (else told why)."""
+
 
 AgentFactory = Callable[["Casebase | None", Mapping[str, OptionValue], Resources], "Agent"]
 
@@ -124,6 +128,10 @@ def _guided_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], 
         prior=prior,
         model=resources.model(str(values["Model"])) if prior != "cases" else None,
         case_weight=int(values["CaseWeight"]) / 100,
+        judge=resources.judge(str(values["Judge"]), int(values["JudgeThreads"]), int(values["JudgeHash"]))
+        if values["Judge"] else None,
+        judge_depth=int(values["JudgeDepth"]),
+        judge_tolerance=int(values["JudgeTolerance"]),
     )
 
 
@@ -160,6 +168,13 @@ MODES: dict[str, Mode] = {
             Option("Model", "string", str(default_model())),
             # percent: the cases' weight in the blend where the position itself is a case
             Option("CaseWeight", "spin", 50, 0, 100),
+            # an outside UCI engine that scores the proposals instead of the built-in search
+            Option("Judge", "string", ""),
+            Option("JudgeDepth", "spin", 0, 0, 99),  # 0: by the go's limits and the clock
+            # centipawns on the judge's scale (10: measured best for fidelity, search.md §7)
+            Option("JudgeTolerance", "spin", 10, 0, 1000),
+            Option("JudgeThreads", "spin", 1, 1, 1024),
+            Option("JudgeHash", "spin", 16, 1, 65536),  # MB
         ),
     ),
 }
@@ -208,6 +223,8 @@ class AgentBuilder:
         self._casebase: tuple[FileState, Casebase | None, str] | None = None
         self._model: tuple[FileState, StyleModel | None, str] | None = None
         self._used_model = False  # whether the agent in use asked for the model
+        self._judge: Judge | None = None
+        self._used_judge = False
         self._seed: int | None = None
 
     def agent(self, values: Mapping[str, OptionValue]) -> Agent:
@@ -217,8 +234,10 @@ class AgentBuilder:
         if self._agent is None or key != self._key:
             mode = MODES[str(values["Mode"])]
             casebase = self._load(path)
-            self._used_model = False
+            self._used_model = self._used_judge = False
             agent = mode.factory(casebase, values, self)
+            if not self._used_judge:
+                self.close()
             if self._seed is None or int(values["Seed"]):
                 self._new_seed(values)
             agent.new_game(self._seed)
@@ -256,6 +275,31 @@ class AgentBuilder:
             problem = f"cannot load model: {clip(str(exc))}"
         self._model = (state, model, problem)
         return model
+
+    def judge(self, command: str, threads: int, hash_mb: int) -> Judge:
+        """The judge process for these settings: the running one, or a new one (the old one quit);
+        a judge that does not start is told of here and tried again at its next use."""
+        from engine.judge import Judge, JudgeError, JudgeSettings
+
+        self._used_judge = True
+        settings = JudgeSettings(command, threads, hash_mb)
+        if self._judge is not None and self._judge.settings == settings:
+            return self._judge
+        self.close()
+        self._judge = Judge(settings)
+        try:
+            self._judge.start()
+        except JudgeError as exc:
+            self.news.append(self._judge.fault(clip(str(exc))))
+        else:
+            self.news.append(f"judge: {self._judge.name} ({clip(command)}), threads {threads}, hash {hash_mb} MB")
+        return self._judge
+
+    def close(self) -> None:
+        """Quit the judge process, if one runs (at the end of the session, or when no longer wanted)."""
+        if self._judge is not None:
+            self._judge.close()
+            self._judge = None
 
     def new_game(self, values: Mapping[str, OptionValue]) -> None:
         """A new game: a new seed (unless option Seed fixes it), given to the agent if there is one."""

@@ -25,6 +25,13 @@ def mate_moves(score: int) -> int:
     return -((MATE + score) // 2)
 
 
+def from_mate_moves(moves: int) -> int:
+    """The score of UCI's ``score mate moves`` (inverse of :func:`mate_moves`; 0: mated now)."""
+    if moves > 0:
+        return MATE - (2 * moves - 1)
+    return -(MATE + 2 * moves)
+
+
 def to_root(score: int, ply: int) -> int:
     """A score stored relative to the node ``ply`` plies down, as seen from the root."""
     if score > MATE_BOUND:

@@ -178,6 +178,7 @@ class UciEngine:
                     break
         finally:
             self._finish_search()
+            self.builder.close()  # no judge process outlives the session
         return 0
 
     def handle(self, line: str) -> bool:

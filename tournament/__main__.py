@@ -44,6 +44,9 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--uci", action="store_true",
                    help="drive the casebases through the UCI engine even in pure mode"
                    " (same games as the in-process fast path, slower)")
+    r.add_argument("--judge", default="", metavar="PATH",
+                   help="an outside UCI engine that judges the casebase players' proposals"
+                   " (guided mode's option Judge), e.g. /usr/games/stockfish")
     r.add_argument("--event", default="CBR expert round robin", help="PGN Event tag")
     r.add_argument("--out", required=True, type=Path, help="run directory")
 
@@ -71,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
             settings = TournamentSettings(
                 entrants=tuple(entrants), configs=tuple(parse_configurations(args.configs)),
                 rounds=args.rounds, mode=args.mode, control=TimeControl.parse(args.tc),
-                seed=args.seed, event=args.event, via_uci=args.uci,
+                seed=args.seed, event=args.event, via_uci=args.uci, judge=args.judge,
             )
             if len(entrants) < 2:
                 raise ValueError("a round robin needs at least two players")

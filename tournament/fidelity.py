@@ -2,8 +2,10 @@
 
 The positions come from :mod:`tournament.heldout`; the engine gets each with the game's
 history and scores when its move equals the expert's. Modes: ``pure`` (the thesis's agent),
-``guided`` (casebase proposals vetted by search, at a fixed depth or node count) and
-``stockfish`` (a UCI engine at a fixed depth, the reference point of Maia-style studies).
+``prior`` (the prior's favourite, unvetted), ``search`` (the built-in search's own best move),
+``guided`` (the prior's proposals vetted by the built-in search, at a fixed depth or node count),
+``judged`` (the same proposals judged by an outside UCI engine at a fixed depth) and
+``stockfish`` (that engine alone at the same depth, the reference point of Maia-style studies).
 
 Every position's agent is seeded from (seed, position index) and every Stockfish search
 starts from a new game (cleared hash, one thread), so results do not depend on the number
@@ -32,6 +34,7 @@ from tqdm import tqdm
 from casebase.format import Casebase
 from engine.agent import Agent, PureAgent
 from engine.guided import GuidedAgent
+from engine.judge import Judge, JudgeSettings
 from engine.model import StyleModel
 from engine.modes import DEFAULT_PRIOR, default_model
 from engine.timeman import SearchLimits
@@ -43,7 +46,7 @@ from tournament.store import write_atomic
 
 FORMAT = "cbr-chess-fidelity"
 #: The ways the fidelity bench can play a position.
-FIDELITY_MODES = ("pure", "prior", "search", "guided", "stockfish")
+FIDELITY_MODES = ("pure", "prior", "search", "guided", "judged", "stockfish")
 DEFAULT_STOCKFISH = "/usr/games/stockfish"
 #: The guided mode's default search: reproducible (nodes, not time), about 0.4 s a position here.
 DEFAULT_GUIDED_NODES = 10_000
@@ -80,6 +83,9 @@ class FidelitySettings:
     prior: str = DEFAULT_PRIOR
     model: str = str(default_model())
     case_weight: float = 0.5
+    #: Guided mode's Tolerance and JudgeTolerance (centipawns).
+    tolerance: int = 50
+    judge_tolerance: int = 10
 
     def describe(self, mode: str, engine_name: str | None = None) -> str:
         """How ``mode`` plays, for the table and the JSON."""
@@ -93,14 +99,19 @@ class FidelitySettings:
         bound = f"depth {self.guided_depth}" if self.guided_depth is not None else f"{self.guided_nodes} nodes"
         if mode == "search":
             return f"the guided search's own best move, {bound}"
+        engine = f"{engine_name or self.stockfish}, depth {self.stockfish_depth}"
         if mode == "guided":
-            return f"GuidedAgent, prior: {prior}, {weights}, {bound}"
-        return f"{engine_name or self.stockfish}, depth {self.stockfish_depth}"
+            return f"GuidedAgent, prior: {prior}, {weights}, {bound}, tolerance {self.tolerance} cp"
+        if mode == "judged":
+            return f"GuidedAgent, prior: {prior}, {weights}, judged by {engine}, tolerance {self.judge_tolerance} cp"
+        return engine
 
-    def guided(self, casebase: Casebase, seed: int) -> GuidedAgent:
-        """The guided agent these settings describe (the model loaded once per process)."""
+    def guided(self, casebase: Casebase, seed: int, judge: Judge | None = None) -> GuidedAgent:
+        """The guided agent these settings describe (the model loaded once per process), judged
+        by ``judge`` at the Stockfish depth when one is given."""
         return GuidedAgent(casebase, self.config.weights, seed, prior=self.prior, model=_model(self),
-                           case_weight=self.case_weight)
+                           case_weight=self.case_weight, tolerance=self.tolerance, judge=judge,
+                           judge_depth=self.stockfish_depth, judge_tolerance=self.judge_tolerance)
 
 
 @functools.cache
@@ -113,8 +124,9 @@ class _AgentPlayer:
     ``prior_only`` a guided agent's prior picks the move, unvetted."""
 
     def __init__(self, make: Callable[[int], Agent], seed: int, limits: SearchLimits,
-                 prior_only: bool = False) -> None:
+                 prior_only: bool = False, judge: Judge | None = None) -> None:
         self.make, self.seed, self.limits, self.prior_only = make, seed, limits, prior_only
+        self.judge = judge
 
     def move(self, position: Position) -> str | None:
         board = position.board()
@@ -128,7 +140,8 @@ class _AgentPlayer:
         return None if move is None else plain_uci(board, move)
 
     def close(self) -> None:
-        pass
+        if self.judge is not None:
+            self.judge.close()
 
 
 class _UciPlayer:
@@ -178,10 +191,12 @@ class _PositionWorker:
                                        SearchLimits())
         else:
             limits = SearchLimits(depth=settings.guided_depth, nodes=settings.guided_nodes)
+            # one judge process for the worker; every position is a new game (its hash cleared)
+            judge = Judge(JudgeSettings(settings.stockfish)) if mode == "judged" else None
             # search: a guided agent without cases or model plays the search's best move
             make = (lambda seed: GuidedAgent(None, weights, seed)) if mode == "search" else (
-                lambda seed: settings.guided(casebase, seed))
-            self.player = _AgentPlayer(make, settings.seed, limits, prior_only=mode == "prior")
+                lambda seed: settings.guided(casebase, seed, judge))
+            self.player = _AgentPlayer(make, settings.seed, limits, prior_only=mode == "prior", judge=judge)
 
     def __call__(self, position: Position) -> tuple[int, str | None]:
         return position.index, self.player.move(position)
@@ -285,12 +300,14 @@ def measure(
     held_out = read_positions(games_path, expert, exact_name=exact_name, seen=casebase_games(casebase))
     if not held_out.positions:
         raise ValueError(f"{games_path}: the games of {expert!r} have no moves of theirs")
+    if min(settings.tolerance, settings.judge_tolerance) < 0:
+        raise ValueError("--tolerance and --judge-tolerance must not be negative")
     if not 0 <= settings.case_weight <= 1:
         raise ValueError(f"--case-weight must lie in 0..1, not {settings.case_weight}")
     if settings.prior != "cases" and {"prior", "guided"} & set(modes):
         _model(settings)  # a bad model file stops the run before any work
     engine_name = None
-    if "stockfish" in modes:
+    if {"stockfish", "judged"} & set(modes):
         probe = open_engine(settings.stockfish)
         engine_name = probe.id.get("name", settings.stockfish)
         probe.quit()
@@ -309,7 +326,8 @@ def measure(
                   "weights": settings.config.label, "modes": list(modes),
                   "guided_depth": settings.guided_depth, "guided_nodes": settings.guided_nodes,
                   "stockfish": settings.stockfish, "stockfish_depth": settings.stockfish_depth,
-                  "prior": settings.prior, "model": settings.model, "case_weight": settings.case_weight},
+                  "prior": settings.prior, "model": settings.model, "case_weight": settings.case_weight,
+                  "tolerance": settings.tolerance, "judge_tolerance": settings.judge_tolerance},
         positions=sample,
     )
     for mode in modes:

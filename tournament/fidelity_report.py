@@ -54,9 +54,14 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     g.add_argument("--guided-depth", type=positive_int, metavar="D", help="guided search depth")
     g.add_argument("--guided-nodes", type=positive_int, metavar="N",
                    help=f"guided search nodes (default {DEFAULT_GUIDED_NODES})")
-    f.add_argument("--stockfish", default=DEFAULT_STOCKFISH, metavar="PATH",
-                   help=f"the UCI engine of stockfish mode (default {DEFAULT_STOCKFISH})")
-    f.add_argument("--depth", type=positive_int, default=10, help="stockfish depth (default 10)")
+    f.add_argument("--stockfish", "--judge", default=DEFAULT_STOCKFISH, metavar="PATH",
+                   help=f"the UCI engine of stockfish mode, and the judge of judged mode (default {DEFAULT_STOCKFISH})")
+    f.add_argument("--depth", type=positive_int, default=10,
+                   help="the depth of stockfish mode and of the judge (default 10)")
+    f.add_argument("--tolerance", type=int, default=50, metavar="CP",
+                   help="guided mode's Tolerance in centipawns (default 50)")
+    f.add_argument("--judge-tolerance", type=int, default=10, metavar="CP",
+                   help="judged mode's JudgeTolerance in centipawns (default 10)")
     f.add_argument("--prior", choices=PRIORS, default=DEFAULT_PRIOR,
                    help=f"guided mode's prior, as option Prior (default {DEFAULT_PRIOR})")
     f.add_argument("--model", default=str(default_model()), metavar="MODEL.npz",
@@ -95,6 +100,7 @@ def _fidelity(args: argparse.Namespace) -> str:
         casebase=str(args.casebase), config=parse_configurations([args.config])[0], seed=args.seed,
         guided_depth=args.guided_depth, guided_nodes=nodes, stockfish=args.stockfish,
         stockfish_depth=args.depth, prior=args.prior, model=args.model, case_weight=args.case_weight,
+        tolerance=args.tolerance, judge_tolerance=args.judge_tolerance,
     )
     run = measure(args.casebase, args.games, settings, args.modes, player=args.player,
                   exact_name=args.exact_name, positions=args.positions, workers=args.workers)

@@ -103,10 +103,12 @@ def uci_main_command() -> tuple[str, ...]:
     return (sys.executable, spec.origin)
 
 
-def casebase_options(path: str, config: Configuration, mode: str, seed: int) -> dict[str, str | int]:
-    """UCI options that make our engine (engine/uci.py) play one behaviour with one seed."""
+def casebase_options(path: str, config: Configuration, mode: str, seed: int,
+                     judge: str = "") -> dict[str, str | int]:
+    """UCI options that make our engine (engine/uci.py) play one behaviour with one seed
+    (judged by the UCI engine at ``judge``, if given)."""
     weights = dict(zip(WEIGHT_OPTIONS, config.weights.hundredths()))
-    return {"Casebase": path, "Mode": mode, "Seed": seed, **weights}
+    return {"Casebase": path, "Mode": mode, "Seed": seed, **weights, **({"Judge": judge} if judge else {})}
 
 
 def limits_for(limits: SearchLimits) -> chess.engine.Limit:
@@ -168,12 +170,15 @@ class Lineup:
     entrants: Sequence[Entrant]
     mode: str = "pure"
     via_uci: bool = False
+    judge: str = ""
     _casebases: dict[str, Casebase] = field(default_factory=dict)
     _engines: dict[str, chess.engine.SimpleEngine] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ValueError(f"mode {self.mode!r}: expected one of {', '.join(MODES)}")
+        if self.judge and self.mode != "guided":
+            raise ValueError(f"a judge judges guided mode's proposals; mode {self.mode!r} has none")
         self._by_id = {e.id: e for e in self.entrants}
 
     @property
@@ -190,7 +195,7 @@ class Lineup:
         if self.in_process:
             return PureAgent(self._casebase(entrant.id, entrant.path), config.weights, seed)
         engine = self._engine(entrant.id, uci_main_command())
-        return UciSide(engine, casebase_options(entrant.path, config, self.mode, seed))
+        return UciSide(engine, casebase_options(entrant.path, config, self.mode, seed, self.judge))
 
     def _casebase(self, player: str, path: str) -> Casebase:
         if player not in self._casebases:

@@ -42,6 +42,8 @@ class TournamentSettings:
     event: str = "CBR expert round robin"
     site: str = "cbr-chess"
     via_uci: bool = False
+    #: An outside UCI engine judging guided mode's proposals (option Judge); "" for none.
+    judge: str = ""
 
     def schedule(self) -> list[GameSpec]:
         return build_schedule(
@@ -57,6 +59,7 @@ class TournamentSettings:
             "time_control": str(self.control),
             "configs": [{"name": c.name, "weights": c.label} for c in self.configs],
             "players": [e.describe() for e in self.entrants],
+            **({"judge": self.judge} if self.judge else {}),
         }
 
     def elos(self) -> dict[str, int | None]:
@@ -85,7 +88,8 @@ class _GameWorker:
 
     def __init__(self, settings: TournamentSettings, tags: RunTags) -> None:
         self.settings, self.tags = settings, tags
-        self.lineup = Lineup(settings.entrants, mode=settings.mode, via_uci=settings.via_uci)
+        self.lineup = Lineup(settings.entrants, mode=settings.mode, via_uci=settings.via_uci,
+                             judge=settings.judge)
 
     def __call__(self, spec: GameSpec) -> Played:
         settings = self.settings

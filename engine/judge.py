@@ -1,0 +1,335 @@
+"""An outside UCI engine as guided mode's judge: the expert proposes, a strong engine disposes
+(search.md §7).
+
+:class:`Judge` runs any UCI engine (Stockfish, say) through python-chess's client and scores
+one position's proposals in two searches: first the proposals alone (``searchmoves`` with one
+principal variation each), then all moves (its own best). The result is a
+:class:`~engine.search.SearchResult` like the built-in search's, so guided mode applies its
+decision rule to it unchanged.
+
+Faults (a judge that is missing, is not a UCI engine, crashes, hangs past its share of the
+clock or answers garbage) raise :class:`JudgeError`; the judge is then closed, started again
+at its next use, and after a second fault in one game it is *retired*: guided mode's built-in
+search judges until the next game. The judge's own output never reaches our stdout: it goes
+to python-chess through a pipe (its stderr is ours, the diagnostics' stream).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+import time
+from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import chess
+import chess.engine
+
+from engine.scores import from_mate_moves
+from engine.search import RootScore, SearchResult
+from engine.timeman import Budget
+
+#: The most proposals (the largest priors first) the judge scores.
+JUDGE_PROPOSALS = 5
+#: Seconds a judge has to start and answer ``uciok`` (and any other command but ``go``).
+START_TIMEOUT = 5.0
+#: Share of the move's hard time limit each of the two searches gets; the rest is margin for
+#: our own work and the round trips.
+SEARCH_SHARE = 0.35
+#: The most seconds past its ``movetime`` before the judge is told to stop, and then to
+#: answer before it is killed as hung (with a clock, half the search's time, at least 0.05 s).
+KILL_GRACE = 0.5
+#: How often a waiting search looks at ``stop`` and the clock (seconds).
+POLL = 0.005
+#: Depth of the proposals' search when nothing else bounds it (``go infinite``, JudgeDepth 0):
+#: the search of all moves then runs until ``stop``.
+UNBOUNDED_PROPOSAL_DEPTH = 14
+
+T = TypeVar("T")
+
+
+class JudgeError(Exception):
+    """The judge failed; the message says how (missing, not UCI, crashed, hung, garbage)."""
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    """What identifies a judge process: the engine's path and its own options."""
+
+    command: str
+    threads: int = 1
+    hash_mb: int = 16
+
+
+def engine_score(score: chess.engine.Score) -> int:
+    """A python-chess score (from the side to move) on this engine's scale (:mod:`engine.scores`)."""
+    mate = score.mate()
+    if mate is None:
+        value = score.score()
+        assert value is not None
+        return value
+    return from_mate_moves(mate)
+
+
+class Judge:
+    """One outside engine process, started on demand, restarted once per game after a fault."""
+
+    def __init__(self, settings: JudgeSettings) -> None:
+        self.settings = settings
+        self.engine: chess.engine.SimpleEngine | None = None
+        self.name = Path(settings.command).name or settings.command
+        self.faults = 0
+        self._game = object()
+        self._searched = False  # whether it searched since the last new game
+
+    @property
+    def retired(self) -> bool:
+        """Whether the judge failed twice this game (the built-in search judges until the next)."""
+        return self.faults >= 2
+
+    def start(self, timeout: float = START_TIMEOUT) -> None:
+        """Start the engine (if it is not running) and set its options; JudgeError if it cannot."""
+        if self.engine is not None:
+            return
+        command = self.settings.command
+        if not Path(command).is_file():
+            raise JudgeError(f"no engine at {command}")
+        try:
+            engine = chess.engine.SimpleEngine.popen_uci([command], timeout=timeout, setpgrp=True)
+        except TimeoutError:
+            raise JudgeError(f"{command} did not answer uciok within {timeout:.2g} s") from None
+        except (OSError, chess.engine.EngineError, chess.engine.EngineTerminatedError) as exc:
+            raise JudgeError(f"{command} does not start as a UCI engine ({exc or type(exc).__name__})") from None
+        self.engine = engine
+        self.name = engine.id.get("name", self.name)
+        options: dict[str, int] = {}
+        if "Threads" in engine.options:
+            options["Threads"] = self.settings.threads
+        if "Hash" in engine.options:
+            options["Hash"] = self.settings.hash_mb
+        try:
+            self._call(engine.protocol.configure(options), time.monotonic() + timeout)
+        except JudgeError:
+            self.close()
+            raise
+
+    def fault(self, why: str) -> str:
+        """Record a fault (the process is closed); what happens next, for the explanation."""
+        self.faults += 1
+        self.close()
+        then = ("the built-in search judges for the rest of the game" if self.retired
+                else "it will be restarted at the next move")
+        return f"judge {self.name} failed: {why}; {then}"
+
+    def new_game(self) -> None:
+        """A new game: its hash is cleared at the first search, and after a game it played in,
+        the judge may fail once more (a judge that failed to start is not given a new chance
+        by the first game's start)."""
+        if self._searched:
+            self.faults = 0
+        self._searched = False
+        self._game = object()
+
+    def close(self) -> None:
+        """Quit the engine process (killed if it does not quit at once)."""
+        engine, self.engine = self.engine, None
+        if engine is None:
+            return
+        try:
+            self._call(engine.protocol.quit(), time.monotonic() + KILL_GRACE, engine=engine)
+        except JudgeError:
+            pass
+        engine.close()
+
+    # -- scoring -----------------------------------------------------------------------
+
+    def search(
+        self,
+        board: chess.Board,
+        proposals: Sequence[chess.Move],
+        budget: Budget,
+        *,
+        depth: int = 0,
+        tolerance: int = 0,
+        stop: threading.Event | None = None,
+        on_iteration: Callable[[SearchResult], None] | None = None,
+    ) -> SearchResult:
+        """The judge's scores of ``proposals`` (at most :data:`JUDGE_PROPOSALS`, legal on
+        ``board``) and its own best move, within ``budget`` (``depth`` > 0 overrides its depth
+        and nodes); ``stop`` ends it. JudgeError on a fault."""
+        self._searched = True
+        # a restart at this move should leave it time to play (but a healthy engine needs a moment)
+        self.start(START_TIMEOUT if budget.movetime is None else min(START_TIMEOUT, max(budget.movetime / 2, 0.5)))
+        started = time.monotonic()
+        stop = stop or threading.Event()
+        proposals = list(proposals[:JUDGE_PROPOSALS])
+        tally = _Tally()
+
+        def report(info: chess.engine.InfoDict) -> None:
+            if on_iteration is not None and info.get("pv") and "score" in info and "depth" in info:
+                on_iteration(self._iteration(info, board, time.monotonic() - started, tally.nodes, tolerance))
+
+        if self._limit(budget, depth, bounded=False) is None:
+            # go infinite: the proposals (to a fixed depth) first, then its own search until stop
+            if proposals:
+                self._score(board, proposals, budget, depth, stop, tally)
+            if not stop.is_set() or not tally.scores:
+                tally.add(board, self._analyse(board, None, stop, report=report), best=True)
+        else:
+            # its own choice first, as it would play alone; then the proposals beside that choice in
+            # one search, so that their scores compare with its score in the same search
+            tally.add(board, self._analyse(board, self._limit(budget, depth, bounded=False), stop, report=report),
+                      best=True)
+            if tally.best is not None and proposals != [tally.best] and not stop.is_set():
+                self._score(board, [tally.best, *(m for m in proposals if m != tally.best)], budget, depth,
+                            stop, tally)
+        move, score = tally.top()
+        if move is None:
+            if not proposals:
+                raise JudgeError("it named no move")
+            move = proposals[0]  # stopped before the judge scored anything: the expert's choice
+        return SearchResult(move=move, score=score, depth=tally.depth, seldepth=tally.seldepth,
+                            nodes=tally.nodes, seconds=time.monotonic() - started,
+                            pv=tally.pv if move == tally.best else [move],
+                            scores={m: RootScore(s, True) for m, s in tally.scores.items()}, tolerance=tolerance)
+
+    def _score(self, board: chess.Board, moves: list[chess.Move], budget: Budget, depth: int,
+               stop: threading.Event, tally: _Tally) -> None:
+        """Score ``moves``: one search with a principal variation each (``searchmoves``), or,
+        for an engine without MultiPV, one search a move sharing the time."""
+        assert self.engine is not None
+        if "MultiPV" in self.engine.options or len(moves) == 1:
+            tally.add(board, self._analyse(board, self._limit(budget, depth, bounded=True), stop, root_moves=moves))
+            return
+        share = Budget(budget.depth, budget.nodes, None if budget.movetime is None else budget.movetime / len(moves))
+        for move in moves:
+            if stop.is_set():
+                break
+            tally.add(board, self._analyse(board, self._limit(share, depth, bounded=True), stop, root_moves=[move]))
+
+    def _limit(self, budget: Budget, depth: int, *, bounded: bool) -> chess.engine.Limit | None:
+        """The limit of one of the two searches: JudgeDepth or the ``go``'s depth and nodes, and
+        :data:`SEARCH_SHARE` of the move's time; None (until stop) when nothing bounds it."""
+        seconds = None if budget.movetime is None else max(budget.movetime * SEARCH_SHARE, 0.01)
+        plies = depth or budget.depth
+        nodes = None if depth else budget.nodes
+        if plies is None and nodes is None and seconds is None:
+            return chess.engine.Limit(depth=UNBOUNDED_PROPOSAL_DEPTH) if bounded else None
+        return chess.engine.Limit(depth=plies, nodes=nodes, time=seconds)
+
+    def _analyse(
+        self, board: chess.Board, limit: chess.engine.Limit | None, stop: threading.Event, *,
+        root_moves: Sequence[chess.Move] | None = None,
+        report: Callable[[chess.engine.InfoDict], None] | None = None,
+    ) -> list[chess.engine.InfoDict]:
+        """One search; the last info of each principal variation, best first."""
+        engine = self.engine
+        assert engine is not None
+        seconds = None if limit is None else limit.time
+        # Starting a search (after ucinewgame, an isready) must not take longer than the search.
+        started = self._call(
+            engine.protocol.analysis(board, limit, multipv=len(root_moves) if root_moves else None,
+                                     game=self._game, root_moves=root_moves),
+            time.monotonic() + (START_TIMEOUT if seconds is None else seconds + KILL_GRACE))
+        grace = KILL_GRACE if seconds is None else min(KILL_GRACE, max(0.05, seconds / 2))
+        deadline = None if seconds is None else time.monotonic() + seconds + grace
+        self._call(_drain(started, report), deadline, stop=stop, analysis=started, grace=grace)
+        return [info for info in started.multipv if info]
+
+    def _call(self, coroutine: Coroutine[Any, Any, T], deadline: float | None, *,
+              stop: threading.Event | None = None, analysis: chess.engine.AnalysisResult | None = None,
+              engine: chess.engine.SimpleEngine | None = None, grace: float = KILL_GRACE) -> T:
+        """Run ``coroutine`` on the client's event loop and wait for it, looking at the clock
+        (and ``stop``) every :data:`POLL` seconds. Past ``deadline`` (or at ``stop``) a running
+        ``analysis`` is told to stop; an engine that has not answered ``grace`` seconds after
+        that (or, for any other command, at ``deadline``) is killed: JudgeError."""
+        engine = engine or self.engine
+        assert engine is not None
+        if engine.returncode.done():
+            coroutine.close()  # never to run
+            raise JudgeError("its process has ended")
+        future = asyncio.run_coroutine_threadsafe(coroutine, engine.protocol.loop)
+        stopped: float | None = None
+        while True:
+            try:
+                return future.result(timeout=POLL)
+            except (TimeoutError, concurrent.futures.TimeoutError):
+                pass
+            except chess.engine.EngineTerminatedError:
+                raise JudgeError("its process ended (crashed or killed)") from None
+            except (chess.engine.EngineError, ValueError, AssertionError) as exc:
+                raise JudgeError(f"it answered garbage ({exc})") from None
+            now = time.monotonic()
+            late = deadline is not None and now > deadline
+            if analysis is None:
+                stopped = deadline if late else None
+            elif stopped is None and (late or (stop is not None and stop.is_set())):
+                stopped = now
+                engine.protocol.loop.call_soon_threadsafe(analysis.stop)
+            if stopped is not None and now > stopped + (grace if analysis is not None else 0):
+                future.cancel()
+                engine.close()
+                if engine is self.engine:
+                    self.engine = None
+                raise JudgeError("no legal bestmove in time (it hung or answered garbage); killed")
+
+    def _iteration(self, info: chess.engine.InfoDict, board: chess.Board, seconds: float, nodes: int,
+                tolerance: int) -> SearchResult:
+        """One of the judge's iterations, for the ``info`` lines the GUI shows."""
+        move, score = _line(board, info)
+        return SearchResult(move=move, score=score, depth=int(info.get("depth", 0)),
+                            seldepth=int(info.get("seldepth", 0)), nodes=nodes + int(info.get("nodes", 0)),
+                            seconds=seconds, pv=list(info.get("pv", [])), scores={}, tolerance=tolerance)
+
+
+class _Tally:
+    """What the judge's searches of one move found: each scored move's score, its own best move
+    (with its line), how deep it got and how many nodes it searched."""
+
+    def __init__(self) -> None:
+        self.scores: dict[chess.Move, int] = {}
+        self.best: chess.Move | None = None
+        self.pv: list[chess.Move] = []
+        self.depth = self.seldepth = self.nodes = 0
+
+    def add(self, board: chess.Board, infos: list[chess.engine.InfoDict], *, best: bool = False) -> None:
+        """A search's last info per principal variation (the first its best, when ``best``)."""
+        for rank, info in enumerate(infos):
+            move, score = _line(board, info)
+            if move is None or score is None:
+                continue
+            self.scores[move] = score
+            if best and rank == 0:
+                self.best, self.pv = move, list(info.get("pv", []))
+                self.seldepth = max(self.seldepth, int(info.get("seldepth", 0)))
+        self.nodes += max((int(info.get("nodes", 0)) for info in infos), default=0)
+        self.depth = max([self.depth, *(int(info.get("depth", 0)) for info in infos)])
+
+    def top(self) -> tuple[chess.Move | None, int | None]:
+        """The best move and score: its own best, unless a proposal scored higher."""
+        if not self.scores:
+            return None, None
+        top = max(self.scores, key=self.scores.__getitem__)
+        if self.best is not None and self.scores[self.best] >= self.scores[top]:
+            top = self.best
+        return top, self.scores[top]
+
+
+async def _drain(analysis: chess.engine.AnalysisResult,
+                 report: Callable[[chess.engine.InfoDict], None] | None) -> chess.engine.BestMove:
+    """Read a search's infos (handing each to ``report``) until its bestmove."""
+    async for info in analysis:
+        if report is not None:
+            report(info)
+    return await analysis.wait()
+
+
+def _line(board: chess.Board, info: chess.engine.InfoDict) -> tuple[chess.Move | None, int | None]:
+    """The first move of an info's principal variation (if legal) and its score."""
+    pv = info.get("pv") or []
+    move = pv[0] if pv and pv[0] in board.legal_moves else None
+    score = info.get("score")
+    return move, None if score is None else engine_score(score.relative)

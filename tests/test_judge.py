@@ -1,0 +1,302 @@
+"""An outside UCI engine as guided mode's judge (search.md §7): Debian's Stockfish through
+python-chess's client, and engines that fail in every way the issue names."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+import chess
+import chess.engine
+import pytest
+from uci_helpers import PROTOCOL, Engine, popen
+
+from engine.guided import GuidedAgent
+from engine.judge import Judge, JudgeError, JudgeSettings, engine_score
+from engine.scores import MATE, mate_moves
+from engine.timeman import Budget, SearchLimits
+from engine.weights import Weights
+
+STOCKFISH = shutil.which("stockfish") or "/usr/games/stockfish"
+needs_stockfish = pytest.mark.skipif(not Path(STOCKFISH).is_file(),
+                                     reason="Debian's stockfish is not installed (apt-get install stockfish)")
+
+#: A UCI engine that answers the handshake and isready but never a go (nor stop).
+HANGS = """
+import sys
+for line in sys.stdin:
+    words = line.split()
+    if words[:1] == ["uci"]:
+        print("id name Hang\\noption name MultiPV type spin default 1 min 1 max 500\\nuciok", flush=True)
+    elif words[:1] == ["isready"]:
+        print("readyok", flush=True)
+    elif words[:1] == ["quit"]:
+        break
+"""
+#: A program that reads everything and says nothing (no uciok).
+MUTE = "import sys\nfor line in sys.stdin:\n    pass\n"
+#: A UCI engine that answers every go with an illegal move.
+GARBAGE = HANGS.replace('    elif words[:1] == ["quit"]:',
+                        '    elif words[:1] == ["go"]:\n        print("info depth 1 score cp x pv zz\\nbestmove zzzz",'
+                        ' flush=True)\n    elif words[:1] == ["quit"]:')
+
+
+def fake_engine(directory: Path, name: str, source: str) -> str:
+    path = directory / name
+    path.write_text(f"#!{sys.executable}\n{source}", encoding="utf-8")
+    path.chmod(0o755)
+    return str(path)
+
+
+def children(pid: int) -> list[int]:
+    """The live processes whose parent is ``pid`` (Linux: the parent is field 4 of /proc/N/stat)."""
+    found: list[int] = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # it ended meanwhile
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+def gone(pid: int, within: float = 10.0) -> bool:
+    """Whether process ``pid`` has ended (and been reaped) within ``within`` seconds."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        stat = Path(f"/proc/{pid}/stat")
+        if not stat.exists() or stat.read_text().split(")")[-1].split()[0] == "Z":
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_mate_scores_from_the_judge_keep_their_distance():
+    assert engine_score(chess.engine.Cp(-35)) == -35
+    for moves in (1, 3, -2):
+        assert mate_moves(engine_score(chess.engine.Mate(moves))) == moves
+    assert engine_score(chess.engine.Mate(1)) > engine_score(chess.engine.Mate(3)) > 1000
+    assert engine_score(chess.engine.Mate(-0)) == -MATE
+
+
+# -- the judge itself ----------------------------------------------------------------
+
+
+@needs_stockfish
+def test_the_judge_scores_every_proposal_in_one_search_with_its_best_move():
+    # 1.e4 e5 2.Nf3 Qh4??: the knight takes the queen
+    board = chess.Board()
+    for san in ("e4", "e5", "Nf3", "Qh4"):
+        board.push_san(san)
+    proposals = [board.parse_san("a3"), board.parse_san("Nxh4"), board.parse_san("h3")]
+    judge = Judge(JudgeSettings(STOCKFISH))
+    try:
+        result = judge.search(board, proposals, Budget(), depth=10, tolerance=10)
+    finally:
+        judge.close()
+    assert set(proposals) <= set(result.scores) and result.move in result.scores
+    assert result.move == board.parse_san("Nxh4")
+    assert result.score == max(s.score for s in result.scores.values()) > 500
+    assert result.sound() == [result.move]  # a3 and h3 leave the queen: far from within 10 cp
+    assert result.depth >= 10 and result.nodes > 0
+
+
+@needs_stockfish
+def test_guided_mode_plays_the_most_liked_sound_proposal_and_names_its_judge(kosteniuk_casebase):
+    from casebase.format import Casebase
+
+    judge = Judge(JudgeSettings(STOCKFISH))
+    agent = GuidedAgent(Casebase.load(kosteniuk_casebase), Weights(0.5, 0.5, 0.5), 7, judge=judge,
+                        judge_depth=8, judge_tolerance=30)
+    board = chess.Board()
+    try:
+        for san in ("e4", "c5", "Nf3"):
+            board.push_san(san)
+        decision = agent.choose(board, limits=SearchLimits(depth=3))
+    finally:
+        judge.close()
+    text = "\n".join(decision.explanation)
+    assert "judge Stockfish 15.1: depth 8" in text and "sound at depth 8" in text, text
+    assert decision.votes > 0 and decision.score_cp is not None and abs(decision.score_cp) < 150
+
+
+def test_a_missing_judge_is_a_fault_then_retired_then_tried_again_next_game(tmp_path):
+    judge = Judge(JudgeSettings(str(tmp_path / "no-such-engine")))
+    with pytest.raises(JudgeError, match="no engine at"):
+        judge.start()  # as when the agent is made
+    assert "restarted" in judge.fault("x") and not judge.retired
+    judge.new_game()  # the first game starts: the failed start still counts
+    with pytest.raises(JudgeError):
+        judge.search(chess.Board(), [], Budget(depth=1))
+    assert "rest of the game" in judge.fault("y") and judge.retired
+    judge.new_game()  # after a game it was asked to play in, it gets its chance again
+    assert not judge.retired
+
+
+# -- the engine with a judge, through python-chess's client -----------------------
+
+
+@needs_stockfish
+def test_a_whole_game_under_a_clock_with_a_stockfish_judge(kosteniuk_casebase):
+    """Our guided engine judged by Stockfish against Stockfish, 15 s + 0.1 s: no time loss."""
+    ours = popen("--casebase", str(kosteniuk_casebase), "--mode", "guided", "--seed", "3")
+    rival = chess.engine.SimpleEngine.popen_uci(STOCKFISH)
+    clock = {chess.WHITE: 15.0, chess.BLACK: 15.0}
+    board = chess.Board()
+    judged = 0
+    try:
+        ours.configure({"Judge": STOCKFISH})
+        rival.configure({"Skill Level": 0})
+        while not board.is_game_over(claim_draw=True) and board.ply() < 240:
+            engine = ours if board.turn == chess.WHITE else rival
+            started = time.monotonic()
+            with engine.analysis(board, chess.engine.Limit(white_clock=clock[chess.WHITE], black_clock=clock[chess.BLACK],
+                                                           white_inc=0.1, black_inc=0.1)) as analysis:
+                judged += any("judge Stockfish" in info.get("string", "") for info in analysis)
+                move = analysis.wait().move
+            clock[board.turn] += 0.1 - (time.monotonic() - started)
+            assert clock[board.turn] > 0, f"{chess.COLOR_NAMES[board.turn]} lost on time at ply {board.ply()}"
+            assert move in board.legal_moves
+            board.push(move)
+    finally:
+        ours.quit()
+        rival.quit()
+    assert judged >= min(20, board.ply() // 2 - 1)
+
+
+@needs_stockfish
+def test_stop_after_go_infinite_is_answered_within_100_ms(kosteniuk_casebase):
+    with popen("--casebase", str(kosteniuk_casebase), "--mode", "guided") as engine:
+        engine.configure({"Judge": STOCKFISH})
+        board = chess.Board()
+        board.push_san("e4")
+        latencies = []
+        for _ in range(3):  # the best of three: a shared machine may stall any one of them
+            with engine.analysis(board) as analysis:
+                for info in analysis:  # the judge's iterations reach the GUI
+                    if info.get("depth", 0) >= 4 and "score" in info:
+                        break
+                time.sleep(0.3)
+                started = time.monotonic()
+                analysis.stop()
+                best = analysis.wait()
+                latencies.append(time.monotonic() - started)
+            assert best.move in board.legal_moves
+        assert min(latencies) < 0.1, latencies
+
+
+def _faulty_conversation(judge: str, limit: str = "go movetime 1000") -> tuple[list[str], float]:
+    """Two moves with ``judge``; the lines and the longest wait for a bestmove."""
+    engine = Engine("--mode", "guided")
+    try:
+        engine.send(f"setoption name Judge value {judge}")
+        engine.send("isready")
+        lines = engine.until("readyok")
+        longest = 0.0
+        for moves in ("", " moves e2e4"):
+            engine.send(f"position startpos{moves}")
+            started = time.monotonic()
+            engine.send(limit)
+            lines += engine.until("bestmove")
+            longest = max(longest, time.monotonic() - started)
+    finally:
+        assert engine.close() == 0
+    assert all(line.split()[0] in PROTOCOL for line in lines), lines
+    return lines, longest
+
+
+@pytest.mark.parametrize("kind", ["missing", "hangs", "no uciok", "garbage"])
+def test_a_faulty_judge_is_reported_restarted_once_then_replaced(tmp_path, kind):
+    path = {"missing": str(tmp_path / "nothing-here"), "hangs": fake_engine(tmp_path, "hang", HANGS),
+            "no uciok": fake_engine(tmp_path, "mute", MUTE), "garbage": fake_engine(tmp_path, "junk", GARBAGE)}[kind]
+    lines, longest = _faulty_conversation(path)
+    text = "\n".join(lines)
+    moves = [line.split()[1] for line in lines if line.startswith("bestmove")]
+    assert len(moves) == 2 and chess.Move.from_uci(moves[0]) in chess.Board().legal_moves
+    assert longest < 2.0, longest  # movetime 1000: the fault costs no more than the move's time
+    assert "will be restarted" in text and "built-in search judges for the rest of the game" in text, text
+    assert "search depth" in text  # the built-in search judged the moves
+
+
+@needs_stockfish
+def test_a_judge_killed_mid_search_is_replaced_for_the_move_and_restarted(tmp_path):
+    engine = Engine("--mode", "guided")
+    try:
+        engine.send(f"setoption name Judge value {STOCKFISH}")
+        engine.send("isready")
+        engine.until("readyok")
+        [judge_pid] = children(engine.proc.pid)
+        engine.send("position startpos moves e2e4")
+        started = time.monotonic()
+        engine.send("go movetime 2000")
+        engine.until("info depth")  # the judge is searching
+        os.kill(judge_pid, signal.SIGKILL)
+        lines = engine.until("bestmove")
+        assert time.monotonic() - started < 3.0
+        text = "\n".join(lines)
+        assert "judge Stockfish 15.1 failed: its process ended" in text and "will be restarted" in text, text
+        assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/"
+                                                                        "RNBQKBNR b KQkq - 0 1").legal_moves
+        engine.send("go movetime 1000")
+        assert "judge Stockfish 15.1: depth" in "\n".join(engine.until("bestmove"))  # a new judge process judged
+        assert len(children(engine.proc.pid)) == 1 and gone(judge_pid)
+    finally:
+        assert engine.close() == 0
+
+
+@needs_stockfish
+@pytest.mark.parametrize("ending", ["quit", "end of input"])
+def test_no_judge_process_outlives_the_session(ending):
+    engine = Engine("--mode", "guided")
+    engine.send(f"setoption name Judge value {STOCKFISH}")
+    for _ in range(3):  # new games reuse the one judge process
+        engine.send("ucinewgame")
+        engine.send("isready")
+        engine.until("readyok")
+        engine.send("position startpos")
+        engine.send("go depth 2")
+        engine.until("bestmove")
+    judges = children(engine.proc.pid)
+    assert len(judges) == 1
+    if ending == "quit":
+        engine.send("quit")
+    assert engine.close() == 0
+    assert gone(judges[0])
+
+
+@needs_stockfish
+def test_an_empty_judge_option_stops_the_judge_process():
+    engine = Engine("--mode", "guided")
+    try:
+        engine.send(f"setoption name Judge value {STOCKFISH}")
+        engine.send("isready")
+        engine.until("readyok")
+        [judge] = children(engine.proc.pid)
+        engine.send("setoption name Judge value <empty>")
+        engine.send("isready")
+        engine.until("readyok")
+        assert gone(judge)
+    finally:
+        engine.close()
+
+
+def test_stop_reaches_a_judge_that_never_answers(tmp_path):
+    """go infinite with a hung judge: stop still gets a bestmove, from the built-in search."""
+    judge = Judge(JudgeSettings(fake_engine(tmp_path, "hang", HANGS)))
+    stop = threading.Event()
+    threading.Timer(0.3, stop.set).start()
+    agent = GuidedAgent(None, Weights(0.5, 0.5, 0.5), 1, judge=judge)
+    try:
+        started = time.monotonic()
+        decision = agent.choose(chess.Board(), limits=SearchLimits(infinite=True), stop=stop)
+    finally:
+        judge.close()
+    assert decision.move in chess.Board().legal_moves
+    assert time.monotonic() - started < 0.3 + 1.5
+    assert "hung" in "\n".join(decision.explanation)
