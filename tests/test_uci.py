@@ -16,7 +16,9 @@ def test_uci_handshake_declares_options_and_loads_lazily(kosteniuk_casebase):
     assert lines[-1] == "uciok"
     options = {line.split()[2]: line for line in lines if line.startswith("option")}
     assert set(options) == {"Casebase", "Mode", "DistanceWeight", "FromDistanceWeight", "FromContentWeight", "Seed",
-                            "Neighbours", "Temperature", "Tolerance", "Selection", "Prior", "Model", "CaseWeight"}
+                            "Neighbours", "Temperature", "Tolerance", "Selection", "Prior", "Model", "CaseWeight",
+                            "Judge", "JudgeDepth", "JudgeTolerance", "JudgeThreads", "JudgeHash"}
+    assert options["Judge"].endswith("type string default <empty>")  # the built-in search judges
     assert options["Mode"].endswith("type combo default pure var pure var guided")
     assert options["DistanceWeight"].endswith("type spin default 50 min 0 max 100")
     assert "cannot load" not in strings(lines)  # nothing read before isready
@@ -27,6 +29,8 @@ def test_command_line_sets_option_defaults(kosteniuk_casebase):
     options = " ".join(line for line in lines if line.startswith("option"))
     assert f"Casebase type string default {kosteniuk_casebase}" in options
     assert "DistanceWeight type spin default 80" in options
+    judged = " ".join(converse(["uci"], "--judge", "/usr/games/stockfish"))
+    assert "option name Judge type string default /usr/games/stockfish" in judged
     assert "FromDistanceWeight type spin default 20" in options
     assert "Seed type spin default 9" in options
     lines = converse(["uci"], "--weights", "content-to")

@@ -6,6 +6,7 @@ import queue
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import chess.engine
@@ -71,3 +72,18 @@ class Engine:
 def popen(*args: str) -> chess.engine.SimpleEngine:
     """The engine under python-chess's UCI client (``args`` are uci_main.py's flags)."""
     return chess.engine.SimpleEngine.popen_uci([sys.executable, str(MAIN), *args], cwd=ROOT, timeout=30)
+
+
+def stop_latency(engine: chess.engine.SimpleEngine, board: chess.Board,
+                 depth: int | None = None) -> tuple[float, chess.Move | None]:
+    """``go infinite`` on ``board``, ``stop`` once an iteration reached ``depth`` (at once when
+    None): the seconds until the bestmove, and the move."""
+    with engine.analysis(board) as analysis:
+        if depth is not None:
+            for info in analysis:
+                if info.get("depth", 0) >= depth and "score" in info:
+                    break
+        started = time.monotonic()
+        analysis.stop()
+        best = analysis.wait()
+        return time.monotonic() - started, best.move
