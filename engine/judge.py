@@ -188,8 +188,8 @@ class Judge:
                             stop, tally)
         move, score = tally.top()
         if move is None:
-            if not proposals:
-                raise JudgeError("it named no move")
+            if not (stop.is_set() and proposals):
+                raise JudgeError("it scored no move")
             move = proposals[0]  # stopped before the judge scored anything: the expert's choice
         return SearchResult(move=move, score=score, depth=tally.depth, seldepth=tally.seldepth,
                             nodes=tally.nodes, seconds=time.monotonic() - started,

@@ -293,3 +293,14 @@ def test_stop_reaches_a_judge_that_never_answers(tmp_path):
     assert decision.move in chess.Board().legal_moves
     assert time.monotonic() - started < 0.3 + 1.5
     assert "hung" in "\n".join(decision.explanation)
+
+
+def test_the_tournament_hands_its_judge_to_the_casebase_players():
+    from tournament.players import Lineup, casebase_options
+    from tournament.schedule import parse_configurations
+
+    balanced = parse_configurations(["balanced"])[0]
+    assert casebase_options("x.npz", balanced, "guided", 3, judge=STOCKFISH)["Judge"] == STOCKFISH
+    assert "Judge" not in casebase_options("x.npz", balanced, "guided", 3)
+    with pytest.raises(ValueError, match="a judge judges guided mode's proposals"):
+        Lineup([], mode="pure", judge=STOCKFISH)
