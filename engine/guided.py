@@ -27,7 +27,7 @@ import numpy as np
 from casebase.format import Casebase
 from engine.adaptation import adapt_to
 from engine.agent import CaseAgent, Decision, IterationCallback
-from engine.judge import JUDGE_PROPOSALS, Judge, JudgeError
+from engine.judge import Judge, JudgeError
 from engine.model import StyleModel
 from engine.modes import SELECTIONS
 from engine.prior import PRIORS, AdaptedCase, Proposal
@@ -91,8 +91,7 @@ class GuidedAgent(CaseAgent):
     def new_game(self, seed: int | None = None) -> None:
         """Re-seed the generator (see :class:`CaseAgent`); a judge retired last game is tried again."""
         super().new_game(seed)
-        if getattr(self, "judge", None) is not None:
-            assert self.judge is not None
+        if self.judge is not None:  # set before CaseAgent.__init__ starts the first game
             self.judge.new_game()
 
     # -- §1: proposal ----------------------------------------------------------------
@@ -175,8 +174,8 @@ class GuidedAgent(CaseAgent):
             return None, []
         if self.judge.retired:
             return None, [f"judge {self.judge.name} retired after two faults this game:"
-                                 " the built-in search judges until the next game"]
-        ranked = sorted(proposal.prior, key=lambda m: -proposal.prior[m])[:JUDGE_PROPOSALS]
+                          " the built-in search judges until the next game"]
+        ranked = sorted(proposal.prior, key=lambda m: -proposal.prior[m])  # the judge scores the first few
         try:
             result = self.judge.search(board, ranked, budget, depth=self.judge_depth,
                                        tolerance=self.judge_tolerance,

@@ -17,7 +17,6 @@ to python-chess through a pipe (its stderr is ours, the diagnostics' stream).
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import threading
 import time
 from collections.abc import Callable, Coroutine, Sequence
@@ -256,7 +255,7 @@ class Judge:
         while True:
             try:
                 return future.result(timeout=POLL)
-            except (TimeoutError, concurrent.futures.TimeoutError):
+            except TimeoutError:  # concurrent.futures' timeout, the builtin since Python 3.11
                 pass
             except chess.engine.EngineTerminatedError:
                 raise JudgeError("its process ended (crashed or killed)") from None
