@@ -6,6 +6,13 @@ The options set the engine's UCI option defaults; a GUI can still change them wi
 
 from __future__ import annotations
 
+import os
+
+# A UCI engine gets one core per search thread: numpy's BLAS (the style model's products) must
+# not start threads of its own, which spin and take the search's core away (set before numpy loads).
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
+
 import argparse
 import sys
 from pathlib import Path

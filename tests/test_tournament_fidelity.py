@@ -251,13 +251,16 @@ def test_uci_mode_plays_the_engines_moves_in_the_games_positions(tmp_path, heldo
 @pytest.mark.skipif(not Path("/usr/games/stockfish").is_file(), reason="needs Debian's stockfish")
 def test_judged_mode_at_tolerance_0_mostly_plays_the_judges_own_move(tmp_path, heldout):
     casebase, games = heldout
-    data = _run(casebase, games, tmp_path / "j.json", "--modes", "judged", "stockfish", "--depth", 6,
-                "--judge-tolerance", 0, "--positions", 20, "--workers", 2)
+    # Depth 10: shallower, Stockfish's own choice among near-equal moves is a coin toss.
+    data = _run(casebase, games, tmp_path / "j.json", "--modes", "judged", "stockfish", "--depth", 10,
+                "--judge-tolerance", 0, "--positions", 40, "--workers", 2)
     boards = {p["index"]: chess.Board(p["fen"]) for p in data["positions"]}
     assert all(chess.Move.from_uci(p["moves"]["judged"]) in boards[p["index"]].legal_moves for p in data["positions"])
     same = sum(p["moves"]["judged"] == p["moves"]["stockfish"] for p in data["positions"])
-    assert same >= 10  # only a proposal scoring as well as its best, in the same search, differs
-    assert "judged by Stockfish 15.1, depth 6, tolerance 0 cp" in data["results"]["judged"]["engine"]
+    # Only a proposal scoring as well as its best, in the same search, differs (27 of 40 measured;
+    # at tolerance 1000, where the prior's favourite is played, 15).
+    assert same >= 20
+    assert "judged by Stockfish 15.1, depth 10, tolerance 0 cp" in data["results"]["judged"]["engine"]
 
 
 def test_a_missing_engine_or_bad_input_is_a_clear_error_and_writes_nothing(tmp_path, heldout):
