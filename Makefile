@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: install demo test bench casebases experiment fidelity fidelity-judge fidelity-ceiling strength model clean
+.PHONY: install demo test bench casebases experiment fidelity fidelity-judge fidelity-ceiling strength model tables clean
 
 # Playing needs only the runtime packages (no torch): the demo, the engine, the benches.
 install: $(STAMP)
@@ -57,6 +57,14 @@ model: casebases/masters.npz
 
 casebases/masters.npz: data/masters-2500plus.pgn.gz $(wildcard casebase/*.py) | $(STAMP)
 	$(PY) -m casebase build $< --all-players -o $@
+
+# Endgame tables (issue 12): distance to mate for KQK, KRK, KBBK and KBNK by retrograde analysis
+# into tables/ (about 5 minutes and 1.3 GB of memory on 2 cores, 2 MB on disk), each then checked
+# against python-chess's rules on 2000 sampled positions. The engine makes KQK and KRK itself at
+# first use (a second each); the four-man tables need this.
+tables: install
+	$(PY) -m endgame build
+	$(PY) -m endgame check --positions 2000
 
 # The demo: Carlsen against Ivanchuk, each side a UCI engine process, every move explained.
 demo: install casebases
@@ -120,4 +128,4 @@ strength: install casebases
 	$(PY) bench/bench_strength.py --games $(STRENGTH_GAMES) --tc $(STRENGTH_TC)
 
 clean:
-	rm -rf $(VENV) casebases results bench/out
+	rm -rf $(VENV) casebases results bench/out tables

@@ -31,7 +31,8 @@ class Decision:
     ``case`` and ``similarity`` name the case the move came from (None when none did);
     ``tied_cases`` is how many cases tied at the best similarity (pure mode), ``votes`` how
     many of the retrieved cases proposed the move (guided mode); ``score_cp`` is the search's
-    exact score of the move, when it has one.
+    exact score of the move, when it has one, and ``mate`` a mate known for certain (UCI's
+    ``score mate``: moves, negative when the side to move is mated).
     """
 
     move: chess.Move | None
@@ -41,6 +42,7 @@ class Decision:
     tied_cases: int = 0
     votes: int = 0
     score_cp: int | None = None
+    mate: int | None = None
 
 
 class Agent(Protocol):

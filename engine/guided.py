@@ -25,6 +25,7 @@ import chess
 import numpy as np
 
 from casebase.format import Casebase
+from endgame.tablebase import Tablebase
 from engine.adaptation import adapt_to
 from engine.agent import CaseAgent, Decision, IterationCallback
 from engine.judge import Judge, JudgeError
@@ -66,6 +67,7 @@ class GuidedAgent(CaseAgent):
         judge: Judge | None = None,
         judge_depth: int = 0,
         judge_tolerance: int = 10,
+        tablebase: Tablebase | None = None,
     ) -> None:
         if neighbours < 1:
             raise ValueError(f"Neighbours must be at least 1, not {neighbours}")
@@ -84,7 +86,7 @@ class GuidedAgent(CaseAgent):
         self.neighbours, self.temperature, self.tolerance = neighbours, temperature, tolerance
         self.selection, self.case_weight, self.model = selection, case_weight, model
         self.prior = prior if model is not None else "cases"
-        self.searcher = Searcher()
+        self.searcher = Searcher(tablebase=tablebase)
         self.judge, self.judge_depth, self.judge_tolerance = judge, judge_depth, judge_tolerance
         super().__init__(casebase, weights, seed)
 

@@ -19,11 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from endgame import default_folder
 from engine.prior import PRIORS
 from engine.weights import Weights, from_hundredths
 
 if TYPE_CHECKING:
     from casebase.format import Casebase
+    from endgame.tablebase import Tablebase
     from engine.agent import Agent
     from engine.judge import Judge
     from engine.model import StyleModel
@@ -87,6 +89,9 @@ class Resources(Protocol):
     def judge(self, command: str, threads: int, hash_mb: int) -> Judge:
         """The outside engine at ``command`` as a judge, started if it can be (else told why)."""
 
+    def tablebase(self, folder: str) -> Tablebase:
+        """The endgame tables of ``folder`` (loaded as positions need them)."""
+
 
 AgentFactory = Callable[["Casebase | None", Mapping[str, OptionValue], Resources], "Agent"]
 
@@ -100,6 +105,8 @@ class Mode:
     summary: str
     without_casebase: str
     options: tuple[Option, ...] = field(default=())
+    #: Whether it plays from a casebase at all (option Casebase is not even loaded otherwise).
+    casebase: bool = True
 
 
 def weights_of(values: Mapping[str, OptionValue]) -> Weights:
@@ -132,7 +139,15 @@ def _guided_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], 
         if values["Judge"] else None,
         judge_depth=int(values["JudgeDepth"]),
         judge_tolerance=int(values["JudgeTolerance"]),
+        tablebase=resources.tablebase(str(values["Tables"])),
     )
+
+
+def _search_agent(_: Casebase | None, values: Mapping[str, OptionValue], __: Resources) -> Agent:
+    from engine.chess0 import Chess0Agent
+
+    return Chess0Agent(str(values["Style"]), int(values["Depth"]), int(values["DepthDeviation"]),
+                       int(values["Tolerance"]))
 
 
 def default_casebase() -> Path:
@@ -145,6 +160,8 @@ def default_model() -> Path:
     return Path(__file__).resolve().parent.parent / "models" / "style.npz"
 
 
+#: Chess0's engines (engine.chess0.STYLES).
+STYLES = ("classic", "adaptive")
 #: Guided mode's ways of choosing among sound proposed moves (engine.guided.SELECTIONS).
 SELECTIONS = ("argmax", "sample")
 #: Where guided mode's prior comes from unless option Prior says otherwise (engine.prior).
@@ -177,6 +194,19 @@ MODES: dict[str, Mode] = {
             Option("JudgeHash", "spin", 16, 1, 65536),  # MB
         ),
     ),
+    "search": Mode(
+        _search_agent,
+        "Chess0's engines, no casebase: Style classic (fixed-depth alpha-beta) or adaptive",
+        "searching alone",
+        (
+            Option("Style", "combo", STYLES[0], choices=STYLES),
+            Option("Depth", "spin", 4, 1, 20),  # the classic depth; the adaptive style's base depth
+            Option("DepthDeviation", "spin", 2, 0, 10),
+            # the adaptive style's randomisation threshold (shared with guided mode)
+            Option("Tolerance", "spin", 50, 0, 1000),
+        ),
+        casebase=False,
+    ),
 }
 
 
@@ -187,6 +217,8 @@ def engine_options() -> list[Option]:
         Option("Mode", "combo", next(iter(MODES)), choices=tuple(MODES)),
         *(Option(name, "spin", 50, 0, 100) for name in WEIGHT_OPTIONS),
         Option("Seed", "spin", 0, 0, SEED_MAX),
+        # every mode plays the tables' move where they cover the position
+        Option("Tables", "string", str(default_folder())),
     ]
     for mode in MODES.values():
         options += [o for o in mode.options if o.name not in {x.name for x in options}]
@@ -225,17 +257,21 @@ class AgentBuilder:
         self._used_model = False  # whether the agent in use asked for the model
         self._judge: Judge | None = None
         self._used_judge = False
+        self._tablebase: Tablebase | None = None
         self._seed: int | None = None
 
     def agent(self, values: Mapping[str, OptionValue]) -> Agent:
-        """The agent for ``values``; a new one starts from the game's seed, as at a new game."""
+        """The agent for ``values``; a new one starts from the game's seed, as at a new game.
+        Where the endgame tables cover the position, it plays their move."""
+        from engine.tables import TablebaseAgent
+
         path = str(values["Casebase"])
         key = (tuple(sorted(values.items())), file_state(path), file_state(str(values.get("Model", ""))))
+        mode = MODES[str(values["Mode"])]
         if self._agent is None or key != self._key:
-            mode = MODES[str(values["Mode"])]
-            casebase = self._load(path)
+            casebase = self._load(path) if mode.casebase else None
             self._used_model = self._used_judge = False
-            agent = mode.factory(casebase, values, self)
+            agent = TablebaseAgent(mode.factory(casebase, values, self), self.tablebase(str(values["Tables"])))
             if not self._used_judge:
                 self.close()
             if self._seed is None or int(values["Seed"]):
@@ -248,10 +284,11 @@ class AgentBuilder:
                     f"{values['Mode']} mode: casebase {casebase.expert} ({len(casebase)} cases{elo}),"
                     f" weights {weights_of(values)}{own}"
                 )
+            elif not mode.casebase:
+                self.news.append(f"{values['Mode']} mode: " + ", ".join(f"{o.name} {values[o.name]}" for o in mode.options))
             self._agent, self._key = agent, key
-        assert self._casebase is not None
         problems = []
-        if self._casebase[2]:
+        if mode.casebase and self._casebase is not None and self._casebase[2]:
             model_in_use = self._used_model and self._model is not None and self._model[1] is not None
             instead = "the style model proposes alone" if model_in_use else MODES[str(values["Mode"])].without_casebase
             problems.append(f"{self._casebase[2]}; {instead}")
@@ -294,6 +331,14 @@ class AgentBuilder:
         else:
             self.news.append(f"judge: {self._judge.name} ({clip(command)}), threads {threads}, hash {hash_mb} MB")
         return self._judge
+
+    def tablebase(self, folder: str) -> Tablebase:
+        """The tables of ``folder``, kept while the folder stays the same."""
+        from endgame.tablebase import Tablebase
+
+        if self._tablebase is None or str(self._tablebase.folder) != str(Path(folder or default_folder())):
+            self._tablebase = Tablebase(folder or default_folder())
+        return self._tablebase
 
     def close(self) -> None:
         """Quit the judge process, if one runs (at the end of the session, or when no longer wanted)."""

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 
 import chess
 
+from endgame.tablebase import Probe, Tablebase
 from engine.evaluation import evaluate, material_white, move_delta
 from engine.moveorder import MoveOrder, noisy_moves
 from engine.scores import MATE, from_root, is_mate_score, to_root
@@ -52,6 +53,8 @@ INF = 1_000_000
 MAX_PLY = 120
 #: Iterations when neither depth nor nodes bounds the search.
 MAX_DEPTH = 64
+#: Above this score (centipawns) a position is won: guided mode never lets it slip to a draw.
+WINNING = 200
 #: Nodes between two looks at the clock and the stop event (about 5 ms of work).
 CHECK_EVERY = 128
 
@@ -96,7 +99,9 @@ class SearchResult:
         """Root moves with an exact score at least ``score - tolerance``, best first.
 
         When the best score is a mate, only moves with that very score are sound: a slower
-        mate within the tolerance, chosen move after move, might never arrive.
+        mate within the tolerance, chosen move after move, might never arrive. When it is a
+        win (above :data:`WINNING`), a move scoring a draw or worse (a repetition, the fifty-move
+        rule) is never sound, whatever the tolerance.
         """
         tolerance = self.tolerance if tolerance is None else tolerance
         if tolerance > self.tolerance:
@@ -104,6 +109,8 @@ class SearchResult:
         if self.score is None:
             return []
         floor = self.score if is_mate_score(self.score) else self.score - tolerance
+        if self.score > WINNING:
+            floor = max(floor, 1)
         good = [(s.score, m) for m, s in self.scores.items() if s.exact and s.score >= floor]
         return [m for _, m in sorted(good, key=lambda x: -x[0])]
 
@@ -132,12 +139,17 @@ class Searcher:
     A fresh table per search makes ``go depth`` and ``go nodes`` give the same move however
     the engine got to the position. ``table=False`` turns the table off and
     ``quiescence=False`` makes the horizon's leaves static evaluations: the tests compare
-    each variant with plain minimax.
+    each variant with plain minimax. ``evaluation(board, material)`` scores the leaves
+    (default :func:`engine.evaluation.evaluate`; ``material`` is its incremental sum). With a ``tablebase``, a position it covers below the
+    root is a leaf scored by the table (a mate at its exact distance, or a draw).
     """
 
-    def __init__(self, *, table: bool = True, quiescence: bool = True) -> None:
+    def __init__(self, *, table: bool = True, quiescence: bool = True, tablebase: Tablebase | None = None,
+                 evaluation: Callable[[chess.Board, int], int] = evaluate) -> None:
         self.use_table = table
         self.use_quiescence = quiescence
+        self.tablebase = tablebase
+        self.evaluate = evaluation
         self._reset(chess.Board(), _Limits(MAX_DEPTH, None, None, None, None), 0, time.monotonic())
 
     def _reset(self, board: chess.Board, limits: _Limits, tolerance: int, start: float) -> None:
@@ -331,10 +343,14 @@ class Searcher:
             return -MATE + ply if board.is_checkmate() else 0
         if not (board.pawns | board.rooks | board.queens) and board.is_insufficient_material():
             return 0
+        if self.tablebase is not None and not board.pawns and chess.popcount(board.occupied) <= 4:
+            verdict = self.tablebase.probe(board)
+            if verdict is not None:
+                return _table_score(verdict, ply)
         if depth <= 0 or ply >= MAX_PLY:
             if self.use_quiescence:
                 return self._quiesce(alpha, beta, ply, material)
-            return evaluate(board, material)
+            return self.evaluate(board, material)
 
         table = self.table
         table_move = None
@@ -394,14 +410,14 @@ class Searcher:
         if ply > self.seldepth:
             self.seldepth = ply
         if ply >= MAX_PLY:
-            return evaluate(board, material)
+            return self.evaluate(board, material)
         if board.is_check():
             moves = list(self.order.staged(board, None, ply))
             if not moves:
                 return -MATE + ply
             best = -INF
         else:
-            best = evaluate(board, material)
+            best = self.evaluate(board, material)
             if best >= beta:
                 return best
             if best > alpha:
@@ -424,6 +440,14 @@ class Searcher:
                     if score >= beta:
                         break
         return best
+
+
+def _table_score(verdict: Probe, ply: int) -> int:
+    """The score of a table's verdict on a node ``ply`` plies down: a mate at its distance, or 0."""
+    if verdict.wins is None:
+        return 0
+    distance = ply + verdict.plies
+    return MATE - distance if verdict.wins else -(MATE - distance)
 
 
 def _past_counts(board: chess.Board) -> dict[int, int]:

@@ -316,6 +316,8 @@ class UciEngine:
             self.info(line)
         if decision.move is not None:
             score = "" if decision.score_cp is None else f" score cp {decision.score_cp}"
+            if decision.mate is not None:
+                score = f" score mate {decision.mate}"
             self.send(f"info time {elapsed}{score} pv {decision.move.uci()}")
         # go infinite / go ponder: the move is ready, but UCI holds it until stop or ponderhit.
         with self._wake:

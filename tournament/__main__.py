@@ -27,8 +27,8 @@ def _parser() -> argparse.ArgumentParser:
                             description="Every configuration, every ordered pair of players,"
                             " --rounds games each; then the report. Run it again with the same"
                             " --out to resume an interrupted run.")
-    r.add_argument("--casebases", nargs="+", required=True, type=Path, metavar="X.npz",
-                   help="the experts' casebases (player id = file name without .npz)")
+    r.add_argument("--casebases", nargs="+", default=[], type=Path, metavar="X.npz",
+                   help="the experts' casebases (player id = file name without .npz); none for a match of --engines")
     r.add_argument("--configs", nargs="+", default=["thesis"], metavar="CONFIG",
                    help="'thesis' (the five of cbr-agent.md section 6, default), their names,"
                    " or weight lists such as \"0.8 0.8 0.5\"")

@@ -46,9 +46,11 @@ class TournamentSettings:
     judge: str = ""
 
     def schedule(self) -> list[GameSpec]:
+        """The games; outside engines meet only the casebases, unless there are none (a match of engines)."""
+        engines = [e.id for e in self.entrants if e.is_engine]
         return build_schedule(
             [e.id for e in self.entrants], self.configs, self.rounds, self.seed,
-            reference=[e.id for e in self.entrants if e.is_engine],
+            reference=engines if len(engines) < len(self.entrants) else [],
         )
 
     def manifest(self, date: str) -> dict[str, Any]:

@@ -1,0 +1,45 @@
+"""Endgames the tables cover are played from the tables (issue 12): whatever the mode, a
+position of KQK, KRK, KBBK or KBNK gets the distance-to-mate-optimal move."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+import chess
+
+from endgame.tablebase import Tablebase, ending_of
+from engine.agent import Agent, Decision, IterationCallback
+from engine.timeman import SearchLimits
+
+
+class TablebaseAgent:
+    """Plays the tables' move where they cover the position, else asks ``agent`` (implements
+    :class:`engine.agent.Agent`)."""
+
+    def __init__(self, agent: Agent, tables: Tablebase) -> None:
+        self.agent, self.tables = agent, tables
+
+    def new_game(self, seed: int | None = None) -> None:
+        self.agent.new_game(seed)
+
+    def choose(
+        self,
+        board: chess.Board,
+        moves: Sequence[chess.Move] | None = None,
+        *,
+        limits: SearchLimits | None = None,
+        stop: threading.Event | None = None,
+        on_iteration: IterationCallback | None = None,
+    ) -> Decision:
+        found = self.tables.best(board, None if moves is None else set(moves))
+        if found is None:
+            return self.agent.choose(board, moves, limits=limits, stop=stop, on_iteration=on_iteration)
+        move, verdict = found
+        ending = ending_of(board)
+        assert ending is not None
+        why = f"tablebase: {verdict.text()} ({ending[0]}); played {board.san(move)}, the distance-to-mate-optimal move"
+        if verdict.wins is None:
+            return Decision(move=move, explanation=[why], score_cp=0)
+        return Decision(move=move, explanation=[why], mate=verdict.moves if verdict.wins else -verdict.moves)
+
