@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: install demo test bench casebases experiment fidelity fidelity-judge fidelity-ceiling strength model tables clean
+.PHONY: install demo test bench casebases experiment fidelity fidelity-judge fidelity-ceiling strength model tables kbnk chess0 clean
 
 # Playing needs only the runtime packages (no torch): the demo, the engine, the benches.
 install: $(STAMP)
@@ -43,6 +43,7 @@ bench: install
 	$(PY) bench/bench_tournament.py
 	$(PY) bench/bench_search.py
 	$(PY) bench/bench_model.py
+	$(PY) bench/bench_tables.py
 
 # The style model (issue 10): a residual network trained on every move of the masters
 # collection (data/masters-2500plus.pgn.gz, which holds no game of the ladder experts), written
@@ -65,6 +66,24 @@ casebases/masters.npz: data/masters-2500plus.pgn.gz $(wildcard casebase/*.py) | 
 tables: install
 	$(PY) -m endgame build
 	$(PY) -m endgame check --positions 2000
+
+# Bergbom's study (issue 12): networks learn KBNK distance to mate from the tables, then play 100
+# random positions against the tables' defence (needs make tables; about 10 minutes on 2 cores).
+# KBNK_DEEP names a network made by `python -m learn kbnk-deep` (torch; 1 minute on a GPU) to play too.
+KBNK_DEEP ?=
+
+kbnk: tables
+	$(PY) -m learn kbnk --designs study mutual best $(if $(KBNK_DEEP),--deep $(KBNK_DEEP))
+
+# Chess0's classic against its adaptive engine (issue 12): 100 games, mode search, no casebase,
+# into results/chess0/ (resumable; about an hour on 2 cores).
+CHESS0 = cmd='$(PY) uci_main.py --mode search'
+
+chess0: install
+	$(PY) -m tournament run --configs balanced --rounds 50 --tc 40/60 --out results/chess0 \
+	    --event "Chess0 classic vs adaptive" \
+	    --engine "name=classic $(CHESS0) option.Style=classic option.Depth=3" \
+	    --engine "name=adaptive $(CHESS0) option.Style=adaptive option.Depth=3 option.DepthDeviation=1"
 
 # The demo: Carlsen against Ivanchuk, each side a UCI engine process, every move explained.
 demo: install casebases

@@ -21,12 +21,12 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m endgame", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     b = commands.add_parser("build", help="make distance-to-mate tables by retrograde analysis")
-    b.add_argument("endings", nargs="*", choices=[[], *ENDINGS], default=list(ENDINGS), metavar="ENDING",
+    b.add_argument("endings", nargs="*", metavar="ENDING",
                    help=f"any of {', '.join(ENDINGS)} (default: all)")
     b.add_argument("--folder", type=Path, default=default_folder(), help="where the tables go (default: %(default)s)")
     b.add_argument("--force", action="store_true", help="make them again even where a file exists")
     c = commands.add_parser("check", help="compare each table with python-chess's rules on sampled positions")
-    c.add_argument("endings", nargs="*", choices=[[], *ENDINGS], default=list(ENDINGS), metavar="ENDING")
+    c.add_argument("endings", nargs="*", metavar="ENDING", help="(default: all)")
     c.add_argument("--positions", type=int, default=2000, help="sampled positions per ending (default 2000)")
     c.add_argument("--folder", type=Path, default=default_folder())
     p = commands.add_parser("probe", help="the tables' verdict and best move in a position")
@@ -81,6 +81,11 @@ def check_all(endings: list[str], folder: Path, positions: int) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
+        if args.command in ("build", "check"):
+            unknown = set(args.endings) - set(ENDINGS)
+            if unknown:
+                raise ValueError(f"no such ending: {', '.join(sorted(unknown))} (there are {', '.join(ENDINGS)})")
+            args.endings = args.endings or list(ENDINGS)
         if args.command == "build":
             build(args.endings, args.folder, args.force)
             return 0

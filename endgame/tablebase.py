@@ -62,6 +62,13 @@ SYMMETRIES = _symmetries()
 _TO_TRIANGLE = np.array([next(t for t in range(8) if _TRIANGLE_INDEX[SYMMETRIES[t, s]] >= 0) for s in range(64)])
 
 
+def triangle_squares(squares: list[int]) -> list[int]:
+    """``squares`` (the white king's first) under a symmetry that takes the white king into the
+    triangle; the white king as its index there (0..9), the others as squares."""
+    moved = SYMMETRIES[_TO_TRIANGLE[squares[0]], squares]
+    return [int(_TRIANGLE_INDEX[moved[0]]), *(int(s) for s in moved[1:])]
+
+
 @dataclass(frozen=True)
 class Stored:
     """A table as kept: values by side to move, the white king's dimension cut to the triangle."""
@@ -79,9 +86,7 @@ class Stored:
     def value(self, white_to_move: bool, squares: list[int]) -> int:
         """The stored value (plies to mate + 1; 0: no win) of White's ``squares`` (king, black
         king, men in the table's order), with White to move or not."""
-        t = _TO_TRIANGLE[squares[0]]
-        moved = SYMMETRIES[t, squares]
-        index = (int(_TRIANGLE_INDEX[moved[0]]), *(int(s) for s in moved[1:]))
+        index = tuple(triangle_squares(squares))
         return int((self.white_to_move if white_to_move else self.black_to_move)[index])
 
     def save(self, path: str | os.PathLike[str]) -> None:

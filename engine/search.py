@@ -14,6 +14,7 @@ Exactness, because the guided mode trusts each root score (search.md §2–3):
   capture (except under-promotions and losing captures, see :func:`engine.moveorder.noisy_moves`) and every
   non-capturing queen promotion, in MVV-LVA order. A side in check may not stand pat: it
   searches all its evasions, and with none it is mated.
+- With a tablebase, a position it covers below the root is a leaf scored by the tables.
 - Draws score 0 at every node below the root: insufficient material, the fifty-move rule
   (unless the move mates), and repetition. A position repeating one met earlier in the tree
   (strictly after the root) is a draw; one that only repeats the game before the search

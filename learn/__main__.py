@@ -8,6 +8,8 @@ from pathlib import Path
 
 from casebase.arguments import positive_int
 from casebase.format import CasebaseError
+from endgame import default_folder
+from endgame.tablebase import TablebaseError
 from engine.model import ModelError
 
 
@@ -33,6 +35,21 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("model", type=Path)
     e.add_argument("casebases", nargs="+", type=Path, metavar="X.npz")
     e.add_argument("--positions", type=positive_int, default=5000, help="cases per casebase, spread evenly")
+    k = commands.add_parser("kbnk", help="Bergbom's study: networks learn KBNK distance to mate, then play it",
+                            description="Train each design's two networks on random won KBNK positions labelled by"
+                            " the tables (make tables), then play random positions against the tables' defence.")
+    k.add_argument("--designs", nargs="+", default=["study", "best"], metavar="NAME",
+                   help="any of study, mutual, best (default: study best)")
+    k.add_argument("--deep", type=Path, metavar="MODEL.npz", help="also play a network made by kbnk-deep")
+    k.add_argument("--positions", type=positive_int, default=100, help="games per design (default 100)")
+    k.add_argument("--ending", default="KBNK", help="KBNK (default) or the study's prototype KRK")
+    k.add_argument("--tables", type=Path, default=default_folder(), help="the tables' folder (default: %(default)s)")
+    kd = commands.add_parser("kbnk-deep", help="a deep network learns the whole KBNK table (torch, GPU if present)")
+    kd.add_argument("-o", "--out", type=Path, required=True, metavar="MODEL.npz")
+    kd.add_argument("--hidden", type=positive_int, default=1024)
+    kd.add_argument("--depth", type=positive_int, default=4, help="hidden layers (default 4)")
+    kd.add_argument("--epochs", type=positive_int, default=60)
+    kd.add_argument("--tables", type=Path, default=default_folder())
     return parser
 
 
@@ -48,13 +65,22 @@ def main(argv: list[str] | None = None) -> int:
                            progress=True)
             print(f"{args.out}: validation top-1 {result.validation_top1:.1%} on {result.validation_positions}"
                   f" positions; {result.steps} steps in {result.seconds:.0f} s on {result.device}")
+        elif args.command == "kbnk":
+            from learn.kbnk import report
+
+            print(report(args.tables, args.ending, args.designs, args.positions, args.deep))
+        elif args.command == "kbnk-deep":
+            from endgame.tablebase import Stored
+            from learn.kbnk_deep import train as train_deep
+
+            print(train_deep(Stored.load(args.tables / "KBNK.npz"), args.out, args.hidden, args.depth, args.epochs))
         else:
             from learn.evaluate import legal_top1
 
             for path in args.casebases:
                 share, n = legal_top1(args.model, path, args.positions)
                 print(f"{path}: the model's favourite legal move is the case's in {share:.1%} of {n} cases")
-    except (ValueError, OSError, CasebaseError, ModelError) as exc:
+    except (ValueError, OSError, CasebaseError, ModelError, TablebaseError) as exc:
         print(f"python -m learn {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -21,9 +21,12 @@ import chess
 import chess.engine
 
 from casebase.format import Casebase, CasebaseError
+from endgame import default_folder
+from endgame.tablebase import Tablebase
 from engine.agent import Decision, PureAgent
 from engine.modes import MODES, WEIGHT_OPTIONS
 from engine.scores import MATE
+from engine.tables import TablebaseAgent
 from engine.timeman import SearchLimits
 from tournament.schedule import Configuration
 
@@ -173,6 +176,7 @@ class Lineup:
     judge: str = ""
     _casebases: dict[str, Casebase] = field(default_factory=dict)
     _engines: dict[str, chess.engine.SimpleEngine] = field(default_factory=dict)
+    _tables: Tablebase | None = None
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -192,8 +196,11 @@ class Lineup:
         if entrant.is_engine:
             return UciSide(self._engine(entrant.id, entrant.command), dict(entrant.options))
         assert entrant.path is not None  # a casebase entrant
-        if self.in_process:
-            return PureAgent(self._casebase(entrant.id, entrant.path), config.weights, seed)
+        if self.in_process:  # as the UCI engine plays it: the endgame tables' moves where they cover
+            if self._tables is None:
+                self._tables = Tablebase(default_folder())
+            return TablebaseAgent(PureAgent(self._casebase(entrant.id, entrant.path), config.weights, seed),
+                                  self._tables)
         engine = self._engine(entrant.id, uci_main_command())
         return UciSide(engine, casebase_options(entrant.path, config, self.mode, seed, self.judge))
 
