@@ -19,6 +19,7 @@ class TablebaseAgent:
 
     def __init__(self, agent: Agent, tables: Tablebase) -> None:
         self.agent, self.tables = agent, tables
+        self._told = 0  # how many of the tables' problems the user has been told
 
     def new_game(self, seed: int | None = None) -> None:
         self.agent.new_game(seed)
@@ -33,13 +34,16 @@ class TablebaseAgent:
         on_iteration: IterationCallback | None = None,
     ) -> Decision:
         found = self.tables.best(board, None if moves is None else set(moves))
+        news, self._told = self.tables.problems[self._told:], len(self.tables.problems)
         if found is None:
-            return self.agent.choose(board, moves, limits=limits, stop=stop, on_iteration=on_iteration)
+            decision = self.agent.choose(board, moves, limits=limits, stop=stop, on_iteration=on_iteration)
+            decision.explanation[:0] = news
+            return decision
         move, verdict = found
         ending = ending_of(board)
         assert ending is not None
-        why = f"tablebase: {verdict.text()} ({ending[0]}); played {board.san(move)}, the distance-to-mate-optimal move"
+        why = [*news, f"tablebase: {verdict.text()} ({ending[0]}); played {board.san(move)}, the distance-to-mate-optimal move"]
         if verdict.wins is None:
-            return Decision(move=move, explanation=[why], score_cp=0)
-        return Decision(move=move, explanation=[why], mate=verdict.moves if verdict.wins else -verdict.moves)
+            return Decision(move=move, explanation=why, score_cp=0)
+        return Decision(move=move, explanation=why, mate=verdict.moves if verdict.wins else -verdict.moves)
 

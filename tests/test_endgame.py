@@ -168,3 +168,15 @@ def test_a_winning_engine_allows_no_fifty_move_draw(kosteniuk_casebase, tables_d
     assert result.info["score"].white().score(mate_score=MATE) > 200
     board.push(result.move)
     assert not board.is_fifty_moves() or board.is_checkmate()
+
+
+def test_a_damaged_table_is_reported_and_the_game_goes_on(kosteniuk_casebase, tmp_path):
+    (tmp_path / "KRK.npz").write_bytes(b"not a table")
+    board = chess.Board("8/8/8/4k3/8/8/8/R3K3 w - - 0 1")
+    with popen("--casebase", str(kosteniuk_casebase), "--mode", "guided") as engine:
+        engine.configure({"Tables": str(tmp_path)})
+        with engine.analysis(board, chess.engine.Limit(nodes=2000)) as analysis:
+            strings = " ".join(info.get("string", "") for info in analysis)
+        move = engine.play(board, chess.engine.Limit(nodes=2000)).move
+    assert "KRK.npz: cannot read the table" in strings and "make tables" in strings
+    assert move in board.legal_moves and "tablebase:" not in strings
