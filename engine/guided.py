@@ -66,7 +66,7 @@ class GuidedAgent(CaseAgent):
         case_weight: float = 0.5,
         judge: Judge | None = None,
         judge_depth: int = 0,
-        judge_tolerance: int = 10,
+        judge_tolerance: int = 25,
         tablebase: Tablebase | None = None,
     ) -> None:
         if neighbours < 1:

@@ -188,8 +188,8 @@ MODES: dict[str, Mode] = {
             # an outside UCI engine that scores the proposals instead of the built-in search
             Option("Judge", "string", ""),
             Option("JudgeDepth", "spin", 0, 0, 99),  # 0: by the go's limits and the clock
-            # centipawns on the judge's scale (10: measured best for fidelity, search.md §7)
-            Option("JudgeTolerance", "spin", 10, 0, 1000),
+            # centipawns on the judge's scale (25: measured best for fidelity, search.md §7)
+            Option("JudgeTolerance", "spin", 25, 0, 1000),
             Option("JudgeThreads", "spin", 1, 1, 1024),
             Option("JudgeHash", "spin", 16, 1, 65536),  # MB
         ),

@@ -85,7 +85,7 @@ class FidelitySettings:
     case_weight: float = 0.5
     #: Guided mode's Tolerance and JudgeTolerance (centipawns).
     tolerance: int = 50
-    judge_tolerance: int = 10
+    judge_tolerance: int = 25
 
     def describe(self, mode: str, engine_name: str | None = None) -> str:
         """How ``mode`` plays, for the table and the JSON."""

@@ -60,8 +60,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                    help="the depth of stockfish mode and of the judge (default 10)")
     f.add_argument("--tolerance", type=int, default=50, metavar="CP",
                    help="guided mode's Tolerance in centipawns (default 50)")
-    f.add_argument("--judge-tolerance", type=int, default=10, metavar="CP",
-                   help="judged mode's JudgeTolerance in centipawns (default 10)")
+    f.add_argument("--judge-tolerance", type=int, default=25, metavar="CP",
+                   help="judged mode's JudgeTolerance in centipawns (default 25)")
     f.add_argument("--prior", choices=PRIORS, default=DEFAULT_PRIOR,
                    help=f"guided mode's prior, as option Prior (default {DEFAULT_PRIOR})")
     f.add_argument("--model", default=str(default_model()), metavar="MODEL.npz",
