@@ -162,6 +162,11 @@ class Tablebase:
         self._tables: dict[str, Stored | None] = {}
         self._lock = threading.Lock()
 
+    def prepare(self) -> None:
+        """Open (or make) the small tables now, so that no move waits the second it takes."""
+        for ending in sorted(self.make):
+            self.table(ending)
+
     def table(self, ending: str) -> Stored | None:
         """The table of ``ending``: from its file, made now if small, else None (the reason
         is added to :attr:`problems`)."""
