@@ -18,7 +18,7 @@ from engine.timeman import SearchLimits
 from engine.weights import Weights
 
 if TYPE_CHECKING:
-    from engine.search import SearchResult
+    from engine.searchresult import SearchResult
 
 #: What an agent that searches calls after each finished iteration (the UCI layer reports it).
 IterationCallback = Callable[["SearchResult"], None]

@@ -33,7 +33,8 @@ from engine.model import StyleModel
 from engine.modes import SELECTIONS
 from engine.prior import PRIORS, AdaptedCase, Proposal
 from engine.scores import is_mate_score, mate_moves, score_text
-from engine.search import Searcher, SearchResult
+from engine.search import Searcher
+from engine.searchresult import SearchResult
 from engine.timeman import Budget, SearchLimits, search_budget
 from engine.weights import Weights
 

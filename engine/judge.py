@@ -4,7 +4,7 @@
 :class:`Judge` runs any UCI engine (Stockfish, say) through python-chess's client and scores
 one position's proposals in two searches: first the proposals alone (``searchmoves`` with one
 principal variation each), then all moves (its own best). The result is a
-:class:`~engine.search.SearchResult` like the built-in search's, so guided mode applies its
+:class:`~engine.searchresult.SearchResult` like the built-in search's, so guided mode applies its
 decision rule to it unchanged.
 
 Faults (a judge that is missing, is not a UCI engine, crashes, hangs past its share of the
@@ -28,7 +28,7 @@ import chess
 import chess.engine
 
 from engine.scores import from_mate_moves
-from engine.search import RootScore, SearchResult
+from engine.searchresult import RootScore, SearchResult
 from engine.timeman import Budget
 
 #: The most proposals (the largest priors first) the judge scores.

@@ -29,7 +29,7 @@ from engine.timeman import SearchLimits, checked_limits
 
 if TYPE_CHECKING:
     from engine.agent import Agent, Decision
-    from engine.search import SearchResult
+    from engine.searchresult import SearchResult
 
 ENGINE_NAME = "cbr-chess"
 ENGINE_AUTHOR = "the cbr-chess authors, after Qvarford (2015)"

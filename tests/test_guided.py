@@ -15,7 +15,8 @@ from casebase.format import Casebase
 from engine.guided import GuidedAgent
 from engine.model import StyleModel
 from engine.prior import MIN_SHARE
-from engine.search import CHECK_EVERY, SearchResult
+from engine.search import CHECK_EVERY
+from engine.searchresult import SearchResult
 from engine.timeman import DEFAULT_NODES, SearchLimits
 from engine.weights import WEIGHT_CONFIGS
 

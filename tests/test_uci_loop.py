@@ -12,7 +12,7 @@ from engine_helpers import favourite_model
 from engine import modes
 from engine.agent import Decision
 from engine.modes import Mode, Option
-from engine.search import RootScore, SearchResult
+from engine.searchresult import RootScore, SearchResult
 from engine.uci import UciEngine
 
 A3 = chess.Move.from_uci("a2a3")
