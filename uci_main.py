@@ -17,9 +17,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from engine.modes import MODES, SEED_MAX, WEIGHT_OPTIONS, default_casebase
-from engine.uci import main_loop
-from engine.weights import WEIGHT_CONFIGS, to_hundredths
+from engine.agents.modes import MODES, SEED_MAX, WEIGHT_OPTIONS, default_casebase
+from engine.cbr.weights import WEIGHT_CONFIGS, to_hundredths
+from engine.uci.protocol import main_loop
 
 
 def parse_args(argv: list[str] | None = None) -> dict[str, str]:

@@ -49,12 +49,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from casebase.format import Casebase  # noqa: E402
-from engine.adaptation import candidate_moves  # noqa: E402
-from engine.guided import GuidedAgent  # noqa: E402
-from engine.prior import AdaptedCase, vote_shares  # noqa: E402
-from engine.scores import MATE  # noqa: E402
-from engine.search import Searcher  # noqa: E402
-from engine.weights import WEIGHT_CONFIGS  # noqa: E402
+from engine.agents.guided import GuidedAgent  # noqa: E402
+from engine.cbr.adaptation import candidate_moves  # noqa: E402
+from engine.cbr.weights import WEIGHT_CONFIGS  # noqa: E402
+from engine.search.alphabeta import Searcher  # noqa: E402
+from engine.search.scores import MATE  # noqa: E402
+from engine.style.prior import AdaptedCase, vote_shares  # noqa: E402
 from tournament.fidelity import DEFAULT_STOCKFISH, open_engine, position_seed, spread  # noqa: E402
 from tournament.heldout import PHASES, Position, plain_uci, read_positions  # noqa: E402
 from tournament.stats import wilson  # noqa: E402

@@ -24,8 +24,8 @@ import chess  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.model import StyleModel  # noqa: E402
-from engine.modes import default_model  # noqa: E402
+from engine.agents.modes import default_model  # noqa: E402
+from engine.style.model import StyleModel  # noqa: E402
 
 POSITIONS = [
     chess.STARTING_FEN,

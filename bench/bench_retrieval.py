@@ -24,9 +24,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from casebase.format import GAME_COLUMNS, Casebase  # noqa: E402
-from engine.agent import PureAgent  # noqa: E402
-from engine.retrieval import CaseIndex  # noqa: E402
-from engine.weights import WEIGHT_CONFIGS  # noqa: E402
+from engine.agents.pure import PureAgent  # noqa: E402
+from engine.cbr.retrieval import CaseIndex  # noqa: E402
+from engine.cbr.weights import WEIGHT_CONFIGS  # noqa: E402
 
 OUT = ROOT / "bench" / "out"
 DEFAULT_PGN = ROOT / "data" / "masters-2500plus.pgn.gz"

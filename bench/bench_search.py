@@ -22,11 +22,11 @@ sys.path.insert(0, str(ROOT))
 
 from casebase.builder import build  # noqa: E402
 from casebase.selection import Selection  # noqa: E402
-from engine.guided import GuidedAgent  # noqa: E402
-from engine.search import Searcher  # noqa: E402
-from engine.timeman import SearchLimits  # noqa: E402
-from engine.weights import WEIGHT_CONFIGS  # noqa: E402
-from engine.zobrist import board_pieces_key, full_key, pieces_delta  # noqa: E402
+from engine.agents.guided import GuidedAgent  # noqa: E402
+from engine.cbr.weights import WEIGHT_CONFIGS  # noqa: E402
+from engine.search.alphabeta import Searcher  # noqa: E402
+from engine.search.limits import SearchLimits  # noqa: E402
+from engine.search.zobrist import board_pieces_key, full_key, pieces_delta  # noqa: E402
 
 POSITIONS = {
     "start": chess.STARTING_FEN,

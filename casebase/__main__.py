@@ -6,12 +6,12 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from casebase.arguments import positive_int
 from casebase.builder import build
 from casebase.format import Casebase, CasebaseError
 from casebase.holdout import held_out_games, write_pgn
 from casebase.info import describe, summary
 from casebase.selection import BuildError, Selection
+from common.cli import positive_int
 
 
 def _add_selection(parser: argparse.ArgumentParser) -> None:

@@ -30,20 +30,18 @@ input gives byte-identical files.
 
 from __future__ import annotations
 
-import glob
 import json
 import os
 import struct
-import tempfile
 import zipfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import chess
 import numpy as np
+
+from common.files import atomic_file
 
 FORMAT_NAME = "cbr-chess-casebase"
 FORMAT_VERSION = 1
@@ -358,53 +356,6 @@ class Casebase:
             game_index=int(self.games["index"][row]),
             source_file=str(sources[src]["name"]) if 0 <= src < len(sources) else "?",
         )
-
-
-@contextmanager
-def atomic_file(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
-    """A binary file that appears at ``path`` only once completely written (temporary file,
-    fsync, rename), with the permissions the umask gives a new file rather than 0600.
-
-    The temporary file is ``.NAME.PID.XXXX.tmp`` beside ``path``; those of ``path`` left by
-    a writer that was killed (its process is gone) are removed first.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    remove_stale_temporaries(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        umask = os.umask(0o022)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def remove_stale_temporaries(path: Path) -> None:
-    """Remove the temporary files of :func:`atomic_file` for ``path`` whose writing process is
-    gone (killed while writing)."""
-    prefix = f".{path.name}."
-    for tmp in path.parent.glob(f"{glob.escape(prefix)}*.tmp"):
-        pid = tmp.name[len(prefix):].split(".")[0]
-        if pid.isdigit() and _alive(int(pid)):
-            continue  # another writer at work (or this one)
-        tmp.unlink(missing_ok=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # someone else's process
-        return True
-    return True
 
 
 def _read_member(zf: zipfile.ZipFile, member: str) -> np.ndarray:

@@ -11,8 +11,8 @@ import os
 from collections.abc import Sequence
 
 from casebase.builder import collect
-from casebase.format import atomic_file
 from casebase.selection import HELD_OUT, BuildError, Selection
+from common.files import atomic_file
 
 
 def held_out_games(

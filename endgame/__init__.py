@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from common.paths import PROJECT_ROOT
+
 
 def default_folder() -> Path:
     """Where the engine keeps its tables (``make tables`` fills it; KQK and KRK are made at first use)."""
-    return Path(__file__).resolve().parent.parent / "tables"
+    return PROJECT_ROOT / "tables"

@@ -23,7 +23,7 @@ from pathlib import Path
 import chess
 import numpy as np
 
-from casebase.format import atomic_file
+from common.files import atomic_file
 from endgame.retrograde import ENDINGS, Table, generate
 
 FORMAT = "cbr-chess-endgame"

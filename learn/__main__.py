@@ -6,11 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from casebase.arguments import positive_int
 from casebase.format import CasebaseError
+from common.cli import positive_int
 from endgame import default_folder
 from endgame.tablebase import TablebaseError
-from engine.model import ModelError
+from engine.style.model import ModelError
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from casebase.format import Casebase
-from engine.planes import encode, move_index
+from engine.style.planes import encode, move_index
 
 
 @dataclass
@@ -23,7 +23,7 @@ class Examples:
 
     boards: np.ndarray  # N x 8 uint64
     turn: np.ndarray  # N bool
-    moves: np.ndarray  # N int64, engine.planes.move_index
+    moves: np.ndarray  # N int64, engine.style.planes.move_index
     game: np.ndarray  # N int64, distinct across the casebases
     sources: list[str]
 

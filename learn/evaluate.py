@@ -7,7 +7,7 @@ import os
 import numpy as np
 
 from casebase.format import Casebase
-from engine.model import StyleModel
+from engine.style.model import StyleModel
 
 
 def legal_top1(model_path: str | os.PathLike[str], casebase_path: str | os.PathLike[str],

@@ -17,7 +17,7 @@ from typing import Any
 import chess
 import numpy as np
 
-from casebase.format import atomic_file
+from common.files import atomic_file
 from endgame.tablebase import TRIANGLE, Stored, triangle_squares
 
 INPUTS = len(TRIANGLE) + 3 * 64

@@ -1,4 +1,4 @@
-"""The style model's network in torch, and its export to the numpy model file (:mod:`engine.model`)."""
+"""The style model's network in torch, and its export to the numpy model file (:mod:`engine.style.model`)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from engine.model import array_shapes
-from engine.planes import MOVES, PLANES
+from engine.style.model import array_shapes
+from engine.style.planes import MOVES, PLANES
 
 
 def _conv_bn(cin: int, cout: int) -> nn.Sequential:
@@ -41,7 +41,7 @@ class StyleNet(nn.Module):
         return self.head(x).permute(0, 2, 3, 1).reshape(-1, MOVES)
 
     def export_arrays(self) -> dict[str, np.ndarray]:
-        """The weights as :func:`engine.model.save_model` takes them, batch norm folded in."""
+        """The weights as :func:`engine.style.model.save_model` takes them, batch norm folded in."""
         arrays: dict[str, np.ndarray] = {}
         arrays["stem.w"], arrays["stem.b"] = _folded(self.stem)
         for i, block in enumerate(self.tower):

@@ -21,8 +21,8 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from casebase.format import atomic_file
-from engine.model import save_model
+from common.files import atomic_file
+from engine.style.model import save_model
 from learn.data import Examples, batches, epoch_order, validation_sample
 from learn.net import StyleNet
 
@@ -134,7 +134,7 @@ def train(
     rows = validation_sample(validation, config.seed, config.validation_positions)
     top1 = evaluate(net, examples, rows, where)
     meta: dict[str, Any] = {
-        "blocks": config.blocks, "filters": config.filters, "planes": "engine.planes v1",
+        "blocks": config.blocks, "filters": config.filters, "planes": "engine.style.planes v1",
         "trained_on": identity["sources"], "examples": len(examples), "train_examples": int(len(training)),
         "validation_games_share": config.validation, "validation_top1": round(top1, 4),
         "validation_positions": int(len(rows)), "config": dataclasses.asdict(config), "steps": step,

@@ -68,7 +68,7 @@ def pgn_casebase(path: Path, surname: str, max_games: int | None = None) -> Case
 def favourite_model(path: Path, to_square: chess.Square, strength: float = 6.0) -> Path:
     """A style model file (no torch needed) that likes every move to ``to_square`` (in the side
     to move's view: e4 is e5 for Black) and is indifferent among the rest."""
-    from engine.model import array_shapes, save_model
+    from engine.style.model import array_shapes, save_model
 
     arrays = {name: np.zeros(shape, np.float32) for name, shape in array_shapes(1, 4).items()}
     arrays["head.b"][to_square] = strength

@@ -4,8 +4,8 @@ import chess
 import numpy as np
 import pytest
 
-from engine.adaptation import adapt, adaptation_similarity, manhattan
-from engine.weights import WEIGHT_CONFIGS, Weights
+from engine.cbr.adaptation import adapt, adaptation_similarity, manhattan
+from engine.cbr.weights import WEIGHT_CONFIGS, Weights
 
 START = chess.Board()
 E2E4 = chess.Move.from_uci("e2e4")

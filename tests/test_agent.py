@@ -8,9 +8,9 @@ import chess
 import pytest
 from engine_helpers import cases_casebase, pgn_casebase
 
-from engine.agent import PureAgent
-from engine.timeman import SearchLimits
-from engine.weights import WEIGHT_CONFIGS, Weights
+from engine.agents.pure import PureAgent
+from engine.cbr.weights import WEIGHT_CONFIGS, Weights
+from engine.search.limits import SearchLimits
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "experts"
 BALANCED = WEIGHT_CONFIGS["balanced"]

@@ -12,8 +12,13 @@ import chess.engine
 import pytest
 from uci_helpers import popen
 
-from engine.chess0 import Chess0Agent, adaptive_evaluation, classic_evaluation, phase_depth
-from engine.search import Searcher
+from engine.agents.chess0 import (
+    Chess0Agent,
+    adaptive_evaluation,
+    classic_evaluation,
+    phase_depth,
+)
+from engine.search.alphabeta import Searcher
 
 ROOT = Path(__file__).resolve().parent.parent
 MIDDLEGAME = [

@@ -14,8 +14,8 @@ from uci_helpers import popen
 from endgame.check import check, random_position
 from endgame.retrograde import generate
 from endgame.tablebase import Stored, Tablebase, TablebaseError, ending_of
-from engine.scores import MATE
-from engine.search import Searcher
+from engine.search.alphabeta import Searcher
+from engine.search.scores import MATE
 
 
 @pytest.fixture(scope="session")

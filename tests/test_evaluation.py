@@ -6,7 +6,14 @@ import chess
 import pytest
 from search_helpers import random_positions
 
-from engine.evaluation import KING_ENDGAME, PIECE_SQUARE, PIECE_VALUES, evaluate, evaluate_white, is_endgame
+from engine.search.evaluation import (
+    KING_ENDGAME,
+    PIECE_SQUARE,
+    PIECE_VALUES,
+    evaluate,
+    evaluate_white,
+    is_endgame,
+)
 
 
 def _reference_white(board: chess.Board) -> int:

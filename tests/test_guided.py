@@ -12,13 +12,13 @@ from engine_helpers import cases_casebase, favourite_model
 from search_helpers import random_positions, shuffled
 
 from casebase.format import Casebase
-from engine.guided import GuidedAgent
-from engine.model import StyleModel
-from engine.prior import MIN_SHARE
-from engine.search import CHECK_EVERY
-from engine.searchresult import SearchResult
-from engine.timeman import DEFAULT_NODES, SearchLimits
-from engine.weights import WEIGHT_CONFIGS
+from engine.agents.guided import GuidedAgent
+from engine.cbr.weights import WEIGHT_CONFIGS
+from engine.search.alphabeta import CHECK_EVERY
+from engine.search.limits import DEFAULT_NODES, SearchLimits
+from engine.search.result import SearchResult
+from engine.style.model import StyleModel
+from engine.style.prior import MIN_SHARE
 
 BALANCED = WEIGHT_CONFIGS["balanced"]
 DEPTH2 = SearchLimits(depth=2)

@@ -16,11 +16,11 @@ import chess.engine
 import pytest
 from uci_helpers import PROTOCOL, Engine, popen, stop_latency
 
-from engine.guided import GuidedAgent
-from engine.judge import Judge, JudgeError, JudgeSettings, engine_score
-from engine.scores import MATE, mate_moves
-from engine.timeman import Budget, SearchLimits
-from engine.weights import Weights
+from engine.agents.guided import GuidedAgent
+from engine.cbr.weights import Weights
+from engine.outside.judge import Judge, JudgeError, JudgeSettings, engine_score
+from engine.search.limits import Budget, SearchLimits
+from engine.search.scores import MATE, mate_moves
 
 STOCKFISH = shutil.which("stockfish") or "/usr/games/stockfish"
 needs_stockfish = pytest.mark.skipif(not Path(STOCKFISH).is_file(),

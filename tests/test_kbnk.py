@@ -7,7 +7,17 @@ import numpy as np
 import pytest
 
 from endgame.tablebase import Tablebase
-from learn.kbnk import Design, Network, choose, features, play, plies_of, sample, target, train
+from learn.kbnk import (
+    Design,
+    Network,
+    choose,
+    features,
+    play,
+    plies_of,
+    sample,
+    target,
+    train,
+)
 
 
 @pytest.fixture(scope="module")

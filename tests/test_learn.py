@@ -8,8 +8,8 @@ import pytest
 from search_helpers import random_positions
 
 from casebase.format import Casebase
-from engine.model import ModelError, StyleModel, array_shapes, save_model
-from engine.planes import encode, encode_board, legal_indices, move_index
+from engine.style.model import ModelError, StyleModel, array_shapes, save_model
+from engine.style.planes import encode, encode_board, legal_indices, move_index
 
 torch = pytest.importorskip("torch")
 

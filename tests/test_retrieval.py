@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from engine_helpers import cases_casebase, pgn_casebase
 
-from engine.retrieval import CaseIndex
-from engine.similarity import board_similarity
+from engine.cbr.retrieval import CaseIndex
+from engine.cbr.similarity import board_similarity
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "experts"
 

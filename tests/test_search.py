@@ -14,14 +14,14 @@ import chess.polyglot
 import pytest
 from search_helpers import random_positions, shuffled
 
-from engine import search as search_module
-from engine.evaluation import PIECE_VALUES, evaluate, material_white, move_delta
-from engine.scores import MATE, MATE_BOUND
-from engine.search import CHECK_EVERY, Searcher
-from engine.searchresult import RootScore, SearchResult
-from engine.timeman import time_budget
-from engine.uci import iteration_info, uci_score
-from engine.zobrist import board_pieces_key, full_key, pieces_delta
+from engine.search import alphabeta as search_module
+from engine.search.alphabeta import CHECK_EVERY, Searcher
+from engine.search.evaluation import PIECE_VALUES, evaluate, material_white, move_delta
+from engine.search.limits import time_budget
+from engine.search.result import RootScore, SearchResult
+from engine.search.scores import MATE, MATE_BOUND
+from engine.search.zobrist import board_pieces_key, full_key, pieces_delta
+from engine.uci.lines import iteration_info, uci_score
 
 
 def search(board: chess.Board, **limits: object) -> SearchResult:

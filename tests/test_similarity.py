@@ -7,7 +7,12 @@ import numpy as np
 import pytest
 
 from casebase.format import encode_board
-from engine.similarity import CHUNK, SimilarityScanner, board_similarity, square_similarity
+from engine.cbr.similarity import (
+    CHUNK,
+    SimilarityScanner,
+    board_similarity,
+    square_similarity,
+)
 
 WP, WN = chess.Piece(chess.PAWN, chess.WHITE), chess.Piece(chess.KNIGHT, chess.WHITE)
 BP, BN = chess.Piece(chess.PAWN, chess.BLACK), chess.Piece(chess.KNIGHT, chess.BLACK)

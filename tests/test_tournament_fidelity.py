@@ -16,8 +16,8 @@ from casebase.builder import build
 from casebase.format import Casebase
 from casebase.holdout import held_out_games, write_pgn
 from casebase.selection import Selection
-from engine.guided import GuidedAgent
-from engine.timeman import SearchLimits
+from engine.agents.guided import GuidedAgent
+from engine.search.limits import SearchLimits
 from tournament.fidelity import FidelitySettings, play_positions, spread
 from tournament.heldout import non_pawn_material, phase, read_positions
 from tournament.schedule import parse_configurations

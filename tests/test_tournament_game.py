@@ -7,7 +7,7 @@ import chess
 import chess.pgn
 import pytest
 
-from engine.agent import Decision
+from engine.agents.base import Decision
 from tournament.clock import TimeControl
 from tournament.game import play_game
 from tournament.pgnout import RunTags, game_pgn, read_results

@@ -9,11 +9,11 @@ import chess
 import pytest
 from engine_helpers import favourite_model
 
-from engine import modes
-from engine.agent import Decision
-from engine.modes import Mode, Option
-from engine.searchresult import RootScore, SearchResult
-from engine.uci import UciEngine
+from engine.agents import modes
+from engine.agents.base import Decision
+from engine.agents.modes import Mode, Option
+from engine.search.result import RootScore, SearchResult
+from engine.uci.protocol import UciEngine
 
 A3 = chess.Move.from_uci("a2a3")
 

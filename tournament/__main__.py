@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 from casebase.format import CasebaseError
-from engine.model import ModelError
-from engine.modes import MODES
+from engine.agents.modes import MODES
+from engine.style.model import ModelError
 from tournament.clock import TimeControl
 from tournament.demo import DEFAULT_BLACK, DEFAULT_WHITE, demo
 from tournament.fidelity_report import add_commands as add_fidelity_commands

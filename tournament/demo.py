@@ -13,10 +13,15 @@ from typing import TextIO
 import chess
 import chess.engine
 
-from engine.agent import Decision
+from engine.agents.base import Decision
 from tournament.clock import TimeControl
 from tournament.game import UNTERMINATED, play_game
-from tournament.players import UciSide, casebase_entrant, casebase_options, uci_main_command
+from tournament.players import (
+    UciSide,
+    casebase_entrant,
+    casebase_options,
+    uci_main_command,
+)
 from tournament.schedule import Configuration, side_seed
 
 DEFAULT_WHITE = Path("casebases/carlsen-2800.npz")

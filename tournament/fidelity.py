@@ -32,17 +32,24 @@ import numpy as np
 from tqdm import tqdm
 
 from casebase.format import Casebase
-from engine.agent import Agent, PureAgent
-from engine.guided import GuidedAgent
-from engine.judge import Judge, JudgeSettings
-from engine.model import StyleModel
-from engine.modes import DEFAULT_PRIOR, default_model
-from engine.timeman import SearchLimits
-from tournament.heldout import PHASES, Position, casebase_games, plain_uci, read_positions
+from common.files import write_atomic
+from engine.agents.base import Agent
+from engine.agents.guided import GuidedAgent
+from engine.agents.modes import DEFAULT_PRIOR, default_model
+from engine.agents.pure import PureAgent
+from engine.outside.judge import Judge, JudgeSettings
+from engine.search.limits import SearchLimits
+from engine.style.model import StyleModel
+from tournament.heldout import (
+    PHASES,
+    Position,
+    casebase_games,
+    plain_uci,
+    read_positions,
+)
 from tournament.pool import unordered_map
 from tournament.schedule import Configuration
 from tournament.stats import Share
-from tournament.store import write_atomic
 
 FORMAT = "cbr-chess-fidelity"
 #: The ways the fidelity bench can play a position.
@@ -79,7 +86,7 @@ class FidelitySettings:
     guided_nodes: int | None = DEFAULT_GUIDED_NODES
     stockfish: str = DEFAULT_STOCKFISH
     stockfish_depth: int = 10
-    #: Guided mode's prior (engine.prior) and, for a model's, the model file and the cases' weight.
+    #: Guided mode's prior (engine.style.prior) and, for a model's, the model file and the cases' weight.
     prior: str = DEFAULT_PRIOR
     model: str = str(default_model())
     case_weight: float = 0.5

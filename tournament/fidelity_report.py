@@ -12,9 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from casebase.arguments import positive_int
-from engine.modes import DEFAULT_PRIOR, default_model
-from engine.prior import PRIORS
+from common.cli import positive_int
+from common.files import write_atomic
+from engine.agents.modes import DEFAULT_PRIOR, default_model
+from engine.style.prior import PRIORS
 from tournament.fidelity import (
     DEFAULT_GUIDED_NODES,
     DEFAULT_STOCKFISH,
@@ -29,7 +30,6 @@ from tournament.figures import new_figure, save_png
 from tournament.heldout import PHASES
 from tournament.schedule import parse_configurations
 from tournament.stats import Z95, Share, wilson
-from tournament.store import write_atomic
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:

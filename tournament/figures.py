@@ -11,7 +11,7 @@ import matplotlib
 matplotlib.use("Agg")  # before pyplot: no display needed
 import matplotlib.pyplot as plt  # noqa: E402
 
-from tournament.store import write_atomic  # noqa: E402
+from common.files import write_atomic  # noqa: E402
 
 
 def new_figure(width: float, height: float) -> tuple[Any, Any]:

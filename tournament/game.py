@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import chess
 
-from engine.agent import Decision
-from engine.timeman import SearchLimits
+from engine.agents.base import Decision
+from engine.search.limits import SearchLimits
 from tournament.clock import Clock, TimeControl
 from tournament.players import Side
 

@@ -2,7 +2,7 @@
 
 An :class:`Entrant` is a tournament player as the command line names it. A *side* is what
 plays one game: anything with ``choose(board, *, limits) -> Decision`` (the engine's Agent
-protocol). Casebase entrants field a :class:`~engine.agent.PureAgent` in process (the fast
+protocol). Casebase entrants field a :class:`~engine.agents.base.PureAgent` in process (the fast
 path) or our own UCI engine; outside engines always play over UCI (:class:`UciSide`).
 """
 
@@ -23,11 +23,12 @@ import chess.engine
 from casebase.format import Casebase, CasebaseError
 from endgame import default_folder
 from endgame.tablebase import Tablebase
-from engine.agent import Decision, PureAgent
-from engine.modes import MODES, WEIGHT_OPTIONS
-from engine.scores import MATE
-from engine.tables import TablebaseAgent
-from engine.timeman import SearchLimits
+from engine.agents.base import Decision
+from engine.agents.endings import TablebaseAgent
+from engine.agents.modes import MODES, WEIGHT_OPTIONS
+from engine.agents.pure import PureAgent
+from engine.search.limits import SearchLimits
+from engine.search.scores import MATE
 from tournament.schedule import Configuration
 
 
@@ -108,7 +109,7 @@ def uci_main_command() -> tuple[str, ...]:
 
 def casebase_options(path: str, config: Configuration, mode: str, seed: int,
                      judge: str = "") -> dict[str, str | int]:
-    """UCI options that make our engine (engine/uci.py) play one behaviour with one seed
+    """UCI options that make our engine (engine/uci/protocol.py) play one behaviour with one seed
     (judged by the UCI engine at ``judge``, if given)."""
     weights = dict(zip(WEIGHT_OPTIONS, config.weights.hundredths()))
     return {"Casebase": path, "Mode": mode, "Seed": seed, **weights, **({"Judge": judge} if judge else {})}

@@ -17,13 +17,14 @@ from typing import Any
 
 import numpy as np
 
+from common.files import write_atomic
 from tournament.elo import Estimate, fit_ratings, spearman
 from tournament.ordering import follows_elo, longest_ordering
 from tournament.pgnout import GameResult, read_results
 from tournament.plot import plot_strength
 from tournament.schedule import Configuration
 from tournament.standings import Behaviour, ConfigResult, Player
-from tournament.store import RESULTS, RunDirectory, write_atomic
+from tournament.store import RESULTS, RunDirectory
 
 PLOT = "strength.png"
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import chess
 import numpy as np
 
-from engine.modes import SEED_MAX
-from engine.weights import WEIGHT_CONFIGS, Weights, from_hundredths, to_hundredths
+from engine.agents.modes import SEED_MAX
+from engine.cbr.weights import WEIGHT_CONFIGS, Weights, from_hundredths, to_hundredths
 
 
 @dataclass(frozen=True)

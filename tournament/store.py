@@ -18,17 +18,11 @@ from typing import Any
 
 import chess.pgn
 
-from casebase.format import atomic_file
+from common.files import write_atomic
 from tournament.schedule import GameSpec
 
 MANIFEST = "tournament.json"
 RESULTS = "results.pgn"
-
-
-def write_atomic(path: Path, data: str | bytes) -> None:
-    """Write ``data`` to ``path`` so that readers see the old file or the whole new one."""
-    with atomic_file(path) as f:
-        f.write(data.encode("utf-8") if isinstance(data, str) else data)
 
 
 class RunDirectory:

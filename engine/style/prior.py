@@ -4,7 +4,7 @@ Two sources, alone or blended (the ``Prior`` option):
 
 - ``cases``: the k nearest cases vote for their moves adapted to the board, each with the
   weight exp((Sim - Sim_max) / tau) (the thesis's retrieval, made a vote);
-- ``model``: the style model's probabilities over the legal moves (:mod:`engine.model`);
+- ``model``: the style model's probabilities over the legal moves (:mod:`engine.style.model`);
 - ``blend``: the model, and where the position itself is in the casebase (the nearest case
   has similarity 256) the cases too, with the weight ``case_weight``: there the expert's own
   earlier choice is the best evidence of what he plays.

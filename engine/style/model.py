@@ -1,6 +1,6 @@
 """The style model's file and its inference in numpy: a learned move prior (playing never needs torch).
 
-A residual network over the piece planes of :mod:`engine.planes`: a 3 x 3 convolution stem,
+A residual network over the piece planes of :mod:`engine.style.planes`: a 3 x 3 convolution stem,
 ``blocks`` residual blocks of two 3 x 3 convolutions, and a 1 x 1 convolution head with 64
 outputs per square, the logit of moving from that square to each of the 64 squares. Batch
 normalisation is folded into the convolutions when a model is exported, so inference is
@@ -25,8 +25,8 @@ import chess
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from casebase.format import atomic_file
-from engine.planes import MOVES, PLANES, encode_board, legal_indices
+from common.files import atomic_file
+from engine.style.planes import MOVES, PLANES, encode_board, legal_indices
 
 FORMAT_NAME = "cbr-chess-model"
 FORMAT_VERSION = 1

@@ -11,7 +11,7 @@ from __future__ import annotations
 import chess
 import chess.polyglot
 
-from engine.rules import castling_rook
+from engine.search.evaluation import castling_rook
 
 _RANDOM = chess.polyglot.POLYGLOT_RANDOM_ARRAY
 # Polyglot keys: piece index is 2 * (type - 1) + colour (Black 0, White 1).

@@ -9,13 +9,13 @@ from collections.abc import Sequence
 import chess
 
 from endgame.tablebase import Tablebase, ending_of
-from engine.agent import Agent, Decision, IterationCallback
-from engine.timeman import SearchLimits
+from engine.agents.base import Agent, Decision, IterationCallback
+from engine.search.limits import SearchLimits
 
 
 class TablebaseAgent:
     """Plays the tables' move where they cover the position, else asks ``agent`` (implements
-    :class:`engine.agent.Agent`)."""
+    :class:`engine.agents.base.Agent`)."""
 
     def __init__(self, agent: Agent, tables: Tablebase) -> None:
         self.agent, self.tables = agent, tables

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import chess
 
-from engine.rules import castling_rook
-
 PIECE_VALUES = {
     chess.PAWN: 100,
     chess.KNIGHT: 320,
@@ -199,3 +197,11 @@ def evaluate(board: chess.Board, material: int | None = None) -> int:
     :func:`evaluate_white`)."""
     score = evaluate_white(board, material)
     return score if board.turn else -score
+
+
+def castling_rook(king_from: chess.Square, king_to: chess.Square) -> tuple[chess.Square, chess.Square]:
+    """Where the rook goes from and to when the king castles from ``king_from`` to ``king_to``
+    (standard chess: the king's two-square step); the hash and the material updates share it."""
+    if king_to > king_from:
+        return king_from + 3, king_from + 1
+    return king_from - 4, king_from - 1

@@ -4,7 +4,7 @@
 :class:`Judge` runs any UCI engine (Stockfish, say) through python-chess's client and scores
 one position's proposals in two searches: first the proposals alone (``searchmoves`` with one
 principal variation each), then all moves (its own best). The result is a
-:class:`~engine.searchresult.SearchResult` like the built-in search's, so guided mode applies its
+:class:`~engine.search.result.SearchResult` like the built-in search's, so guided mode applies its
 decision rule to it unchanged.
 
 Faults (a judge that is missing, is not a UCI engine, crashes, hangs past its share of the
@@ -27,9 +27,9 @@ from typing import Any, TypeVar
 import chess
 import chess.engine
 
-from engine.scores import from_mate_moves
-from engine.searchresult import RootScore, SearchResult
-from engine.timeman import Budget
+from engine.search.limits import Budget
+from engine.search.result import RootScore, SearchResult
+from engine.search.scores import from_mate_moves
 
 #: The most proposals (the largest priors first) the judge scores.
 JUDGE_PROPOSALS = 5
@@ -64,7 +64,7 @@ class JudgeSettings:
 
 
 def engine_score(score: chess.engine.Score) -> int:
-    """A python-chess score (from the side to move) on this engine's scale (:mod:`engine.scores`)."""
+    """A python-chess score (from the side to move) on this engine's scale (:mod:`engine.search.scores`)."""
     mate = score.mate()
     if mate is None:
         value = score.score()

@@ -10,8 +10,8 @@ Exactness, because the guided mode trusts each root score (search.md §2–3):
 - No pruning or reduction beyond alpha-beta itself, so the root score at depth ``d`` equals
   plain minimax at depth ``d`` over the same leaves. The table only cuts off with entries of
   exactly the remaining depth, for the same reason (a deeper entry would change the value).
-- The leaf is quiescence: stand pat with :func:`engine.evaluation.evaluate`, then every
-  capture (except under-promotions and losing captures, see :func:`engine.moveorder.noisy_moves`) and every
+- The leaf is quiescence: stand pat with :func:`engine.search.evaluation.evaluate`, then every
+  capture (except under-promotions and losing captures, see :func:`engine.search.moveorder.noisy_moves`) and every
   non-capturing queen promotion, in MVV-LVA order. A side in check may not stand pat: it
   searches all its evasions, and with none it is mated.
 - With a tablebase, a position it covers below the root is a leaf scored by the tables.
@@ -28,8 +28,8 @@ Exactness, because the guided mode trusts each root score (search.md §2–3):
   which is much cheaper when many moves lie within the tolerance.
 
 The table is keyed by the polyglot Zobrist hash, updated incrementally from move to move
-(:mod:`engine.zobrist`); so is the evaluation's material and square-bonus sum
-(:func:`engine.evaluation.material_white`). Each finished iteration is handed to the caller
+(:mod:`engine.search.zobrist`); so is the evaluation's material and square-bonus sum
+(:func:`engine.search.evaluation.material_white`). Each finished iteration is handed to the caller
 as a :class:`SearchResult` (``on_iteration``); turning it into protocol text is the UCI
 layer's business. Standard chess only (no Chess960).
 """
@@ -44,11 +44,11 @@ from dataclasses import dataclass
 import chess
 
 from endgame.tablebase import Probe, Tablebase
-from engine.evaluation import evaluate, material_white, move_delta
-from engine.moveorder import MoveOrder, noisy_moves
-from engine.scores import MATE, from_root, is_mate_score, to_root
-from engine.searchresult import RootScore, SearchResult
-from engine.zobrist import board_pieces_key, full_key, pieces_delta, zobrist_key
+from engine.search.evaluation import evaluate, material_white, move_delta
+from engine.search.moveorder import MoveOrder, noisy_moves
+from engine.search.result import RootScore, SearchResult
+from engine.search.scores import MATE, from_root, is_mate_score, to_root
+from engine.search.zobrist import board_pieces_key, full_key, pieces_delta, zobrist_key
 
 INF = 1_000_000
 #: Deepest ply the search goes; quiescence stops there too.
@@ -92,7 +92,7 @@ class Searcher:
     the engine got to the position. ``table=False`` turns the table off and
     ``quiescence=False`` makes the horizon's leaves static evaluations: the tests compare
     each variant with plain minimax. ``evaluation(board, material)`` scores the leaves
-    (default :func:`engine.evaluation.evaluate`; ``material`` is its incremental sum). With a ``tablebase``, a position it covers below the
+    (default :func:`engine.search.evaluation.evaluate`; ``material`` is its incremental sum). With a ``tablebase``, a position it covers below the
     root is a leaf scored by the table (a mate at its exact distance, or a draw).
     """
 

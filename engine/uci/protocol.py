@@ -1,7 +1,7 @@
 """The UCI protocol loop: commands in, protocol lines out, moves chosen by an agent.
 
 This module parses commands, dispatches them and writes every line of protocol text; what
-an agent is and how it is made lives in :mod:`engine.modes`. Nothing but UCI lines goes to
+an agent is and how it is made lives in :mod:`engine.agents.modes`. Nothing but UCI lines goes to
 the output; diagnostics for people are ``info string`` lines (and tracebacks on stderr).
 ``go`` runs on a worker thread so that the input is always read: ``stop``, ``isready`` and
 ``ponderhit`` are answered while the engine thinks, and a ``go`` during a search stops it
@@ -12,129 +12,28 @@ at once.
 
 from __future__ import annotations
 
-import dataclasses
 import secrets
 import sys
 import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import chess
 
-from engine.modes import AgentBuilder, Option, OptionValue, clip, engine_options
-from engine.scores import is_mate_score, mate_moves
-from engine.timeman import SearchLimits, checked_limits
+from common.text import clip
+from engine.agents.modes import Option, OptionValue, engine_options
+from engine.search.limits import SearchLimits
+from engine.uci.commands import parse_go, parse_position
+from engine.uci.lines import declaration, iteration_info
+from engine.uci.resources import AgentBuilder
 
 if TYPE_CHECKING:
-    from engine.agent import Agent, Decision
-    from engine.searchresult import SearchResult
+    from engine.agents.base import Agent, Decision
 
 ENGINE_NAME = "cbr-chess"
 ENGINE_AUTHOR = "the cbr-chess authors, after Qvarford (2015)"
-
-
-def declaration(option: Option, value: OptionValue) -> str:
-    """The ``option name ... type ...`` line of ``option``, announcing ``value`` (the value in force)."""
-    shown = str(value).lower() if option.kind == "check" else value
-    line = f"option name {option.name} type {option.kind} default {shown if shown != '' else '<empty>'}"
-    if option.kind == "spin":
-        line += f" min {option.minimum} max {option.maximum}"
-    return line + "".join(f" var {choice}" for choice in option.choices)
-
-
-def uci_score(score: int) -> str:
-    """A score as a UCI ``info`` payload: ``cp X`` or ``mate M`` (in moves, negative when mated)."""
-    return f"mate {mate_moves(score)}" if is_mate_score(score) else f"cp {score}"
-
-
-def iteration_info(result: SearchResult) -> str:
-    """The ``info`` line of one finished search iteration."""
-    assert result.score is not None
-    ms = max(int(result.seconds * 1000), 0)
-    nps = int(result.nodes / result.seconds) if result.seconds > 0 else 0
-    pv = " ".join(move.uci() for move in result.pv)
-    return (
-        f"info depth {result.depth} seldepth {result.seldepth} score {uci_score(result.score)}"
-        f" nodes {result.nodes} nps {nps} time {ms} pv {pv}"
-    )
-
-
-_GO_NUMBERS = ("wtime", "btime", "winc", "binc", "movestogo", "movetime", "depth", "nodes", "mate")
-_GO_FLAGS = ("infinite", "ponder")
-
-
-def parse_go(tokens: list[str], board: chess.Board) -> tuple[SearchLimits, list[chess.Move] | None, list[str]]:
-    """Limits and search moves of a ``go`` command, and complaints about what was ignored."""
-    numbers: dict[str, Any] = {}
-    flags: set[str] = set()
-    moves: list[chess.Move] | None = None
-    problems: list[str] = []
-    i = 0
-    while i < len(tokens):
-        token = tokens[i]
-        i += 1
-        if token in _GO_FLAGS:
-            flags.add(token)
-        elif token in _GO_NUMBERS:
-            if i < len(tokens) and _is_int(tokens[i]):
-                numbers[token] = int(tokens[i])
-                i += 1
-            else:
-                problems.append(f"go {token} needs a whole number; ignored")
-        elif token == "searchmoves":
-            moves = []
-            while i < len(tokens) and tokens[i] not in _GO_NUMBERS + _GO_FLAGS:
-                try:
-                    move = board.parse_uci(tokens[i])
-                except ValueError:
-                    problems.append(f"searchmoves: {clip(tokens[i])} is not a legal move here; ignored")
-                else:
-                    moves.append(move)
-                i += 1
-        else:
-            problems.append(f"go: unknown parameter {clip(token)!r} ignored")
-    if moves == []:
-        problems.append("searchmoves lists no legal move: searching all moves")
-        moves = None
-    asked = dataclasses.replace(SearchLimits(infinite="infinite" in flags, ponder="ponder" in flags), **numbers)
-    limits, changed = checked_limits(asked)
-    return limits, moves, problems + changed
-
-
-def _is_int(text: str) -> bool:
-    try:
-        int(text)
-    except ValueError:
-        return False
-    return True
-
-
-def parse_position(tokens: list[str]) -> chess.Board:
-    """The board of a ``position`` command; ValueError says what is wrong with it."""
-    if tokens[:1] == ["startpos"]:
-        board, rest = chess.Board(), tokens[1:]
-    elif tokens[:1] == ["fen"]:
-        end = tokens.index("moves") if "moves" in tokens else len(tokens)
-        fen = " ".join(tokens[1:end])
-        try:
-            board = chess.Board(fen)
-        except ValueError as exc:
-            raise ValueError(f"invalid FEN {clip(fen)!r}: {exc}") from None
-        if not board.is_valid():
-            raise ValueError(f"impossible position in FEN {clip(fen)!r} ({board.status()!r})")
-        rest = tokens[end:]
-    else:
-        raise ValueError("position needs 'startpos' or 'fen <FEN>'")
-    if rest and rest[0] != "moves":
-        raise ValueError(f"unexpected {clip(rest[0])!r} (expected 'moves')")
-    for ply, text in enumerate(rest[1:], 1):
-        try:
-            board.push(board.parse_uci(text))
-        except ValueError:
-            raise ValueError(f"move {ply} ({clip(text)}) is not legal in {board.fen()}") from None
-    return board
 
 
 class UciEngine:
@@ -356,7 +255,7 @@ class UciEngine:
 
 def _uniform_decision(board: chess.Board, reason: str) -> Decision:
     """A uniformly random legal move, for when no agent could choose."""
-    from engine.agent import Decision
+    from engine.agents.base import Decision
 
     moves = list(board.legal_moves)
     if not moves:

@@ -1,6 +1,6 @@
 """What a search found (:class:`SearchResult`), and which of its root moves are sound (search.md §3).
 
-Both the built-in search (:mod:`engine.search`) and an outside judge (:mod:`engine.judge`)
+Both the built-in search (:mod:`engine.search.alphabeta`) and an outside judge (:mod:`engine.outside.judge`)
 answer with one, so guided mode applies one rule to either.
 """
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import chess
 
-from engine.scores import is_mate_score
+from engine.search.scores import is_mate_score
 
 #: Above this score (centipawns) a position is won: guided mode never lets it slip to a draw.
 WINNING = 200

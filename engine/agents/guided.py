@@ -26,17 +26,17 @@ import numpy as np
 
 from casebase.format import Casebase
 from endgame.tablebase import Tablebase
-from engine.adaptation import adapt_to
-from engine.agent import CaseAgent, Decision, IterationCallback
-from engine.judge import Judge, JudgeError
-from engine.model import StyleModel
-from engine.modes import SELECTIONS
-from engine.prior import PRIORS, AdaptedCase, Proposal
-from engine.scores import is_mate_score, mate_moves, score_text
-from engine.search import Searcher
-from engine.searchresult import SearchResult
-from engine.timeman import Budget, SearchLimits, search_budget
-from engine.weights import Weights
+from engine.agents.base import CaseAgent, Decision, IterationCallback
+from engine.agents.modes import SELECTIONS
+from engine.cbr.adaptation import adapt_to
+from engine.cbr.weights import Weights
+from engine.outside.judge import Judge, JudgeError
+from engine.search.alphabeta import Searcher
+from engine.search.limits import Budget, SearchLimits, search_budget
+from engine.search.result import SearchResult
+from engine.search.scores import is_mate_score, mate_moves, score_text
+from engine.style.model import StyleModel
+from engine.style.prior import PRIORS, AdaptedCase, Proposal
 
 
 class GuidedAgent(CaseAgent):
@@ -45,7 +45,7 @@ class GuidedAgent(CaseAgent):
     ``neighbours`` is k, ``temperature`` is tau of the votes exp((Sim - Sim_max) / tau),
     ``tolerance`` (centipawns) how far below the best score a move is still sound, and
     ``selection`` whether the sound move with the largest prior is played or one drawn by
-    its prior. ``prior`` says where the prior comes from (:mod:`engine.prior`): the cases'
+    its prior. ``prior`` says where the prior comes from (:mod:`engine.style.prior`): the cases'
     votes, the style ``model``, or their blend with ``case_weight``; without a model, the cases.
     ``judge``, when given, scores the proposals instead of the built-in search (search.md §7),
     at ``judge_depth`` plies (0: by the ``go``'s limits and the clock), and a move is sound within
@@ -126,7 +126,7 @@ class GuidedAgent(CaseAgent):
         self, board: chess.Board, candidates: Sequence[chess.Move], stop: threading.Event | None = None
     ) -> Proposal:
         """The prior over ``candidates`` (legal on ``board``): the k nearest cases' votes for
-        their adapted moves, the model's probabilities, or their blend (:mod:`engine.prior`);
+        their adapted moves, the model's probabilities, or their blend (:mod:`engine.style.prior`);
         ``stop`` as in :meth:`adapted_cases`."""
         proposal = Proposal()
         if self.prior != "model":

@@ -9,7 +9,7 @@
   promotions, and square values that follow the opponent's king (the "attack quanta": a
   piece is worth more the nearer it stands to that king, by Euclidean distance).
 
-Both use :class:`engine.search.Searcher` for the alpha-beta itself (its captures come first
+Both use :class:`engine.search.alphabeta.Searcher` for the alpha-beta itself (its captures come first
 in MVV/LVA order for both styles; at a fixed depth the order changes the speed, not the move
 chosen), with the evaluation here.
 """
@@ -23,10 +23,10 @@ from collections.abc import Sequence
 import chess
 import numpy as np
 
-from engine.agent import Decision, IterationCallback
-from engine.scores import is_mate_score, score_text
-from engine.search import Searcher
-from engine.timeman import SearchLimits, search_budget
+from engine.agents.base import Decision, IterationCallback
+from engine.search.alphabeta import Searcher
+from engine.search.limits import SearchLimits, search_budget
+from engine.search.scores import is_mate_score, score_text
 
 STYLES = ("classic", "adaptive")
 MATERIAL = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 300, chess.ROOK: 500, chess.QUEEN: 900,
@@ -89,7 +89,7 @@ def phase_depth(board: chess.Board, base: int, deviation: int) -> int:
 
 
 class Chess0Agent:
-    """Chess0's classic or adaptive engine (implements :class:`engine.agent.Agent`)."""
+    """Chess0's classic or adaptive engine (implements :class:`engine.agents.base.Agent`)."""
 
     def __init__(self, style: str, depth: int = 4, deviation: int = 2, tolerance: int = 50, seed: int = 0) -> None:
         if style not in STYLES:

@@ -9,7 +9,7 @@ import chess
 import numpy as np
 
 from casebase.format import Casebase
-from engine.similarity import SimilarityScanner
+from engine.cbr.similarity import SimilarityScanner
 
 _NO_ROWS = np.empty(0, dtype=np.intp)
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import chess
 
-from engine.evaluation import PIECE_VALUES
+from engine.search.evaluation import PIECE_VALUES
 
 #: How much more than its victim a capturer may be worth before quiescence leaves out its
 #: capture of a defended piece (bishop takes knight stays in, knight takes pawn goes).

@@ -8,8 +8,8 @@ from typing import TypeVar
 import chess
 import numpy as np
 
-from engine.similarity import square_similarity
-from engine.weights import Weights
+from engine.cbr.similarity import square_similarity
+from engine.cbr.weights import Weights
 
 T = TypeVar("T")
 

@@ -1,0 +1,215 @@
+"""The ways the engine plays, their options, and how an agent is made from option values.
+
+A :class:`Mode` says how to make its agent from a casebase and the option values; a new mode
+(or a new judge) is one more entry of :data:`MODES`. :class:`AgentBuilder` keeps the agent
+for the options in force: it loads the casebase (once per file state), picks every game's
+seed, and collects what the user should be told (:attr:`AgentBuilder.news`).
+
+Importing this module is cheap (no numpy, no casebase code): the UCI loop imports it before
+``uciok``, and the heavy modules load when the first agent is made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from common.paths import PROJECT_ROOT
+from common.text import clip
+from endgame import default_folder
+from engine.cbr.weights import Weights, from_hundredths
+from engine.style.prior import PRIORS
+
+if TYPE_CHECKING:
+    from casebase.format import Casebase
+    from endgame.tablebase import Tablebase
+    from engine.agents.base import Agent
+    from engine.outside.judge import Judge
+    from engine.style.model import StyleModel
+
+#: Seeds are 1..SEED_MAX; 0 asks for a fresh seed every game.
+SEED_MAX = 2**31 - 1
+
+OptionValue = int | str | bool
+
+#: v1, v2, v3 (cbr-agent.md §5) as spins of hundredths.
+WEIGHT_OPTIONS = ("DistanceWeight", "FromDistanceWeight", "FromContentWeight")
+
+@dataclass(frozen=True)
+class Option:
+    """One engine option: its type as UCI declares it, and how a value is read."""
+
+    name: str
+    kind: str  # "spin", "combo", "string" or "check"
+    default: OptionValue
+    minimum: int = 0
+    maximum: int = 0
+    choices: tuple[str, ...] = ()
+
+    def parse(self, text: str) -> OptionValue:
+        """The value ``text`` stands for; ValueError says why it is not acceptable."""
+        if self.kind == "string":
+            return "" if text == "<empty>" else text
+        if self.kind == "check":
+            if text.lower() not in ("true", "false"):
+                raise ValueError(f"{self.name} takes true or false, not {clip(text)!r}")
+            return text.lower() == "true"
+        if self.kind == "combo":
+            for choice in self.choices:
+                if choice.lower() == text.lower():
+                    return choice
+            raise ValueError(f"{self.name} takes one of {', '.join(self.choices)}, not {clip(text)!r}")
+        try:
+            value = int(text)
+        except ValueError:
+            raise ValueError(f"{self.name} takes a whole number, not {clip(text)!r}") from None
+        if not self.minimum <= value <= self.maximum:
+            raise ValueError(f"{self.name} takes {self.minimum}..{self.maximum}, not {clip(str(value))}")
+        return value
+
+
+class Resources(Protocol):
+    """What a mode's factory may load besides the casebase (kept across agents)."""
+
+    def model(self, path: str) -> StyleModel | None:
+        """The style model at ``path``, or None (with the reason told to the user)."""
+
+    def judge(self, command: str, threads: int, hash_mb: int) -> Judge:
+        """The outside engine at ``command`` as a judge, started if it can be (else told why)."""
+
+    def tablebase(self, folder: str) -> Tablebase:
+        """The endgame tables of ``folder`` (loaded as positions need them)."""
+
+
+AgentFactory = Callable[["Casebase | None", Mapping[str, OptionValue], Resources], "Agent"]
+
+
+@dataclass(frozen=True)
+class Mode:
+    """A way of playing: how to make its agent from a casebase and the option values, what it
+    does without a casebase, and its own options."""
+
+    factory: AgentFactory
+    summary: str
+    without_casebase: str
+    options: tuple[Option, ...] = field(default=())
+    #: Whether it plays from a casebase at all (option Casebase is not even loaded otherwise).
+    casebase: bool = True
+
+
+def weights_of(values: Mapping[str, OptionValue]) -> Weights:
+    """The weight list set by the three weight options (hundredths)."""
+    return Weights(*(from_hundredths(int(values[name])) for name in WEIGHT_OPTIONS))
+
+
+def _pure_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], _: Resources) -> Agent:
+    from engine.agents.pure import PureAgent
+
+    return PureAgent(casebase, weights_of(values), 0)
+
+
+def _guided_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], resources: Resources) -> Agent:
+    from engine.agents.guided import GuidedAgent
+
+    prior = str(values["Prior"])
+    return GuidedAgent(
+        casebase,
+        weights_of(values),
+        0,
+        neighbours=int(values["Neighbours"]),
+        temperature=int(values["Temperature"]) / 10,
+        tolerance=int(values["Tolerance"]),
+        selection=str(values["Selection"]),
+        prior=prior,
+        model=resources.model(str(values["Model"])) if prior != "cases" else None,
+        case_weight=int(values["CaseWeight"]) / 100,
+        judge=resources.judge(str(values["Judge"]), int(values["JudgeThreads"]), int(values["JudgeHash"]))
+        if values["Judge"] else None,
+        judge_depth=int(values["JudgeDepth"]),
+        judge_tolerance=int(values["JudgeTolerance"]),
+        tablebase=resources.tablebase(str(values["Tables"])),
+    )
+
+
+def _search_agent(_: Casebase | None, values: Mapping[str, OptionValue], __: Resources) -> Agent:
+    from engine.agents.chess0 import Chess0Agent
+
+    return Chess0Agent(str(values["Style"]), int(values["Depth"]), int(values["DepthDeviation"]),
+                       int(values["Tolerance"]))
+
+
+def default_casebase() -> Path:
+    """The shipped casebase played when none is given (built by ``make casebases``)."""
+    return PROJECT_ROOT / "casebases" / "carlsen-2800.npz"
+
+
+def default_model() -> Path:
+    """The shipped style model (made by ``make model``)."""
+    return PROJECT_ROOT / "models" / "style.npz"
+
+
+#: Chess0's engines (engine.agents.chess0.STYLES).
+STYLES = ("classic", "adaptive")
+#: Guided mode's ways of choosing among sound proposed moves (engine.agents.guided.SELECTIONS).
+SELECTIONS = ("argmax", "sample")
+#: Where guided mode's prior comes from unless option Prior says otherwise (engine.style.prior).
+DEFAULT_PRIOR = "blend"
+
+#: Modes by the name the ``Mode`` option uses; a new mode is one more entry.
+MODES: dict[str, Mode] = {
+    "pure": Mode(_pure_agent, "the thesis's agent: the most similar case's move, adapted",
+                 "playing uniformly random legal moves"),
+    "guided": Mode(
+        _guided_agent,
+        "the k nearest cases vote, an alpha-beta search vetoes unsound moves (search.md)",
+        "playing the search's best move",
+        (
+            Option("Neighbours", "spin", 64, 1, 1024),
+            # tenths of a similarity point: UCI spins are whole numbers
+            Option("Temperature", "spin", 40, 1, 10_000),
+            Option("Tolerance", "spin", 50, 0, 1000),
+            Option("Selection", "combo", SELECTIONS[0], choices=SELECTIONS),
+            Option("Prior", "combo", DEFAULT_PRIOR, choices=PRIORS),
+            Option("Model", "string", str(default_model())),
+            # percent: the cases' weight in the blend where the position itself is a case
+            Option("CaseWeight", "spin", 50, 0, 100),
+            # an outside UCI engine that scores the proposals instead of the built-in search
+            Option("Judge", "string", ""),
+            Option("JudgeDepth", "spin", 0, 0, 99),  # 0: by the go's limits and the clock
+            # centipawns on the judge's scale (25: measured best for fidelity, search.md §7)
+            Option("JudgeTolerance", "spin", 25, 0, 1000),
+            Option("JudgeThreads", "spin", 1, 1, 1024),
+            Option("JudgeHash", "spin", 16, 1, 65536),  # MB
+        ),
+    ),
+    "search": Mode(
+        _search_agent,
+        "Chess0's engines, no casebase: Style classic (fixed-depth alpha-beta) or adaptive",
+        "searching alone",
+        (
+            Option("Style", "combo", STYLES[0], choices=STYLES),
+            Option("Depth", "spin", 4, 1, 20),  # the classic depth; the adaptive style's base depth
+            Option("DepthDeviation", "spin", 2, 0, 10),
+            # the adaptive style's randomisation threshold (shared with guided mode)
+            Option("Tolerance", "spin", 50, 0, 1000),
+        ),
+        casebase=False,
+    ),
+}
+
+
+def engine_options() -> list[Option]:
+    """Every option the engine declares: the common ones, then each mode's own."""
+    options = [
+        Option("Casebase", "string", str(default_casebase())),
+        Option("Mode", "combo", next(iter(MODES)), choices=tuple(MODES)),
+        *(Option(name, "spin", 50, 0, 100) for name in WEIGHT_OPTIONS),
+        Option("Seed", "spin", 0, 0, SEED_MAX),
+        # every mode plays the tables' move where they cover the position
+        Option("Tables", "string", str(default_folder())),
+    ]
+    for mode in MODES.values():
+        options += [o for o in mode.options if o.name not in {x.name for x in options}]
+    return options

@@ -1,0 +1,86 @@
+"""Reading the arguments of the ``go`` and ``position`` commands."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import chess
+
+from common.text import clip
+from engine.search.limits import SearchLimits, checked_limits
+
+_GO_NUMBERS = ("wtime", "btime", "winc", "binc", "movestogo", "movetime", "depth", "nodes", "mate")
+_GO_FLAGS = ("infinite", "ponder")
+
+
+def parse_go(tokens: list[str], board: chess.Board) -> tuple[SearchLimits, list[chess.Move] | None, list[str]]:
+    """Limits and search moves of a ``go`` command, and complaints about what was ignored."""
+    numbers: dict[str, Any] = {}
+    flags: set[str] = set()
+    moves: list[chess.Move] | None = None
+    problems: list[str] = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        i += 1
+        if token in _GO_FLAGS:
+            flags.add(token)
+        elif token in _GO_NUMBERS:
+            if i < len(tokens) and _is_int(tokens[i]):
+                numbers[token] = int(tokens[i])
+                i += 1
+            else:
+                problems.append(f"go {token} needs a whole number; ignored")
+        elif token == "searchmoves":
+            moves = []
+            while i < len(tokens) and tokens[i] not in _GO_NUMBERS + _GO_FLAGS:
+                try:
+                    move = board.parse_uci(tokens[i])
+                except ValueError:
+                    problems.append(f"searchmoves: {clip(tokens[i])} is not a legal move here; ignored")
+                else:
+                    moves.append(move)
+                i += 1
+        else:
+            problems.append(f"go: unknown parameter {clip(token)!r} ignored")
+    if moves == []:
+        problems.append("searchmoves lists no legal move: searching all moves")
+        moves = None
+    asked = dataclasses.replace(SearchLimits(infinite="infinite" in flags, ponder="ponder" in flags), **numbers)
+    limits, changed = checked_limits(asked)
+    return limits, moves, problems + changed
+
+
+def _is_int(text: str) -> bool:
+    try:
+        int(text)
+    except ValueError:
+        return False
+    return True
+
+
+def parse_position(tokens: list[str]) -> chess.Board:
+    """The board of a ``position`` command; ValueError says what is wrong with it."""
+    if tokens[:1] == ["startpos"]:
+        board, rest = chess.Board(), tokens[1:]
+    elif tokens[:1] == ["fen"]:
+        end = tokens.index("moves") if "moves" in tokens else len(tokens)
+        fen = " ".join(tokens[1:end])
+        try:
+            board = chess.Board(fen)
+        except ValueError as exc:
+            raise ValueError(f"invalid FEN {clip(fen)!r}: {exc}") from None
+        if not board.is_valid():
+            raise ValueError(f"impossible position in FEN {clip(fen)!r} ({board.status()!r})")
+        rest = tokens[end:]
+    else:
+        raise ValueError("position needs 'startpos' or 'fen <FEN>'")
+    if rest and rest[0] != "moves":
+        raise ValueError(f"unexpected {clip(rest[0])!r} (expected 'moves')")
+    for ply, text in enumerate(rest[1:], 1):
+        try:
+            board.push(board.parse_uci(text))
+        except ValueError:
+            raise ValueError(f"move {ply} ({clip(text)}) is not legal in {board.fen()}") from None
+    return board

@@ -1,0 +1,187 @@
+"""What the UCI engine loads and keeps across games: the casebase, the style model, the judge process
+and the endgame tables, each read again only when its file or settings change; and the agent made
+from them for the options in force."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from common.text import clip
+from endgame import default_folder
+from engine.agents.modes import (
+    MODES,
+    SEED_MAX,
+    OptionValue,
+    default_casebase,
+    weights_of,
+)
+
+if TYPE_CHECKING:
+    from casebase.format import Casebase
+    from endgame.tablebase import Tablebase
+    from engine.agents.base import Agent
+    from engine.outside.judge import Judge
+    from engine.style.model import StyleModel
+
+FileState = tuple[object, ...]
+
+
+def file_state(path: str) -> FileState:
+    """What identifies a file's contents cheaply: its path, size and modification time (if
+    it can be read at all; a path the system refuses is just a path)."""
+    try:
+        stat = os.stat(path)
+    except (OSError, ValueError):
+        return (path,)
+    return (path, stat.st_size, stat.st_mtime_ns)
+
+
+class AgentBuilder:
+    """The agent for the option values in force, remade when they (or the casebase file) change.
+
+    :attr:`news` collects lines for the user (the casebase played, each game's seed);
+    :attr:`problem` says why no casebase is in use, and what the mode does instead.
+    """
+
+    def __init__(self) -> None:
+        self.news: list[str] = []
+        self.problem: str | None = None
+        #: Also tell how long loading took.
+        self.debug = False
+        self._agent: Agent | None = None
+        self._key: tuple[object, ...] | None = None
+        self._casebase: tuple[FileState, Casebase | None, str] | None = None
+        self._model: tuple[FileState, StyleModel | None, str] | None = None
+        self._used_model = False  # whether the agent in use asked for the model
+        self._judge: Judge | None = None
+        self._used_judge = False
+        self._tablebase: Tablebase | None = None
+        self._seed: int | None = None
+
+    def agent(self, values: Mapping[str, OptionValue]) -> Agent:
+        """The agent for ``values``; a new one starts from the game's seed, as at a new game.
+        Where the endgame tables cover the position, it plays their move."""
+        from engine.agents.endings import TablebaseAgent
+
+        path = str(values["Casebase"])
+        key = (tuple(sorted(values.items())), file_state(path), file_state(str(values.get("Model", ""))))
+        mode = MODES[str(values["Mode"])]
+        if self._agent is None or key != self._key:
+            casebase = self._load(path) if mode.casebase else None
+            self._used_model = self._used_judge = False
+            agent = TablebaseAgent(mode.factory(casebase, values, self), self.tablebase(str(values["Tables"])))
+            if not self._used_judge:
+                self.close()
+            if self._seed is None or int(values["Seed"]):
+                self._new_seed(values)
+            agent.new_game(self._seed)
+            if casebase is not None:
+                elo = f", median Elo {casebase.elo}" if casebase.elo else ""
+                own = "".join(f", {o.name} {values[o.name]}" for o in mode.options)
+                self.news.append(
+                    f"{values['Mode']} mode: casebase {casebase.expert} ({len(casebase)} cases{elo}),"
+                    f" weights {weights_of(values)}{own}"
+                )
+            elif not mode.casebase:
+                self.news.append(f"{values['Mode']} mode: " + ", ".join(f"{o.name} {values[o.name]}" for o in mode.options))
+            self._agent, self._key = agent, key
+        problems = []
+        if mode.casebase and self._casebase is not None and self._casebase[2]:
+            model_in_use = self._used_model and self._model is not None and self._model[1] is not None
+            instead = "the style model proposes alone" if model_in_use else MODES[str(values["Mode"])].without_casebase
+            problems.append(f"{self._casebase[2]}; {instead}")
+        if self._used_model and self._model is not None and self._model[2]:
+            problems.append(f"{self._model[2]}; the cases propose alone")
+        self.problem = "\n".join(problems) or None
+        return self._agent
+
+    def model(self, path: str) -> StyleModel | None:
+        """The style model at ``path``, read again only when the file changed; None with a reason."""
+        from engine.style.model import ModelError, StyleModel
+
+        self._used_model = True
+        state = file_state(path)
+        if self._model is not None and self._model[0] == state:
+            return self._model[1]
+        model, problem = None, ""
+        try:
+            model = StyleModel.load(path)
+        except ModelError as exc:
+            problem = f"cannot load model: {clip(str(exc))}"
+        self._model = (state, model, problem)
+        return model
+
+    def judge(self, command: str, threads: int, hash_mb: int) -> Judge:
+        """The judge process for these settings: the running one, or a new one (the old one quit);
+        a judge that does not start is told of here and tried again at its next use."""
+        from engine.outside.judge import Judge, JudgeError, JudgeSettings
+
+        self._used_judge = True
+        settings = JudgeSettings(command, threads, hash_mb)
+        if self._judge is not None and self._judge.settings == settings:
+            return self._judge
+        self.close()
+        self._judge = Judge(settings)
+        try:
+            self._judge.start()
+        except JudgeError as exc:
+            self.news.append(self._judge.fault(clip(str(exc))))
+        else:
+            self.news.append(f"judge: {self._judge.name} ({clip(command)}), threads {threads}, hash {hash_mb} MB")
+        return self._judge
+
+    def tablebase(self, folder: str) -> Tablebase:
+        """The tables of ``folder``, kept while the folder stays the same."""
+        from endgame.tablebase import Tablebase
+
+        if self._tablebase is None or str(self._tablebase.folder) != str(Path(folder or default_folder())):
+            self._tablebase = Tablebase(folder or default_folder())
+            self._tablebase.prepare()  # at isready, not in the middle of a move on the clock
+        return self._tablebase
+
+    def close(self) -> None:
+        """Quit the judge process, if one runs (at the end of the session, or when no longer wanted)."""
+        if self._judge is not None:
+            self._judge.close()
+            self._judge = None
+
+    def new_game(self, values: Mapping[str, OptionValue]) -> None:
+        """A new game: a new seed (unless option Seed fixes it), given to the agent if there is one."""
+        self._new_seed(values)
+        if self._agent is not None:
+            self._agent.new_game(self._seed)
+
+    def _new_seed(self, values: Mapping[str, OptionValue]) -> None:
+        fixed = int(values["Seed"])
+        self._seed = fixed or secrets.randbelow(SEED_MAX) + 1
+        if not fixed:
+            self.news.append(f"seed {self._seed} for this game (set option Seed to it to replay)")
+
+    def _load(self, path: str) -> Casebase | None:
+        """The casebase at ``path``, read again only when the file changed; None with a reason."""
+        from casebase.format import Casebase, CasebaseError
+
+        state = file_state(path)
+        if self._casebase is not None and self._casebase[0] == state:
+            return self._casebase[1]
+        casebase, problem = None, ""
+        if not path:
+            problem = "no casebase set (option Casebase)"
+        else:
+            started = time.perf_counter()
+            try:
+                casebase = Casebase.load(path)
+            except CasebaseError as exc:
+                problem = f"cannot load casebase: {clip(str(exc))}"
+                if Path(path) == default_casebase() and not Path(path).exists():
+                    problem += " (build the shipped casebases with `make casebases`)"
+            else:
+                if self.debug:
+                    self.news.append(f"loaded {path} in {time.perf_counter() - started:.2f} s")
+        self._casebase = (state, casebase, problem)
+        return casebase
