@@ -75,9 +75,9 @@ KBNK_DEEP ?=
 kbnk: tables
 	$(PY) -m learn kbnk --designs study mutual best $(if $(KBNK_DEEP),--deep $(KBNK_DEEP))
 
-# Chess0's classic against its adaptive engine (issue 12): 100 games, mode search, no casebase,
+# Chess0's classic against its adaptive engine (issue 12): 100 games, mode chess0, no casebase,
 # into results/chess0/ (resumable; about an hour on 2 cores).
-CHESS0 = cmd='$(PY) uci_main.py --mode search'
+CHESS0 = cmd='$(PY) uci_main.py --mode chess0'
 
 chess0: install
 	$(PY) -m tournament run --configs balanced --rounds 50 --tc 40/60 --out results/chess0 \

@@ -17,7 +17,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from engine.agents.modes import MODES, SEED_MAX, WEIGHT_OPTIONS, default_casebase
+from engine.agents.modes import (
+    MODE_ALIASES,
+    MODES,
+    SEED_MAX,
+    WEIGHT_OPTIONS,
+    default_casebase,
+)
 from engine.cbr.weights import WEIGHT_CONFIGS, to_hundredths
 from engine.uci.protocol import main_loop
 
@@ -33,7 +39,7 @@ def parse_args(argv: list[str] | None = None) -> dict[str, str]:
     )
     parser.add_argument(
         "--mode",
-        choices=list(MODES),
+        choices=[*MODES, *MODE_ALIASES],
         help="how to play: "
         + "; ".join(f"{name}, {mode.summary}" for name, mode in MODES.items())
         + f" (default: {next(iter(MODES))})",

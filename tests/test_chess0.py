@@ -1,4 +1,4 @@
-"""Chess0's classic and adaptive engines (issue 12): mode search, Style classic or adaptive."""
+"""Chess0's classic and adaptive engines (issue 12): mode chess0 (old name: search), Style classic or adaptive."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def test_the_adaptive_style_draws_within_its_threshold():
         assert reference.score is not None
         allowed = set(reference.sound())
         for seed in range(8):
-            move = Chess0Agent("adaptive", depth=3, deviation=1, tolerance=50, seed=seed).choose(board).move
+            move = Chess0Agent("adaptive", depth=3, deviation=1, window=50, seed=seed).choose(board).move
             assert move in allowed, f"{fen}: {move} not within 50 cp of {reference.score}"
             assert reference.scores[move].score >= reference.score - 50
             seen.setdefault(fen, set()).add(move)
@@ -75,13 +75,13 @@ def test_the_adaptive_style_draws_within_its_threshold():
     # threshold 0: only the best moves
     board = chess.Board(MIDDLEGAME[0])
     best = Searcher(evaluation=adaptive_evaluation).search(board, depth=3, tolerance=0)
-    assert Chess0Agent("adaptive", depth=3, deviation=1, tolerance=0).choose(board).move in best.sound()
+    assert Chess0Agent("adaptive", depth=3, deviation=1, window=0).choose(board).move in best.sound()
 
 
 def test_search_mode_over_uci_plays_the_same_classic_game_twice():
     games = []
     for _ in range(2):
-        with popen("--mode", "search") as engine:
+        with popen("--mode", "chess0") as engine:
             engine.configure({"Style": "classic", "Depth": 2})
             board = chess.Board()
             for _ in range(12):
@@ -91,7 +91,7 @@ def test_search_mode_over_uci_plays_the_same_classic_game_twice():
 
 
 def test_a_match_of_two_engines_needs_no_casebase(tmp_path):
-    engine = f"cmd='{sys.executable} {ROOT / 'uci_main.py'} --mode search'"
+    engine = f"cmd='{sys.executable} {ROOT / 'uci_main.py'} --mode chess0'"
     done = subprocess.run(
         [sys.executable, "-m", "tournament", "run", "--configs", "balanced", "--rounds", "1", "--tc", "40/60",
          "--workers", "1", "--out", str(tmp_path / "m"),

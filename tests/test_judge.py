@@ -18,9 +18,9 @@ from uci_helpers import PROTOCOL, Engine, popen, stop_latency
 
 from engine.agents.guided import GuidedAgent
 from engine.cbr.weights import Weights
-from engine.outside.judge import Judge, JudgeError, JudgeSettings, engine_score
+from engine.outside.judge import Judge, JudgeError, JudgeSettings
 from engine.search.limits import Budget, SearchLimits
-from engine.search.scores import MATE, mate_moves
+from engine.search.scores import MATE, from_pov_score, mate_moves
 
 STOCKFISH = shutil.which("stockfish") or "/usr/games/stockfish"
 needs_stockfish = pytest.mark.skipif(not Path(STOCKFISH).is_file(),
@@ -78,11 +78,11 @@ def gone(pid: int, within: float = 10.0) -> bool:
 
 
 def test_mate_scores_from_the_judge_keep_their_distance():
-    assert engine_score(chess.engine.Cp(-35)) == -35
+    assert from_pov_score(chess.engine.Cp(-35)) == -35
     for moves in (1, 3, -2):
-        assert mate_moves(engine_score(chess.engine.Mate(moves))) == moves
-    assert engine_score(chess.engine.Mate(1)) > engine_score(chess.engine.Mate(3)) > 1000
-    assert engine_score(chess.engine.Mate(-0)) == -MATE
+        assert mate_moves(from_pov_score(chess.engine.Mate(moves))) == moves
+    assert from_pov_score(chess.engine.Mate(1)) > from_pov_score(chess.engine.Mate(3)) > 1000
+    assert from_pov_score(chess.engine.Mate(-0)) == -MATE
 
 
 # -- the judge itself ----------------------------------------------------------------

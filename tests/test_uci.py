@@ -18,9 +18,9 @@ def test_uci_handshake_declares_options_and_loads_lazily(kosteniuk_casebase):
     assert set(options) == {"Casebase", "Mode", "DistanceWeight", "FromDistanceWeight", "FromContentWeight", "Seed",
                             "Neighbours", "Temperature", "Tolerance", "Selection", "Prior", "Model", "CaseWeight",
                             "Judge", "JudgeDepth", "JudgeTolerance", "JudgeThreads", "JudgeHash", "Tables",
-                            "Style", "Depth", "DepthDeviation"}
+                            "Style", "Depth", "DepthDeviation", "Window"}
     assert options["Judge"].endswith("type string default <empty>")  # the built-in search judges
-    assert options["Mode"].endswith("type combo default pure var pure var guided var search")
+    assert options["Mode"].endswith("type combo default pure var pure var guided var chess0")
     assert options["DistanceWeight"].endswith("type spin default 50 min 0 max 100")
     assert "cannot load" not in strings(lines)  # nothing read before isready
 

@@ -16,7 +16,7 @@ def test_options_as_a_client_sees_them(kosteniuk_casebase):
     with popen("--casebase", str(kosteniuk_casebase), "--weights", "near-from") as engine:
         assert engine.id["name"] == "cbr-chess"
         options = engine.options
-        assert options["Mode"].type == "combo" and options["Mode"].var == ["pure", "guided", "search"]
+        assert options["Mode"].type == "combo" and options["Mode"].var == ["pure", "guided", "chess0"]
         assert options["DistanceWeight"].default == 80 and options["DistanceWeight"].max == 100
         assert options["Seed"].type == "spin" and options["Casebase"].type == "string"
         engine.configure({"DistanceWeight": 20, "FromContentWeight": 80, "Seed": 42})

@@ -121,7 +121,7 @@ def test_new_options_are_declared_set_and_checked(kosteniuk_casebase):
 
 def test_command_line_selects_guided_mode():
     lines = converse(["uci"], "--mode", "guided")
-    assert "option name Mode type combo default guided var pure var guided var search" in lines
+    assert "option name Mode type combo default guided var pure var guided var chess0" in lines
 
 
 @pytest.mark.parametrize("limit", [chess.engine.Limit(depth=2), chess.engine.Limit(nodes=1500)])

@@ -54,7 +54,7 @@ def strings(lines: list[str]) -> str:
 
 def test_a_registered_mode_is_offered_with_its_options(scripted_mode):
     lines = session(["uci"], Casebase="")
-    assert "option name Mode type combo default pure var pure var guided var search var scripted" in lines
+    assert "option name Mode type combo default pure var pure var guided var chess0 var scripted" in lines
     assert "option name Fail type check default false" in lines
 
 

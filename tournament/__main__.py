@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from casebase.format import CasebaseError
-from engine.agents.modes import MODES
+from engine.agents.modes import MODE_ALIASES, MODES
 from engine.style.model import ModelError
 from tournament.clock import TimeControl
 from tournament.demo import DEFAULT_BLACK, DEFAULT_WHITE, demo
@@ -33,7 +33,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="'thesis' (the five of cbr-agent.md section 6, default), their names,"
                    " or weight lists such as \"0.8 0.8 0.5\"")
     r.add_argument("--rounds", type=int, default=3, help="games per ordered pair (default 3)")
-    r.add_argument("--mode", choices=list(MODES), default="pure", help="engine mode (default pure)")
+    r.add_argument("--mode", choices=[*MODES, *MODE_ALIASES], default="pure",
+                   help="engine mode (default pure; search is the old name of chess0)")
     r.add_argument("--tc", default="40/5400", help="time control, PGN style (default 40/5400)")
     r.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
     r.add_argument("--seed", type=int, default=0, help="master seed (default 0)")

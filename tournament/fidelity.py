@@ -14,11 +14,9 @@ of worker processes or on which positions a run samples.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import os
-import shutil
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -33,13 +31,13 @@ from tqdm import tqdm
 
 from casebase.format import Casebase
 from common.files import write_atomic
-from engine.agents.base import Agent
+from engine.agents import defaults
+from engine.agents.endings import TablebaseAgent
+from engine.agents.factory import Loader, make_agent
 from engine.agents.guided import GuidedAgent
-from engine.agents.modes import DEFAULT_PRIOR, default_model
-from engine.agents.pure import PureAgent
-from engine.outside.judge import Judge, JudgeSettings
+from engine.agents.modes import OptionValue, default_model, weight_values
+from engine.outside.launch import LaunchError, launch
 from engine.search.limits import SearchLimits
-from engine.style.model import StyleModel
 from tournament.heldout import (
     PHASES,
     Position,
@@ -87,12 +85,12 @@ class FidelitySettings:
     stockfish: str = DEFAULT_STOCKFISH
     stockfish_depth: int = 10
     #: Guided mode's prior (engine.style.prior) and, for a model's, the model file and the cases' weight.
-    prior: str = DEFAULT_PRIOR
+    prior: str = defaults.PRIOR
     model: str = str(default_model())
-    case_weight: float = 0.5
+    case_weight: float = defaults.CASE_WEIGHT_PERCENT / 100
     #: Guided mode's Tolerance and JudgeTolerance (centipawns).
-    tolerance: int = 50
-    judge_tolerance: int = 25
+    tolerance: int = defaults.TOLERANCE
+    judge_tolerance: int = defaults.JUDGE_TOLERANCE
 
     def describe(self, mode: str, engine_name: str | None = None) -> str:
         """How ``mode`` plays, for the table and the JSON."""
@@ -113,42 +111,42 @@ class FidelitySettings:
             return f"GuidedAgent, prior: {prior}, {weights}, judged by {engine}, tolerance {self.judge_tolerance} cp"
         return engine
 
-    def guided(self, casebase: Casebase, seed: int, judge: Judge | None = None) -> GuidedAgent:
-        """The guided agent these settings describe (the model loaded once per process), judged
-        by ``judge`` at the Stockfish depth when one is given."""
-        return GuidedAgent(casebase, self.config.weights, seed, prior=self.prior, model=_model(self),
-                           case_weight=self.case_weight, tolerance=self.tolerance, judge=judge,
-                           judge_depth=self.stockfish_depth, judge_tolerance=self.judge_tolerance)
-
-
-@functools.cache
-def _model(settings: FidelitySettings) -> StyleModel | None:
-    return None if settings.prior == "cases" else StyleModel.load(settings.model)
+    def values(self, mode: str) -> dict[str, OptionValue]:
+        """The engine's options that make ``mode``'s agent (:func:`engine.agents.factory.make_agent`):
+        the search mode is guided mode with neither cases nor model, so it plays the search's move."""
+        if mode == "pure":
+            return {"Mode": "pure", **weight_values(self.config.weights)}
+        values: dict[str, OptionValue] = {
+            "Mode": "guided", **weight_values(self.config.weights), "Prior": "cases" if mode == "search" else self.prior,
+            "Model": self.model, "CaseWeight": round(100 * self.case_weight), "Tolerance": self.tolerance,
+            "JudgeTolerance": self.judge_tolerance}
+        if mode == "judged":
+            values |= {"Judge": self.stockfish, "JudgeDepth": self.stockfish_depth}
+        return values
 
 
 class _AgentPlayer:
     """A fresh agent for every position, seeded from the position's index; with
     ``prior_only`` a guided agent's prior picks the move, unvetted."""
 
-    def __init__(self, make: Callable[[int], Agent], seed: int, limits: SearchLimits,
-                 prior_only: bool = False, judge: Judge | None = None) -> None:
+    def __init__(self, make: Callable[[int], TablebaseAgent], seed: int, limits: SearchLimits,
+                 loader: Loader, prior_only: bool = False) -> None:
         self.make, self.seed, self.limits, self.prior_only = make, seed, limits, prior_only
-        self.judge = judge
+        self.loader = loader
 
     def move(self, position: Position) -> str | None:
         board = position.board()
         agent = self.make(position_seed(self.seed, position.index))
         if self.prior_only:
-            assert isinstance(agent, GuidedAgent)
+            assert isinstance(agent.agent, GuidedAgent)
             candidates = list(board.legal_moves)
-            move = agent.propose(board, candidates).top() if candidates else None
+            move = agent.agent.propose(board, candidates).top() if candidates else None
         else:
             move = agent.choose(board, limits=self.limits).move
         return None if move is None else plain_uci(board, move)
 
     def close(self) -> None:
-        if self.judge is not None:
-            self.judge.close()
+        self.loader.close()
 
 
 class _UciPlayer:
@@ -169,15 +167,13 @@ class _UciPlayer:
 
 def open_engine(command: str) -> chess.engine.SimpleEngine:
     """Start the UCI engine ``command`` with one thread; a clear error if it is missing."""
-    if shutil.which(command) is None:
-        raise ValueError(
-            f"stockfish mode: no engine at {command}. Install Stockfish (Debian/Ubuntu:"
-            " apt install stockfish, which puts it at /usr/games/stockfish), give its path"
-            " with --stockfish PATH, or leave stockfish out of --modes")
     try:
-        engine = chess.engine.SimpleEngine.popen_uci([command])
-    except (OSError, chess.engine.EngineError, chess.engine.EngineTerminatedError) as exc:
-        raise RuntimeError(f"stockfish mode: {command} does not start as a UCI engine ({exc})") from exc
+        engine = launch([command])
+    except LaunchError as exc:
+        raise ValueError(
+            f"stockfish mode: {exc}. Install Stockfish (Debian/Ubuntu: apt install stockfish, which"
+            " puts it at /usr/games/stockfish), give its path with --stockfish PATH, or leave stockfish"
+            " out of --modes") from None
     if "Threads" in engine.options:
         engine.configure({"Threads": 1})
     return engine
@@ -191,19 +187,19 @@ class _PositionWorker:
         if mode == "stockfish":
             self.player = _UciPlayer(settings.stockfish, settings.stockfish_depth)
             return
-        casebase = Casebase.load(settings.casebase)
-        weights = settings.config.weights
-        if mode == "pure":
-            self.player = _AgentPlayer(lambda seed: PureAgent(casebase, weights, seed), settings.seed,
-                                       SearchLimits())
-        else:
-            limits = SearchLimits(depth=settings.guided_depth, nodes=settings.guided_nodes)
-            # one judge process for the worker; every position is a new game (its hash cleared)
-            judge = Judge(JudgeSettings(settings.stockfish)) if mode == "judged" else None
-            # search: a guided agent without cases or model plays the search's best move
-            make = (lambda seed: GuidedAgent(None, weights, seed)) if mode == "search" else (
-                lambda seed: settings.guided(casebase, seed, judge))
-            self.player = _AgentPlayer(make, settings.seed, limits, prior_only=mode == "prior", judge=judge)
+        # the engine's own agents (tables included); one model and one judge process for the
+        # worker, every position a new game (its seed, the judge's hash cleared)
+        casebase = None if mode == "search" else Casebase.load(settings.casebase)
+        values, loader = settings.values(mode), Loader()
+        limits = SearchLimits() if mode == "pure" else SearchLimits(depth=settings.guided_depth,
+                                                                    nodes=settings.guided_nodes)
+
+        def make(seed: int) -> TablebaseAgent:
+            agent = make_agent(values, casebase, loader)
+            agent.new_game(seed)
+            return agent
+
+        self.player = _AgentPlayer(make, settings.seed, limits, loader, prior_only=mode == "prior")
 
     def __call__(self, position: Position) -> tuple[int, str | None]:
         return position.index, self.player.move(position)
@@ -312,7 +308,7 @@ def measure(
     if not 0 <= settings.case_weight <= 1:
         raise ValueError(f"--case-weight must lie in 0..1, not {settings.case_weight}")
     if settings.prior != "cases" and {"prior", "guided"} & set(modes):
-        _model(settings)  # a bad model file stops the run before any work
+        Loader().model(settings.model)  # a bad model file stops the run before any work
     engine_name = None
     if {"stockfish", "judged"} & set(modes):
         probe = open_engine(settings.stockfish)

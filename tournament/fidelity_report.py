@@ -14,7 +14,8 @@ import numpy as np
 
 from common.cli import positive_int
 from common.files import write_atomic
-from engine.agents.modes import DEFAULT_PRIOR, default_model
+from engine.agents import defaults
+from engine.agents.modes import default_model
 from engine.style.prior import PRIORS
 from tournament.fidelity import (
     DEFAULT_GUIDED_NODES,
@@ -62,8 +63,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                    help="guided mode's Tolerance in centipawns (default 50)")
     f.add_argument("--judge-tolerance", type=int, default=25, metavar="CP",
                    help="judged mode's JudgeTolerance in centipawns (default 25)")
-    f.add_argument("--prior", choices=PRIORS, default=DEFAULT_PRIOR,
-                   help=f"guided mode's prior, as option Prior (default {DEFAULT_PRIOR})")
+    f.add_argument("--prior", choices=PRIORS, default=defaults.PRIOR,
+                   help=f"guided mode's prior, as option Prior (default {defaults.PRIOR})")
     f.add_argument("--model", default=str(default_model()), metavar="MODEL.npz",
                    help="the style model of --prior model or blend (default: the shipped one)")
     f.add_argument("--case-weight", type=float, default=0.5, metavar="W",

@@ -21,14 +21,12 @@ import chess
 import chess.engine
 
 from casebase.format import Casebase, CasebaseError
-from endgame import default_folder
-from endgame.tablebase import Tablebase
 from engine.agents.base import Decision
-from engine.agents.endings import TablebaseAgent
-from engine.agents.modes import MODES, WEIGHT_OPTIONS
-from engine.agents.pure import PureAgent
+from engine.agents.factory import Loader, make_agent
+from engine.agents.modes import MODE_ALIASES, MODES, weight_values
+from engine.outside.launch import LaunchError, launch
 from engine.search.limits import SearchLimits
-from engine.search.scores import MATE
+from engine.search.scores import from_pov_score, is_mate_score, mate_moves
 from tournament.schedule import Configuration
 
 
@@ -111,8 +109,8 @@ def casebase_options(path: str, config: Configuration, mode: str, seed: int,
                      judge: str = "") -> dict[str, str | int]:
     """UCI options that make our engine (engine/uci/protocol.py) play one behaviour with one seed
     (judged by the UCI engine at ``judge``, if given)."""
-    weights = dict(zip(WEIGHT_OPTIONS, config.weights.hundredths()))
-    return {"Casebase": path, "Mode": mode, "Seed": seed, **weights, **({"Judge": judge} if judge else {})}
+    return {"Casebase": path, "Mode": mode, "Seed": seed, **weight_values(config.weights),
+            **({"Judge": judge} if judge else {})}
 
 
 def limits_for(limits: SearchLimits) -> chess.engine.Limit:
@@ -157,13 +155,15 @@ class UciSide:
                 if "string" in info:
                     lines.append(info["string"])
                 if "score" in info:
-                    score = info["score"].relative.score(mate_score=MATE)
+                    score = from_pov_score(info["score"].relative)
                 nodes, seconds = info.get("nodes", nodes), info.get("time", seconds)
             best = analysis.wait()
         if nodes is not None:
             self.nodes = (self.nodes or 0) + nodes
         if seconds is not None:
             self.search_seconds = (self.search_seconds or 0.0) + seconds
+        if score is not None and is_mate_score(score):
+            return Decision(move=best.move, explanation=lines, mate=mate_moves(score))
         return Decision(move=best.move, explanation=lines, score_cp=score)
 
 
@@ -177,9 +177,10 @@ class Lineup:
     judge: str = ""
     _casebases: dict[str, Casebase] = field(default_factory=dict)
     _engines: dict[str, chess.engine.SimpleEngine] = field(default_factory=dict)
-    _tables: Tablebase | None = None
+    _loader: Loader = field(default_factory=Loader)
 
     def __post_init__(self) -> None:
+        self.mode = MODE_ALIASES.get(self.mode, self.mode)
         if self.mode not in MODES:
             raise ValueError(f"mode {self.mode!r}: expected one of {', '.join(MODES)}")
         if self.judge and self.mode != "guided":
@@ -197,11 +198,11 @@ class Lineup:
         if entrant.is_engine:
             return UciSide(self._engine(entrant.id, entrant.command), dict(entrant.options))
         assert entrant.path is not None  # a casebase entrant
-        if self.in_process:  # as the UCI engine plays it: the endgame tables' moves where they cover
-            if self._tables is None:
-                self._tables = Tablebase(default_folder())
-            return TablebaseAgent(PureAgent(self._casebase(entrant.id, entrant.path), config.weights, seed),
-                                  self._tables)
+        if self.in_process:  # the agent the UCI engine would make from the same options
+            agent = make_agent({"Mode": "pure", **weight_values(config.weights)},
+                               self._casebase(entrant.id, entrant.path), self._loader)
+            agent.new_game(seed)
+            return agent
         engine = self._engine(entrant.id, uci_main_command())
         return UciSide(engine, casebase_options(entrant.path, config, self.mode, seed, self.judge))
 
@@ -216,7 +217,10 @@ class Lineup:
     def _engine(self, key: str, command: Sequence[str]) -> chess.engine.SimpleEngine:
         engine = self._engines.get(key)
         if engine is None or engine.protocol.returncode.done():
-            self._engines[key] = engine = chess.engine.SimpleEngine.popen_uci(list(command))
+            try:
+                self._engines[key] = engine = launch(command)
+            except LaunchError as exc:
+                raise RuntimeError(f"player {key}: {exc}") from None
         return engine
 
     def close(self) -> None:

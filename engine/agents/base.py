@@ -112,7 +112,7 @@ class CaseAgent:
         """The mode's own choice among ``candidates`` (legal, at least one)."""
         raise NotImplementedError
 
-    def _no_case_reason(self, colour: chess.Color) -> str:
+    def no_case_reason(self, colour: chess.Color) -> str:
         """Why there is no case to follow for ``colour`` (no casebase, or none of its cases)."""
         if self.casebase is None:
             return "no casebase loaded"

@@ -4,7 +4,7 @@
   values with the centre worth most; no quiescence (the horizon's leaves are static), no
   randomness: against itself it plays the same game every time.
 - ``adaptive``: the same, plus what Chess0's adaptive engine added: a randomisation threshold
-  (every root move within ``tolerance`` cp of the best is kept and one is drawn uniformly),
+  (every root move within ``window`` cp of the best is kept and one is drawn uniformly),
   depth by phase (:func:`phase_depth`), MVV/LVA ordering, quiescence over captures and
   promotions, and square values that follow the opponent's king (the "attack quanta": a
   piece is worth more the nearer it stands to that king, by Euclidean distance).
@@ -23,12 +23,12 @@ from collections.abc import Sequence
 import chess
 import numpy as np
 
+from engine.agents import defaults
 from engine.agents.base import Decision, IterationCallback
 from engine.search.alphabeta import Searcher
 from engine.search.limits import SearchLimits, search_budget
 from engine.search.scores import is_mate_score, score_text
 
-STYLES = ("classic", "adaptive")
 MATERIAL = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 300, chess.ROOK: 500, chess.QUEEN: 900,
             chess.KING: 0}
 #: Centipawns per ring towards the centre (edge 0, centre four squares 3 rings in).
@@ -91,12 +91,13 @@ def phase_depth(board: chess.Board, base: int, deviation: int) -> int:
 class Chess0Agent:
     """Chess0's classic or adaptive engine (implements :class:`engine.agents.base.Agent`)."""
 
-    def __init__(self, style: str, depth: int = 4, deviation: int = 2, tolerance: int = 50, seed: int = 0) -> None:
-        if style not in STYLES:
-            raise ValueError(f"Style must be one of {', '.join(STYLES)}, not {style!r}")
-        if depth < 1 or deviation < 0 or tolerance < 0:
-            raise ValueError("Depth must be at least 1, DepthDeviation and Tolerance at least 0")
-        self.style, self.depth, self.deviation, self.tolerance = style, depth, deviation, tolerance
+    def __init__(self, style: str, depth: int = defaults.CHESS0_DEPTH, deviation: int = defaults.CHESS0_DEPTH_DEVIATION,
+                 window: int = defaults.CHESS0_WINDOW, seed: int = 0) -> None:
+        if style not in defaults.STYLES:
+            raise ValueError(f"Style must be one of {', '.join(defaults.STYLES)}, not {style!r}")
+        if depth < 1 or deviation < 0 or window < 0:
+            raise ValueError("Depth must be at least 1, DepthDeviation and Window at least 0")
+        self.style, self.depth, self.deviation, self.window = style, depth, deviation, window
         adaptive = style == "adaptive"
         self.searcher = Searcher(quiescence=adaptive, evaluation=adaptive_evaluation if adaptive else classic_evaluation)
         self.new_game(seed)
@@ -121,7 +122,7 @@ class Chess0Agent:
         result = self.searcher.search(
             board, depth=depth, nodes=None if limits is None else limits.nodes,
             movetime=None if budget is None else budget.movetime, stop=stop, moves=moves,
-            tolerance=self.tolerance if adaptive else 0, on_iteration=on_iteration)
+            tolerance=self.window if adaptive else 0, on_iteration=on_iteration)
         if result.move is None:
             return Decision(move=None, explanation=[f"{self.style} style: no legal move"])
         line = f"{self.style} style: depth {result.depth} of {depth}, best {board.san(result.move)}"
@@ -131,7 +132,7 @@ class Chess0Agent:
         if adaptive:
             sound = result.sound() or [result.move]
             move = sound[int(self.rng.integers(len(sound)))]
-            line += (f"; {len(sound)} move(s) within {self.tolerance} cp of it: drew {board.san(move)} uniformly")
+            line += (f"; {len(sound)} move(s) within {self.window} cp of it: drew {board.san(move)} uniformly")
         score = result.scores.get(move)
         return Decision(move=move, explanation=[line],
                         score_cp=score.score if score is not None and score.exact and not is_mate_score(score.score) else None)

@@ -26,15 +26,16 @@ import numpy as np
 
 from casebase.format import Casebase
 from endgame.tablebase import Tablebase
+from engine.agents import defaults
 from engine.agents.base import CaseAgent, Decision, IterationCallback
-from engine.agents.modes import SELECTIONS
+from engine.agents.explain import explain_guided
 from engine.cbr.adaptation import adapt_to
 from engine.cbr.weights import Weights
 from engine.outside.judge import Judge, JudgeError
 from engine.search.alphabeta import Searcher
 from engine.search.limits import Budget, SearchLimits, search_budget
 from engine.search.result import SearchResult
-from engine.search.scores import is_mate_score, mate_moves, score_text
+from engine.search.scores import is_mate_score
 from engine.style.model import StyleModel
 from engine.style.prior import PRIORS, AdaptedCase, Proposal
 
@@ -47,6 +48,7 @@ class GuidedAgent(CaseAgent):
     ``selection`` whether the sound move with the largest prior is played or one drawn by
     its prior. ``prior`` says where the prior comes from (:mod:`engine.style.prior`): the cases'
     votes, the style ``model``, or their blend with ``case_weight``; without a model, the cases.
+    The defaults are the engine's (:mod:`engine.agents.defaults`).
     ``judge``, when given, scores the proposals instead of the built-in search (search.md §7),
     at ``judge_depth`` plies (0: by the ``go``'s limits and the clock), and a move is sound within
     ``judge_tolerance`` centipawns of its best (its scale is not the built-in evaluation's).
@@ -58,16 +60,16 @@ class GuidedAgent(CaseAgent):
         weights: Weights,
         seed: int,
         *,
-        neighbours: int = 64,
-        temperature: float = 4.0,
-        tolerance: int = 50,
-        selection: str = "argmax",
-        prior: str = "cases",
+        neighbours: int = defaults.NEIGHBOURS,
+        temperature: float = defaults.TEMPERATURE_TENTHS / 10,
+        tolerance: int = defaults.TOLERANCE,
+        selection: str = defaults.SELECTIONS[0],
+        prior: str = defaults.PRIOR,
         model: StyleModel | None = None,
-        case_weight: float = 0.5,
+        case_weight: float = defaults.CASE_WEIGHT_PERCENT / 100,
         judge: Judge | None = None,
         judge_depth: int = 0,
-        judge_tolerance: int = 25,
+        judge_tolerance: int = defaults.JUDGE_TOLERANCE,
         tablebase: Tablebase | None = None,
     ) -> None:
         if neighbours < 1:
@@ -78,8 +80,8 @@ class GuidedAgent(CaseAgent):
             raise ValueError(f"Tolerance must be at least 0 centipawns, not {tolerance}")
         if judge_tolerance < 0:
             raise ValueError(f"JudgeTolerance must be at least 0 centipawns, not {judge_tolerance}")
-        if selection not in SELECTIONS:
-            raise ValueError(f"Selection must be one of {', '.join(SELECTIONS)}, not {selection!r}")
+        if selection not in defaults.SELECTIONS:
+            raise ValueError(f"Selection must be one of {', '.join(defaults.SELECTIONS)}, not {selection!r}")
         if prior not in PRIORS:
             raise ValueError(f"Prior must be one of {', '.join(PRIORS)}, not {prior!r}")
         if not 0 <= case_weight <= 1:
@@ -163,7 +165,7 @@ class GuidedAgent(CaseAgent):
                 on_iteration=on_iteration,
             )
         move, why = self._decide(board, proposal, result)
-        notes += self._explain(board, proposal, result, move, why, judge)
+        notes += explain_guided(self, board, proposal, result, move, why, judge)
         row, sim = proposal.source.get(move, (None, None))
         score = result.scores.get(move)
         score_cp = score.score if score and score.exact and not is_mate_score(score.score) else None
@@ -199,145 +201,3 @@ class GuidedAgent(CaseAgent):
             return sound[pick], "sample"
         # sound is best score first, so equal votes go to the better-scored move
         return max(sound, key=proposal.prior.__getitem__), "argmax"
-
-    # -- §5: explanation ---------------------------------------------------------------
-
-    def _explain(
-        self, board: chess.Board, proposal: Proposal, result: SearchResult, move: chess.Move, why: str,
-        judge: str | None,
-    ) -> list[str]:
-        """search.md §5; ``judge`` names the outside engine that judged, if one did."""
-        lines = [self._proposal_line(board, proposal)]
-        if judge is not None:
-            lines.append(_judge_line(board, result, proposal, self.judge_tolerance, judge))
-        else:
-            lines.append(_search_line(board, result, proposal, self.tolerance))
-        searcher = "the search" if judge is None else f"judge {judge}"
-        san = board.san(move)
-        top = proposal.top()
-        share = proposal.prior.get(move, 0.0)
-        who = _PROPOSER[self.prior]
-        if top is None:
-            lines.append(f"played {san}, {searcher}'s best move (no case to propose one)")
-        elif result.score is None:
-            lines.append(f"played {san}, the {who}'s choice unvetted: {searcher} stopped before depth 1")
-        elif why == "search":
-            lines.append(
-                f"{who} move {board.san(top)} ({share_text(proposal.prior[top])})"
-                f" {_loss(result, top)}; no proposed move is sound: played {san},"
-                f" {searcher}'s best move, instead"
-            )
-        elif move == top:
-            lines.append(
-                f"played {san}, the {who}'s first choice ({share_text(share)}),"
-                f" sound at depth {result.depth} ({score_text(result.scores[move].score)})"
-            )
-        elif why == "sample":
-            lines.append(
-                f"played {san} ({share_text(share)}), drawn by the prior among the sound proposed moves;"
-                f" the {who}'s first choice was {board.san(top)} ({share_text(proposal.prior[top])})"
-            )
-        else:
-            lines.append(
-                f"{who} move {board.san(top)} ({share_text(proposal.prior[top])}) {_loss(result, top)};"
-                f" played {san} ({share_text(share)}) instead"
-            )
-        if move in proposal.source:
-            lines.append(self._case_line(board, move, proposal))
-        return lines
-
-    def _proposal_line(self, board: chess.Board, proposal: Proposal) -> str:
-        if not proposal.prior:
-            return f"{self._no_case_reason(board.turn)}: the search alone chooses"
-        cases = ""
-        if proposal.cases:
-            assert self.casebase is not None
-            best, worst = proposal.sims
-            stopped = (
-                f" (stop came after {proposal.cases} of {proposal.retrieved} adaptations)"
-                if proposal.cases < proposal.retrieved
-                else ""
-            )
-            cases = (f"{proposal.cases} nearest cases of {self.casebase.expert} (similarity {best} to"
-                     f" {worst}/256){stopped}")
-        if self.prior == "cases":
-            return f"{cases} propose {_ranked(board, proposal.prior)}"
-        assert self.model is not None
-        line = f"the style model ({self.model.describe()}) proposes {_ranked(board, proposal.model)}"
-        if proposal.case_weight > 0:
-            return (f"{line}; {cases} vote {_ranked(board, proposal.votes)}, weighing"
-                    f" {share_text(proposal.case_weight)}: prior {_ranked(board, proposal.prior)}")
-        if proposal.cases:
-            return f"{line}; {cases}: not the position itself, so they do not vote"
-        return line
-
-    def _case_line(self, board: chess.Board, move: chess.Move, proposal: Proposal) -> str:
-        assert self.casebase is not None
-        row, sim = proposal.source[move]
-        src = self.casebase.source(row)
-        return (
-            f"{board.san(move)} adapted from case {row} of {self.casebase.expert}:"
-            f" {src.white} - {src.black}, {src.event},"
-            f" {src.date}, move {src.move_number} (ply {src.ply}); similarity {sim}/256;"
-            f" {share_text(proposal.votes[move])} of the votes from {proposal.count[move]}"
-            f" of {proposal.cases} cases"
-        )
-
-
-#: Who proposes, by the prior in use (for the explanations).
-_PROPOSER = {"cases": "casebase", "model": "style model", "blend": "expert's prior"}
-
-
-def _ranked(board: chess.Board, shares: dict[chess.Move, float], shown: int = 4) -> str:
-    """``Nf3 35%, e4 20%, d4 10%, c4 8% and 12 more``: the largest shares first."""
-    ranked = sorted(shares.items(), key=lambda item: -item[1])
-    more = f" and {len(ranked) - shown} more" if len(ranked) > shown else ""
-    return ", ".join(f"{board.san(m)} {share_text(p)}" for m, p in ranked[:shown]) + more
-
-
-def share_text(share: float) -> str:
-    """A vote share as a whole percentage (``<1%`` rather than a misleading ``0%``)."""
-    return f"{100 * share:.0f}%" if share >= 0.005 else "<1%"
-
-
-def _loss(result: SearchResult, move: chess.Move) -> str:
-    """How much worse than the best ``move`` is, e.g. ``loses 320 cp at depth 4``."""
-    assert result.score is not None
-    at = f"at depth {result.depth}" if result.depth else "in the unfinished first iteration"
-    score = result.scores.get(move)
-    if score is None:  # a judge stopped before it scored every proposal
-        return "went unscored"
-    if score.exact and is_mate_score(score.score) and score.score < 0:
-        return f"allows mate in {-mate_moves(score.score)} {at}"
-    if is_mate_score(result.score) and result.score > 0:
-        return f"misses {score_text(result.score)} {at}"
-    bound = "" if score.exact else "at least "
-    return f"loses {bound}{result.score - score.score} cp {at}"
-
-
-def _search_line(board: chess.Board, result: SearchResult, proposal: Proposal, tolerance: int) -> str:
-    if result.score is None or result.move is None:
-        return f"search: {result.nodes} nodes, not enough to finish depth 1"
-    line = (
-        f"search depth {result.depth}, {result.nodes} nodes: best {board.san(result.move)}"
-        f" ({score_text(result.score)})"
-    )
-    if proposal.prior:
-        sound = sum(m in proposal.prior for m in result.sound())
-        line += f"; {sound} of {len(proposal.prior)} proposed moves sound (within {tolerance} cp)"
-    return line
-
-
-def _judge_line(board: chess.Board, result: SearchResult, proposal: Proposal, tolerance: int, name: str) -> str:
-    """Which engine judged, how deep and how long, its best move and how many proposals it found sound."""
-    if result.score is None:
-        return f"judge {name}: stopped after {result.seconds:.2f} s, before it scored a move"
-    assert result.move is not None
-    line = (f"judge {name}: depth {result.depth}, {result.seconds:.2f} s, {result.nodes} nodes:"
-            f" best {board.san(result.move)} ({score_text(result.score)})")
-    if proposal.prior:
-        scored = sum(m in result.scores for m in proposal.prior)
-        sound = sum(m in proposal.prior for m in result.sound())
-        line += (f"; it scored {scored} of {len(proposal.prior)} proposed moves, {sound} sound"
-                 f" (within {tolerance} cp)")
-    return line

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Protocol
 from common.paths import PROJECT_ROOT
 from common.text import clip
 from endgame import default_folder
+from engine.agents import defaults
 from engine.cbr.weights import Weights, from_hundredths
 from engine.style.prior import PRIORS
 
@@ -47,6 +48,8 @@ class Option:
     minimum: int = 0
     maximum: int = 0
     choices: tuple[str, ...] = ()
+    #: Old names of choices, read as the choice they stand for.
+    aliases: tuple[tuple[str, str], ...] = ()
 
     def parse(self, text: str) -> OptionValue:
         """The value ``text`` stands for; ValueError says why it is not acceptable."""
@@ -57,6 +60,7 @@ class Option:
                 raise ValueError(f"{self.name} takes true or false, not {clip(text)!r}")
             return text.lower() == "true"
         if self.kind == "combo":
+            text = dict(self.aliases).get(text.lower(), text)
             for choice in self.choices:
                 if choice.lower() == text.lower():
                     return choice
@@ -104,6 +108,11 @@ def weights_of(values: Mapping[str, OptionValue]) -> Weights:
     return Weights(*(from_hundredths(int(values[name])) for name in WEIGHT_OPTIONS))
 
 
+def weight_values(weights: Weights) -> dict[str, OptionValue]:
+    """The three weight options (hundredths) that set ``weights``."""
+    return dict(zip(WEIGHT_OPTIONS, weights.hundredths(), strict=True))
+
+
 def _pure_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], _: Resources) -> Agent:
     from engine.agents.pure import PureAgent
 
@@ -133,11 +142,11 @@ def _guided_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], 
     )
 
 
-def _search_agent(_: Casebase | None, values: Mapping[str, OptionValue], __: Resources) -> Agent:
+def _chess0_agent(_: Casebase | None, values: Mapping[str, OptionValue], __: Resources) -> Agent:
     from engine.agents.chess0 import Chess0Agent
 
     return Chess0Agent(str(values["Style"]), int(values["Depth"]), int(values["DepthDeviation"]),
-                       int(values["Tolerance"]))
+                       int(values["Window"]))
 
 
 def default_casebase() -> Path:
@@ -150,13 +159,6 @@ def default_model() -> Path:
     return PROJECT_ROOT / "models" / "style.npz"
 
 
-#: Chess0's engines (engine.agents.chess0.STYLES).
-STYLES = ("classic", "adaptive")
-#: Guided mode's ways of choosing among sound proposed moves (engine.agents.guided.SELECTIONS).
-SELECTIONS = ("argmax", "sample")
-#: Where guided mode's prior comes from unless option Prior says otherwise (engine.style.prior).
-DEFAULT_PRIOR = "blend"
-
 #: Modes by the name the ``Mode`` option uses; a new mode is one more entry.
 MODES: dict[str, Mode] = {
     "pure": Mode(_pure_agent, "the thesis's agent: the most similar case's move, adapted",
@@ -166,45 +168,47 @@ MODES: dict[str, Mode] = {
         "the k nearest cases vote, an alpha-beta search vetoes unsound moves (search.md)",
         "playing the search's best move",
         (
-            Option("Neighbours", "spin", 64, 1, 1024),
-            # tenths of a similarity point: UCI spins are whole numbers
-            Option("Temperature", "spin", 40, 1, 10_000),
-            Option("Tolerance", "spin", 50, 0, 1000),
-            Option("Selection", "combo", SELECTIONS[0], choices=SELECTIONS),
-            Option("Prior", "combo", DEFAULT_PRIOR, choices=PRIORS),
+            Option("Neighbours", "spin", defaults.NEIGHBOURS, 1, 1024),
+            Option("Temperature", "spin", defaults.TEMPERATURE_TENTHS, 1, 10_000),
+            # the soundness margin of the built-in search, in centipawns
+            Option("Tolerance", "spin", defaults.TOLERANCE, 0, 1000),
+            Option("Selection", "combo", defaults.SELECTIONS[0], choices=defaults.SELECTIONS),
+            Option("Prior", "combo", defaults.PRIOR, choices=PRIORS),
             Option("Model", "string", str(default_model())),
-            # percent: the cases' weight in the blend where the position itself is a case
-            Option("CaseWeight", "spin", 50, 0, 100),
+            Option("CaseWeight", "spin", defaults.CASE_WEIGHT_PERCENT, 0, 100),
             # an outside UCI engine that scores the proposals instead of the built-in search
             Option("Judge", "string", ""),
             Option("JudgeDepth", "spin", 0, 0, 99),  # 0: by the go's limits and the clock
-            # centipawns on the judge's scale (25: measured best for fidelity, search.md §7)
-            Option("JudgeTolerance", "spin", 25, 0, 1000),
+            Option("JudgeTolerance", "spin", defaults.JUDGE_TOLERANCE, 0, 1000),
             Option("JudgeThreads", "spin", 1, 1, 1024),
             Option("JudgeHash", "spin", 16, 1, 65536),  # MB
         ),
     ),
-    "search": Mode(
-        _search_agent,
+    "chess0": Mode(
+        _chess0_agent,
         "Chess0's engines, no casebase: Style classic (fixed-depth alpha-beta) or adaptive",
         "searching alone",
         (
-            Option("Style", "combo", STYLES[0], choices=STYLES),
-            Option("Depth", "spin", 4, 1, 20),  # the classic depth; the adaptive style's base depth
-            Option("DepthDeviation", "spin", 2, 0, 10),
-            # the adaptive style's randomisation threshold (shared with guided mode)
-            Option("Tolerance", "spin", 50, 0, 1000),
+            Option("Style", "combo", defaults.STYLES[0], choices=defaults.STYLES),
+            # the classic depth; the adaptive style's base depth
+            Option("Depth", "spin", defaults.CHESS0_DEPTH, 1, 20),
+            Option("DepthDeviation", "spin", defaults.CHESS0_DEPTH_DEVIATION, 0, 10),
+            # the adaptive style's randomisation window, in centipawns
+            Option("Window", "spin", defaults.CHESS0_WINDOW, 0, 1000),
         ),
         casebase=False,
     ),
 }
+
+#: Old names of modes, still accepted (with a notice) so that old scripts keep working.
+MODE_ALIASES = {"search": "chess0"}
 
 
 def engine_options() -> list[Option]:
     """Every option the engine declares: the common ones, then each mode's own."""
     options = [
         Option("Casebase", "string", str(default_casebase())),
-        Option("Mode", "combo", next(iter(MODES)), choices=tuple(MODES)),
+        Option("Mode", "combo", next(iter(MODES)), choices=tuple(MODES), aliases=tuple(MODE_ALIASES.items())),
         *(Option(name, "spin", 50, 0, 100) for name in WEIGHT_OPTIONS),
         Option("Seed", "spin", 0, 0, SEED_MAX),
         # every mode plays the tables' move where they cover the position
@@ -213,3 +217,8 @@ def engine_options() -> list[Option]:
     for mode in MODES.values():
         options += [o for o in mode.options if o.name not in {x.name for x in options}]
     return options
+
+
+def option_defaults() -> dict[str, OptionValue]:
+    """Every option's default value, by name."""
+    return {option.name: option.default for option in engine_options()}

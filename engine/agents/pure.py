@@ -6,6 +6,7 @@ import chess
 import numpy as np
 
 from engine.agents.base import CaseAgent, Decision
+from engine.agents.explain import adaptation_line, pure_case_lines
 from engine.cbr.adaptation import best_moves, draw, draw_index
 
 
@@ -27,11 +28,11 @@ class PureAgent(CaseAgent):
             return Decision(
                 move=move,
                 explanation=[
-                    f"{self._no_case_reason(board.turn)}: played {board.san(move)}, drawn"
+                    f"{self.no_case_reason(board.turn)}: played {board.san(move)}, drawn"
                     f" uniformly from {len(candidates)} legal moves",
                 ],
             )
-        assert self.casebase is not None
+        assert self.casebase is not None and self.index is not None
         case = int(rows[draw_index(len(rows), self.rng)])
         case_move, case_board = self.casebase.move(case), self.casebase.board(case)
         tied_moves, score = best_moves(case_move, case_board, board, self.weights, candidates)
@@ -39,45 +40,10 @@ class PureAgent(CaseAgent):
         return Decision(
             move=move,
             explanation=[
-                *self._case_lines(case, board.turn, sim, len(rows)),
-                _adaptation_line(case_move, case_board, board, move, score, len(tied_moves)),
+                *pure_case_lines(self.casebase, self.index, case, board.turn, sim, len(rows)),
+                adaptation_line(case_move, case_board, board, move, score, len(tied_moves)),
             ],
             case=case,
             similarity=sim,
             tied_cases=len(rows),
         )
-
-    def _case_lines(self, case: int, colour: chess.Color, sim: int, tied: int) -> list[str]:
-        assert self.casebase is not None and self.index is not None
-        src = self.casebase.source(case)
-        side = chess.COLOR_NAMES[colour].capitalize()
-        return [
-            f"case {case} of {self.casebase.expert}: {src.white} - {src.black}, {src.event},"
-            f" {src.date}, move {src.move_number} (ply {src.ply}, {side} to move)",
-            f"similarity {sim}/256; {tied} of {self.index.count(colour)} cases with {side} to move"
-            " tied at best" + (", one drawn" if tied > 1 else ""),
-        ]
-
-
-def _adaptation_line(
-    case_move: chess.Move,
-    case_board: chess.Board,
-    board: chess.Board,
-    move: chess.Move,
-    score: float,
-    tied: int,
-) -> str:
-    ties = f", {tied} moves tied, one drawn" if tied > 1 else ""
-    relation = "the case move itself" if move == case_move else "adapted"
-    return (
-        f"case move {_san(case_board, case_move)}; played {board.san(move)}"
-        f" ({relation}, L {score:.5f}{ties})"
-    )
-
-
-def _san(board: chess.Board, move: chess.Move) -> str:
-    """SAN when python-chess can write it, else UCI: a case board lacks castling and en-passant rights."""
-    try:
-        return board.san(move)
-    except (ValueError, AssertionError):
-        return move.uci()

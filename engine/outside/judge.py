@@ -27,9 +27,10 @@ from typing import Any, TypeVar
 import chess
 import chess.engine
 
+from engine.outside.launch import LaunchError, launch
 from engine.search.limits import Budget
 from engine.search.result import RootScore, SearchResult
-from engine.search.scores import from_mate_moves
+from engine.search.scores import from_pov_score
 
 #: The most proposals (the largest priors first) the judge scores.
 JUDGE_PROPOSALS = 5
@@ -63,16 +64,6 @@ class JudgeSettings:
     hash_mb: int = 16
 
 
-def engine_score(score: chess.engine.Score) -> int:
-    """A python-chess score (from the side to move) on this engine's scale (:mod:`engine.search.scores`)."""
-    mate = score.mate()
-    if mate is None:
-        value = score.score()
-        assert value is not None
-        return value
-    return from_mate_moves(mate)
-
-
 class Judge:
     """One outside engine process, started on demand, restarted once per game after a fault."""
 
@@ -93,15 +84,10 @@ class Judge:
         """Start the engine (if it is not running) and set its options; JudgeError if it cannot."""
         if self.engine is not None:
             return
-        command = self.settings.command
-        if not Path(command).is_file():
-            raise JudgeError(f"no engine at {command}")
         try:
-            engine = chess.engine.SimpleEngine.popen_uci([command], timeout=timeout, setpgrp=True)
-        except TimeoutError:
-            raise JudgeError(f"{command} did not answer uciok within {timeout:.2g} s") from None
-        except (OSError, chess.engine.EngineError, chess.engine.EngineTerminatedError) as exc:
-            raise JudgeError(f"{command} does not start as a UCI engine ({exc or type(exc).__name__})") from None
+            engine = launch([self.settings.command], timeout=timeout, own_group=True)
+        except LaunchError as exc:
+            raise JudgeError(str(exc)) from None
         self.engine = engine
         self.name = engine.id.get("name", self.name)
         options: dict[str, int] = {}
@@ -331,4 +317,4 @@ def _line(board: chess.Board, info: chess.engine.InfoDict) -> tuple[chess.Move |
     pv = info.get("pv") or []
     move = pv[0] if pv and pv[0] in board.legal_moves else None
     score = info.get("score")
-    return move, None if score is None else engine_score(score.relative)
+    return move, None if score is None else from_pov_score(score.relative)

@@ -7,6 +7,8 @@ goes through here.
 
 from __future__ import annotations
 
+import chess.engine
+
 MATE = 100_000
 #: Scores beyond this (in absolute value) are mates.
 MATE_BOUND = MATE - 1_000
@@ -52,3 +54,13 @@ def score_text(score: int) -> str:
         return f"{score:+d} cp"
     moves = mate_moves(score)
     return f"mate in {moves}" if moves > 0 else f"mated in {-moves}"
+
+
+def from_pov_score(score: chess.engine.Score) -> int:
+    """A python-chess score (from the side to move; an outside engine's) on this scale."""
+    mate = score.mate()
+    if mate is None:
+        value = score.score()
+        assert value is not None
+        return value
+    return from_mate_moves(mate)

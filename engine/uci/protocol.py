@@ -143,6 +143,8 @@ class UciEngine:
         except ValueError as exc:
             self.info(f"{exc}; ignored")
             return
+        if text.lower() in dict(option.aliases):
+            self.info(f"{option.name} {clip(text)} is an old name: playing {option.name} {value}")
         self.values[option.name] = value
         if self.builder.debug:
             self.info(f"{option.name} = {clip(str(value))}")

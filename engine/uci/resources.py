@@ -66,7 +66,7 @@ class AgentBuilder:
     def agent(self, values: Mapping[str, OptionValue]) -> Agent:
         """The agent for ``values``; a new one starts from the game's seed, as at a new game.
         Where the endgame tables cover the position, it plays their move."""
-        from engine.agents.endings import TablebaseAgent
+        from engine.agents.factory import make_agent
 
         path = str(values["Casebase"])
         key = (tuple(sorted(values.items())), file_state(path), file_state(str(values.get("Model", ""))))
@@ -74,7 +74,7 @@ class AgentBuilder:
         if self._agent is None or key != self._key:
             casebase = self._load(path) if mode.casebase else None
             self._used_model = self._used_judge = False
-            agent = TablebaseAgent(mode.factory(casebase, values, self), self.tablebase(str(values["Tables"])))
+            agent = make_agent(values, casebase, self)
             if not self._used_judge:
                 self.close()
             if self._seed is None or int(values["Seed"]):

@@ -1,0 +1,27 @@
+"""The one set of defaults of the agents' settings: the engine's options, the agents'
+constructors, the tournament and the fidelity bench all read them here (cheap to import)."""
+
+from __future__ import annotations
+
+#: Guided mode's ways of choosing among sound proposed moves.
+SELECTIONS = ("argmax", "sample")
+#: Chess0's engines.
+STYLES = ("classic", "adaptive")
+
+# Guided mode (search.md)
+NEIGHBOURS = 64
+#: tau of the votes, in tenths of a similarity point (UCI spins are whole numbers).
+TEMPERATURE_TENTHS = 40
+#: The soundness margin of the built-in search (centipawns).
+TOLERANCE = 50
+PRIOR = "blend"
+#: The cases' weight in the blend where the position itself is a case (percent).
+CASE_WEIGHT_PERCENT = 50
+#: The soundness margin on an outside judge's scale (25: measured best for fidelity, search.md §7).
+JUDGE_TOLERANCE = 25
+
+# Chess0's engines
+CHESS0_DEPTH = 4
+CHESS0_DEPTH_DEVIATION = 2
+#: The adaptive style's randomisation window: root moves this close to the best are drawn among.
+CHESS0_WINDOW = 50

@@ -1,0 +1,74 @@
+"""The one way to make an agent: from option values (the engine's options, by name), a casebase
+and what the mode may load. The UCI engine, the tournament, the fidelity bench and the benches
+all call :func:`make_agent`, so the same options give the same agent everywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from casebase.format import Casebase
+from endgame import default_folder
+from endgame.tablebase import Tablebase
+from engine.agents.endings import TablebaseAgent
+from engine.agents.modes import MODES, OptionValue, Resources, option_defaults
+from engine.outside.judge import Judge, JudgeSettings
+from engine.style.model import StyleModel
+
+
+def option_values(overrides: Mapping[str, OptionValue] | None = None) -> dict[str, OptionValue]:
+    """Every option's value: the defaults, with ``overrides`` (by exact option name)."""
+    values = option_defaults()
+    unknown = sorted(set(overrides or {}) - set(values))
+    if unknown:
+        raise ValueError(f"no option named {', '.join(unknown)}")
+    return values | dict(overrides or {})
+
+
+def make_agent(values: Mapping[str, OptionValue], casebase: Casebase | None, resources: Resources) -> TablebaseAgent:
+    """The agent of ``values`` (missing options take their defaults): the mode's agent, which
+    plays the endgame tables' move wherever they cover the position. ``resources`` gives the
+    model, the judge and the tables (:class:`Loader`, or the UCI engine's caching one)."""
+    full = option_values(values)
+    mode = MODES[str(full["Mode"])]
+    agent = mode.factory(casebase if mode.casebase else None, full, resources)
+    return TablebaseAgent(agent, resources.tablebase(str(full["Tables"])))
+
+
+class Loader:
+    """What modes load, for a process without a user to tell (tournament and bench workers):
+    each model, judge and table folder made once; a file that cannot be read raises
+    (:class:`~engine.style.model.ModelError`). The UCI engine's loader tells instead
+    (:class:`engine.uci.resources.AgentBuilder`)."""
+
+    def __init__(self) -> None:
+        self._models: dict[str, StyleModel] = {}
+        self._judges: dict[JudgeSettings, Judge] = {}
+        self._tables: dict[str, Tablebase] = {}
+
+    def model(self, path: str) -> StyleModel:
+        """The style model at ``path``."""
+        if path not in self._models:
+            self._models[path] = StyleModel.load(path)
+        return self._models[path]
+
+    def judge(self, command: str, threads: int, hash_mb: int) -> Judge:
+        """The judge of these settings (started at its first search; a new game clears its hash)."""
+        settings = JudgeSettings(command, threads, hash_mb)
+        if settings not in self._judges:
+            self._judges[settings] = Judge(settings)
+        return self._judges[settings]
+
+    def tablebase(self, folder: str) -> Tablebase:
+        """The endgame tables of ``folder`` (the default folder when empty)."""
+        folder = folder or str(default_folder())
+        if folder not in self._tables:
+            self._tables[folder] = Tablebase(folder)
+            self._tables[folder].prepare()
+        return self._tables[folder]
+
+    def close(self) -> None:
+        """Quit every judge process."""
+        for judge in self._judges.values():
+            judge.close()
+        self._judges.clear()
