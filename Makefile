@@ -5,9 +5,14 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: install demo test bench casebases experiment fidelity fidelity-judge fidelity-ceiling strength model tables kbnk chess0 clean
+.PHONY: help install demo test lint bench casebases experiment fidelity fidelity-judge fidelity-ceiling strength model tables kbnk chess0 clean
 
-# Playing needs only the runtime packages (no torch): the demo, the engine, the benches.
+## help: this list of targets
+help:
+	@awk '/^## / {sub(/^## /, ""); i = index($$0, ":"); printf "  make %-18s %s\n", substr($$0, 1, i - 1), substr($$0, i + 2)}' $(MAKEFILE_LIST)
+
+
+## install: the virtual environment .venv with the runtime packages (no torch)
 install: $(STAMP)
 
 $(STAMP): pyproject.toml
@@ -21,21 +26,28 @@ $(TEST_STAMP): $(STAMP)
 	$(PY) -m pip install -q -e '.[test]'
 	touch $(TEST_STAMP)
 
-# The tests: type checks (mypy, configured in pyproject.toml), then the suite on 2 workers.
-test: $(TEST_STAMP)
+## test: lint (ruff, the import layers), type checks (mypy), then the suite on 2 workers
+test: lint
 	$(PY) -m mypy
 	$(PY) -m pytest -q -n 2
+
+## lint: ruff and the import contracts of pyproject.toml (lint-imports)
+lint: $(TEST_STAMP)
+	$(PY) -m ruff check .
+	$(VENV)/bin/lint-imports
 
 # One casebase per shipped expert, named after its PGN, with the player's name from
 # data/experts.tsv; a casebase is rebuilt only when its PGN, the registry or the builder changes.
 CASEBASES := $(patsubst data/experts/%.pgn,casebases/%.npz,$(wildcard data/experts/*.pgn))
 
+## casebases: one casebase per shipped expert (data/experts/*.pgn) into casebases/
 casebases: $(CASEBASES)
 
 casebases/%.npz: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) | $(STAMP)
 	$(PY) -m casebase build $< -o $@ \
 	    --player "$$(awk -F'\t' '$$1 == "$*" {print $$2}' data/experts.tsv)"
 
+## bench: the speed benchmarks' tables (build, retrieval, start-up, tournament, search, model, tables)
 bench: install
 	$(PY) bench/bench_build.py
 	$(PY) bench/bench_retrieval.py
@@ -45,16 +57,17 @@ bench: install
 	$(PY) bench/bench_model.py
 	$(PY) bench/bench_tables.py
 
-# The style model (issue 10): a residual network trained on every move of the masters
-# collection (data/masters-2500plus.pgn.gz, which holds no game of the ladder experts), written
-# to models/style.npz, the model the engine ships with. Needs torch (installed here from the
-# project's [train] extra); resumable (run it again after an interrupt). On 2 CPU cores the
-# default takes about 40 minutes; on a GPU, train bigger: MODEL_ARGS="--blocks 8 --filters 96 --epochs 3".
-MODEL_ARGS ?= --blocks 5 --filters 48 --positions 2500000
+# The style model: a residual network trained on every move of the masters collection
+# (data/masters-2500plus.pgn.gz, which holds no game of the ladder experts), written to
+# models/style.npz, the model the engine ships with, by the recipe models/style.toml (a GPU's
+# recipe; MODEL_ARGS override it, e.g. "--blocks 5 --filters 48 --positions 2500000" for about
+# 40 minutes on 2 CPU cores). Needs torch (the project's [train] extra); resumable.
+MODEL_ARGS ?=
 
+## model: train the style model by models/style.toml (torch; resumable)
 model: casebases/masters.npz
 	$(PY) -m pip install -q -e '.[train]'
-	$(PY) -m learn train casebases/masters.npz -o models/style.npz $(MODEL_ARGS)
+	$(PY) -m learn train casebases/masters.npz -o models/style.npz --config models/style.toml $(MODEL_ARGS)
 
 casebases/masters.npz: data/masters-2500plus.pgn.gz $(wildcard casebase/*.py) | $(STAMP)
 	$(PY) -m casebase build $< --all-players -o $@
@@ -63,6 +76,7 @@ casebases/masters.npz: data/masters-2500plus.pgn.gz $(wildcard casebase/*.py) | 
 # into tables/ (about 5 minutes and 1.3 GB of memory on 2 cores, 2 MB on disk), each then checked
 # against python-chess's rules on 2000 sampled positions. The engine makes KQK and KRK itself at
 # first use (a second each); the four-man tables need this.
+## tables: the endgame tables KQK, KRK, KBBK, KBNK into tables/ (about 5 minutes)
 tables: install
 	$(PY) -m endgame build
 	$(PY) -m endgame check --positions 2000
@@ -72,6 +86,7 @@ tables: install
 # KBNK_DEEP names a network made by `python -m learn kbnk-deep` (torch; 1 minute on a GPU) to play too.
 KBNK_DEEP ?=
 
+## kbnk: Bergbom's KBNK networks, trained and played (about 10 minutes)
 kbnk: tables
 	$(PY) -m learn kbnk --designs study mutual best $(if $(KBNK_DEEP),--deep $(KBNK_DEEP))
 
@@ -79,20 +94,23 @@ kbnk: tables
 # into results/chess0/ (resumable; about an hour on 2 cores).
 CHESS0 = cmd='$(PY) uci_main.py --mode chess0'
 
+## chess0: Chess0's classic against its adaptive engine, 100 games (about an hour)
 chess0: install
 	$(PY) -m tournament run --configs balanced --rounds 50 --tc 40/60 --out results/chess0 \
 	    --event "Chess0 classic vs adaptive" \
 	    --engine "name=classic $(CHESS0) option.Style=classic option.Depth=3" \
 	    --engine "name=adaptive $(CHESS0) option.Style=adaptive option.Depth=3 option.DepthDeviation=1"
 
-# The demo: Carlsen against Ivanchuk, each side a UCI engine process, every move explained.
+## demo: Carlsen against Ivanchuk, each side a UCI engine process, every move explained
 demo: install casebases
 	$(PY) -m tournament demo --white casebases/carlsen-2800.npz --black casebases/ivanchuk-2700.npz
 
 # The thesis's experiment on the seven FIDE experts: 5 configurations x 42 ordered pairs x 3 rounds
 # = 630 pure-mode games at 40/5400 into results/ (run it again to resume an interrupted run).
-LADDER := kosteniuk-2200 gaprindashvili-2300 paehtz-2400 miles-2500 vanwely-2600 ivanchuk-2700 carlsen-2800
+# The ladder: the experts marked so in data/experts.tsv, in the file's order (by rating).
+LADDER := $(shell awk -F'\t' 'NR > 1 && $$4 == "yes" {print $$1}' data/experts.tsv)
 
+## experiment: the thesis's round robin of the seven experts, 630 pure-mode games at 40/90
 experiment: install casebases
 	$(PY) -m tournament run --casebases $(LADDER:%=casebases/%.npz) --configs thesis \
 	    --rounds 3 --mode pure --tc 40/5400 --out results
@@ -106,6 +124,7 @@ FIDELITY_MODES ?= pure prior search guided stockfish
 HELD_OUT := 0.15
 EXPERT_NAME = "$$(awk -F'\t' '$$1 == "$*" {print $$2}' data/experts.tsv)"
 
+## fidelity: how often each mode plays the expert's own move on held-out games (15 minutes)
 fidelity: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldout/%.pgn)
 	for id in $(LADDER); do \
 	    $(PY) -m tournament fidelity --casebase casebases/heldout/$$id.npz --games casebases/heldout/$$id.pgn \
@@ -118,6 +137,7 @@ fidelity: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldo
 # the table and the paired difference judged - stockfish per expert. About 4 minutes.
 JUDGE ?= /usr/games/stockfish
 
+## fidelity-judge: the same with a Stockfish judge, and Stockfish alone (4 minutes)
 fidelity-judge: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldout/%.pgn)
 	for id in $(LADDER); do \
 	    $(PY) -m tournament fidelity --casebase casebases/heldout/$$id.npz --games casebases/heldout/$$id.pgn \
@@ -128,6 +148,7 @@ fidelity-judge: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases
 
 # Where guided mode's fidelity comes from (prior, search, their combination) and the most a
 # perfect choice among its sound proposals could reach, on make fidelity's positions. ~6 minutes.
+## fidelity-ceiling: where guided mode's fidelity comes from, and its ceiling (6 minutes)
 fidelity-ceiling: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldout/%.pgn)
 	$(PY) bench/bench_fidelity_ceiling.py --positions $(FIDELITY_POSITIONS)
 
@@ -143,8 +164,10 @@ casebases/heldout/%.pgn: data/experts/%.pgn data/experts.tsv $(wildcard casebase
 STRENGTH_GAMES ?= 100
 STRENGTH_TC ?= 40/20
 
+## strength: the guided Carlsen against Stockfish at UCI_Elo 1350 and 1800 (about an hour)
 strength: install casebases
 	$(PY) bench/bench_strength.py --games $(STRENGTH_GAMES) --tc $(STRENGTH_TC)
 
+## clean: remove the environment and everything built
 clean:
 	rm -rf $(VENV) casebases results bench/out tables

@@ -8,35 +8,27 @@ Games without the expert are decided from their headers and their moves never pa
 
 from __future__ import annotations
 
-import io
 import os
 import sys
-from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from multiprocessing import get_context
 from typing import TypeVar
 
-import chess
-import chess.pgn
 import numpy as np
 from tqdm import tqdm
 
+from casebase.chunks import CANDIDATE, OUTCOMES, Chunk, ParsedGame, parse_chunk
 from casebase.format import GAME_TEXT_COLUMNS, Casebase
 from casebase.names import closest_names
 from casebase.selection import (
     BEYOND_MAX_GAMES,
-    BOTH_MATCH,
-    ELO_FILTERED,
     HELD_OUT,
-    VARIANT_SKIPPED,
     WITHOUT_EXPERT,
     BuildError,
-    Candidate,
     Selection,
-    classify,
     held_out,
 )
 from casebase.sources import Source, chunk_bounds, read_source
@@ -50,138 +42,6 @@ CHUNKS_PER_WORKER = 8
 T = TypeVar("T")
 R = TypeVar("R")
 
-#: Per-game outcome codes stored while parsing (index into this tuple); -1 = candidate.
-_OUTCOMES = (WITHOUT_EXPERT, BOTH_MATCH, VARIANT_SKIPPED, ELO_FILTERED)
-_CANDIDATE = -1
-
-
-@dataclass
-class _Game:
-    """A candidate game as parsed: headers kept for the games table, and its cases' extent."""
-
-    index: int  # in its chunk until merged, then in its source file
-    tags: tuple[str, ...]  # GAME_TEXT_COLUMNS
-    expert_white: bool
-    expert_elo: int
-    spelling: str
-    first_case: int
-    cases: int = 0
-    damaged: bool = False
-    span: tuple[int, int] = (0, 0)  # characters of the game's PGN text in its chunk
-
-
-@dataclass
-class _Chunk:
-    """What a worker returns for one chunk of games."""
-
-    outcomes: array = field(default_factory=lambda: array("b"))  # per game read
-    games: list[_Game] = field(default_factory=list)
-    names: Counter[str] = field(default_factory=Counter)  # every player tag seen
-    boards: array = field(default_factory=lambda: array("Q"))  # 8 per case
-    moves: array = field(default_factory=lambda: array("B"))  # from, to, promotion per case
-    turn: array = field(default_factory=lambda: array("b"))
-    ply: array = field(default_factory=lambda: array("i"))
-
-
-class _CaseVisitor(chess.pgn.BaseVisitor[bool]):
-    """Records the expert's moves of a game as they are read, without building a game tree."""
-
-    def __init__(self, selection: Selection, chunk: _Chunk) -> None:
-        self.selection = selection
-        self.matcher = selection.matcher()
-        self.chunk = chunk
-        self.game: _Game | None = None
-
-    def begin_game(self) -> None:
-        self.game = None
-
-    def begin_headers(self) -> chess.pgn.Headers:
-        self.headers = chess.pgn.Headers()
-        return self.headers
-
-    def visit_header(self, tagname: str, tagvalue: str) -> None:
-        self.headers[tagname] = tagvalue
-
-    def end_headers(self) -> chess.pgn.SkipType | None:
-        headers, chunk = self.headers, self.chunk
-        white, black = headers.get("White", "?"), headers.get("Black", "?")
-        chunk.names[white] += 1
-        chunk.names[black] += 1
-        decision = classify(headers, self.selection, self.matcher)
-        if not isinstance(decision, Candidate):
-            chunk.outcomes.append(_OUTCOMES.index(decision))
-            return chess.pgn.SKIP
-        chunk.outcomes.append(_CANDIDATE)
-        self.game = _Game(
-            index=len(chunk.outcomes) - 1,
-            tags=tuple(headers.get(tag.capitalize(), "?") for tag in GAME_TEXT_COLUMNS),
-            expert_white=decision.expert_white,
-            expert_elo=decision.expert_elo,
-            spelling=white if decision.expert_white else black,
-            first_case=len(chunk.turn),
-        )
-        chunk.games.append(self.game)
-        # All players: every move is a case; otherwise only the expert's colour.
-        self.colour = None if self.matcher is None else decision.expert_white
-        self.ply = 0
-        self.finished = False  # until the movetext's result token (1-0, 0-1, 1/2-1/2, *)
-        return None
-
-    def begin_variation(self) -> chess.pgn.SkipType:
-        return chess.pgn.SKIP
-
-    def visit_result(self, result: str) -> None:
-        self.finished = True
-
-    def visit_move(self, board: chess.Board, move: chess.Move) -> None:
-        game = self.game
-        if game is None or game.damaged:
-            return
-        if self.colour is None or board.turn == self.colour:
-            if board.chess960:
-                # A FEN start with unusual castling rights makes python-chess use
-                # king-takes-rook castling; cases store the king's two-square move.
-                move = chess.Move.from_uci(board.uci(move, chess960=False))
-            chunk = self.chunk
-            occupied = board.occupied_co
-            chunk.boards.extend((occupied[chess.WHITE], occupied[chess.BLACK], board.pawns,
-                                 board.knights, board.bishops, board.rooks, board.queens,
-                                 board.kings))
-            chunk.moves.extend((move.from_square, move.to_square, move.promotion or 0))
-            chunk.turn.append(board.turn)
-            chunk.ply.append(self.ply)
-            game.cases += 1
-        self.ply += 1
-
-    def handle_error(self, error: Exception) -> None:
-        # An illegal or unparsable move (or a bad FEN): keep the cases before it.
-        if self.game is not None:
-            self.game.damaged = True
-
-    def end_game(self) -> None:
-        # Movetext without its result token: the game was cut short (a truncated file's last
-        # game). Its moves are the game's as far as they go, so they stay, counted damaged.
-        if self.game is not None and not self.finished:
-            self.game.damaged = True
-
-    def result(self) -> bool:
-        return True  # read_game returns None only at the end of the input
-
-
-def _parse_chunk(task: tuple[str, Selection]) -> _Chunk:
-    """Parse one chunk of whole games (runs in a worker process)."""
-    text, selection = task
-    chunk = _Chunk()
-    visitor = _CaseVisitor(selection, chunk)
-    handle = io.StringIO(text)
-    while True:
-        start = handle.tell()
-        if chess.pgn.read_game(handle, Visitor=lambda: visitor) is None:
-            return chunk
-        if visitor.game is not None:
-            visitor.game.span = (start, handle.tell())
-
-
 @dataclass
 class Collection:
     """The games of a build's input, merged in file order, before the global selection."""
@@ -190,14 +50,14 @@ class Collection:
     sources: list[Source]
     games_read: list[int]  # per source
     outcomes: Counter[str]  # how many games each per-game decision other than candidate took
-    games: list[tuple[int, _Game]]  # candidates in file order: (source number, game)
+    games: list[tuple[int, ParsedGame]]  # candidates in file order: (source number, game)
     names: Counter[str]  # every player tag seen, for the no-match error
     boards: np.ndarray
     moves: np.ndarray
     turn: np.ndarray
     ply: np.ndarray
 
-    def game_text(self, source: int, game: _Game) -> str:
+    def game_text(self, source: int, game: ParsedGame) -> str:
         """A candidate game's PGN text as it stands in its source file."""
         start, end = game.span
         return self.sources[source].text[start:end].strip()
@@ -258,7 +118,7 @@ def collect(
     merge = _Merge(selection, sources)
     # The pool forks before tqdm may start its monitor thread.
     with (
-        _parallel_map(_parse_chunk, texts, workers, len(tasks)) as chunks,
+        _parallel_map(parse_chunk, texts, workers, len(tasks)) as chunks,
         tqdm(total=estimate, unit="games", desc="reading PGN", file=sys.stderr, leave=False,
              disable=not (sys.stderr.isatty() if progress is None else progress)) as bar,
     ):
@@ -277,12 +137,12 @@ class _Merge:
         self.sources = sources
         self.games_read = [0] * len(sources)
         self.outcomes: Counter[str] = Counter()
-        self.games: list[tuple[int, _Game]] = []
+        self.games: list[tuple[int, ParsedGame]] = []
         self.names: Counter[str] = Counter()
         self.cases = 0
-        self.parts: list[_Chunk] = []
+        self.parts: list[Chunk] = []
 
-    def add(self, number: int, start: int, chunk: _Chunk, limit: int | None) -> bool:
+    def add(self, number: int, start: int, chunk: Chunk, limit: int | None) -> bool:
         """Append a chunk (of source ``number``, at character ``start``); True once ``limit``
         candidate games are in, the chunk cut after the last of them."""
         games = chunk.games
@@ -291,7 +151,7 @@ class _Merge:
             games = games[: limit - len(self.games)]
             outcomes = outcomes[: games[-1].index + 1]
             cases = games[-1].first_case + games[-1].cases
-            chunk = _Chunk(outcomes, games, chunk.names, chunk.boards[: 8 * cases],
+            chunk = Chunk(outcomes, games, chunk.names, chunk.boards[: 8 * cases],
                            chunk.moves[: 3 * cases], chunk.turn[:cases], chunk.ply[:cases])
         for game in games:
             game.index += self.games_read[number]
@@ -299,7 +159,7 @@ class _Merge:
             game.span = (game.span[0] + start, game.span[1] + start)
             self.games.append((number, game))
         self.games_read[number] += len(outcomes)
-        self.outcomes.update(_OUTCOMES[code] for code in outcomes if code != _CANDIDATE)
+        self.outcomes.update(OUTCOMES[code] for code in outcomes if code != CANDIDATE)
         self.names.update(chunk.names)
         self.cases += len(chunk.turn)
         self.parts.append(chunk)
@@ -369,7 +229,7 @@ def build(
         "games_read": sum(collection.games_read),
         "games_used": len(used),
         **{f"games_{outcome}": (collection.outcomes + Counter(decisions))[outcome]
-           for outcome in (*_OUTCOMES, HELD_OUT, BEYOND_MAX_GAMES)},
+           for outcome in (*OUTCOMES, HELD_OUT, BEYOND_MAX_GAMES)},
         "games_damaged": sum(game.damaged for _, game in used),
         "cases_white": int(turn.sum()),
         "cases_black": int(len(turn) - turn.sum()),

@@ -134,7 +134,7 @@ def generate(ending: str, progress: Callable[[int, int], None] | None = None) ->
     # Which white man Black may take: those no other white man defends (the black king's own
     # square is empty once it has moved, so only the white king blocks).
     undefended = []
-    for i, (piece, square) in enumerate(zip(pieces, men)):
+    for i, square in enumerate(men):
         guard = KING[wk].copy()
         for j, (other, other_square) in enumerate(zip(pieces, men)):
             if j != i:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tomllib
 from pathlib import Path
+from typing import Any
 
 from casebase.format import CasebaseError
 from common.cli import positive_int
@@ -12,8 +14,23 @@ from endgame import default_folder
 from endgame.tablebase import TablebaseError
 from engine.style.model import ModelError
 
+#: The training options a recipe file (``--config``) may set.
+RECIPE_KEYS = ("blocks", "filters", "epochs", "positions", "batch", "lr", "seed")
 
-def _parser() -> argparse.ArgumentParser:
+
+def read_recipe(path: Path) -> dict[str, Any]:
+    """The training options of a TOML recipe file; ValueError naming what is wrong."""
+    try:
+        recipe = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ValueError(f"{path}: not a readable recipe ({exc})") from None
+    unknown = sorted(set(recipe) - set(RECIPE_KEYS))
+    if unknown:
+        raise ValueError(f"{path}: unknown keys {', '.join(unknown)} (a recipe sets {', '.join(RECIPE_KEYS)})")
+    return recipe
+
+
+def _parser(recipe: dict[str, Any] | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m learn", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     t = commands.add_parser("train", help="train a model on the cases of casebases (resumable)",
@@ -31,6 +48,9 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--seed", type=int, default=0, help="seed of the weights, split and order (default 0)")
     t.add_argument("--device", help="cpu, cuda, cuda:1 ... (default: cuda when present, else cpu)")
     t.add_argument("--checkpoint", type=Path, help="checkpoint file (default: OUT.ckpt)")
+    t.add_argument("--config", type=Path, metavar="RECIPE.toml",
+                   help="defaults of the options above from a recipe file (e.g. models/style.toml)")
+    t.set_defaults(**(recipe or {}))
     e = commands.add_parser("evaluate", help="how often a model's favourite legal move is the case's move")
     e.add_argument("model", type=Path)
     e.add_argument("casebases", nargs="+", type=Path, metavar="X.npz")
@@ -55,6 +75,12 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if getattr(args, "config", None) is not None:
+        try:
+            args = _parser(read_recipe(args.config)).parse_args(argv)
+        except ValueError as exc:
+            print(f"python -m learn: error: {exc}", file=sys.stderr)
+            return 2
     try:
         if args.command == "train":
             from learn.train import TrainConfig, train

@@ -23,6 +23,7 @@ from tqdm import tqdm
 
 from common.files import atomic_file
 from engine.style.model import save_model
+from engine.style.planes import FORMAT_ID
 from learn.data import Examples, batches, epoch_order, validation_sample
 from learn.net import StyleNet
 
@@ -134,7 +135,7 @@ def train(
     rows = validation_sample(validation, config.seed, config.validation_positions)
     top1 = evaluate(net, examples, rows, where)
     meta: dict[str, Any] = {
-        "blocks": config.blocks, "filters": config.filters, "planes": "engine.style.planes v1",
+        "blocks": config.blocks, "filters": config.filters, "planes": FORMAT_ID,
         "trained_on": identity["sources"], "examples": len(examples), "train_examples": int(len(training)),
         "validation_games_share": config.validation, "validation_top1": round(top1, 4),
         "validation_positions": int(len(rows)), "config": dataclasses.asdict(config), "steps": step,

@@ -42,7 +42,7 @@ def reference(settings, tmp_path_factory):
 
 def test_a_run_plays_the_schedule_with_every_tag(reference, settings):
     assert len(reference) == 8
-    for (round_, white, black), text in reference.items():
+    for (round_, _white, _black), text in reference.items():
         game = chess.pgn.read_game(io.StringIO(text))
         h = game.headers
         assert h["Result"] in ("1-0", "0-1", "1/2-1/2") and h["Mode"] == "pure"

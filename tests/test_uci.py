@@ -64,7 +64,7 @@ def test_plays_from_the_casebase_and_explains(kosteniuk_casebase):
     text = strings(lines)
     assert "pure mode: casebase" in text and "cases" in text
     assert "similarity" in text and "/256" in text and "case move" in text
-    assert lines.index("readyok") < next(i for i, l in enumerate(lines) if l.startswith("bestmove"))
+    assert lines.index("readyok") < next(i for i, line in enumerate(lines) if line.startswith("bestmove"))
     (move,) = bestmoves(lines)
     board = chess.Board()
     board.push_uci("e2e4")

@@ -43,8 +43,8 @@ from dataclasses import dataclass
 
 import chess
 
-from endgame.tablebase import Probe, Tablebase
 from engine.search.evaluation import evaluate, material_white, move_delta
+from engine.search.leaves import Endgames, past_counts, table_score
 from engine.search.moveorder import MoveOrder, noisy_moves
 from engine.search.result import RootScore, SearchResult
 from engine.search.scores import MATE, from_root, is_mate_score, to_root
@@ -92,11 +92,12 @@ class Searcher:
     the engine got to the position. ``table=False`` turns the table off and
     ``quiescence=False`` makes the horizon's leaves static evaluations: the tests compare
     each variant with plain minimax. ``evaluation(board, material)`` scores the leaves
-    (default :func:`engine.search.evaluation.evaluate`; ``material`` is its incremental sum). With a ``tablebase``, a position it covers below the
+    (default :func:`engine.search.evaluation.evaluate`; ``material`` is its incremental sum).
+    With a ``tablebase``, a position it covers below the
     root is a leaf scored by the table (a mate at its exact distance, or a draw).
     """
 
-    def __init__(self, *, table: bool = True, quiescence: bool = True, tablebase: Tablebase | None = None,
+    def __init__(self, *, table: bool = True, quiescence: bool = True, tablebase: Endgames | None = None,
                  evaluation: Callable[[chess.Board, int], int] = evaluate) -> None:
         self.use_table = table
         self.use_quiescence = quiescence
@@ -167,7 +168,7 @@ class Searcher:
         )
         self._reset(board, limits, tolerance, start)
         self.exact = None if exact is None else frozenset(exact)
-        self.past = _past_counts(board)
+        self.past = past_counts(board)
 
         legal = list(self.board.generate_legal_moves())
         if moves is not None:
@@ -298,7 +299,7 @@ class Searcher:
         if self.tablebase is not None and not board.pawns and chess.popcount(board.occupied) <= 4:
             verdict = self.tablebase.probe(board)
             if verdict is not None:
-                return _table_score(verdict, ply)
+                return table_score(verdict, ply)
         if depth <= 0 or ply >= MAX_PLY:
             if self.use_quiescence:
                 return self._quiesce(alpha, beta, ply, material)
@@ -392,24 +393,3 @@ class Searcher:
                     if score >= beta:
                         break
         return best
-
-
-def _table_score(verdict: Probe, ply: int) -> int:
-    """The score of a table's verdict on a node ``ply`` plies down: a mate at its distance, or 0."""
-    if verdict.wins is None:
-        return 0
-    distance = ply + verdict.plies
-    return MATE - distance if verdict.wins else -(MATE - distance)
-
-
-def _past_counts(board: chess.Board) -> dict[int, int]:
-    """How often each position since the last irreversible move occurred, the current one included."""
-    counts: dict[int, int] = {}
-    replay = board.copy()
-    for _ in range(min(board.halfmove_clock, len(board.move_stack)) + 1):
-        key = zobrist_key(replay)
-        counts[key] = counts.get(key, 0) + 1
-        if not replay.move_stack:
-            break
-        replay.pop()
-    return counts

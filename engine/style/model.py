@@ -26,7 +26,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from common.files import atomic_file
-from engine.style.planes import MOVES, PLANES, encode_board, legal_indices
+from engine.style.planes import FORMAT_ID, MOVES, PLANES, encode_board, legal_indices
 
 FORMAT_NAME = "cbr-chess-model"
 FORMAT_VERSION = 1
@@ -54,8 +54,11 @@ def save_model(path: str | os.PathLike[str], arrays: Mapping[str, np.ndarray], m
     wrong = {k: np.shape(arrays[k]) for k in expected if k not in arrays or np.shape(arrays[k]) != expected[k]}
     if wrong or set(arrays) != set(expected):
         raise ValueError(f"the arrays do not fit {meta['blocks']} blocks of {meta['filters']} filters: {wrong}")
+    meta = {"planes": FORMAT_ID, **meta}
+    if meta["planes"] != FORMAT_ID:
+        raise ValueError(f"a model of the planes {meta['planes']!r} cannot be saved for {FORMAT_ID!r}")
     members: dict[str, Any] = {"format": np.array(FORMAT_NAME), "version": np.array(FORMAT_VERSION),
-                               "meta": np.array(json.dumps(dict(meta), sort_keys=True))}
+                               "meta": np.array(json.dumps(meta, sort_keys=True))}
     members |= {k: np.asarray(v, dtype=np.float16) for k, v in arrays.items()}
     with atomic_file(path) as f:
         np.savez(f, **members)
@@ -124,6 +127,9 @@ class StyleModel:
             expected = array_shapes(int(meta["blocks"]), int(meta["filters"]))
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelError(f"{path}: damaged metadata ({exc})") from exc
+        if meta.get("planes") != FORMAT_ID:
+            raise ModelError(f"{path}: made for the planes {meta.get('planes')!r}; this engine encodes positions"
+                             f" as {FORMAT_ID!r} (retrain it with make model)")
         for name, shape in expected.items():
             if name not in arrays:
                 raise ModelError(f"{path}: missing array {name!r}")

@@ -15,6 +15,10 @@ import numpy as np
 
 PLANES = 12
 MOVES = 64 * 64
+#: The id of this encoding, stored in every model file and checked at load: a model trained on
+#: other planes would read these ones wrongly. (Its text dates from when this module was
+#: ``engine/planes.py``; it names the encoding, not a path.) Change it with the encoding.
+FORMAT_ID = "engine.planes v1"
 
 
 def _flip(bitboards: np.ndarray) -> np.ndarray:
