@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import chess
+import chess.pgn
 import pytest
 from engine_helpers import favourite_model
 
@@ -210,6 +212,7 @@ def test_same_games_are_recalled_and_held_out_games_are_not(tmp_path, kosteniuk_
 FAKE_ENGINE = """\
 import sys
 import chess
+import chess.pgn
 
 board = chess.Board()
 for line in sys.stdin:
@@ -273,6 +276,19 @@ def test_a_missing_engine_or_bad_input_is_a_clear_error_and_writes_nothing(tmp_p
                "--player", "Magnus Carlsen")
     assert done.returncode == 2 and "no game of 'Magnus Carlsen'" in done.stderr
     assert not out.exists()
+
+
+def test_another_players_fidelity_is_not_headed_with_the_casebases_rating(tmp_path, heldout):
+    casebase, games = heldout
+    first = chess.pgn.read_game(io.StringIO(games.read_text(encoding="utf-8")))
+    assert first is not None
+    opponent = first.headers["Black"] if "Kosteniuk" in first.headers["White"] else first.headers["White"]
+    assert "Kosteniuk" not in opponent
+    run = _run(casebase, games, tmp_path / "other.json", "--modes", "pure", "--positions", 5,
+               "--player", opponent, "--exact-name")
+    assert run["expert"] == opponent and run["casebase"]["expert"] == KOSTENIUK
+    assert run["elo"] is None and f"Elo {Casebase.load(casebase).elo}" not in run["stdout"]
+    assert f"Fidelity to {opponent}:" in run["stdout"]
 
 
 def test_guided_mode_plays_legal_moves_reproducibly(heldout):

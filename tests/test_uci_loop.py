@@ -9,6 +9,7 @@ import chess
 import pytest
 from engine_helpers import favourite_model
 
+from common.text import ECHO_LIMIT
 from engine.agents import modes
 from engine.agents.base import Decision
 from engine.agents.modes import Mode, Option
@@ -181,3 +182,20 @@ def test_a_model_set_by_option_proposes(kosteniuk_casebase, tmp_path):
                      "setoption name Prior value model", "go depth 1"], Casebase=str(kosteniuk_casebase))
     assert "the style model (1x4) proposes e4" in strings(lines) and lines[-1] == "bestmove e2e4"
 
+
+
+def test_an_invalid_fen_of_a_megabyte_is_echoed_cut_short():
+    fen = "x" * 1_000_000 + " w - - 0 1"
+    lines = session([f"position fen {fen}", "isready"], Casebase="")
+    told = [line for line in lines if "invalid FEN" in line]
+    assert len(told) == 1 and told[0].startswith("info string") and told[0].endswith("position unchanged")
+    assert max(len(line) for line in lines) == len(told[0])
+    assert len(told[0]) < 3 * ECHO_LIMIT + 200  # the FEN and python-chess's quote of it, each clipped
+    assert lines[-1] == "readyok"
+
+
+def test_the_old_name_of_chess0_mode_still_plays_it_with_a_notice():
+    lines = session(["setoption name Mode value search", "setoption name Depth value 1", "go depth 1"], Casebase="")
+    assert "info string Mode search is an old name: playing Mode chess0" in lines
+    assert any(line.startswith("info string classic style: depth 1") for line in lines)
+    assert lines[-1].startswith("bestmove ") and lines[-1] != "bestmove 0000"

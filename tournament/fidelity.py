@@ -317,7 +317,8 @@ def measure(
     sample = [held_out.positions[i] for i in spread(len(held_out.positions), positions)]
     run = Fidelity(
         expert=expert,
-        elo=casebase.elo,
+        # the casebase's rating is its expert's: another player's games are not rated by it
+        elo=casebase.elo if expert == casebase.expert else None,
         casebase={"path": str(casebase_path), "expert": casebase.expert, "cases": len(casebase),
                   "games": casebase.num_games,
                   "sha256": hashlib.sha256(Path(casebase_path).read_bytes()).hexdigest()},

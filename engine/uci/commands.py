@@ -70,7 +70,8 @@ def parse_position(tokens: list[str]) -> chess.Board:
         try:
             board = chess.Board(fen)
         except ValueError as exc:
-            raise ValueError(f"invalid FEN {clip(fen)!r}: {exc}") from None
+            # python-chess's message quotes the FEN (or a part of it) whole
+            raise ValueError(f"invalid FEN {clip(fen)!r}: {clip(str(exc))}") from None
         if not board.is_valid():
             raise ValueError(f"impossible position in FEN {clip(fen)!r} ({board.status()!r})")
         rest = tokens[end:]
