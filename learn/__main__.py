@@ -30,7 +30,7 @@ def read_recipe(path: Path) -> dict[str, Any]:
     return recipe
 
 
-def _parser(recipe: dict[str, Any] | None = None) -> argparse.ArgumentParser:
+def build_parser(recipe: dict[str, Any] | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m learn", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     t = commands.add_parser("train", help="train a model on the cases of casebases (resumable)",
@@ -74,10 +74,10 @@ def _parser(recipe: dict[str, Any] | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = build_parser().parse_args(argv)
     if getattr(args, "config", None) is not None:
         try:
-            args = _parser(read_recipe(args.config)).parse_args(argv)
+            args = build_parser(read_recipe(args.config)).parse_args(argv)
         except ValueError as exc:
             print(f"python -m learn: error: {exc}", file=sys.stderr)
             return 2

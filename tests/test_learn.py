@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import chess
 import numpy as np
 import pytest
@@ -9,7 +12,10 @@ from search_helpers import random_positions
 
 from casebase.format import Casebase
 from engine.style.model import ModelError, StyleModel, array_shapes, save_model
-from engine.style.planes import encode, encode_board, legal_indices, move_index
+from engine.style.planes import FORMAT_ID, encode, encode_board, legal_indices, move_index
+from learn.__main__ import build_parser, read_recipe
+
+ROOT = Path(__file__).resolve().parent.parent
 
 torch = pytest.importorskip("torch")
 
@@ -86,6 +92,8 @@ def test_numpy_inference_equals_the_torch_network(tmp_path):
     ("shape", "has shape"),
     ("nan", "not finite"),
     ("version", "format version 9"),
+    ("planes", "made for the planes 'engine.planes v2'"),
+    ("no planes", "made for the planes None"),
 ])
 def test_a_damaged_or_foreign_model_is_refused(tmp_path, damage, message):
     path = tmp_path / "m.npz"
@@ -103,6 +111,12 @@ def test_a_damaged_or_foreign_model_is_refused(tmp_path, damage, message):
             stored["head.b"] = np.zeros(65, np.float16)
         elif damage == "nan":
             stored["stem.b"] = np.full(4, np.nan, np.float16)
+        elif damage in ("planes", "no planes"):  # a model for another encoding of the board
+            other = json.loads(str(stored["meta"]))
+            assert other.pop("planes") == FORMAT_ID
+            if damage == "planes":
+                other["planes"] = "engine.planes v2"
+            stored["meta"] = np.array(json.dumps(other))
         else:
             stored["version"] = np.array(9)
         np.savez(path, **stored)
@@ -149,3 +163,17 @@ def test_a_trained_model_names_more_moves_than_an_untrained_one(kosteniuk_caseba
     learned, n = legal_top1(trained, kosteniuk_casebase, 400)
     chance, _ = legal_top1(untrained, kosteniuk_casebase, 400)
     assert n == 400 and learned > chance + 0.1
+
+
+def test_the_shipped_models_recipe_sets_the_training_options_and_the_command_line_wins():
+    recipe = read_recipe(ROOT / "models" / "style.toml")
+    assert recipe["blocks"] == StyleModel.load(ROOT / "models" / "style.npz").blocks
+    args = build_parser(recipe).parse_args(["train", "x.npz", "-o", "m.npz", "--filters", "8"])
+    assert (args.blocks, args.filters, args.epochs) == (recipe["blocks"], 8, recipe["epochs"])
+
+
+def test_a_recipe_with_an_unknown_key_is_refused(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("blocks = 2\nfilter = 8\n")
+    with pytest.raises(ValueError, match="unknown keys filter"):
+        read_recipe(bad)
