@@ -1,0 +1,56 @@
+"""A scripted outside UCI engine for the judge's tests where Stockfish is absent.
+
+It scores every legal move by a fixed table (``--score MOVE=CP``, others ``--others``), answers
+``go`` at once with one principal variation per move (``MultiPV``, ``searchmoves`` honoured),
+best first, at the ``go``'s depth (1 when none), and its ``bestmove`` is its best. Run as
+``python scripted_engine.py --score e2e4=30 ...``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import chess
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--score", action="append", default=[], metavar="MOVE=CP")
+    parser.add_argument("--others", type=int, default=-100)
+    args = parser.parse_args()
+    table = {move: int(cp) for move, cp in (item.split("=") for item in args.score)}
+    board, multipv = chess.Board(), 1
+    for line in sys.stdin:
+        words = line.split()
+        if not words:
+            continue
+        if words[0] == "uci":
+            print("id name Scripted\nid author tests\noption name MultiPV type spin default 1 min 1 max 500\n"
+                  "option name Threads type spin default 1 min 1 max 64\n"
+                  "option name Hash type spin default 16 min 1 max 1024\nuciok", flush=True)
+        elif words[0] == "isready":
+            print("readyok", flush=True)
+        elif words[:3] == ["setoption", "name", "MultiPV"]:
+            multipv = int(words[4])
+        elif words[0] == "position":
+            board = chess.Board() if words[1] == "startpos" else chess.Board(" ".join(words[2:8]))
+            for move in words[words.index("moves") + 1:] if "moves" in words else []:
+                board.push_uci(move)
+        elif words[0] == "go":
+            depth = int(words[words.index("depth") + 1]) if "depth" in words else 1
+            moves = [m.uci() for m in board.legal_moves]
+            if "searchmoves" in words:
+                listed = words[words.index("searchmoves") + 1:]
+                moves = [m for m in moves if m in listed]
+            ranked = sorted(moves, key=lambda m: -table.get(m, args.others))[:multipv]
+            for rank, move in enumerate(ranked, 1):
+                print(f"info depth {depth} seldepth {depth} multipv {rank} score cp {table.get(move, args.others)}"
+                      f" nodes {100 * rank} pv {move}", flush=True)
+            print(f"bestmove {ranked[0] if ranked else '0000'}", flush=True)
+        elif words[0] == "quit":
+            break
+
+
+if __name__ == "__main__":
+    main()
