@@ -72,7 +72,7 @@ model: casebases/masters.npz
 casebases/masters.npz: data/masters-2500plus.pgn.gz $(wildcard casebase/*.py) | $(STAMP)
 	$(PY) -m casebase build $< --all-players -o $@
 
-# Endgame tables (issue 12): distance to mate for KQK, KRK, KBBK and KBNK by retrograde analysis
+# Endgame tables (endgames.md §1-2): distance to mate for KQK, KRK, KBBK and KBNK by retrograde analysis
 # into tables/ (about 5 minutes and 1.3 GB of memory on 2 cores, 2 MB on disk), each then checked
 # against python-chess's rules on 2000 sampled positions. The engine makes KQK and KRK itself at
 # first use (a second each); the four-man tables need this.
@@ -81,7 +81,7 @@ tables: install
 	$(PY) -m endgame build
 	$(PY) -m endgame check --positions 2000
 
-# Bergbom's study (issue 12): networks learn KBNK distance to mate from the tables, then play 100
+# Bergbom's study (docs/results.md, "Bergbom's KBNK networks"): networks learn KBNK distance to mate from the tables, then play 100
 # random positions against the tables' defence (needs make tables; about 10 minutes on 2 cores).
 # KBNK_DEEP names a network made by `python -m learn kbnk-deep` (torch; 1 minute on a GPU) to play too.
 KBNK_DEEP ?=
@@ -90,7 +90,7 @@ KBNK_DEEP ?=
 kbnk: tables
 	$(PY) -m learn kbnk --designs study mutual best $(if $(KBNK_DEEP),--deep $(KBNK_DEEP))
 
-# Chess0's classic against its adaptive engine (issue 12): 100 games, mode chess0, no casebase,
+# Chess0's classic against its adaptive engine (endgames.md §3): 100 games, mode chess0, no casebase,
 # into results/chess0/ (resumable; about an hour on 2 cores).
 CHESS0 = cmd='$(PY) uci_main.py --mode chess0'
 
@@ -115,7 +115,7 @@ experiment: install casebases
 	$(PY) -m tournament run --casebases $(LADDER:%=casebases/%.npz) --configs thesis \
 	    --rounds 3 --mode pure --tc 40/5400 --out results
 
-# Fidelity (issue 5): per FIDE expert, a casebase without the latest 15 % of the games and those
+# Fidelity (experiment.md): per FIDE expert, a casebase without the latest 15 % of the games and those
 # games as PGN (casebases/heldout/), then how often each mode plays the expert's own move in
 # FIDELITY_POSITIONS of them (results/fidelity/ID.json), and one table over the experts
 # (results/fidelity/summary.md and .png). About 15 minutes on 2 cores with the defaults.
@@ -132,7 +132,7 @@ fidelity: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldo
 	done
 	$(PY) -m tournament fidelity-summary $(LADDER:%=results/fidelity/%.json) --out results/fidelity/summary.md
 
-# The outside judge (issue 11): guided mode's proposals judged by JUDGE at depth 10 ("judged") and
+# The outside judge (search.md §7): guided mode's proposals judged by JUDGE at depth 10 ("judged") and
 # JUDGE alone at depth 10 ("stockfish"), on make fidelity's positions, into results/judge/; then
 # the table and the paired difference judged - stockfish per expert. About 4 minutes.
 JUDGE ?= /usr/games/stockfish
@@ -158,7 +158,7 @@ casebases/heldout/%.npz: data/experts/%.pgn data/experts.tsv $(wildcard casebase
 casebases/heldout/%.pgn: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) | $(STAMP)
 	$(PY) -m casebase holdout $< -o $@ --latest $(HELD_OUT) --player $(EXPERT_NAME)
 
-# Strength (issue 5): the guided Carlsen against Stockfish 15.1 (UCI_LimitStrength) at UCI_Elo
+# Strength: the guided Carlsen against Stockfish 15.1 (UCI_LimitStrength) at UCI_Elo
 # 1350 and 1800, STRENGTH_GAMES games each at STRENGTH_TC, 2 workers, into bench/out/ (resumable;
 # about an hour with the defaults on 2 cores). Needs /usr/games/stockfish (apt-get install stockfish).
 STRENGTH_GAMES ?= 100

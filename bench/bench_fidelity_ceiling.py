@@ -1,4 +1,4 @@
-"""Where the guided mode's fidelity comes from, and the most its design could reach (issue 5).
+"""Where the guided mode's fidelity comes from, and the most its design could reach (search.md).
 
     python bench/bench_fidelity_ceiling.py [--positions 200] [--nodes 10000] [--workers 2]
 

@@ -3,7 +3,7 @@
     python bench/bench_model.py [--model models/style.npz]
 
 One core: BLAS is held to one thread (the variables are set before numpy loads), as a UCI
-engine with Threads 1 would run. The bar (issue 10) is 10 ms a position.
+engine with Threads 1 would run. The budget is 10 ms a position.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Playing strength against Stockfish at calibrated Elo levels (issue 5): one table.
+"""Playing strength against Stockfish at calibrated Elo levels: one table.
 
     python bench/bench_strength.py [--games 100] [--tc 40/20] [--elos 1350 1800] [--mode guided]
 

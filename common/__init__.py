@@ -1,0 +1,1 @@
+"""Helpers every layer uses: atomic files, command-line argument types, clipping echoed text, paths."""

@@ -1,4 +1,4 @@
-"""Endgame tables (issue 12): generation checked against python-chess's rules, files, probing,
+"""Endgame tables (endgames.md): generation checked against python-chess's rules, files, probing,
 and won endings won through the UCI engine against a perfect defence."""
 
 from __future__ import annotations

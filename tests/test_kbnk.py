@@ -1,4 +1,5 @@
-"""Bergbom's study (issue 12), tested on its KRK prototype: the KRK table is made in a second."""
+"""Bergbom's study (docs/results.md, "Bergbom's KBNK networks"), tested on its KRK prototype: the KRK
+table is made in a second."""
 
 from __future__ import annotations
 

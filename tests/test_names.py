@@ -83,7 +83,7 @@ def _tags(path: Path) -> Counter[str]:
     return Counter(re.findall(r'^\[(?:White|Black) "(.*)"\]', text, re.MULTILINE))
 
 
-# The spellings the shipped files hold, as listed in /work/shared/data/README.md.
+# The spellings the shipped files hold, as listed in data/README.md.
 SPELLINGS = {
     "kosteniuk-2200": {"Kosteniuk, Alexandra"},
     "gaprindashvili-2300": {"Gaprindashvili, Nona", "Gaprindashvili,N1", "Gaprindashvili,N"},

@@ -1,4 +1,4 @@
-"""Fidelity (issue 5): how often the engine plays the expert's own move in games its casebase has not seen.
+"""Fidelity: how often the engine plays the expert's own move in games its casebase has not seen.
 
 The positions come from :mod:`tournament.heldout`; the engine gets each with the game's
 history and scores when its move equals the expert's. Modes: ``pure`` (the thesis's agent),

@@ -20,12 +20,14 @@ from engine.search.limits import SearchLimits
 from tournament.clock import Clock, TimeControl
 from tournament.players import Side
 
-#: PGN ``Termination`` values.
-CHECKMATE = "checkmate"
-STALEMATE = "stalemate"
-INSUFFICIENT = "insufficient material"
-THREEFOLD = "threefold repetition"
-FIFTY_MOVES = "fifty-move rule"
+#: PGN ``Termination`` values: of python-chess's terminations, and the tournament's own.
+TERMINATIONS = {
+    chess.Termination.CHECKMATE: "checkmate",
+    chess.Termination.STALEMATE: "stalemate",
+    chess.Termination.INSUFFICIENT_MATERIAL: "insufficient material",
+    chess.Termination.THREEFOLD_REPETITION: "threefold repetition",
+    chess.Termination.FIFTY_MOVES: "fifty-move rule",
+}
 TIME_FORFEIT = "time forfeit"
 ILLEGAL_MOVE = "rules infraction"
 UNTERMINATED = "unterminated"
@@ -53,19 +55,16 @@ class GameRecord:
         return len(self.board.move_stack)
 
 
-def outcome(board: chess.Board) -> tuple[str, str] | None:
-    """(result, termination) when the rules end the game on ``board``, else None."""
-    if not any(board.generate_legal_moves()):
-        if board.is_check():
-            return ("0-1" if board.turn == chess.WHITE else "1-0"), CHECKMATE
-        return "1/2-1/2", STALEMATE
-    if board.is_insufficient_material():
-        return "1/2-1/2", INSUFFICIENT
-    if board.is_repetition(3):
-        return "1/2-1/2", THREEFOLD
-    if board.halfmove_clock >= 100:
-        return "1/2-1/2", FIFTY_MOVES
-    return None
+def outcome(board: chess.Board) -> chess.Outcome | None:
+    """How the rules end the game on ``board``, else None: python-chess's outcome, and at once
+    (not on a player's claim, as python-chess has it) a threefold repetition or the fifty-move
+    rule, so that engines cannot shuffle on (experiment.md)."""
+    found = board.outcome()
+    if found is None and board.is_repetition(3):
+        found = chess.Outcome(chess.Termination.THREEFOLD_REPETITION, None)
+    elif found is None and board.halfmove_clock >= 100:
+        found = chess.Outcome(chess.Termination.FIFTY_MOVES, None)
+    return found
 
 
 def _loss(colour: chess.Color) -> str:
@@ -111,14 +110,15 @@ def play_game(
         elapsed = timer() - start
         if not clock.charge(colour, elapsed):
             opponent_cannot_mate = board.has_insufficient_material(not colour)
-            ended = ("1/2-1/2" if opponent_cannot_mate else _loss(colour)), TIME_FORFEIT
-            break
+            record.result = "1/2-1/2" if opponent_cannot_mate else _loss(colour)
+            record.termination = TIME_FORFEIT
+            return record
         move = decision.move
         if move is None or not board.is_legal(move):
-            ended = _loss(colour), ILLEGAL_MOVE
-            break
+            record.result, record.termination = _loss(colour), ILLEGAL_MOVE
+            return record
         if on_move is not None:
             on_move(board, move, decision, elapsed)
         board.push(move)
-    record.result, record.termination = ended
+    record.result, record.termination = ended.result(), TERMINATIONS[ended.termination]
     return record

@@ -25,7 +25,7 @@ from engine.agents.base import Decision
 from engine.agents.factory import Loader, make_agent
 from engine.agents.modes import MODE_ALIASES, MODES, weight_values
 from engine.outside.launch import LaunchError, launch
-from engine.search.limits import SearchLimits
+from engine.search.limits import SearchLimits, to_limit
 from engine.search.scores import from_pov_score, is_mate_score, mate_moves
 from tournament.schedule import Configuration
 
@@ -113,19 +113,6 @@ def casebase_options(path: str, config: Configuration, mode: str, seed: int,
             **({"Judge": judge} if judge else {})}
 
 
-def limits_for(limits: SearchLimits) -> chess.engine.Limit:
-    """The python-chess limit of a ``go`` with ``limits`` (milliseconds)."""
-    def seconds(ms: int | None) -> float | None:
-        return None if ms is None else ms / 1000
-
-    return chess.engine.Limit(
-        white_clock=seconds(limits.wtime), black_clock=seconds(limits.btime),
-        white_inc=seconds(limits.winc), black_inc=seconds(limits.binc),
-        remaining_moves=limits.movestogo, time=seconds(limits.movetime),
-        depth=limits.depth, nodes=limits.nodes,
-    )
-
-
 class UciSide:
     """A side played by a UCI engine process (kept open across games by a :class:`Lineup`).
 
@@ -145,7 +132,7 @@ class UciSide:
         self.search_seconds: float | None = None
 
     def choose(self, board: chess.Board, *, limits: SearchLimits | None = None) -> Decision:
-        limit = limits_for(limits or SearchLimits())
+        limit = to_limit(limits or SearchLimits())
         lines: list[str] = []
         score: int | None = None
         nodes: int | None = None

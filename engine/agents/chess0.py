@@ -1,4 +1,4 @@
-"""Chess0's two engines (Camacho 2009; ``shared/seeds-summary.md``), played with no casebase.
+"""Chess0's two engines (Camacho 2009; docs/endgames.md §3), played with no casebase.
 
 - ``classic``: fixed-depth alpha-beta over a static evaluation, material plus fixed square
   values with the centre worth most; no quiescence (the horizon's leaves are static), no

@@ -1,4 +1,4 @@
-"""Endgames the tables cover are played from the tables (issue 12): whatever the mode, a
+"""Endgames the tables cover are played from the tables (endgames.md): whatever the mode, a
 position of KQK, KRK, KBBK or KBNK gets the distance-to-mate-optimal move."""
 
 from __future__ import annotations

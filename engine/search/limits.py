@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import chess
+import chess.engine
 
 #: Nodes searched when ``go`` names no limit at all (about a second).
 DEFAULT_NODES = 20_000
@@ -113,3 +114,17 @@ def search_budget(limits: SearchLimits | None, turn: chess.Color, spent: float) 
     if depth is None and limits.nodes is None:
         return Budget(nodes=DEFAULT_NODES)
     return Budget(depth=depth, nodes=limits.nodes)
+
+
+def to_limit(limits: SearchLimits) -> chess.engine.Limit:
+    """The python-chess limit of a ``go`` with ``limits`` (milliseconds), to drive another engine
+    (``infinite`` and ``ponder`` have no place in it)."""
+    def seconds(ms: int | None) -> float | None:
+        return None if ms is None else ms / 1000
+
+    return chess.engine.Limit(
+        white_clock=seconds(limits.wtime), black_clock=seconds(limits.btime),
+        white_inc=seconds(limits.winc), black_inc=seconds(limits.binc),
+        remaining_moves=limits.movestogo, time=seconds(limits.movetime),
+        depth=limits.depth, nodes=limits.nodes,
+    )
