@@ -1,9 +1,9 @@
-"""The ways the engine plays, their options, and how an agent is made from option values.
+"""The ways the engine plays and their options: the registry every user of an agent reads.
 
 A :class:`Mode` says how to make its agent from a casebase and the option values; a new mode
-(or a new judge) is one more entry of :data:`MODES`. :class:`AgentBuilder` keeps the agent
-for the options in force: it loads the casebase (once per file state), picks every game's
-seed, and collects what the user should be told (:attr:`AgentBuilder.news`).
+is one more entry of :data:`MODES` (docs/architecture.md, "Add a mode"). Agents are made by
+:func:`engine.agents.factory.make_agent`; the UCI engine keeps its agent and what it loads in
+:class:`engine.uci.resources.AgentBuilder`.
 
 Importing this module is cheap (no numpy, no casebase code): the UCI loop imports it before
 ``uciok``, and the heavy modules load when the first agent is made.

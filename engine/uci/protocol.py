@@ -1,7 +1,8 @@
 """The UCI protocol loop: commands in, protocol lines out, moves chosen by an agent.
 
-This module parses commands, dispatches them and writes every line of protocol text; what
-an agent is and how it is made lives in :mod:`engine.agents.modes`. Nothing but UCI lines goes to
+This module dispatches commands and writes the protocol's lines (their text is made in
+:mod:`engine.uci.lines`, their arguments read in :mod:`engine.uci.commands`); what an agent is
+and how it is made lives in :mod:`engine.agents`. Nothing but UCI lines goes to
 the output; diagnostics for people are ``info string`` lines (and tracebacks on stderr).
 ``go`` runs on a worker thread so that the input is always read: ``stop``, ``isready`` and
 ``ponderhit`` are answered while the engine thinks, and a ``go`` during a search stops it
