@@ -1,4 +1,4 @@
-"""Command line: ``python -m casebase build|holdout|info`` (``--help`` on each)."""
+"""Command line: ``python -m casebase build|holdout|info|book`` (``--help`` on each)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from casebase.book import DEFAULT_MAX_PLY, write_book
 from casebase.builder import build
 from casebase.format import Casebase, CasebaseError
 from casebase.holdout import held_out_games, write_pgn
@@ -58,6 +59,15 @@ def _info(args: argparse.Namespace) -> None:
     print(describe(Casebase.load(args.casebase)))
 
 
+def _book(args: argparse.Namespace) -> None:
+    casebase = Casebase.load(args.casebase)
+    book, entries = write_book(args.output, casebase, min_games=args.min_games, max_ply=args.max_ply,
+                               by_results=args.by_results)
+    print(f"{casebase.expert}: {entries} moves in {len(book.games)} positions from the first {args.max_ply}"
+          f" half-moves of {book.read} games ({book.read - book.replayed} cut short where their cases do not"
+          f" chain from the standard start); written to {args.output}.")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status (1 with a message on stderr on bad input)."""
     parser = argparse.ArgumentParser(prog="python -m casebase", description=__doc__)
@@ -82,6 +92,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     info_parser = commands.add_parser("info", help="describe a casebase file")
     info_parser.add_argument("casebase", metavar="FILE.npz")
     info_parser.set_defaults(run=_info)
+
+    book_parser = commands.add_parser(
+        "book", help="the expert's repertoire as a Polyglot opening book (.bin), for GUIs",
+        description="Every move the expert played early in a game, weighted by the games that played it.")
+    book_parser.add_argument("casebase", metavar="FILE.npz")
+    book_parser.add_argument("-o", "--output", required=True, metavar="BOOK.bin")
+    book_parser.add_argument("--min-games", type=positive_int, default=1, metavar="N",
+                             help="leave out moves played in fewer than N games (default 1)")
+    book_parser.add_argument("--max-ply", type=positive_int, default=DEFAULT_MAX_PLY, metavar="N",
+                             help=f"only the first N half-moves of each game (default {DEFAULT_MAX_PLY})")
+    book_parser.add_argument("--by-results", action="store_true",
+                             help="weigh a move by the expert's points with it (2 a win, 1 a draw, 0 a loss)")
+    book_parser.set_defaults(run=_book)
 
     args = parser.parse_args(argv)
     try:
