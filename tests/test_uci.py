@@ -17,7 +17,7 @@ def test_uci_handshake_declares_options_and_loads_lazily(kosteniuk_casebase):
     options = {line.split()[2]: line for line in lines if line.startswith("option")}
     assert set(options) == {"Casebase", "Mode", "DistanceWeight", "FromDistanceWeight", "FromContentWeight", "Seed",
                             "Neighbours", "Temperature", "Tolerance", "Selection", "Prior", "Model", "CaseWeight",
-                            "Judge", "JudgeDepth", "JudgeTolerance", "JudgeThreads", "JudgeHash", "Tables",
+                            "Judge", "JudgeDepth", "JudgeTolerance", "JudgeThreads", "JudgeHash", "Tables", "MultiPV",
                             "Style", "Depth", "DepthDeviation", "Window"}
     assert options["Judge"].endswith("type string default <empty>")  # the built-in search judges
     assert options["Mode"].endswith("type combo default pure var pure var guided var chess0")

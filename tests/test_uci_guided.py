@@ -202,3 +202,25 @@ def test_a_long_casebase_name_on_the_command_line_gets_an_answer():
     lines = converse(["isready", "go depth 1"], "--casebase", "x" * 300 + ".npz", "--mode", "guided")
     assert "readyok" in lines and chess.Board().is_legal(chess.Move.from_uci(bestmoves(lines)[0]))
     assert "cannot load casebase" in strings(lines) and "the style model proposes alone" in strings(lines)
+
+
+def test_multipv_shows_the_experts_most_likely_moves_through_python_chess(kosteniuk_casebase):
+    with popen("--mode", "guided", "--casebase", str(kosteniuk_casebase), "--seed", "3") as engine:
+        infos = engine.analyse(AFTER_E4, chess.engine.Limit(depth=2), multipv=3)
+        lines: list[str] = []
+        with engine.analysis(AFTER_E4, chess.engine.Limit(depth=2), multipv=3) as analysis:
+            lines += [info["string"] for info in analysis if info.get("string", "").startswith("line ")]
+        single = engine.analyse(AFTER_E4, chess.engine.Limit(depth=2), multipv=1)
+    moves = [info["pv"][0] for info in infos]
+    assert len(moves) == 3 == len(set(moves)) and all(m in AFTER_E4.legal_moves for m in moves)
+    assert [info["multipv"] for info in infos] == [1, 2, 3] and all(info["depth"] == 2 for info in infos)
+    # ordered by the prior: the people's lines name the same moves with falling shares
+    shares = [int(re.search(r", (\d+)% of the prior", line).group(1)) for line in lines]
+    assert [line.split(":")[1].split(",")[0].strip() for line in lines] == [AFTER_E4.san(m) for m in moves]
+    assert shares == sorted(shares, reverse=True) and shares[0] > 0
+    assert len(single) == 1 and "multipv" not in single[0]  # MultiPV 1: the lines of before, no more
+
+
+def test_multipv_in_a_mode_without_a_prior_gives_one_line():
+    lines = converse(["setoption name MultiPV value 3", "position startpos", "go depth 1"], "--casebase", "")
+    assert not any(" multipv " in line for line in lines) and bestmoves(lines)

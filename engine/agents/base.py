@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 import chess
@@ -24,6 +24,19 @@ if TYPE_CHECKING:
 IterationCallback = Callable[["SearchResult"], None]
 
 
+@dataclass(frozen=True)
+class Candidate:
+    """One of the moves the expert would consider (guided mode's proposals, for ``MultiPV``): its
+    share of the prior, and its score at ``depth`` (None when the search did not reach it; an upper
+    bound when not ``exact``)."""
+
+    move: chess.Move
+    share: float
+    score: int | None
+    exact: bool
+    depth: int
+
+
 @dataclass(kw_only=True)
 class Decision:
     """A chosen move (None when there is no legal move) and why, in lines a person can read.
@@ -32,7 +45,8 @@ class Decision:
     ``tied_cases`` is how many cases tied at the best similarity (pure mode), ``votes`` how
     many of the retrieved cases proposed the move (guided mode); ``score_cp`` is the search's
     exact score of the move, when it has one, and ``mate`` a mate known for certain (UCI's
-    ``score mate``: moves, negative when the side to move is mated).
+    ``score mate``: moves, negative when the side to move is mated). ``candidates`` are the
+    moves the expert would consider, most likely first (search.md §8), in modes with a prior.
     """
 
     move: chess.Move | None
@@ -43,6 +57,7 @@ class Decision:
     votes: int = 0
     score_cp: int | None = None
     mate: int | None = None
+    candidates: list[Candidate] = field(default_factory=list)
 
 
 class Agent(Protocol):

@@ -15,7 +15,7 @@ from engine.cbr.retrieval import CaseIndex
 from engine.search.result import SearchResult
 from engine.search.scores import is_mate_score, mate_moves, score_text
 from engine.style.model import StyleModel
-from engine.style.prior import Proposal
+from engine.style.prior import Proposal, share_text
 
 
 class GuidedView(Protocol):
@@ -122,10 +122,6 @@ def _ranked(board: chess.Board, shares: dict[chess.Move, float], shown: int = 4)
     more = f" and {len(ranked) - shown} more" if len(ranked) > shown else ""
     return ", ".join(f"{board.san(m)} {share_text(p)}" for m, p in ranked[:shown]) + more
 
-
-def share_text(share: float) -> str:
-    """A vote share as a whole percentage (``<1%`` rather than a misleading ``0%``)."""
-    return f"{100 * share:.0f}%" if share >= 0.005 else "<1%"
 
 
 def _loss(result: SearchResult, move: chess.Move) -> str:

@@ -27,7 +27,7 @@ import numpy as np
 from casebase.format import Casebase
 from endgame.tablebase import Tablebase
 from engine.agents import defaults
-from engine.agents.base import CaseAgent, Decision, IterationCallback
+from engine.agents.base import Candidate, CaseAgent, Decision, IterationCallback
 from engine.agents.explain import explain_guided
 from engine.cbr.adaptation import adapt_to
 from engine.cbr.weights import Weights
@@ -169,8 +169,11 @@ class GuidedAgent(CaseAgent):
         row, sim = proposal.source.get(move, (None, None))
         score = result.scores.get(move)
         score_cp = score.score if score and score.exact and not is_mate_score(score.score) else None
+        ranked = sorted(proposal.prior, key=lambda m: -proposal.prior[m])  # stable: first proposed first
+        considered = [Candidate(m, proposal.prior[m], s.score if (s := result.scores.get(m)) else None,
+                                s is not None and s.exact, result.depth) for m in ranked]
         return Decision(move=move, explanation=notes, case=row, similarity=sim,
-                        votes=proposal.count.get(move, 0), score_cp=score_cp)
+                        votes=proposal.count.get(move, 0), score_cp=score_cp, candidates=considered)
 
     def _judged(self, board: chess.Board, proposal: Proposal, budget: Budget, stop: threading.Event | None,
                 on_iteration: IterationCallback | None) -> tuple[SearchResult | None, list[str]]:

@@ -213,6 +213,8 @@ def engine_options() -> list[Option]:
         Option("Seed", "spin", 0, 0, SEED_MAX),
         # every mode plays the tables' move where they cover the position
         Option("Tables", "string", str(default_folder())),
+        # the expert's N most likely moves as analysis lines, in modes with a prior (search.md §8)
+        Option("MultiPV", "spin", 1, 1, 256),
     ]
     for mode in MODES.values():
         options += [o for o in mode.options if o.name not in {x.name for x in options}]

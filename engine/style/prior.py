@@ -95,3 +95,8 @@ class Proposal:
         self.prior = {m: p for m, p in blend.items() if p >= MIN_SHARE or m == best}
         self.model, self.case_weight = model, weight
         return self
+
+
+def share_text(share: float) -> str:
+    """A vote share as a whole percentage (``<1%`` rather than a misleading ``0%``)."""
+    return f"{100 * share:.0f}%" if share >= 0.005 else "<1%"

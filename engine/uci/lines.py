@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+import chess
+
 from engine.agents.modes import Option, OptionValue
 from engine.search.result import SearchResult
-from engine.search.scores import is_mate_score, mate_moves
+from engine.search.scores import is_mate_score, mate_moves, score_text
+from engine.style.prior import share_text
+
+if TYPE_CHECKING:
+    from engine.agents.base import Candidate  # numpy: not before uciok
 
 
 def declaration(option: Option, value: OptionValue) -> str:
@@ -31,3 +39,20 @@ def iteration_info(result: SearchResult) -> str:
         f"info depth {result.depth} seldepth {result.seldepth} score {uci_score(result.score)}"
         f" nodes {result.nodes} nps {nps} time {ms} pv {pv}"
     )
+
+
+def multipv_info(rank: int, candidate: Candidate, ms: int) -> str:
+    """The ``info multipv`` line of the expert's ``rank``-th most likely move (search.md §8)."""
+    score = ""
+    if candidate.score is not None:
+        score = f" score {uci_score(candidate.score)}" + ("" if candidate.exact else " upperbound")
+    return f"info multipv {rank} depth {candidate.depth}{score} time {ms} pv {candidate.move.uci()}"
+
+
+def multipv_string(board: chess.Board, rank: int, candidate: Candidate) -> str:
+    """The same line for people: ``line 2: c5, 38% of the prior, at most -60 cp at depth 3``."""
+    line = f"line {rank}: {board.san(candidate.move)}, {share_text(candidate.share)} of the prior"
+    if candidate.score is None:
+        return line + ", not scored"
+    bound = "" if candidate.exact else "at most "
+    return line + f", {bound}{score_text(candidate.score)} at depth {candidate.depth}"

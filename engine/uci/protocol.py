@@ -27,7 +27,7 @@ from common.text import clip
 from engine.agents.modes import Option, OptionValue, engine_options
 from engine.search.limits import SearchLimits
 from engine.uci.commands import parse_go, parse_position
-from engine.uci.lines import declaration, iteration_info
+from engine.uci.lines import declaration, iteration_info, multipv_info, multipv_string
 from engine.uci.resources import AgentBuilder
 
 if TYPE_CHECKING:
@@ -185,7 +185,8 @@ class UciEngine:
         self._stop.clear()
         self._ponderhit = False
         self._worker = threading.Thread(
-            target=self._search, args=(agent, board, moves, limits), name="search", daemon=True
+            target=self._search, args=(agent, board, moves, limits, int(self.values["MultiPV"])), name="search",
+            daemon=True
         )
         self._worker.start()
 
@@ -202,7 +203,9 @@ class UciEngine:
     # -- thinking --------------------------------------------------------------------
 
     def _search(self, agent: Agent | None, board: chess.Board, moves: list[chess.Move] | None,
-                limits: SearchLimits) -> None:
+                limits: SearchLimits, lines: int) -> None:
+        """Choose a move and send its lines: the explanation, the move's own ``info``, with
+        ``lines`` > 1 that many of the expert's candidate moves (MultiPV), then ``bestmove``."""
         started = time.perf_counter()
         try:
             if agent is None:
@@ -221,6 +224,9 @@ class UciEngine:
             if decision.mate is not None:
                 score = f" score mate {decision.mate}"
             self.send(f"info time {elapsed}{score} pv {decision.move.uci()}")
+        for rank, candidate in enumerate(decision.candidates[:lines], 1) if lines > 1 else ():
+            self.send(multipv_info(rank, candidate, elapsed))
+            self.info(multipv_string(board, rank, candidate))
         # go infinite / go ponder: the move is ready, but UCI holds it until stop or ponderhit.
         with self._wake:
             self._wake.wait_for(
