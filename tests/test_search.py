@@ -6,6 +6,7 @@ import random
 import re
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import chess
@@ -17,7 +18,7 @@ from search_helpers import random_positions, shuffled
 from engine.search import alphabeta as search_module
 from engine.search.alphabeta import CHECK_EVERY, Searcher
 from engine.search.evaluation import PIECE_VALUES, evaluate, material_white, move_delta
-from engine.search.limits import time_budget
+from engine.search.limits import SearchLimits, search_budget, time_budget
 from engine.search.result import RootScore, SearchResult
 from engine.search.scores import MATE, MATE_BOUND
 from engine.search.zobrist import board_pieces_key, full_key, pieces_delta
@@ -398,6 +399,18 @@ def test_clocked_search_stops_at_an_only_move() -> None:
 )
 def test_time_budget(remaining: int, increment: int, movestogo: int | None, seconds: float) -> None:
     assert time_budget(remaining, increment, movestogo) == pytest.approx(seconds)
+
+
+def test_the_move_overhead_is_kept_back_from_every_time_limit() -> None:
+    clock = SearchLimits(wtime=60_000, btime=1_000)
+    plain, kept = search_budget(clock, chess.WHITE, 0.1), search_budget(replace(clock, overhead=250), chess.WHITE, 0.1)
+    assert plain.movetime == pytest.approx(60 / 32 - 0.1) and kept.movetime == pytest.approx(60 / 32 - 0.35)
+    assert kept.soft_time == pytest.approx(kept.movetime / 2)
+    fixed = SearchLimits(movetime=1000, overhead=250)
+    assert search_budget(fixed, chess.BLACK, 0.0).movetime == pytest.approx(0.75)
+    assert search_budget(replace(fixed, overhead=5000), chess.BLACK, 0.0).movetime == 0.0  # never below 0
+    unbounded = SearchLimits(depth=3, overhead=250)  # no clock: nothing to keep back
+    assert search_budget(unbounded, chess.WHITE, 0.0) == search_budget(SearchLimits(depth=3), chess.WHITE, 0.0)
 
 
 def test_every_iteration_is_reported_and_becomes_a_uci_info_line() -> None:

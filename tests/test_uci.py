@@ -14,10 +14,10 @@ def test_uci_handshake_declares_options_and_loads_lazily(kosteniuk_casebase):
     lines = converse(["uci"], "--casebase", "/nonexistent/x.npz")
     assert lines[0] == "id name cbr-chess" and lines[1].startswith("id author")
     assert lines[-1] == "uciok"
-    options = {line.split()[2]: line for line in lines if line.startswith("option")}
+    options = {line.split(" name ")[1].split(" type ")[0]: line for line in lines if line.startswith("option")}
     assert set(options) == {"Casebase", "Mode", "DistanceWeight", "FromDistanceWeight", "FromContentWeight", "Seed",
                             "Neighbours", "Temperature", "Tolerance", "Selection", "Prior", "Model", "CaseWeight",
-                            "Judge", "JudgeDepth", "JudgeTolerance", "JudgeThreads", "JudgeHash", "Tables", "MultiPV",
+                            "Judge", "JudgeDepth", "JudgeTolerance", "Tables", "MultiPV", "Move Overhead", "Threads", "Hash",
                             "Style", "Depth", "DepthDeviation", "Window"}
     assert options["Judge"].endswith("type string default <empty>")  # the built-in search judges
     assert options["Mode"].endswith("type combo default pure var pure var guided var chess0")

@@ -19,7 +19,10 @@ def test_options_as_a_client_sees_them(kosteniuk_casebase):
         assert options["Mode"].type == "combo" and options["Mode"].var == ["pure", "guided", "chess0"]
         assert options["DistanceWeight"].default == 80 and options["DistanceWeight"].max == 100
         assert options["Seed"].type == "spin" and options["Casebase"].type == "string"
-        engine.configure({"DistanceWeight": 20, "FromContentWeight": 80, "Seed": 42})
+        assert (options["MultiPV"].default, options["Move Overhead"].default) == (1, 10)
+        assert (options["Threads"].default, options["Hash"].default) == (1, 16)
+        engine.configure({"DistanceWeight": 20, "FromContentWeight": 80, "Seed": 42, "Move Overhead": 30,
+                          "Threads": 2, "Hash": 32})
         board = chess.Board()
         first = [engine.play(board, chess.engine.Limit(time=0.05)).move for _ in range(3)]
         assert len(set(first)) == 1  # Seed 42 fixed, the same position: the same draw each game

@@ -13,6 +13,7 @@ from common.text import ECHO_LIMIT
 from engine.agents import modes
 from engine.agents.base import Decision
 from engine.agents.modes import Mode, Option
+from engine.search.limits import SearchLimits
 from engine.search.result import RootScore, SearchResult
 from engine.uci.protocol import UciEngine
 
@@ -25,6 +26,7 @@ class ScriptedAgent:
     def __init__(self, casebase, values, resources) -> None:
         self.fail = values["Fail"]
         self.seeds: list[int | None] = []
+        self.limits: list[SearchLimits | None] = []
 
     def new_game(self, seed=None) -> None:
         self.seeds.append(seed)
@@ -32,6 +34,7 @@ class ScriptedAgent:
     def choose(self, board, moves=None, *, limits=None, stop=None, on_iteration=None) -> Decision:
         if self.fail:
             raise RuntimeError("deliberate failure")
+        self.limits.append(limits)
         on_iteration(SearchResult(move=A3, score=17, depth=3, seldepth=5, nodes=100, seconds=0.01,
                                   pv=[A3], scores={A3: RootScore(17, True)}))
         return Decision(move=A3, explanation=["scripted"], score_cp=17)
@@ -199,3 +202,15 @@ def test_the_old_name_of_chess0_mode_still_plays_it_with_a_notice():
     assert "info string Mode search is an old name: playing Mode chess0" in lines
     assert any(line.startswith("info string classic style: depth 1") for line in lines)
     assert lines[-1].startswith("bestmove ") and lines[-1] != "bestmove 0000"
+
+
+def test_the_move_overhead_reaches_the_agents_limits_and_old_option_names_still_work(scripted_mode):
+    out = io.StringIO()
+    engine = UciEngine({"Casebase": ""}, out=out)
+    engine.run(["setoption name Mode value scripted", "setoption name move overhead value 250",
+                "setoption name JudgeHash value 64", "go wtime 60000 btime 60000", "isready"])
+    agent = engine.builder.agent(engine.values)
+    assert isinstance(agent.agent, ScriptedAgent)
+    assert [limits.overhead for limits in agent.agent.limits] == [250]
+    assert engine.values["Hash"] == 64 and engine.values["Move Overhead"] == 250
+    assert "info string option JudgeHash is an old name of Hash" in out.getvalue().splitlines()

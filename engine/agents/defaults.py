@@ -8,6 +8,10 @@ SELECTIONS = ("argmax", "sample")
 #: Chess0's engines.
 STYLES = ("classic", "adaptive")
 
+#: Milliseconds kept back from every clock budget (Stockfish's default; Python's pauses are
+#: covered by the search's own margins).
+MOVE_OVERHEAD_MS = 10
+
 # Guided mode (search.md)
 NEIGHBOURS = 64
 #: tau of the votes, in tenths of a similarity point (UCI spins are whole numbers).

@@ -134,7 +134,7 @@ def _guided_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], 
         prior=prior,
         model=resources.model(str(values["Model"])) if prior != "cases" else None,
         case_weight=int(values["CaseWeight"]) / 100,
-        judge=resources.judge(str(values["Judge"]), int(values["JudgeThreads"]), int(values["JudgeHash"]))
+        judge=resources.judge(str(values["Judge"]), int(values["Threads"]), int(values["Hash"]))
         if values["Judge"] else None,
         judge_depth=int(values["JudgeDepth"]),
         judge_tolerance=int(values["JudgeTolerance"]),
@@ -180,8 +180,6 @@ MODES: dict[str, Mode] = {
             Option("Judge", "string", ""),
             Option("JudgeDepth", "spin", 0, 0, 99),  # 0: by the go's limits and the clock
             Option("JudgeTolerance", "spin", defaults.JUDGE_TOLERANCE, 0, 1000),
-            Option("JudgeThreads", "spin", 1, 1, 1024),
-            Option("JudgeHash", "spin", 16, 1, 65536),  # MB
         ),
     ),
     "chess0": Mode(
@@ -200,8 +198,9 @@ MODES: dict[str, Mode] = {
     ),
 }
 
-#: Old names of modes, still accepted (with a notice) so that old scripts keep working.
+#: Old names of modes and options, still accepted (with a notice) so that old scripts keep working.
 MODE_ALIASES = {"search": "chess0"}
+OPTION_ALIASES = {"JudgeThreads": "Threads", "JudgeHash": "Hash"}
 
 
 def engine_options() -> list[Option]:
@@ -215,6 +214,12 @@ def engine_options() -> list[Option]:
         Option("Tables", "string", str(default_folder())),
         # the expert's N most likely moves as analysis lines, in modes with a prior (search.md §8)
         Option("MultiPV", "spin", 1, 1, 256),
+        # milliseconds kept back from every clock budget, for the GUI's and the pipes' lag
+        Option("Move Overhead", "spin", defaults.MOVE_OVERHEAD_MS, 0, 5000),
+        # the standard names; this engine searches on one thread with a table per move, so
+        # they are the judge's (an outside engine set with option Judge)
+        Option("Threads", "spin", 1, 1, 1024),
+        Option("Hash", "spin", 16, 1, 65536),  # MB
     ]
     for mode in MODES.values():
         options += [o for o in mode.options if o.name not in {x.name for x in options}]

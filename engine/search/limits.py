@@ -30,7 +30,9 @@ _TIMES = ("wtime", "btime", "winc", "binc", "movetime")
 
 @dataclass(frozen=True)
 class SearchLimits:
-    """What a UCI ``go`` asked for (times in milliseconds); None where it did not say."""
+    """What a UCI ``go`` asked for (times in milliseconds); None where it did not say. ``overhead``
+    (option ``Move Overhead``) is kept back from every clock budget, for the lag between the
+    GUI's clock and ours."""
 
     wtime: int | None = None
     btime: int | None = None
@@ -43,6 +45,7 @@ class SearchLimits:
     mate: int | None = None
     infinite: bool = False
     ponder: bool = False
+    overhead: int = 0
 
 
 @dataclass(frozen=True)
@@ -95,7 +98,8 @@ def time_budget(remaining_ms: int, increment_ms: int = 0, movestogo: int | None 
 
 def search_budget(limits: SearchLimits | None, turn: chess.Color, spent: float) -> Budget:
     """The search's limits for a ``go`` with ``limits`` (search.md §4); ``spent`` seconds are
-    gone already (the proposal's). ``go mate N`` searches ``2N - 1`` plies at most."""
+    gone already (the proposal's), and the move overhead is kept back from any time limit.
+    ``go mate N`` searches ``2N - 1`` plies at most."""
     if limits is None:
         return Budget(nodes=DEFAULT_NODES)
     depth = limits.depth
@@ -105,6 +109,7 @@ def search_budget(limits: SearchLimits | None, turn: chess.Color, spent: float) 
     if limits.infinite:
         return Budget(depth=depth, nodes=limits.nodes)
     remaining = limits.wtime if turn else limits.btime
+    spent += limits.overhead / 1000
     if limits.movetime is not None:
         return Budget(depth=depth, nodes=limits.nodes, movetime=max(limits.movetime / 1000 - spent, 0.0))
     if remaining is not None:

@@ -13,6 +13,7 @@ at once.
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 import sys
 import threading
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING, TextIO
 import chess
 
 from common.text import clip
-from engine.agents.modes import Option, OptionValue, engine_options
+from engine.agents.modes import OPTION_ALIASES, Option, OptionValue, engine_options
 from engine.search.limits import SearchLimits
 from engine.uci.commands import parse_go, parse_position
 from engine.uci.lines import declaration, iteration_info, multipv_info, multipv_string
@@ -146,11 +147,14 @@ class UciEngine:
             return
         if text.lower() in dict(option.aliases):
             self.info(f"{option.name} {clip(text)} is an old name: playing {option.name} {value}")
+        if option.name.lower() != name.lower():
+            self.info(f"option {clip(name)} is an old name of {option.name}")
         self.values[option.name] = value
         if self.builder.debug:
             self.info(f"{option.name} = {clip(str(value))}")
 
     def _option(self, name: str) -> Option:
+        name = {old.lower(): new for old, new in OPTION_ALIASES.items()}.get(name.lower(), name)
         option = self.options.get(name.lower())
         if option is None:
             raise ValueError(f"no option named {clip(name)!r}")
@@ -173,6 +177,7 @@ class UciEngine:
         self._finish_search()
         board = self.board.copy()
         limits, moves, problems = parse_go(args, board)
+        limits = dataclasses.replace(limits, overhead=int(self.values["Move Overhead"]))
         try:
             agent: Agent | None = self._agent()
         except Exception as exc:  # the GUI still gets a legal move
