@@ -101,7 +101,7 @@ chess0: install
 	    --engine "name=classic $(CHESS0) option.Style=classic option.Depth=3" \
 	    --engine "name=adaptive $(CHESS0) option.Style=adaptive option.Depth=3 option.DepthDeviation=1"
 
-## demo: Carlsen against Ivanchuk, each side a UCI engine process, every move explained
+## demo: Carlsen against Ivanchuk in guided mode, each side a UCI engine process, every move explained
 demo: install casebases
 	$(PY) -m tournament demo --white casebases/carlsen-2800.npz --black casebases/ivanchuk-2700.npz
 

@@ -154,11 +154,19 @@ def test_command_line_errors_are_clear(args, message, kosteniuk_casebase, gaprin
 def test_demo_plays_through_the_uci_engine_and_explains_each_move(kosteniuk_casebase,
                                                                   gaprindashvili_casebase, capsys):
     assert main(["demo", "--white", str(kosteniuk_casebase), "--black", str(gaprindashvili_casebase),
-                 "--plies", "4"]) == 0
+                 "--plies", "4", "--mode", "pure"]) == 0
     out = capsys.readouterr().out
-    assert out.count("similarity") >= 4 and "\n1. " in out and "\n2... " in out
+    assert out.count("similarity") >= 4 and "\n1. " in out and "\n2... " in out and "pure mode" in out
     assert "casebase Alexandra Kosteniuk" in out and "of Nona Gaprindashvili" in out
     assert "  a b c d e f g h" in out and "Stopped after 4 plies" in out
+
+
+def test_the_demo_plays_guided_engines_by_default(kosteniuk_casebase, gaprindashvili_casebase, capsys):
+    assert main(["demo", "--white", str(kosteniuk_casebase), "--black", str(gaprindashvili_casebase),
+                 "--plies", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "guided mode" in out and "time control 40/12" in out
+    assert "the style model" in out and "search depth" in out and "Stopped after 2 plies" in out
 
 
 def test_engine_specs_parse_into_reference_players():

@@ -11,7 +11,7 @@ from casebase.format import CasebaseError
 from engine.agents.modes import MODE_ALIASES, MODES
 from engine.style.model import ModelError
 from tournament.clock import TimeControl
-from tournament.demo import DEFAULT_BLACK, DEFAULT_WHITE, demo
+from tournament.demo import DEFAULT_BLACK, DEFAULT_CONTROL, DEFAULT_MODE, DEFAULT_PLIES, DEFAULT_WHITE, demo
 from tournament.fidelity_report import add_commands as add_fidelity_commands
 from tournament.players import casebase_entrant, engine_entrant
 from tournament.report import write_report
@@ -54,11 +54,14 @@ def _parser() -> argparse.ArgumentParser:
     p = commands.add_parser("report", help="rebuild a run's report from its PGN")
     p.add_argument("directory", type=Path)
 
-    d = commands.add_parser("demo", help="one short game between two experts, through the UCI engine")
+    d = commands.add_parser("demo", help="one game between two experts, through the UCI engine")
     d.add_argument("--white", type=Path, default=DEFAULT_WHITE)
     d.add_argument("--black", type=Path, default=DEFAULT_BLACK)
-    d.add_argument("--plies", type=int, default=300,
-                   help="stop after this many half-moves if the rules have not ended the game (default 300)")
+    d.add_argument("--plies", type=int, default=DEFAULT_PLIES,
+                   help=f"stop after this many half-moves if the rules have not ended the game (default {DEFAULT_PLIES})")
+    d.add_argument("--mode", choices=[*MODES, *MODE_ALIASES], default=DEFAULT_MODE,
+                   help=f"how the engines play (default {DEFAULT_MODE}; pure: the thesis's agent)")
+    d.add_argument("--tc", default=DEFAULT_CONTROL, help=f"time control (default {DEFAULT_CONTROL})")
     d.add_argument("--config", default="balanced", help="weight configuration (default balanced)")
     d.add_argument("--seed", type=int, default=1, help="master seed (default 1)")
 
@@ -90,8 +93,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             if args.plies < 1:
                 raise ValueError("--plies must be at least 1")
-            demo(args.white, args.black, plies=args.plies,
-                 config=parse_configurations([args.config])[0], seed=args.seed)
+            demo(args.white, args.black, plies=args.plies, config=parse_configurations([args.config])[0],
+                 seed=args.seed, mode=MODE_ALIASES.get(args.mode, args.mode), control=TimeControl.parse(args.tc))
     except (ValueError, OSError, CasebaseError, ModelError, RuntimeError) as exc:
         print(f"python -m tournament {args.command}: error: {exc}", file=sys.stderr)
         return 2

@@ -1,7 +1,9 @@
-"""The demo: one short game between two shipped experts, played through the UCI engine.
+"""The demo: one game between two shipped experts, played through the UCI engine.
 
 Each side is a ``uci_main.py`` process driven by python-chess, exactly as a chess GUI would
 drive it; every move is printed with the engine's own explanation (its ``info string`` lines).
+By default the engines play guided mode, the product's best self-contained play, on a short
+clock; ``mode="pure"`` shows the thesis's agent.
 """
 
 from __future__ import annotations
@@ -26,15 +28,21 @@ from tournament.schedule import Configuration, side_seed
 
 DEFAULT_WHITE = Path("casebases/carlsen-2800.npz")
 DEFAULT_BLACK = Path("casebases/ivanchuk-2700.npz")
+DEFAULT_MODE = "guided"
+#: The demo's clock: 40 moves in 12 seconds, so that a guided game takes about a minute.
+DEFAULT_CONTROL = "40/12"
+DEFAULT_PLIES = 160
 
 
 def demo(
     white: Path = DEFAULT_WHITE,
     black: Path = DEFAULT_BLACK,
     *,
-    plies: int = 300,
+    plies: int = DEFAULT_PLIES,
     config: Configuration,
     seed: int = 1,
+    mode: str = DEFAULT_MODE,
+    control: TimeControl | None = None,
     out: TextIO | None = None,
 ) -> chess.Board:
     """Play and show the game on ``out`` (default: standard output); return the final board."""
@@ -43,10 +51,10 @@ def demo(
         if not path.exists():
             raise FileNotFoundError(f"{path}: no such casebase (build the shipped ones with `make casebases`)")
     players = [casebase_entrant(white), casebase_entrant(black)]
-    control = TimeControl(40, 5400)
+    control = control or TimeControl.parse(DEFAULT_CONTROL)
     print(f"{players[0].name} ({players[0].elo}) - {players[1].name} ({players[1].elo})", file=out)
-    print(f"weights {config.label} ({config.name}), pure mode, {plies} plies at most,"
-          f" each side a UCI engine process", file=out)
+    print(f"{mode} mode, weights {config.label} ({config.name}), time control {control}, {plies} plies"
+          f" at most, each side a UCI engine process", file=out)
     engines: list[chess.engine.SimpleEngine] = []
     try:
         sides = []
@@ -55,7 +63,7 @@ def demo(
             engine = chess.engine.SimpleEngine.popen_uci(list(uci_main_command()))
             engines.append(engine)
             seed_ = side_seed(seed, config, players[0].id, players[1].id, 1, colour)
-            sides.append(UciSide(engine, casebase_options(entrant.path, config, "pure", seed_)))
+            sides.append(UciSide(engine, casebase_options(entrant.path, config, mode, seed_)))
 
         def show(board: chess.Board, move: chess.Move, decision: Decision, seconds: float) -> None:
             number = f"{board.fullmove_number}." if board.turn == chess.WHITE else f"{board.fullmove_number}..."
