@@ -59,15 +59,15 @@ bench: install
 
 # The style model: a residual network trained on every move of the masters collection
 # (data/masters-2500plus.pgn.gz, which holds no game of the ladder experts), written to
-# models/style.npz, the model the engine ships with, by the recipe models/style.toml (a GPU's
+# engine/style/models/style.npz, the model the engine ships with, by the recipe engine/style/models/style.toml (a GPU's
 # recipe; MODEL_ARGS override it, e.g. "--blocks 5 --filters 48 --positions 2500000" for about
 # 40 minutes on 2 CPU cores). Needs torch (the project's [train] extra); resumable.
 MODEL_ARGS ?=
 
-## model: train the style model by models/style.toml (torch; resumable)
+## model: train the style model by engine/style/models/style.toml (torch; resumable)
 model: casebases/masters.npz
 	$(PY) -m pip install -q -e '.[train]'
-	$(PY) -m learn train casebases/masters.npz -o models/style.npz --config models/style.toml $(MODEL_ARGS)
+	$(PY) -m learn train casebases/masters.npz -o engine/style/models/style.npz --config engine/style/models/style.toml $(MODEL_ARGS)
 
 casebases/masters.npz: data/masters-2500plus.pgn.gz $(wildcard casebase/*.py) | $(STAMP)
 	$(PY) -m casebase build $< --all-players -o $@

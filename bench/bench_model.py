@@ -1,6 +1,6 @@
 """Speed of the style model's numpy inference: one position at a time on one core, and batched.
 
-    python bench/bench_model.py [--model models/style.npz]
+    python bench/bench_model.py [--model engine/style/models/style.npz]
 
 One core: BLAS is held to one thread (the variables are set before numpy loads), as a UCI
 engine with Threads 1 would run. The budget is 10 ms a position.

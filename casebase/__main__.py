@@ -13,6 +13,7 @@ from casebase.holdout import held_out_games, write_pgn
 from casebase.info import describe, summary
 from casebase.selection import BuildError, Selection
 from common.cli import positive_int
+from common.paths import casebase_path
 
 
 def _add_selection(parser: argparse.ArgumentParser) -> None:
@@ -39,6 +40,7 @@ def _selection(args: argparse.Namespace, **extra: object) -> Selection:
 
 
 def _build(args: argparse.Namespace) -> None:
+    args.output = casebase_path(args.output)  # a bare name goes to the casebase folder
     selection = _selection(args, max_games=args.max_games, exclude_latest=args.exclude_latest)
     casebase = build(args.pgn, selection, workers=args.workers, progress=False if args.quiet else None)
     casebase.save(args.output)
@@ -56,11 +58,11 @@ def _holdout(args: argparse.Namespace) -> None:
 
 
 def _info(args: argparse.Namespace) -> None:
-    print(describe(Casebase.load(args.casebase)))
+    print(describe(Casebase.load(casebase_path(args.casebase))))
 
 
 def _book(args: argparse.Namespace) -> None:
-    casebase = Casebase.load(args.casebase)
+    casebase = Casebase.load(casebase_path(args.casebase))
     book, entries = write_book(args.output, casebase, min_games=args.min_games, max_ply=args.max_ply,
                                by_results=args.by_results)
     print(f"{casebase.expert}: {entries} moves in {len(book.games)} positions from the first {args.max_ply}"
@@ -78,7 +80,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     build_parser.add_argument("--max-games", type=positive_int, metavar="N", help="use only the first N games")
     build_parser.add_argument("--exclude-latest", type=float, default=0.0, metavar="FRACTION",
                               help="leave out the latest FRACTION of the expert's games by date")
-    build_parser.add_argument("-o", "--output", required=True, metavar="OUT.npz")
+    build_parser.add_argument("-o", "--output", required=True, metavar="OUT.npz",
+                              help="the casebase file; a bare NAME (no folder, no .npz) is NAME.npz in the casebase"
+                                   " folder, where the engine finds it as --casebase NAME")
     build_parser.set_defaults(run=_build)
 
     holdout_parser = commands.add_parser(

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from common.paths import PROJECT_ROOT
+from common.paths import data_folder
 
 
 def default_folder() -> Path:
     """Where the engine keeps its tables (``make tables`` fills it; KQK and KRK are made at first use)."""
-    return PROJECT_ROOT / "tables"
+    return data_folder() / "tables"

@@ -49,7 +49,7 @@ def build_parser(recipe: dict[str, Any] | None = None) -> argparse.ArgumentParse
     t.add_argument("--device", help="cpu, cuda, cuda:1 ... (default: cuda when present, else cpu)")
     t.add_argument("--checkpoint", type=Path, help="checkpoint file (default: OUT.ckpt)")
     t.add_argument("--config", type=Path, metavar="RECIPE.toml",
-                   help="defaults of the options above from a recipe file (e.g. models/style.toml)")
+                   help="defaults of the options above from a recipe file (e.g. engine/style/models/style.toml)")
     t.set_defaults(**(recipe or {}))
     e = commands.add_parser("evaluate", help="how often a model's favourite legal move is the case's move")
     e.add_argument("model", type=Path)

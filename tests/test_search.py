@@ -18,7 +18,7 @@ from search_helpers import random_positions, shuffled
 from engine.search import alphabeta as search_module
 from engine.search.alphabeta import CHECK_EVERY, Searcher
 from engine.search.evaluation import PIECE_VALUES, evaluate, material_white, move_delta
-from engine.search.limits import SearchLimits, search_budget, time_budget
+from engine.search.limits import SearchLimits, after_ponderhit, pondering, search_budget, time_budget
 from engine.search.result import RootScore, SearchResult
 from engine.search.scores import MATE, MATE_BOUND
 from engine.search.zobrist import board_pieces_key, full_key, pieces_delta
@@ -433,3 +433,13 @@ def test_every_iteration_is_reported_and_becomes_a_uci_info_line() -> None:
 )
 def test_uci_score(score: int, text: str) -> None:
     assert uci_score(score) == text
+
+
+def test_pondering_searches_without_a_time_limit_until_ponderhit_starts_the_clock() -> None:
+    clock = SearchLimits(wtime=60_000, btime=30_000, movestogo=10, depth=9, ponder=True, overhead=100)
+    searched = pondering(clock)
+    assert searched.infinite and (searched.wtime, searched.btime, searched.movetime) == (None, None, None)
+    assert searched.depth == 9 and search_budget(searched, chess.BLACK, 0.0).movetime is None
+    assert after_ponderhit(clock, chess.BLACK) == pytest.approx(30 / 12 - 0.1)
+    bounded = SearchLimits(depth=5, ponder=True)  # no clock: the depth ends it, and ponderhit adds nothing
+    assert not pondering(bounded).infinite and after_ponderhit(bounded, chess.WHITE) is None

@@ -224,3 +224,38 @@ def test_multipv_shows_the_experts_most_likely_moves_through_python_chess(kosten
 def test_multipv_in_a_mode_without_a_prior_gives_one_line():
     lines = converse(["setoption name MultiPV value 3", "position startpos", "go depth 1"], "--casebase", "")
     assert not any(" multipv " in line for line in lines) and bestmoves(lines)
+
+
+def test_pondering_thinks_on_the_opponents_time_and_the_clock_starts_at_ponderhit(kosteniuk_casebase):
+    engine = Engine("--mode", "guided", "--casebase", str(kosteniuk_casebase))
+    try:
+        engine.send("position startpos moves e2e4 c7c5")
+        # 2 s on the clock: 60 ms a move, but no time limit until ponderhit
+        engine.send("go ponder wtime 2000 btime 2000")
+        pondered = engine.until("info depth 4")  # deeper than 60 ms reach here: it thinks on
+        engine.send("ponderhit")
+        lines = engine.until("bestmove")  # only the clock, started at ponderhit, ends the search
+        move = chess.Move.from_uci(lines[-1].split()[1])
+        board = chess.Board()
+        for uci in ("e2e4", "c7c5"):
+            board.push_uci(uci)
+        assert move in board.legal_moves and not any(line.startswith("bestmove") for line in pondered)
+    finally:
+        assert engine.close() == 0
+
+
+def test_a_pondering_game_through_python_chess(kosteniuk_casebase, gaprindashvili_casebase):
+    with popen("--mode", "guided", "--casebase", str(kosteniuk_casebase)) as ponderer, \
+            popen("--casebase", str(gaprindashvili_casebase)) as opponent:
+        assert ponderer.options["Ponder"].type == "check"
+        board, predicted, game = chess.Board(), 0, object()
+        limit = chess.engine.Limit(white_clock=30, black_clock=30)
+        while not board.is_game_over(claim_draw=True) and board.ply() < 24:
+            if board.turn == chess.WHITE:
+                result = ponderer.play(board, limit, game=game, ponder=True)
+                predicted += result.ponder is not None
+            else:
+                result = opponent.play(board, chess.engine.Limit(depth=1), game=object())
+            assert result.move in board.legal_moves
+            board.push(result.move)
+    assert predicted > 0  # it named replies to ponder on, and pondered on them

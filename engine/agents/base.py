@@ -46,7 +46,8 @@ class Decision:
     many of the retrieved cases proposed the move (guided mode); ``score_cp`` is the search's
     exact score of the move, when it has one, and ``mate`` a mate known for certain (UCI's
     ``score mate``: moves, negative when the side to move is mated). ``candidates`` are the
-    moves the expert would consider, most likely first (search.md §8), in modes with a prior.
+    moves the expert would consider, most likely first (search.md §8), in modes with a prior;
+    ``ponder`` the reply the search expects, when it has one.
     """
 
     move: chess.Move | None
@@ -58,6 +59,7 @@ class Decision:
     score_cp: int | None = None
     mate: int | None = None
     candidates: list[Candidate] = field(default_factory=list)
+    ponder: chess.Move | None = None
 
 
 class Agent(Protocol):

@@ -172,8 +172,9 @@ class GuidedAgent(CaseAgent):
         ranked = sorted(proposal.prior, key=lambda m: -proposal.prior[m])  # stable: first proposed first
         considered = [Candidate(m, proposal.prior[m], s.score if (s := result.scores.get(m)) else None,
                                 s is not None and s.exact, result.depth) for m in ranked]
-        return Decision(move=move, explanation=notes, case=row, similarity=sim,
-                        votes=proposal.count.get(move, 0), score_cp=score_cp, candidates=considered)
+        reply = result.pv[1] if move == result.move and len(result.pv) > 1 else None
+        return Decision(move=move, explanation=notes, case=row, similarity=sim, votes=proposal.count.get(move, 0),
+                        score_cp=score_cp, candidates=considered, ponder=reply)
 
     def _judged(self, board: chess.Board, proposal: Proposal, budget: Budget, stop: threading.Event | None,
                 on_iteration: IterationCallback | None) -> tuple[SearchResult | None, list[str]]:

@@ -11,12 +11,13 @@ Importing this module is cheap (no numpy, no casebase code): the UCI loop import
 
 from __future__ import annotations
 
+import importlib.resources
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from common.paths import PROJECT_ROOT
+from common.paths import casebase_folder
 from common.text import clip
 from endgame import default_folder
 from engine.agents import defaults
@@ -151,12 +152,12 @@ def _chess0_agent(_: Casebase | None, values: Mapping[str, OptionValue], __: Res
 
 def default_casebase() -> Path:
     """The shipped casebase played when none is given (built by ``make casebases``)."""
-    return PROJECT_ROOT / "casebases" / "carlsen-2800.npz"
+    return casebase_folder() / "carlsen-2800.npz"
 
 
 def default_model() -> Path:
-    """The shipped style model (made by ``make model``)."""
-    return PROJECT_ROOT / "models" / "style.npz"
+    """The shipped style model (made by ``make model``), package data of :mod:`engine.style`."""
+    return Path(str(importlib.resources.files("engine.style") / "models" / "style.npz"))
 
 
 #: Modes by the name the ``Mode`` option uses; a new mode is one more entry.
@@ -216,6 +217,8 @@ def engine_options() -> list[Option]:
         Option("MultiPV", "spin", 1, 1, 256),
         # milliseconds kept back from every clock budget, for the GUI's and the pipes' lag
         Option("Move Overhead", "spin", defaults.MOVE_OVERHEAD_MS, 0, 5000),
+        # declared so that GUIs ponder with us: go ponder thinks on the opponent's time (search.md §4)
+        Option("Ponder", "check", False),
         # the standard names; this engine searches on one thread with a table per move, so
         # they are the judge's (an outside engine set with option Judge)
         Option("Threads", "spin", 1, 1, 1024),

@@ -121,6 +121,20 @@ def search_budget(limits: SearchLimits | None, turn: chess.Color, spent: float) 
     return Budget(depth=depth, nodes=limits.nodes)
 
 
+def pondering(limits: SearchLimits) -> SearchLimits:
+    """What a search gets for ``go ponder`` (search.md §4): with a clock, no time limit at all, for
+    the clock only starts at ``ponderhit``; its depth and node limits stay."""
+    timed = any(t is not None for t in (limits.wtime, limits.btime, limits.movetime))
+    return dataclasses.replace(limits, wtime=None, btime=None, winc=None, binc=None, movetime=None,
+                               movestogo=None, infinite=limits.infinite or timed)
+
+
+def after_ponderhit(limits: SearchLimits, turn: chess.Color) -> float | None:
+    """The seconds a pondering search may go on after ``ponderhit``: the ``go``'s clock budget,
+    counted from then (None when the ``go`` named no time)."""
+    return search_budget(dataclasses.replace(limits, ponder=False), turn, 0.0).movetime
+
+
 def to_limit(limits: SearchLimits) -> chess.engine.Limit:
     """The python-chess limit of a ``go`` with ``limits`` (milliseconds), to drive another engine
     (``infinite`` and ``ponder`` have no place in it)."""

@@ -26,7 +26,7 @@ import chess
 
 from common.text import clip
 from engine.agents.modes import OPTION_ALIASES, Option, OptionValue, engine_options
-from engine.search.limits import SearchLimits
+from engine.search.limits import SearchLimits, after_ponderhit, pondering
 from engine.uci.commands import parse_go, parse_position
 from engine.uci.lines import declaration, iteration_info, multipv_info, multipv_string
 from engine.uci.resources import AgentBuilder
@@ -56,6 +56,9 @@ class UciEngine:
         self._stop = threading.Event()
         self._wake = threading.Condition()
         self._ponderhit = False
+        #: While pondering: the go's limits and the side to move, for the clock at ponderhit.
+        self._pondering: tuple[SearchLimits, chess.Color] | None = None
+        self._timer: threading.Timer | None = None
         self._commands: dict[str, Callable[[list[str]], None]] = {
             "uci": self._uci,
             "debug": self._debug,
@@ -189,6 +192,7 @@ class UciEngine:
             self.info(problem)
         self._stop.clear()
         self._ponderhit = False
+        self._pondering = (limits, board.turn) if limits.ponder else None
         self._worker = threading.Thread(
             target=self._search, args=(agent, board, moves, limits, int(self.values["MultiPV"])), name="search",
             daemon=True
@@ -201,6 +205,13 @@ class UciEngine:
             self._wake.notify_all()
 
     def _ponderhit_command(self, _: list[str]) -> None:
+        """The opponent played the expected move: the clock runs from now (search.md §4)."""
+        if self._pondering is not None and self._searching():
+            seconds = after_ponderhit(*self._pondering)
+            if seconds is not None:
+                self._timer = threading.Timer(seconds, self._stop_command, args=([],))
+                self._timer.start()
+        self._pondering = None
         with self._wake:
             self._ponderhit = True
             self._wake.notify_all()
@@ -216,7 +227,8 @@ class UciEngine:
             if agent is None:
                 decision = _uniform_decision(board, "no agent")
             else:
-                decision = agent.choose(board, moves, limits=limits, stop=self._stop,
+                searched = pondering(limits) if limits.ponder else limits
+                decision = agent.choose(board, moves, limits=searched, stop=self._stop,
                                         on_iteration=lambda result: self.send(iteration_info(result)))
         except Exception as exc:  # the GUI still gets a legal move
             traceback.print_exc(file=sys.stderr)
@@ -238,13 +250,21 @@ class UciEngine:
                 lambda: self._stop.is_set()
                 or not (limits.infinite or (limits.ponder and not self._ponderhit))
             )
-        self.send(f"bestmove {decision.move.uci() if decision.move else '0000'}")
+        if decision.move is None:
+            self.send("bestmove 0000")
+        elif decision.ponder is not None and _legal_after(board, decision.move, decision.ponder):
+            self.send(f"bestmove {decision.move.uci()} ponder {decision.ponder.uci()}")
+        else:
+            self.send(f"bestmove {decision.move.uci()}")
 
     def _searching(self) -> bool:
         return self._worker is not None and self._worker.is_alive()
 
     def _finish_search(self) -> None:
         """Stop the search thread, if any, and wait for its bestmove."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         if self._worker is not None:
             self._stop_command([])
             self._worker.join()
@@ -265,6 +285,12 @@ class UciEngine:
         for line in self.builder.news:
             self.info(line)
         self.builder.news.clear()
+
+
+def _legal_after(board: chess.Board, move: chess.Move, reply: chess.Move) -> bool:
+    after = board.copy(stack=False)
+    after.push(move)
+    return reply in after.legal_moves
 
 
 def _uniform_decision(board: chess.Board, reason: str) -> Decision:

@@ -11,13 +11,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from common.paths import casebase_folder, casebase_path, in_source_tree
 from common.text import clip
 from endgame import default_folder
 from engine.agents.modes import (
     MODES,
     SEED_MAX,
     OptionValue,
-    default_casebase,
     weights_of,
 )
 
@@ -68,7 +68,7 @@ class AgentBuilder:
         Where the endgame tables cover the position, it plays their move."""
         from engine.agents.factory import make_agent
 
-        path = str(values["Casebase"])
+        path = casebase_path(str(values["Casebase"]))  # a bare name is a casebase of the casebase folder
         key = (tuple(sorted(values.items())), file_state(path), file_state(str(values.get("Model", ""))))
         mode = MODES[str(values["Mode"])]
         if self._agent is None or key != self._key:
@@ -178,8 +178,9 @@ class AgentBuilder:
                 casebase = Casebase.load(path)
             except CasebaseError as exc:
                 problem = f"cannot load casebase: {clip(str(exc))}"
-                if Path(path) == default_casebase() and not Path(path).exists():
-                    problem += " (build the shipped casebases with `make casebases`)"
+                if Path(path).parent == casebase_folder() and not Path(path).exists():
+                    problem += (" (build the shipped casebases with `make casebases`)" if in_source_tree() else
+                                f" (build it with `python -m casebase build GAMES.pgn --player NAME -o {Path(path).stem}`)")
             else:
                 if self.debug:
                     self.news.append(f"loaded {path} in {time.perf_counter() - started:.2f} s")
