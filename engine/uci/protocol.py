@@ -210,6 +210,7 @@ class UciEngine:
             seconds = after_ponderhit(*self._pondering)
             if seconds is not None:
                 self._timer = threading.Timer(seconds, self._stop_command, args=([],))
+                self._timer.daemon = True  # never keeps the engine alive after quit
                 self._timer.start()
         self._pondering = None
         with self._wake:
