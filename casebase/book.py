@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import chess
 import chess.polyglot
+import numpy as np
 
 from casebase.format import Casebase
 from common.files import atomic_file
@@ -61,13 +62,14 @@ def _placement(board: chess.BaseBoard) -> tuple[int, ...]:
 
 
 def _games(casebase: Casebase, max_ply: int) -> Iterator[list[int]]:
-    """The case indices of each game within ``max_ply``, by ply (cases are stored in file order)."""
-    by_game: dict[int, list[int]] = defaultdict(list)
-    for i in range(len(casebase)):
-        if int(casebase.ply[i]) < max_ply:
-            by_game[int(casebase.game[i])].append(i)
-    for cases in by_game.values():
-        yield sorted(cases, key=lambda i: int(casebase.ply[i]))
+    """The case indices of each game within ``max_ply``, by ply, games in file order (a numpy
+    scan: a masters casebase holds millions of cases)."""
+    early = np.flatnonzero(casebase.ply < max_ply)
+    order = early[np.lexsort((casebase.ply[early], casebase.game[early]))]
+    starts = np.flatnonzero(np.diff(casebase.game[order])) + 1
+    for cases in np.split(order, starts):
+        if len(cases):
+            yield cases.tolist()
 
 
 def _replay(casebase: Casebase, cases: list[int]) -> Iterator[tuple[chess.Board, chess.Move]]:

@@ -24,6 +24,7 @@ import chess
 import numpy as np
 
 from common.files import atomic_file
+from endgame import default_folder
 from endgame.retrograde import ENDINGS, Table, generate
 
 FORMAT = "cbr-chess-endgame"
@@ -166,6 +167,14 @@ class Tablebase:
         """Open (or make) the small tables now, so that no move waits the second it takes."""
         for ending in sorted(self.make):
             self.table(ending)
+
+    @classmethod
+    def prepared(cls, folder: str | os.PathLike[str] = "") -> Tablebase:
+        """The tables of ``folder`` (the default folder when empty), prepared (:meth:`prepare`):
+        what an agent plays with, opened before its first move is on the clock."""
+        tables = cls(folder or default_folder())
+        tables.prepare()
+        return tables
 
     def table(self, ending: str) -> Stored | None:
         """The table of ``ending``: from its file, made now if small, else None (the reason

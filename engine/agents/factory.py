@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from casebase.format import Casebase
-from endgame import default_folder
 from endgame.tablebase import Tablebase
 from engine.agents.endings import TablebaseAgent
 from engine.agents.modes import MODES, OptionValue, Resources, option_defaults
@@ -61,10 +60,8 @@ class Loader:
 
     def tablebase(self, folder: str) -> Tablebase:
         """The endgame tables of ``folder`` (the default folder when empty)."""
-        folder = folder or str(default_folder())
         if folder not in self._tables:
-            self._tables[folder] = Tablebase(folder)
-            self._tables[folder].prepare()
+            self._tables[folder] = Tablebase.prepared(folder)
         return self._tables[folder]
 
     def close(self) -> None:

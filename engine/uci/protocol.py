@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 
 ENGINE_NAME = "cbr-chess"
 ENGINE_AUTHOR = "the cbr-chess authors, after Qvarford (2015)"
+#: Old option names, lower-cased as ``setoption`` matches names.
+_OPTION_ALIASES = {old.lower(): new for old, new in OPTION_ALIASES.items()}
 
 
 class UciEngine:
@@ -157,7 +159,7 @@ class UciEngine:
             self.info(f"{option.name} = {clip(str(value))}")
 
     def _option(self, name: str) -> Option:
-        name = {old.lower(): new for old, new in OPTION_ALIASES.items()}.get(name.lower(), name)
+        name = _OPTION_ALIASES.get(name.lower(), name)
         option = self.options.get(name.lower())
         if option is None:
             raise ValueError(f"no option named {clip(name)!r}")

@@ -140,8 +140,7 @@ class AgentBuilder:
         from endgame.tablebase import Tablebase
 
         if self._tablebase is None or str(self._tablebase.folder) != str(Path(folder or default_folder())):
-            self._tablebase = Tablebase(folder or default_folder())
-            self._tablebase.prepare()  # at isready, not in the middle of a move on the clock
+            self._tablebase = Tablebase.prepared(folder)  # at isready, not in the middle of a move on the clock
         return self._tablebase
 
     def close(self) -> None:
