@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e .
 	touch $(STAMP)
 
-# The tests also need their tools, and torch to train a tiny model.
+# The tests also need their tools, torch to train a tiny model, and Ray to start a local cluster.
 $(TEST_STAMP): $(STAMP)
 	$(PY) -m pip install -q -e '.[test]'
 	touch $(TEST_STAMP)
@@ -29,7 +29,7 @@ $(TEST_STAMP): $(STAMP)
 ## test: lint (ruff, the import layers), type checks (mypy), then the suite on 2 workers
 test: lint
 	$(PY) -m mypy
-	$(PY) -m pytest -q -n 2
+	$(PY) -m pytest -q -n 2 --dist loadgroup
 
 ## lint: ruff and the import contracts of pyproject.toml (lint-imports)
 lint: $(TEST_STAMP)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from casebase.builder import build
+from casebase.holdout import held_out_games, write_pgn
 from casebase.selection import Selection
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
@@ -47,3 +48,14 @@ def kosteniuk_casebase(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def gaprindashvili_casebase(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Path of the casebase built from the shipped gaprindashvili-2300.pgn (487 games, 21 k cases)."""
     return _shipped_casebase(tmp_path_factory, "gaprindashvili-2300")
+
+
+@pytest.fixture(scope="session")
+def heldout(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """Kosteniuk's casebase without her latest 15 % of games, and those games as PGN."""
+    folder = tmp_path_factory.mktemp("heldout")
+    pgn = [DATA_DIR / "experts" / "kosteniuk-2200.pgn"]
+    selection = Selection(_registered_names()["kosteniuk-2200"], exclude_latest=0.15)
+    build(pgn, selection, workers=1, progress=False).save(folder / "k.npz")
+    write_pgn(folder / "k.pgn", held_out_games(pgn, selection, workers=1, progress=False))
+    return folder / "k.npz", folder / "k.pgn"

@@ -14,10 +14,7 @@ import chess.pgn
 import pytest
 from engine_helpers import favourite_model
 
-from casebase.builder import build
 from casebase.format import Casebase
-from casebase.holdout import held_out_games, write_pgn
-from casebase.selection import Selection
 from engine.agents.guided import GuidedAgent
 from engine.search.limits import SearchLimits
 from tournament.fidelity import FidelitySettings, play_positions, spread
@@ -68,17 +65,6 @@ SMALL_PGN = """\
 def cli(*args: object) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "tournament", *map(str, args)], cwd=ROOT,
                           capture_output=True, text=True, timeout=300)
-
-
-@pytest.fixture(scope="module")
-def heldout(tmp_path_factory, data_dir) -> tuple[Path, Path]:
-    """Kosteniuk's casebase without her latest 15 % of games, and those games as PGN."""
-    folder = tmp_path_factory.mktemp("heldout")
-    pgn = [data_dir / "experts" / "kosteniuk-2200.pgn"]
-    selection = Selection(KOSTENIUK, exclude_latest=0.15)
-    build(pgn, selection, workers=1, progress=False).save(folder / "k.npz")
-    write_pgn(folder / "k.pgn", held_out_games(pgn, selection, workers=1, progress=False))
-    return folder / "k.npz", folder / "k.pgn"
 
 
 def test_phases_follow_move_number_then_material():

@@ -37,6 +37,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="engine mode (default pure; search is the old name of chess0)")
     r.add_argument("--tc", default="40/5400", help="time control, PGN style (default 40/5400)")
     r.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
+    r.add_argument("--cluster", default=None, metavar="ADDRESS",
+                   help="play the games as tasks of the Ray cluster at ADDRESS (auto, HOST:PORT or"
+                   " ray://HOST:PORT) instead of local workers; needs the extra: pip install -e '.[cluster]'")
     r.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
     r.add_argument("--engine", action="append", default=[], metavar="SPEC",
                    help="an outside UCI engine as reference player, e.g. \"name=sf1350"
@@ -84,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
                 raise ValueError("a round robin needs at least two players")
             if args.workers is not None and args.workers < 1:
                 raise ValueError(f"--workers must be at least 1, not {args.workers}")
-            run(settings, args.out, workers=args.workers)
+            run(settings, args.out, workers=args.workers, cluster=args.cluster)
             print(write_report(args.out))
         elif args.command in ("fidelity", "fidelity-summary", "fidelity-compare"):
             print(args.handler(args))

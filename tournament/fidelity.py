@@ -14,6 +14,7 @@ of worker processes or on which positions a run samples.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -22,7 +23,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import chess
 import chess.engine
@@ -38,6 +39,7 @@ from engine.agents.guided import GuidedAgent
 from engine.agents.modes import OptionValue, default_model, weight_values
 from engine.outside.launch import LaunchError, launch
 from engine.search.limits import SearchLimits
+from tournament.cluster import Failed, cluster_map, table_files
 from tournament.heldout import (
     PHASES,
     Position,
@@ -91,6 +93,8 @@ class FidelitySettings:
     #: Guided mode's Tolerance and JudgeTolerance (centipawns).
     tolerance: int = defaults.TOLERANCE
     judge_tolerance: int = defaults.JUDGE_TOLERANCE
+    #: The endgame tables' folder (option Tables); "" for the engine's default.
+    tables: str = ""
 
     def describe(self, mode: str, engine_name: str | None = None) -> str:
         """How ``mode`` plays, for the table and the JSON."""
@@ -114,15 +118,34 @@ class FidelitySettings:
     def values(self, mode: str) -> dict[str, OptionValue]:
         """The engine's options that make ``mode``'s agent (:func:`engine.agents.factory.make_agent`):
         the search mode is guided mode with neither cases nor model, so it plays the search's move."""
+        tables: dict[str, OptionValue] = {"Tables": self.tables} if self.tables else {}
         if mode == "pure":
-            return {"Mode": "pure", **weight_values(self.config.weights)}
+            return {"Mode": "pure", **weight_values(self.config.weights), **tables}
         values: dict[str, OptionValue] = {
-            "Mode": "guided", **weight_values(self.config.weights), "Prior": "cases" if mode == "search" else self.prior,
+            **tables, "Mode": "guided", **weight_values(self.config.weights),
+            "Prior": "cases" if mode == "search" else self.prior,
             "Model": self.model, "CaseWeight": round(100 * self.case_weight), "Tolerance": self.tolerance,
             "JudgeTolerance": self.judge_tolerance}
         if mode == "judged":
             values |= {"Judge": self.stockfish, "JudgeDepth": self.stockfish_depth}
         return values
+
+    def for_mode(self, mode: str) -> FidelitySettings:
+        """These settings as ``mode`` needs them: without the outside engine where it plays no part."""
+        return self if mode in ("judged", "stockfish") else dataclasses.replace(self, stockfish="")
+
+    # what a cluster's workers need (tournament.cluster.Portable)
+
+    def cargo(self) -> dict[str, Path]:
+        model = {"model.npz": Path(self.model)} if self.prior != "cases" else {}
+        return {"casebase.npz": Path(self.casebase), **model, **table_files(self.tables)}
+
+    def unpacked(self, root: Path) -> Self:
+        model = str(root / "model.npz") if self.prior != "cases" else self.model
+        return dataclasses.replace(self, casebase=str(root / "casebase.npz"), model=model, tables=str(root / "tables"))
+
+    def programs(self) -> list[str]:
+        return [self.stockfish] if self.stockfish else []
 
 
 class _AgentPlayer:
@@ -210,16 +233,25 @@ class _PositionWorker:
 
 def play_positions(
     positions: Sequence[Position], mode: str, settings: FidelitySettings, *,
-    workers: int | None = None, progress: bool | None = None,
+    workers: int | None = None, progress: bool | None = None, cluster: str | None = None,
 ) -> dict[int, str | None]:
-    """The move ``mode`` plays in each position (UCI, castling as the king's step), by index."""
+    """The move ``mode`` plays in each position (UCI, castling as the king's step), by index:
+    on ``workers`` local processes, or as tasks of the Ray cluster at ``cluster``."""
     workers = max(1, min(workers or os.cpu_count() or 1, len(positions)))
     moves: dict[int, str | None] = {}
-    with tqdm(total=len(positions), unit="pos", desc=f"{mode} on {workers} workers",
+    args = (mode, settings.for_mode(mode))
+    if cluster:
+        results = cluster_map(_PositionWorker, args, positions, cluster, chunksize=8)
+    else:
+        results = unordered_map(_PositionWorker, args, positions, workers,
+                                chunksize=max(1, min(8, len(positions) // (workers * 16))))
+    where = f"the Ray cluster at {cluster}" if cluster else f"{workers} workers"
+    with tqdm(total=len(positions), unit="pos", desc=f"{mode} on {where}",
               file=sys.stderr, disable=None if progress is None else not progress) as bar:
-        chunk = max(1, min(8, len(positions) // (workers * 16)))
-        for index, move in unordered_map(_PositionWorker, (mode, settings), positions, workers,
-                                         chunksize=chunk):
+        for result in results:
+            if isinstance(result, Failed):
+                raise RuntimeError(f"{mode}: {len(result.items)} positions failed on the cluster: {result.reason}")
+            index, move = result
             moves[index] = move
             bar.update()
     return moves
@@ -285,6 +317,7 @@ def measure(
     positions: int | None = None,
     workers: int | None = None,
     progress: bool | None = None,
+    cluster: str | None = None,
 ) -> Fidelity:
     """Replay the expert's moves of ``games_path`` with each of ``modes``.
 
@@ -310,7 +343,7 @@ def measure(
     if settings.prior != "cases" and {"prior", "guided"} & set(modes):
         Loader().model(settings.model)  # a bad model file stops the run before any work
     engine_name = None
-    if {"stockfish", "judged"} & set(modes):
+    if {"stockfish", "judged"} & set(modes) and not cluster:  # a cluster's nodes check it themselves
         probe = open_engine(settings.stockfish)
         engine_name = probe.id.get("name", settings.stockfish)
         probe.quit()
@@ -336,7 +369,7 @@ def measure(
     )
     for mode in modes:
         start = time.perf_counter()
-        moves = play_positions(sample, mode, settings, workers=workers, progress=progress)
+        moves = play_positions(sample, mode, settings, workers=workers, progress=progress, cluster=cluster)
         run.results.append(ModeResult(mode, settings.describe(mode, engine_name), moves,
                                       time.perf_counter() - start))
     return run

@@ -73,6 +73,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                    help="play only N of the expert's moves, spread evenly (default: all)")
     f.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
     f.add_argument("--workers", type=positive_int, metavar="N", help="worker processes (default: all cores)")
+    f.add_argument("--cluster", metavar="ADDRESS",
+                   help="play the positions on the Ray cluster at ADDRESS instead (pip install -e '.[cluster]')")
     f.add_argument("--out", type=Path, metavar="FILE.json", help="also write the results as JSON")
     f.set_defaults(handler=_fidelity)
 
@@ -104,7 +106,8 @@ def _fidelity(args: argparse.Namespace) -> str:
         tolerance=args.tolerance, judge_tolerance=args.judge_tolerance,
     )
     run = measure(args.casebase, args.games, settings, args.modes, player=args.player,
-                  exact_name=args.exact_name, positions=args.positions, workers=args.workers)
+                  exact_name=args.exact_name, positions=args.positions, workers=args.workers,
+                  cluster=args.cluster)
     if args.out:
         write_json(args.out, run.as_json())
     return run_markdown(run)

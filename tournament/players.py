@@ -106,11 +106,11 @@ def uci_main_command() -> tuple[str, ...]:
 
 
 def casebase_options(path: str, config: Configuration, mode: str, seed: int,
-                     judge: str = "") -> dict[str, str | int]:
+                     judge: str = "", tables: str = "") -> dict[str, str | int]:
     """UCI options that make our engine (engine/uci/protocol.py) play one behaviour with one seed
-    (judged by the UCI engine at ``judge``, if given)."""
+    (judged by the UCI engine at ``judge``, with the endgame tables of ``tables``, if given)."""
     return {"Casebase": path, "Mode": mode, "Seed": seed, **weight_values(config.weights),
-            **({"Judge": judge} if judge else {})}
+            **({"Judge": judge} if judge else {}), **({"Tables": tables} if tables else {})}
 
 
 class UciSide:
@@ -162,6 +162,8 @@ class Lineup:
     mode: str = "pure"
     via_uci: bool = False
     judge: str = ""
+    #: The endgame tables' folder; "" for the engine's default.
+    tables: str = ""
     _casebases: dict[str, Casebase] = field(default_factory=dict)
     _engines: dict[str, chess.engine.SimpleEngine] = field(default_factory=dict)
     _loader: Loader = field(default_factory=Loader)
@@ -186,12 +188,13 @@ class Lineup:
             return UciSide(self._engine(entrant.id, entrant.command), dict(entrant.options))
         assert entrant.path is not None  # a casebase entrant
         if self.in_process:  # the agent the UCI engine would make from the same options
-            agent = make_agent({"Mode": "pure", **weight_values(config.weights)},
+            agent = make_agent({"Mode": "pure", **weight_values(config.weights),
+                                **({"Tables": self.tables} if self.tables else {})},
                                self._casebase(entrant.id, entrant.path), self._loader)
             agent.new_game(seed)
             return agent
         engine = self._engine(entrant.id, uci_main_command())
-        return UciSide(engine, casebase_options(entrant.path, config, self.mode, seed, self.judge))
+        return UciSide(engine, casebase_options(entrant.path, config, self.mode, seed, self.judge, self.tables))
 
     def _casebase(self, player: str, path: str) -> Casebase:
         if player not in self._casebases:

@@ -7,18 +7,20 @@ order they finish in.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import os
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import chess
 from tqdm import tqdm
 
 from tournament.clock import Clock, TimeControl
+from tournament.cluster import Failed, cluster_map, node_id, table_files
 from tournament.game import play_game
 from tournament.pgnout import RunTags, game_pgn
 from tournament.players import Entrant, Lineup, Side
@@ -44,6 +46,8 @@ class TournamentSettings:
     via_uci: bool = False
     #: An outside UCI engine judging guided mode's proposals (option Judge); "" for none.
     judge: str = ""
+    #: The endgame tables' folder (option Tables); "" for the engine's default.
+    tables: str = ""
 
     def schedule(self) -> list[GameSpec]:
         """The games; outside engines meet only the casebases, unless there are none (a match of engines)."""
@@ -67,6 +71,20 @@ class TournamentSettings:
     def elos(self) -> dict[str, int | None]:
         return {e.id: e.elo for e in self.entrants}
 
+    # what a cluster's workers need (tournament.cluster.Portable)
+
+    def cargo(self) -> dict[str, Path]:
+        return {**{f"casebases/{e.id}.npz": Path(e.path) for e in self.entrants if e.path is not None},
+                **table_files(self.tables)}
+
+    def unpacked(self, root: Path) -> Self:
+        entrants = tuple(e if e.path is None else dataclasses.replace(e, path=str(root / f"casebases/{e.id}.npz"))
+                         for e in self.entrants)
+        return dataclasses.replace(self, entrants=entrants, tables=str(root / "tables"))
+
+    def programs(self) -> list[str]:
+        return [*([self.judge] if self.judge else []), *(e.command[0] for e in self.entrants if e.is_engine)]
+
 
 @dataclass(frozen=True)
 class Played:
@@ -75,7 +93,7 @@ class Played:
     index: int
     pgn: str
     result: str
-    stats: dict[str, dict[str, Any]]
+    stats: dict[str, Any]
 
 
 def side_stats(side: Side, clock: Clock, colour: chess.Color) -> dict[str, Any]:
@@ -91,7 +109,7 @@ class _GameWorker:
     def __init__(self, settings: TournamentSettings, tags: RunTags) -> None:
         self.settings, self.tags = settings, tags
         self.lineup = Lineup(settings.entrants, mode=settings.mode, via_uci=settings.via_uci,
-                             judge=settings.judge)
+                             judge=settings.judge, tables=settings.tables)
 
     def __call__(self, spec: GameSpec) -> Played:
         settings = self.settings
@@ -99,8 +117,10 @@ class _GameWorker:
         black = self.lineup.side(spec.black, spec.config, spec.black_seed)
         record = play_game(white, black, settings.control)
         text = game_pgn(record, spec, self.tags, settings.elos())
-        stats = {"white": side_stats(white, record.clock, chess.WHITE),
-                 "black": side_stats(black, record.clock, chess.BLACK)}
+        stats: dict[str, Any] = {"white": side_stats(white, record.clock, chess.WHITE),
+                                 "black": side_stats(black, record.clock, chess.BLACK)}
+        if (node := node_id()) is not None:
+            stats["node"] = node
         return Played(spec.index, text, record.result, stats)
 
     def close(self) -> None:
@@ -113,9 +133,13 @@ def run(
     *,
     workers: int | None = None,
     progress: bool | None = None,
+    cluster: str | None = None,
 ) -> Path:
     """Play every game of ``settings`` not yet in ``out``; return the path of results.pgn.
 
+    The games are played by ``workers`` local processes, or as tasks of the Ray cluster at
+    ``cluster`` (:mod:`tournament.cluster`); either way this process alone saves them, each once.
+    Raises :class:`GamesFailed` when games failed for good on the cluster (the others are kept).
     ``progress=None`` shows a bar only on a terminal.
     """
     specs = settings.schedule()  # before anything is written: it checks the settings
@@ -127,10 +151,18 @@ def run(
     pending = [s for s in specs if s.index not in done]
     workers = min(workers or os.cpu_count() or 1, max(len(pending), 1))
     tally: Counter[str] = Counter()
+    failed: list[Failed[GameSpec]] = []
     start = time.perf_counter()
+    where = f"the Ray cluster at {cluster}" if cluster else f"{workers} workers"
+    results = (cluster_map(_GameWorker, (settings, tags), pending, cluster) if cluster
+               else unordered_map(_GameWorker, (settings, tags), pending, workers))
     with tqdm(total=len(specs), initial=len(done), unit="game", disable=None if progress is None
-              else not progress, desc=f"{len(pending)} games to play on {workers} workers") as bar:
-        for played in unordered_map(_GameWorker, (settings, tags), pending, workers):
+              else not progress, desc=f"{len(pending)} games to play on {where}") as bar:
+        for played in results:
+            if isinstance(played, Failed):
+                failed.append(played)
+                bar.write(f"game {played.items[0].index} failed: {played.reason}")
+                continue
             directory.save_stats(played.index, played.stats)
             directory.save_game(played.index, played.pgn)
             tally[played.result] += 1
@@ -140,4 +172,19 @@ def run(
                 refresh=False,
             )
             bar.update()
+    if failed:
+        raise GamesFailed(failed)
     return directory.assemble(specs)
+
+
+class GamesFailed(RuntimeError):
+    """Games that failed for good on a cluster: the rest are saved, and a new run plays these again."""
+
+    def __init__(self, failed: list[Failed[GameSpec]]) -> None:
+        reasons = Counter(f.reason for f in failed)
+        self.indexes = sorted(spec.index for f in failed for spec in f.items)
+        super().__init__(
+            f"{len(self.indexes)} games failed for good (games {', '.join(map(str, self.indexes[:10]))}"
+            f"{', ...' if len(self.indexes) > 10 else ''}): "
+            + "; ".join(f"{reason} ({n} games)" for reason, n in reasons.most_common())
+            + ". The finished games are kept: run the same command again to play the others.")

@@ -1,0 +1,81 @@
+"""What tests/test_cluster.py runs inside a local Ray cluster (bench/local_cluster.py, two nodes).
+
+    python tests/cluster_scenario.py CASEBASE_A CASEBASE_B HELDOUT.npz HELDOUT.pgn OUT_DIR
+
+1. A round robin of A and B through the UCI engine (pure mode, 12 games) with ``--cluster``; once
+   the second node has saved a game and gone on into its next, every process of that node (its
+   session: raylet, workers, their engines) is killed, and the run must still finish every game.
+2. A fidelity run (pure and prior, 24 positions) with ``--cluster``.
+3. A judged round robin whose judge no node has: it must fail with the reason.
+
+Writes OUT_DIR/scenario.json: what the tests check.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import ray
+
+
+def tournament(*args: object) -> list[str]:
+    return [sys.executable, "-m", "tournament", *map(str, args)]
+
+
+def second_node() -> str:
+    """The NodeID of the node that is not the head."""
+    ray.init(address=os.environ["RAY_ADDRESS"], logging_level=logging.ERROR, log_to_driver=False)
+    try:
+        return next(n["NodeID"] for n in ray.nodes() if n["Alive"] and "node:__internal_head__" not in n["Resources"])
+    finally:
+        ray.shutdown()
+
+
+def round_robin_with_a_kill(a: str, b: str, out: Path) -> dict[str, object]:
+    victim, session = second_node(), os.environ["CBR_CLUSTER_NODES"].split()[0]
+    driver = subprocess.Popen(tournament("run", "--casebases", a, b, "--configs", "near-to", "near-from",
+                                         "--rounds", 3, "--seed", 11, "--uci", "--cluster", "auto", "--out", out),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    killed_after = None
+    deadline = time.monotonic() + 240
+    while driver.poll() is None and time.monotonic() < deadline:
+        saved = sorted((out / "games").glob("*.json"))
+        if killed_after is None and any(json.loads(p.read_text()).get("node") == victim for p in saved):
+            time.sleep(0.3)  # into the node's next game (a game takes about a second)
+            subprocess.run(["pkill", "-KILL", "-s", session], check=True)
+            killed_after = len(saved)
+        time.sleep(0.05)
+    stdout, stderr = driver.communicate(timeout=60)
+    nodes = [json.loads(p.read_text()).get("node") for p in sorted((out / "games").glob("*.json"))]
+    return {"rc": driver.returncode, "stderr": stderr[-3000:], "killed_after": killed_after, "victim": victim,
+            "nodes": nodes, "results": str(out / "results.pgn")}
+
+
+def main() -> int:
+    a, b, heldout_npz, heldout_pgn, out = sys.argv[1:6]
+    folder = Path(out)
+    report: dict[str, object] = {"round_robin": round_robin_with_a_kill(a, b, folder / "rr")}
+    fidelity = subprocess.run(tournament("fidelity", "--casebase", heldout_npz, "--games", heldout_pgn,
+                                         "--modes", "pure", "prior", "--positions", 24, "--seed", 3,
+                                         "--cluster", "auto", "--out", folder / "fidelity.json"),
+                              capture_output=True, text=True, timeout=300)
+    report["fidelity"] = {"rc": fidelity.returncode, "stderr": fidelity.stderr[-3000:],
+                          "json": str(folder / "fidelity.json")}
+    judged = subprocess.run(tournament("run", "--casebases", a, b, "--configs", "balanced", "--rounds", 1,
+                                       "--mode", "guided", "--tc", "40/4", "--judge", "/nowhere/stockfish",
+                                       "--cluster", "auto", "--out", folder / "judged"),
+                            capture_output=True, text=True, timeout=300)
+    report["missing_judge"] = {"rc": judged.returncode, "stderr": judged.stderr[-3000:],
+                               "games": len(list((folder / "judged" / "games").glob("*.pgn")))}
+    (folder / "scenario.json").write_text(json.dumps(report, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,132 @@
+"""Round robins and fidelity on a Ray cluster (tournament/cluster.py).
+
+The scenario (tests/cluster_scenario.py) runs on a real two-node Ray cluster of processes on this
+machine, inside a network namespace holding only the loopback device (bench/local_cluster.py),
+once for the module: a node killed mid-run, the same games and moves as the local pool, and a
+judge that no node has. It is skipped without Ray (the [cluster] extra) or where no network
+namespace can be made. The other tests need no cluster.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_tournament_run import games_of
+
+from tournament.__main__ import main
+from tournament.cluster import ClusterError, check_programs, sha256, unpack
+from tournament.fidelity import FidelitySettings, measure
+from tournament.players import casebase_entrant, engine_entrant
+from tournament.runner import TournamentSettings, run
+from tournament.schedule import parse_configurations
+
+ROOT = Path(__file__).resolve().parent.parent
+LOCAL_CLUSTER = ROOT / "bench" / "local_cluster.py"
+NO_NAMESPACE = 3
+
+
+def kill_settings(a: Path, b: Path) -> TournamentSettings:
+    """The scenario's round robin (its command line, as settings)."""
+    return TournamentSettings(entrants=(casebase_entrant(a), casebase_entrant(b)),
+                              configs=tuple(parse_configurations(["near-to", "near-from"])), rounds=3, seed=11)
+
+
+@pytest.fixture(scope="module")
+def scenario(kosteniuk_casebase, gaprindashvili_casebase, heldout, tmp_path_factory) -> dict:
+    pytest.importorskip("ray", reason="the [cluster] extra (Ray) is not installed")
+    out = tmp_path_factory.mktemp("cluster")
+    done = subprocess.run([sys.executable, LOCAL_CLUSTER, "--nodes", "2", "--", sys.executable,
+                           ROOT / "tests" / "cluster_scenario.py", kosteniuk_casebase, gaprindashvili_casebase,
+                           *heldout, out], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    if done.returncode == NO_NAMESPACE:
+        pytest.skip(f"no network namespace for a local cluster: {done.stderr.strip()}")
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads((out / "scenario.json").read_text())
+
+
+@pytest.mark.cluster
+@pytest.mark.xdist_group("cluster")
+def test_a_node_killed_mid_run_loses_no_game_and_doubles_none(scenario, kosteniuk_casebase,
+                                                              gaprindashvili_casebase, tmp_path):
+    rr = scenario["round_robin"]
+    assert rr["rc"] == 0, rr["stderr"]
+    # the second node played a game, was killed while games were still to play, and played no more
+    assert rr["killed_after"] is not None and rr["killed_after"] < 12
+    assert rr["victim"] in rr["nodes"][:rr["killed_after"] + 1]
+    assert len(rr["nodes"]) == 12
+    # every game once, each the game the local pool plays with the same seeds
+    local = games_of(run(kill_settings(kosteniuk_casebase, gaprindashvili_casebase), tmp_path, workers=1,
+                         progress=False))
+    assert len(local) == 12
+    assert games_of(rr["results"]) == local
+
+
+@pytest.mark.cluster
+@pytest.mark.xdist_group("cluster")
+def test_fidelity_on_the_cluster_plays_the_local_moves(scenario, heldout):
+    fidelity = scenario["fidelity"]
+    assert fidelity["rc"] == 0, fidelity["stderr"]
+    remote = json.loads(Path(fidelity["json"]).read_text())
+    settings = FidelitySettings(casebase=str(heldout[0]), config=parse_configurations(["balanced"])[0], seed=3)
+    local = measure(*heldout, settings, ["pure", "prior"], positions=24, workers=1, progress=False).as_json()
+    assert [p["moves"] for p in remote["positions"]] == [p["moves"] for p in local["positions"]]
+    assert len(remote["positions"]) == 24
+
+
+@pytest.mark.cluster
+@pytest.mark.xdist_group("cluster")
+def test_a_judge_no_node_has_fails_the_games_with_the_reason(scenario):
+    judged = scenario["missing_judge"]
+    assert judged["rc"] == 2 and judged["games"] == 0
+    assert "/nowhere/stockfish is not there" in judged["stderr"] and "node " in judged["stderr"]
+    assert "2 games failed for good" in judged["stderr"]
+
+
+# -- without a cluster ---------------------------------------------------------------
+
+
+def test_a_file_that_arrives_damaged_is_refused(tmp_path):
+    good = b"casebase bytes"
+    unpack({"casebases/a.npz": (sha256(good), good)}, tmp_path)
+    assert (tmp_path / "casebases" / "a.npz").read_bytes() == good
+    with pytest.raises(ClusterError, match="b.npz arrived damaged"):
+        unpack({"casebases/b.npz": (sha256(good), good[:-1])}, tmp_path)
+    assert not (tmp_path / "casebases" / "b.npz").exists()
+
+
+def test_a_missing_program_names_itself_and_the_node():
+    check_programs([sys.executable])
+    with pytest.raises(ClusterError, match=r"node .*: /nowhere/judge is not there"):
+        check_programs([sys.executable, "/nowhere/judge"])
+
+
+def test_settings_travel_as_their_files_and_come_back_around_the_copies(kosteniuk_casebase, tmp_path):
+    engine = engine_entrant("name=sf cmd=/usr/games/stockfish elo=1350")
+    settings = TournamentSettings(entrants=(casebase_entrant(kosteniuk_casebase), engine),
+                                  configs=tuple(parse_configurations(["balanced"])), judge="/opt/judge")
+    cargo = settings.cargo()
+    assert cargo["casebases/kosteniuk-2200.npz"] == kosteniuk_casebase
+    assert all(name.startswith("tables/") for name in cargo if not name.startswith("casebases/"))
+    moved = settings.unpacked(tmp_path)
+    assert moved.entrants[0].path == str(tmp_path / "casebases" / "kosteniuk-2200.npz")
+    assert moved.entrants[1] == engine and moved.tables == str(tmp_path / "tables")
+    assert moved.manifest("d") == settings.manifest("d")  # the same tournament
+    assert settings.programs() == ["/opt/judge", "/usr/games/stockfish"]
+    fidelity = FidelitySettings(casebase=str(kosteniuk_casebase), config=parse_configurations(["balanced"])[0])
+    assert fidelity.for_mode("pure").programs() == [] and fidelity.for_mode("judged").programs() == [fidelity.stockfish]
+    assert {"casebase.npz", "model.npz"} <= set(fidelity.cargo())
+    assert fidelity.unpacked(tmp_path).model == str(tmp_path / "model.npz")
+
+
+def test_cluster_without_ray_says_how_to_install_it(kosteniuk_casebase, gaprindashvili_casebase, tmp_path,
+                                                    monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray fails as if not installed
+    code = main(["run", "--casebases", str(kosteniuk_casebase), str(gaprindashvili_casebase), "--configs", "balanced",
+                 "--rounds", "1", "--cluster", "auto", "--out", str(tmp_path / "run")])
+    assert code == 2
+    assert "pip install -e '.[cluster]'" in capsys.readouterr().err
+    assert not list((tmp_path / "run" / "games").glob("*.pgn"))
