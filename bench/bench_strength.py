@@ -1,6 +1,6 @@
 """Playing strength against Stockfish at calibrated Elo levels: one table.
 
-    python bench/bench_strength.py [--games 100] [--tc 40/20] [--elos 1350 1800] [--mode guided]
+    python bench/bench_strength.py [--games 100] [--tc 40/20] [--elos 1350 1800] [--mode guided] [--cluster ADDRESS]
 
 Our engine on one casebase (default the Carlsen casebase, ``make casebases``) plays Debian's
 Stockfish 15.1 (``/usr/games/stockfish``) with ``UCI_LimitStrength=true`` at each ``UCI_Elo``
@@ -124,6 +124,8 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=100, help="games per level, rounded up to even (default 100)")
     parser.add_argument("--tc", default="40/20", help="time control, PGN style (default 40/20: 40 moves in 20 s, repeating)")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--cluster", metavar="ADDRESS",
+                        help="play the games on the Ray cluster at ADDRESS (pip install -e '.[cluster]')")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--stockfish", type=Path, default=STOCKFISH)
     parser.add_argument("--judge", default="", metavar="PATH",
@@ -146,7 +148,8 @@ def main() -> int:
         f"strength-{args.mode}{'-judged' if args.judge else ''}-{str(control).replace('/', 'in')}-{2 * rounds}")
     command = [sys.executable, "-m", "tournament", "run", "--casebases", str(args.casebase),
                "--mode", args.mode, "--configs", args.config, "--rounds", str(rounds), "--tc", str(control),
-               "--workers", str(args.workers), "--seed", str(args.seed),
+               *(("--cluster", args.cluster) if args.cluster else ("--workers", str(args.workers))),
+               "--seed", str(args.seed),
                *[a for elo in args.elos for a in ("--engine", engine_spec(args.stockfish, elo))],
                *(("--judge", args.judge) if args.judge else ()),
                "--event", "Strength against Stockfish", "--out", str(out)]
@@ -163,7 +166,7 @@ def main() -> int:
     judged = f", judged by {args.judge}" if args.judge else ""
     print(f"\n{args.casebase.stem}, mode {args.mode} ({args.config}){judged}, against Stockfish with"
           f" UCI_LimitStrength; time control {control} (repeating); {wall / 60:.1f} min wall time"
-          f" for this invocation, {args.workers} workers; games and report.md in {out}\n")
+          f" for this invocation, {f'the Ray cluster at {args.cluster}' if args.cluster else f'{args.workers} workers'}; games and report.md in {out}\n")
     print(table(tallies))
     elo, share = TARGET
     target = tallies.get(f"sf{elo}")

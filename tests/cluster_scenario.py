@@ -5,8 +5,9 @@
 1. A round robin of A and B through the UCI engine (pure mode, 12 games) with ``--cluster``; once
    the second node has saved a game and gone on into its next, every process of that node (its
    session: raylet, workers, their engines) is killed, and the run must still finish every game.
-2. A fidelity run (pure and prior, 24 positions) with ``--cluster``.
-3. A judged round robin whose judge no node has: it must fail with the reason.
+2. The same round robin again, its driver killed after three games and started again.
+3. A fidelity run (pure and prior, 24 positions) with ``--cluster ray://...`` (Ray's client).
+4. A judged round robin whose judge no node has (``--cluster HOST:PORT``): it must fail with the reason.
 
 Writes OUT_DIR/scenario.json: what the tests check.
 """
@@ -37,11 +38,15 @@ def second_node() -> str:
         ray.shutdown()
 
 
+def round_robin(a: str, b: str, out: Path) -> list[str]:
+    """The scenario's round robin (12 games through the UCI engine)."""
+    return tournament("run", "--casebases", a, b, "--configs", "near-to", "near-from", "--rounds", 3, "--seed", 11,
+                      "--uci", "--cluster", "auto", "--out", out)
+
+
 def round_robin_with_a_kill(a: str, b: str, out: Path) -> dict[str, object]:
     victim, session = second_node(), os.environ["CBR_CLUSTER_NODES"].split()[0]
-    driver = subprocess.Popen(tournament("run", "--casebases", a, b, "--configs", "near-to", "near-from",
-                                         "--rounds", 3, "--seed", 11, "--uci", "--cluster", "auto", "--out", out),
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    driver = subprocess.Popen(round_robin(a, b, out), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     killed_after = None
     deadline = time.monotonic() + 240
     while driver.poll() is None and time.monotonic() < deadline:
@@ -57,19 +62,31 @@ def round_robin_with_a_kill(a: str, b: str, out: Path) -> dict[str, object]:
             "nodes": nodes, "results": str(out / "results.pgn")}
 
 
+def driver_killed_and_resumed(a: str, b: str, out: Path) -> dict[str, object]:
+    driver = subprocess.Popen(round_robin(a, b, out), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    while driver.poll() is None and len(list((out / "games").glob("*.pgn"))) < 3:
+        time.sleep(0.05)
+    driver.kill()
+    driver.wait()
+    kept = len(list((out / "games").glob("*.pgn")))
+    again = subprocess.run(round_robin(a, b, out), capture_output=True, text=True, timeout=300)
+    return {"kept": kept, "rc": again.returncode, "stderr": again.stderr[-3000:], "results": str(out / "results.pgn")}
+
+
 def main() -> int:
     a, b, heldout_npz, heldout_pgn, out = sys.argv[1:6]
     folder = Path(out)
-    report: dict[str, object] = {"round_robin": round_robin_with_a_kill(a, b, folder / "rr")}
+    report: dict[str, object] = {"round_robin": round_robin_with_a_kill(a, b, folder / "rr"),
+                                 "resumed": driver_killed_and_resumed(a, b, folder / "resumed")}
     fidelity = subprocess.run(tournament("fidelity", "--casebase", heldout_npz, "--games", heldout_pgn,
                                          "--modes", "pure", "prior", "--positions", 24, "--seed", 3,
-                                         "--cluster", "auto", "--out", folder / "fidelity.json"),
+                                         "--cluster", "ray://127.0.0.1:10001", "--out", folder / "fidelity.json"),
                               capture_output=True, text=True, timeout=300)
     report["fidelity"] = {"rc": fidelity.returncode, "stderr": fidelity.stderr[-3000:],
                           "json": str(folder / "fidelity.json")}
     judged = subprocess.run(tournament("run", "--casebases", a, b, "--configs", "balanced", "--rounds", 1,
                                        "--mode", "guided", "--tc", "40/4", "--judge", "/nowhere/stockfish",
-                                       "--cluster", "auto", "--out", folder / "judged"),
+                                       "--cluster", os.environ["RAY_ADDRESS"], "--out", folder / "judged"),
                             capture_output=True, text=True, timeout=300)
     report["missing_judge"] = {"rc": judged.returncode, "stderr": judged.stderr[-3000:],
                                "games": len(list((folder / "judged" / "games").glob("*.pgn")))}

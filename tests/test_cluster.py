@@ -67,6 +67,16 @@ def test_a_node_killed_mid_run_loses_no_game_and_doubles_none(scenario, kosteniu
 
 @pytest.mark.cluster
 @pytest.mark.xdist_group("cluster")
+def test_a_driver_killed_mid_run_resumes_where_it_stopped(scenario, kosteniuk_casebase, gaprindashvili_casebase,
+                                                          tmp_path):
+    resumed = scenario["resumed"]
+    assert resumed["rc"] == 0, resumed["stderr"]
+    assert 3 <= resumed["kept"] < 12
+    assert games_of(resumed["results"]) == games_of(scenario["round_robin"]["results"])
+
+
+@pytest.mark.cluster
+@pytest.mark.xdist_group("cluster")
 def test_fidelity_on_the_cluster_plays_the_local_moves(scenario, heldout):
     fidelity = scenario["fidelity"]
     assert fidelity["rc"] == 0, fidelity["stderr"]
