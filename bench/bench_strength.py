@@ -164,9 +164,10 @@ def main() -> int:
         return done.returncode
     tallies = tally(out, args.casebase.stem)
     judged = f", judged by {args.judge}" if args.judge else ""
+    where = f"the Ray cluster at {args.cluster}" if args.cluster else f"{args.workers} workers"
     print(f"\n{args.casebase.stem}, mode {args.mode} ({args.config}){judged}, against Stockfish with"
           f" UCI_LimitStrength; time control {control} (repeating); {wall / 60:.1f} min wall time"
-          f" for this invocation, {f'the Ray cluster at {args.cluster}' if args.cluster else f'{args.workers} workers'}; games and report.md in {out}\n")
+          f" for this invocation, {where}; games and report.md in {out}\n")
     print(table(tallies))
     elo, share = TARGET
     target = tallies.get(f"sf{elo}")
