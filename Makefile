@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: help install demo test lint bench casebases experiment fidelity fidelity-judge fidelity-ceiling strength model tables kbnk chess0 clean
+.PHONY: help install demo test lint bench bench-cluster casebases experiment fidelity fidelity-judge fidelity-ceiling strength model tables kbnk chess0 clean
 
 ## help: this list of targets
 help:
@@ -56,6 +56,11 @@ bench: install
 	$(PY) bench/bench_search.py
 	$(PY) bench/bench_model.py
 	$(PY) bench/bench_tables.py
+
+## bench-cluster: games per hour on a local Ray cluster of 1 and 2 nodes, beside the local pool (12 minutes; root)
+bench-cluster: install casebases
+	$(PY) -m pip install -q -e '.[cluster]'
+	$(PY) bench/bench_cluster.py --rounds 2
 
 # The style model: a residual network trained on every move of the masters collection
 # (data/masters-2500plus.pgn.gz, which holds no game of the ladder experts), written to

@@ -3,8 +3,9 @@
     python bench/bench_cluster.py [--mode guided] [--tc 40/8] [--rounds 1] [--casebases A.npz B.npz C.npz]
 
 The same round robin (default: Carlsen, Ivanchuk and Kosteniuk in guided mode at 40/8, one
-round: 6 games) is played four ways, each into a fresh directory: the local process pool with 1
-and with 2 workers, and ``--cluster`` on a local Ray cluster (bench/local_cluster.py, in a network
+round: 6 games) is played four ways, each into a fresh directory under ``--out`` (default
+bench/out/cluster; its games are real games to read, e.g. their lengths for bench_cost.py): the
+local process pool with 1 and with 2 workers, and ``--cluster`` on a local Ray cluster (bench/local_cluster.py, in a network
 namespace of its own) of 1 node and of 2 nodes, each node offering 1 CPU. The time counted is the
 driver's ``run`` alone (the cluster is up before it starts, as a real one would be). Needs the
 [cluster] extra and a machine where a network namespace can be made (root); the rows it cannot
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -39,21 +41,21 @@ def settings(args: argparse.Namespace) -> TournamentSettings:
                               mode=args.mode, control=TimeControl.parse(args.tc), seed=args.seed)
 
 
-def play(args: argparse.Namespace, workers: int = 1, cluster: str | None = None) -> dict[str, float]:
-    """Play the round robin once into a fresh directory: games and seconds."""
-    with tempfile.TemporaryDirectory() as out:
-        start = time.perf_counter()
-        results = run(settings(args), out, workers=workers, cluster=cluster, progress=False)
-        seconds = time.perf_counter() - start
-        games = results.read_text(encoding="utf-8").count("[Event ")
-    return {"games": games, "seconds": seconds}
+def play(args: argparse.Namespace, out: Path, workers: int = 1, cluster: str | None = None) -> dict[str, float]:
+    """Play the round robin once into ``out`` (emptied first): games and seconds."""
+    shutil.rmtree(out, ignore_errors=True)
+    start = time.perf_counter()
+    results = run(settings(args), out, workers=workers, cluster=cluster, progress=False)
+    seconds = time.perf_counter() - start
+    return {"games": results.read_text(encoding="utf-8").count("[Event "), "seconds": seconds}
 
 
 def on_cluster(args: argparse.Namespace, nodes: int) -> dict[str, float] | str:
     """``play`` on a fresh local cluster of ``nodes`` nodes (1 CPU each), or why it could not run."""
     with tempfile.TemporaryDirectory() as folder:
         report = Path(folder) / "row.json"
-        command = [sys.executable, __file__, "--inside", str(report), "--mode", args.mode, "--tc", args.tc,
+        command = [sys.executable, __file__, "--inside", str(report), "--out", str(args.out / f"ray-{nodes}-nodes"),
+                   "--mode", args.mode, "--tc", args.tc,
                    "--rounds", str(args.rounds), "--seed", str(args.seed), "--casebases", *map(str, args.casebases)]
         done = subprocess.run([sys.executable, str(LOCAL_CLUSTER), "--nodes", str(nodes), "--cpus", "1", "--", *command],
                               capture_output=True, text=True)
@@ -70,18 +72,19 @@ def main() -> int:
     parser.add_argument("--tc", default="40/8")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "cluster", help="where the runs go")
     parser.add_argument("--inside", type=Path, help=argparse.SUPPRESS)  # one cluster row, run by on_cluster
     args = parser.parse_args()
     if args.inside:
-        args.inside.write_text(json.dumps(play(args, cluster="auto")))
+        args.inside.write_text(json.dumps(play(args, args.out, cluster="auto")))
         return 0
     missing = [p for p in args.casebases if not p.exists()]
     if missing:
         print(f"{missing[0]} not found: build the shipped casebases with `make casebases`", file=sys.stderr)
         return 2
     rows: list[tuple[str, dict[str, float] | str]] = [
-        ("local pool, 1 worker", play(args, workers=1)),
-        ("local pool, 2 workers", play(args, workers=2)),
+        ("local pool, 1 worker", play(args, args.out / "pool-1-worker", workers=1)),
+        ("local pool, 2 workers", play(args, args.out / "pool-2-workers", workers=2)),
         ("Ray cluster, 1 node x 1 CPU", on_cluster(args, 1)),
         ("Ray cluster, 2 nodes x 1 CPU", on_cluster(args, 2)),
     ]

@@ -2,7 +2,7 @@
 and the core-hours of a whole experiment projected from them.
 
     python bench/bench_cost.py measure --mode guided [--judge /usr/games/stockfish] [--plies 16]
-    python bench/bench_cost.py project bench/out/cost-guided.json [...] --lengths GAMES.pgn [--games 630]
+    python bench/bench_cost.py project bench/out/cost-guided.json [...] --lengths GAMES.pgn [...] [--games 630]
 
 ``measure`` plays the first ``--plies`` half-moves of a real game between two shipped experts
 (default Carlsen - Ivanchuk), each side our UCI engine in ``--mode`` (a judge for judged mode), on
@@ -108,20 +108,21 @@ def game_seconds(plies: int, share: float, control: TimeControl) -> float:
     return total
 
 
-def game_lengths(path: Path) -> list[int]:
-    """The number of half-moves of every game in a PGN file."""
+def game_lengths(paths: list[Path]) -> list[int]:
+    """The number of half-moves of every game in some PGN files."""
     lengths = []
-    with open(path, encoding="utf-8") as f:
-        while (game := chess.pgn.read_game(f)) is not None:
-            lengths.append(sum(1 for _ in game.mainline_moves()))
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            while (game := chess.pgn.read_game(f)) is not None:
+                lengths.append(sum(1 for _ in game.mainline_moves()))
     return lengths
 
 
 def project(args: argparse.Namespace) -> None:
     lengths = game_lengths(args.lengths)
     if not lengths:
-        raise SystemExit(f"{args.lengths}: no games")
-    print(f"game lengths from {args.lengths}: {len(lengths)} games, mean {statistics.fmean(lengths):.0f} plies,"
+        raise SystemExit(f"{' '.join(map(str, args.lengths))}: no games")
+    print(f"game lengths: {len(lengths)} games, mean {statistics.fmean(lengths):.0f} plies,"
           f" median {statistics.median(lengths):.0f}, longest {max(lengths)}\n")
     print(f"| engines | measured | share of budget | hours per game | core-hours for {args.games} games |")
     print("|---|---|---:|---:|---:|")
@@ -147,7 +148,7 @@ def main() -> None:
     m.add_argument("--out", type=Path, required=True)
     p = commands.add_parser("project", help="seconds per game and core-hours per experiment")
     p.add_argument("measured", nargs="+", type=Path, help="files written by measure")
-    p.add_argument("--lengths", type=Path, required=True, help="real games whose lengths to project on")
+    p.add_argument("--lengths", type=Path, nargs="+", required=True, help="real games whose lengths to project on")
     p.add_argument("--games", type=int, default=630, help="games in the experiment (default 630, the card's)")
     args = parser.parse_args()
     measure(args) if args.command == "measure" else project(args)

@@ -9,6 +9,7 @@ namespace can be made. The other tests need no cluster.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from pathlib import Path
 import pytest
 from test_tournament_run import games_of
 
+from engine.agents.modes import default_model
 from tournament.__main__ import main
 from tournament.cluster import ClusterError, check_programs, sha256, unpack
 from tournament.fidelity import FidelitySettings, measure
@@ -126,6 +128,10 @@ def test_settings_travel_as_their_files_and_come_back_around_the_copies(kosteniu
     assert moved.entrants[1] == engine and moved.tables == str(tmp_path / "tables")
     assert moved.manifest("d") == settings.manifest("d")  # the same tournament
     assert settings.programs() == ["/opt/judge", "/usr/games/stockfish"]
+    assert "model.npz" not in cargo  # pure mode has no model
+    guided = dataclasses.replace(settings, mode="guided", model="")
+    assert guided.cargo()["model.npz"] == default_model()
+    assert guided.unpacked(tmp_path).model == str(tmp_path / "model.npz")
     fidelity = FidelitySettings(casebase=str(kosteniuk_casebase), config=parse_configurations(["balanced"])[0])
     assert fidelity.for_mode("pure").programs() == [] and fidelity.for_mode("judged").programs() == [fidelity.stockfish]
     assert {"casebase.npz", "model.npz"} <= set(fidelity.cargo())

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from casebase.format import CasebaseError
+from engine.agents.factory import Loader
 from engine.agents.modes import MODE_ALIASES, MODES
 from engine.style.model import ModelError
 from tournament.clock import TimeControl
@@ -51,6 +52,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--judge", default="", metavar="PATH",
                    help="an outside UCI engine that judges the casebase players' proposals"
                    " (guided mode's option Judge), e.g. /usr/games/stockfish")
+    r.add_argument("--model", default="", metavar="MODEL.npz",
+                   help="guided mode's style model, as option Model (default: the engine's, the shipped one)")
     r.add_argument("--event", default="CBR expert round robin", help="PGN Event tag")
     r.add_argument("--out", required=True, type=Path, help="run directory")
 
@@ -81,10 +84,12 @@ def main(argv: list[str] | None = None) -> int:
             settings = TournamentSettings(
                 entrants=tuple(entrants), configs=tuple(parse_configurations(args.configs)),
                 rounds=args.rounds, mode=args.mode, control=TimeControl.parse(args.tc),
-                seed=args.seed, event=args.event, via_uci=args.uci, judge=args.judge,
+                seed=args.seed, event=args.event, via_uci=args.uci, judge=args.judge, model=args.model,
             )
             if len(entrants) < 2:
                 raise ValueError("a round robin needs at least two players")
+            if args.model:
+                Loader().model(args.model)  # a bad model file stops the run before any game
             if args.workers is not None and args.workers < 1:
                 raise ValueError(f"--workers must be at least 1, not {args.workers}")
             run(settings, args.out, workers=args.workers, cluster=args.cluster)

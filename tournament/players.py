@@ -106,11 +106,13 @@ def uci_main_command() -> tuple[str, ...]:
 
 
 def casebase_options(path: str, config: Configuration, mode: str, seed: int,
-                     judge: str = "", tables: str = "") -> dict[str, str | int]:
+                     judge: str = "", tables: str = "", model: str = "") -> dict[str, str | int]:
     """UCI options that make our engine (engine/uci/protocol.py) play one behaviour with one seed
-    (judged by the UCI engine at ``judge``, with the endgame tables of ``tables``, if given)."""
+    (judged by the UCI engine at ``judge``, with the endgame tables of ``tables`` and the style
+    model ``model``, where given; the engine's defaults otherwise)."""
+    given = {"Judge": judge, "Tables": tables, "Model": model}
     return {"Casebase": path, "Mode": mode, "Seed": seed, **weight_values(config.weights),
-            **({"Judge": judge} if judge else {}), **({"Tables": tables} if tables else {})}
+            **{name: value for name, value in given.items() if value}}
 
 
 class UciSide:
@@ -162,8 +164,9 @@ class Lineup:
     mode: str = "pure"
     via_uci: bool = False
     judge: str = ""
-    #: The endgame tables' folder; "" for the engine's default.
+    #: The endgame tables' folder and guided mode's style model; "" for the engine's defaults.
     tables: str = ""
+    model: str = ""
     _casebases: dict[str, Casebase] = field(default_factory=dict)
     _engines: dict[str, chess.engine.SimpleEngine] = field(default_factory=dict)
     _loader: Loader = field(default_factory=Loader)
@@ -174,6 +177,8 @@ class Lineup:
             raise ValueError(f"mode {self.mode!r}: expected one of {', '.join(MODES)}")
         if self.judge and self.mode != "guided":
             raise ValueError(f"a judge judges guided mode's proposals; mode {self.mode!r} has none")
+        if self.model and self.mode != "guided":
+            raise ValueError(f"a style model proposes guided mode's moves; mode {self.mode!r} has none")
         self._by_id = {e.id: e for e in self.entrants}
 
     @property
@@ -194,7 +199,8 @@ class Lineup:
             agent.new_game(seed)
             return agent
         engine = self._engine(entrant.id, uci_main_command())
-        return UciSide(engine, casebase_options(entrant.path, config, self.mode, seed, self.judge, self.tables))
+        return UciSide(engine, casebase_options(entrant.path, config, self.mode, seed, self.judge,
+                                                 self.tables, self.model))
 
     def _casebase(self, player: str, path: str) -> Casebase:
         if player not in self._casebases:

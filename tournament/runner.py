@@ -19,6 +19,7 @@ from typing import Any, Self
 import chess
 from tqdm import tqdm
 
+from engine.agents.modes import default_model
 from tournament.clock import Clock, TimeControl
 from tournament.cluster import Failed, cluster_map, node_id, table_files
 from tournament.game import play_game
@@ -46,8 +47,10 @@ class TournamentSettings:
     via_uci: bool = False
     #: An outside UCI engine judging guided mode's proposals (option Judge); "" for none.
     judge: str = ""
-    #: The endgame tables' folder (option Tables); "" for the engine's default.
+    #: The endgame tables' folder (option Tables) and guided mode's style model (option Model);
+    #: "" for the engine's defaults.
     tables: str = ""
+    model: str = ""
 
     def schedule(self) -> list[GameSpec]:
         """The games; outside engines meet only the casebases, unless there are none (a match of engines)."""
@@ -66,6 +69,7 @@ class TournamentSettings:
             "configs": [{"name": c.name, "weights": c.label} for c in self.configs],
             "players": [e.describe() for e in self.entrants],
             **({"judge": self.judge} if self.judge else {}),
+            **({"model": self.model} if self.model else {}),
         }
 
     def elos(self) -> dict[str, int | None]:
@@ -74,13 +78,15 @@ class TournamentSettings:
     # what a cluster's workers need (tournament.cluster.Portable)
 
     def cargo(self) -> dict[str, Path]:
+        model = {"model.npz": Path(self.model or default_model())} if self.mode == "guided" else {}
         return {**{f"casebases/{e.id}.npz": Path(e.path) for e in self.entrants if e.path is not None},
-                **table_files(self.tables)}
+                **model, **table_files(self.tables)}
 
     def unpacked(self, root: Path) -> Self:
         entrants = tuple(e if e.path is None else dataclasses.replace(e, path=str(root / f"casebases/{e.id}.npz"))
                          for e in self.entrants)
-        return dataclasses.replace(self, entrants=entrants, tables=str(root / "tables"))
+        model = str(root / "model.npz") if self.mode == "guided" else self.model
+        return dataclasses.replace(self, entrants=entrants, tables=str(root / "tables"), model=model)
 
     def programs(self) -> list[str]:
         return [*([self.judge] if self.judge else []), *(e.command[0] for e in self.entrants if e.is_engine)]
@@ -109,7 +115,7 @@ class _GameWorker:
     def __init__(self, settings: TournamentSettings, tags: RunTags) -> None:
         self.settings, self.tags = settings, tags
         self.lineup = Lineup(settings.entrants, mode=settings.mode, via_uci=settings.via_uci,
-                             judge=settings.judge, tables=settings.tables)
+                             judge=settings.judge, tables=settings.tables, model=settings.model)
 
     def __call__(self, spec: GameSpec) -> Played:
         settings = self.settings
