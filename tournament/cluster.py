@@ -110,17 +110,21 @@ def table_files(folder: str) -> dict[str, Path]:
     return {f"tables/{p.name}": p for p in sorted(Path(folder or default_folder()).glob("*.npz"))}
 
 
-def node_id() -> str | None:
-    """The Ray node this process works on, or None outside a Ray cluster (Ray is not imported for it)."""
+def _joined() -> Any:
+    """Ray, where this process has joined a cluster; else None (Ray is not imported for it)."""
     ray = sys.modules.get("ray")
-    if ray is None or not ray.is_initialized():
-        return None
-    return str(ray.get_runtime_context().get_node_id())
+    return ray if ray is not None and ray.is_initialized() else None
+
+
+def node_id() -> str | None:
+    """The Ray node this process works on, or None outside a Ray cluster."""
+    ray = _joined()
+    return None if ray is None else str(ray.get_runtime_context().get_node_id())
 
 
 def _node() -> str:
-    ray = sys.modules.get("ray")
-    address = f" at {ray.util.get_node_ip_address()}" if ray is not None and ray.is_initialized() else ""
+    ray = _joined()
+    address = "" if ray is None else f" at {ray.util.get_node_ip_address()}"
     return f"node {socket.gethostname()}{address} (pid {os.getpid()})"
 
 
@@ -135,6 +139,10 @@ def _close_workers() -> None:
         _workers.popitem()[1].close()
 
 
+# A worker process that ends closes its worker: its engine processes quit.
+atexit.register(_close_workers)
+
+
 def _worker_for(run: str, make: Callable[..., Worker[Any, Any]], args: tuple[Any, ...],
                 cargo: Mapping[str, tuple[str, Any]]) -> Worker[Any, Any]:
     if run not in _workers:
@@ -147,8 +155,6 @@ def _worker_for(run: str, make: Callable[..., Worker[Any, Any]], args: tuple[Any
             if _portable(arg):
                 check_programs(arg.programs())
         local = tuple(arg.unpacked(root) if _portable(arg) else arg for arg in args)
-        if not _workers:
-            atexit.register(_close_workers)
         _workers[run] = make(*local)
     return _workers[run]
 
