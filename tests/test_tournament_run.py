@@ -142,6 +142,7 @@ def test_command_line_run_prints_the_report(kosteniuk_casebase, gaprindashvili_c
     (["--casebases", "{k}", "{g}", "--seed", "-1"], "seed"),
     (["--casebases", "{k}", "{g}", "--workers", "0"], "--workers"),
     (["--casebases", "{k}", "{g}", "--configs", "0.5 0.5"], "v1 v2 v3"),
+    (["--casebases", "{k}", "{g}", "--mode", "guided", "--model", "{k}"], "not a cbr-chess-model file"),
 ])
 def test_command_line_errors_are_clear(args, message, kosteniuk_casebase, gaprindashvili_casebase,
                                        tmp_path, capsys):
