@@ -31,12 +31,12 @@ import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, Protocol, Self, TypeVar
+from typing import Any, Generic, Protocol, Self, TypeVar, runtime_checkable
 
 from common.files import write_atomic
 from common.paths import PROJECT_ROOT, in_source_tree
 from endgame import default_folder
-from tournament.pool import Worker
+from tournament.pool import Worker, unordered_map
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -54,6 +54,7 @@ class ClusterError(RuntimeError):
     """The cluster cannot be reached, or a node cannot do the work (a message says why)."""
 
 
+@runtime_checkable
 class Portable(Protocol):
     """Settings that name files on the driver's disk and can be rebuilt around copies of them."""
 
@@ -76,10 +77,6 @@ class Failed(Generic[T]):
 
     items: tuple[T, ...]
     reason: str
-
-
-def _portable(value: object) -> bool:
-    return all(callable(getattr(value, name, None)) for name in ("cargo", "unpacked", "programs"))
 
 
 def sha256(data: bytes) -> str:
@@ -152,9 +149,9 @@ def _worker_for(run: str, make: Callable[..., Worker[Any, Any]], args: tuple[Any
         root = Path(tempfile.gettempdir()) / "cbr-chess-cluster" / run
         unpack({name: (digest, ray.get(ref)) for name, (digest, ref) in cargo.items()}, root)
         for arg in args:
-            if _portable(arg):
+            if isinstance(arg, Portable):
                 check_programs(arg.programs())
-        local = tuple(arg.unpacked(root) if _portable(arg) else arg for arg in args)
+        local = tuple(arg.unpacked(root) if isinstance(arg, Portable) else arg for arg in args)
         _workers[run] = make(*local)
     return _workers[run]
 
@@ -198,7 +195,7 @@ def cluster_map(
 
     cargo: dict[str, tuple[str, Any]] = {}
     for arg in args:
-        if _portable(arg):
+        if isinstance(arg, Portable):
             for name, path in arg.cargo().items():
                 data = Path(path).read_bytes()
                 cargo[name] = (sha256(data), ray.put(data))
@@ -214,11 +211,8 @@ def cluster_map(
             chunk = chunks.pop(ref)
             try:
                 results = ray.get(ref)
-            except ray.exceptions.RayTaskError as exc:
-                yield Failed(chunk, _reason(exc.cause if exc.cause is not None else exc))
-                continue
-            except ray.exceptions.RayError as exc:
-                yield Failed(chunk, _reason(exc))
+            except ray.exceptions.RayError as exc:  # the task's own error is its cause; a lost node has none
+                yield Failed(chunk, _reason(getattr(exc, "cause", None) or exc))
                 continue
             yield from results
     finally:
@@ -229,3 +223,15 @@ def cluster_map(
 def _reason(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[-1] if text else ''}"
+
+
+def distribute(
+    make: Callable[..., Worker[T, R]], args: tuple[Any, ...], items: Sequence[T], *,
+    workers: int, cluster: str | None = None, chunksize: int = 1,
+) -> tuple[str, Iterator[R | Failed[T]]]:
+    """Where the items are done, in words, and ``worker(item)`` for each in the order they finish:
+    on ``workers`` local processes (:func:`tournament.pool.unordered_map`), or as tasks of the Ray
+    cluster at ``cluster`` (:func:`cluster_map`)."""
+    if cluster:
+        return f"the Ray cluster at {cluster}", cluster_map(make, args, items, cluster, chunksize=chunksize)
+    return f"{workers} workers", unordered_map(make, args, items, workers, chunksize=chunksize)

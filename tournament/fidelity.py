@@ -39,7 +39,7 @@ from engine.agents.guided import GuidedAgent
 from engine.agents.modes import OptionValue, default_model, weight_values
 from engine.outside.launch import LaunchError, launch
 from engine.search.limits import SearchLimits
-from tournament.cluster import Failed, cluster_map, table_files
+from tournament.cluster import Failed, distribute, table_files
 from tournament.heldout import (
     PHASES,
     Position,
@@ -47,7 +47,6 @@ from tournament.heldout import (
     plain_uci,
     read_positions,
 )
-from tournament.pool import unordered_map
 from tournament.schedule import Configuration
 from tournament.stats import Share
 
@@ -239,13 +238,9 @@ def play_positions(
     on ``workers`` local processes, or as tasks of the Ray cluster at ``cluster``."""
     workers = max(1, min(workers or os.cpu_count() or 1, len(positions)))
     moves: dict[int, str | None] = {}
-    args = (mode, settings.for_mode(mode))
-    if cluster:
-        results = cluster_map(_PositionWorker, args, positions, cluster, chunksize=8)
-    else:
-        results = unordered_map(_PositionWorker, args, positions, workers,
-                                chunksize=max(1, min(8, len(positions) // (workers * 16))))
-    where = f"the Ray cluster at {cluster}" if cluster else f"{workers} workers"
+    chunk = 8 if cluster else max(1, min(8, len(positions) // (workers * 16)))
+    where, results = distribute(_PositionWorker, (mode, settings.for_mode(mode)), positions, workers=workers,
+                                cluster=cluster, chunksize=chunk)
     with tqdm(total=len(positions), unit="pos", desc=f"{mode} on {where}",
               file=sys.stderr, disable=None if progress is None else not progress) as bar:
         for result in results:

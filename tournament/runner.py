@@ -21,11 +21,10 @@ from tqdm import tqdm
 
 from engine.agents.modes import default_model
 from tournament.clock import Clock, TimeControl
-from tournament.cluster import Failed, cluster_map, node_id, table_files
+from tournament.cluster import Failed, distribute, node_id, table_files
 from tournament.game import play_game
 from tournament.pgnout import RunTags, game_pgn
 from tournament.players import Entrant, Lineup, Side
-from tournament.pool import unordered_map
 from tournament.schedule import Configuration, GameSpec, build_schedule
 from tournament.store import RunDirectory
 
@@ -159,9 +158,7 @@ def run(
     tally: Counter[str] = Counter()
     failed: list[Failed[GameSpec]] = []
     start = time.perf_counter()
-    where = f"the Ray cluster at {cluster}" if cluster else f"{workers} workers"
-    results = (cluster_map(_GameWorker, (settings, tags), pending, cluster) if cluster
-               else unordered_map(_GameWorker, (settings, tags), pending, workers))
+    where, results = distribute(_GameWorker, (settings, tags), pending, workers=workers, cluster=cluster)
     with tqdm(total=len(specs), initial=len(done), unit="game", disable=None if progress is None
               else not progress, desc=f"{len(pending)} games to play on {where}") as bar:
         for played in results:
