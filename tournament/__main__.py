@@ -10,6 +10,7 @@ from pathlib import Path
 from casebase.format import CasebaseError
 from engine.agents.factory import Loader
 from engine.agents.modes import MODE_ALIASES, MODES
+from engine.outside.launch import LaunchError
 from engine.style.model import ModelError
 from tournament.clock import TimeControl
 from tournament.demo import DEFAULT_BLACK, DEFAULT_CONTROL, DEFAULT_MODE, DEFAULT_PLIES, DEFAULT_WHITE, demo
@@ -103,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
                 raise ValueError("--plies must be at least 1")
             demo(args.white, args.black, plies=args.plies, config=parse_configurations([args.config])[0],
                  seed=args.seed, mode=MODE_ALIASES.get(args.mode, args.mode), control=TimeControl.parse(args.tc))
-    except (ValueError, OSError, CasebaseError, ModelError, RuntimeError) as exc:
+    except (ValueError, OSError, CasebaseError, ModelError, LaunchError, RuntimeError) as exc:
         print(f"python -m tournament {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

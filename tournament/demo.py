@@ -16,6 +16,7 @@ import chess
 import chess.engine
 
 from engine.agents.base import Decision
+from engine.outside.launch import launch
 from tournament.clock import TimeControl
 from tournament.game import UNTERMINATED, play_game
 from tournament.players import (
@@ -60,7 +61,7 @@ def demo(
         sides = []
         for colour, entrant in zip(chess.COLORS, players):
             assert entrant.path is not None  # casebase players
-            engine = chess.engine.SimpleEngine.popen_uci(list(uci_main_command()))
+            engine = launch(uci_main_command())
             engines.append(engine)
             seed_ = side_seed(seed, config, players[0].id, players[1].id, 1, colour)
             sides.append(UciSide(engine, casebase_options(entrant.path, config, mode, seed_)))
