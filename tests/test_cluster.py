@@ -145,3 +145,33 @@ def test_cluster_without_ray_says_how_to_install_it(kosteniuk_casebase, gaprinda
     assert code == 2
     assert "pip install -e '.[cluster]'" in capsys.readouterr().err
     assert not list((tmp_path / "run" / "games").glob("*.pgn"))
+
+
+def test_joining_a_cluster_is_tried_again_then_given_up_with_the_reason(monkeypatch):
+    ray = pytest.importorskip("ray", reason="the [cluster] extra (Ray) is not installed")
+    import tournament.cluster as cluster
+
+    attempts = []
+
+    def init(**kwargs):
+        attempts.append(kwargs["address"])
+        if len(attempts) < cluster.CONNECT_ATTEMPTS:
+            raise RuntimeError("Starting Ray client server failed")
+
+    monkeypatch.setattr(cluster, "CONNECT_PAUSE", 0.0)
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "shutdown", lambda: None)
+    monkeypatch.setattr(ray, "init", init)
+    cluster.connect("ray://head:10001")  # the last attempt joins
+    assert attempts == ["ray://head:10001"] * cluster.CONNECT_ATTEMPTS
+    attempts.clear()
+    monkeypatch.setattr(cluster, "CONNECT_ATTEMPTS", 2)
+
+    def unreachable(**kwargs):
+        attempts.append(kwargs["address"])
+        raise ConnectionError("no head")
+
+    monkeypatch.setattr(ray, "init", unreachable)
+    with pytest.raises(ClusterError, match=r"2 attempts; the last: no head"):
+        cluster.connect("head:6379")
+    assert len(attempts) == 2

@@ -28,6 +28,7 @@ import shutil
 import socket
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +44,9 @@ R = TypeVar("R")
 
 #: How many times a task whose node or worker process died is started again elsewhere.
 RETRIES = 3
+#: Attempts to join a cluster, and the seconds between them.
+CONNECT_ATTEMPTS = 3
+CONNECT_PAUSE = 2.0
 #: What of a source tree stays behind when the code travels to the nodes (data, results, builds).
 CODE_EXCLUDES = [".git", ".venv", "data", "casebases", "results", "tables", "build", "dist", "docs", "tests",
                  "bench/out", "*.egg-info", "__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache"]
@@ -177,10 +181,19 @@ def connect(address: str) -> None:
     runtime_env: dict[str, Any] = {"env_vars": dict(ONE_THREAD)}
     if in_source_tree():
         runtime_env |= {"working_dir": str(PROJECT_ROOT), "excludes": CODE_EXCLUDES}
-    try:
-        ray.init(address=address, runtime_env=runtime_env, log_to_driver=False, logging_level=logging.ERROR)
-    except (ConnectionError, RuntimeError, ValueError) as exc:
-        raise ClusterError(f"--cluster {address}: cannot join the Ray cluster there ({exc})") from None
+    for attempt in range(1, CONNECT_ATTEMPTS + 1):
+        try:
+            ray.init(address=address, runtime_env=runtime_env, log_to_driver=False, logging_level=logging.ERROR)
+            return
+        except ValueError as exc:  # a malformed address: trying again changes nothing
+            raise ClusterError(f"--cluster {address}: cannot join the Ray cluster there ({exc})") from None
+        except (ConnectionError, RuntimeError) as exc:
+            # Ray's client starts a server for each driver, which can fail on a busy head: try again
+            ray.shutdown()
+            if attempt == CONNECT_ATTEMPTS:
+                raise ClusterError(f"--cluster {address}: cannot join the Ray cluster there"
+                                   f" ({CONNECT_ATTEMPTS} attempts; the last: {exc})") from None
+            time.sleep(CONNECT_PAUSE)
 
 
 def cluster_map(
