@@ -4,8 +4,9 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
+TRAIN_STAMP := $(VENV)/.installed-train
 
-.PHONY: help install demo test lint bench bench-cluster casebases experiment fidelity fidelity-judge fidelity-ceiling strength model tables kbnk chess0 clean
+.PHONY: help install demo test lint bench bench-cluster casebases experiment fidelity fidelity-judge fidelity-ceiling personal personal-table strength model tables kbnk chess0 clean
 
 ## help: this list of targets
 help:
@@ -30,6 +31,11 @@ $(TEST_STAMP): $(STAMP)
 test: lint
 	$(PY) -m mypy
 	$(PY) -m pytest -q -n 2 --dist loadgroup
+
+# Training (make model, make personal) needs torch: the [train] extra.
+$(TRAIN_STAMP): $(STAMP)
+	$(PY) -m pip install -q -e '.[train]'
+	touch $(TRAIN_STAMP)
 
 ## lint: ruff and the import contracts of pyproject.toml (lint-imports)
 lint: $(TEST_STAMP)
@@ -70,9 +76,24 @@ bench-cluster: install casebases
 MODEL_ARGS ?=
 
 ## model: train the style model by engine/style/models/style.toml (torch; resumable)
-model: casebases/masters.npz
-	$(PY) -m pip install -q -e '.[train]'
+model: casebases/masters.npz | $(TRAIN_STAMP)
 	$(PY) -m learn train casebases/masters.npz -o engine/style/models/style.npz --config engine/style/models/style.toml $(MODEL_ARGS)
+
+# Personal models (learn/personal.py): for each shipped expert, the generic model's last block and head
+# fitted to the expert's casebase as long as it helps on the expert's latest games, into
+# engine/style/models/personal/ (shipped: the engine plays them for the shipped casebases). Needs torch;
+# 1 to 8 minutes an expert on 2 cores, about 40 minutes in all.
+EXPERTS := $(patsubst data/experts/%.pgn,%,$(wildcard data/experts/*.pgn))
+
+## personal: a personal model for each shipped expert into engine/style/models/personal/ (torch; 40 minutes)
+personal: $(EXPERTS:%=engine/style/models/personal/%.npz)
+
+engine/style/models/personal/%.npz: casebases/%.npz | $(TRAIN_STAMP)
+	$(PY) -m learn personalise $< -o $@
+
+# The fidelity bench's personal models: made from the casebases without the held-out games.
+casebases/heldout/%.model.npz: casebases/heldout/%.npz | $(TRAIN_STAMP)
+	$(PY) -m learn personalise $< -o $@
 
 casebases/masters.npz: data/masters-2500plus.pgn.gz $(wildcard casebase/*.py) | $(STAMP)
 	$(PY) -m casebase build $< --all-players -o $@
@@ -125,7 +146,7 @@ experiment: install casebases
 # FIDELITY_POSITIONS of them (results/fidelity/ID.json), and one table over the experts
 # (results/fidelity/summary.md and .png). About 15 minutes on 2 cores with the defaults.
 FIDELITY_POSITIONS ?= 200
-FIDELITY_MODES ?= pure prior search guided stockfish
+FIDELITY_MODES ?= pure generic prior search guided stockfish
 HELD_OUT := 0.15
 EXPERT_NAME = "$$(awk -F'\t' '$$1 == "$*" {print $$2}' data/experts.tsv)"
 
@@ -137,13 +158,21 @@ fidelity: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldo
 	done
 	$(PY) -m tournament fidelity-summary $(LADDER:%=results/fidelity/%.json) --out results/fidelity/summary.md
 
+# Each expert's personal model on each expert's held-out games (the models alone, no cases), into
+# results/personal/: the table and its heat map; then what every personal model gained on its
+# expert's latest games against the expert's games, as a table and a plot (a few minutes).
+## personal-table: the cross-expert table of personal models (heat map), and their gains (plot)
+personal-table: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldout/%.pgn) $(LADDER:%=casebases/heldout/%.model.npz)
+	$(PY) -m tournament personal-table $(LADDER:%=casebases/heldout/%.npz) --out results/personal/table.md
+	$(PY) -m tournament personal-gains $(wildcard engine/style/models/personal/*.npz) --out results/personal/gains.md
+
 # The outside judge (search.md §7): guided mode's proposals judged by JUDGE at depth 10 ("judged") and
 # JUDGE alone at depth 10 ("stockfish"), on make fidelity's positions, into results/judge/; then
 # the table and the paired difference judged - stockfish per expert. About 4 minutes.
 JUDGE ?= /usr/games/stockfish
 
 ## fidelity-judge: the same with a Stockfish judge, and Stockfish alone (4 minutes)
-fidelity-judge: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldout/%.pgn)
+fidelity-judge: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldout/%.pgn) $(LADDER:%=casebases/heldout/%.model.npz)
 	for id in $(LADDER); do \
 	    $(PY) -m tournament fidelity --casebase casebases/heldout/$$id.npz --games casebases/heldout/$$id.pgn \
 	        --modes judged stockfish --judge $(JUDGE) --positions $(FIDELITY_POSITIONS) --out results/judge/$$id.json || exit 1; \

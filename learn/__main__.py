@@ -1,4 +1,5 @@
-"""``python -m learn train|evaluate``: train the style model on casebases, measure it on others."""
+"""``python -m learn train|personalise|evaluate``: train the style model on casebases, make an
+expert's personal model, measure a model on casebases."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 
 from casebase.format import CasebaseError
 from common.cli import positive_int
+from common.paths import casebase_path
 from endgame import default_folder
 from endgame.tablebase import TablebaseError
 from engine.style.model import ModelError
@@ -51,6 +53,18 @@ def build_parser(recipe: dict[str, Any] | None = None) -> argparse.ArgumentParse
     t.add_argument("--config", type=Path, metavar="RECIPE.toml",
                    help="defaults of the options above from a recipe file (e.g. engine/style/models/style.toml)")
     t.set_defaults(**(recipe or {}))
+    p = commands.add_parser("personalise", help="an expert's personal model on top of the generic one (CPU, minutes)",
+                            description="Fit the generic model's last block and head to the expert's cases, as long as"
+                            " it helps on the expert's latest games; the engine then plays it for this casebase.")
+    p.add_argument("casebase", type=lambda name: Path(casebase_path(name)), metavar="X.npz",
+                   help="the expert's casebase (a bare name: the casebase folder's, as the engine reads it)")
+    p.add_argument("-o", "--out", type=Path, metavar="MODEL.npz",
+                   help="where to write it (default: X.model.npz beside the casebase, where the engine looks)")
+    p.add_argument("--base", type=Path, metavar="MODEL.npz", help="the generic model (default: the shipped one)")
+    p.add_argument("--tune", type=positive_int, default=1, help="residual blocks fitted with the head (default 1)")
+    p.add_argument("--epochs", type=positive_int, default=6, help="the most epochs tried (default 6)")
+    p.add_argument("--lr", type=float, default=1e-4, help="learning rate (default 1e-4)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the order of the cases (default 0)")
     e = commands.add_parser("evaluate", help="how often a model's favourite legal move is the case's move")
     e.add_argument("model", type=Path)
     e.add_argument("casebases", nargs="+", type=Path, metavar="X.npz")
@@ -91,6 +105,16 @@ def main(argv: list[str] | None = None) -> int:
                            progress=True)
             print(f"{args.out}: validation top-1 {result.validation_top1:.1%} on {result.validation_positions}"
                   f" positions; {result.steps} steps in {result.seconds:.0f} s on {result.device}")
+        elif args.command == "personalise":
+            from engine.style.personal import beside
+            from learn.personal import PersonalConfig, personalise
+
+            out = args.out or beside(args.casebase)
+            r = personalise(args.casebase, out, args.base,
+                            PersonalConfig(tune=args.tune, epochs=args.epochs, lr=args.lr, seed=args.seed), progress=True)
+            print(f"{out}: on the expert's latest {r.validation_games} games ({r.validation_positions} positions)"
+                  f" top-1 {r.top1:.1%} against the generic model's {r.generic_top1:.1%}; fitted for {r.epochs}"
+                  f" epochs on {r.cases} cases in {r.seconds:.0f} s")
         elif args.command == "kbnk":
             from learn.kbnk import report
 
@@ -108,6 +132,12 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{path}: the model's favourite legal move is the case's in {share:.1%} of {n} cases")
     except (ValueError, OSError, CasebaseError, ModelError, TablebaseError) as exc:
         print(f"python -m learn {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as exc:
+        if exc.name != "torch":
+            raise
+        print(f"python -m learn {args.command}: error: training needs torch, which playing never does:"
+              " pip install -e '.[train]' (or pip install torch)", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("\ninterrupted: run the same command again to resume from the last checkpoint", file=sys.stderr)

@@ -74,3 +74,23 @@ def favourite_model(path: Path, to_square: chess.Square, strength: float = 6.0) 
     arrays["head.b"][to_square] = strength
     save_model(path, arrays, {"blocks": 1, "filters": 4})
     return path
+
+
+def shipped_personal(casebase_path: Path, bias: dict[int, float] | None = None) -> Path:
+    """A personal model of the casebase on top of the shipped generic model, made by hand: the
+    generic model with ``bias`` added to its head's biases (no torch needed)."""
+    from casebase.format import Casebase
+    from engine.style.model import StyleModel, file_sha256, generic_model, save_model
+    from engine.style.personal import beside, casebase_identity
+
+    generic = StyleModel.load(generic_model())
+    head = {name: array for name, array in generic.arrays().items() if name.startswith("head.")}
+    for index, value in (bias or {}).items():
+        head["head.b"][index] += value
+    casebase = Casebase.load(casebase_path)
+    meta = {"blocks": generic.blocks, "filters": generic.filters,
+            "base": {"file": "style.npz", "sha256": file_sha256(generic_model())},
+            "personal": {"expert": casebase.expert, "casebase": casebase_identity(casebase), "generic_top1": 0.4,
+                         "top1": 0.4, "validation_games": 1, "epochs": 1}}
+    save_model(beside(casebase_path), head, meta)
+    return beside(casebase_path)

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from engine_helpers import shipped_personal
 from test_tournament_run import games_of
 
 from engine.agents.modes import default_model
@@ -128,9 +129,17 @@ def test_settings_travel_as_their_files_and_come_back_around_the_copies(kosteniu
     assert moved.manifest("d") == settings.manifest("d")  # the same tournament
     assert settings.programs() == ["/opt/judge", "/usr/games/stockfish"]
     assert "model.npz" not in cargo  # pure mode has no model
-    guided = dataclasses.replace(settings, mode="guided", model="")
+    guided = dataclasses.replace(settings, mode="guided", model=str(default_model()))
     assert guided.cargo()["model.npz"] == default_model()
     assert guided.unpacked(tmp_path).model == str(tmp_path / "model.npz")
+    # option Model auto: each casebase's personal model travels beside it, and the engines find it there
+    auto = dataclasses.replace(settings, mode="guided", model="")
+    assert "model.npz" not in auto.cargo() and auto.unpacked(tmp_path).model == ""
+    personal = shipped_personal(kosteniuk_casebase)
+    try:
+        assert auto.cargo()["casebases/kosteniuk-2200.model.npz"] == personal
+    finally:
+        personal.unlink()
     fidelity = FidelitySettings(casebase=str(kosteniuk_casebase), config=parse_configurations(["balanced"])[0])
     assert fidelity.for_mode("pure").programs() == [] and fidelity.for_mode("judged").programs() == [fidelity.stockfish]
     assert {"casebase.npz", "model.npz"} <= set(fidelity.cargo())

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +13,7 @@ from pathlib import Path
 import chess
 import chess.pgn
 import pytest
-from engine_helpers import favourite_model
+from engine_helpers import favourite_model, shipped_personal
 
 from casebase.format import Casebase
 from engine.agents.guided import GuidedAgent
@@ -316,3 +317,21 @@ def test_prior_mode_plays_the_priors_favourite_and_runs_compare_paired(tmp_path,
                "--model", tmp_path / "missing.npz")
     assert done.returncode == 2 and "no such model file" in done.stderr
 
+
+
+def test_prior_plays_the_casebases_personal_model_and_generic_mode_the_generic_one(tmp_path, heldout):
+    casebase, games = heldout
+    mine = tmp_path / "k.npz"
+    shutil.copy(casebase, mine)
+    personal = shipped_personal(mine, {chess.E4: 30.0})  # a personal model that plays any move to e4 it can
+    run = _run(mine, games, tmp_path / "run.json", "--modes", "generic", "prior", "--prior", "model",
+               "--positions", 40)
+    assert run["settings"]["model"] == str(personal)
+    assert "generic model style.npz alone" in run["results"]["generic"]["engine"]
+    to_e4 = {p["index"]: [m for m in chess.Board(p["fen"]).legal_moves
+                          if m.to_square == (chess.E4 if chess.Board(p["fen"]).turn else chess.E5)]
+             for p in run["positions"]}
+    assert all(chess.Move.from_uci(p["moves"]["prior"]) in to_e4[p["index"]]
+               for p in run["positions"] if to_e4[p["index"]])
+    assert any(chess.Move.from_uci(p["moves"]["generic"]) not in to_e4[p["index"]]
+               for p in run["positions"] if to_e4[p["index"]])

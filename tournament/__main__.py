@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
                 raise ValueError(f"--workers must be at least 1, not {args.workers}")
             run(settings, args.out, workers=args.workers, cluster=args.cluster)
             print(write_report(args.out))
-        elif args.command in ("fidelity", "fidelity-summary", "fidelity-compare"):
+        elif hasattr(args, "handler"):  # fidelity, fidelity-summary, fidelity-compare, personal-table, -gains
             print(args.handler(args))
         elif args.command == "report":
             print(write_report(args.directory))

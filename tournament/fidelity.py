@@ -39,6 +39,7 @@ from engine.agents.guided import GuidedAgent
 from engine.agents.modes import OptionValue, default_model, weight_values
 from engine.outside.launch import LaunchError, launch
 from engine.search.limits import SearchLimits
+from engine.style.personal import choose_model
 from tournament.cluster import Failed, distribute, table_files
 from tournament.heldout import (
     PHASES,
@@ -52,7 +53,7 @@ from tournament.stats import Share
 
 FORMAT = "cbr-chess-fidelity"
 #: The ways the fidelity bench can play a position.
-FIDELITY_MODES = ("pure", "prior", "search", "guided", "judged", "stockfish")
+FIDELITY_MODES = ("pure", "generic", "prior", "search", "guided", "judged", "stockfish")
 DEFAULT_STOCKFISH = "/usr/games/stockfish"
 #: The guided mode's default search: reproducible (nodes, not time), about 0.4 s a position here.
 DEFAULT_GUIDED_NODES = 10_000
@@ -87,7 +88,8 @@ class FidelitySettings:
     stockfish_depth: int = 10
     #: Guided mode's prior (engine.style.prior) and, for a model's, the model file and the cases' weight.
     prior: str = defaults.PRIOR
-    model: str = str(default_model())
+    #: A model file, or ``auto``: the casebase's personal model where there is one (engine.style.personal).
+    model: str = defaults.MODEL
     case_weight: float = defaults.CASE_WEIGHT_PERCENT / 100
     #: Guided mode's Tolerance and JudgeTolerance (centipawns).
     tolerance: int = defaults.TOLERANCE
@@ -104,6 +106,8 @@ class FidelitySettings:
             return f"PureAgent, {weights}"
         if mode == "prior":
             return f"favourite of the prior: {prior}, {weights}"
+        if mode == "generic":
+            return f"favourite of the generic model {default_model().name} alone"
         bound = f"depth {self.guided_depth}" if self.guided_depth is not None else f"{self.guided_nodes} nodes"
         if mode == "search":
             return f"the guided search's own best move, {bound}"
@@ -120,6 +124,8 @@ class FidelitySettings:
         tables: dict[str, OptionValue] = {"Tables": self.tables} if self.tables else {}
         if mode == "pure":
             return {"Mode": "pure", **weight_values(self.config.weights), **tables}
+        if mode == "generic":
+            return {**tables, "Mode": "guided", "Prior": "model", "Model": str(default_model())}
         values: dict[str, OptionValue] = {
             **tables, "Mode": "guided", **weight_values(self.config.weights),
             "Prior": "cases" if mode == "search" else self.prior,
@@ -129,6 +135,13 @@ class FidelitySettings:
             values |= {"Judge": self.stockfish, "JudgeDepth": self.stockfish_depth}
         return values
 
+    def resolved(self, casebase: Casebase) -> FidelitySettings:
+        """These settings with model ``auto`` made the file it means for ``casebase`` (so that the
+        results name it and a cluster's nodes get it)."""
+        if self.model != defaults.MODEL:
+            return self
+        return dataclasses.replace(self, model=choose_model(casebase).path)
+
     def for_mode(self, mode: str) -> FidelitySettings:
         """These settings as ``mode`` needs them: without the outside engine where it plays no part."""
         return self if mode in ("judged", "stockfish") else dataclasses.replace(self, stockfish="")
@@ -136,7 +149,7 @@ class FidelitySettings:
     # what a cluster's workers need (tournament.cluster.Portable)
 
     def cargo(self) -> dict[str, Path]:
-        model = {"model.npz": Path(self.model)} if self.prior != "cases" else {}
+        model = {"model.npz": Path(self.resolved(Casebase.load(self.casebase)).model)} if self.prior != "cases" else {}
         return {"casebase.npz": Path(self.casebase), **model, **table_files(self.tables)}
 
     def unpacked(self, root: Path) -> Self:
@@ -221,7 +234,7 @@ class _PositionWorker:
             agent.new_game(seed)
             return agent
 
-        self.player = _AgentPlayer(make, settings.seed, limits, loader, prior_only=mode == "prior")
+        self.player = _AgentPlayer(make, settings.seed, limits, loader, prior_only=mode in ("prior", "generic"))
 
     def __call__(self, position: Position) -> tuple[int, str | None]:
         return position.index, self.player.move(position)
@@ -327,6 +340,7 @@ def measure(
     if settings.seed < 0:
         raise ValueError(f"--seed must not be negative, not {settings.seed}")
     casebase = Casebase.load(casebase_path)
+    settings = settings.resolved(casebase)
     expert = player or casebase.expert
     held_out = read_positions(games_path, expert, exact_name=exact_name, seen=casebase_games(casebase))
     if not held_out.positions:

@@ -15,7 +15,6 @@ import numpy as np
 from common.cli import positive_int
 from common.files import write_atomic
 from engine.agents import defaults
-from engine.agents.modes import default_model
 from engine.style.prior import PRIORS
 from tournament.fidelity import (
     DEFAULT_GUIDED_NODES,
@@ -34,7 +33,8 @@ from tournament.stats import Z95, Share, wilson
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
-    """Register ``fidelity`` and ``fidelity-summary`` (each sets ``handler``: args -> the text to print)."""
+    """Register ``fidelity``, ``fidelity-summary``, ``fidelity-compare`` and ``personal-table`` (each
+    sets ``handler``: args -> the text to print)."""
     f = commands.add_parser(
         "fidelity", help="how often the engine plays the expert's move in held-out games",
         description="Replay the expert's games the casebase has not seen (python -m casebase"
@@ -65,8 +65,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                    help="judged mode's JudgeTolerance in centipawns (default 25)")
     f.add_argument("--prior", choices=PRIORS, default=defaults.PRIOR,
                    help=f"guided mode's prior, as option Prior (default {defaults.PRIOR})")
-    f.add_argument("--model", default=str(default_model()), metavar="MODEL.npz",
-                   help="the style model of --prior model or blend (default: the shipped one)")
+    f.add_argument("--model", default=defaults.MODEL, metavar="MODEL.npz",
+                   help="the style model of --prior model or blend (default auto: the casebase's personal"
+                   " model where there is one, else the generic one; mode generic always plays the generic one)")
     f.add_argument("--case-weight", type=float, default=0.5, metavar="W",
                    help="the cases' weight in the blend where the position is a case (default 0.5)")
     f.add_argument("--positions", type=positive_int, metavar="N",
@@ -95,6 +96,22 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     c.add_argument("runs", nargs="+", type=Path, metavar="RUN.json")
     c.add_argument("--against", nargs="+", type=Path, metavar="RUN.json")
     c.set_defaults(handler=_compare)
+
+    t = commands.add_parser(
+        "personal-table", help="each expert's personal model on each expert's held-out games (heat map)",
+        description="For casebases laid out as make fidelity makes them (X.npz, its held-out games X.pgn and"
+        " its personal model X.model.npz beside it): how often each personal model, and the generic model,"
+        " names the expert's move in the same positions of every expert's held-out games.")
+    t.add_argument("casebases", nargs="+", type=Path, metavar="X.npz")
+    t.add_argument("--positions", type=positive_int, default=1000, metavar="N",
+                   help="positions of each expert's held-out games, spread evenly (default 1000)")
+    t.add_argument("--out", type=Path, metavar="TABLE.md", help="write the table here, and the heat map beside it (.png)")
+    t.set_defaults(handler=_personal_table)
+
+    g = commands.add_parser("personal-gains", help="what each personal model gained on its expert's latest games (plot)")
+    g.add_argument("models", nargs="+", type=Path, metavar="MODEL.npz")
+    g.add_argument("--out", type=Path, metavar="GAINS.md", help="write the table here, and the plot beside it (.png)")
+    g.set_defaults(handler=_personal_gains)
 
 
 def _fidelity(args: argparse.Namespace) -> str:
@@ -128,6 +145,28 @@ def _compare(args: argparse.Namespace) -> str:
     if len(others) != len(runs):
         raise ValueError(f"{len(runs)} runs but {len(others)} --against runs")
     return compare_markdown(runs, others, args.a, args.b)
+
+
+def _personal_table(args: argparse.Namespace) -> str:
+    from tournament.personal_table import cross_table
+
+    table = cross_table(args.casebases, args.positions)
+    text = table.markdown()
+    if args.out:
+        write_atomic(args.out, text + "\n")
+        table.plot(args.out.with_suffix(".png"))
+    return text
+
+
+def _personal_gains(args: argparse.Namespace) -> str:
+    from tournament.personal_table import Gain, gains_markdown, plot_gains
+
+    gains = [Gain.of(path) for path in args.models]
+    text = gains_markdown(gains)
+    if args.out:
+        write_atomic(args.out, text + "\n")
+        plot_gains(gains, args.out.with_suffix(".png"))
+    return text
 
 
 def paired(a: Sequence[bool], b: Sequence[bool]) -> tuple[float, float, float]:

@@ -19,7 +19,8 @@ from typing import Any, Self
 import chess
 from tqdm import tqdm
 
-from engine.agents.modes import default_model
+from casebase.format import Casebase
+from engine.style.personal import SUFFIX, choose_model
 from tournament.clock import Clock, TimeControl
 from tournament.cluster import Failed, distribute, node_id, table_files
 from tournament.game import play_game
@@ -77,14 +78,20 @@ class TournamentSettings:
     # what a cluster's workers need (tournament.cluster.Portable)
 
     def cargo(self) -> dict[str, Path]:
-        model = {"model.npz": Path(self.model or default_model())} if self.mode == "guided" else {}
-        return {**{f"casebases/{e.id}.npz": Path(e.path) for e in self.entrants if e.path is not None},
-                **model, **table_files(self.tables)}
+        casebases = {f"casebases/{e.id}.npz": Path(e.path) for e in self.entrants if e.path is not None}
+        if self.mode != "guided":
+            return {**casebases, **table_files(self.tables)}
+        if self.model:
+            return {**casebases, "model.npz": Path(self.model), **table_files(self.tables)}
+        # each casebase's personal model travels beside it, where the engines look (option Model auto)
+        personal = {f"casebases/{e.id}{SUFFIX}": Path(choice.path) for e in self.entrants if e.path is not None
+                    if (choice := choose_model(Casebase.load(e.path))).personal}
+        return {**casebases, **personal, **table_files(self.tables)}
 
     def unpacked(self, root: Path) -> Self:
         entrants = tuple(e if e.path is None else dataclasses.replace(e, path=str(root / f"casebases/{e.id}.npz"))
                          for e in self.entrants)
-        model = str(root / "model.npz") if self.mode == "guided" else self.model
+        model = str(root / "model.npz") if self.mode == "guided" and self.model else self.model
         return dataclasses.replace(self, entrants=entrants, tables=str(root / "tables"), model=model)
 
     def programs(self) -> list[str]:

@@ -19,6 +19,8 @@ TEMPERATURE_TENTHS = 40
 #: The soundness margin of the built-in search (centipawns).
 TOLERANCE = 50
 PRIOR = "blend"
+#: Option Model's default: the casebase's personal model where there is one, else the generic model.
+MODEL = "auto"
 #: The cases' weight in the blend where the position itself is a case (percent).
 CASE_WEIGHT_PERCENT = 50
 #: The soundness margin on an outside judge's scale (25: measured best for fidelity, search.md §7).

@@ -64,6 +64,9 @@ class Loader:
             self._tables[folder] = Tablebase.prepared(folder)
         return self._tables[folder]
 
+    def tell(self, line: str) -> None:
+        """Nobody to tell in a worker process: the benches name the model they chose themselves."""
+
     def close(self) -> None:
         """Quit every judge process."""
         for judge in self._judges.values():

@@ -11,7 +11,6 @@ Importing this module is cheap (no numpy, no casebase code): the UCI loop import
 
 from __future__ import annotations
 
-import importlib.resources
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,6 +86,9 @@ class Resources(Protocol):
     def tablebase(self, folder: str) -> Tablebase:
         """The endgame tables of ``folder`` (loaded as positions need them)."""
 
+    def tell(self, line: str) -> None:
+        """Tell the user ``line`` (which model plays, and why), where there is a user to tell."""
+
 
 AgentFactory = Callable[["Casebase | None", Mapping[str, OptionValue], Resources], "Agent"]
 
@@ -120,6 +122,18 @@ def _pure_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], _:
     return PureAgent(casebase, weights_of(values), 0)
 
 
+def _style_model(setting: str, casebase: Casebase | None, resources: Resources) -> StyleModel | None:
+    """The model of option Model: a file named, or (``auto``) the casebase's personal model where
+    there is one, else the generic model (engine.style.personal); the choice is told."""
+    if setting != defaults.MODEL:
+        return resources.model(setting)
+    from engine.style.personal import choose_model
+
+    choice = choose_model(casebase)
+    resources.tell(choice.note)
+    return resources.model(choice.path)
+
+
 def _guided_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], resources: Resources) -> Agent:
     from engine.agents.guided import GuidedAgent
 
@@ -133,7 +147,7 @@ def _guided_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], 
         tolerance=int(values["Tolerance"]),
         selection=str(values["Selection"]),
         prior=prior,
-        model=resources.model(str(values["Model"])) if prior != "cases" else None,
+        model=_style_model(str(values["Model"]), casebase, resources) if prior != "cases" else None,
         case_weight=int(values["CaseWeight"]) / 100,
         judge=resources.judge(str(values["Judge"]), int(values["Threads"]), int(values["Hash"]))
         if values["Judge"] else None,
@@ -156,8 +170,10 @@ def default_casebase() -> Path:
 
 
 def default_model() -> Path:
-    """The shipped style model (made by ``make model``), package data of :mod:`engine.style`."""
-    return Path(str(importlib.resources.files("engine.style") / "models" / "style.npz"))
+    """The shipped generic style model (made by ``make model``)."""
+    from engine.style.model import generic_model
+
+    return generic_model()
 
 
 #: Modes by the name the ``Mode`` option uses; a new mode is one more entry.
@@ -175,7 +191,8 @@ MODES: dict[str, Mode] = {
             Option("Tolerance", "spin", defaults.TOLERANCE, 0, 1000),
             Option("Selection", "combo", defaults.SELECTIONS[0], choices=defaults.SELECTIONS),
             Option("Prior", "combo", defaults.PRIOR, choices=PRIORS),
-            Option("Model", "string", str(default_model())),
+            # auto: the casebase's personal model where there is one, else the generic model
+            Option("Model", "string", defaults.MODEL),
             Option("CaseWeight", "spin", defaults.CASE_WEIGHT_PERCENT, 0, 100),
             # an outside UCI engine that scores the proposals instead of the built-in search
             Option("Judge", "string", ""),

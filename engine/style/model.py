@@ -10,10 +10,16 @@ File (format ``cbr-chess-model``, version 1): an ``.npz`` with ``format``, ``ver
 ``meta`` (JSON: ``blocks``, ``filters``, ``planes`` and how it was trained) and float16
 arrays ``stem.w`` (F x 12 x 3 x 3), ``stem.b`` (F), ``block{i}.conv{1,2}.w``/``.b``
 (F x F x 3 x 3, F), ``head.w`` (64 x F x 1 x 1) and ``head.b`` (64).
+
+A *personal* model (``python -m learn personalise``) holds only the arrays it changed; its
+``meta`` names the model it was made on top of (``base``: the file's name and SHA-256), which
+is looked for beside it and then among the shipped models, and must be a whole model.
 """
 
 from __future__ import annotations
 
+import hashlib
+import importlib.resources
 import json
 import os
 import zipfile
@@ -30,6 +36,8 @@ from engine.style.planes import FORMAT_ID, MOVES, PLANES, encode_board, legal_in
 
 FORMAT_NAME = "cbr-chess-model"
 FORMAT_VERSION = 1
+#: What a personal model says of itself in its metadata (``personal``).
+PERSONAL_KEYS = frozenset({"expert", "casebase", "top1", "generic_top1", "validation_games"})
 
 
 class ModelError(Exception):
@@ -48,11 +56,23 @@ def array_shapes(blocks: int, filters: int) -> dict[str, tuple[int, ...]]:
     return shapes
 
 
+def generic_model() -> Path:
+    """The shipped generic style model (made by ``make model``), package data of :mod:`engine.style`."""
+    return Path(str(importlib.resources.files("engine.style") / "models" / "style.npz"))
+
+
+def file_sha256(path: str | os.PathLike[str]) -> str:
+    """The SHA-256 of a file's bytes (hex)."""
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
 def save_model(path: str | os.PathLike[str], arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> None:
-    """Write a model file atomically, weights as float16; ValueError if the arrays do not fit ``meta``."""
+    """Write a model file atomically, weights as float16; ValueError if the arrays do not fit ``meta``
+    (a personal model's, with a ``base`` in ``meta``, may hold only some of them)."""
     expected = array_shapes(int(meta["blocks"]), int(meta["filters"]))
-    wrong = {k: np.shape(arrays[k]) for k in expected if k not in arrays or np.shape(arrays[k]) != expected[k]}
-    if wrong or set(arrays) != set(expected):
+    wrong = {k: np.shape(arrays[k]) for k in arrays if np.shape(arrays[k]) != expected.get(k)}
+    if wrong or (set(arrays) != set(expected) and "base" not in meta):
         raise ValueError(f"the arrays do not fit {meta['blocks']} blocks of {meta['filters']} filters: {wrong}")
     meta = {"planes": FORMAT_ID, **meta}
     if meta["planes"] != FORMAT_ID:
@@ -100,7 +120,9 @@ class StyleModel:
         self.head = (matrix("head.w"), vector("head.b"))
 
     def describe(self) -> str:
-        """``6x64, validation top-1 34.1 %``: the model in a few words."""
+        """``6x64, validation top-1 34.1 %`` (``Magnus Carlsen's personal 8x96``): the model in a few words."""
+        if self.personal:
+            return f"{self.personal['expert']}'s personal {self.blocks}x{self.filters}"
         top1 = self.meta.get("validation_top1")
         return f"{self.blocks}x{self.filters}" + (f", validation top-1 {100 * top1:.1f} %" if top1 else "")
 
@@ -130,6 +152,14 @@ class StyleModel:
         if meta.get("planes") != FORMAT_ID:
             raise ModelError(f"{path}: made for the planes {meta.get('planes')!r}; this engine encodes positions"
                              f" as {FORMAT_ID!r} (retrain it with make model)")
+        personal = meta.get("personal")
+        if personal is not None and not (isinstance(personal, dict) and PERSONAL_KEYS <= set(personal)):
+            raise ModelError(f"{path}: damaged metadata (a personal model records {', '.join(sorted(PERSONAL_KEYS))})")
+        if "base" in meta:
+            base = _base_model(path, meta["base"])
+            if (base.blocks, base.filters) != (int(meta["blocks"]), int(meta["filters"])):
+                raise ModelError(f"{path}: its base {base.path} has another shape")
+            arrays = base.arrays() | arrays
         for name, shape in expected.items():
             if name not in arrays:
                 raise ModelError(f"{path}: missing array {name!r}")
@@ -141,18 +171,43 @@ class StyleModel:
             raise ModelError(f"{path}: unexpected arrays {sorted(set(arrays) - set(expected))}")
         return cls(arrays, meta, path)
 
-    def trunk(self, planes: np.ndarray) -> np.ndarray:
-        """The trunk's activations (N x 8 x 8 x F) of N positions' planes (N x 12 x 8 x 8)."""
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The weights in the file's layout (out x in x kh x kw), as :func:`save_model` takes them."""
+        def weights(matrix: np.ndarray, k: int) -> np.ndarray:
+            return matrix.reshape(-1, k, k, matrix.shape[1]).transpose(3, 0, 1, 2)
+
+        arrays = {"stem.w": weights(self.stem[0], 3), "stem.b": self.stem[1],
+                  "head.w": weights(self.head[0], 1), "head.b": self.head[1]}
+        for i, (w1, b1, w2, b2) in enumerate(self.residual):
+            arrays |= {f"block{i}.conv1.w": weights(w1, 3), f"block{i}.conv1.b": b1,
+                       f"block{i}.conv2.w": weights(w2, 3), f"block{i}.conv2.b": b2}
+        return arrays
+
+    @property
+    def personal(self) -> dict[str, Any] | None:
+        """What a personal model says of itself (expert, casebase, validation), None for a generic one."""
+        return self.meta.get("personal")
+
+    def trunk(self, planes: np.ndarray, blocks: int | None = None) -> np.ndarray:
+        """The trunk's activations (N x 8 x 8 x F) of N positions' planes (N x 12 x 8 x 8), after
+        its first ``blocks`` residual blocks (all of them by default)."""
         x = np.ascontiguousarray(planes.transpose(0, 2, 3, 1), dtype=np.float32)
-        x = np.maximum(_conv3(x, *self.stem), 0)
-        for w1, b1, w2, b2 in self.residual:
+        return self._blocks(np.maximum(_conv3(x, *self.stem), 0), 0, self.blocks if blocks is None else blocks)
+
+    def _blocks(self, x: np.ndarray, start: int, stop: int) -> np.ndarray:
+        for w1, b1, w2, b2 in self.residual[start:stop]:
             y = np.maximum(_conv3(x, w1, b1), 0)
             x = np.maximum(_conv3(y, w2, b2) + x, 0)
         return x
 
     def logits(self, planes: np.ndarray) -> np.ndarray:
         """Logits (N x 4096, index ``from * 64 + to``) of N positions' planes."""
-        x = self.trunk(planes)
+        return self.logits_after(self.trunk(planes, 0), 0)
+
+    def logits_after(self, x: np.ndarray, blocks: int) -> np.ndarray:
+        """Logits from the activations ``x`` after the first ``blocks`` blocks (of this model, or of
+        another whose first ``blocks`` are the same: a personal model and its base share them)."""
+        x = self._blocks(x, blocks, self.blocks)
         n = x.shape[0]
         w, b = self.head
         out = x.reshape(n * 64, -1) @ w + b  # one row per from-square, 64 to-squares
@@ -170,6 +225,23 @@ class StyleModel:
         logits = self.logits(np.concatenate([encode_board(b, b.turn) for b in boards]))
         return [dict(zip(ms, _softmax(row[legal_indices(b, list(ms))]).tolist())) if ms else {}
                 for b, ms, row in zip(boards, moves, logits)]
+
+
+def _base_model(path: Path, base: Any) -> StyleModel:
+    """The whole model a personal model at ``path`` was made on top of: the file named in ``base``
+    beside it, or the shipped generic model, whichever has the SHA-256 ``base`` records."""
+    try:
+        name, digest = str(base["file"]), str(base["sha256"])
+    except (KeyError, TypeError) as exc:
+        raise ModelError(f"{path}: damaged metadata (base {exc})") from exc
+    for candidate in (path.parent / name, generic_model()):
+        if candidate.is_file() and candidate.resolve() != path.resolve() and file_sha256(candidate) == digest:
+            model = StyleModel.load(candidate)
+            if "base" in model.meta:
+                raise ModelError(f"{path}: its base {candidate} is itself a personal model")
+            return model
+    raise ModelError(f"{path}: made on top of the model {name} (sha256 {digest[:12]}...), which is neither"
+                     f" beside it nor the shipped generic model (personalise again: python -m learn personalise)")
 
 
 def _softmax(x: np.ndarray) -> np.ndarray:

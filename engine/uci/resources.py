@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from common.paths import casebase_folder, casebase_path, in_source_tree
 from common.text import clip
 from endgame import default_folder
+from engine.agents import defaults
 from engine.agents.modes import (
     MODES,
     SEED_MAX,
@@ -69,7 +70,7 @@ class AgentBuilder:
         from engine.agents.factory import make_agent
 
         path = casebase_path(str(values["Casebase"]))  # a bare name is a casebase of the casebase folder
-        key = (tuple(sorted(values.items())), file_state(path), file_state(str(values.get("Model", ""))))
+        key = (tuple(sorted(values.items())), file_state(path), *map(file_state, self._model_files(values, path)))
         mode = MODES[str(values["Mode"])]
         if self._agent is None or key != self._key:
             casebase = self._load(path) if mode.casebase else None
@@ -115,6 +116,22 @@ class AgentBuilder:
             problem = f"cannot load model: {clip(str(exc))}"
         self._model = (state, model, problem)
         return model
+
+    def tell(self, line: str) -> None:
+        """Tell the user ``line`` (with the next command's answer)."""
+        self.news.append(line)
+
+    @staticmethod
+    def _model_files(values: Mapping[str, OptionValue], casebase: str) -> list[str]:
+        """The model files option Model may read: the one named, or (auto) the generic model and
+        where the casebase's personal model is looked for; the agent is remade when one changes."""
+        setting = str(values.get("Model", ""))
+        if setting != defaults.MODEL:
+            return [setting]
+        from engine.style.model import generic_model
+        from engine.style.personal import candidates
+
+        return [str(generic_model()), *map(str, candidates(casebase))]
 
     def judge(self, command: str, threads: int, hash_mb: int) -> Judge:
         """The judge process for these settings: the running one, or a new one (the old one quit);

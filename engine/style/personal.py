@@ -1,0 +1,89 @@
+"""Which style model proposes for a casebase: its expert's personal model where there is one.
+
+The ``Model`` option's default, ``auto``, means the casebase's personal model (made by
+``python -m learn personalise``) when one is found for it, else the shipped generic model; a
+model file named explicitly always wins. A personal model is looked for
+
+1. beside the casebase, as ``X.model.npz`` for ``X.npz`` (where ``learn personalise`` writes it);
+2. among the shipped personal models, ``engine/style/models/personal/X.npz`` (``make personal``),
+
+and is used only if it was made from this very casebase (same expert, cases, games, source
+files and build options): a personal model made from all of an expert's games must not play
+on a casebase that keeps some of them aside, as the fidelity bench's does. One that cannot be
+read is passed over with its reason, and the generic model plays.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from casebase.format import Casebase
+from engine.style.model import ModelError, StyleModel, generic_model
+
+#: How a personal model beside its casebase ``X.npz`` is named: ``X.model.npz``.
+SUFFIX = ".model.npz"
+
+
+def personal_folder() -> Path:
+    """The shipped personal models (package data of :mod:`engine.style`)."""
+    return Path(str(importlib.resources.files("engine.style") / "models" / "personal"))
+
+
+def beside(casebase_path: str | Path) -> Path:
+    """Where ``learn personalise`` writes the personal model of the casebase at ``casebase_path``."""
+    path = Path(casebase_path)
+    return path.with_name(path.stem + SUFFIX)
+
+
+def candidates(casebase_path: str | Path) -> list[Path]:
+    """Where the personal model of the casebase at ``casebase_path`` is looked for, in order
+    (nowhere for an empty path)."""
+    if not Path(casebase_path).name:
+        return []
+    return [beside(casebase_path), personal_folder() / Path(casebase_path).name]
+
+
+def casebase_identity(casebase: Casebase) -> dict[str, Any]:
+    """What a personal model records of the casebase it was made from (JSON-ready)."""
+    return {"expert": casebase.expert, "cases": len(casebase), "games": casebase.num_games,
+            "sources": [str(s.get("sha256")) for s in casebase.meta.get("sources", [])],
+            "options": casebase.meta.get("options", {})}
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """The model file to load, whether it is a personal one, and what to tell the user."""
+
+    path: str
+    personal: bool
+    note: str
+
+
+def choose_model(casebase: Casebase | None) -> ModelChoice:
+    """The personal model made from ``casebase`` where one is found, else the generic model."""
+    generic = str(generic_model())
+    if casebase is None or casebase.path is None:
+        return ModelChoice(generic, False, "model: the generic model (no casebase)")
+    passed: list[str] = []
+    for path in candidates(casebase.path):
+        if not path.is_file():
+            continue
+        try:
+            model = StyleModel.load(path)
+        except ModelError as exc:
+            passed.append(f"cannot load the personal model: {exc}")
+            continue
+        made_for = (model.personal or {}).get("casebase")
+        if made_for != casebase_identity(casebase):
+            made = f"{made_for.get('cases')} cases" if isinstance(made_for, dict) else "not a personal model"
+            passed.append(f"{path} was made from another casebase ({made}; this one has {len(casebase)} cases)")
+            continue
+        info = model.personal or {}
+        return ModelChoice(str(path), True, f"model: personal model of {casebase.expert} ({path}; on the expert's latest"
+                           f" {info['validation_games']} games top-1 {100 * info['top1']:.1f} %,"
+                           f" the generic model {100 * info['generic_top1']:.1f} %)")
+    why = "; ".join(passed) if passed else f"no personal model for {Path(casebase.path).name}"
+    return ModelChoice(generic, False, f"model: the generic model ({why})")
