@@ -22,6 +22,7 @@ import math
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -118,7 +119,7 @@ def _measure(tail: _Tail, features: torch.Tensor, moves: torch.Tensor) -> tuple[
 
 
 def _fit(tail: _Tail, features: torch.Tensor, moves: torch.Tensor, rows: np.ndarray, config: PersonalConfig,
-         epochs: int, bar: tqdm, after_epoch: Any = None) -> None:
+         epochs: int, bar: tqdm, after_epoch: Callable[[int], None] | None = None) -> None:
     """Fit ``tail`` on the examples ``rows`` for ``epochs`` passes (seeded order); ``after_epoch(n)``
     is called after the n-th."""
     optimizer = torch.optim.Adam(tail.parameters(), lr=config.lr)
