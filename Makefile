@@ -82,10 +82,10 @@ model: casebases/masters.npz | $(TRAIN_STAMP)
 # Personal models (learn/personal.py): for each shipped expert, the generic model's last block and head
 # fitted to the expert's casebase as long as it helps on the expert's latest games, into
 # engine/style/models/personal/ (shipped: the engine plays them for the shipped casebases). Needs torch;
-# 1 to 8 minutes an expert on 2 cores, about 40 minutes in all.
+# from 11 s (Kosteniuk) to 7 minutes (Ivanchuk) an expert on 2 cores, about 25 minutes in all.
 EXPERTS := $(patsubst data/experts/%.pgn,%,$(wildcard data/experts/*.pgn))
 
-## personal: a personal model for each shipped expert into engine/style/models/personal/ (torch; 40 minutes)
+## personal: a personal model for each shipped expert into engine/style/models/personal/ (torch; 25 minutes)
 personal: $(EXPERTS:%=engine/style/models/personal/%.npz)
 
 engine/style/models/personal/%.npz: casebases/%.npz | $(TRAIN_STAMP)
@@ -144,19 +144,21 @@ experiment: install casebases
 # Fidelity (experiment.md): per FIDE expert, a casebase without the latest 15 % of the games and those
 # games as PGN (casebases/heldout/), then how often each mode plays the expert's own move in
 # FIDELITY_POSITIONS of them (results/fidelity/ID.json), and one table over the experts
-# (results/fidelity/summary.md and .png). About 15 minutes on 2 cores with the defaults.
+# (results/fidelity/summary.md and .png), and the personal prior against the generic model alone, paired.
+# About 10 minutes on 2 cores with the defaults, after 25 to make the held-out casebases' personal models.
 FIDELITY_POSITIONS ?= 200
 FIDELITY_MODES ?= pure generic prior search guided stockfish
 HELD_OUT := 0.15
 EXPERT_NAME = "$$(awk -F'\t' '$$1 == "$*" {print $$2}' data/experts.tsv)"
 
-## fidelity: how often each mode plays the expert's own move on held-out games (15 minutes)
-fidelity: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldout/%.pgn)
+## fidelity: how often each mode plays the expert's own move on held-out games (10 minutes; personalising 25 more)
+fidelity: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldout/%.pgn) $(LADDER:%=casebases/heldout/%.model.npz)
 	for id in $(LADDER); do \
 	    $(PY) -m tournament fidelity --casebase casebases/heldout/$$id.npz --games casebases/heldout/$$id.pgn \
 	        --modes $(FIDELITY_MODES) --positions $(FIDELITY_POSITIONS) --out results/fidelity/$$id.json || exit 1; \
 	done
 	$(PY) -m tournament fidelity-summary $(LADDER:%=results/fidelity/%.json) --out results/fidelity/summary.md
+	$(PY) -m tournament fidelity-compare prior generic $(LADDER:%=results/fidelity/%.json)
 
 # Each expert's personal model on each expert's held-out games (the models alone, no cases), into
 # results/personal/: the table and its heat map; then what every personal model gained on its
