@@ -24,8 +24,7 @@ import chess  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.agents.modes import default_model  # noqa: E402
-from engine.style.model import StyleModel  # noqa: E402
+from engine.style.model import StyleModel, generic_model  # noqa: E402
 
 POSITIONS = [
     chess.STARTING_FEN,
@@ -37,7 +36,7 @@ POSITIONS = [
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--model", type=Path, default=default_model())
+    parser.add_argument("--model", type=Path, default=generic_model())
     parser.add_argument("--repeats", type=int, default=50)
     args = parser.parse_args()
     model = StyleModel.load(args.model)

@@ -181,12 +181,10 @@ def personalise(casebase_path: str | os.PathLike[str], out: str | os.PathLike[st
         tail = copy.deepcopy(fresh)  # again from the generic model, on every game
         _fit(tail, features, moves, np.arange(len(examples)), config, epochs, bar)
         bar.update(total - bar.n)
-    fitted = {name for name in generic.arrays() if name.startswith("head.")} | {
-        name for name in generic.arrays() for i in range(generic.blocks - config.tune, generic.blocks)
-        if name.startswith(f"block{i}.")}
+    fitted = {"head", *(f"block{i}" for i in range(generic.blocks - config.tune, generic.blocks))}
     net.tower = nn.Sequential(*list(net.tower)[:generic.blocks - config.tune], *tail.blocks)
     net.head = tail.head
-    arrays = {name: array for name, array in net.export_arrays().items() if name in fitted}
+    arrays = {name: array for name, array in net.export_arrays().items() if name.split(".")[0] in fitted}
     seconds = time.perf_counter() - started
     result = PersonalResult(net.eval(), generic_top1, best[1], epochs, int(len(np.unique(np.asarray(casebase.game)[checking]))),
                             len(checking), len(examples), seconds)

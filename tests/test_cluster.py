@@ -19,7 +19,7 @@ import pytest
 from engine_helpers import shipped_personal
 from test_tournament_run import games_of
 
-from engine.agents.modes import default_model
+from engine.style.model import generic_model
 from tournament.__main__ import main
 from tournament.cluster import ClusterError, check_programs, sha256, unpack
 from tournament.fidelity import FidelitySettings, measure
@@ -129,8 +129,8 @@ def test_settings_travel_as_their_files_and_come_back_around_the_copies(kosteniu
     assert moved.manifest("d") == settings.manifest("d")  # the same tournament
     assert settings.programs() == ["/opt/judge", "/usr/games/stockfish"]
     assert "model.npz" not in cargo  # pure mode has no model
-    guided = dataclasses.replace(settings, mode="guided", model=str(default_model()))
-    assert guided.cargo()["model.npz"] == default_model()
+    guided = dataclasses.replace(settings, mode="guided", model=str(generic_model()))
+    assert guided.cargo()["model.npz"] == generic_model()
     assert guided.unpacked(tmp_path).model == str(tmp_path / "model.npz")
     # option Model auto: each casebase's personal model travels beside it, and the engines find it there
     auto = dataclasses.replace(settings, mode="guided", model="")

@@ -11,8 +11,7 @@ import pytest
 from search_helpers import random_positions
 
 from casebase.format import Casebase
-from engine.agents.modes import default_model
-from engine.style.model import ModelError, StyleModel, array_shapes, save_model
+from engine.style.model import ModelError, StyleModel, array_shapes, generic_model, save_model
 from engine.style.planes import FORMAT_ID, encode, encode_board, legal_indices, move_index
 from learn.__main__ import build_parser, read_recipe
 
@@ -168,7 +167,7 @@ def test_a_trained_model_names_more_moves_than_an_untrained_one(kosteniuk_caseba
 
 def test_the_shipped_models_recipe_sets_the_training_options_and_the_command_line_wins():
     recipe = read_recipe(ROOT / "engine" / "style" / "models" / "style.toml")
-    assert recipe["blocks"] == StyleModel.load(default_model()).blocks
+    assert recipe["blocks"] == StyleModel.load(generic_model()).blocks
     args = build_parser(recipe).parse_args(["train", "x.npz", "-o", "m.npz", "--filters", "8"])
     assert (args.blocks, args.filters, args.epochs) == (recipe["blocks"], 8, recipe["epochs"])
 

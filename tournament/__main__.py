@@ -54,7 +54,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="an outside UCI engine that judges the casebase players' proposals"
                    " (guided mode's option Judge), e.g. /usr/games/stockfish")
     r.add_argument("--model", default="", metavar="MODEL.npz",
-                   help="guided mode's style model, as option Model (default: the engine's, the shipped one)")
+                   help="guided mode's style model for every engine, as option Model (default: each engine's own choice,"
+                   " its casebase's personal model where there is one, else the generic one)")
     r.add_argument("--event", default="CBR expert round robin", help="PGN Event tag")
     r.add_argument("--out", required=True, type=Path, help="run directory")
 

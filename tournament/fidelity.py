@@ -36,9 +36,10 @@ from engine.agents import defaults
 from engine.agents.endings import TablebaseAgent
 from engine.agents.factory import Loader, make_agent
 from engine.agents.guided import GuidedAgent
-from engine.agents.modes import OptionValue, default_model, weight_values
+from engine.agents.modes import OptionValue, weight_values
 from engine.outside.launch import LaunchError, launch
 from engine.search.limits import SearchLimits
+from engine.style.model import generic_model
 from engine.style.personal import choose_model
 from tournament.cluster import Failed, distribute, table_files
 from tournament.heldout import (
@@ -107,7 +108,7 @@ class FidelitySettings:
         if mode == "prior":
             return f"favourite of the prior: {prior}, {weights}"
         if mode == "generic":
-            return f"favourite of the generic model {default_model().name} alone"
+            return f"favourite of the generic model {generic_model().name} alone"
         bound = f"depth {self.guided_depth}" if self.guided_depth is not None else f"{self.guided_nodes} nodes"
         if mode == "search":
             return f"the guided search's own best move, {bound}"
@@ -125,7 +126,7 @@ class FidelitySettings:
         if mode == "pure":
             return {"Mode": "pure", **weight_values(self.config.weights), **tables}
         if mode == "generic":
-            return {**tables, "Mode": "guided", "Prior": "model", "Model": str(default_model())}
+            return {**tables, "Mode": "guided", "Prior": "model", "Model": str(generic_model())}
         values: dict[str, OptionValue] = {
             **tables, "Mode": "guided", **weight_values(self.config.weights),
             "Prior": "cases" if mode == "search" else self.prior,
@@ -135,12 +136,12 @@ class FidelitySettings:
             values |= {"Judge": self.stockfish, "JudgeDepth": self.stockfish_depth}
         return values
 
-    def resolved(self, casebase: Casebase) -> FidelitySettings:
-        """These settings with model ``auto`` made the file it means for ``casebase`` (so that the
+    def resolved(self) -> FidelitySettings:
+        """These settings with model ``auto`` made the file it means for the casebase (so that the
         results name it and a cluster's nodes get it)."""
         if self.model != defaults.MODEL:
             return self
-        return dataclasses.replace(self, model=choose_model(casebase).path)
+        return dataclasses.replace(self, model=choose_model(Casebase.load(self.casebase)).path)
 
     def for_mode(self, mode: str) -> FidelitySettings:
         """These settings as ``mode`` needs them: without the outside engine where it plays no part."""
@@ -149,7 +150,7 @@ class FidelitySettings:
     # what a cluster's workers need (tournament.cluster.Portable)
 
     def cargo(self) -> dict[str, Path]:
-        model = {"model.npz": Path(self.resolved(Casebase.load(self.casebase)).model)} if self.prior != "cases" else {}
+        model = {"model.npz": Path(self.resolved().model)} if self.prior != "cases" else {}
         return {"casebase.npz": Path(self.casebase), **model, **table_files(self.tables)}
 
     def unpacked(self, root: Path) -> Self:
@@ -340,7 +341,7 @@ def measure(
     if settings.seed < 0:
         raise ValueError(f"--seed must not be negative, not {settings.seed}")
     casebase = Casebase.load(casebase_path)
-    settings = settings.resolved(casebase)
+    settings = settings.resolved()
     expert = player or casebase.expert
     held_out = read_positions(games_path, expert, exact_name=exact_name, seen=casebase_games(casebase))
     if not held_out.positions:

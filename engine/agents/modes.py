@@ -129,9 +129,9 @@ def _style_model(setting: str, casebase: Casebase | None, resources: Resources) 
         return resources.model(setting)
     from engine.style.personal import choose_model
 
-    choice = choose_model(casebase)
+    choice = choose_model(casebase)  # a personal model comes loaded: it was read to be checked
     resources.tell(choice.note)
-    return resources.model(choice.path)
+    return choice.model if choice.model is not None else resources.model(choice.path)
 
 
 def _guided_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], resources: Resources) -> Agent:
@@ -167,13 +167,6 @@ def _chess0_agent(_: Casebase | None, values: Mapping[str, OptionValue], __: Res
 def default_casebase() -> Path:
     """The shipped casebase played when none is given (built by ``make casebases``)."""
     return casebase_folder() / "carlsen-2800.npz"
-
-
-def default_model() -> Path:
-    """The shipped generic style model (made by ``make model``)."""
-    from engine.style.model import generic_model
-
-    return generic_model()
 
 
 #: Modes by the name the ``Mode`` option uses; a new mode is one more entry.

@@ -55,18 +55,23 @@ def casebase_identity(casebase: Casebase) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class ModelChoice:
-    """The model file to load, whether it is a personal one, and what to tell the user."""
+    """The model file to play, the personal model itself (loaded and checked; None for the generic
+    model, which the caller loads as it loads any model), and what to tell the user."""
 
     path: str
-    personal: bool
+    model: StyleModel | None
     note: str
+
+    @property
+    def personal(self) -> bool:
+        return self.model is not None
 
 
 def choose_model(casebase: Casebase | None) -> ModelChoice:
     """The personal model made from ``casebase`` where one is found, else the generic model."""
     generic = str(generic_model())
     if casebase is None or casebase.path is None:
-        return ModelChoice(generic, False, "model: the generic model (no casebase)")
+        return ModelChoice(generic, None, "model: the generic model (no casebase)")
     passed: list[str] = []
     for path in candidates(casebase.path):
         if not path.is_file():
@@ -76,14 +81,14 @@ def choose_model(casebase: Casebase | None) -> ModelChoice:
         except ModelError as exc:
             passed.append(f"cannot load the personal model: {exc}")
             continue
-        made_for = (model.personal or {}).get("casebase")
+        info = model.personal or {}
+        made_for = info.get("casebase")
         if made_for != casebase_identity(casebase):
             made = f"{made_for.get('cases')} cases" if isinstance(made_for, dict) else "not a personal model"
             passed.append(f"{path} was made from another casebase ({made}; this one has {len(casebase)} cases)")
             continue
-        info = model.personal or {}
-        return ModelChoice(str(path), True, f"model: personal model of {casebase.expert} ({path}; on the expert's latest"
-                           f" {info['validation_games']} games top-1 {100 * info['top1']:.1f} %,"
+        return ModelChoice(str(path), model, f"model: personal model of {casebase.expert} ({path}; on the expert's"
+                           f" latest {info['validation_games']} games top-1 {100 * info['top1']:.1f} %,"
                            f" the generic model {100 * info['generic_top1']:.1f} %)")
     why = "; ".join(passed) if passed else f"no personal model for {Path(casebase.path).name}"
-    return ModelChoice(generic, False, f"model: the generic model ({why})")
+    return ModelChoice(generic, None, f"model: the generic model ({why})")
