@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 TRAIN_STAMP := $(VENV)/.installed-train
 
-.PHONY: help install demo test lint bench bench-cluster casebases experiment fidelity fidelity-judge fidelity-ceiling personal personal-table strength model tables kbnk chess0 clean
+.PHONY: help install demo test lint bench bench-cluster casebases profiles profile-report experiment fidelity fidelity-judge fidelity-ceiling personal personal-table strength ladder model tables kbnk chess0 clean
 
 ## help: this list of targets
 help:
@@ -45,13 +45,36 @@ lint: $(TEST_STAMP)
 # One casebase per shipped expert, named after its PGN, with the player's name from
 # data/experts.tsv; a casebase is rebuilt only when its PGN, the registry or the builder changes.
 CASEBASES := $(patsubst data/experts/%.pgn,casebases/%.npz,$(wildcard data/experts/*.pgn))
+# The ladder: the experts marked so in data/experts.tsv, in the file's order (by rating).
+LADDER := $(shell awk -F'\t' 'NR > 1 && $$4 == "yes" {print $$1}' data/experts.tsv)
 
 ## casebases: one casebase per shipped expert (data/experts/*.pgn) into casebases/
 casebases: $(CASEBASES)
 
-casebases/%.npz: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) | $(STAMP)
+# Each carries its error profile, fitted from the shipped judged positions (data/profiles/, made by
+# make profiles) without a judge.
+casebases/%.npz: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) $(wildcard data/profiles/*.jsonl) | $(STAMP)
 	$(PY) -m casebase build $< -o $@ \
 	    --player "$$(awk -F'\t' '$$1 == "$*" {print $$2}' data/experts.tsv)"
+	$(call PROFILE,$@,$*)
+
+# $(call PROFILE,casebase,id): the error profile from data/profiles/id.jsonl, where it exists.
+PROFILE = if [ -f data/profiles/$(2).jsonl ]; then $(PY) -m casebase profile $(1) --journal data/profiles/$(2).jsonl --quiet; fi
+
+# The judged positions behind the shipped profiles: every expert's casebase and its held-out casebase
+# judged by JUDGE (Stockfish 15.1 made the shipped ones; about 5 minutes an expert on 2 cores).
+## profiles: judge the shipped experts' own moves with Stockfish again (data/profiles/; an hour)
+profiles: install $(CASEBASES) $(LADDER:%=casebases/heldout/%.npz)
+	for id in $(patsubst casebases/%.npz,%,$(CASEBASES)); do \
+	    $(PY) -m casebase profile casebases/$$id.npz --judge $(JUDGE) --journal data/profiles/$$id.jsonl || exit 1; \
+	    if [ -f casebases/heldout/$$id.npz ]; then \
+	        $(PY) -m casebase profile casebases/heldout/$$id.npz --judge $(JUDGE) --journal data/profiles/$$id.jsonl || exit 1; fi; \
+	done
+	$(PY) bench/bench_profiles.py casebases/*.npz
+
+## profile-report: the picture of Carlsen's error profile beside the other shipped experts' (docs/strength/)
+profile-report: install casebases
+	$(PY) -m casebase profile casebases/carlsen-2800.npz --report docs/strength/profile-carlsen.png
 
 ## bench: the speed benchmarks' tables (build, retrieval, start-up, tournament, search, model, tables)
 bench: install
@@ -133,8 +156,6 @@ demo: install casebases
 
 # The thesis's experiment on the seven FIDE experts: 5 configurations x 42 ordered pairs x 3 rounds
 # = 630 pure-mode games at 40/5400 into results/ (run it again to resume an interrupted run).
-# The ladder: the experts marked so in data/experts.tsv, in the file's order (by rating).
-LADDER := $(shell awk -F'\t' 'NR > 1 && $$4 == "yes" {print $$1}' data/experts.tsv)
 
 ## experiment: the thesis's round robin of the seven experts, 630 pure-mode games at 40/90
 experiment: install casebases
@@ -168,19 +189,21 @@ personal-table: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases
 	$(PY) -m tournament personal-table $(LADDER:%=casebases/heldout/%.npz) --out results/personal/table.md
 	$(PY) -m tournament personal-gains $(wildcard engine/style/models/personal/*.npz) --out results/personal/gains.md
 
-# The outside judge (search.md §7): guided mode's proposals judged by JUDGE at depth 10 ("judged") and
+# The outside judge (search.md §7): guided mode's proposals judged by JUDGE at depth 10 ("judged"),
+# the error model's likeliest move and its draw among them ("likely", "expert"; strength.md) and
 # JUDGE alone at depth 10 ("stockfish"), on make fidelity's positions, into results/judge/; then
-# the table and the paired difference judged - stockfish per expert. About 4 minutes.
+# the table and the paired differences judged - stockfish and likely - judged. About 8 minutes.
 JUDGE ?= /usr/games/stockfish
 
-## fidelity-judge: the same with a Stockfish judge, and Stockfish alone (4 minutes)
+## fidelity-judge: the same with a Stockfish judge, the error model's choices, and Stockfish alone (8 minutes)
 fidelity-judge: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldout/%.pgn) $(LADDER:%=casebases/heldout/%.model.npz)
 	for id in $(LADDER); do \
 	    $(PY) -m tournament fidelity --casebase casebases/heldout/$$id.npz --games casebases/heldout/$$id.pgn \
-	        --modes judged stockfish --judge $(JUDGE) --positions $(FIDELITY_POSITIONS) --out results/judge/$$id.json || exit 1; \
+	        --modes judged likely expert stockfish --judge $(JUDGE) --positions $(FIDELITY_POSITIONS) --out results/judge/$$id.json || exit 1; \
 	done
 	$(PY) -m tournament fidelity-summary $(LADDER:%=results/judge/%.json) --out results/judge/summary.md
 	$(PY) -m tournament fidelity-compare judged stockfish $(LADDER:%=results/judge/%.json)
+	$(PY) -m tournament fidelity-compare likely judged $(LADDER:%=results/judge/%.json)
 
 # Where guided mode's fidelity comes from (prior, search, their combination) and the most a
 # perfect choice among its sound proposals could reach, on make fidelity's positions. ~6 minutes.
@@ -188,8 +211,9 @@ fidelity-judge: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases
 fidelity-ceiling: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldout/%.pgn)
 	$(PY) bench/bench_fidelity_ceiling.py --positions $(FIDELITY_POSITIONS)
 
-casebases/heldout/%.npz: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) | $(STAMP)
+casebases/heldout/%.npz: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) $(wildcard data/profiles/*.jsonl) | $(STAMP)
 	$(PY) -m casebase build $< -o $@ --exclude-latest $(HELD_OUT) --player $(EXPERT_NAME)
+	$(call PROFILE,$@,$*)
 
 casebases/heldout/%.pgn: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) | $(STAMP)
 	$(PY) -m casebase holdout $< -o $@ --latest $(HELD_OUT) --player $(EXPERT_NAME)
@@ -203,6 +227,22 @@ STRENGTH_TC ?= 40/20
 ## strength: the guided Carlsen against Stockfish at UCI_Elo 1350 and 1800 (about an hour)
 strength: install casebases
 	$(PY) bench/bench_strength.py --games $(STRENGTH_GAMES) --tc $(STRENGTH_TC)
+
+# As strong as the expert (strength.md §5): each ladder expert's calibrated engine (guided, Selection
+# expert, judged by JUDGE) against Stockfish at LADDER_ELOS, LADDER_GAMES games a level at LADDER_TC,
+# into bench/out/ladder/ (resumable), with the plot; then the calibrated round robin of the seven,
+# CALIBRATED_ROUNDS rounds, into results/calibrated/. Hours on 2 cores: give LADDER_ARGS="--cluster ADDRESS".
+LADDER_ELOS ?= 1800 2200 2600
+LADDER_GAMES ?= 10
+LADDER_TC ?= 40/10
+CALIBRATED_ROUNDS ?= 3
+
+## ladder: the calibrated engines against Stockfish's UCI_Elo ladder, then their round robin (hours)
+ladder: install casebases
+	$(PY) bench/bench_ladder.py --elos $(LADDER_ELOS) --games $(LADDER_GAMES) --tc $(LADDER_TC) --judge $(JUDGE) \
+	    --plot docs/strength/ladder.png $(LADDER_ARGS)
+	$(PY) -m tournament run --casebases $(LADDER:%=casebases/%.npz) --mode guided --configs balanced \
+	    --rounds $(CALIBRATED_ROUNDS) --tc $(LADDER_TC) --judge $(JUDGE) --option Selection=expert --out results/calibrated
 
 ## clean: remove the environment and everything built
 clean:

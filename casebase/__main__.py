@@ -1,16 +1,18 @@
-"""Command line: ``python -m casebase build|holdout|info|book`` (``--help`` on each)."""
+"""Command line: ``python -m casebase build|holdout|info|book|profile`` (``--help`` on each)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from casebase.book import DEFAULT_MAX_PLY, write_book
 from casebase.builder import build
 from casebase.format import Casebase, CasebaseError
 from casebase.holdout import held_out_games, write_pgn
 from casebase.info import describe, summary
+from casebase.profile import DEPTH, MULTIPV, POSITIONS, Profile, ProfileError, Settings, describe_profile, make_profile
 from casebase.selection import BuildError, Selection
 from common.cli import positive_int
 from common.paths import casebase_path
@@ -70,6 +72,24 @@ def _book(args: argparse.Namespace) -> None:
           f" chain from the standard start); written to {args.output}.")
 
 
+def _profile(args: argparse.Namespace) -> None:
+    path = casebase_path(args.casebase)
+    casebase = Casebase.load(path)
+    settings = Settings(positions=args.positions, depth=args.depth, multipv=args.multipv, seed=args.seed)
+    existing = Profile.of(casebase)
+    if not (args.report and existing is not None and args.judge is None and args.journal is None):
+        make_profile(casebase, settings, args.judge, args.journal, progress=not args.quiet)
+        casebase = Casebase.load(path)
+        if not args.quiet:
+            print(f"{casebase.expert}: error profile {describe_profile(casebase)}; written to {path}.")
+    if args.report:
+        from casebase.report import draw_report
+
+        draw_report(casebase, args.report)
+        if not args.quiet:
+            print(f"report written to {args.report}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status (1 with a message on stderr on bad input)."""
     parser = argparse.ArgumentParser(prog="python -m casebase", description=__doc__)
@@ -110,14 +130,38 @@ def main(argv: Sequence[str] | None = None) -> int:
                              help="weigh a move by the expert's points with it (2 a win, 1 a draw, 0 a loss)")
     book_parser.set_defaults(run=_book)
 
+    profile_parser = commands.add_parser(
+        "profile", help="judge the expert's own moves with a UCI engine and fit the error model",
+        description="A seeded sample of the expert's positions (from move 9) is judged by the engine: its best"
+                    " moves and the expert's, at a fixed depth. Each finished position is kept in a journal, so a"
+                    " stopped or failed run goes on where it stopped when run again. The fitted error model and"
+                    " the rating it implies are stored in the casebase (casebase info shows them).")
+    profile_parser.add_argument("casebase", metavar="FILE.npz")
+    profile_parser.add_argument("--judge", metavar="PATH", help="a UCI engine (e.g. /usr/games/stockfish); needed"
+                                " unless the journal already holds every position")
+    profile_parser.add_argument("--positions", type=positive_int, default=POSITIONS, metavar="N",
+                                help=f"positions to judge (default {POSITIONS})")
+    profile_parser.add_argument("--depth", type=positive_int, default=DEPTH, help=f"the judge's depth (default {DEPTH})")
+    profile_parser.add_argument("--multipv", type=positive_int, default=MULTIPV, metavar="K",
+                                help=f"the judge's best moves scored besides the expert's (default {MULTIPV})")
+    profile_parser.add_argument("--seed", type=int, default=0, help="which positions are drawn (default 0)")
+    profile_parser.add_argument("--journal", type=Path, metavar="FILE.jsonl",
+                                help="where the judged positions are kept (default FILE.profile.jsonl beside the"
+                                     " casebase, removed once the profile is stored; a named one is kept)")
+    profile_parser.add_argument("--report", type=Path, metavar="OUT.png",
+                                help="draw the profile beside the other casebases' of its folder")
+    profile_parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
+    profile_parser.set_defaults(run=_profile)
+
     args = parser.parse_args(argv)
     try:
         args.run(args)
-    except (BuildError, CasebaseError) as exc:
+    except (BuildError, CasebaseError, ProfileError) as exc:
         print(f"casebase: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("casebase: interrupted; nothing written", file=sys.stderr)
+        print("casebase: interrupted; nothing written (a profile's judged positions are kept in its journal)",
+              file=sys.stderr)
         return 130
     return 0
 

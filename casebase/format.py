@@ -1,6 +1,7 @@
 """The casebase file: one expert's cases in an ``.npz``, and the :class:`Casebase` that reads it.
 
-Layout (format ``cbr-chess-casebase``, version 1). N cases, G source games:
+Layout (format ``cbr-chess-casebase``, version 2). N cases, G source games, P positions of
+the error profile (version 2; absent until ``python -m casebase profile`` has made one):
 
 =====================  ===========  ==================================================
 array                  dtype/shape  meaning
@@ -21,7 +22,15 @@ games_<column>         G            White, Black, Date, Event, Site, Result (str
                                     expert_white (bool), expert_elo (int32, -1 unknown),
                                     index (int32, game's index in its source file),
                                     source (int32, index into meta["sources"])
+profile_row            int32 P      the case each analysed position is (its row)
+profile_moves          uint16 P×K   moves the judge scored, from | to << 6 | promotion << 12
+                                    (0: no move), best first
+profile_scores         int32 P×K    their scores, centipawns for the mover (mates clipped)
+profile_played         int16 P      the column of the expert's own move
 =====================  ===========  ==================================================
+
+``meta["profile"]`` then says how the positions were judged and what was fitted
+(:mod:`casebase.profile`). Version 1 files are read as they are: they have no profile.
 
 Files are plain (stored, uncompressed) zip members so that :meth:`Casebase.load` can
 memory-map the large arrays, and are written with fixed zip timestamps so that the same
@@ -44,7 +53,7 @@ import numpy as np
 from common.files import atomic_file
 
 FORMAT_NAME = "cbr-chess-casebase"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 #: Order of the eight bitboards of a position in ``boards``.
 BITBOARDS = ("white", "black", "pawns", "knights", "bishops", "rooks", "queens", "kings")
@@ -67,6 +76,13 @@ _CASE_DTYPES = {
     "promotion": np.uint8,
     "game": np.int32,
     "ply": np.int32,
+}
+#: The error profile's arrays (version 2), all present or none.
+PROFILE_DTYPES = {
+    "profile_row": np.int32,
+    "profile_moves": np.uint16,
+    "profile_scores": np.int32,
+    "profile_played": np.int16,
 }
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 
@@ -150,6 +166,7 @@ class Casebase:
         games: dict[str, np.ndarray],
         meta: dict[str, Any],
         path: Path | None = None,
+        profile: dict[str, np.ndarray] | None = None,
     ) -> None:
         self.boards = boards
         self.turn = turn
@@ -161,6 +178,8 @@ class Casebase:
         self.games = games
         self.meta = meta
         self.path = path
+        #: The error profile's arrays (PROFILE_DTYPES), or None (see casebase.profile).
+        self.profile = profile
         self.validate()
 
     # -- reading ---------------------------------------------------------------------
@@ -204,6 +223,10 @@ class Casebase:
                     member = members[name]
                     mapped = _memmap_member(path, zf, member) if mmap else None
                     arrays[name] = mapped if mapped is not None else _read_member(zf, member)
+                present = [name for name in PROFILE_DTYPES if name in members]
+                if present and len(present) < len(PROFILE_DTYPES):
+                    raise CasebaseError(f"{path}: error profile incomplete (has only {', '.join(present)})")
+                profile = {name: _read_member(zf, members[name]) for name in present} or None
         except CasebaseError:
             raise
         except zipfile.BadZipFile as exc:
@@ -218,7 +241,7 @@ class Casebase:
             raise CasebaseError(f"{path}: metadata is not a JSON object")
         games = {c: arrays.pop(f"games_{c}") for c in GAME_COLUMNS}
         try:
-            return cls(**arrays, games=games, meta=meta, path=path)
+            return cls(**arrays, games=games, meta=meta, path=path, profile=profile)
         except CasebaseError as exc:
             raise CasebaseError(f"{path}: {exc}") from exc
 
@@ -247,6 +270,7 @@ class Casebase:
             if key not in self.meta:
                 raise CasebaseError(f"metadata has no {key!r}")
         self._validate_counts(n, g)
+        self._validate_profile(n)
         if n == 0:
             return
         if self.from_square.max() > 63 or self.to_square.max() > 63:
@@ -271,6 +295,28 @@ class Casebase:
                 raise CasebaseError(
                     f"metadata says {counts[key]} {key.replace('_', ' ')}, the arrays hold {value}"
                 )
+
+    def _validate_profile(self, n: int) -> None:
+        if self.profile is None:
+            if "profile" in self.meta:
+                raise CasebaseError("metadata describes an error profile whose arrays are missing")
+            return
+        if not isinstance(self.meta.get("profile"), dict):
+            raise CasebaseError("error profile arrays without their description in the metadata")
+        p = len(self.profile["profile_row"])
+        k = self.profile["profile_moves"].shape[-1] if self.profile["profile_moves"].ndim == 2 else -1
+        for name, dtype in PROFILE_DTYPES.items():
+            array = self.profile[name]
+            shape = (p, k) if name in ("profile_moves", "profile_scores") else (p,)
+            if array.dtype != dtype or array.shape != shape:
+                raise CasebaseError(f"profile array {name!r} has dtype {array.dtype} and shape {array.shape},"
+                                    f" expected {np.dtype(dtype)} of shape {shape}")
+        rows, played = self.profile["profile_row"], self.profile["profile_played"]
+        if p and (rows.min() < 0 or rows.max() >= n):
+            raise CasebaseError(f"the error profile names a case outside 0..{n - 1}")
+        if p and (played.min() < 0 or played.max() >= k
+                  or (self.profile["profile_moves"][np.arange(p), played] == 0).any()):
+            raise CasebaseError("the error profile's played move is not among its judged moves")
 
     def _validate_boards(self) -> None:
         b = np.asarray(self.boards)
@@ -301,6 +347,7 @@ class Casebase:
             "meta": np.array(json.dumps(self.meta, sort_keys=True, ensure_ascii=False)),
             **{name: np.ascontiguousarray(getattr(self, name)) for name in _CASE_DTYPES},
             **{f"games_{c}": np.ascontiguousarray(self.games[c]) for c in GAME_COLUMNS},
+            **{name: np.ascontiguousarray(array) for name, array in (self.profile or {}).items()},
         }
         with atomic_file(path) as raw:
             with zipfile.ZipFile(raw, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:

@@ -7,6 +7,7 @@ from collections import Counter
 import numpy as np
 
 from casebase.format import Casebase
+from casebase.profile import describe_profile
 
 
 def summary(casebase: Casebase) -> str:
@@ -95,5 +96,6 @@ def describe(casebase: Casebase) -> str:
         f"  {source.get('name')}: {source.get('games')} games read, sha256 {source.get('sha256')}"
         for source in meta["sources"]
     )
+    lines.append("error profile: " + describe_profile(casebase))
     lines.append("summary:       " + summary(casebase))
     return "\n".join(lines)

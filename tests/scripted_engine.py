@@ -2,7 +2,8 @@
 
 It scores every legal move by a fixed table (``--score MOVE=CP``, others ``--others``), answers
 ``go`` at once with one principal variation per move (``MultiPV``, ``searchmoves`` honoured),
-best first, at the ``go``'s depth (1 when none), and its ``bestmove`` is its best. Run as
+best first, at the ``go``'s depth (1 when none), and its ``bestmove`` is its best; with
+``--crash-after N`` it exits at the N+1-th ``go`` (a judge that crashes). Run as
 ``python scripted_engine.py --score e2e4=30 ...``.
 """
 
@@ -18,7 +19,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--score", action="append", default=[], metavar="MOVE=CP")
     parser.add_argument("--others", type=int, default=-100)
+    parser.add_argument("--crash-after", type=int, metavar="N", help="exit (a crash) at the N+1-th go")
     args = parser.parse_args()
+    searches = 0
     table = {move: int(cp) for move, cp in (item.split("=") for item in args.score)}
     board, multipv = chess.Board(), 1
     for line in sys.stdin:
@@ -38,6 +41,9 @@ def main() -> None:
             for move in words[words.index("moves") + 1:] if "moves" in words else []:
                 board.push_uci(move)
         elif words[0] == "go":
+            if args.crash_after is not None and searches == args.crash_after:
+                sys.exit(3)
+            searches += 1
             depth = int(words[words.index("depth") + 1]) if "depth" in words else 1
             moves = [m.uci() for m in board.legal_moves]
             if "searchmoves" in words:

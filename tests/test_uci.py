@@ -17,7 +17,8 @@ def test_uci_handshake_declares_options_and_loads_lazily(kosteniuk_casebase):
     options = {line.split(" name ")[1].split(" type ")[0]: line for line in lines if line.startswith("option")}
     assert set(options) == {"Casebase", "Mode", "DistanceWeight", "FromDistanceWeight", "FromContentWeight", "Seed",
                             "Neighbours", "Temperature", "Tolerance", "Selection", "Prior", "Model", "CaseWeight",
-                            "Judge", "JudgeDepth", "JudgeTolerance", "Tables", "MultiPV", "Move Overhead", "Ponder",
+                            "Judge", "JudgeDepth", "JudgeTolerance", "UCI_LimitStrength", "UCI_Elo",
+                            "Tables", "MultiPV", "Move Overhead", "Ponder",
                             "Threads", "Hash",
                             "Style", "Depth", "DepthDeviation", "Window"}
     assert options["Judge"].endswith("type string default <empty>")  # the built-in search judges

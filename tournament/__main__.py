@@ -15,7 +15,7 @@ from engine.style.model import ModelError
 from tournament.clock import TimeControl
 from tournament.demo import DEFAULT_BLACK, DEFAULT_CONTROL, DEFAULT_MODE, DEFAULT_PLIES, DEFAULT_WHITE, demo
 from tournament.fidelity_report import add_commands as add_fidelity_commands
-from tournament.players import casebase_entrant, engine_entrant
+from tournament.players import casebase_entrant, engine_entrant, parse_options
 from tournament.report import write_report
 from tournament.runner import TournamentSettings, run
 from tournament.schedule import parse_configurations
@@ -56,6 +56,9 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--model", default="", metavar="MODEL.npz",
                    help="guided mode's style model for every engine, as option Model (default: each engine's own choice,"
                    " its casebase's personal model where there is one, else the generic one)")
+    r.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                   help="an option of our engine for every casebase player, e.g. Selection=expert,"
+                   " UCI_LimitStrength=true, UCI_Elo=1800 or JudgeDepth=8 (repeatable)")
     r.add_argument("--event", default="CBR expert round robin", help="PGN Event tag")
     r.add_argument("--out", required=True, type=Path, help="run directory")
 
@@ -87,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
                 entrants=tuple(entrants), configs=tuple(parse_configurations(args.configs)),
                 rounds=args.rounds, mode=args.mode, control=TimeControl.parse(args.tc),
                 seed=args.seed, event=args.event, via_uci=args.uci, judge=args.judge, model=args.model,
+                options=tuple(parse_options(args.option).items()),
             )
             if len(entrants) < 2:
                 raise ValueError("a round robin needs at least two players")

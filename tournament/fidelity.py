@@ -54,7 +54,10 @@ from tournament.stats import Share
 
 FORMAT = "cbr-chess-fidelity"
 #: The ways the fidelity bench can play a position.
-FIDELITY_MODES = ("pure", "generic", "prior", "search", "guided", "judged", "stockfish")
+FIDELITY_MODES = ("pure", "generic", "prior", "search", "guided", "judged", "likely", "expert", "stockfish")
+#: The modes the outside engine plays in: alone, or as guided mode's judge (with Selection argmax,
+#: the error model's likeliest move, or a move drawn by it).
+JUDGED_MODES = ("judged", "likely", "expert")
 DEFAULT_STOCKFISH = "/usr/games/stockfish"
 #: The guided mode's default search: reproducible (nodes, not time), about 0.4 s a position here.
 DEFAULT_GUIDED_NODES = 10_000
@@ -117,6 +120,8 @@ class FidelitySettings:
             return f"GuidedAgent, prior: {prior}, {weights}, {bound}, tolerance {self.tolerance} cp"
         if mode == "judged":
             return f"GuidedAgent, prior: {prior}, {weights}, judged by {engine}, tolerance {self.judge_tolerance} cp"
+        if mode in JUDGED_MODES:
+            return f"GuidedAgent, prior: {prior}, {weights}, judged by {engine}, Selection {mode} (the error model)"
         return engine
 
     def values(self, mode: str) -> dict[str, OptionValue]:
@@ -132,8 +137,9 @@ class FidelitySettings:
             "Prior": "cases" if mode == "search" else self.prior,
             "Model": self.model, "CaseWeight": round(100 * self.case_weight), "Tolerance": self.tolerance,
             "JudgeTolerance": self.judge_tolerance}
-        if mode == "judged":
-            values |= {"Judge": self.stockfish, "JudgeDepth": self.stockfish_depth}
+        if mode in JUDGED_MODES:
+            values |= {"Judge": self.stockfish, "JudgeDepth": self.stockfish_depth,
+                       "Selection": mode if mode != "judged" else defaults.SELECTIONS[0]}
         return values
 
     def resolved(self) -> FidelitySettings:
@@ -145,7 +151,7 @@ class FidelitySettings:
 
     def for_mode(self, mode: str) -> FidelitySettings:
         """These settings as ``mode`` needs them: without the outside engine where it plays no part."""
-        return self if mode in ("judged", "stockfish") else dataclasses.replace(self, stockfish="")
+        return self if mode in (*JUDGED_MODES, "stockfish") else dataclasses.replace(self, stockfish="")
 
     # what a cluster's workers need (tournament.cluster.Portable)
 
@@ -353,7 +359,7 @@ def measure(
     if settings.prior != "cases" and {"prior", "guided"} & set(modes):
         Loader().model(settings.model)  # a bad model file stops the run before any work
     engine_name = None
-    if {"stockfish", "judged"} & set(modes) and not cluster:  # a cluster's nodes check it themselves
+    if {"stockfish", *JUDGED_MODES} & set(modes) and not cluster:  # a cluster's nodes check it themselves
         probe = open_engine(settings.stockfish)
         engine_name = probe.id.get("name", settings.stockfish)
         probe.quit()

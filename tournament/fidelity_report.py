@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from common.cli import positive_int
+from common.figures import new_figure, save_png
 from common.files import write_atomic
 from engine.agents import defaults
 from engine.style.prior import PRIORS
@@ -26,7 +27,6 @@ from tournament.fidelity import (
     measure,
     write_json,
 )
-from tournament.figures import new_figure, save_png
 from tournament.heldout import PHASES
 from tournament.schedule import parse_configurations
 from tournament.stats import Z95, Share, wilson

@@ -20,10 +20,10 @@ import numpy as np
 from tqdm import tqdm
 
 from casebase.format import Casebase
+from common.figures import new_figure, save_png
 from engine.style.model import StyleModel, generic_model
 from engine.style.personal import choose_model
 from engine.style.planes import encode_board, legal_indices
-from tournament.figures import new_figure, save_png
 from tournament.heldout import read_positions
 from tournament.stats import Z95
 

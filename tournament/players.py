@@ -23,7 +23,7 @@ import chess.engine
 from casebase.format import Casebase, CasebaseError
 from engine.agents.base import Decision
 from engine.agents.factory import Loader, make_agent
-from engine.agents.modes import MODE_ALIASES, MODES, weight_values
+from engine.agents.modes import MODE_ALIASES, MODES, WEIGHT_OPTIONS, OptionValue, engine_options, weight_values
 from engine.outside.launch import LaunchError, launch
 from engine.search.limits import SearchLimits, to_limit
 from engine.search.scores import from_pov_score, is_mate_score, mate_moves
@@ -106,13 +106,34 @@ def uci_main_command() -> tuple[str, ...]:
 
 
 def casebase_options(path: str, config: Configuration, mode: str, seed: int,
-                     judge: str = "", tables: str = "", model: str = "") -> dict[str, str | int]:
+                     judge: str = "", tables: str = "", model: str = "",
+                     options: Mapping[str, OptionValue] | None = None) -> dict[str, OptionValue]:
     """UCI options that make our engine (engine/uci/protocol.py) play one behaviour with one seed
-    (judged by the UCI engine at ``judge``, with the endgame tables of ``tables`` and the style
-    model ``model``, where given; the engine's defaults otherwise)."""
+    (judged by the UCI engine at ``judge``, with the endgame tables of ``tables``, the style
+    model ``model`` and any other ``options``, where given; the engine's defaults otherwise)."""
     given = {"Judge": judge, "Tables": tables, "Model": model}
-    return {"Casebase": path, "Mode": mode, "Seed": seed, **weight_values(config.weights),
+    return {**(options or {}), "Casebase": path, "Mode": mode, "Seed": seed, **weight_values(config.weights),
             **{name: value for name, value in given.items() if value}}
+
+
+#: Options a tournament sets itself (per player, game or run), not through ``--option``.
+_OWN_OPTIONS = ("Casebase", "Mode", "Seed", "Judge", "Tables", "Model")
+
+
+def parse_options(texts: Sequence[str]) -> dict[str, OptionValue]:
+    """``["Selection=expert", "UCI_Elo=1800"]`` as our engine's option values; ValueError says
+    what is wrong (an unknown option, a bad value, one the tournament sets itself)."""
+    known = {option.name.lower(): option for option in engine_options()}
+    values: dict[str, OptionValue] = {}
+    for text in texts:
+        name, sep, value = text.partition("=")
+        option = known.get(name.strip().lower())
+        if not sep or option is None:
+            raise ValueError(f"--option {text!r}: expected NAME=VALUE with one of the engine's options")
+        if option.name in _OWN_OPTIONS or option.name in WEIGHT_OPTIONS:
+            raise ValueError(f"--option {option.name}: set by the tournament itself (its own flags)")
+        values[option.name] = option.parse(value.strip())
+    return values
 
 
 class UciSide:
@@ -167,6 +188,8 @@ class Lineup:
     #: The endgame tables' folder and guided mode's style model; "" for the engine's defaults.
     tables: str = ""
     model: str = ""
+    #: Further options of our engine for every casebase player (parse_options).
+    options: Mapping[str, OptionValue] = field(default_factory=dict)
     _casebases: dict[str, Casebase] = field(default_factory=dict)
     _engines: dict[str, chess.engine.SimpleEngine] = field(default_factory=dict)
     _loader: Loader = field(default_factory=Loader)
@@ -193,14 +216,14 @@ class Lineup:
             return UciSide(self._engine(entrant.id, entrant.command), dict(entrant.options))
         assert entrant.path is not None  # a casebase entrant
         if self.in_process:  # the agent the UCI engine would make from the same options
-            agent = make_agent({"Mode": "pure", **weight_values(config.weights),
+            agent = make_agent({**self.options, "Mode": "pure", **weight_values(config.weights),
                                 **({"Tables": self.tables} if self.tables else {})},
                                self._casebase(entrant.id, entrant.path), self._loader)
             agent.new_game(seed)
             return agent
         engine = self._engine(entrant.id, uci_main_command())
         return UciSide(engine, casebase_options(entrant.path, config, self.mode, seed, self.judge,
-                                                 self.tables, self.model))
+                                                 self.tables, self.model, self.options))
 
     def _casebase(self, player: str, path: str) -> Casebase:
         if player not in self._casebases:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from tournament.figures import new_figure, save_png
+from common.figures import new_figure, save_png
 from tournament.standings import ConfigResult, Player
 
 

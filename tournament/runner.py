@@ -20,6 +20,7 @@ import chess
 from tqdm import tqdm
 
 from casebase.format import Casebase
+from engine.agents.modes import OptionValue
 from engine.style.personal import SUFFIX, choose_model
 from tournament.clock import Clock, TimeControl
 from tournament.cluster import Failed, distribute, node_id, table_files
@@ -51,6 +52,8 @@ class TournamentSettings:
     #: "" for the engine's defaults.
     tables: str = ""
     model: str = ""
+    #: Further options of our engine for every casebase player (``--option``), e.g. Selection expert.
+    options: tuple[tuple[str, OptionValue], ...] = ()
 
     def schedule(self) -> list[GameSpec]:
         """The games; outside engines meet only the casebases, unless there are none (a match of engines)."""
@@ -70,6 +73,7 @@ class TournamentSettings:
             "players": [e.describe() for e in self.entrants],
             **({"judge": self.judge} if self.judge else {}),
             **({"model": self.model} if self.model else {}),
+            **({"options": dict(self.options)} if self.options else {}),
         }
 
     def elos(self) -> dict[str, int | None]:
@@ -121,7 +125,8 @@ class _GameWorker:
     def __init__(self, settings: TournamentSettings, tags: RunTags) -> None:
         self.settings, self.tags = settings, tags
         self.lineup = Lineup(settings.entrants, mode=settings.mode, via_uci=settings.via_uci,
-                             judge=settings.judge, tables=settings.tables, model=settings.model)
+                             judge=settings.judge, tables=settings.tables, model=settings.model,
+                             options=dict(settings.options))
 
     def __call__(self, spec: GameSpec) -> Played:
         settings = self.settings

@@ -3,8 +3,11 @@ constructors, the tournament and the fidelity bench all read them here (cheap to
 
 from __future__ import annotations
 
-#: Guided mode's ways of choosing among sound proposed moves.
-SELECTIONS = ("argmax", "sample")
+#: Guided mode's ways of choosing: among sound proposed moves (argmax, sample), or among judged
+#: moves by the expert's error model (expert draws, likely plays its most likely; strength.md).
+SELECTIONS = ("argmax", "sample", "expert", "likely")
+#: The selections that choose by the expert's error model.
+CALIBRATED = ("expert", "likely")
 #: Chess0's engines.
 STYLES = ("classic", "adaptive")
 
@@ -23,6 +26,12 @@ PRIOR = "blend"
 MODEL = "auto"
 #: The cases' weight in the blend where the position itself is a case (percent).
 CASE_WEIGHT_PERCENT = 50
+#: How far below its best the built-in search scores proposals exactly when the error model
+#: chooses (centipawns): a move losing more is all but never drawn.
+EXPERT_TOLERANCE = 300
+#: UCI_Elo's default and range (the shipped experts' middle; what the rating line reaches).
+UCI_ELO = 2500
+UCI_ELO_RANGE = (1000, 3000)
 #: The soundness margin on an outside judge's scale (25: measured best for fidelity, search.md §7).
 JUDGE_TOLERANCE = 25
 

@@ -10,10 +10,12 @@ from typing import Protocol
 
 import chess
 
+from casebase.errormodel import expected_score
 from casebase.format import Casebase
 from engine.cbr.retrieval import CaseIndex
 from engine.search.result import SearchResult
 from engine.search.scores import is_mate_score, mate_moves, score_text
+from engine.style.calibration import Calibration, judged_chances
 from engine.style.model import StyleModel
 from engine.style.prior import Proposal, share_text
 
@@ -26,6 +28,7 @@ class GuidedView(Protocol):
     model: StyleModel | None
     tolerance: int
     judge_tolerance: int
+    calibration: Calibration | None
 
     def no_case_reason(self, colour: chess.Color) -> str: ...
 
@@ -55,6 +58,9 @@ def explain_guided(
             f" {_loss(result, top)}; no proposed move is sound: played {san},"
             f" {searcher}'s best move, instead"
         )
+    elif why in ("expert", "likely"):
+        assert agent.calibration is not None
+        lines.append(_calibrated_line(agent.calibration, board, proposal, result, move, why, searcher))
     elif move == top:
         lines.append(
             f"played {san}, the {who}'s first choice ({share_text(share)}),"
@@ -73,6 +79,21 @@ def explain_guided(
     if move in proposal.source:
         lines.append(_case_line(agent, board, move, proposal))
     return lines
+
+def _calibrated_line(calibration: Calibration, board: chess.Board, proposal: Proposal, result: SearchResult,
+                     move: chess.Move, why: str, searcher: str) -> str:
+    """What the move loses, how often the expert loses that much, and the chance it was played with."""
+    assert result.score is not None
+    chances = judged_chances(calibration, proposal, result)
+    loss = float(expected_score(result.score) - expected_score(result.scores[move].score))
+    how = "drawn" if why == "expert" else "the likeliest"
+    line = (f"played {board.san(move)}, {how} by the error model ({share_text(chances[move])} of"
+            f" {len(chances)} moves {searcher} scored): it loses {100 * max(loss, 0):.1f} % of the expected score")
+    often = calibration.how_often(max(loss, 0.0), board, board.ply())
+    if often is not None:
+        line += f"; {calibration.expert} loses that much or more in {share_text(often[1])} of {often[0]} moves"
+    return f"{line} ({calibration.source})"
+
 
 def _proposal_line(agent: GuidedView, board: chess.Board, proposal: Proposal) -> str:
     if not proposal.prior:

@@ -36,6 +36,7 @@ from engine.search.alphabeta import Searcher
 from engine.search.limits import Budget, SearchLimits, search_budget
 from engine.search.result import SearchResult
 from engine.search.scores import is_mate_score
+from engine.style.calibration import Calibration, calibrate, choose, judged_chances
 from engine.style.model import StyleModel
 from engine.style.prior import PRIORS, AdaptedCase, Proposal
 
@@ -46,8 +47,10 @@ class GuidedAgent(CaseAgent):
     ``neighbours`` is k, ``temperature`` is tau of the votes exp((Sim - Sim_max) / tau),
     ``tolerance`` (centipawns) how far below the best score a move is still sound, and
     ``selection`` whether the sound move with the largest prior is played or one drawn by
-    its prior. ``prior`` says where the prior comes from (:mod:`engine.style.prior`): the cases'
-    votes, the style ``model``, or their blend with ``case_weight``; without a model, the cases.
+    its prior, or (``expert``, ``likely``) one drawn by the expert's error model among the judged
+    moves or its likeliest (``calibration``: by default the casebase's profile's, strength.md).
+    ``prior`` says where the prior comes from (:mod:`engine.style.prior`): the cases' votes, the style
+    ``model``, or their blend with ``case_weight``; without a model, the cases.
     The defaults are the engine's (:mod:`engine.agents.defaults`).
     ``judge``, when given, scores the proposals instead of the built-in search (search.md §7),
     at ``judge_depth`` plies (0: by the ``go``'s limits and the clock), and a move is sound within
@@ -71,6 +74,7 @@ class GuidedAgent(CaseAgent):
         judge_depth: int = 0,
         judge_tolerance: int = defaults.JUDGE_TOLERANCE,
         tablebase: Tablebase | None = None,
+        calibration: Calibration | None = None,
     ) -> None:
         if neighbours < 1:
             raise ValueError(f"Neighbours must be at least 1, not {neighbours}")
@@ -91,6 +95,9 @@ class GuidedAgent(CaseAgent):
         self.prior = prior if model is not None else "cases"
         self.searcher = Searcher(tablebase=tablebase)
         self.judge, self.judge_depth, self.judge_tolerance = judge, judge_depth, judge_tolerance
+        if calibration is None and selection in defaults.CALIBRATED:
+            calibration = calibrate(casebase, model if self.prior != "cases" else None)
+        self.calibration = calibration
         super().__init__(casebase, weights, seed)
 
     def new_game(self, seed: int | None = None) -> None:
@@ -160,11 +167,12 @@ class GuidedAgent(CaseAgent):
                 stop=stop,
                 prior=proposal.prior,
                 moves=candidates,
-                tolerance=self.tolerance,
+                tolerance=self.tolerance if self.calibration is None else max(self.tolerance, defaults.EXPERT_TOLERANCE),
                 exact=proposal.prior,  # only proposed moves can be played for being sound
                 on_iteration=on_iteration,
             )
-        move, why = self._decide(board, proposal, result)
+        move, why = self._decide(board, proposal, result) if self.calibration is None else \
+            self._calibrated(proposal, result)
         notes += explain_guided(self, board, proposal, result, move, why, judge)
         row, sim = proposal.source.get(move, (None, None))
         score = result.scores.get(move)
@@ -192,6 +200,14 @@ class GuidedAgent(CaseAgent):
         except JudgeError as exc:
             return None, [self.judge.fault(str(exc))]
         return result, []
+
+    def _calibrated(self, proposal: Proposal, result: SearchResult) -> tuple[chess.Move, str]:
+        """The move the expert's error model draws (or its likeliest) among the exactly scored moves."""
+        assert result.move is not None and self.calibration is not None
+        chances = judged_chances(self.calibration, proposal, result)
+        if not chances:
+            return result.move, "search"
+        return choose(chances, self.rng if self.selection == "expert" else None), self.selection
 
     def _decide(self, board: chess.Board, proposal: Proposal, result: SearchResult) -> tuple[chess.Move, str]:
         """The move to play and which rule of search.md §3 chose it."""

@@ -138,6 +138,15 @@ def _guided_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], 
     from engine.agents.guided import GuidedAgent
 
     prior = str(values["Prior"])
+    model = _style_model(str(values["Model"]), casebase, resources) if prior != "cases" else None
+    selection, calibration = str(values["Selection"]), None
+    if values["UCI_LimitStrength"]:
+        from engine.style.calibration import calibrate
+
+        # the expert's own prior and error model, at the rating asked for (strength.md)
+        calibration = calibrate(casebase, model).at_rating(int(values["UCI_Elo"]))
+        selection = selection if selection in defaults.CALIBRATED else "expert"
+        resources.tell(f"strength limited to {values['UCI_Elo']}: {calibration.source}")
     return GuidedAgent(
         casebase,
         weights_of(values),
@@ -145,15 +154,16 @@ def _guided_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], 
         neighbours=int(values["Neighbours"]),
         temperature=int(values["Temperature"]) / 10,
         tolerance=int(values["Tolerance"]),
-        selection=str(values["Selection"]),
+        selection=selection,
         prior=prior,
-        model=_style_model(str(values["Model"]), casebase, resources) if prior != "cases" else None,
+        model=model,
         case_weight=int(values["CaseWeight"]) / 100,
         judge=resources.judge(str(values["Judge"]), int(values["Threads"]), int(values["Hash"]))
         if values["Judge"] else None,
         judge_depth=int(values["JudgeDepth"]),
         judge_tolerance=int(values["JudgeTolerance"]),
         tablebase=resources.tablebase(str(values["Tables"])),
+        calibration=calibration,
     )
 
 
@@ -191,6 +201,9 @@ MODES: dict[str, Mode] = {
             Option("Judge", "string", ""),
             Option("JudgeDepth", "spin", 0, 0, 99),  # 0: by the go's limits and the clock
             Option("JudgeTolerance", "spin", defaults.JUDGE_TOLERANCE, 0, 1000),
+            # the standard options: the expert's error model at the rating UCI_Elo (strength.md)
+            Option("UCI_LimitStrength", "check", False),
+            Option("UCI_Elo", "spin", defaults.UCI_ELO, *defaults.UCI_ELO_RANGE),
         ),
     ),
     "chess0": Mode(

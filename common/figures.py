@@ -14,9 +14,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 from common.files import write_atomic  # noqa: E402
 
 
-def new_figure(width: float, height: float) -> tuple[Any, Any]:
-    """A figure of ``width`` x ``height`` inches and its axes."""
-    return plt.subplots(figsize=(width, height), dpi=110)
+def new_figure(width: float, height: float, rows: int = 1, columns: int = 1) -> tuple[Any, Any]:
+    """A figure of ``width`` x ``height`` inches and its axes (a grid of ``rows`` x ``columns``)."""
+    return plt.subplots(rows, columns, figsize=(width, height), dpi=110)
 
 
 def save_png(figure: Any, path: Path) -> None:

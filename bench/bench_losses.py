@@ -1,0 +1,89 @@
+"""What the moves of a fidelity run lose, by mode and for the expert: do the calibrated engine's
+mistakes match the expert's?
+
+    python bench/bench_losses.py results/strength/*.json [--judge /usr/games/stockfish] [--depth 12]
+
+Every position of the runs (``python -m tournament fidelity --out``) from move 9 on is judged
+once by the judge at ``--depth``: its best score, and the score of each distinct move played
+there (the expert's and each mode's, one search with ``searchmoves``). Prints per mode and for
+the expert: the mean centipawn loss (clipped at 1000), the share of moves losing 50 cp or more,
+and of the judge's first choices, pooled over the runs, then the loss distribution side by side.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import chess
+import chess.engine
+import numpy as np
+from tqdm import tqdm
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from casebase.profile import CP_LOSS_CLIP, FIRST_MOVE, MISTAKE_CP  # noqa: E402
+
+#: The loss buckets of the distribution (centipawns, lower bounds).
+BUCKETS = (0, 1, 20, 50, 100, 300)
+
+
+def centipawns(score: chess.engine.PovScore) -> int:
+    return int(np.clip(score.relative.score(mate_score=100_000), -100_000, 100_000))
+
+
+def judge_moves(engine: chess.engine.SimpleEngine, board: chess.Board, moves: set[chess.Move],
+                depth: int) -> dict[chess.Move, int]:
+    """Each move's loss (centipawns) against the judge's best at ``depth``."""
+    best = centipawns(engine.analyse(board, chess.engine.Limit(depth=depth))["score"])
+    infos = engine.analyse(board, chess.engine.Limit(depth=depth), multipv=len(moves), root_moves=list(moves))
+    scores = {info["pv"][0]: centipawns(info["score"]) for info in infos if info.get("pv") and "score" in info}
+    return {m: int(np.clip(max(best, scores[m]) - scores[m], 0, CP_LOSS_CLIP)) for m in moves if m in scores}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("runs", nargs="+", type=Path)
+    parser.add_argument("--judge", default="/usr/games/stockfish")
+    parser.add_argument("--depth", type=int, default=12)
+    args = parser.parse_args()
+    positions = []
+    for path in args.runs:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        positions += [p for p in data["positions"] if p["ply"] >= 2 * (FIRST_MOVE - 1)]
+    modes = sorted({m for p in positions for m in p["moves"]})
+    lost: dict[str, list[int]] = defaultdict(list)
+    engine = chess.engine.SimpleEngine.popen_uci([args.judge])
+    try:
+        for p in tqdm(positions, unit="pos", file=sys.stderr, leave=False):
+            board = chess.Board(p["fen"])
+            played = {"expert": p["expert"], **{m: u for m, u in p["moves"].items() if u}}
+            moves = {chess.Move.from_uci(u) for u in played.values()} & set(board.legal_moves)
+            if not moves:
+                continue
+            losses = judge_moves(engine, board, moves, args.depth)
+            for who, uci in played.items():
+                if chess.Move.from_uci(uci) in losses:
+                    lost[who].append(losses[chess.Move.from_uci(uci)])
+    finally:
+        engine.quit()
+    print(f"{len(positions)} positions of {len(args.runs)} runs from move {FIRST_MOVE}, judged by {args.judge}"
+          f" at depth {args.depth}\n")
+    print("| who | moves | mean loss cp | losing >= 50 cp % | no loss % | "
+          + " | ".join(f">= {b} cp %" for b in BUCKETS[1:]) + " |")
+    print("|---|---:|---:|---:|---:|" + "---:|" * (len(BUCKETS) - 1))
+    for who in ["expert", *modes]:
+        x = np.array(lost[who])
+        if not len(x):
+            continue
+        print(f"| {who} | {len(x)} | {x.mean():.1f} | {100 * (x >= MISTAKE_CP).mean():.1f} | {100 * (x == 0).mean():.1f} | "
+              + " | ".join(f"{100 * (x >= b).mean():.1f}" for b in BUCKETS[1:]) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,99 @@
+"""The shipped experts' error profiles side by side, and the constants fitted across them.
+
+    python bench/bench_profiles.py casebases/*.npz
+
+For every casebase with an error profile (``python -m casebase profile``): its rating (the
+median of the expert's own ratings in its games), the judged positions, the mean centipawn loss,
+the share of mistakes and of the judge's first choices, Regan's two parameters fitted alone, the
+rating they imply and, with the casebase's style model (option Model auto), the three parameters
+of the calibrated choice (engine.style.calibration). Then, over the FIDE-rated experts
+(data/experts.tsv): the rating line of casebase/profile.py (RATING_LINE, RATING_SPREAD) fitted
+anew, the Spearman correlations of rating with each statistic, and the shipped parameters of
+engine/style/calibration.py (SHIPPED_*) as they come out of these fits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from casebase.format import Casebase  # noqa: E402
+from casebase.profile import Profile, rating_of  # noqa: E402
+from engine.style.calibration import calibrate  # noqa: E402
+from engine.style.model import StyleModel  # noqa: E402
+from engine.style.personal import choose_model  # noqa: E402
+from tournament.elo import spearman  # noqa: E402
+
+
+def systems() -> dict[str, str]:
+    """Shipped expert file id -> rating system (FIDE, FICS, Lichess)."""
+    with open(ROOT / "data" / "experts.tsv", newline="", encoding="utf-8") as f:
+        return {row["file"]: row["rating_system"] for row in csv.DictReader(f, delimiter="\t")}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("casebases", nargs="+", type=Path)
+    args = parser.parse_args()
+    rows = []
+    for path in args.casebases:
+        casebase = Casebase.load(path)
+        profile = Profile.of(casebase)
+        if profile is None or casebase.elo is None:
+            continue
+        choice = choose_model(casebase)
+        model = choice.model or StyleModel.load(choice.path)
+        calibration = calibrate(casebase, model)
+        meta = profile.meta
+        rows.append({"id": path.stem, "expert": casebase.expert, "rating": casebase.elo,
+                     "system": systems().get(path.stem, "?"), "positions": meta["positions"],
+                     "cp": meta["all"]["mean_cp_loss"], "mistakes": meta["all"]["mistakes"],
+                     "first": meta["all"]["first_choice"], "s": meta["fit"]["sensitivity"],
+                     "c": meta["fit"]["consistency"], "loss": meta["fit"]["expected_loss"],
+                     "implied": meta["rating"]["implied"], "low": meta["rating"]["low"], "high": meta["rating"]["high"],
+                     "joint": calibration.model})
+    rows.sort(key=lambda r: r["rating"])
+    print("| expert | system | rating | positions | mean loss cp | mistakes % | first choice % | s | c"
+          " | expected loss % | implied rating (95 %) | with the prior: weight, s, c |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
+    for r in rows:
+        j = r["joint"]
+        print(f"| {r['expert']} | {r['system']} | {r['rating']} | {r['positions']} | {r['cp']:.1f} | {100 * r['mistakes']:.1f}"
+              f" | {100 * r['first']:.1f} | {r['s']:.4f} | {r['c']:.2f} | {100 * r['loss']:.2f}"
+              f" | {r['implied']:.0f} ({r['low']:.0f}..{r['high']:.0f}) | {j.prior_weight:.2f}, {j.sensitivity:.4f},"
+              f" {j.consistency:.2f} |")
+    fide = [r for r in rows if r["system"] == "FIDE"]
+    if len(fide) < 3:
+        print("\nfewer than three FIDE-rated profiles: no line fitted")
+        return 0
+    rating = np.array([r["rating"] for r in fide], float)
+    log_loss = np.log([100 * r["loss"] for r in fide])
+    b, a = np.polyfit(log_loss, rating, 1)
+    spread = float(np.sqrt(((rating - (a + b * log_loss)) ** 2).sum() / (len(fide) - 2)))
+    print(f"\nover the {len(fide)} FIDE-rated experts:")
+    print(f"  RATING_LINE = ({a:.0f}, {b:.0f})  RATING_SPREAD = {spread:.0f}"
+          f"  (now: rating_of(1 %) = {rating_of(0.01):.0f})")
+    for name, key, sign in (("mean loss", "cp", -1), ("mistakes", "mistakes", -1), ("first choice", "first", 1),
+                            ("implied rating", "implied", 1), ("s", "s", -1), ("c", "c", 1)):
+        print(f"  Spearman of rating and {name}: {spearman(list(rating), [r[key] for r in fide]):+.2f}"
+              f" (a better player: {'higher' if sign > 0 else 'lower'})")
+    joint = [r["joint"] for r in fide]
+    slope, intercept = np.polyfit(rating - 2500, np.log([j.sensitivity for j in joint]), 1)
+    print(f"  SHIPPED_PRIOR_WEIGHT = {np.median([j.prior_weight for j in joint]):.2f}"
+          f"  SHIPPED_CONSISTENCY = {np.median([j.consistency for j in joint]):.2f}"
+          f"  SHIPPED_SENSITIVITY_LINE = ({intercept:.2f}, {slope:.6f}, 2500.0)"
+          f"  (Spearman of rating and the joint s: {spearman(list(rating), [j.sensitivity for j in joint]):+.2f},"
+          f" e^line at 2500: {math.exp(intercept):.4f})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

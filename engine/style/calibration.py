@@ -1,0 +1,142 @@
+"""The expert's calibrated choice: the style model's prior times the expert's error model
+(docs/strength.md).
+
+:func:`calibrate` fits the prior's weight, the sensitivity and the consistency together by
+likelihood on the positions of the casebase's error profile (:mod:`casebase.profile`): the
+moves the judge scored there, the expert's among them, and the model's prior over them. The
+result chooses among judged moves as the expert does (:meth:`Calibration.chances`), and
+:meth:`Calibration.at_rating` is the same model playing at another rating: the sensitivity
+that makes its expected loss on the expert's positions the loss the rating line gives.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+import chess
+import numpy as np
+
+from casebase.errormodel import PRIOR_FLOOR, ErrorModel, fit, losses
+from casebase.format import Casebase
+from casebase.profile import PHASES, Profile, decode_move, loss_at, phase, position, rating_of
+from engine.search.result import SearchResult
+from engine.style.model import StyleModel
+from engine.style.prior import Proposal
+
+#: Without a profile: the median over the shipped experts of their fitted prior weight and
+#: consistency, and the line of the log-sensitivity in rating through their fits
+#: (``python bench/bench_profiles.py`` prints both).
+SHIPPED_PRIOR_WEIGHT = 0.54
+SHIPPED_CONSISTENCY = 0.57
+SHIPPED_SENSITIVITY_LINE = (-3.76, -0.001934, 2500.0)  # ln s = a + b (rating - r0)
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The expert's error model with the prior, and the expert's own losses to compare moves with."""
+
+    model: ErrorModel
+    expert: str
+    #: The rating it plays at: the profile's implied rating, or the one asked for.
+    rating: float
+    #: Where the parameters come from, for the explanations.
+    source: str
+    #: The expert's own moves' losses in each phase (sorted), from the profile.
+    expert_losses: Mapping[str, np.ndarray]
+    #: The profile's positions (losses of the judged moves, the prior over them), for at_rating.
+    loss: np.ndarray | None = None
+    log_prior: np.ndarray | None = None
+
+    def chances(self, scores: Sequence[int], prior: Sequence[float]) -> np.ndarray:
+        """The chance of each judged move (scores in centipawns for the mover, prior as proposed)."""
+        loss = losses(np.asarray(scores, dtype=np.float64)[None])
+        log_prior = np.log(np.maximum(np.asarray(prior, dtype=np.float64), PRIOR_FLOOR))[None]
+        return self.model.probabilities(loss, log_prior)[0]
+
+    def how_often(self, loss: float, board: chess.Board, ply: int) -> tuple[str, float] | None:
+        """The phase of ``board`` and the share of the expert's moves there losing ``loss`` or more."""
+        name = phase(board, ply)
+        own = self.expert_losses.get(name)
+        if own is None or not len(own):
+            return None
+        return name, float(1 - np.searchsorted(own, loss - 1e-9) / len(own))
+
+    def at_rating(self, rating: float) -> Calibration:
+        """The same prior weight and consistency, with the sensitivity of a player of ``rating``."""
+        if self.loss is None:
+            a, b, r0 = SHIPPED_SENSITIVITY_LINE
+            model = replace(self.model, sensitivity=math.exp(a + b * (rating - r0)))
+        else:
+            model = _sensitivity_for(self.model, self.loss, self.log_prior, loss_at(rating))
+        return replace(self, model=model, rating=rating, source=f"{self.source}, set to {rating:.0f}")
+
+
+def _sensitivity_for(model: ErrorModel, loss: np.ndarray, log_prior: np.ndarray | None, target: float) -> ErrorModel:
+    """``model`` with the sensitivity whose expected loss on these positions is ``target``
+    (bisection in log s: the expected loss grows with s)."""
+    low, high = math.log(1e-5), math.log(10.0)
+    for _ in range(60):
+        middle = (low + high) / 2
+        if replace(model, sensitivity=math.exp(middle)).expected_loss(loss, log_prior) < target:
+            low = middle
+        else:
+            high = middle
+    return replace(model, sensitivity=math.exp((low + high) / 2))
+
+
+def shipped_calibration(expert: str) -> Calibration:
+    """For a casebase without a profile: the shipped experts' typical parameters (median rating 2500)."""
+    a, _, r0 = SHIPPED_SENSITIVITY_LINE
+    model = ErrorModel(math.exp(a), SHIPPED_CONSISTENCY, SHIPPED_PRIOR_WEIGHT)
+    return Calibration(model, expert, r0, "no error profile: the shipped experts' typical parameters", {})
+
+
+_CACHE: dict[tuple[object, ...], Calibration] = {}
+
+
+def calibrate(casebase: Casebase | None, model: StyleModel | None) -> Calibration:
+    """The expert's calibrated choice from the casebase's profile and ``model``'s prior (fitted
+    once per casebase file and model), or :func:`shipped_calibration` where there is no profile."""
+    profile = None if casebase is None else Profile.of(casebase)
+    if casebase is None or profile is None:
+        return shipped_calibration("the engine" if casebase is None else casebase.expert)
+    key = (str(casebase.path), profile.meta.get("fit", {}).get("sensitivity"), len(profile.rows),
+           None if model is None else str(model.path))
+    if key not in _CACHE:
+        _CACHE[key] = _fit(casebase, profile, model)
+    return _CACHE[key]
+
+
+def _fit(casebase: Casebase, profile: Profile, model: StyleModel | None) -> Calibration:
+    loss, chosen = profile.loss, profile.played.astype(np.int64)
+    log_prior = None
+    if model is not None:
+        log_prior = np.full(loss.shape, np.log(PRIOR_FLOOR))
+        boards = [position(casebase, int(row)) for row in profile.rows]
+        moves = [[decode_move(int(code)) for code in row if code] for row in profile.moves]
+        for i, prior in enumerate(model.priors(boards, moves)):
+            log_prior[i, :len(moves[i])] = np.log(np.maximum([prior[m] for m in moves[i]], PRIOR_FLOOR))
+    fitted = fit(loss, chosen, log_prior).model
+    lost = loss[np.arange(len(chosen)), chosen]
+    phases = profile.phases
+    own = {name: np.sort(lost[phases == name]) for name in PHASES}
+    source = (f"{casebase.expert}'s error profile ({len(chosen)} positions"
+              f"{', with the model' if model is not None else ''}: {fitted.describe()})")
+    return Calibration(fitted, casebase.expert, rating_of(fitted.expected_loss(loss, log_prior)), source, own,
+                       loss, log_prior)
+
+
+def judged_chances(calibration: Calibration, proposal: Proposal, result: SearchResult) -> dict[chess.Move, float]:
+    """The calibrated chance of each move the search or judge scored exactly, with the prior proposed."""
+    scored = {m: s.score for m, s in result.scores.items() if s.exact}
+    prior = [proposal.prior.get(m, proposal.model.get(m, 0.0)) for m in scored]
+    return dict(zip(scored, calibration.chances(list(scored.values()), prior).tolist(), strict=True))
+
+
+def choose(chances: Mapping[chess.Move, float], rng: np.random.Generator | None) -> chess.Move:
+    """A move drawn with ``chances`` (``rng`` None: the likeliest, the first among equals)."""
+    moves = list(chances)
+    p = np.array([chances[m] for m in moves])
+    return moves[int(np.argmax(p)) if rng is None else int(rng.choice(len(moves), p=p / p.sum()))]
