@@ -315,3 +315,19 @@ def test_the_fidelity_bench_plays_the_error_model_with_the_judge():
     assert settings.values("judged")["Selection"] == "argmax"
     assert all(settings.for_mode(mode).stockfish == "/sf" for mode in JUDGED_MODES)
     assert "Selection expert" in settings.describe("expert")
+
+
+def test_below_what_the_prior_allows_the_prior_weighs_less():
+    from engine.style.calibration import MAX_SENSITIVITY, Calibration
+
+    rng = np.random.default_rng(4)
+    loss = synthetic(500, 8, rng)
+    log_prior = np.log(np.sort(rng.dirichlet(np.ones(8), 500), axis=1)[:, ::-1])  # the prior likes the best moves
+    calibration = Calibration(ErrorModel(0.02, 0.6, 1.0), "X", 2500, "test", {}, loss, log_prior)
+    floor = ErrorModel(MAX_SENSITIVITY, 0.6, 1.0).expected_loss(loss, log_prior)  # the prior's choice alone
+    uniform = ErrorModel(MAX_SENSITIVITY, 0.6, 0.0).expected_loss(loss, log_prior)
+    rating = rating_of((floor + uniform) / 2)
+    weak = calibration.at_rating(rating).model
+    assert weak.sensitivity == MAX_SENSITIVITY and 0 < weak.prior_weight < 1
+    assert weak.expected_loss(loss, log_prior) == pytest.approx((floor + uniform) / 2, rel=1e-3)
+    assert calibration.at_rating(rating_of(0.8 * floor)).model.prior_weight == 1.0  # there s alone suffices

@@ -12,7 +12,7 @@ that makes its expected loss on the expert's positions the loss the rating line 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import chess
@@ -31,6 +31,8 @@ from engine.style.prior import Proposal
 SHIPPED_PRIOR_WEIGHT = 0.54
 SHIPPED_CONSISTENCY = 0.57
 SHIPPED_SENSITIVITY_LINE = (-3.76, -0.001934, 2500.0)  # ln s = a + b (rating - r0)
+#: The range at_rating searches for the sensitivity (expected score).
+MIN_SENSITIVITY, MAX_SENSITIVITY = 1e-5, 10.0
 
 
 @dataclass(frozen=True)
@@ -75,15 +77,26 @@ class Calibration:
 
 def _sensitivity_for(model: ErrorModel, loss: np.ndarray, log_prior: np.ndarray | None, target: float) -> ErrorModel:
     """``model`` with the sensitivity whose expected loss on these positions is ``target``
-    (bisection in log s: the expected loss grows with s)."""
-    low, high = math.log(1e-5), math.log(10.0)
+    (the expected loss grows with s). Where even the largest s loses less, the choice is the
+    prior's alone, and a weaker player is made by weakening the prior's weight too (down to 0:
+    any judged move alike)."""
+    def expected(**change: float) -> float:
+        return replace(model, **change).expected_loss(loss, log_prior)
+
+    if expected(sensitivity=MAX_SENSITIVITY) >= target:
+        s = math.exp(_bisect(lambda x: expected(sensitivity=math.exp(x)) < target,
+                             math.log(MIN_SENSITIVITY), math.log(MAX_SENSITIVITY)))
+        return replace(model, sensitivity=s)
+    weight = _bisect(lambda b: expected(sensitivity=MAX_SENSITIVITY, prior_weight=b) > target, 0.0, model.prior_weight)
+    return replace(model, sensitivity=MAX_SENSITIVITY, prior_weight=weight)
+
+
+def _bisect(below: Callable[[float], bool], low: float, high: float) -> float:
+    """Where ``below`` turns false between ``low`` (true) and ``high`` (false), to 60 halvings."""
     for _ in range(60):
         middle = (low + high) / 2
-        if replace(model, sensitivity=math.exp(middle)).expected_loss(loss, log_prior) < target:
-            low = middle
-        else:
-            high = middle
-    return replace(model, sensitivity=math.exp((low + high) / 2))
+        low, high = (middle, high) if below(middle) else (low, middle)
+    return (low + high) / 2
 
 
 def shipped_calibration(expert: str) -> Calibration:
