@@ -6,7 +6,7 @@ mistakes match the expert's?
 Every position of the runs (``python -m tournament fidelity --out``) from move 9 on is judged
 once by the judge at ``--depth``: its best score, and the score of each distinct move played
 there (the expert's and each mode's, one search with ``searchmoves``). Prints per mode and for
-the expert: the mean centipawn loss (clipped at 1000), the share of moves losing 50 cp or more,
+the player: the mean centipawn loss (clipped at 1000), the share of moves losing 50 cp or more,
 and of the judge's first choices, pooled over the runs, then the loss distribution side by side.
 """
 
@@ -28,6 +28,8 @@ sys.path.insert(0, str(ROOT))
 
 from casebase.profile import CP_LOSS_CLIP, FIRST_MOVE, MISTAKE_CP  # noqa: E402
 
+#: The row of the player's own moves.
+PLAYER = "the player (own moves)"
 #: The loss buckets of the distribution (centipawns, lower bounds).
 BUCKETS = (0, 1, 20, 50, 100, 300)
 
@@ -61,7 +63,8 @@ def main() -> int:
     try:
         for p in tqdm(positions, unit="pos", file=sys.stderr, leave=False):
             board = chess.Board(p["fen"])
-            played = {"expert": p["expert"], **{m: u for m, u in p["moves"].items() if u}}
+            # the player's own move is a row of its own: a mode is called "expert" too
+            played = {**{m: u for m, u in p["moves"].items() if u}, PLAYER: p["expert"]}
             moves = {chess.Move.from_uci(u) for u in played.values()} & set(board.legal_moves)
             if not moves:
                 continue
@@ -76,7 +79,7 @@ def main() -> int:
     print("| who | moves | mean loss cp | losing >= 50 cp % | no loss % | "
           + " | ".join(f">= {b} cp %" for b in BUCKETS[1:]) + " |")
     print("|---|---:|---:|---:|---:|" + "---:|" * (len(BUCKETS) - 1))
-    for who in ["expert", *modes]:
+    for who in [PLAYER, *modes]:
         x = np.array(lost[who])
         if not len(x):
             continue
