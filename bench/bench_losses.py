@@ -26,16 +26,13 @@ from tqdm import tqdm
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from casebase.profile import CP_LOSS_CLIP, FIRST_MOVE, MISTAKE_CP  # noqa: E402
+from casebase.judging import FIRST_MOVE, centipawns  # noqa: E402
+from casebase.profile import CP_LOSS_CLIP, MISTAKE_CP  # noqa: E402
 
 #: The row of the player's own moves.
 PLAYER = "the player (own moves)"
 #: The loss buckets of the distribution (centipawns, lower bounds).
 BUCKETS = (0, 1, 20, 50, 100, 300)
-
-
-def centipawns(score: chess.engine.PovScore) -> int:
-    return int(np.clip(score.relative.score(mate_score=100_000), -100_000, 100_000))
 
 
 def judge_moves(engine: chess.engine.SimpleEngine, board: chess.Board, moves: set[chess.Move],

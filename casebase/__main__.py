@@ -12,7 +12,8 @@ from casebase.builder import build
 from casebase.format import Casebase, CasebaseError
 from casebase.holdout import held_out_games, write_pgn
 from casebase.info import describe, summary
-from casebase.profile import DEPTH, MULTIPV, POSITIONS, Profile, ProfileError, Settings, describe_profile, make_profile
+from casebase.judging import DEPTH, MULTIPV, POSITIONS, ProfileError, Settings
+from casebase.profile import Profile, describe_profile, make_profile
 from casebase.selection import BuildError, Selection
 from common.cli import positive_int
 from common.paths import casebase_path

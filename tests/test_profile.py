@@ -16,18 +16,8 @@ from casebase.__main__ import main as casebase_main
 from casebase.errormodel import ErrorModel, expected_score, fit, losses, nelder_mead
 from casebase.format import Casebase, CasebaseError
 from casebase.info import describe
-from casebase.profile import (
-    Profile,
-    ProfileError,
-    Settings,
-    encode_move,
-    loss_at,
-    make_profile,
-    position,
-    rating_of,
-    sample,
-    store,
-)
+from casebase.judging import ProfileError, Settings, position, sample
+from casebase.profile import Profile, encode_move, loss_at, make_profile, rating_of, store
 from engine.style.calibration import calibrate, shipped_calibration
 
 SCRIPT = Path(__file__).resolve().parent / "scripted_engine.py"

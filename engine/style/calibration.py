@@ -20,7 +20,8 @@ import numpy as np
 
 from casebase.errormodel import PRIOR_FLOOR, ErrorModel, fit, losses
 from casebase.format import Casebase
-from casebase.profile import PHASES, Profile, decode_move, loss_at, phase, position, rating_of
+from casebase.judging import position
+from casebase.profile import PHASES, Profile, decode_move, loss_at, phase, rating_of
 from engine.search.result import SearchResult
 from engine.style.model import StyleModel
 from engine.style.prior import Proposal
