@@ -13,13 +13,15 @@ help:
 	@awk '/^## / {sub(/^## /, ""); i = index($$0, ":"); printf "  make %-18s %s\n", substr($$0, 1, i - 1), substr($$0, i + 2)}' $(MAKEFILE_LIST)
 
 
-## install: the virtual environment .venv with the runtime packages (no torch)
+## install: the virtual environment .venv with the runtime packages and the pictures' (no torch)
 install: $(STAMP)
 
+# The engine needs only the runtime packages (pip install .); the demo, the reports and the tests
+# draw pictures too: the extra plots (matplotlib).
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e .
+	$(PY) -m pip install -q -e '.[plots]'
 	touch $(STAMP)
 
 # The tests also need their tools, torch to train a tiny model, and Ray to start a local cluster.
@@ -53,28 +55,30 @@ casebases: $(CASEBASES)
 
 # Each carries its error profile, fitted from the shipped judged positions (data/profiles/, made by
 # make profiles) without a judge.
-casebases/%.npz: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) $(wildcard data/profiles/*.jsonl) | $(STAMP)
+# (PROFILE_CODE: the code that fits and stores it, whose change refits them.)
+PROFILE_CODE = $(wildcard profiling/*.py) engine/style/errormodel.py engine/style/rating.py engine/style/profile.py
+casebases/%.npz: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) $(PROFILE_CODE) $(wildcard data/profiles/*.jsonl) | $(STAMP)
 	$(PY) -m casebase build $< -o $@ \
 	    --player "$$(awk -F'\t' '$$1 == "$*" {print $$2}' data/experts.tsv)"
 	$(call PROFILE,$@,$*)
 
 # $(call PROFILE,casebase,id): the error profile from data/profiles/id.jsonl, where it exists.
-PROFILE = if [ -f data/profiles/$(2).jsonl ]; then $(PY) -m casebase profile $(1) --journal data/profiles/$(2).jsonl --quiet; fi
+PROFILE = if [ -f data/profiles/$(2).jsonl ]; then $(PY) -m profiling $(1) --journal data/profiles/$(2).jsonl --quiet; fi
 
 # The judged positions behind the shipped profiles: every expert's casebase and its held-out casebase
 # judged by JUDGE (Stockfish 15.1 made the shipped ones; about 5 minutes an expert on 2 cores).
 ## profiles: judge the shipped experts' own moves with Stockfish again (data/profiles/; an hour)
 profiles: install $(CASEBASES) $(LADDER:%=casebases/heldout/%.npz)
 	for id in $(patsubst casebases/%.npz,%,$(CASEBASES)); do \
-	    $(PY) -m casebase profile casebases/$$id.npz --judge $(JUDGE) --journal data/profiles/$$id.jsonl || exit 1; \
+	    $(PY) -m profiling casebases/$$id.npz --judge $(JUDGE) --journal data/profiles/$$id.jsonl || exit 1; \
 	    if [ -f casebases/heldout/$$id.npz ]; then \
-	        $(PY) -m casebase profile casebases/heldout/$$id.npz --judge $(JUDGE) --journal data/profiles/$$id.jsonl || exit 1; fi; \
+	        $(PY) -m profiling casebases/heldout/$$id.npz --judge $(JUDGE) --journal data/profiles/$$id.jsonl || exit 1; fi; \
 	done
 	$(PY) bench/bench_profiles.py casebases/*.npz
 
 ## profile-report: the picture of Carlsen's error profile beside the other shipped experts' (docs/strength/)
 profile-report: install casebases
-	$(PY) -m casebase profile casebases/carlsen-2800.npz --report docs/strength/profile-carlsen.png
+	$(PY) -m profiling casebases/carlsen-2800.npz --report docs/strength/profile-carlsen.png
 
 ## bench: the speed benchmarks' tables (build, retrieval, start-up, tournament, search, model, tables)
 bench: install
@@ -168,29 +172,29 @@ experiment: install casebases
 # (results/fidelity/summary.md and .png), and the personal prior against the generic model alone, paired.
 # About 10 minutes on 2 cores with the defaults, after 25 to make the held-out casebases' personal models.
 FIDELITY_POSITIONS ?= 200
-FIDELITY_MODES ?= pure generic prior search guided stockfish
+FIDELITY_MODES ?= pure generic prior alphabeta guided stockfish
 HELD_OUT := 0.15
 EXPERT_NAME = "$$(awk -F'\t' '$$1 == "$*" {print $$2}' data/experts.tsv)"
 
 ## fidelity: how often each mode plays the expert's own move on held-out games (10 minutes; personalising 25 more)
 fidelity: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldout/%.pgn) $(LADDER:%=casebases/heldout/%.model.npz)
 	for id in $(LADDER); do \
-	    $(PY) -m tournament fidelity --casebase casebases/heldout/$$id.npz --games casebases/heldout/$$id.pgn \
+	    $(PY) -m fidelity run --casebase casebases/heldout/$$id.npz --games casebases/heldout/$$id.pgn \
 	        --modes $(FIDELITY_MODES) --positions $(FIDELITY_POSITIONS) --out results/fidelity/$$id.json || exit 1; \
 	done
-	$(PY) -m tournament fidelity-summary $(LADDER:%=results/fidelity/%.json) --out results/fidelity/summary.md
-	$(PY) -m tournament fidelity-compare prior generic $(LADDER:%=results/fidelity/%.json)
+	$(PY) -m fidelity summary $(LADDER:%=results/fidelity/%.json) --out results/fidelity/summary.md
+	$(PY) -m fidelity compare prior generic $(LADDER:%=results/fidelity/%.json)
 
 # Each expert's personal model on each expert's held-out games (the models alone, no cases), into
 # results/personal/: the table and its heat map; then what every personal model gained on its
 # expert's latest games against the expert's games, as a table and a plot (a few minutes).
 ## personal-table: the cross-expert table of personal models (heat map), and their gains (plot)
 personal-table: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldout/%.pgn) $(LADDER:%=casebases/heldout/%.model.npz)
-	$(PY) -m tournament personal-table $(LADDER:%=casebases/heldout/%.npz) --out results/personal/table.md
-	$(PY) -m tournament personal-gains $(wildcard engine/style/models/personal/*.npz) --out results/personal/gains.md
+	$(PY) -m fidelity personal-table $(LADDER:%=casebases/heldout/%.npz) --out results/personal/table.md
+	$(PY) -m fidelity personal-gains $(wildcard engine/style/models/personal/*.npz) --out results/personal/gains.md
 
 # The outside judge (search.md §7): guided mode's proposals judged by JUDGE at depth 10 ("judged"),
-# the error model's likeliest move and its draw among them ("likely", "expert"; strength.md) and
+# the error model's likeliest move and its draw among them ("likely", "calibrated"; strength.md) and
 # JUDGE alone at depth 10 ("stockfish"), on make fidelity's positions, into results/judge/; then
 # the table and the paired differences judged - stockfish and likely - judged. About 8 minutes.
 JUDGE ?= /usr/games/stockfish
@@ -198,12 +202,12 @@ JUDGE ?= /usr/games/stockfish
 ## fidelity-judge: the same with a Stockfish judge, the error model's choices, and Stockfish alone (8 minutes)
 fidelity-judge: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldout/%.pgn) $(LADDER:%=casebases/heldout/%.model.npz)
 	for id in $(LADDER); do \
-	    $(PY) -m tournament fidelity --casebase casebases/heldout/$$id.npz --games casebases/heldout/$$id.pgn \
-	        --modes judged likely expert stockfish --judge $(JUDGE) --positions $(FIDELITY_POSITIONS) --out results/judge/$$id.json || exit 1; \
+	    $(PY) -m fidelity run --casebase casebases/heldout/$$id.npz --games casebases/heldout/$$id.pgn \
+	        --modes judged likely calibrated stockfish --judge $(JUDGE) --positions $(FIDELITY_POSITIONS) --out results/judge/$$id.json || exit 1; \
 	done
-	$(PY) -m tournament fidelity-summary $(LADDER:%=results/judge/%.json) --out results/judge/summary.md
-	$(PY) -m tournament fidelity-compare judged stockfish $(LADDER:%=results/judge/%.json)
-	$(PY) -m tournament fidelity-compare likely judged $(LADDER:%=results/judge/%.json)
+	$(PY) -m fidelity summary $(LADDER:%=results/judge/%.json) --out results/judge/summary.md
+	$(PY) -m fidelity compare judged stockfish $(LADDER:%=results/judge/%.json)
+	$(PY) -m fidelity compare likely judged $(LADDER:%=results/judge/%.json)
 
 # Where guided mode's fidelity comes from (prior, search, their combination) and the most a
 # perfect choice among its sound proposals could reach, on make fidelity's positions. ~6 minutes.
@@ -211,7 +215,7 @@ fidelity-judge: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases
 fidelity-ceiling: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldout/%.pgn)
 	$(PY) bench/bench_fidelity_ceiling.py --positions $(FIDELITY_POSITIONS)
 
-casebases/heldout/%.npz: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) $(wildcard data/profiles/*.jsonl) | $(STAMP)
+casebases/heldout/%.npz: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) $(PROFILE_CODE) $(wildcard data/profiles/*.jsonl) | $(STAMP)
 	$(PY) -m casebase build $< -o $@ --exclude-latest $(HELD_OUT) --player $(EXPERT_NAME)
 	$(call PROFILE,$@,$*)
 
@@ -242,7 +246,7 @@ ladder: install casebases
 	$(PY) bench/bench_ladder.py --elos $(LADDER_ELOS) --games $(LADDER_GAMES) --tc $(LADDER_TC) --judge $(JUDGE) \
 	    --plot docs/strength/ladder.png $(LADDER_ARGS)
 	$(PY) -m tournament run --casebases $(LADDER:%=casebases/%.npz) --mode guided --configs balanced \
-	    --rounds $(CALIBRATED_ROUNDS) --tc $(LADDER_TC) --judge $(JUDGE) --option Selection=expert --out results/calibrated
+	    --rounds $(CALIBRATED_ROUNDS) --tc $(LADDER_TC) --judge $(JUDGE) --option Selection=calibrated --out results/calibrated
 
 ## clean: remove the environment and everything built
 clean:

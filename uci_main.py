@@ -17,6 +17,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from engine.agents import defaults as agent_defaults
 from engine.agents.modes import (
     MODE_ALIASES,
     MODES,
@@ -42,7 +43,7 @@ def parse_args(argv: list[str] | None = None) -> dict[str, str]:
         choices=[*MODES, *MODE_ALIASES],
         help="how to play: "
         + "; ".join(f"{name}, {mode.summary}" for name, mode in MODES.items())
-        + f" (default: {next(iter(MODES))})",
+        + f" (default: {agent_defaults.MODE})",
     )
     parser.add_argument(
         "--weights",

@@ -24,7 +24,7 @@ import chess.pgn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from casebase.builder import build  # noqa: E402
-from casebase.selection import Selection  # noqa: E402
+from casebase.games import GameFilter  # noqa: E402
 
 DEFAULT_PGN = Path(__file__).resolve().parents[1] / "data" / "masters-2500plus.pgn.gz"
 TARGET_ONE_WORKER = 0.70  # builder with 1 worker / bare parse
@@ -72,7 +72,7 @@ def main() -> int:
         return 0
     cores = os.cpu_count() or 1
     text, games = first_games(args.pgn, args.games)
-    selection = Selection(all_players=True)
+    selection = GameFilter(all_players=True)
     with tempfile.TemporaryDirectory() as tmp:
         pgn = Path(tmp) / "games.pgn"
         pgn.write_text(text, encoding="utf-8")

@@ -6,7 +6,7 @@ Needs the held-out casebases and games of ``make fidelity`` (casebases/heldout/)
 (``/usr/games/stockfish``) for its rows, which are left out when it is missing.
 
 On the same positions as ``make fidelity`` (every expert's held-out moves, sampled with
-:func:`tournament.fidelity.spread`, each agent seeded as there), the casebase proposes (the 256
+:func:`fidelity.positions.spread`, each agent seeded as there), the casebase proposes (the 256
 nearest cases, adapted as in pure mode) and one search of ``--nodes`` nodes scores every root
 move exactly down to 200 cp below the best, for all the proposed moves and the expert's own.
 From that one search per position, without searching again, the table shows:
@@ -49,15 +49,17 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from casebase.format import Casebase  # noqa: E402
+from casebase.phases import PHASES  # noqa: E402
+from common.stats import wilson  # noqa: E402
 from engine.agents.guided import GuidedAgent  # noqa: E402
 from engine.cbr.adaptation import candidate_moves  # noqa: E402
 from engine.cbr.weights import WEIGHT_CONFIGS  # noqa: E402
 from engine.search.alphabeta import Searcher  # noqa: E402
 from engine.search.scores import MATE  # noqa: E402
 from engine.style.prior import AdaptedCase, vote_shares  # noqa: E402
-from tournament.fidelity import DEFAULT_STOCKFISH, open_engine, position_seed, spread  # noqa: E402
-from tournament.heldout import PHASES, Position, plain_uci, read_positions  # noqa: E402
-from tournament.stats import wilson  # noqa: E402
+from fidelity.positions import Position, plain_uci, read_positions, spread  # noqa: E402
+from fidelity.replay import open_engine, position_seed  # noqa: E402
+from fidelity.settings import DEFAULT_GUIDED_NODES, DEFAULT_STOCKFISH  # noqa: E402
 
 HELD_OUT = ROOT / "casebases" / "heldout"
 RETRIEVED = 256
@@ -152,7 +154,8 @@ def share(hits: list[bool], interval: bool = False) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--positions", type=int, default=200, help="per expert (default 200)")
-    parser.add_argument("--nodes", type=int, default=10_000, help="search nodes per position")
+    parser.add_argument("--nodes", type=int, default=DEFAULT_GUIDED_NODES,
+                        help=f"search nodes per position (default {DEFAULT_GUIDED_NODES}, the fidelity bench's)")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
     casebases = sorted(HELD_OUT.glob("*.npz"))

@@ -26,8 +26,10 @@ from tqdm import tqdm
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from casebase.judging import FIRST_MOVE, centipawns  # noqa: E402
-from casebase.profile import CP_LOSS_CLIP, MISTAKE_CP  # noqa: E402
+from engine.outside.launch import launch  # noqa: E402
+from engine.search.scores import from_pov_score  # noqa: E402
+from engine.style.profile import CP_LOSS_CLIP, MISTAKE_CP  # noqa: E402
+from profiling.judging import FIRST_MOVE  # noqa: E402
 
 #: The row of the player's own moves.
 PLAYER = "the player (own moves)"
@@ -38,9 +40,9 @@ BUCKETS = (0, 1, 20, 50, 100, 300)
 def judge_moves(engine: chess.engine.SimpleEngine, board: chess.Board, moves: set[chess.Move],
                 depth: int) -> dict[chess.Move, int]:
     """Each move's loss (centipawns) against the judge's best at ``depth``."""
-    best = centipawns(engine.analyse(board, chess.engine.Limit(depth=depth))["score"])
+    best = from_pov_score(engine.analyse(board, chess.engine.Limit(depth=depth))["score"].relative)
     infos = engine.analyse(board, chess.engine.Limit(depth=depth), multipv=len(moves), root_moves=list(moves))
-    scores = {info["pv"][0]: centipawns(info["score"]) for info in infos if info.get("pv") and "score" in info}
+    scores = {info["pv"][0]: from_pov_score(info["score"].relative) for info in infos if info.get("pv") and "score" in info}
     return {m: int(np.clip(max(best, scores[m]) - scores[m], 0, CP_LOSS_CLIP)) for m in moves if m in scores}
 
 
@@ -56,7 +58,7 @@ def main() -> int:
         positions += [p for p in data["positions"] if p["ply"] >= 2 * (FIRST_MOVE - 1)]
     modes = sorted({m for p in positions for m in p["moves"]})
     lost: dict[str, list[int]] = defaultdict(list)
-    engine = chess.engine.SimpleEngine.popen_uci([args.judge])
+    engine = launch([args.judge])
     try:
         for p in tqdm(positions, unit="pos", file=sys.stderr, leave=False):
             board = chess.Board(p["fen"])

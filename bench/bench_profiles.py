@@ -2,12 +2,12 @@
 
     python bench/bench_profiles.py casebases/*.npz
 
-For every casebase with an error profile (``python -m casebase profile``): its rating (the
+For every casebase with an error profile (``python -m profiling``): its rating (the
 median of the expert's own ratings in its games), the judged positions, the mean centipawn loss,
 the share of mistakes and of the judge's first choices, Regan's two parameters fitted alone, the
 rating they imply and, with the casebase's style model (option Model auto), the three parameters
 of the calibrated choice (engine.style.calibration). Then, over the FIDE-rated experts
-(data/experts.tsv): the rating line of casebase/profile.py (RATING_LINE, RATING_SPREAD) fitted
+(data/experts.tsv): the rating line of engine/style/rating.py (RATING_LINE, RATING_SPREAD) fitted
 anew, the Spearman correlations of rating with each statistic, and the shipped parameters of
 engine/style/calibration.py (SHIPPED_*) as they come out of these fits.
 """
@@ -26,11 +26,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from casebase.format import Casebase  # noqa: E402
-from casebase.profile import Profile, rating_of  # noqa: E402
+from common.stats import spearman  # noqa: E402
 from engine.style.calibration import calibrate  # noqa: E402
 from engine.style.model import StyleModel  # noqa: E402
 from engine.style.personal import choose_model  # noqa: E402
-from tournament.elo import spearman  # noqa: E402
+from engine.style.profile import Profile  # noqa: E402
+from engine.style.rating import rating_of  # noqa: E402
 
 
 def systems() -> dict[str, str]:

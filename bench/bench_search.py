@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from casebase.builder import build  # noqa: E402
-from casebase.selection import Selection  # noqa: E402
+from casebase.games import GameFilter  # noqa: E402
 from engine.agents.guided import GuidedAgent  # noqa: E402
 from engine.cbr.weights import WEIGHT_CONFIGS  # noqa: E402
 from engine.search.alphabeta import Searcher  # noqa: E402
@@ -94,7 +94,7 @@ def key_table() -> None:
 
 
 def guided_table() -> None:
-    casebase = build([ROOT / "data" / "experts" / "kosteniuk-2200.pgn"], Selection("Alexandra Kosteniuk"),
+    casebase = build([ROOT / "data" / "experts" / "kosteniuk-2200.pgn"], GameFilter("Alexandra Kosteniuk"),
                      workers=1, progress=False)
     print(f"\nGuided moves, Kosteniuk's casebase ({len(casebase)} cases), 64 neighbours, 12 plies"
           " from the start\n")

@@ -1,20 +1,18 @@
-"""Command line: ``python -m casebase build|holdout|info|book|profile`` (``--help`` on each)."""
+"""Command line: ``python -m casebase build|holdout|info|book`` (``--help`` on each; the error
+profile is ``python -m profiling``)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from casebase.book import DEFAULT_MAX_PLY, write_book
 from casebase.builder import build
 from casebase.format import Casebase, CasebaseError
+from casebase.games import BuildError, GameFilter
 from casebase.holdout import held_out_games, write_pgn
 from casebase.info import describe, summary
-from casebase.judging import DEPTH, MULTIPV, POSITIONS, ProfileError, Settings
-from casebase.profile import Profile, describe_profile, make_profile
-from casebase.selection import BuildError, Selection
 from common.cli import positive_int
 from common.paths import casebase_path
 
@@ -35,8 +33,8 @@ def _add_selection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
 
 
-def _selection(args: argparse.Namespace, **extra: object) -> Selection:
-    return Selection(
+def _selection(args: argparse.Namespace, **extra: object) -> GameFilter:
+    return GameFilter(
         player=args.player or "", exact_name=args.exact_name, all_players=args.all_players,
         min_elo=args.min_elo, max_elo=args.max_elo, **extra,  # type: ignore[arg-type]
     )
@@ -71,24 +69,6 @@ def _book(args: argparse.Namespace) -> None:
     print(f"{casebase.expert}: {entries} moves in {len(book.games)} positions from the first {args.max_ply}"
           f" half-moves of {book.read} games ({book.read - book.replayed} cut short where their cases do not"
           f" chain from the standard start); written to {args.output}.")
-
-
-def _profile(args: argparse.Namespace) -> None:
-    path = casebase_path(args.casebase)
-    casebase = Casebase.load(path)
-    settings = Settings(positions=args.positions, depth=args.depth, multipv=args.multipv, seed=args.seed)
-    existing = Profile.of(casebase)
-    if not (args.report and existing is not None and args.judge is None and args.journal is None):
-        make_profile(casebase, settings, args.judge, args.journal, progress=not args.quiet)
-        casebase = Casebase.load(path)
-        if not args.quiet:
-            print(f"{casebase.expert}: error profile {describe_profile(casebase)}; written to {path}.")
-    if args.report:
-        from casebase.report import draw_report
-
-        draw_report(casebase, args.report)
-        if not args.quiet:
-            print(f"report written to {args.report}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -131,38 +111,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                              help="weigh a move by the expert's points with it (2 a win, 1 a draw, 0 a loss)")
     book_parser.set_defaults(run=_book)
 
-    profile_parser = commands.add_parser(
-        "profile", help="judge the expert's own moves with a UCI engine and fit the error model",
-        description="A seeded sample of the expert's positions (from move 9) is judged by the engine: its best"
-                    " moves and the expert's, at a fixed depth. Each finished position is kept in a journal, so a"
-                    " stopped or failed run goes on where it stopped when run again. The fitted error model and"
-                    " the rating it implies are stored in the casebase (casebase info shows them).")
-    profile_parser.add_argument("casebase", metavar="FILE.npz")
-    profile_parser.add_argument("--judge", metavar="PATH", help="a UCI engine (e.g. /usr/games/stockfish); needed"
-                                " unless the journal already holds every position")
-    profile_parser.add_argument("--positions", type=positive_int, default=POSITIONS, metavar="N",
-                                help=f"positions to judge (default {POSITIONS})")
-    profile_parser.add_argument("--depth", type=positive_int, default=DEPTH, help=f"the judge's depth (default {DEPTH})")
-    profile_parser.add_argument("--multipv", type=positive_int, default=MULTIPV, metavar="K",
-                                help=f"the judge's best moves scored besides the expert's (default {MULTIPV})")
-    profile_parser.add_argument("--seed", type=int, default=0, help="which positions are drawn (default 0)")
-    profile_parser.add_argument("--journal", type=Path, metavar="FILE.jsonl",
-                                help="where the judged positions are kept (default FILE.profile.jsonl beside the"
-                                     " casebase, removed once the profile is stored; a named one is kept)")
-    profile_parser.add_argument("--report", type=Path, metavar="OUT.png",
-                                help="draw the profile beside the other casebases' of its folder")
-    profile_parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
-    profile_parser.set_defaults(run=_profile)
-
     args = parser.parse_args(argv)
     try:
         args.run(args)
-    except (BuildError, CasebaseError, ProfileError) as exc:
+    except (BuildError, CasebaseError) as exc:
         print(f"casebase: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("casebase: interrupted; nothing written (a profile's judged positions are kept in its journal)",
-              file=sys.stderr)
+        print("casebase: interrupted; nothing written", file=sys.stderr)
         return 130
     return 0
 

@@ -22,15 +22,15 @@ from tqdm import tqdm
 
 from casebase.chunks import CANDIDATE, OUTCOMES, Chunk, ParsedGame, parse_chunk
 from casebase.format import GAME_TEXT_COLUMNS, Casebase
-from casebase.names import closest_names
-from casebase.selection import (
+from casebase.games import (
     BEYOND_MAX_GAMES,
     HELD_OUT,
     WITHOUT_EXPERT,
     BuildError,
-    Selection,
-    held_out,
+    GameFilter,
+    latest,
 )
+from casebase.names import closest_names
 from casebase.sources import Source, chunk_bounds, read_source
 
 #: Most characters of PGN per chunk (a worker's task); inputs are cut finer when that gives
@@ -46,7 +46,7 @@ R = TypeVar("R")
 class Collection:
     """The games of a build's input, merged in file order, before the global selection."""
 
-    selection: Selection
+    selection: GameFilter
     sources: list[Source]
     games_read: list[int]  # per source
     outcomes: Counter[str]  # how many games each per-game decision other than candidate took
@@ -68,7 +68,7 @@ class Collection:
         decisions: list[str | None] = [None] * len(self.games)
         if selection.exclude_latest:
             dates = [game.tags[GAME_TEXT_COLUMNS.index("date")] for _, game in self.games]
-            decisions = [HELD_OUT if out else None for out in held_out(dates, selection.exclude_latest)]
+            decisions = [HELD_OUT if out else None for out in latest(dates, selection.exclude_latest)]
         if selection.max_games is not None:
             kept = [i for i, decision in enumerate(decisions) if decision is None]
             for i in kept[selection.max_games:]:
@@ -92,7 +92,7 @@ class Collection:
 
 def collect(
     paths: Sequence[str | os.PathLike[str]],
-    selection: Selection,
+    selection: GameFilter,
     *,
     workers: int | None = None,
     progress: bool | None = None,
@@ -132,7 +132,7 @@ def collect(
 class _Merge:
     """Joins chunk results in file order, turning chunk-relative numbers into file ones."""
 
-    def __init__(self, selection: Selection, sources: list[Source]) -> None:
+    def __init__(self, selection: GameFilter, sources: list[Source]) -> None:
         self.selection = selection
         self.sources = sources
         self.games_read = [0] * len(sources)
@@ -206,7 +206,7 @@ def _parallel_map(
 
 def build(
     paths: Sequence[str | os.PathLike[str]],
-    selection: Selection,
+    selection: GameFilter,
     *,
     workers: int | None = None,
     progress: bool | None = None,

@@ -12,13 +12,13 @@ import chess
 import chess.pgn
 
 from casebase.format import GAME_TEXT_COLUMNS
-from casebase.selection import (
+from casebase.games import (
     BOTH_MATCH,
     ELO_FILTERED,
     VARIANT_SKIPPED,
     WITHOUT_EXPERT,
     Candidate,
-    Selection,
+    GameFilter,
     classify,
 )
 
@@ -58,7 +58,7 @@ class Chunk:
 class CaseVisitor(chess.pgn.BaseVisitor[bool]):
     """Records the expert's moves of a game as they are read, without building a game tree."""
 
-    def __init__(self, selection: Selection, chunk: Chunk) -> None:
+    def __init__(self, selection: GameFilter, chunk: Chunk) -> None:
         self.selection = selection
         self.matcher = selection.matcher()
         self.chunk = chunk
@@ -140,7 +140,7 @@ class CaseVisitor(chess.pgn.BaseVisitor[bool]):
         return True  # read_game returns None only at the end of the input
 
 
-def parse_chunk(task: tuple[str, Selection]) -> Chunk:
+def parse_chunk(task: tuple[str, GameFilter]) -> Chunk:
     """Parse one chunk of whole games (runs in a worker process)."""
     text, selection = task
     chunk = Chunk()

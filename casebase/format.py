@@ -1,7 +1,7 @@
 """The casebase file: one expert's cases in an ``.npz``, and the :class:`Casebase` that reads it.
 
 Layout (format ``cbr-chess-casebase``, version 2). N cases, G source games, P positions of
-the error profile (version 2; absent until ``python -m casebase profile`` has made one):
+the error profile (version 2; absent until ``python -m profiling`` has made one):
 
 =====================  ===========  ==================================================
 array                  dtype/shape  meaning
@@ -23,14 +23,16 @@ games_<column>         G            White, Black, Date, Event, Site, Result (str
                                     index (int32, game's index in its source file),
                                     source (int32, index into meta["sources"])
 profile_row            int32 P      the case each analysed position is (its row)
-profile_moves          uint16 P×K   moves the judge scored, from | to << 6 | promotion << 12
-                                    (0: no move), best first
+profile_moves          uint16 P×K   moves the judge scored (:func:`encode_move`: from |
+                                    to << 6 | promotion << 12; 0: no move), best first
 profile_scores         int32 P×K    their scores, centipawns for the mover (mates clipped)
 profile_played         int16 P      the column of the expert's own move
 =====================  ===========  ==================================================
 
 ``meta["profile"]`` then says how the positions were judged and what was fitted
-(:mod:`casebase.profile`). Version 1 files are read as they are: they have no profile.
+(:mod:`engine.style.profile` reads them, :mod:`profiling` makes them). Version 1 files are read
+as they are: they have no profile. The arrays' dtypes and the checks they pass are
+:mod:`casebase.checks`.
 
 Files are plain (stored, uncompressed) zip members so that :meth:`Casebase.load` can
 memory-map the large arrays, and are written with fixed zip timestamps so that the same
@@ -50,45 +52,15 @@ from typing import Any
 import chess
 import numpy as np
 
+from casebase.checks import BITBOARDS, CASE_DTYPES, GAME_COLUMNS, GAME_TEXT_COLUMNS, PROFILE_DTYPES, CasebaseError, check
 from common.files import atomic_file
+
+__all__ = ["BITBOARDS", "FORMAT_NAME", "FORMAT_VERSION", "GAME_COLUMNS", "GAME_TEXT_COLUMNS", "PROFILE_DTYPES",
+           "CaseSource", "Casebase", "CasebaseError", "decode_board", "decode_move", "encode_board", "encode_move"]
 
 FORMAT_NAME = "cbr-chess-casebase"
 FORMAT_VERSION = 2
-
-#: Order of the eight bitboards of a position in ``boards``.
-BITBOARDS = ("white", "black", "pawns", "knights", "bishops", "rooks", "queens", "kings")
-
-#: Columns of the games table, with their dtype kind.
-GAME_TEXT_COLUMNS = ("white", "black", "date", "event", "site", "result")
-GAME_COLUMNS: dict[str, Any] = {
-    **{name: np.str_ for name in GAME_TEXT_COLUMNS},
-    "expert_white": np.bool_,
-    "expert_elo": np.int32,
-    "index": np.int32,
-    "source": np.int32,
-}
-
-_CASE_DTYPES = {
-    "boards": np.uint64,
-    "turn": np.bool_,
-    "from_square": np.uint8,
-    "to_square": np.uint8,
-    "promotion": np.uint8,
-    "game": np.int32,
-    "ply": np.int32,
-}
-#: The error profile's arrays (version 2), all present or none.
-PROFILE_DTYPES = {
-    "profile_row": np.int32,
-    "profile_moves": np.uint16,
-    "profile_scores": np.int32,
-    "profile_played": np.int16,
-}
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
-
-
-class CasebaseError(Exception):
-    """A casebase file is missing, damaged, foreign or inconsistent; the message says which."""
 
 
 def encode_board(board: chess.BaseBoard) -> np.ndarray:
@@ -124,6 +96,16 @@ def decode_board(bitboards: np.ndarray, turn: bool) -> chess.Board:
     assert (white | black) == board.occupied
     board.turn = bool(turn)
     return board
+
+
+def encode_move(move: chess.Move) -> int:
+    """A move as the profile stores it: from | to << 6 | promotion << 12 (never 0: 0 is no move)."""
+    return move.from_square | move.to_square << 6 | (move.promotion or 0) << 12
+
+
+def decode_move(code: int) -> chess.Move:
+    """The move of :func:`encode_move`'s ``code``."""
+    return chess.Move(code & 63, code >> 6 & 63, (code >> 12) or None)
 
 
 @dataclass(frozen=True)
@@ -178,7 +160,7 @@ class Casebase:
         self.games = games
         self.meta = meta
         self.path = path
-        #: The error profile's arrays (PROFILE_DTYPES), or None (see casebase.profile).
+        #: The error profile's arrays (PROFILE_DTYPES), or None (read by engine.style.profile).
         self.profile = profile
         self.validate()
 
@@ -217,7 +199,7 @@ class Casebase:
                 if version < 1:
                     raise CasebaseError(f"{path}: invalid format version {version}")
                 arrays: dict[str, np.ndarray] = {}
-                for name in [*_CASE_DTYPES, "meta", *(f"games_{c}" for c in GAME_COLUMNS)]:
+                for name in [*CASE_DTYPES, "meta", *(f"games_{c}" for c in GAME_COLUMNS)]:
                     if name not in members:
                         raise CasebaseError(f"{path}: missing array {name!r}")
                     member = members[name]
@@ -246,95 +228,15 @@ class Casebase:
             raise CasebaseError(f"{path}: {exc}") from exc
 
     def validate(self) -> None:
-        """Check dtypes, shapes and invariants; raise :class:`CasebaseError` on the first fault."""
-        n = len(self.turn) if getattr(self.turn, "ndim", 0) == 1 else -1
-        for name, dtype in _CASE_DTYPES.items():
-            array = getattr(self, name)
-            if not isinstance(array, np.ndarray) or array.dtype != dtype:
-                got = getattr(array, "dtype", type(array).__name__)
-                raise CasebaseError(f"array {name!r} has dtype {got}, expected {np.dtype(dtype)}")
-            shape = (n, len(BITBOARDS)) if name == "boards" else (n,)
-            if array.shape != shape:
-                raise CasebaseError(f"array {name!r} has shape {array.shape}, expected {shape}")
-        g = len(self.games["index"]) if "index" in self.games else -1
-        for column, kind in GAME_COLUMNS.items():
-            array = self.games.get(column)
-            if array is None:
-                raise CasebaseError(f"games table has no column {column!r}")
-            if array.shape != (g,) or not np.issubdtype(array.dtype, kind):
-                raise CasebaseError(
-                    f"games column {column!r} has dtype {array.dtype} and shape {array.shape},"
-                    f" expected {np.dtype(kind).kind} of shape {(g,)}"
-                )
-        for key in ("expert", "counts", "sources"):
-            if key not in self.meta:
-                raise CasebaseError(f"metadata has no {key!r}")
-        self._validate_counts(n, g)
-        self._validate_profile(n)
-        if n == 0:
-            return
-        if self.from_square.max() > 63 or self.to_square.max() > 63:
-            raise CasebaseError("a move square lies outside 0..63")
-        if not np.isin(self.promotion, (0, 2, 3, 4, 5)).all():
-            raise CasebaseError("a promotion piece is not 0 or a piece type 2..5")
-        if self.game.min() < 0 or self.game.max() >= g:
-            raise CasebaseError(f"a case names a game outside the games table (0..{g - 1})")
-        if self.ply.min() < 0:
-            raise CasebaseError("a case has a negative ply")
-        self._validate_boards()
+        """Check dtypes, shapes and invariants (:func:`casebase.checks.check`); raise
+        :class:`CasebaseError` on the first fault."""
+        check({name: getattr(self, name) for name in CASE_DTYPES}, self.games, self.meta, self.profile)
 
-    def _validate_counts(self, n: int, g: int) -> None:
-        """The metadata's counts must describe these arrays (a file edited or mixed up is not)."""
-        counts = self.meta["counts"]
-        if not isinstance(counts, dict):
-            raise CasebaseError("metadata counts are not a JSON object")
-        white = int(np.count_nonzero(self.turn))
-        actual = {"cases_white": white, "cases_black": n - white, "games_used": g}
-        for key, value in actual.items():
-            if key in counts and counts[key] != value:
-                raise CasebaseError(
-                    f"metadata says {counts[key]} {key.replace('_', ' ')}, the arrays hold {value}"
-                )
-
-    def _validate_profile(self, n: int) -> None:
-        if self.profile is None:
-            if "profile" in self.meta:
-                raise CasebaseError("metadata describes an error profile whose arrays are missing")
-            return
-        if not isinstance(self.meta.get("profile"), dict):
-            raise CasebaseError("error profile arrays without their description in the metadata")
-        p = len(self.profile["profile_row"])
-        k = self.profile["profile_moves"].shape[-1] if self.profile["profile_moves"].ndim == 2 else -1
-        for name, dtype in PROFILE_DTYPES.items():
-            array = self.profile[name]
-            shape = (p, k) if name in ("profile_moves", "profile_scores") else (p,)
-            if array.dtype != dtype or array.shape != shape:
-                raise CasebaseError(f"profile array {name!r} has dtype {array.dtype} and shape {array.shape},"
-                                    f" expected {np.dtype(dtype)} of shape {shape}")
-        rows, played = self.profile["profile_row"], self.profile["profile_played"]
-        if p and (rows.min() < 0 or rows.max() >= n):
-            raise CasebaseError(f"the error profile names a case outside 0..{n - 1}")
-        if p and (played.min() < 0 or played.max() >= k
-                  or (self.profile["profile_moves"][np.arange(p), played] == 0).any()):
-            raise CasebaseError("the error profile's played move is not among its judged moves")
-
-    def _validate_boards(self) -> None:
-        b = np.asarray(self.boards)
-        white, black, types = b[:, 0], b[:, 1], b[:, 2:]
-        if (white & black).any():
-            raise CasebaseError("a square is both white and black")
-        union = np.bitwise_or.reduce(types, axis=1)
-        total = np.bitwise_count(types).sum(axis=1, dtype=np.int64)
-        if (union != white | black).any() or (total != np.bitwise_count(union)).any():
-            raise CasebaseError("piece bitboards do not match the colour bitboards")
-        bit = np.left_shift(np.uint64(1), self.from_square.astype(np.uint64))
-        mover = np.where(self.turn, white, black)
-        if ((mover & bit) == 0).any():
-            bad = int(np.flatnonzero((mover & bit) == 0)[0])
-            raise CasebaseError(
-                f"case {bad}: no piece of the side to move on the move's from square"
-                " (colours inconsistent)"
-            )
+    def with_profile(self, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> Casebase:
+        """The same cases with the error profile ``arrays`` (:data:`PROFILE_DTYPES`) and its ``meta``
+        (``meta["profile"]``), checked; not yet written (:meth:`save`)."""
+        return Casebase(**{name: np.asarray(getattr(self, name)) for name in CASE_DTYPES}, games=self.games,
+                        meta={**self.meta, "profile": meta}, path=self.path, profile=arrays)
 
     # -- writing ---------------------------------------------------------------------
 
@@ -345,7 +247,7 @@ class Casebase:
             "format": np.array(FORMAT_NAME),
             "version": np.array(FORMAT_VERSION, dtype=np.int64),
             "meta": np.array(json.dumps(self.meta, sort_keys=True, ensure_ascii=False)),
-            **{name: np.ascontiguousarray(getattr(self, name)) for name in _CASE_DTYPES},
+            **{name: np.ascontiguousarray(getattr(self, name)) for name in CASE_DTYPES},
             **{f"games_{c}": np.ascontiguousarray(self.games[c]) for c in GAME_COLUMNS},
             **{name: np.ascontiguousarray(array) for name, array in (self.profile or {}).items()},
         }

@@ -11,13 +11,13 @@ import os
 from collections.abc import Sequence
 
 from casebase.builder import collect
-from casebase.selection import HELD_OUT, BuildError, Selection
+from casebase.games import HELD_OUT, BuildError, GameFilter
 from common.files import atomic_file
 
 
 def held_out_games(
     paths: Sequence[str | os.PathLike[str]],
-    selection: Selection,
+    selection: GameFilter,
     *,
     workers: int | None = None,
     progress: bool | None = None,

@@ -1,4 +1,4 @@
-"""Describing a casebase in words: the build summary and ``python -m casebase info``."""
+"""Describing a casebase in words: the build summary, its error profile's line, and ``python -m casebase info``."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from collections import Counter
 import numpy as np
 
 from casebase.format import Casebase
-from casebase.profile import describe_profile
 
 
 def summary(casebase: Casebase) -> str:
@@ -72,6 +71,20 @@ def _san(casebase: Casebase, i: int) -> str:
 def distinct_positions(casebase: Casebase) -> int:
     """Number of different (pieces, side to move) positions among the cases."""
     return len(np.unique(_rows(casebase.boards, casebase.turn))) if len(casebase) else 0
+
+
+def describe_profile(casebase: Casebase) -> str:
+    """The ``error profile:`` line: what ``meta["profile"]`` says of the fit and the judged moves
+    (docs/strength.md; ``python -m profiling`` stores it, :mod:`engine.style.profile` reads the arrays)."""
+    meta = casebase.meta.get("profile")
+    if casebase.profile is None or not isinstance(meta, dict):
+        return "none (python -m profiling FILE.npz --judge PATH makes one)"
+    f, r, a = meta["fit"], meta["rating"], meta["all"]
+    return (f"s {f['sensitivity']:.4f}, c {f['consistency']:.2f}; implied rating {r['implied']:.0f}"
+            f" ({r['low']:.0f}..{r['high']:.0f}); {meta['positions']} positions judged by {meta.get('judge')}"
+            f" at depth {meta.get('depth')}: mean loss {a['mean_cp_loss']:.1f} cp, {100 * a['mistakes']:.1f} %"
+            # the profiles stored without their threshold were made with 50 cp
+            f" lose {meta.get('mistake_cp', 50)} cp or more, {100 * a['first_choice']:.1f} % the judge's first choice")
 
 
 def describe(casebase: Casebase) -> str:

@@ -11,7 +11,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from casebase.selection import BuildError
+from casebase.games import BuildError
 
 #: A tag-pair line, the only thing a PGN file cannot do without.
 _TAG_LINE = re.compile(r'^\[[A-Za-z0-9_]+\s+".*"\s*\]\s*$', re.MULTILINE)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import math
 import os
 import sys
 import time
@@ -33,6 +32,7 @@ from torch import nn
 from tqdm import tqdm
 
 from casebase.format import Casebase
+from casebase.games import latest
 from engine.style.model import StyleModel, file_sha256, generic_model, save_model
 from engine.style.personal import casebase_identity
 from engine.style.planes import FORMAT_ID, MOVES
@@ -71,14 +71,11 @@ class PersonalResult:
 
 
 def latest_games(casebase: Casebase, share: float) -> np.ndarray:
-    """Whether each case is from the casebase's latest ``share`` of games (by date, then by the
-    order of the file): at least one game, and never all of them when there are two or more."""
-    games = casebase.num_games
-    order = np.lexsort((np.arange(games), np.asarray(casebase.games["date"]).astype(str)))
-    count = min(max(1, math.ceil(share * games)), max(1, games - 1))
-    latest = np.zeros(games, dtype=bool)
-    latest[order[games - count:]] = True
-    return latest[np.asarray(casebase.game)]
+    """Whether each case is from the casebase's latest ``share`` of games, counted as the hold-out
+    counts them (:func:`casebase.games.latest`): at least one game, and never all of them when
+    there are two or more."""
+    dates = np.asarray(casebase.games["date"]).astype(str).tolist()
+    return np.array(latest(dates, share, at_least=1, leave=1), dtype=bool)[np.asarray(casebase.game)]
 
 
 class _Tail(nn.Module):

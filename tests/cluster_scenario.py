@@ -29,6 +29,10 @@ def tournament(*args: object) -> list[str]:
     return [sys.executable, "-m", "tournament", *map(str, args)]
 
 
+def fidelity_command(*args: object) -> list[str]:
+    return [sys.executable, "-m", "fidelity", *map(str, args)]
+
+
 def second_node() -> str:
     """The NodeID of the node that is not the head."""
     ray.init(address=os.environ["RAY_ADDRESS"], logging_level=logging.ERROR, log_to_driver=False)
@@ -78,9 +82,9 @@ def main() -> int:
     folder = Path(out)
     report: dict[str, object] = {"round_robin": round_robin_with_a_kill(a, b, folder / "rr"),
                                  "resumed": driver_killed_and_resumed(a, b, folder / "resumed")}
-    fidelity = subprocess.run(tournament("fidelity", "--casebase", heldout_npz, "--games", heldout_pgn,
-                                         "--modes", "pure", "prior", "--positions", 24, "--seed", 3,
-                                         "--cluster", "ray://127.0.0.1:10001", "--out", folder / "fidelity.json"),
+    fidelity = subprocess.run(fidelity_command("run", "--casebase", heldout_npz, "--games", heldout_pgn,
+                                               "--modes", "pure", "prior", "--positions", 24, "--seed", 3,
+                                               "--cluster", "ray://127.0.0.1:10001", "--out", folder / "fidelity.json"),
                               capture_output=True, text=True, timeout=300)
     report["fidelity"] = {"rc": fidelity.returncode, "stderr": fidelity.stderr[-3000:],
                           "json": str(folder / "fidelity.json")}

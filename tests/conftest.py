@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from casebase.builder import build
+from casebase.games import GameFilter
 from casebase.holdout import held_out_games, write_pgn
-from casebase.selection import Selection
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
@@ -21,7 +21,7 @@ def _registered_names() -> dict[str, str]:
 
 def _shipped_casebase(tmp_path_factory: pytest.TempPathFactory, file_id: str) -> Path:
     path = tmp_path_factory.mktemp("casebases") / f"{file_id}.npz"
-    build([DATA_DIR / "experts" / f"{file_id}.pgn"], Selection(_registered_names()[file_id]),
+    build([DATA_DIR / "experts" / f"{file_id}.pgn"], GameFilter(_registered_names()[file_id]),
           workers=1, progress=False).save(path)
     return path
 
@@ -55,7 +55,7 @@ def heldout(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """Kosteniuk's casebase without her latest 15 % of games, and those games as PGN."""
     folder = tmp_path_factory.mktemp("heldout")
     pgn = [DATA_DIR / "experts" / "kosteniuk-2200.pgn"]
-    selection = Selection(_registered_names()["kosteniuk-2200"], exclude_latest=0.15)
+    selection = GameFilter(_registered_names()["kosteniuk-2200"], exclude_latest=0.15)
     build(pgn, selection, workers=1, progress=False).save(folder / "k.npz")
     write_pgn(folder / "k.pgn", held_out_games(pgn, selection, workers=1, progress=False))
     return folder / "k.npz", folder / "k.pgn"

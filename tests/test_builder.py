@@ -16,11 +16,11 @@ import pytest
 import casebase.builder as builder
 from casebase.builder import build, collect
 from casebase.format import Casebase
+from casebase.games import BuildError, GameFilter, latest
 from casebase.holdout import held_out_games
-from casebase.selection import BuildError, Selection, held_out
 from casebase.sources import chunk_bounds, read_source
 
-CARLSEN = Selection("Magnus Carlsen")
+CARLSEN = GameFilter("Magnus Carlsen")
 
 
 def game(white: str, black: str, moves: str, **tags: str) -> str:
@@ -83,7 +83,7 @@ def test_fen_setup_game_starts_from_the_given_position(tmp_path):
     cb = build([path], CARLSEN, workers=1)
     assert [(m, p) for _, m, _, p in cases(cb)] == [("e8d7", 0), ("d7c6", 2), ("c6d6", 4)]
     assert cb.board(0).board_fen() == chess.Board(fen).board_fen()
-    white_cb = build([path], Selection("X", exact_name=True), workers=1)
+    white_cb = build([path], GameFilter("X", exact_name=True), workers=1)
     assert [m for _, m, _, _ in cases(white_cb)] == ["e1g1", "e2e4"]
 
 
@@ -104,8 +104,8 @@ def test_a_latin1_file_keeps_its_accented_names(tmp_path):
     latin.write_bytes(text.encode("latin-1"))
     utf8 = pgn(tmp_path, text, name="utf8.pgn")
     for name in ("Kosténiuk", "Alexandra Kosténiuk"):
-        from_latin = build([latin], Selection(name), workers=1)
-        assert cases(from_latin) == cases(build([utf8], Selection(name), workers=1))
+        from_latin = build([latin], GameFilter(name), workers=1)
+        assert cases(from_latin) == cases(build([utf8], GameFilter(name), workers=1))
         assert from_latin.games["white"].tolist() == ["Kosténiuk, Alexandra"]
         assert from_latin.games["black"].tolist() == ["Müller, Jörg"]
 
@@ -114,7 +114,7 @@ def test_a_file_mixing_utf8_and_latin1_games_reads_both(tmp_path):
     path = tmp_path / "mixed.pgn"
     path.write_bytes(game("Kosténiuk, A", "X", "1. e4 *").encode("utf-8")
                      + game("Kosténiuk, A", "Y", "1. d4 *").encode("latin-1"))
-    cb = build([path], Selection("Kosténiuk"), workers=1)
+    cb = build([path], GameFilter("Kosténiuk"), workers=1)
     assert cb.games["black"].tolist() == ["X", "Y"] and cb.meta["spellings"] == {"Kosténiuk, A": 2}
 
 
@@ -135,7 +135,7 @@ def test_a_build_removes_temporary_files_of_killed_builds_of_its_output(tmp_path
     other = tmp_path / f".other.npz.{dead}.abc123.tmp"
     for file in (*stale, alive, other):
         file.write_bytes(b"partial")
-    build([data_dir / "experts" / "kosteniuk-2200.pgn"], Selection("Kosteniuk"), workers=1).save(out)
+    build([data_dir / "experts" / "kosteniuk-2200.pgn"], GameFilter("Kosteniuk"), workers=1).save(out)
     assert out.exists() and not any(f.exists() for f in stale)
     assert alive.exists() and other.exists()
 
@@ -184,7 +184,7 @@ def test_elo_filter_uses_the_experts_own_rating(tmp_path):
                game("Carlsen,M", "X", "1. e4 *", WhiteElo="2800", BlackElo="2000"),
                game("X", "Carlsen,M", "1. e4 e5 *", WhiteElo="2900", BlackElo="2700"),
                game("Carlsen,M", "X", "1. d4 *", WhiteElo="?"))
-    cb = build([path], Selection("Magnus Carlsen", min_elo=2750), workers=1)
+    cb = build([path], GameFilter("Magnus Carlsen", min_elo=2750), workers=1)
     assert [m for _, m, _, _ in cases(cb)] == ["e2e4"]
     assert cb.meta["counts"]["games_elo_filtered"] == 2
     assert cb.games["expert_elo"].tolist() == [2800]
@@ -194,7 +194,7 @@ def test_elo_filter_uses_the_experts_own_rating(tmp_path):
 
 
 def test_counts_add_up_and_max_games_takes_the_first_games(data_dir):
-    cb = build([data_dir / "experts" / "paehtz-2400.pgn"], Selection("Kosteniuk", max_games=10),
+    cb = build([data_dir / "experts" / "paehtz-2400.pgn"], GameFilter("Kosteniuk", max_games=10),
                workers=1)
     counts = cb.meta["counts"]
     assert counts["games_used"] == 10 == cb.num_games
@@ -208,12 +208,12 @@ def test_counts_add_up_and_max_games_takes_the_first_games(data_dir):
 def test_all_players_takes_every_move(tmp_path):
     path = pgn(tmp_path, game("A", "B", "1. e4 e5 2. Nf3 *", WhiteElo="2600", BlackElo="2500"),
                game("C", "D", "1. d4 *"))
-    cb = build([path], Selection(all_players=True), workers=1)
+    cb = build([path], GameFilter(all_players=True), workers=1)
     assert [m for _, m, _, _ in cases(cb)] == ["e2e4", "e7e5", "g1f3", "d2d4"]
     assert cb.turn.tolist() == [True, False, True, True]
     assert cb.expert == "all players"
     assert cb.games["expert_elo"].tolist() == [2500, -1]  # the weaker rated player
-    assert build([path], Selection(all_players=True, min_elo=2400), workers=1).num_games == 1
+    assert build([path], GameFilter(all_players=True, min_elo=2400), workers=1).num_games == 1
 
 
 def test_exclude_latest_and_holdout_split_the_games_by_date(tmp_path):
@@ -221,17 +221,17 @@ def test_exclude_latest_and_holdout_split_the_games_by_date(tmp_path):
     games = [game("Carlsen,M", "X", f"1. {move} *", Date=date)
              for move, date in zip(["e4", "d4", "c4", "Nf3", "g3", "b3"], dates)]
     path = pgn(tmp_path, *games, game("X", "Y", "1. e4 *", Date="2010.01.01"))
-    kept = build([path], Selection("Carlsen", exclude_latest=0.34), workers=1)
+    kept = build([path], GameFilter("Carlsen", exclude_latest=0.34), workers=1)
     assert kept.games["index"].tolist() == [0, 2, 4, 5]
     assert kept.meta["counts"]["games_held_out"] == 2
-    heldout = held_out_games([path], Selection("Carlsen", exclude_latest=0.34), workers=1)
+    heldout = held_out_games([path], GameFilter("Carlsen", exclude_latest=0.34), workers=1)
     assert [chess.pgn.read_game(io.StringIO(t)).headers["Date"] for t in heldout] == [dates[1], dates[3]]
-    assert held_out(["2001.01.01", "2001.01.01", "2000.01.01"], 0.34) == [False, True, False]
+    assert latest(["2001.01.01", "2001.01.01", "2000.01.01"], 0.34) == [False, True, False]
 
 
 def test_holdout_agrees_with_exclude_latest_on_a_shipped_file(data_dir, expert_names):
     path = data_dir / "experts" / "kosteniuk-2200.pgn"
-    selection = Selection(expert_names["kosteniuk-2200"], exclude_latest=0.15)
+    selection = GameFilter(expert_names["kosteniuk-2200"], exclude_latest=0.15)
     kept = build([path], selection, workers=1)
     heldout = held_out_games([path], selection, workers=1)
     assert len(heldout) == round(0.15 * 121) == kept.meta["counts"]["games_held_out"]
@@ -246,7 +246,7 @@ def test_gzip_input_gives_the_same_cases(tmp_path, data_dir, expert_names):
     source = data_dir / "experts" / "kosteniuk-2200.pgn"
     packed = tmp_path / "k.pgn.gz"
     packed.write_bytes(gzip.compress(source.read_bytes()))
-    selection = Selection(expert_names["kosteniuk-2200"])
+    selection = GameFilter(expert_names["kosteniuk-2200"])
     a, b = build([source], selection, workers=1), build([packed], selection, workers=1)
     assert np.array_equal(a.boards, b.boards) and np.array_equal(a.from_square, b.from_square)
     assert b.meta["sources"][0]["name"] == "k.pgn.gz"
@@ -256,7 +256,7 @@ def test_windows_line_endings_give_the_same_cases(tmp_path, data_dir):
     source = data_dir / "experts" / "kosteniuk-2200.pgn"
     crlf = tmp_path / "crlf.pgn"
     crlf.write_bytes(source.read_bytes().replace(b"\n", b"\r\n"))
-    a, b = (build([path], Selection("Kosteniuk"), workers=2) for path in (source, crlf))
+    a, b = (build([path], GameFilter("Kosteniuk"), workers=2) for path in (source, crlf))
     assert np.array_equal(a.boards, b.boards) and a.games["result"].tolist() == b.games["result"].tolist()
 
 
@@ -296,7 +296,7 @@ def small_chunks(monkeypatch):
 def test_same_bytes_whatever_the_number_of_workers(tmp_path, data_dir, small_chunks):
     path = data_dir / "experts" / "paehtz-2400.pgn"
     for workers in (1, 1, 2, 3):
-        selection = Selection("Kosteniuk", max_games=40 if workers < 3 else None)
+        selection = GameFilter("Kosteniuk", max_games=40 if workers < 3 else None)
         build([path], selection, workers=workers).save(tmp_path / f"{workers}-{selection.max_games}.npz")
     files = sorted(tmp_path.iterdir())
     assert len(files) == 3
@@ -307,7 +307,7 @@ def test_same_bytes_whatever_the_number_of_workers(tmp_path, data_dir, small_chu
 
 def test_collected_game_indices_match_sequential_reading(data_dir, small_chunks):
     path = data_dir / "experts" / "gaprindashvili-2300.pgn"
-    collection = collect([path], Selection(all_players=True, max_games=None), workers=2)
+    collection = collect([path], GameFilter(all_players=True, max_games=None), workers=2)
     headers = _all_headers(path.read_text(encoding="utf-8"))
     assert collection.games_read == [len(headers)]
     for _, g in collection.games[::50]:
@@ -357,7 +357,7 @@ def test_a_file_that_is_not_pgn(tmp_path, content):
 def test_no_matching_name_lists_the_closest_names(tmp_path):
     path = pgn(tmp_path, game("Carlsen,M", "Karjakin,S", "1. e4 *"), game("Caruana,F", "X", "1. d4 *"))
     with pytest.raises(BuildError) as error:
-        build([path], Selection("Magnus Karlsen"), workers=1)
+        build([path], GameFilter("Magnus Karlsen"), workers=1)
     message = str(error.value)
     assert "no game in in.pgn has a player matching 'Magnus Karlsen'" in message
     assert message.index("Carlsen,M (1 games)") < message.index("Caruana,F")
@@ -367,7 +367,7 @@ def test_empty_result_is_an_error(tmp_path):
     path = pgn(tmp_path, game("Carlsen,M", "X", "1. e4 *", WhiteElo="2800"),
                game("X", "Carlsen,M", "*"))
     with pytest.raises(BuildError, match="no cases left for 'Magnus Carlsen'.*elo filtered: 2"):
-        build([path], Selection("Magnus Carlsen", max_elo=2700), workers=1)
+        build([path], GameFilter("Magnus Carlsen", max_elo=2700), workers=1)
     with pytest.raises(BuildError, match="no cases left"):
         build([pgn(tmp_path, game("X", "Carlsen,M", "1. e4 *"), name="b.pgn")], CARLSEN, workers=1)
 
@@ -376,11 +376,11 @@ def test_bad_options_are_refused():
     for kwargs in ({"exclude_latest": 1.0}, {"max_games": 0}, {"min_elo": 2800, "max_elo": 2700},
                    {"player": " "}):
         with pytest.raises(BuildError):
-            Selection(**{"player": "X", **kwargs})
+            GameFilter(**{"player": "X", **kwargs})
 
 
 def test_failing_save_leaves_no_partial_file(tmp_path, monkeypatch, data_dir):
-    cb = build([data_dir / "experts" / "kosteniuk-2200.pgn"], Selection("Kosteniuk"), workers=1)
+    cb = build([data_dir / "experts" / "kosteniuk-2200.pgn"], GameFilter("Kosteniuk"), workers=1)
     out = tmp_path / "out.npz"
     out.write_bytes(b"previous")
     calls = []

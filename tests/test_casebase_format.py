@@ -10,7 +10,7 @@ import chess
 import numpy as np
 import pytest
 
-from casebase.format import FORMAT_VERSION, Casebase, CasebaseError
+from casebase.format import FORMAT_VERSION, Casebase, CasebaseError, decode_move, encode_move
 
 
 @pytest.fixture(scope="module")
@@ -114,3 +114,31 @@ def test_inconsistent_arrays(tmp_path, arrays, change, message):
     path = rewrite(tmp_path / "bad.npz", arrays, **change(arrays))
     with pytest.raises(CasebaseError, match=message):
         Casebase.load(path)
+
+
+def test_the_move_codec_round_trips_every_kind_of_move():
+    board = chess.Board("r3k2r/1P6/8/3pP3/8/8/6p1/R3K2R w KQkq d6 0 1")
+    moves = list(board.legal_moves) + list(board.mirror().legal_moves)
+    assert any(m.promotion for m in moves) and any(board.is_castling(m) for m in board.legal_moves)
+    assert all(decode_move(encode_move(m)) == m and 0 < encode_move(m) < 2**16 for m in moves)
+
+
+def profile_arrays(rows: list[int], played: list[int]) -> dict[str, np.ndarray]:
+    """Two judged moves a position (e2e4 best, then d2d4), the expert's the ``played`` column."""
+    moves = [[encode_move(chess.Move.from_uci("e2e4")), encode_move(chess.Move.from_uci("d2d4"))]] * len(rows)
+    return {"profile_row": np.array(rows, np.int32), "profile_moves": np.array(moves, np.uint16),
+            "profile_scores": np.array([[30, 10]] * len(rows), np.int32), "profile_played": np.array(played, np.int16)}
+
+
+def test_a_profile_is_stored_with_its_description_and_checked(kosteniuk_casebase, tmp_path):
+    cb = Casebase.load(kosteniuk_casebase)
+    with_profile = cb.with_profile({"positions": 2}, profile_arrays([0, 5], [0, 1]))
+    with_profile.save(tmp_path / "p.npz")
+    loaded = Casebase.load(tmp_path / "p.npz")
+    assert loaded.meta["profile"] == {"positions": 2} and loaded.profile is not None
+    assert loaded.profile["profile_row"].tolist() == [0, 5] and len(loaded) == len(cb)
+    for arrays, message in ((profile_arrays([0, len(cb)], [0, 0]), "names a case outside"),
+                            (profile_arrays([0, 1], [0, 2]), "played move is not among its judged moves"),
+                            ({**profile_arrays([0], [0]), "profile_played": np.array([0], np.int64)}, "dtype int64")):
+        with pytest.raises(CasebaseError, match=message):
+            cb.with_profile({}, arrays)

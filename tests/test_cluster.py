@@ -1,4 +1,4 @@
-"""Round robins and fidelity on a Ray cluster (tournament/cluster.py).
+"""Round robins and fidelity on a Ray cluster (parallel/cluster.py).
 
 The scenario (tests/cluster_scenario.py) runs on a real two-node Ray cluster of processes on this
 machine, inside a network namespace holding only the loopback device (bench/local_cluster.py),
@@ -19,13 +19,15 @@ import pytest
 from engine_helpers import shipped_personal
 from test_tournament_run import games_of
 
+from engine.cbr.configurations import parse_configurations
 from engine.style.model import generic_model
+from fidelity.modes import FidelityMode
+from fidelity.replay import measure
+from fidelity.settings import FidelitySettings
+from parallel.cluster import ClusterError, check_programs, sha256, unpack
 from tournament.__main__ import main
-from tournament.cluster import ClusterError, check_programs, sha256, unpack
-from tournament.fidelity import FidelitySettings, measure
 from tournament.players import casebase_entrant, engine_entrant
 from tournament.runner import TournamentSettings, run
-from tournament.schedule import parse_configurations
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCAL_CLUSTER = ROOT / "bench" / "local_cluster.py"
@@ -84,7 +86,8 @@ def test_fidelity_on_the_cluster_plays_the_local_moves(scenario, heldout):
     assert fidelity["rc"] == 0, fidelity["stderr"]
     remote = json.loads(Path(fidelity["json"]).read_text())
     settings = FidelitySettings(casebase=str(heldout[0]), config=parse_configurations(["balanced"])[0], seed=3)
-    local = measure(*heldout, settings, ["pure", "prior"], positions=24, workers=1, progress=False).as_json()
+    local = measure(*heldout, settings, [FidelityMode.PURE, FidelityMode.PRIOR], positions=24, workers=1,
+                    progress=False).as_json()
     assert [p["moves"] for p in remote["positions"]] == [p["moves"] for p in local["positions"]]
     assert len(remote["positions"]) == 24
 
@@ -141,7 +144,8 @@ def test_settings_travel_as_their_files_and_come_back_around_the_copies(kosteniu
     finally:
         personal.unlink()
     fidelity = FidelitySettings(casebase=str(kosteniuk_casebase), config=parse_configurations(["balanced"])[0])
-    assert fidelity.for_mode("pure").programs() == [] and fidelity.for_mode("judged").programs() == [fidelity.stockfish]
+    assert fidelity.for_mode(FidelityMode.PURE).programs() == []
+    assert fidelity.for_mode(FidelityMode.JUDGED).programs() == [fidelity.stockfish]
     assert {"casebase.npz", "model.npz"} <= set(fidelity.cargo())
     assert fidelity.unpacked(tmp_path).model == str(tmp_path / "model.npz")
 
@@ -158,7 +162,7 @@ def test_cluster_without_ray_says_how_to_install_it(kosteniuk_casebase, gaprinda
 
 def test_joining_a_cluster_is_tried_again_then_given_up_with_the_reason(monkeypatch):
     ray = pytest.importorskip("ray", reason="the [cluster] extra (Ray) is not installed")
-    import tournament.cluster as cluster
+    import parallel.cluster as cluster
 
     attempts = []
 

@@ -128,7 +128,7 @@ def test_guided_mode_mates_against_a_perfect_defence(kosteniuk_casebase, tables_
 
 def test_pure_mode_plays_the_tables_move_and_says_so(kosteniuk_casebase, tables_dir):
     board = chess.Board("8/8/8/4k3/8/8/8/R3K3 w - - 0 1")
-    with popen("--casebase", str(kosteniuk_casebase)) as engine:
+    with popen("--mode", "pure", "--casebase", str(kosteniuk_casebase)) as engine:
         engine.configure({"Tables": str(tables_dir)})
         with engine.analysis(board, chess.engine.Limit(depth=1)) as analysis:
             infos = list(analysis)

@@ -14,11 +14,12 @@ from engine.agents.endings import TablebaseAgent
 from engine.agents.factory import Loader, make_agent, option_values
 from engine.agents.guided import GuidedAgent
 from engine.agents.pure import PureAgent
+from engine.cbr.configurations import Configuration
 from engine.cbr.weights import WEIGHT_CONFIGS
 from engine.uci.resources import AgentBuilder
-from tournament.fidelity import FidelitySettings, _PositionWorker
+from fidelity.replay import _PositionWorker
+from fidelity.settings import FidelitySettings
 from tournament.players import Lineup, casebase_entrant
-from tournament.schedule import Configuration
 
 SIMPLE = (int, float, str, bool)
 
@@ -27,7 +28,8 @@ def configuration(agent: TablebaseAgent) -> dict[str, Any]:
     """What makes an agent play as it does: its class, every setting, the seed, the weights, which
     model, judge and tables it uses (not its state: generators, indexes, tables' contents)."""
     inner = agent.agent
-    found: dict[str, Any] = {"class": type(inner).__name__, "tables": str(agent.tables.folder)}
+    found: dict[str, Any] = {"class": type(inner).__name__,
+                             "tables": None if agent.tables is None else str(agent.tables.folder)}
     for name, value in vars(inner).items():
         if isinstance(value, SIMPLE) or name == "weights":
             found[name] = value
@@ -60,7 +62,7 @@ def test_the_defaults_are_one_set():
     plain = GuidedAgent(None, guided.weights, 0, model=guided.model)
     assert {k: v for k, v in vars(plain).items() if isinstance(v, SIMPLE)} \
         == {k: v for k, v in vars(guided).items() if isinstance(v, SIMPLE)}
-    with pytest.raises(ValueError, match="no option named Tolerence"):
+    with pytest.raises(ValueError, match="no option named 'Tolerence'"):
         option_values({"Tolerence": 1})
 
 
@@ -91,7 +93,7 @@ def test_guided_mode_is_the_same_agent_through_uci_and_the_fidelity_bench(tmp_pa
     uci = uci_agent(values)
     assert configuration(bench) == configuration(uci)
     found = configuration(bench)
-    assert found["class"] == "GuidedAgent" and found["prior"] == "blend" and found["model"] == str(model)
+    assert found["class"] == "GuidedAgent" and found["prior_source"] == "blend" and found["model"] == str(model)
     assert found["search tables"] == found["tables"]  # the bench's guided agent has the tables too
     assert (found["judge"] is not None) == (mode == "judged")
     worker.close()

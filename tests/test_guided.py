@@ -328,6 +328,6 @@ def test_blend_lets_the_cases_vote_only_in_their_own_position(likes_e4: StyleMod
 def test_without_a_model_the_cases_propose(kosteniuk: Casebase) -> None:
     agent = GuidedAgent(kosteniuk, BALANCED, seed=1, prior="blend", model=None)
     board = chess.Board()
-    assert agent.prior == "cases"
+    assert agent.prior_source == "cases"
     assert agent.propose(board, list(board.legal_moves)).model == {}
 

@@ -16,7 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 #: What the wheel is made of.
 PACKAGED = ("pyproject.toml", "README.md", "uci_main.py", "common", "casebase", "endgame", "engine", "learn",
-            "tournament")
+            "parallel", "profiling", "fidelity", "tournament")
 
 
 @pytest.fixture(scope="module")
@@ -45,6 +45,13 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
                           capture_output=True, text=True, check=True).stdout.strip()
     # the dependencies from this environment, after the wheel's own packages on the path
     (Path(site) / "lent-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    # but not matplotlib, which only the extra plots brings: the engine must play without it
+    (Path(site) / "matplotlib").mkdir()
+    (Path(site) / "matplotlib" / "__init__.py").write_text("raise ImportError('not installed: the plots extra')\n")
+    metadata = next(Path(site).glob("cbr_chess-*.dist-info")) / "METADATA"
+    requires = [line for line in metadata.read_text().splitlines() if line.startswith("Requires-Dist:")]
+    pictures = [line for line in requires if "matplotlib" in line]
+    assert 'Requires-Dist: matplotlib>=3.7; extra == "plots"' in pictures and all("; extra ==" in line for line in pictures)
     return env
 
 
@@ -56,6 +63,8 @@ def run(env: Path, tmp_path: Path, *args: str, stdin: str = "") -> subprocess.Co
 
 
 def test_the_installed_engine_plays_guided_with_its_style_model(installed, tmp_path):
+    declared = run(installed, tmp_path, "cbr-chess", stdin="uci\nquit\n")
+    assert "option name Mode type combo default guided var pure var guided var chess0" in declared.stdout
     done = run(installed, tmp_path, "cbr-chess", "--mode", "guided", "--casebase", "",
                stdin="uci\nisready\nposition startpos\ngo nodes 300\n")
     assert done.returncode == 0, done.stderr
@@ -78,3 +87,12 @@ def test_the_installed_tools_build_a_casebase_that_the_engine_finds_by_name(inst
     assert info.returncode == 0 and "expert:        Kosteniuk" in info.stdout
     missing = run(installed, tmp_path, "cbr-chess", "--casebase", "nobody", stdin="isready\n")
     assert "python -m casebase build GAMES.pgn --player NAME -o nobody" in missing.stdout
+    # without matplotlib, a round robin's report has its tables and no picture
+    casebase = tmp_path / "data" / "cbr-chess" / "casebases" / "kosteniuk.npz"
+    shutil.copy(casebase, tmp_path / "twin.npz")
+    played = run(installed, tmp_path, "python", "-m", "tournament", "run", "--casebases", str(casebase),
+                 str(tmp_path / "twin.npz"), "--configs", "balanced", "--rounds", "1", "--tc", "40/60",
+                 "--workers", "1", "--out", "rr")
+    assert played.returncode == 0, played.stderr
+    assert "## Terminations" in played.stdout and "strength.png" not in played.stdout
+    assert not (tmp_path / "rr" / "strength.png").exists()

@@ -7,7 +7,7 @@ import chess
 import chess.pgn
 import pytest
 
-from engine.agents.base import Decision
+from engine.agents.base import Decision, Reason
 from tournament.clock import TimeControl
 from tournament.game import play_game
 from tournament.pgnout import RunTags, game_pgn, read_results
@@ -28,7 +28,7 @@ class Scripted:
         self.limits = limits
         if self.timer is not None:
             self.timer.now += self.think
-        return Decision(move=self.moves.pop(0) if self.moves else None, explanation=["scripted"])
+        return Decision(move=self.moves.pop(0) if self.moves else None, reason=Reason.CASE, explanation=["scripted"])
 
 
 class FakeTimer:

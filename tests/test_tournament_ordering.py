@@ -1,4 +1,4 @@
-"""The longest ordering (experiment.md §2) and the Elo estimates with Spearman's rho."""
+"""The longest ordering (experiment.md §2) and the Elo estimates (Spearman's rho: tests/test_stats.py)."""
 
 import itertools
 import math
@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from tournament.elo import fit_ratings, spearman
+from tournament.elo import fit_ratings
 from tournament.ordering import MAX_PLAYERS, follows_elo, longest_ordering
 
 
@@ -158,13 +158,3 @@ def test_mean_anchor_over_a_group_leaves_others_free():
 def test_nothing_to_anchor_is_an_error():
     with pytest.raises(ValueError, match="anchor"):
         fit_ratings(2, games(0, 1, 1, 0, 0), mean_of=[])
-
-
-def test_spearman_known_values():
-    assert spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1)
-    assert spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1)
-    # With ties: average ranks, then Pearson (0.8660 by hand).
-    assert spearman([1, 1, 2], [1, 2, 3]) == pytest.approx(math.sqrt(3) / 2)
-    assert spearman([2275, 2350, 2467, 2565, 2655], [2500, 2400, 2450, 2600, 2550]) == pytest.approx(0.6)
-    assert spearman([1], [2]) is None
-    assert spearman([1, 2, 3], [5, 5, 5]) is None

@@ -5,7 +5,7 @@ import shlex
 import sys
 
 import chess.pgn
-from test_tournament_fidelity import FAKE_ENGINE
+from test_fidelity import FAKE_ENGINE
 
 from tournament.clock import TimeControl
 from tournament.players import casebase_entrant, engine_entrant

@@ -22,7 +22,7 @@ def test_uci_handshake_declares_options_and_loads_lazily(kosteniuk_casebase):
                             "Threads", "Hash",
                             "Style", "Depth", "DepthDeviation", "Window"}
     assert options["Judge"].endswith("type string default <empty>")  # the built-in search judges
-    assert options["Mode"].endswith("type combo default pure var pure var guided var chess0")
+    assert options["Mode"].endswith("type combo default guided var pure var guided var chess0")
     assert options["DistanceWeight"].endswith("type spin default 50 min 0 max 100")
     assert "cannot load" not in strings(lines)  # nothing read before isready
 
@@ -61,7 +61,7 @@ def test_help():
 def test_plays_from_the_casebase_and_explains(kosteniuk_casebase):
     lines = converse(
         ["uci", "setoption name Seed value 3", "isready", "position startpos moves e2e4", "go wtime 1000 btime 1000"],
-        "--casebase", str(kosteniuk_casebase),
+        "--mode", "pure", "--casebase", str(kosteniuk_casebase),
     )
     text = strings(lines)
     assert "pure mode: casebase" in text and "cases" in text
@@ -117,7 +117,7 @@ def test_unusable_casebase_still_plays_legal_moves(tmp_path, kind):
     path = tmp_path / "expert.npz"
     if kind == "corrupt":
         path.write_bytes(b"PK\x03\x04 not really a zip file at all")
-    args = ["--casebase", str(path) if kind != "empty" else ""]
+    args = ["--mode", "pure", "--casebase", str(path) if kind != "empty" else ""]
     lines = converse(["isready", "go", "position startpos moves g2g4", "go"], *args)
     text = strings(lines)
     expected = {"missing": "no such casebase file", "corrupt": "not an .npz casebase", "empty": "no casebase set"}
@@ -131,7 +131,7 @@ def test_switching_casebase_and_mode_options(kosteniuk_casebase, tmp_path):
     lines = converse(
         ["go", f"setoption name Casebase value {tmp_path / 'none.npz'}", "go",
          f"setoption name Casebase value {kosteniuk_casebase}", "setoption name mode value PURE", "go"],
-        "--casebase", str(kosteniuk_casebase),
+        "--mode", "pure", "--casebase", str(kosteniuk_casebase),
     )
     blocks = "\n".join(lines).split("bestmove")
     assert len(blocks) == 4
@@ -158,7 +158,7 @@ def test_searchmoves_restrict_the_move(kosteniuk_casebase):
 def test_fixed_seed_replays_and_ucinewgame_reseeds(kosteniuk_casebase):
     def play(seed: int, games: int) -> tuple[list[list[str]], str]:
         """Opening moves of ``games`` games of the engine against itself, and its info strings."""
-        engine = Engine("--casebase", str(kosteniuk_casebase), "--seed", str(seed))
+        engine = Engine("--mode", "pure", "--casebase", str(kosteniuk_casebase), "--seed", str(seed))
         result, log = [], []
         for _ in range(games):
             engine.send("ucinewgame")
@@ -183,7 +183,7 @@ def test_fixed_seed_replays_and_ucinewgame_reseeds(kosteniuk_casebase):
 @pytest.mark.parametrize(("go", "release"), [("go infinite", "stop"), ("go ponder wtime 5000 btime 5000", "ponderhit"),
                                              ("go ponder", "stop")])
 def test_held_search_answers_isready_and_waits_for_release(kosteniuk_casebase, go, release):
-    engine = Engine("--casebase", str(kosteniuk_casebase))
+    engine = Engine("--mode", "pure", "--casebase", str(kosteniuk_casebase))
     engine.send("isready")
     engine.until("readyok")
     engine.send("position startpos moves d2d4")
@@ -199,7 +199,7 @@ def test_held_search_answers_isready_and_waits_for_release(kosteniuk_casebase, g
 
 
 def test_quit_during_infinite_search_ends_cleanly(kosteniuk_casebase):
-    engine = Engine("--casebase", str(kosteniuk_casebase))
+    engine = Engine("--mode", "pure", "--casebase", str(kosteniuk_casebase))
     engine.send("go infinite")
     engine.until("info time")
     engine.send("quit")
@@ -208,7 +208,7 @@ def test_quit_during_infinite_search_ends_cleanly(kosteniuk_casebase):
 
 def test_casebase_built_after_start_is_picked_up(kosteniuk_casebase, tmp_path):
     path = tmp_path / "later.npz"
-    engine = Engine("--casebase", str(path))
+    engine = Engine("--mode", "pure", "--casebase", str(path))
     engine.send("isready")
     assert "no such casebase file" in strings(engine.until("readyok"))
     path.write_bytes(kosteniuk_casebase.read_bytes())

@@ -13,7 +13,7 @@ MAX_PLIES = 200
 
 
 def test_options_as_a_client_sees_them(kosteniuk_casebase):
-    with popen("--casebase", str(kosteniuk_casebase), "--weights", "near-from") as engine:
+    with popen("--mode", "pure", "--casebase", str(kosteniuk_casebase), "--weights", "near-from") as engine:
         assert engine.id["name"] == "cbr-chess"
         options = engine.options
         assert options["Mode"].type == "combo" and options["Mode"].var == ["pure", "guided", "chess0"]
@@ -32,8 +32,8 @@ def test_options_as_a_client_sees_them(kosteniuk_casebase):
 
 def test_self_play_two_casebases_under_a_clock(kosteniuk_casebase, gaprindashvili_casebase):
     """A whole game: every move legal, the game ends by a rule (or the ply cap)."""
-    white = popen("--casebase", str(kosteniuk_casebase), "--seed", "1")
-    black = popen("--casebase", str(gaprindashvili_casebase), "--seed", "2", "--weights", "content-from")
+    white = popen("--mode", "pure", "--casebase", str(kosteniuk_casebase), "--seed", "1")
+    black = popen("--mode", "pure", "--casebase", str(gaprindashvili_casebase), "--seed", "2", "--weights", "content-from")
     clock = {chess.WHITE: 60.0, chess.BLACK: 60.0}
     board = chess.Board()
     try:
@@ -56,7 +56,7 @@ def test_self_play_two_casebases_under_a_clock(kosteniuk_casebase, gaprindashvil
 
 
 def test_stop_during_go_infinite(kosteniuk_casebase):
-    with popen("--casebase", str(kosteniuk_casebase)) as engine:
+    with popen("--mode", "pure", "--casebase", str(kosteniuk_casebase)) as engine:
         board = chess.Board()
         board.push_san("e4")
         with engine.analysis(board) as analysis:

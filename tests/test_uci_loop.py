@@ -11,8 +11,9 @@ from engine_helpers import favourite_model
 
 from common.text import ECHO_LIMIT
 from engine.agents import modes
-from engine.agents.base import Decision
-from engine.agents.modes import Mode, Option
+from engine.agents.base import Decision, Reason
+from engine.agents.modes import Mode
+from engine.agents.options import Option
 from engine.search.limits import SearchLimits
 from engine.search.result import RootScore, SearchResult
 from engine.uci.protocol import UciEngine
@@ -37,7 +38,7 @@ class ScriptedAgent:
         self.limits.append(limits)
         on_iteration(SearchResult(move=A3, score=17, depth=3, seldepth=5, nodes=100, seconds=0.01,
                                   pv=[A3], scores={A3: RootScore(17, True)}))
-        return Decision(move=A3, explanation=["scripted"], score_cp=17)
+        return Decision(move=A3, reason=Reason.SEARCH, explanation=["scripted"], score_cp=17)
 
 
 @pytest.fixture
@@ -58,7 +59,7 @@ def strings(lines: list[str]) -> str:
 
 def test_a_registered_mode_is_offered_with_its_options(scripted_mode):
     lines = session(["uci"], Casebase="")
-    assert "option name Mode type combo default pure var pure var guided var chess0 var scripted" in lines
+    assert "option name Mode type combo default guided var pure var guided var chess0 var scripted" in lines
     assert "option name Fail type check default false" in lines
 
 

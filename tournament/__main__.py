@@ -1,5 +1,5 @@
-"""``python -m tournament run|report|demo|fidelity``: the expert-versus-expert experiment, the demo,
-and the fidelity measurement (does it play the expert's moves?)."""
+"""``python -m tournament run|report|demo``: the expert-versus-expert experiment and the demo
+(the fidelity benches are ``python -m fidelity``)."""
 
 from __future__ import annotations
 
@@ -10,15 +10,14 @@ from pathlib import Path
 from casebase.format import CasebaseError
 from engine.agents.factory import Loader
 from engine.agents.modes import MODE_ALIASES, MODES
+from engine.cbr.configurations import parse_configurations
 from engine.outside.launch import LaunchError
 from engine.style.model import ModelError
 from tournament.clock import TimeControl
 from tournament.demo import DEFAULT_BLACK, DEFAULT_CONTROL, DEFAULT_MODE, DEFAULT_PLIES, DEFAULT_WHITE, demo
-from tournament.fidelity_report import add_commands as add_fidelity_commands
 from tournament.players import casebase_entrant, engine_entrant, parse_options
 from tournament.report import write_report
 from tournament.runner import TournamentSettings, run
-from tournament.schedule import parse_configurations
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -53,6 +52,9 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--judge", default="", metavar="PATH",
                    help="an outside UCI engine that judges the casebase players' proposals"
                    " (guided mode's option Judge), e.g. /usr/games/stockfish")
+    r.add_argument("--tables", default=None, metavar="FOLDER",
+                   help="the endgame tables every casebase player plays with (option Tables; \"\" for none);"
+                   " default: none in pure mode, as the thesis's agents had none, the engine's own folder in the others")
     r.add_argument("--model", default="", metavar="MODEL.npz",
                    help="guided mode's style model for every engine, as option Model (default: each engine's own choice,"
                    " its casebase's personal model where there is one, else the generic one)")
@@ -76,8 +78,13 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--config", default="balanced", help="weight configuration (default balanced)")
     d.add_argument("--seed", type=int, default=1, help="master seed (default 1)")
 
-    add_fidelity_commands(commands)
     return parser
+
+
+def _tables(given: str | None, mode: str) -> str | None:
+    """Option Tables of the casebase players: as given, else none in the thesis's pure mode
+    (docs/experiment.md) and the engine's default folder (None) in the other modes."""
+    return given if given is not None else ("" if mode == "pure" else None)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -90,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
                 entrants=tuple(entrants), configs=tuple(parse_configurations(args.configs)),
                 rounds=args.rounds, mode=args.mode, control=TimeControl.parse(args.tc),
                 seed=args.seed, event=args.event, via_uci=args.uci, judge=args.judge, model=args.model,
+                tables=_tables(args.tables, MODE_ALIASES.get(args.mode, args.mode)),
                 options=tuple(parse_options(args.option).items()),
             )
             if len(entrants) < 2:
@@ -100,8 +108,6 @@ def main(argv: list[str] | None = None) -> int:
                 raise ValueError(f"--workers must be at least 1, not {args.workers}")
             run(settings, args.out, workers=args.workers, cluster=args.cluster)
             print(write_report(args.out))
-        elif hasattr(args, "handler"):  # fidelity, fidelity-summary, fidelity-compare, personal-table, -gains
-            print(args.handler(args))
         elif args.command == "report":
             print(write_report(args.directory))
         else:

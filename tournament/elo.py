@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tournament.stats import Z95
+from common.stats import Z95
 
 SCALE = math.log(10) / 400
 
@@ -120,26 +120,3 @@ def _derivatives(
     gradient += SCALE * (0.5 - prior)
     hessian += np.diag(SCALE**2 * prior * (1 - prior))
     return gradient, hessian
-
-
-def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
-    """Spearman's rank correlation (average ranks for ties); None when undefined."""
-    if len(x) != len(y):
-        raise ValueError("spearman needs two sequences of the same length")
-    if len(x) < 2:
-        return None
-    rx, ry = _ranks(np.asarray(x, float)), _ranks(np.asarray(y, float))
-    rx -= rx.mean()
-    ry -= ry.mean()
-    denominator = math.sqrt(float((rx * rx).sum() * (ry * ry).sum()))
-    return None if denominator == 0 else float((rx * ry).sum() / denominator)
-
-
-def _ranks(values: np.ndarray) -> np.ndarray:
-    order = np.argsort(values, kind="stable")
-    ranks = np.empty(len(values))
-    ranks[order] = np.arange(1, len(values) + 1)
-    for value in np.unique(values):
-        tied = values == value
-        ranks[tied] = ranks[tied].mean()
-    return ranks

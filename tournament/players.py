@@ -21,9 +21,11 @@ import chess
 import chess.engine
 
 from casebase.format import Casebase, CasebaseError
-from engine.agents.base import Decision
+from common.text import clip
+from engine.agents.base import Decision, Reason
 from engine.agents.factory import Loader, make_agent
-from engine.agents.modes import MODE_ALIASES, MODES, WEIGHT_OPTIONS, OptionValue, engine_options, weight_values
+from engine.agents.modes import MODE_ALIASES, MODES, WEIGHT_OPTIONS, option_registry, weight_values
+from engine.agents.options import OptionValue
 from engine.outside.launch import LaunchError, launch
 from engine.search.limits import SearchLimits, to_limit
 from engine.search.scores import from_pov_score, is_mate_score, mate_moves
@@ -106,14 +108,15 @@ def uci_main_command() -> tuple[str, ...]:
 
 
 def casebase_options(path: str, config: Configuration, mode: str, seed: int,
-                     judge: str = "", tables: str = "", model: str = "",
+                     judge: str = "", tables: str | None = None, model: str = "",
                      options: Mapping[str, OptionValue] | None = None) -> dict[str, OptionValue]:
     """UCI options that make our engine (engine/uci/protocol.py) play one behaviour with one seed
-    (judged by the UCI engine at ``judge``, with the endgame tables of ``tables``, the style
-    model ``model`` and any other ``options``, where given; the engine's defaults otherwise)."""
-    given = {"Judge": judge, "Tables": tables, "Model": model}
+    (judged by the UCI engine at ``judge``, with the endgame tables of ``tables`` ("": none), the
+    style model ``model`` and any other ``options``, where given; the engine's defaults otherwise)."""
+    given = {"Judge": judge, "Model": model}
     return {**(options or {}), "Casebase": path, "Mode": mode, "Seed": seed, **weight_values(config.weights),
-            **{name: value for name, value in given.items() if value}}
+            **{name: value for name, value in given.items() if value},
+            **({} if tables is None else {"Tables": tables})}
 
 
 #: Options a tournament sets itself (per player, game or run), not through ``--option``.
@@ -123,16 +126,20 @@ _OWN_OPTIONS = ("Casebase", "Mode", "Seed", "Judge", "Tables", "Model")
 def parse_options(texts: Sequence[str]) -> dict[str, OptionValue]:
     """``["Selection=expert", "UCI_Elo=1800"]`` as our engine's option values; ValueError says
     what is wrong (an unknown option, a bad value, one the tournament sets itself)."""
-    known = {option.name.lower(): option for option in engine_options()}
+    registry = option_registry()
     values: dict[str, OptionValue] = {}
     for text in texts:
         name, sep, value = text.partition("=")
-        option = known.get(name.strip().lower())
-        if not sep or option is None:
-            raise ValueError(f"--option {text!r}: expected NAME=VALUE with one of the engine's options")
-        if option.name in _OWN_OPTIONS or option.name in WEIGHT_OPTIONS:
-            raise ValueError(f"--option {option.name}: set by the tournament itself (its own flags)")
-        values[option.name] = option.parse(value.strip())
+        try:
+            if not sep:
+                raise ValueError("no '='")
+            parsed = registry.parse(name, value.strip())
+        except ValueError as exc:
+            raise ValueError(f"--option {clip(text)!r}: expected NAME=VALUE with one of the engine's options"
+                             f" ({exc})") from None
+        if parsed.option.name in _OWN_OPTIONS or parsed.option.name in WEIGHT_OPTIONS:
+            raise ValueError(f"--option {parsed.option.name}: set by the tournament itself (its own flags)")
+        values[parsed.option.name] = parsed.value
     return values
 
 
@@ -173,8 +180,8 @@ class UciSide:
         if seconds is not None:
             self.search_seconds = (self.search_seconds or 0.0) + seconds
         if score is not None and is_mate_score(score):
-            return Decision(move=best.move, explanation=lines, mate=mate_moves(score))
-        return Decision(move=best.move, explanation=lines, score_cp=score)
+            return Decision(move=best.move, reason=Reason.ENGINE, explanation=lines, mate=mate_moves(score))
+        return Decision(move=best.move, reason=Reason.ENGINE, explanation=lines, score_cp=score)
 
 
 @dataclass
@@ -185,8 +192,9 @@ class Lineup:
     mode: str = "pure"
     via_uci: bool = False
     judge: str = ""
-    #: The endgame tables' folder and guided mode's style model; "" for the engine's defaults.
-    tables: str = ""
+    #: The endgame tables' folder (None: the engine's default folder; "": no tables) and guided
+    #: mode's style model ("": the engine's default).
+    tables: str | None = None
     model: str = ""
     #: Further options of our engine for every casebase player (parse_options).
     options: Mapping[str, OptionValue] = field(default_factory=dict)
@@ -217,7 +225,7 @@ class Lineup:
         assert entrant.path is not None  # a casebase entrant
         if self.in_process:  # the agent the UCI engine would make from the same options
             agent = make_agent({**self.options, "Mode": "pure", **weight_values(config.weights),
-                                **({"Tables": self.tables} if self.tables else {})},
+                                **({} if self.tables is None else {"Tables": self.tables})},
                                self._casebase(entrant.id, entrant.path), self._loader)
             agent.new_game(seed)
             return agent

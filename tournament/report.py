@@ -17,12 +17,14 @@ from typing import Any
 
 import numpy as np
 
+from common.figures import FiguresUnavailable
 from common.files import write_atomic
-from tournament.elo import Estimate, fit_ratings, spearman
+from common.stats import spearman
+from engine.cbr.configurations import Configuration
+from tournament.elo import Estimate, fit_ratings
 from tournament.ordering import follows_elo, longest_ordering
 from tournament.pgnout import GameResult, read_results
 from tournament.plot import plot_strength
-from tournament.schedule import Configuration
 from tournament.standings import Behaviour, ConfigResult, Player
 from tournament.store import RESULTS, RunDirectory
 
@@ -236,8 +238,12 @@ def write_report(directory: str | Path) -> str:
     manifest = run.manifest()
     players = players_of(games, manifest)
     results = analyse(games, players)
-    plot_strength(results, players, run.path / PLOT)
-    text = markdown(results, players, manifest, PLOT)
+    try:
+        plot_strength(results, players, run.path / PLOT)
+        plot: str | None = PLOT
+    except FiguresUnavailable:  # an engine-only install: the tables without the picture
+        plot = None
+    text = markdown(results, players, manifest, plot)
     write_atomic(run.path / "report.md", text)
     write_atomic(run.path / "results.json", json.dumps(to_json(results, players), indent=2) + "\n")
     write_atomic(run.path / "results.csv", to_csv(results, players))

@@ -20,14 +20,15 @@ import chess
 from tqdm import tqdm
 
 from casebase.format import Casebase
-from engine.agents.modes import OptionValue
+from engine.agents.options import OptionValue
+from engine.cbr.configurations import Configuration
 from engine.style.personal import SUFFIX, choose_model
+from parallel.cluster import Failed, distribute, node_id, table_files
 from tournament.clock import Clock, TimeControl
-from tournament.cluster import Failed, distribute, node_id, table_files
 from tournament.game import play_game
 from tournament.pgnout import RunTags, game_pgn
 from tournament.players import Entrant, Lineup, Side
-from tournament.schedule import Configuration, GameSpec, build_schedule
+from tournament.schedule import GameSpec, build_schedule
 from tournament.store import RunDirectory
 
 FORMAT = "cbr-chess-tournament"
@@ -48,9 +49,9 @@ class TournamentSettings:
     via_uci: bool = False
     #: An outside UCI engine judging guided mode's proposals (option Judge); "" for none.
     judge: str = ""
-    #: The endgame tables' folder (option Tables) and guided mode's style model (option Model);
-    #: "" for the engine's defaults.
-    tables: str = ""
+    #: The endgame tables' folder (option Tables; None: the engine's default folder, "": none) and
+    #: guided mode's style model (option Model; "": the engine's default).
+    tables: str | None = None
     model: str = ""
     #: Further options of our engine for every casebase player (``--option``), e.g. Selection expert.
     options: tuple[tuple[str, OptionValue], ...] = ()
@@ -79,24 +80,26 @@ class TournamentSettings:
     def elos(self) -> dict[str, int | None]:
         return {e.id: e.elo for e in self.entrants}
 
-    # what a cluster's workers need (tournament.cluster.Portable)
+    # what a cluster's workers need (parallel.cluster.Portable)
 
     def cargo(self) -> dict[str, Path]:
         casebases = {f"casebases/{e.id}.npz": Path(e.path) for e in self.entrants if e.path is not None}
+        tables = {} if self.tables == "" else table_files(self.tables or "")
         if self.mode != "guided":
-            return {**casebases, **table_files(self.tables)}
+            return {**casebases, **tables}
         if self.model:
-            return {**casebases, "model.npz": Path(self.model), **table_files(self.tables)}
+            return {**casebases, "model.npz": Path(self.model), **tables}
         # each casebase's personal model travels beside it, where the engines look (option Model auto)
         personal = {f"casebases/{e.id}{SUFFIX}": Path(choice.path) for e in self.entrants if e.path is not None
                     if (choice := choose_model(Casebase.load(e.path))).personal}
-        return {**casebases, **personal, **table_files(self.tables)}
+        return {**casebases, **personal, **tables}
 
     def unpacked(self, root: Path) -> Self:
         entrants = tuple(e if e.path is None else dataclasses.replace(e, path=str(root / f"casebases/{e.id}.npz"))
                          for e in self.entrants)
         model = str(root / "model.npz") if self.mode == "guided" and self.model else self.model
-        return dataclasses.replace(self, entrants=entrants, tables=str(root / "tables"), model=model)
+        tables = "" if self.tables == "" else str(root / "tables")
+        return dataclasses.replace(self, entrants=entrants, tables=tables, model=model)
 
     def programs(self) -> list[str]:
         return [*([self.judge] if self.judge else []), *(e.command[0] for e in self.entrants if e.is_engine)]
@@ -120,7 +123,7 @@ def side_stats(side: Side, clock: Clock, colour: chess.Color) -> dict[str, Any]:
 
 
 class _GameWorker:
-    """Plays games in one process: its lineup of players is made once (see :mod:`tournament.pool`)."""
+    """Plays games in one process: its lineup of players is made once (see :mod:`parallel.pool`)."""
 
     def __init__(self, settings: TournamentSettings, tags: RunTags) -> None:
         self.settings, self.tags = settings, tags
@@ -155,7 +158,7 @@ def run(
     """Play every game of ``settings`` not yet in ``out``; return the path of results.pgn.
 
     The games are played by ``workers`` local processes, or as tasks of the Ray cluster at
-    ``cluster`` (:mod:`tournament.cluster`); either way this process alone saves them, each once.
+    ``cluster`` (:mod:`parallel.cluster`); either way this process alone saves them, each once.
     Raises :class:`GamesFailed` when games failed for good on the cluster (the others are kept).
     ``progress=None`` shows a bar only on a terminal.
     """

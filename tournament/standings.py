@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from engine.cbr.configurations import Configuration
 from tournament.elo import Estimate
 from tournament.ordering import follows_elo
-from tournament.schedule import Configuration
 
 
 @dataclass(frozen=True)

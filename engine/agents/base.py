@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
 
 import chess
@@ -24,6 +25,31 @@ if TYPE_CHECKING:
 IterationCallback = Callable[["SearchResult"], None]
 
 
+class Reason(StrEnum):
+    """What decided a move (:attr:`Decision.reason`; the explanation says it in words)."""
+
+    #: pure mode: the most similar case's move, adapted
+    CASE = "case"
+    #: guided mode: the sound proposed move the prior likes best
+    ARGMAX = "argmax"
+    #: guided mode: drawn by the prior among the sound proposed moves
+    SAMPLE = "sample"
+    #: drawn by the expert's error model among the judged moves (strength.md)
+    CALIBRATED = "calibrated"
+    #: the expert's error model's likeliest judged move
+    LIKELY = "likely"
+    #: the search's own best move (no sound proposal, or chess0)
+    SEARCH = "search"
+    #: the endgame tables' distance-to-mate-optimal move
+    TABLES = "tables"
+    #: drawn uniformly among the legal moves (no case to follow, or the engine's last resort)
+    RANDOM = "random"
+    #: an outside engine's own move (a tournament's reference player)
+    ENGINE = "engine"
+    #: there is no legal move
+    NO_MOVE = "no move"
+
+
 @dataclass(frozen=True)
 class Candidate:
     """One of the moves the expert would consider (guided mode's proposals, for ``MultiPV``): its
@@ -39,7 +65,8 @@ class Candidate:
 
 @dataclass(kw_only=True)
 class Decision:
-    """A chosen move (None when there is no legal move) and why, in lines a person can read.
+    """A chosen move (None when there is no legal move), what decided it (``reason``) and why, in
+    lines a person can read.
 
     ``case`` and ``similarity`` name the case the move came from (None when none did);
     ``tied_cases`` is how many cases tied at the best similarity (pure mode), ``votes`` how
@@ -51,6 +78,7 @@ class Decision:
     """
 
     move: chess.Move | None
+    reason: Reason
     explanation: list[str]
     case: int | None = None
     similarity: int | None = None
@@ -119,7 +147,7 @@ class CaseAgent:
             candidates = candidate_moves(board)
         if not candidates:
             reason = "checkmate" if board.is_checkmate() else "stalemate"
-            return Decision(move=None, explanation=[*notes, f"no legal move ({reason})"])
+            return Decision(move=None, reason=Reason.NO_MOVE, explanation=[*notes, f"no legal move ({reason})"])
         decision = self._choose(board, candidates, limits, stop, on_iteration)
         decision.explanation[:0] = notes
         return decision

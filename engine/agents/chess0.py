@@ -24,7 +24,8 @@ import chess
 import numpy as np
 
 from engine.agents import defaults
-from engine.agents.base import Decision, IterationCallback
+from engine.agents.base import Decision, IterationCallback, Reason
+from engine.agents.defaults import Chess0Style
 from engine.search.alphabeta import Searcher
 from engine.search.limits import SearchLimits, search_budget
 from engine.search.scores import is_mate_score, score_text
@@ -93,11 +94,13 @@ class Chess0Agent:
 
     def __init__(self, style: str, depth: int = defaults.CHESS0_DEPTH, deviation: int = defaults.CHESS0_DEPTH_DEVIATION,
                  window: int = defaults.CHESS0_WINDOW, seed: int = 0) -> None:
-        if style not in defaults.STYLES:
-            raise ValueError(f"Style must be one of {', '.join(defaults.STYLES)}, not {style!r}")
+        try:
+            self.style = Chess0Style(style)
+        except ValueError:
+            raise ValueError(f"Style must be one of {', '.join(Chess0Style)}, not {style!r}") from None
         if depth < 1 or deviation < 0 or window < 0:
             raise ValueError("Depth must be at least 1, DepthDeviation and Window at least 0")
-        self.style, self.depth, self.deviation, self.window = style, depth, deviation, window
+        self.depth, self.deviation, self.window = depth, deviation, window
         adaptive = style == "adaptive"
         self.searcher = Searcher(quiescence=adaptive, evaluation=adaptive_evaluation if adaptive else classic_evaluation)
         self.new_game(seed)
@@ -114,7 +117,7 @@ class Chess0Agent:
         stop: threading.Event | None = None,
         on_iteration: IterationCallback | None = None,
     ) -> Decision:
-        adaptive = self.style == "adaptive"
+        adaptive = self.style is Chess0Style.ADAPTIVE
         depth = phase_depth(board, self.depth, self.deviation) if adaptive else self.depth
         if limits is not None and limits.depth is not None:
             depth = min(depth, limits.depth)
@@ -124,7 +127,7 @@ class Chess0Agent:
             movetime=None if budget is None else budget.movetime, stop=stop, moves=moves,
             tolerance=self.window if adaptive else 0, on_iteration=on_iteration)
         if result.move is None:
-            return Decision(move=None, explanation=[f"{self.style} style: no legal move"])
+            return Decision(move=None, reason=Reason.NO_MOVE, explanation=[f"{self.style} style: no legal move"])
         line = f"{self.style} style: depth {result.depth} of {depth}, best {board.san(result.move)}"
         if result.score is not None:
             line += f" ({score_text(result.score)})"
@@ -134,5 +137,5 @@ class Chess0Agent:
             move = sound[int(self.rng.integers(len(sound)))]
             line += (f"; {len(sound)} move(s) within {self.window} cp of it: drew {board.san(move)} uniformly")
         score = result.scores.get(move)
-        return Decision(move=move, explanation=[line],
+        return Decision(move=move, reason=Reason.SEARCH, explanation=[line],
                         score_cp=score.score if score is not None and score.exact and not is_mate_score(score.score) else None)

@@ -3,13 +3,45 @@ constructors, the tournament and the fidelity bench all read them here (cheap to
 
 from __future__ import annotations
 
-#: Guided mode's ways of choosing: among sound proposed moves (argmax, sample), or among judged
-#: moves by the expert's error model (expert draws, likely plays its most likely; strength.md).
-SELECTIONS = ("argmax", "sample", "expert", "likely")
-#: The selections that choose by the expert's error model.
-CALIBRATED = ("expert", "likely")
-#: Chess0's engines.
-STYLES = ("classic", "adaptive")
+from enum import StrEnum
+
+from engine.style.prior import PriorSource
+
+
+class Selection(StrEnum):
+    """Guided mode's ways of choosing (option Selection): among the sound proposed moves, or
+    among the judged moves by the expert's error model (strength.md)."""
+
+    #: the sound proposed move the prior likes best
+    ARGMAX = "argmax"
+    #: one drawn by the prior among the sound proposed moves
+    SAMPLE = "sample"
+    #: one drawn by the expert's error model among the judged moves (the expert's own mistakes)
+    CALIBRATED = "calibrated"
+    #: the error model's most likely judged move
+    LIKELY = "likely"
+
+    @property
+    def calibrated(self) -> bool:
+        """Whether it chooses by the expert's error model."""
+        return self in (Selection.CALIBRATED, Selection.LIKELY)
+
+
+#: Old names of the selections, still read (``expert`` meant the error model's draw; the expert
+#: is the player now, and only the player).
+SELECTION_ALIASES = (("expert", Selection.CALIBRATED.value),)
+
+
+class Chess0Style(StrEnum):
+    """Chess0's engines (option Style)."""
+
+    CLASSIC = "classic"
+    ADAPTIVE = "adaptive"
+
+
+#: The engine's mode unless told otherwise: guided, the project's best self-contained play
+#: (pure, the thesis's agent, is one option away).
+MODE = "guided"
 
 #: Milliseconds kept back from every clock budget (Stockfish's default; Python's pauses are
 #: covered by the search's own margins).
@@ -21,7 +53,7 @@ NEIGHBOURS = 64
 TEMPERATURE_TENTHS = 40
 #: The soundness margin of the built-in search (centipawns).
 TOLERANCE = 50
-PRIOR = "blend"
+PRIOR = PriorSource.BLEND
 #: Option Model's default: the casebase's personal model where there is one, else the generic model.
 MODEL = "auto"
 #: The cases' weight in the blend where the position itself is a case (percent).
@@ -34,6 +66,9 @@ UCI_ELO = 2500
 UCI_ELO_RANGE = (1000, 3000)
 #: The soundness margin on an outside judge's scale (25: measured best for fidelity, search.md §7).
 JUDGE_TOLERANCE = 25
+#: The outside engine's depth in the fidelity bench (alone, and as guided mode's judge): the bench
+#: searches to a fixed depth, not for a time, so that its results do not depend on the machine's load.
+BENCH_DEPTH = 10
 
 # Chess0's engines
 CHESS0_DEPTH = 4

@@ -9,15 +9,15 @@ from collections.abc import Sequence
 import chess
 
 from endgame.tablebase import Tablebase, ending_of
-from engine.agents.base import Agent, Decision, IterationCallback
+from engine.agents.base import Agent, Decision, IterationCallback, Reason
 from engine.search.limits import SearchLimits
 
 
 class TablebaseAgent:
     """Plays the tables' move where they cover the position, else asks ``agent`` (implements
-    :class:`engine.agents.base.Agent`)."""
+    :class:`engine.agents.base.Agent`); with no tables (None), ``agent`` plays every move."""
 
-    def __init__(self, agent: Agent, tables: Tablebase) -> None:
+    def __init__(self, agent: Agent, tables: Tablebase | None) -> None:
         self.agent, self.tables = agent, tables
         self._told = 0  # how many of the tables' problems the user has been told
 
@@ -33,6 +33,8 @@ class TablebaseAgent:
         stop: threading.Event | None = None,
         on_iteration: IterationCallback | None = None,
     ) -> Decision:
+        if self.tables is None:
+            return self.agent.choose(board, moves, limits=limits, stop=stop, on_iteration=on_iteration)
         found = self.tables.best(board, None if moves is None else set(moves))
         news, self._told = self.tables.problems[self._told:], len(self.tables.problems)
         if found is None:
@@ -44,6 +46,7 @@ class TablebaseAgent:
         assert ending is not None
         why = [*news, f"tablebase: {verdict.text()} ({ending[0]}); played {board.san(move)}, the distance-to-mate-optimal move"]
         if verdict.wins is None:
-            return Decision(move=move, explanation=why, score_cp=0)
-        return Decision(move=move, explanation=why, mate=verdict.moves if verdict.wins else -verdict.moves)
+            return Decision(move=move, reason=Reason.TABLES, explanation=why, score_cp=0)
+        return Decision(move=move, reason=Reason.TABLES, explanation=why,
+                        mate=verdict.moves if verdict.wins else -verdict.moves)
 

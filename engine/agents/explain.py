@@ -6,25 +6,27 @@ as an ``info string``; the tournament keeps them in the PGN's comments.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Protocol
 
 import chess
 
-from casebase.errormodel import expected_score
 from casebase.format import Casebase
+from engine.agents.base import Reason
 from engine.cbr.retrieval import CaseIndex
 from engine.search.result import SearchResult
 from engine.search.scores import is_mate_score, mate_moves, score_text
-from engine.style.calibration import Calibration, judged_chances
+from engine.style.calibration import Calibration
+from engine.style.errormodel import expected_score
 from engine.style.model import StyleModel
-from engine.style.prior import Proposal, share_text
+from engine.style.prior import PriorSource, Proposal, share_text
 
 
 class GuidedView(Protocol):
     """What the explanation of a guided move reads of its agent."""
 
     casebase: Casebase | None
-    prior: str
+    prior_source: PriorSource
     model: StyleModel | None
     tolerance: int
     judge_tolerance: int
@@ -34,10 +36,12 @@ class GuidedView(Protocol):
 
 
 def explain_guided(
-    agent: GuidedView, board: chess.Board, proposal: Proposal, result: SearchResult, move: chess.Move, why: str,
-    judge: str | None,
+    agent: GuidedView, board: chess.Board, proposal: Proposal, result: SearchResult, move: chess.Move, why: Reason,
+    judge: str | None, chances: Mapping[chess.Move, float] | None = None,
 ) -> list[str]:
-    """search.md §5; ``judge`` names the outside engine that judged, if one did."""
+    """search.md §5; ``why`` is what decided the move, ``judge`` names the outside engine that
+    judged, if one did, and ``chances`` are the calibrated chances the move was chosen with
+    (``Selection calibrated``, ``likely``)."""
     lines = [_proposal_line(agent, board, proposal)]
     if judge is not None:
         lines.append(_judge_line(board, result, proposal, agent.judge_tolerance, judge))
@@ -47,26 +51,26 @@ def explain_guided(
     san = board.san(move)
     top = proposal.top()
     share = proposal.prior.get(move, 0.0)
-    who = _PROPOSER[agent.prior]
+    who = _PROPOSER[agent.prior_source]
     if top is None:
         lines.append(f"played {san}, {searcher}'s best move (no case to propose one)")
     elif result.score is None:
         lines.append(f"played {san}, the {who}'s choice unvetted: {searcher} stopped before depth 1")
-    elif why == "search":
+    elif why is Reason.SEARCH:
         lines.append(
             f"{who} move {board.san(top)} ({share_text(proposal.prior[top])})"
             f" {_loss(result, top)}; no proposed move is sound: played {san},"
             f" {searcher}'s best move, instead"
         )
-    elif why in ("expert", "likely"):
-        assert agent.calibration is not None
-        lines.append(_calibrated_line(agent.calibration, board, proposal, result, move, why, searcher))
+    elif why in (Reason.CALIBRATED, Reason.LIKELY):
+        assert agent.calibration is not None and chances is not None
+        lines.append(_calibrated_line(agent.calibration, board, chances, result, move, why, searcher))
     elif move == top:
         lines.append(
             f"played {san}, the {who}'s first choice ({share_text(share)}),"
             f" sound at depth {result.depth} ({score_text(result.scores[move].score)})"
         )
-    elif why == "sample":
+    elif why is Reason.SAMPLE:
         lines.append(
             f"played {san} ({share_text(share)}), drawn by the prior among the sound proposed moves;"
             f" the {who}'s first choice was {board.san(top)} ({share_text(proposal.prior[top])})"
@@ -80,13 +84,12 @@ def explain_guided(
         lines.append(_case_line(agent, board, move, proposal))
     return lines
 
-def _calibrated_line(calibration: Calibration, board: chess.Board, proposal: Proposal, result: SearchResult,
-                     move: chess.Move, why: str, searcher: str) -> str:
+def _calibrated_line(calibration: Calibration, board: chess.Board, chances: Mapping[chess.Move, float],
+                     result: SearchResult, move: chess.Move, why: Reason, searcher: str) -> str:
     """What the move loses, how often the expert loses that much, and the chance it was played with."""
     assert result.score is not None
-    chances = judged_chances(calibration, proposal, result)
     loss = float(expected_score(result.score) - expected_score(result.scores[move].score))
-    how = "drawn" if why == "expert" else "the likeliest"
+    how = "drawn" if why is Reason.CALIBRATED else "the likeliest"
     line = (f"played {board.san(move)}, {how} by the error model ({share_text(chances[move])} of"
             f" {len(chances)} moves {searcher} scored): it loses {100 * max(loss, 0):.1f} % of the expected score")
     often = calibration.how_often(max(loss, 0.0), board, board.ply())
@@ -109,7 +112,7 @@ def _proposal_line(agent: GuidedView, board: chess.Board, proposal: Proposal) ->
         )
         cases = (f"{proposal.cases} nearest cases of {agent.casebase.expert} (similarity {best} to"
                  f" {worst}/256){stopped}")
-    if agent.prior == "cases":
+    if agent.prior_source is PriorSource.CASES:
         return f"{cases} propose {_ranked(board, proposal.prior)}"
     assert agent.model is not None
     line = f"the style model ({agent.model.describe()}) proposes {_ranked(board, proposal.model)}"
@@ -134,7 +137,7 @@ def _case_line(agent: GuidedView, board: chess.Board, move: chess.Move, proposal
 
 
 #: Who proposes, by the prior in use (for the explanations).
-_PROPOSER = {"cases": "casebase", "model": "style model", "blend": "expert's prior"}
+_PROPOSER = {PriorSource.CASES: "casebase", PriorSource.MODEL: "style model", PriorSource.BLEND: "expert's prior"}
 
 
 def _ranked(board: chess.Board, shares: dict[chess.Move, float], shown: int = 4) -> str:

@@ -10,18 +10,16 @@ from collections.abc import Mapping
 from casebase.format import Casebase
 from endgame.tablebase import Tablebase
 from engine.agents.endings import TablebaseAgent
-from engine.agents.modes import MODES, OptionValue, Resources, option_defaults
+from engine.agents.modes import MODES, Resources, option_registry
+from engine.agents.options import OptionValue
 from engine.outside.judge import Judge, JudgeSettings
 from engine.style.model import StyleModel
 
 
 def option_values(overrides: Mapping[str, OptionValue] | None = None) -> dict[str, OptionValue]:
-    """Every option's value: the defaults, with ``overrides`` (by exact option name)."""
-    values = option_defaults()
-    unknown = sorted(set(overrides or {}) - set(values))
-    if unknown:
-        raise ValueError(f"no option named {', '.join(unknown)}")
-    return values | dict(overrides or {})
+    """Every option's value: the defaults, with ``overrides`` by name (looked up in the one
+    registry, old names included; ValueError for an unknown one)."""
+    return option_registry().values(overrides)
 
 
 def make_agent(values: Mapping[str, OptionValue], casebase: Casebase | None, resources: Resources) -> TablebaseAgent:
@@ -58,8 +56,10 @@ class Loader:
             self._judges[settings] = Judge(settings)
         return self._judges[settings]
 
-    def tablebase(self, folder: str) -> Tablebase:
-        """The endgame tables of ``folder`` (the default folder when empty)."""
+    def tablebase(self, folder: str) -> Tablebase | None:
+        """The endgame tables of ``folder``; None when it is empty (no tables)."""
+        if not folder:
+            return None
         if folder not in self._tables:
             self._tables[folder] = Tablebase.prepared(folder)
         return self._tables[folder]

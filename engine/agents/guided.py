@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import chess
 import numpy as np
@@ -27,7 +27,8 @@ import numpy as np
 from casebase.format import Casebase
 from endgame.tablebase import Tablebase
 from engine.agents import defaults
-from engine.agents.base import Candidate, CaseAgent, Decision, IterationCallback
+from engine.agents.base import Candidate, CaseAgent, Decision, IterationCallback, Reason
+from engine.agents.defaults import Selection
 from engine.agents.explain import explain_guided
 from engine.cbr.adaptation import adapt_to
 from engine.cbr.weights import Weights
@@ -38,7 +39,7 @@ from engine.search.result import SearchResult
 from engine.search.scores import is_mate_score
 from engine.style.calibration import Calibration, calibrate, choose, judged_chances
 from engine.style.model import StyleModel
-from engine.style.prior import PRIORS, AdaptedCase, Proposal
+from engine.style.prior import AdaptedCase, PriorSource, Proposal
 
 
 class GuidedAgent(CaseAgent):
@@ -48,7 +49,8 @@ class GuidedAgent(CaseAgent):
     ``tolerance`` (centipawns) how far below the best score a move is still sound, and
     ``selection`` whether the sound move with the largest prior is played or one drawn by
     its prior, or (``expert``, ``likely``) one drawn by the expert's error model among the judged
-    moves or its likeliest (``calibration``: by default the casebase's profile's, strength.md).
+    moves or its likeliest (the casebase's profile's, strength.md; at ``rating`` when one is given:
+    ``UCI_Elo``).
     ``prior`` says where the prior comes from (:mod:`engine.style.prior`): the cases' votes, the style
     ``model``, or their blend with ``case_weight``; without a model, the cases.
     The defaults are the engine's (:mod:`engine.agents.defaults`).
@@ -66,15 +68,15 @@ class GuidedAgent(CaseAgent):
         neighbours: int = defaults.NEIGHBOURS,
         temperature: float = defaults.TEMPERATURE_TENTHS / 10,
         tolerance: int = defaults.TOLERANCE,
-        selection: str = defaults.SELECTIONS[0],
-        prior: str = defaults.PRIOR,
+        selection: Selection | str = Selection.ARGMAX,
+        prior: PriorSource | str = defaults.PRIOR,
         model: StyleModel | None = None,
         case_weight: float = defaults.CASE_WEIGHT_PERCENT / 100,
         judge: Judge | None = None,
         judge_depth: int = 0,
         judge_tolerance: int = defaults.JUDGE_TOLERANCE,
         tablebase: Tablebase | None = None,
-        calibration: Calibration | None = None,
+        rating: float | None = None,
     ) -> None:
         if neighbours < 1:
             raise ValueError(f"Neighbours must be at least 1, not {neighbours}")
@@ -84,20 +86,25 @@ class GuidedAgent(CaseAgent):
             raise ValueError(f"Tolerance must be at least 0 centipawns, not {tolerance}")
         if judge_tolerance < 0:
             raise ValueError(f"JudgeTolerance must be at least 0 centipawns, not {judge_tolerance}")
-        if selection not in defaults.SELECTIONS:
-            raise ValueError(f"Selection must be one of {', '.join(defaults.SELECTIONS)}, not {selection!r}")
-        if prior not in PRIORS:
-            raise ValueError(f"Prior must be one of {', '.join(PRIORS)}, not {prior!r}")
+        if selection not in tuple(Selection):
+            raise ValueError(f"Selection must be one of {', '.join(Selection)}, not {selection!r}")
+        if prior not in tuple(PriorSource):
+            raise ValueError(f"Prior must be one of {', '.join(PriorSource)}, not {prior!r}")
         if not 0 <= case_weight <= 1:
             raise ValueError(f"the cases' weight must lie in 0..1, not {case_weight}")
         self.neighbours, self.temperature, self.tolerance = neighbours, temperature, tolerance
-        self.selection, self.case_weight, self.model = selection, case_weight, model
-        self.prior = prior if model is not None else "cases"
+        self.selection, self.case_weight, self.model = Selection(selection), case_weight, model
+        #: Where the prior comes from (a proposal's ``prior`` is the distribution itself).
+        self.prior_source = PriorSource(prior) if model is not None else PriorSource.CASES
         self.searcher = Searcher(tablebase=tablebase)
         self.judge, self.judge_depth, self.judge_tolerance = judge, judge_depth, judge_tolerance
-        if calibration is None and selection in defaults.CALIBRATED:
-            calibration = calibrate(casebase, model if self.prior != "cases" else None)
-        self.calibration = calibration
+        calibrated = self.selection.calibrated
+        if rating is not None and not calibrated:
+            raise ValueError(f"a rating is played by a Selection of the error model, not {selection!r}")
+        #: The expert's error model with the prior (strength.md), at ``rating``: made here only.
+        self.calibration: Calibration | None = None
+        if calibrated:
+            self.calibration = calibrate(casebase, model if self.prior_source.uses_model else None, rating)
         super().__init__(casebase, weights, seed)
 
     def new_game(self, seed: int | None = None) -> None:
@@ -138,9 +145,9 @@ class GuidedAgent(CaseAgent):
         their adapted moves, the model's probabilities, or their blend (:mod:`engine.style.prior`);
         ``stop`` as in :meth:`adapted_cases`."""
         proposal = Proposal()
-        if self.prior != "model":
+        if self.prior_source.uses_cases:
             proposal = Proposal.of_cases(*self.adapted_cases(board, candidates, stop), self.temperature)
-        if self.prior != "cases":
+        if self.prior_source.uses_model:
             assert self.model is not None
             proposal.with_model(self.model.prior(board, candidates), self.case_weight)
         return proposal
@@ -171,9 +178,13 @@ class GuidedAgent(CaseAgent):
                 exact=proposal.prior,  # only proposed moves can be played for being sound
                 on_iteration=on_iteration,
             )
-        move, why = self._decide(board, proposal, result) if self.calibration is None else \
-            self._calibrated(proposal, result)
-        notes += explain_guided(self, board, proposal, result, move, why, judge)
+        chances: dict[chess.Move, float] = {}
+        if self.calibration is None:
+            move, why = self._decide(board, proposal, result)
+        else:
+            chances = judged_chances(self.calibration, proposal, result)
+            move, why = self._calibrated(chances, result)
+        notes += explain_guided(self, board, proposal, result, move, why, judge, chances)
         row, sim = proposal.source.get(move, (None, None))
         score = result.scores.get(move)
         score_cp = score.score if score and score.exact and not is_mate_score(score.score) else None
@@ -181,8 +192,8 @@ class GuidedAgent(CaseAgent):
         considered = [Candidate(m, proposal.prior[m], s.score if (s := result.scores.get(m)) else None,
                                 s is not None and s.exact, result.depth) for m in ranked]
         reply = result.pv[1] if move == result.move and len(result.pv) > 1 else None
-        return Decision(move=move, explanation=notes, case=row, similarity=sim, votes=proposal.count.get(move, 0),
-                        score_cp=score_cp, candidates=considered, ponder=reply)
+        return Decision(move=move, reason=why, explanation=notes, case=row, similarity=sim,
+                        votes=proposal.count.get(move, 0), score_cp=score_cp, candidates=considered, ponder=reply)
 
     def _judged(self, board: chess.Board, proposal: Proposal, budget: Budget, stop: threading.Event | None,
                 on_iteration: IterationCallback | None) -> tuple[SearchResult | None, list[str]]:
@@ -201,23 +212,25 @@ class GuidedAgent(CaseAgent):
             return None, [self.judge.fault(str(exc))]
         return result, []
 
-    def _calibrated(self, proposal: Proposal, result: SearchResult) -> tuple[chess.Move, str]:
-        """The move the expert's error model draws (or its likeliest) among the exactly scored moves."""
-        assert result.move is not None and self.calibration is not None
-        chances = judged_chances(self.calibration, proposal, result)
+    def _calibrated(self, chances: Mapping[chess.Move, float], result: SearchResult) -> tuple[chess.Move, Reason]:
+        """The move the expert's error model draws (or its likeliest) among the exactly scored moves,
+        with their calibrated ``chances``."""
+        assert result.move is not None
         if not chances:
-            return result.move, "search"
-        return choose(chances, self.rng if self.selection == "expert" else None), self.selection
+            return result.move, Reason.SEARCH
+        if self.selection is Selection.CALIBRATED:
+            return choose(chances, self.rng), Reason.CALIBRATED
+        return choose(chances, None), Reason.LIKELY
 
-    def _decide(self, board: chess.Board, proposal: Proposal, result: SearchResult) -> tuple[chess.Move, str]:
+    def _decide(self, board: chess.Board, proposal: Proposal, result: SearchResult) -> tuple[chess.Move, Reason]:
         """The move to play and which rule of search.md §3 chose it."""
         assert result.move is not None
         sound = [m for m in result.sound() if proposal.prior.get(m, 0.0) > 0]
         if not sound:
-            return result.move, "search"
-        if self.selection == "sample" and len(sound) > 1:
+            return result.move, Reason.SEARCH
+        if self.selection is Selection.SAMPLE and len(sound) > 1:
             weights = np.array([proposal.prior[m] for m in sound])
             pick = int(self.rng.choice(len(sound), p=weights / weights.sum()))
-            return sound[pick], "sample"
+            return sound[pick], Reason.SAMPLE
         # sound is best score first, so equal votes go to the better-scored move
-        return max(sound, key=proposal.prior.__getitem__), "argmax"
+        return max(sound, key=proposal.prior.__getitem__), Reason.ARGMAX

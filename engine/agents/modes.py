@@ -17,11 +17,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from common.paths import casebase_folder
-from common.text import clip
 from endgame import default_folder
 from engine.agents import defaults
+from engine.agents.defaults import SELECTION_ALIASES, Chess0Style, Selection
+from engine.agents.options import Option, OptionRegistry, OptionValue
 from engine.cbr.weights import Weights, from_hundredths
-from engine.style.prior import PRIORS
+from engine.style.prior import PriorSource
 
 if TYPE_CHECKING:
     from casebase.format import Casebase
@@ -33,45 +34,8 @@ if TYPE_CHECKING:
 #: Seeds are 1..SEED_MAX; 0 asks for a fresh seed every game.
 SEED_MAX = 2**31 - 1
 
-OptionValue = int | str | bool
-
 #: v1, v2, v3 (cbr-agent.md §5) as spins of hundredths.
 WEIGHT_OPTIONS = ("DistanceWeight", "FromDistanceWeight", "FromContentWeight")
-
-@dataclass(frozen=True)
-class Option:
-    """One engine option: its type as UCI declares it, and how a value is read."""
-
-    name: str
-    kind: str  # "spin", "combo", "string" or "check"
-    default: OptionValue
-    minimum: int = 0
-    maximum: int = 0
-    choices: tuple[str, ...] = ()
-    #: Old names of choices, read as the choice they stand for.
-    aliases: tuple[tuple[str, str], ...] = ()
-
-    def parse(self, text: str) -> OptionValue:
-        """The value ``text`` stands for; ValueError says why it is not acceptable."""
-        if self.kind == "string":
-            return "" if text == "<empty>" else text
-        if self.kind == "check":
-            if text.lower() not in ("true", "false"):
-                raise ValueError(f"{self.name} takes true or false, not {clip(text)!r}")
-            return text.lower() == "true"
-        if self.kind == "combo":
-            text = dict(self.aliases).get(text.lower(), text)
-            for choice in self.choices:
-                if choice.lower() == text.lower():
-                    return choice
-            raise ValueError(f"{self.name} takes one of {', '.join(self.choices)}, not {clip(text)!r}")
-        try:
-            value = int(text)
-        except ValueError:
-            raise ValueError(f"{self.name} takes a whole number, not {clip(text)!r}") from None
-        if not self.minimum <= value <= self.maximum:
-            raise ValueError(f"{self.name} takes {self.minimum}..{self.maximum}, not {clip(str(value))}")
-        return value
 
 
 class Resources(Protocol):
@@ -83,8 +47,8 @@ class Resources(Protocol):
     def judge(self, command: str, threads: int, hash_mb: int) -> Judge:
         """The outside engine at ``command`` as a judge, started if it can be (else told why)."""
 
-    def tablebase(self, folder: str) -> Tablebase:
-        """The endgame tables of ``folder`` (loaded as positions need them)."""
+    def tablebase(self, folder: str) -> Tablebase | None:
+        """The endgame tables of ``folder`` (loaded as positions need them); None for "": no tables."""
 
     def tell(self, line: str) -> None:
         """Tell the user ``line`` (which model plays, and why), where there is a user to tell."""
@@ -137,17 +101,14 @@ def _style_model(setting: str, casebase: Casebase | None, resources: Resources) 
 def _guided_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], resources: Resources) -> Agent:
     from engine.agents.guided import GuidedAgent
 
-    prior = str(values["Prior"])
-    model = _style_model(str(values["Model"]), casebase, resources) if prior != "cases" else None
-    selection, calibration = str(values["Selection"]), None
+    prior = PriorSource(str(values["Prior"]))
+    model = _style_model(str(values["Model"]), casebase, resources) if prior.uses_model else None
+    selection, rating = Selection(str(values["Selection"])), None
     if values["UCI_LimitStrength"]:
-        from engine.style.calibration import calibrate
-
         # the expert's own prior and error model, at the rating asked for (strength.md)
-        calibration = calibrate(casebase, model).at_rating(int(values["UCI_Elo"]))
-        selection = selection if selection in defaults.CALIBRATED else "expert"
-        resources.tell(f"strength limited to {values['UCI_Elo']}: {calibration.source}")
-    return GuidedAgent(
+        rating = int(values["UCI_Elo"])
+        selection = selection if selection.calibrated else Selection.CALIBRATED
+    agent = GuidedAgent(
         casebase,
         weights_of(values),
         0,
@@ -163,8 +124,11 @@ def _guided_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], 
         judge_depth=int(values["JudgeDepth"]),
         judge_tolerance=int(values["JudgeTolerance"]),
         tablebase=resources.tablebase(str(values["Tables"])),
-        calibration=calibration,
+        rating=rating,
     )
+    if rating is not None and agent.calibration is not None:
+        resources.tell(f"strength limited to {rating}: {agent.calibration.source}")
+    return agent
 
 
 def _chess0_agent(_: Casebase | None, values: Mapping[str, OptionValue], __: Resources) -> Agent:
@@ -192,8 +156,9 @@ MODES: dict[str, Mode] = {
             Option("Temperature", "spin", defaults.TEMPERATURE_TENTHS, 1, 10_000),
             # the soundness margin of the built-in search, in centipawns
             Option("Tolerance", "spin", defaults.TOLERANCE, 0, 1000),
-            Option("Selection", "combo", defaults.SELECTIONS[0], choices=defaults.SELECTIONS),
-            Option("Prior", "combo", defaults.PRIOR, choices=PRIORS),
+            Option("Selection", "combo", Selection.ARGMAX.value, choices=tuple(s.value for s in Selection),
+                   aliases=SELECTION_ALIASES),
+            Option("Prior", "combo", defaults.PRIOR.value, choices=tuple(p.value for p in PriorSource)),
             # auto: the casebase's personal model where there is one, else the generic model
             Option("Model", "string", defaults.MODEL),
             Option("CaseWeight", "spin", defaults.CASE_WEIGHT_PERCENT, 0, 100),
@@ -211,7 +176,7 @@ MODES: dict[str, Mode] = {
         "Chess0's engines, no casebase: Style classic (fixed-depth alpha-beta) or adaptive",
         "searching alone",
         (
-            Option("Style", "combo", defaults.STYLES[0], choices=defaults.STYLES),
+            Option("Style", "combo", Chess0Style.CLASSIC.value, choices=tuple(s.value for s in Chess0Style)),
             # the classic depth; the adaptive style's base depth
             Option("Depth", "spin", defaults.CHESS0_DEPTH, 1, 20),
             Option("DepthDeviation", "spin", defaults.CHESS0_DEPTH_DEVIATION, 0, 10),
@@ -231,7 +196,7 @@ def engine_options() -> list[Option]:
     """Every option the engine declares: the common ones, then each mode's own."""
     options = [
         Option("Casebase", "string", str(default_casebase())),
-        Option("Mode", "combo", next(iter(MODES)), choices=tuple(MODES), aliases=tuple(MODE_ALIASES.items())),
+        Option("Mode", "combo", defaults.MODE, choices=tuple(MODES), aliases=tuple(MODE_ALIASES.items())),
         *(Option(name, "spin", 50, 0, 100) for name in WEIGHT_OPTIONS),
         Option("Seed", "spin", 0, 0, SEED_MAX),
         # every mode plays the tables' move where they cover the position
@@ -252,6 +217,12 @@ def engine_options() -> list[Option]:
     return options
 
 
+def option_registry() -> OptionRegistry:
+    """The registry of every option, by name and old name: where the UCI engine, the agent
+    factory, the tournament and the fidelity bench look options up."""
+    return OptionRegistry(engine_options(), OPTION_ALIASES)
+
+
 def option_defaults() -> dict[str, OptionValue]:
     """Every option's default value, by name."""
-    return {option.name: option.default for option in engine_options()}
+    return option_registry().defaults()

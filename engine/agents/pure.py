@@ -5,7 +5,7 @@ from __future__ import annotations
 import chess
 import numpy as np
 
-from engine.agents.base import CaseAgent, Decision
+from engine.agents.base import CaseAgent, Decision, Reason
 from engine.agents.explain import adaptation_line, pure_case_lines
 from engine.cbr.adaptation import best_moves, draw, draw_index
 
@@ -27,6 +27,7 @@ class PureAgent(CaseAgent):
             move = draw(candidates, self.rng)
             return Decision(
                 move=move,
+                reason=Reason.RANDOM,
                 explanation=[
                     f"{self.no_case_reason(board.turn)}: played {board.san(move)}, drawn"
                     f" uniformly from {len(candidates)} legal moves",
@@ -39,6 +40,7 @@ class PureAgent(CaseAgent):
         move = draw(tied_moves, self.rng)
         return Decision(
             move=move,
+            reason=Reason.CASE,
             explanation=[
                 *pure_case_lines(self.casebase, self.index, case, board.turn, sim, len(rows)),
                 adaptation_line(case_move, case_board, board, move, score, len(tied_moves)),

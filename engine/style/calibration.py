@@ -2,11 +2,12 @@
 (docs/strength.md).
 
 :func:`calibrate` fits the prior's weight, the sensitivity and the consistency together by
-likelihood on the positions of the casebase's error profile (:mod:`casebase.profile`): the
+likelihood on the positions of the casebase's error profile (:mod:`engine.style.profile`): the
 moves the judge scored there, the expert's among them, and the model's prior over them. The
 result chooses among judged moves as the expert does (:meth:`Calibration.chances`), and
 :meth:`Calibration.at_rating` is the same model playing at another rating: the sensitivity
-that makes its expected loss on the expert's positions the loss the rating line gives.
+that makes its expected loss on the expert's positions the loss the rating line gives
+(:mod:`engine.style.rating`).
 """
 
 from __future__ import annotations
@@ -18,13 +19,14 @@ from dataclasses import dataclass, replace
 import chess
 import numpy as np
 
-from casebase.errormodel import PRIOR_FLOOR, ErrorModel, fit, losses
 from casebase.format import Casebase
-from casebase.judging import position
-from casebase.profile import PHASES, Profile, decode_move, loss_at, phase, rating_of
+from casebase.phases import PHASES, phase
 from engine.search.result import SearchResult
+from engine.style.errormodel import PRIOR_FLOOR, ErrorModel, fit, losses
 from engine.style.model import StyleModel
 from engine.style.prior import Proposal
+from engine.style.profile import Profile
+from engine.style.rating import loss_at, rating_of
 
 #: Without a profile: the median over the shipped experts of their fitted prior weight and
 #: consistency, and the line of the log-sensitivity in rating through their fits
@@ -85,19 +87,23 @@ def _sensitivity_for(model: ErrorModel, loss: np.ndarray, log_prior: np.ndarray 
         return replace(model, **change).expected_loss(loss, log_prior)
 
     if expected(sensitivity=MAX_SENSITIVITY) >= target:
-        s = math.exp(_bisect(lambda x: expected(sensitivity=math.exp(x)) < target,
-                             math.log(MIN_SENSITIVITY), math.log(MAX_SENSITIVITY)))
-        return replace(model, sensitivity=s)
-    weight = _bisect(lambda b: expected(sensitivity=MAX_SENSITIVITY, prior_weight=b) > target, 0.0, model.prior_weight)
+        log_s = _root(lambda x: expected(sensitivity=math.exp(x)) - target,
+                      math.log(MIN_SENSITIVITY), math.log(MAX_SENSITIVITY))
+        return replace(model, sensitivity=math.exp(log_s))
+    weight = _root(lambda b: target - expected(sensitivity=MAX_SENSITIVITY, prior_weight=b), 0.0, model.prior_weight)
     return replace(model, sensitivity=MAX_SENSITIVITY, prior_weight=weight)
 
 
-def _bisect(below: Callable[[float], bool], low: float, high: float) -> float:
-    """Where ``below`` turns false between ``low`` (true) and ``high`` (false), to 60 halvings."""
-    for _ in range(60):
-        middle = (low + high) / 2
-        low, high = (middle, high) if below(middle) else (low, middle)
-    return (low + high) / 2
+def _root(f: Callable[[float], float], low: float, high: float) -> float:
+    """Where the increasing ``f`` crosses 0 between ``low`` and ``high`` (Brent's method); ``low``
+    where ``f`` is at or above 0 there already, ``high`` where it is still at or below 0 there."""
+    from scipy.optimize import brentq  # here, as in errormodel: an agent that never calibrates never loads scipy
+
+    if f(low) >= 0:
+        return low
+    if f(high) <= 0:
+        return high
+    return float(brentq(f, low, high, xtol=1e-12))
 
 
 def shipped_calibration(expert: str) -> Calibration:
@@ -110,9 +116,15 @@ def shipped_calibration(expert: str) -> Calibration:
 _CACHE: dict[tuple[object, ...], Calibration] = {}
 
 
-def calibrate(casebase: Casebase | None, model: StyleModel | None) -> Calibration:
+def calibrate(casebase: Casebase | None, model: StyleModel | None, rating: float | None = None) -> Calibration:
     """The expert's calibrated choice from the casebase's profile and ``model``'s prior (fitted
-    once per casebase file and model), or :func:`shipped_calibration` where there is no profile."""
+    once per casebase file and model), or :func:`shipped_calibration` where there is no profile;
+    at ``rating`` (:meth:`Calibration.at_rating`) when one is given (``UCI_Elo``)."""
+    calibration = _calibration(casebase, model)
+    return calibration if rating is None else calibration.at_rating(rating)
+
+
+def _calibration(casebase: Casebase | None, model: StyleModel | None) -> Calibration:
     profile = None if casebase is None else Profile.of(casebase)
     if casebase is None or profile is None:
         return shipped_calibration("the engine" if casebase is None else casebase.expert)
@@ -128,14 +140,13 @@ def _fit(casebase: Casebase, profile: Profile, model: StyleModel | None) -> Cali
     log_prior = None
     if model is not None:
         log_prior = np.full(loss.shape, np.log(PRIOR_FLOOR))
-        boards = [position(casebase, int(row)) for row in profile.rows]
-        moves = [[decode_move(int(code)) for code in row if code] for row in profile.moves]
-        for i, prior in enumerate(model.priors(boards, moves)):
+        moves = profile.judged_moves()
+        for i, prior in enumerate(model.priors(profile.positions(), moves)):
             log_prior[i, :len(moves[i])] = np.log(np.maximum([prior[m] for m in moves[i]], PRIOR_FLOOR))
     fitted = fit(loss, chosen, log_prior).model
     lost = loss[np.arange(len(chosen)), chosen]
     phases = profile.phases
-    own = {name: np.sort(lost[phases == name]) for name in PHASES}
+    own = {str(name): np.sort(lost[phases == name]) for name in PHASES}
     source = (f"{casebase.expert}'s error profile ({len(chosen)} positions"
               f"{', with the model' if model is not None else ''}: {fitted.describe()})")
     return Calibration(fitted, casebase.expert, rating_of(fitted.expected_loss(loss, log_prior)), source, own,

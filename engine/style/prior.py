@@ -19,11 +19,28 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import NamedTuple
 
 import chess
 
-PRIORS = ("cases", "model", "blend")
+
+class PriorSource(StrEnum):
+    """Where guided mode's prior comes from (option Prior): the nearest cases' votes, the style
+    model's probabilities, or their blend."""
+
+    CASES = "cases"
+    MODEL = "model"
+    BLEND = "blend"
+
+    @property
+    def uses_model(self) -> bool:
+        return self is not PriorSource.CASES
+
+    @property
+    def uses_cases(self) -> bool:
+        return self is not PriorSource.MODEL
+
 #: The least share of a model's prior that makes a move a proposal.
 MIN_SHARE = 0.01
 #: The similarity of a case whose position is the board itself.

@@ -6,13 +6,13 @@ from typing import TYPE_CHECKING
 
 import chess
 
-from engine.agents.modes import Option, OptionValue
+from engine.agents.options import Option, OptionValue
 from engine.search.result import SearchResult
 from engine.search.scores import is_mate_score, mate_moves, score_text
 from engine.style.prior import share_text
 
 if TYPE_CHECKING:
-    from engine.agents.base import Candidate  # numpy: not before uciok
+    from engine.agents.base import Candidate, Decision  # numpy: not before uciok
 
 
 def declaration(option: Option, value: OptionValue) -> str:
@@ -22,6 +22,15 @@ def declaration(option: Option, value: OptionValue) -> str:
     if option.kind == "spin":
         line += f" min {option.minimum} max {option.maximum}"
     return line + "".join(f" var {choice}" for choice in option.choices)
+
+
+def decision_info(decision: Decision, ms: int) -> str:
+    """The ``info`` line of the move an agent chose: its time, its score where known, and the move."""
+    assert decision.move is not None
+    score = "" if decision.score_cp is None else f" score cp {decision.score_cp}"
+    if decision.mate is not None:
+        score = f" score mate {decision.mate}"
+    return f"info time {ms}{score} pv {decision.move.uci()}"
 
 
 def uci_score(score: int) -> str:

@@ -25,10 +25,11 @@ from typing import TYPE_CHECKING, TextIO
 import chess
 
 from common.text import clip
-from engine.agents.modes import OPTION_ALIASES, Option, OptionValue, engine_options
+from engine.agents.modes import option_registry
+from engine.agents.options import OptionValue
 from engine.search.limits import SearchLimits, after_ponderhit, pondering
 from engine.uci.commands import parse_go, parse_position
-from engine.uci.lines import declaration, iteration_info, multipv_info, multipv_string
+from engine.uci.lines import decision_info, declaration, iteration_info, multipv_info, multipv_string
 from engine.uci.resources import AgentBuilder
 
 if TYPE_CHECKING:
@@ -36,8 +37,6 @@ if TYPE_CHECKING:
 
 ENGINE_NAME = "cbr-chess"
 ENGINE_AUTHOR = "the cbr-chess authors, after Qvarford (2015)"
-#: Old option names, lower-cased as ``setoption`` matches names.
-_OPTION_ALIASES = {old.lower(): new for old, new in OPTION_ALIASES.items()}
 
 
 class UciEngine:
@@ -46,11 +45,11 @@ class UciEngine:
     def __init__(self, defaults: Mapping[str, str] | None = None, out: TextIO | None = None) -> None:
         """``defaults`` overrides option defaults by name (e.g. from the command line); ValueError if bad."""
         self.out = out if out is not None else sys.stdout
-        self.options = {o.name.lower(): o for o in engine_options()}
-        self.values: dict[str, OptionValue] = {o.name: o.default for o in self.options.values()}
+        self.options = option_registry()
+        self.values: dict[str, OptionValue] = self.options.defaults()
         for name, text in (defaults or {}).items():
-            option = self._option(name)
-            self.values[option.name] = option.parse(text)
+            parsed = self.options.parse(name, text)
+            self.values[parsed.option.name] = parsed.value
         self.board = chess.Board()
         self.builder = AgentBuilder()
         self._write_lock = threading.Lock()
@@ -123,7 +122,7 @@ class UciEngine:
     def _uci(self, _: list[str]) -> None:
         self.send(f"id name {ENGINE_NAME}")
         self.send(f"id author {ENGINE_AUTHOR}")
-        for option in self.options.values():
+        for option in self.options:
             self.send(declaration(option, self.values[option.name]))
         self.send("uciok")
 
@@ -145,25 +144,15 @@ class UciEngine:
         cut = args.index("value") if "value" in args else len(args)
         name, text = " ".join(args[1:cut]), " ".join(args[cut + 1 :])
         try:
-            option = self._option(name)
-            value = option.parse(text)
+            parsed = self.options.parse(name, text)
         except ValueError as exc:
             self.info(f"{exc}; ignored")
             return
-        if text.lower() in dict(option.aliases):
-            self.info(f"{option.name} {clip(text)} is an old name: playing {option.name} {value}")
-        if option.name.lower() != name.lower():
-            self.info(f"option {clip(name)} is an old name of {option.name}")
-        self.values[option.name] = value
+        for notice in parsed.notices:
+            self.info(notice)
+        self.values[parsed.option.name] = parsed.value
         if self.builder.debug:
-            self.info(f"{option.name} = {clip(str(value))}")
-
-    def _option(self, name: str) -> Option:
-        name = _OPTION_ALIASES.get(name.lower(), name)
-        option = self.options.get(name.lower())
-        if option is None:
-            raise ValueError(f"no option named {clip(name)!r}")
-        return option
+            self.info(f"{parsed.option.name} = {clip(str(parsed.value))}")
 
     def _ucinewgame(self, _: list[str]) -> None:
         self._finish_search()
@@ -240,10 +229,7 @@ class UciEngine:
         for line in decision.explanation:
             self.info(line)
         if decision.move is not None:
-            score = "" if decision.score_cp is None else f" score cp {decision.score_cp}"
-            if decision.mate is not None:
-                score = f" score mate {decision.mate}"
-            self.send(f"info time {elapsed}{score} pv {decision.move.uci()}")
+            self.send(decision_info(decision, elapsed))
         for rank, candidate in enumerate(decision.candidates[:lines], 1) if lines > 1 else ():
             self.send(multipv_info(rank, candidate, elapsed))
             self.info(multipv_string(board, rank, candidate))
@@ -298,13 +284,14 @@ def _legal_after(board: chess.Board, move: chess.Move, reply: chess.Move) -> boo
 
 def _uniform_decision(board: chess.Board, reason: str) -> Decision:
     """A uniformly random legal move, for when no agent could choose."""
-    from engine.agents.base import Decision
+    from engine.agents.base import Decision, Reason
 
     moves = list(board.legal_moves)
     if not moves:
-        return Decision(move=None, explanation=[reason, "no legal move"])
+        return Decision(move=None, reason=Reason.NO_MOVE, explanation=[reason, "no legal move"])
     move = moves[secrets.randbelow(len(moves))]
-    return Decision(move=move, explanation=[reason, f"played {board.san(move)}, a uniformly random legal move"])
+    return Decision(move=move, reason=Reason.RANDOM,
+                    explanation=[reason, f"played {board.san(move)}, a uniformly random legal move"])
 
 
 def main_loop(defaults: Mapping[str, str] | None = None) -> int:

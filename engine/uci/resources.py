@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from common.paths import casebase_folder, casebase_path, in_source_tree
 from common.text import clip
-from endgame import default_folder
 from engine.agents import defaults
 from engine.agents.modes import (
     MODES,
@@ -152,11 +151,13 @@ class AgentBuilder:
             self.news.append(f"judge: {self._judge.name} ({clip(command)}), threads {threads}, hash {hash_mb} MB")
         return self._judge
 
-    def tablebase(self, folder: str) -> Tablebase:
-        """The tables of ``folder``, kept while the folder stays the same."""
+    def tablebase(self, folder: str) -> Tablebase | None:
+        """The tables of ``folder``, kept while the folder stays the same; None when it is empty."""
         from endgame.tablebase import Tablebase
 
-        if self._tablebase is None or str(self._tablebase.folder) != str(Path(folder or default_folder())):
+        if not folder:
+            return None
+        if self._tablebase is None or str(self._tablebase.folder) != str(Path(folder)):
             self._tablebase = Tablebase.prepared(folder)  # at isready, not in the middle of a move on the clock
         return self._tablebase
 

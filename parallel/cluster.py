@@ -1,6 +1,6 @@
 """Work spread over a Ray cluster (the ``--cluster ADDRESS`` of the round robin and the benches).
 
-The same contract as :func:`tournament.pool.unordered_map`: every item is done by a worker made
+The same contract as :func:`parallel.pool.unordered_map`: every item is done by a worker made
 once per process from ``make(*args)``, and results come back in the order they finish. Here each
 item (or chunk of items) is a Ray task on one CPU of any node, retried elsewhere (at most
 :data:`RETRIES` times) when its node or worker process dies; a task that fails for good comes
@@ -37,7 +37,7 @@ from typing import Any, Generic, Protocol, Self, TypeVar, runtime_checkable
 from common.files import write_atomic
 from common.paths import PROJECT_ROOT, in_source_tree
 from endgame import default_folder
-from tournament.pool import Worker, unordered_map
+from parallel.pool import Worker, unordered_map
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -243,7 +243,7 @@ def distribute(
     workers: int, cluster: str | None = None, chunksize: int = 1,
 ) -> tuple[str, Iterator[R | Failed[T]]]:
     """Where the items are done, in words, and ``worker(item)`` for each in the order they finish:
-    on ``workers`` local processes (:func:`tournament.pool.unordered_map`), or as tasks of the Ray
+    on ``workers`` local processes (:func:`parallel.pool.unordered_map`), or as tasks of the Ray
     cluster at ``cluster`` (:func:`cluster_map`)."""
     if cluster:
         return f"the Ray cluster at {cluster}", cluster_map(make, args, items, cluster, chunksize=chunksize)

@@ -11,11 +11,13 @@ with the *sensitivity* s (small: a player who sees small differences) and the *c
 (large: few big mistakes). ``beta`` weighs a prior over the moves (the style model's: what this
 expert would consider at all); 0 is Regan's model alone. The parameters are fitted by maximum
 likelihood of the moves the player chose (:func:`fit`).
+
+scipy does the numerics (the optimiser, the softmax and its log); it is imported where it is
+used, so that an agent that never fits or draws by the model does not load it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,6 +28,11 @@ WIN_SLOPE = 0.00368208
 SCORE_CLIP = 2000
 #: The least prior a judged move gets (the judge may score a move the prior gave nothing).
 PRIOR_FLOOR = 1e-4
+#: The fit's Nelder–Mead: the initial simplex's step in each parameter (log s, log c, beta), and
+#: when it stops (the simplex within FIT_XATOL in each parameter and within FIT_FATOL of log-likelihood).
+SIMPLEX_STEP = 0.5
+FIT_XATOL, FIT_FATOL = 1e-4, 1e-5
+FIT_ITERATIONS = 2000
 
 
 def expected_score(cp: np.ndarray | float) -> np.ndarray:
@@ -57,16 +64,17 @@ class ErrorModel:
 
     def probabilities(self, loss: np.ndarray, log_prior: np.ndarray | None = None) -> np.ndarray:
         """The chances of the moves of each row (the last axis)."""
-        x = self.logits(loss, log_prior)
-        x = np.exp(x - x.max(axis=-1, keepdims=True))
-        return x / x.sum(axis=-1, keepdims=True)
+        from scipy.special import softmax
+
+        return np.asarray(softmax(self.logits(loss, log_prior), axis=-1))
 
     def log_likelihood(self, loss: np.ndarray, chosen: np.ndarray, log_prior: np.ndarray | None = None) -> float:
         """Sum of the log-chances of the ``chosen`` moves (column index per row)."""
-        x = self.logits(loss, log_prior)
-        top = x.max(axis=-1, keepdims=True)
-        norm = top[:, 0] + np.log(np.exp(x - top).sum(axis=-1))
-        return float((x[np.arange(len(x)), chosen] - norm).sum())
+        # log_softmax is x - logsumexp(x), as stable; scipy 1.17's logsumexp itself takes three
+        # times as long on these small rows, and a profile's bootstrap calls this ~10,000 times
+        from scipy.special import log_softmax
+
+        return float(log_softmax(self.logits(loss, log_prior), axis=-1)[np.arange(len(loss)), chosen].sum())
 
     def expected_loss(self, loss: np.ndarray, log_prior: np.ndarray | None = None) -> float:
         """The mean loss per move the model expects in these positions."""
@@ -89,48 +97,26 @@ class Fit:
 
 def fit(loss: np.ndarray, chosen: np.ndarray, log_prior: np.ndarray | None = None) -> Fit:
     """The maximum-likelihood model of the choices ``chosen`` among moves with ``loss``
-    (rows of positions, NaN-padded), with the prior's weight fitted too when ``log_prior`` is given."""
+    (rows of positions, NaN-padded), with the prior's weight fitted too when ``log_prior`` is given.
+
+    Nelder–Mead in (log s, log c, beta): a few parameters, no derivatives needed.
+    """
+    from scipy.optimize import minimize  # here: an agent that never calibrates never loads scipy
+
     if not len(loss):
         raise ValueError("no positions to fit the error model to")
 
     def model_of(x: np.ndarray) -> ErrorModel:
-        return ErrorModel(float(np.exp(x[0])), float(np.exp(x[1])), float(x[2]) if len(x) > 2 else 0.0)
+        with np.errstate(over="ignore"):  # a simplex wandering off (few positions): an infinite cost
+            s, c = np.exp(x[:2])
+        return ErrorModel(float(s), float(c), float(x[2]) if len(x) > 2 else 0.0)
 
     def cost(x: np.ndarray) -> float:
         value = -model_of(x).log_likelihood(loss, chosen, log_prior)
         return value if np.isfinite(value) else np.inf
 
     start = np.array([np.log(0.05), np.log(0.5)] + ([1.0] if log_prior is not None else []))
-    best = nelder_mead(cost, start)
-    return Fit(model_of(best), -cost(best) / len(loss), len(loss))
-
-
-def nelder_mead(cost: Callable[[np.ndarray], float], start: np.ndarray, *, step: float = 0.5,
-                iterations: int = 400, tolerance: float = 1e-7) -> np.ndarray:
-    """The minimum of ``cost`` near ``start`` by the Nelder–Mead simplex (a few parameters, no
-    derivatives; numpy only, as the engine's run time has no optimiser)."""
-    simplex = np.vstack([start, start + step * np.eye(len(start))])
-    values = np.array([cost(x) for x in simplex])
-    for _ in range(iterations):
-        order = np.argsort(values)
-        simplex, values = simplex[order], values[order]
-        if abs(values[-1] - values[0]) <= tolerance * (1 + abs(values[0])):
-            break
-        centre = simplex[:-1].mean(axis=0)
-        reflected = centre + (centre - simplex[-1])
-        r = cost(reflected)
-        if r < values[0]:
-            expanded = centre + 2 * (centre - simplex[-1])
-            e = cost(expanded)
-            simplex[-1], values[-1] = (expanded, e) if e < r else (reflected, r)
-        elif r < values[-2]:
-            simplex[-1], values[-1] = reflected, r
-        else:
-            contracted = centre + 0.5 * (simplex[-1] - centre)
-            c = cost(contracted)
-            if c < values[-1]:
-                simplex[-1], values[-1] = contracted, c
-            else:  # shrink towards the best
-                simplex[1:] = simplex[0] + 0.5 * (simplex[1:] - simplex[0])
-                values[1:] = [cost(x) for x in simplex[1:]]
-    return simplex[int(np.argmin(values))]
+    result = minimize(cost, start, method="Nelder-Mead",
+                      options={"initial_simplex": np.vstack([start, start + SIMPLEX_STEP * np.eye(len(start))]),
+                               "xatol": FIT_XATOL, "fatol": FIT_FATOL, "maxiter": FIT_ITERATIONS})
+    return Fit(model_of(result.x), -float(result.fun) / len(loss), len(loss))

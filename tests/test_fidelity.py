@@ -1,4 +1,4 @@
-"""Fidelity (tournament/fidelity.py): positions, phases, sampling, determinism, end to end."""
+"""The fidelity bench (fidelity/): positions, sampling, determinism, end to end."""
 
 from __future__ import annotations
 
@@ -17,11 +17,12 @@ from engine_helpers import favourite_model, shipped_personal
 
 from casebase.format import Casebase
 from engine.agents.guided import GuidedAgent
+from engine.cbr.configurations import parse_configurations
 from engine.search.limits import SearchLimits
-from tournament.fidelity import FidelitySettings, play_positions, spread
-from tournament.heldout import non_pawn_material, phase, read_positions
-from tournament.schedule import parse_configurations
-from tournament.stats import wilson
+from fidelity.modes import FidelityMode
+from fidelity.positions import read_positions, spread
+from fidelity.replay import play_positions
+from fidelity.settings import FidelitySettings
 
 ROOT = Path(__file__).resolve().parent.parent
 KOSTENIUK = "Alexandra Kosteniuk"
@@ -64,24 +65,8 @@ SMALL_PGN = """\
 
 
 def cli(*args: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tournament", *map(str, args)], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "fidelity", *map(str, args)], cwd=ROOT,
                           capture_output=True, text=True, timeout=300)
-
-
-def test_phases_follow_move_number_then_material():
-    assert non_pawn_material(chess.Board()) == 62
-    assert phase(chess.Board()) == "opening"
-    twelve = chess.Board("r1bqkbnr/pppppppp/2n5/8/8/2N5/PPPPPPPP/R1BQKBNR w KQkq - 4 12")
-    assert phase(twelve) == "opening"
-    assert phase(chess.Board(twelve.fen().replace(" 12", " 13"))) == "middlegame"
-    # Two rooks and a minor piece each: 26, an endgame; with a queen more each: 44.
-    rooks = chess.Board("r1b1k2r/pppp1ppp/8/8/8/8/PPPP1PPP/R1B1K2R w - - 0 30")
-    assert non_pawn_material(rooks) == 26 and phase(rooks) == "endgame"
-    knight_more = chess.Board("r1b1k2r/pppp1ppp/8/8/8/8/PPPP1PPP/R1B1K1NR w - - 0 30")
-    assert non_pawn_material(knight_more) == 29 and phase(knight_more) == "middlegame"
-    queens = chess.Board("r1bqk2r/pppp1ppp/8/8/8/8/PPPP1PPP/R1BQK2R w - - 0 30")
-    assert non_pawn_material(queens) == 44 and phase(queens) == "middlegame"
-    assert phase(chess.Board("4k3/8/8/8/8/8/8/4K3 w - - 0 5")) == "opening"  # move number first
 
 
 def test_positions_are_the_experts_moves_with_the_games_history(tmp_path):
@@ -106,7 +91,10 @@ def test_positions_are_the_experts_moves_with_the_games_history(tmp_path):
     assert not chess.Board(last.fen()).can_claim_threefold_repetition()
     fen_game = [p for p in held.positions if p.game == 1]
     assert fen_game[0].board().move_stack == [] and fen_game[0].board().fullmove_number == 30
-    assert [p.phase for p in fen_game] == ["middlegame", "middlegame", "endgame"]
+    # Phases by casebase.phases: the plies count from the game's start, here a FEN at move 30,
+    # so its first 24 are the opening as in the casebase (the old rule read the FEN's move number).
+    assert [p.phase for p in fen_game] == ["opening"] * 3
+    assert [p.phase for p in held.positions if p.game == 4] == ["opening"]
     assert read_positions(path, KOSTENIUK, seen=[("Someone, X", "Kosteniuk, Alexandra", "2020.01.01",
                                                   "repeat", "?")]).seen == 1
     with pytest.raises(ValueError, match="no game of 'Magnus Carlsen'"):
@@ -123,25 +111,18 @@ def test_sampling_is_even_and_deterministic():
         assert max(gaps) - min(gaps) <= 1
 
 
-def test_wilson_interval():
-    assert wilson(5, 10) == pytest.approx((0.2366, 0.7634), abs=1e-4)
-    assert wilson(0, 10) == pytest.approx((0.0, 0.2775), abs=1e-4)
-    low, high = wilson(392, 724)
-    assert low < 392 / 724 < high and high - low < 0.08
-
-
 def test_pure_moves_depend_on_seed_and_position_not_on_workers_or_sample(kosteniuk_casebase, heldout):
     # The full casebase holds the held-out games: opening positions tie many cases, so draws matter.
     positions = read_positions(heldout[1], KOSTENIUK).positions
     settings = FidelitySettings(casebase=str(kosteniuk_casebase), config=BALANCED, seed=3)
     sample = [positions[i] for i in spread(len(positions), 40)]
-    one = play_positions(sample, "pure", settings, workers=1, progress=False)
-    two = play_positions(sample, "pure", settings, workers=2, progress=False)
+    one = play_positions(sample, FidelityMode.PURE, settings, workers=1, progress=False)
+    two = play_positions(sample, FidelityMode.PURE, settings, workers=2, progress=False)
     assert one == two and len(one) == 40
     openings = [p for p in positions if p.phase == "opening"]
-    alone = play_positions(openings[::-1], "pure", settings, workers=1, progress=False)
+    alone = play_positions(openings[::-1], FidelityMode.PURE, settings, workers=1, progress=False)
     other_seed = FidelitySettings(casebase=str(kosteniuk_casebase), config=BALANCED, seed=4)
-    reseeded = play_positions(openings, "pure", other_seed, workers=1, progress=False)
+    reseeded = play_positions(openings, FidelityMode.PURE, other_seed, workers=1, progress=False)
     common = [p.index for p in sample if p.phase == "opening"]
     assert common and all(alone[i] == one[i] for i in common)  # order and company do not matter
     assert reseeded != alone  # ... but the seed does
@@ -153,12 +134,12 @@ def test_each_position_draws_with_its_own_seed(kosteniuk_casebase, heldout):
     assert first.phase == "opening"
     copies = [dataclasses.replace(first, index=i) for i in range(30)]
     settings = FidelitySettings(casebase=str(kosteniuk_casebase), config=BALANCED, seed=3)
-    moves = play_positions(copies, "pure", settings, workers=1, progress=False)
+    moves = play_positions(copies, FidelityMode.PURE, settings, workers=1, progress=False)
     assert len(set(moves.values())) > 1
 
 
 def _run(casebase: Path, games: Path, out: Path, *extra: object) -> dict:
-    done = cli("fidelity", "--casebase", casebase, "--games", games, "--out", out, *extra)
+    done = cli("run", "--casebase", casebase, "--games", games, "--out", out, *extra)
     assert done.returncode == 0, done.stderr
     data = json.loads(out.read_text())
     data["stdout"] = done.stdout
@@ -187,7 +168,7 @@ def test_same_games_are_recalled_and_held_out_games_are_not(tmp_path, kosteniuk_
     assert f"| {result['matches']}/{positions} |" in row
 
     summary = tmp_path / "summary.md"
-    done = cli("fidelity-summary", tmp_path / "unseen.json", tmp_path / "seen.json", "--out", summary)
+    done = cli("summary", tmp_path / "unseen.json", tmp_path / "seen.json", "--out", summary)
     assert done.returncode == 0, done.stderr
     table = summary.read_text()
     assert done.stdout.strip() == table.strip()
@@ -256,10 +237,10 @@ def test_judged_mode_at_tolerance_0_mostly_plays_the_judges_own_move(tmp_path, h
 def test_a_missing_engine_or_bad_input_is_a_clear_error_and_writes_nothing(tmp_path, heldout):
     casebase, games = heldout
     out = tmp_path / "x.json"
-    done = cli("fidelity", "--casebase", casebase, "--games", games, "--out", out,
+    done = cli("run", "--casebase", casebase, "--games", games, "--out", out,
                "--modes", "pure", "stockfish", "--stockfish", tmp_path / "no-stockfish")
     assert done.returncode == 2 and "no engine at" in done.stderr and "--stockfish PATH" in done.stderr
-    done = cli("fidelity", "--casebase", casebase, "--games", games, "--out", out, "--modes", "pure",
+    done = cli("run", "--casebase", casebase, "--games", games, "--out", out, "--modes", "pure",
                "--player", "Magnus Carlsen")
     assert done.returncode == 2 and "no game of 'Magnus Carlsen'" in done.stderr
     assert not out.exists()
@@ -283,10 +264,10 @@ def test_guided_mode_plays_legal_moves_reproducibly(heldout):
     positions = read_positions(games, KOSTENIUK).positions[::90]
     settings = FidelitySettings(casebase=str(casebase), config=BALANCED, guided_depth=1, guided_nodes=None,
                                 prior="cases")
-    moves = play_positions(positions, "guided", settings, workers=1, progress=False)
+    moves = play_positions(positions, FidelityMode.GUIDED, settings, workers=1, progress=False)
     assert all(chess.Move.from_uci(moves[p.index]) in p.board().legal_moves for p in positions)
-    assert play_positions(positions, "guided", settings, workers=2, progress=False) == moves
-    search = play_positions(positions, "search", settings, workers=1, progress=False)
+    assert play_positions(positions, FidelityMode.GUIDED, settings, workers=2, progress=False) == moves
+    search = play_positions(positions, FidelityMode.ALPHABETA, settings, workers=1, progress=False)
     for p in positions:  # the search alone: a guided agent without cases plays the search's best move
         alone = GuidedAgent(None, BALANCED.weights, 0).choose(p.board(), limits=SearchLimits(depth=1))
         assert search[p.index] == alone.move.uci()
@@ -305,15 +286,15 @@ def test_prior_mode_plays_the_priors_favourite_and_runs_compare_paired(tmp_path,
     assert "favourite of the prior: model e4.npz" in with_model["results"]["prior"]["engine"]
     cases = _run(casebase, games, tmp_path / "cases.json", "--modes", "prior", "--prior", "cases",
                  "--positions", 40)
-    done = cli("fidelity-compare", "prior", "prior", tmp_path / "cases.json", "--against", tmp_path / "model.json")
+    done = cli("compare", "prior", "prior", tmp_path / "cases.json", "--against", tmp_path / "model.json")
     assert done.returncode == 0, done.stderr
     (row,) = [line for line in done.stdout.splitlines() if line.startswith("| Alexandra")]
     a = sum(p["moves"]["prior"] == p["expert"] for p in cases["positions"])
     b = sum(p["moves"]["prior"] == p["expert"] for p in with_model["positions"])
     assert f"| 40 | {100 * a / 40:.1f} % | {100 * b / 40:.1f} % | {100 * (a - b) / 40:+.1f} (" in row
-    done = cli("fidelity-compare", "prior", "pure", tmp_path / "model.json")
+    done = cli("compare", "prior", "pure", tmp_path / "model.json")
     assert done.returncode == 0 and "| **all** | 40 |" in done.stdout
-    done = cli("fidelity", "--casebase", casebase, "--games", games, "--modes", "prior", "--prior", "model",
+    done = cli("run", "--casebase", casebase, "--games", games, "--modes", "prior", "--prior", "model",
                "--model", tmp_path / "missing.npz")
     assert done.returncode == 2 and "no such model file" in done.stderr
 

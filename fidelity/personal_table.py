@@ -10,7 +10,6 @@ generic model says by how much it beats it there.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,11 +20,11 @@ from tqdm import tqdm
 
 from casebase.format import Casebase
 from common.figures import new_figure, save_png
+from common.stats import paired
 from engine.style.model import StyleModel, generic_model
 from engine.style.personal import choose_model
 from engine.style.planes import encode_board, legal_indices
-from tournament.heldout import read_positions
-from tournament.stats import Z95
+from fidelity.positions import read_positions, spread
 
 
 @dataclass
@@ -41,9 +40,7 @@ class CrossTable:
 
     def gain(self, expert: int) -> tuple[float, float, float]:
         """Personal minus generic on the expert's own games, with its paired 95 % interval."""
-        d = self.hits[expert + 1][expert].astype(float) - self.hits[0][expert].astype(float)
-        half = Z95 * d.std(ddof=1) / math.sqrt(len(d)) if len(d) > 1 else math.inf
-        return float(d.mean()), float(d.mean() - half), float(d.mean() + half)
+        return paired(self.hits[expert + 1][expert], self.hits[0][expert])
 
     def diagonal_best(self, expert: int) -> bool:
         """Whether the expert's own personal model is the best personal model of the column."""
@@ -91,8 +88,6 @@ class CrossTable:
 def cross_table(casebases: Sequence[Path], positions: int | None, progress: bool | None = None) -> CrossTable:
     """The table over ``casebases`` (each with its held-out ``.pgn`` and personal model beside it);
     ValueError naming what is missing."""
-    from tournament.fidelity import spread
-
     generic = StyleModel.load(generic_model())
     experts, models, samples = [], [generic], []
     for path in casebases:

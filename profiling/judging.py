@@ -1,17 +1,16 @@
 """Judging the expert's own moves with an outside engine, for the error profile (docs/strength.md §1).
 
 A sample of the expert's positions (after move :data:`FIRST_MOVE`, in the order of a seeded hash
-of each case's key) is judged by any UCI engine through python-chess's client: its
-:data:`MULTIPV` best moves and the expert's own, at a fixed depth. Each finished position is one
-line of a :class:`Journal` (JSON lines, flushed as written), so a judge that fails or a user who
-stops loses nothing finished: the same command goes on where it stopped.
+of each case's key) is judged by any UCI engine, started by the engine's one launcher
+(:mod:`engine.outside.launch`): its :data:`MULTIPV` best moves and the expert's own, at a fixed
+depth, scored as every score is (:func:`engine.search.scores.from_pov_score`). Each finished
+position is one line of a :class:`~profiling.journal.Journal`, so a judge that fails or a user
+who stops loses nothing finished: the same command goes on where it stopped.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
-import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,8 +22,12 @@ import numpy as np
 from tqdm import tqdm
 
 from casebase.format import Casebase
+from engine.outside.launch import LaunchError, launch
+from engine.search.scores import from_pov_score
+from engine.style.profile import position
+from profiling import ProfileError
+from profiling.journal import Journal
 
-JOURNAL = "cbr-chess-profile-journal"
 #: Positions judged unless told otherwise, and the earliest full move sampled (the opening is
 #: the expert's preparation, not his judgement: Regan skips moves 1-8 too).
 POSITIONS = 400
@@ -34,11 +37,6 @@ DEPTH = 12
 MULTIPV = 10
 #: The longest a judge may think about one position (seconds) before it counts as hung.
 MAX_SECONDS = 60.0
-
-
-class ProfileError(Exception):
-    """The profile cannot be made: no judge where one is needed, a journal of other settings, a
-    judge that failed (the finished positions are kept); the message says which."""
 
 
 @dataclass(frozen=True)
@@ -54,15 +52,6 @@ class Settings:
     def header(self) -> dict[str, Any]:
         """What a journal's entries depend on (the seed and first move only choose among them)."""
         return {"depth": self.depth, "multipv": self.multipv}
-
-
-def position(casebase: Casebase, row: int) -> chess.Board:
-    """Case ``row``'s position, with the castling rights its king and rooks allow (a casebase
-    keeps no castling rights, and the judge must see that castling is possible)."""
-    board = casebase.board(row)
-    board.set_castling_fen("KQkq")
-    board.castling_rights = board.clean_castling_rights()
-    return board
 
 
 def case_keys(casebase: Casebase, rows: np.ndarray) -> list[str]:
@@ -87,90 +76,28 @@ def sample(casebase: Casebase, settings: Settings) -> tuple[np.ndarray, list[str
     return rows[order], [keys[i] for i in order.tolist()]
 
 
-# -- the journal ---------------------------------------------------------------------------
-
-
-class Journal:
-    """The judged positions of one expert, one JSON line each by case key (a cut-off last line is ignored)."""
-
-    def __init__(self, path: Path, header: dict[str, Any]) -> None:
-        self.path, self.header = path, header
-        self.entries: dict[str, dict[str, Any]] = {}
-        if path.exists():
-            self._read()
-
-    def _read(self) -> None:
-        with open(self.path, encoding="utf-8") as f:
-            lines = f.read().split("\n")
-        try:
-            header = json.loads(lines[0])
-        except json.JSONDecodeError:
-            header = None
-        if not isinstance(header, dict) or header.get("journal") != JOURNAL:
-            raise ProfileError(f"{self.path}: not a profile journal; move it away or name another with --journal")
-        for key, value in self.header.items():
-            if key != "judge" and header.get(key) != value:
-                raise ProfileError(
-                    f"{self.path}: a journal of other settings ({key} {header.get(key)!r}, not {value!r});"
-                    " delete it to start over, or give the settings it was made with")
-        self.header["judge"] = header.get("judge")
-        for line in lines[1:]:
-            try:
-                entry = json.loads(line)
-                self.entries[str(entry["key"])] = entry
-            except (json.JSONDecodeError, KeyError, TypeError):
-                continue  # the line a killed writer left half-written
-
-    def usable(self, key: str) -> bool:
-        """Whether ``key`` is judged, or not yet known to be unusable (a skipped position is not)."""
-        return "skip" not in self.entries.get(key, {})
-
-    def add(self, entry: dict[str, Any]) -> None:
-        """Record one finished position (written and flushed to disk before it counts)."""
-        new = not self.path.exists()
-        if new:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path, "a", encoding="utf-8") as f:
-            if new:
-                f.write(json.dumps(self.header) + "\n")
-            elif f.tell() and not self._ends_with_newline():
-                f.write("\n")  # after a half-written line
-            f.write(json.dumps(entry) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
-        self.entries[str(entry["key"])] = entry
-
-    def _ends_with_newline(self) -> bool:
-        with open(self.path, "rb") as f:
-            f.seek(-1, os.SEEK_END)
-            return f.read(1) == b"\n"
-
-
 # -- judging -------------------------------------------------------------------------------
 
 
 def judge_position(engine: chess.engine.SimpleEngine, board: chess.Board, played: chess.Move,
                    settings: Settings) -> tuple[list[chess.Move], list[int]]:
-    """The judge's best moves and the expert's, with their scores (centipawns for the mover)."""
+    """The judge's best moves and the expert's, with their scores (centipawns for the mover, mates as
+    :mod:`engine.search.scores` writes them: beyond any centipawn score)."""
     limit = chess.engine.Limit(depth=settings.depth, time=MAX_SECONDS)
     infos = engine.analyse(board, limit, multipv=settings.multipv)
     scored = {}
     for info in infos:
         pv, score = info.get("pv"), info.get("score")
         if pv and score is not None and pv[0] not in scored:
-            scored[pv[0]] = centipawns(score)
+            scored[pv[0]] = from_pov_score(score.relative)
     if played not in scored:
         info = engine.analyse(board, limit, root_moves=[played])
         score = info.get("score")
         if score is None:
             raise chess.engine.EngineError("no score for the expert's move")
-        scored[played] = centipawns(score)
+        scored[played] = from_pov_score(score.relative)
     moves = sorted(scored, key=lambda m: -scored[m])
     return moves, [scored[m] for m in moves]
-
-
-def centipawns(score: chess.engine.PovScore) -> int:
-    return int(np.clip(score.relative.score(mate_score=100_000), -100_000, 100_000))
 
 
 @dataclass
@@ -217,9 +144,9 @@ def _judge_cases(casebase: Casebase, cases: _Sample, settings: Settings, judge: 
     journal = cases.journal
     bar = tqdm(total=settings.positions, initial=settings.positions - len(cases.missing()), unit="pos",
                desc=f"judging {casebase.expert}", file=sys.stderr, disable=not progress, leave=False)
-    try:
-        engine = chess.engine.SimpleEngine.popen_uci([judge], timeout=10)
-    except (OSError, chess.engine.EngineError, TimeoutError) as exc:
+    try:  # in a process group of its own: a Ctrl-C meant for us stops it by quit, after the journal
+        engine = launch([judge], own_group=True)
+    except LaunchError as exc:
         bar.close()
         raise ProfileError(f"judge {judge} could not be started: {exc}") from None
     name = engine.id.get("name", Path(judge).name)
@@ -240,8 +167,7 @@ def _judge_cases(casebase: Casebase, cases: _Sample, settings: Settings, judge: 
                          "played": moves.index(played)})
             bar.update()
     except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError) as exc:
-        kept = sum(1 for entry in journal.entries.values() if "moves" in entry)
-        raise ProfileError(f"judge {name} failed ({exc or type(exc).__name__}); the {kept} positions judged are"
+        raise ProfileError(f"judge {name} failed ({exc or type(exc).__name__}); the {journal.judged()} positions judged are"
                            f" kept in {journal.path}: run the same command again to go on") from None
     finally:
         bar.close()

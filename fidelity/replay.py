@@ -1,11 +1,7 @@
 """Fidelity: how often the engine plays the expert's own move in games its casebase has not seen.
 
-The positions come from :mod:`tournament.heldout`; the engine gets each with the game's
-history and scores when its move equals the expert's. Modes: ``pure`` (the thesis's agent),
-``prior`` (the prior's favourite, unvetted), ``search`` (the built-in search's own best move),
-``guided`` (the prior's proposals vetted by the built-in search, at a fixed depth or node count),
-``judged`` (the same proposals judged by an outside UCI engine at a fixed depth) and
-``stockfish`` (that engine alone at the same depth, the reference point of Maia-style studies).
+The positions come from :mod:`fidelity.positions`; each mode (:mod:`fidelity.modes`) gets each
+with the game's history, and scores when its move equals the expert's.
 
 Every position's agent is seeded from (seed, position index) and every Stockfish search
 starts from a new game (cleared hash, one thread), so results do not depend on the number
@@ -14,7 +10,6 @@ of worker processes or on which positions a run samples.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import os
@@ -23,7 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
 import chess
 import chess.engine
@@ -31,44 +26,21 @@ import numpy as np
 from tqdm import tqdm
 
 from casebase.format import Casebase
+from casebase.phases import PHASES, Phase
 from common.files import write_atomic
-from engine.agents import defaults
+from common.stats import Share
 from engine.agents.endings import TablebaseAgent
 from engine.agents.factory import Loader, make_agent
 from engine.agents.guided import GuidedAgent
-from engine.agents.modes import OptionValue, weight_values
 from engine.outside.launch import LaunchError, launch
 from engine.search.limits import SearchLimits
-from engine.style.model import generic_model
-from engine.style.personal import choose_model
-from tournament.cluster import Failed, distribute, table_files
-from tournament.heldout import (
-    PHASES,
-    Position,
-    casebase_games,
-    plain_uci,
-    read_positions,
-)
-from tournament.schedule import Configuration
-from tournament.stats import Share
+from engine.style.prior import PriorSource
+from fidelity.modes import FIDELITY_MODES, JUDGED_MODES, FidelityMode, parse_modes
+from fidelity.positions import Position, casebase_games, plain_uci, read_positions, spread
+from fidelity.settings import FidelitySettings
+from parallel.cluster import Failed, distribute
 
 FORMAT = "cbr-chess-fidelity"
-#: The ways the fidelity bench can play a position.
-FIDELITY_MODES = ("pure", "generic", "prior", "search", "guided", "judged", "likely", "expert", "stockfish")
-#: The modes the outside engine plays in: alone, or as guided mode's judge (with Selection argmax,
-#: the error model's likeliest move, or a move drawn by it).
-JUDGED_MODES = ("judged", "likely", "expert")
-DEFAULT_STOCKFISH = "/usr/games/stockfish"
-#: The guided mode's default search: reproducible (nodes, not time), about 0.4 s a position here.
-DEFAULT_GUIDED_NODES = 10_000
-
-
-def spread(count: int, n: int | None) -> list[int]:
-    """``n`` indices spread evenly over ``range(count)`` (the middle of ``n`` equal strata);
-    all of them when ``n`` is None or not below ``count``."""
-    if n is None or n >= count:
-        return list(range(count))
-    return [(2 * i + 1) * count // (2 * n) for i in range(n)]
 
 
 def position_seed(seed: int, index: int) -> int:
@@ -77,94 +49,6 @@ def position_seed(seed: int, index: int) -> int:
 
 
 # -- the players -------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class FidelitySettings:
-    """What determines a run's moves (besides the positions)."""
-
-    casebase: str  # path of the .npz
-    config: Configuration
-    seed: int = 0
-    guided_depth: int | None = None
-    guided_nodes: int | None = DEFAULT_GUIDED_NODES
-    stockfish: str = DEFAULT_STOCKFISH
-    stockfish_depth: int = 10
-    #: Guided mode's prior (engine.style.prior) and, for a model's, the model file and the cases' weight.
-    prior: str = defaults.PRIOR
-    #: A model file, or ``auto``: the casebase's personal model where there is one (engine.style.personal).
-    model: str = defaults.MODEL
-    case_weight: float = defaults.CASE_WEIGHT_PERCENT / 100
-    #: Guided mode's Tolerance and JudgeTolerance (centipawns).
-    tolerance: int = defaults.TOLERANCE
-    judge_tolerance: int = defaults.JUDGE_TOLERANCE
-    #: The endgame tables' folder (option Tables); "" for the engine's default.
-    tables: str = ""
-
-    def describe(self, mode: str, engine_name: str | None = None) -> str:
-        """How ``mode`` plays, for the table and the JSON."""
-        weights = f"weights {self.config.name} ({self.config.label})"
-        prior = {"cases": "the cases' votes", "model": f"model {Path(self.model).name}",
-                 "blend": f"model {Path(self.model).name} and the cases (weight {self.case_weight:g})"}[self.prior]
-        if mode == "pure":
-            return f"PureAgent, {weights}"
-        if mode == "prior":
-            return f"favourite of the prior: {prior}, {weights}"
-        if mode == "generic":
-            return f"favourite of the generic model {generic_model().name} alone"
-        bound = f"depth {self.guided_depth}" if self.guided_depth is not None else f"{self.guided_nodes} nodes"
-        if mode == "search":
-            return f"the guided search's own best move, {bound}"
-        engine = f"{engine_name or self.stockfish}, depth {self.stockfish_depth}"
-        if mode == "guided":
-            return f"GuidedAgent, prior: {prior}, {weights}, {bound}, tolerance {self.tolerance} cp"
-        if mode == "judged":
-            return f"GuidedAgent, prior: {prior}, {weights}, judged by {engine}, tolerance {self.judge_tolerance} cp"
-        if mode in JUDGED_MODES:
-            return f"GuidedAgent, prior: {prior}, {weights}, judged by {engine}, Selection {mode} (the error model)"
-        return engine
-
-    def values(self, mode: str) -> dict[str, OptionValue]:
-        """The engine's options that make ``mode``'s agent (:func:`engine.agents.factory.make_agent`):
-        the search mode is guided mode with neither cases nor model, so it plays the search's move."""
-        tables: dict[str, OptionValue] = {"Tables": self.tables} if self.tables else {}
-        if mode == "pure":
-            return {"Mode": "pure", **weight_values(self.config.weights), **tables}
-        if mode == "generic":
-            return {**tables, "Mode": "guided", "Prior": "model", "Model": str(generic_model())}
-        values: dict[str, OptionValue] = {
-            **tables, "Mode": "guided", **weight_values(self.config.weights),
-            "Prior": "cases" if mode == "search" else self.prior,
-            "Model": self.model, "CaseWeight": round(100 * self.case_weight), "Tolerance": self.tolerance,
-            "JudgeTolerance": self.judge_tolerance}
-        if mode in JUDGED_MODES:
-            values |= {"Judge": self.stockfish, "JudgeDepth": self.stockfish_depth,
-                       "Selection": mode if mode != "judged" else defaults.SELECTIONS[0]}
-        return values
-
-    def resolved(self) -> FidelitySettings:
-        """These settings with model ``auto`` made the file it means for the casebase (so that the
-        results name it and a cluster's nodes get it)."""
-        if self.model != defaults.MODEL:
-            return self
-        return dataclasses.replace(self, model=choose_model(Casebase.load(self.casebase)).path)
-
-    def for_mode(self, mode: str) -> FidelitySettings:
-        """These settings as ``mode`` needs them: without the outside engine where it plays no part."""
-        return self if mode in (*JUDGED_MODES, "stockfish") else dataclasses.replace(self, stockfish="")
-
-    # what a cluster's workers need (tournament.cluster.Portable)
-
-    def cargo(self) -> dict[str, Path]:
-        model = {"model.npz": Path(self.resolved().model)} if self.prior != "cases" else {}
-        return {"casebase.npz": Path(self.casebase), **model, **table_files(self.tables)}
-
-    def unpacked(self, root: Path) -> Self:
-        model = str(root / "model.npz") if self.prior != "cases" else self.model
-        return dataclasses.replace(self, casebase=str(root / "casebase.npz"), model=model, tables=str(root / "tables"))
-
-    def programs(self) -> list[str]:
-        return [self.stockfish] if self.stockfish else []
 
 
 class _AgentPlayer:
@@ -222,18 +106,19 @@ def open_engine(command: str) -> chess.engine.SimpleEngine:
 
 
 class _PositionWorker:
-    """Plays positions in one process with one mode's player (see :mod:`tournament.pool`)."""
+    """Plays positions in one process with one mode's player (see :mod:`parallel.pool`)."""
 
-    def __init__(self, mode: str, settings: FidelitySettings) -> None:
+    def __init__(self, mode: FidelityMode, settings: FidelitySettings) -> None:
+        mode = FidelityMode(mode)  # a mode's name will do
         self.player: _AgentPlayer | _UciPlayer
-        if mode == "stockfish":
+        if mode == FidelityMode.STOCKFISH:
             self.player = _UciPlayer(settings.stockfish, settings.stockfish_depth)
             return
         # the engine's own agents (tables included); one model and one judge process for the
         # worker, every position a new game (its seed, the judge's hash cleared)
-        casebase = None if mode == "search" else Casebase.load(settings.casebase)
+        casebase = None if mode == FidelityMode.ALPHABETA else Casebase.load(settings.casebase)
         values, loader = settings.values(mode), Loader()
-        limits = SearchLimits() if mode == "pure" else SearchLimits(depth=settings.guided_depth,
+        limits = SearchLimits() if mode == FidelityMode.PURE else SearchLimits(depth=settings.guided_depth,
                                                                     nodes=settings.guided_nodes)
 
         def make(seed: int) -> TablebaseAgent:
@@ -241,7 +126,8 @@ class _PositionWorker:
             agent.new_game(seed)
             return agent
 
-        self.player = _AgentPlayer(make, settings.seed, limits, loader, prior_only=mode in ("prior", "generic"))
+        prior_only = mode in (FidelityMode.PRIOR, FidelityMode.GENERIC)
+        self.player = _AgentPlayer(make, settings.seed, limits, loader, prior_only=prior_only)
 
     def __call__(self, position: Position) -> tuple[int, str | None]:
         return position.index, self.player.move(position)
@@ -251,7 +137,7 @@ class _PositionWorker:
 
 
 def play_positions(
-    positions: Sequence[Position], mode: str, settings: FidelitySettings, *,
+    positions: Sequence[Position], mode: FidelityMode, settings: FidelitySettings, *,
     workers: int | None = None, progress: bool | None = None, cluster: str | None = None,
 ) -> dict[int, str | None]:
     """The move ``mode`` plays in each position (UCI, castling as the king's step), by index:
@@ -279,13 +165,13 @@ def play_positions(
 class ModeResult:
     """One mode's moves on the sampled positions."""
 
-    mode: str
+    mode: FidelityMode
     engine: str
     moves: dict[int, str | None]
     seconds: float
 
-    def share(self, positions: Sequence[Position], phase_name: str | None = None) -> Share:
-        chosen = [p for p in positions if phase_name in (None, p.phase)]
+    def share(self, positions: Sequence[Position], phase: Phase | None = None) -> Share:
+        chosen = [p for p in positions if phase in (None, p.phase)]
         return Share(sum(self.moves[p.index] == p.expert for p in chosen), len(chosen))
 
 
@@ -336,12 +222,13 @@ def measure(
 ) -> Fidelity:
     """Replay the expert's moves of ``games_path`` with each of ``modes``.
 
+    ``modes`` are :class:`~fidelity.modes.FidelityMode` names (old names read as the new ones);
     ``player`` defaults to the casebase's expert; ``positions`` samples that many of the
-    expert's moves evenly (:func:`spread`). Raises ValueError on bad input before any work.
+    expert's moves evenly (:func:`fidelity.positions.spread`). Raises ValueError on bad input before any work.
     """
-    unknown = [m for m in modes if m not in FIDELITY_MODES]
-    if unknown or not modes or len(set(modes)) != len(modes):
-        raise ValueError(f"modes {list(modes)}: give each of {', '.join(FIDELITY_MODES)} at most once")
+    modes = parse_modes(modes)
+    if not modes or len(set(modes)) != len(modes):
+        raise ValueError(f"modes {list(map(str, modes))}: give each of {', '.join(FIDELITY_MODES)} at most once")
     if positions is not None and positions < 1:
         raise ValueError(f"--positions must be at least 1, not {positions}")
     if settings.seed < 0:
@@ -356,10 +243,10 @@ def measure(
         raise ValueError("--tolerance and --judge-tolerance must not be negative")
     if not 0 <= settings.case_weight <= 1:
         raise ValueError(f"--case-weight must lie in 0..1, not {settings.case_weight}")
-    if settings.prior != "cases" and {"prior", "guided"} & set(modes):
+    if settings.prior != PriorSource.CASES and {FidelityMode.PRIOR, FidelityMode.GUIDED} & set(modes):
         Loader().model(settings.model)  # a bad model file stops the run before any work
     engine_name = None
-    if {"stockfish", *JUDGED_MODES} & set(modes) and not cluster:  # a cluster's nodes check it themselves
+    if {FidelityMode.STOCKFISH, *JUDGED_MODES} & set(modes) and not cluster:  # a cluster's nodes check it themselves
         probe = open_engine(settings.stockfish)
         engine_name = probe.id.get("name", settings.stockfish)
         probe.quit()
@@ -376,11 +263,12 @@ def measure(
                "damaged": held_out.damaged, "seen_in_casebase": held_out.seen,
                "positions": len(held_out.positions)},
         settings={"seed": settings.seed, "positions": positions, "config": settings.config.name,
-                  "weights": settings.config.label, "modes": list(modes),
+                  "weights": settings.config.label, "modes": [str(m) for m in modes],
                   "guided_depth": settings.guided_depth, "guided_nodes": settings.guided_nodes,
                   "stockfish": settings.stockfish, "stockfish_depth": settings.stockfish_depth,
                   "prior": settings.prior, "model": settings.model, "case_weight": settings.case_weight,
-                  "tolerance": settings.tolerance, "judge_tolerance": settings.judge_tolerance},
+                  "tolerance": settings.tolerance, "judge_tolerance": settings.judge_tolerance,
+                  "neighbours": settings.neighbours, "temperature_tenths": settings.temperature_tenths},
         positions=sample,
     )
     for mode in modes:

@@ -1,5 +1,9 @@
-"""The picture of an error profile (``python -m casebase profile X.npz --report OUT.png``): what a
-player preparing against the expert would look at, beside the other profiled casebases of its folder."""
+"""The picture of an error profile (``python -m profiling X.npz --report OUT.png``): what a
+player preparing against the expert would look at, beside the other profiled casebases of its folder.
+
+matplotlib is the optional extra ``plots``, imported by :mod:`common.figures` only when a picture
+is drawn (the engine never needs it); without it :func:`report_figure` says how to install it.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +14,10 @@ from typing import Any
 import numpy as np
 
 from casebase.format import Casebase, CasebaseError
-from casebase.profile import MISTAKE_CP, PHASES, Profile
-from common.figures import new_figure, save_png
+from casebase.phases import PHASES
+from common.figures import FiguresUnavailable, new_figure, save_png
+from engine.style.profile import MISTAKE_CP, Profile
+from profiling import ProfileError
 
 #: The losses (centipawns) along the distributions' axis.
 LOSS_AXIS = np.arange(0, 301, 5)
@@ -22,7 +28,7 @@ def profiled_neighbours(casebase: Casebase) -> list[Profile]:
     assert casebase.path is not None
     own = Profile.of(casebase)
     if own is None:
-        raise CasebaseError(f"{casebase.path}: no error profile to draw (python -m casebase profile ... --judge PATH)")
+        raise ProfileError(f"{casebase.path}: no error profile to draw (python -m profiling FILE.npz --judge PATH makes one)")
     profiles = [own]
     for path in sorted(casebase.path.parent.glob("*.npz")):
         if path.resolve() == casebase.path.resolve():
@@ -37,9 +43,18 @@ def profiled_neighbours(casebase: Casebase) -> list[Profile]:
 
 
 def draw_report(casebase: Casebase, out: str | os.PathLike[str]) -> None:
-    """Loss distributions by phase, first choices, mistakes and implied ratings, as a PNG."""
+    """The picture of :func:`report_figure`, as a PNG file ``out``."""
+    save_png(report_figure(casebase), Path(out))
+
+
+def report_figure(casebase: Casebase) -> Any:
+    """The matplotlib figure: loss distributions by phase (the top row), first choices, mistakes
+    and implied ratings (the bottom row), of ``casebase`` (red) beside its folder's other profiles."""
     profiles = profiled_neighbours(casebase)
-    fig, axes = new_figure(15, 9, 2, 3)
+    try:
+        fig, axes = new_figure(15, 9, 2, 3)
+    except FiguresUnavailable as exc:
+        raise ProfileError(str(exc)) from None
     for ax, name in zip(axes[0], PHASES, strict=True):
         for rank, profile in enumerate(profiles):
             lost = profile.cp_loss[profile.phases == name]
@@ -77,7 +92,7 @@ def draw_report(casebase: Casebase, out: str | os.PathLike[str]) -> None:
     meta = profiles[0].meta
     fig.suptitle(f"Error profile of {casebase.expert}: {meta['positions']} positions judged by {meta.get('judge')}"
                  f" at depth {meta.get('depth')}")
-    save_png(fig, Path(out))
+    return fig
 
 
 def _label(profile: Profile) -> str:

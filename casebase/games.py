@@ -1,4 +1,5 @@
-"""Which games of a PGN input go into a casebase: the one selection shared by ``build`` and ``holdout``.
+"""Which games of a PGN input go into a casebase: the one game filter shared by ``build`` and
+``holdout``, and the one definition of an expert's latest games (:func:`latest`).
 
 A game is decided from its headers alone, in this order (each game lands in exactly one
 count): no side is the expert -> ``without_expert``; both sides are -> ``both_match``;
@@ -38,7 +39,7 @@ class BuildError(Exception):
 
 
 @dataclass(frozen=True)
-class Selection:
+class GameFilter:
     """The builder options that decide which games and moves become cases."""
 
     player: str = ALL_PLAYERS
@@ -92,7 +93,7 @@ class Candidate:
 
 
 def classify(
-    headers: Mapping[str, str], selection: Selection, matcher: NameMatcher | None
+    headers: Mapping[str, str], selection: GameFilter, matcher: NameMatcher | None
 ) -> Candidate | str:
     """A candidate game, or the count (``WITHOUT_EXPERT``, ...) that the game lands in."""
     if matcher is None:
@@ -121,15 +122,20 @@ def classify(
     return Candidate(expert_white, elo)
 
 
-def _date_key(date: str) -> str:
+def date_key(date: str) -> str:
     """Sortable form of a PGN date; unknown parts (``??``) sort first."""
     return re.sub(r"[^0-9?]", "", date).replace("?", "0")
 
 
-def held_out(dates: Sequence[str], fraction: float) -> list[bool]:
-    """Which of the candidate games (given in file order by their Date tags) are the latest
-    ``fraction``: sorted by date, ties broken by file order (later counts as latest)."""
-    count = int(fraction * len(dates) + 0.5)
-    order = sorted(range(len(dates)), key=lambda i: (_date_key(dates[i]), i))
-    latest = set(order[len(dates) - count:]) if count else set()
-    return [i in latest for i in range(len(dates))]
+def latest(dates: Sequence[str], share: float, *, at_least: int = 0, leave: int = 0) -> list[bool]:
+    """Which of the games (given in file order by their Date tags) are the latest ``share``:
+    ``share`` of them rounded to the nearest game, at least ``at_least`` and leaving at least
+    ``leave`` (where there are that many); sorted by date (unknown parts first), ties broken by
+    file order (later counts as latest). The hold-out (``--exclude-latest``) and the personal
+    model's check on the expert's latest games both count them so."""
+    n = len(dates)
+    count = max(int(share * n + 0.5), min(at_least, n))
+    count = min(count, max(n - leave, min(at_least, n)))
+    order = sorted(range(n), key=lambda i: (date_key(dates[i]), i))
+    chosen = set(order[n - count:]) if count else set()
+    return [i in chosen for i in range(n)]

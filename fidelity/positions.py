@@ -3,14 +3,9 @@
 Every move the expert made in the held-out games (``python -m casebase holdout``) is a test
 position: the board with the game's history (so repetition rules hold) and the expert's move.
 
-Phases, judged on the position before the expert's move:
-
-- *opening*: full move number at most 12 (in a game from the initial position: the expert's
-  first 12 moves);
-- *endgame*: otherwise, when the non-pawn material of both sides together (knight and
-  bishop 3, rook 5, queen 9) is at most 26, e.g. two rooks and a minor piece each, or queen
-  and minor piece each (the start has 62);
-- *middlegame*: the rest.
+Each position's phase is the project's one definition (:mod:`casebase.phases`), judged on the
+board before the expert's move, ``ply`` half-moves into its game (as the casebase counts them:
+a game set up from a FEN starts at ply 0 there too).
 """
 
 from __future__ import annotations
@@ -25,26 +20,9 @@ import chess
 import chess.pgn
 
 from casebase.format import Casebase
-from casebase.selection import BuildError, Candidate, Selection, classify
+from casebase.games import BuildError, Candidate, GameFilter, classify
+from casebase.phases import Phase, phase
 from casebase.sources import read_source
-
-PHASES = ("opening", "middlegame", "endgame")
-OPENING_MOVES = 12
-ENDGAME_MATERIAL = 26
-_MATERIAL = ((chess.KNIGHT, 3), (chess.BISHOP, 3), (chess.ROOK, 5), (chess.QUEEN, 9))
-
-
-def non_pawn_material(board: chess.BaseBoard) -> int:
-    """Knights and bishops 3, rooks 5, queens 9, both sides together (62 at the start)."""
-    return sum(value * len(board.pieces(piece, colour))
-               for piece, value in _MATERIAL for colour in chess.COLORS)
-
-
-def phase(board: chess.Board) -> str:
-    """The game phase of ``board`` (see the module docstring)."""
-    if board.fullmove_number <= OPENING_MOVES:
-        return "opening"
-    return "endgame" if non_pawn_material(board) <= ENDGAME_MATERIAL else "middlegame"
 
 
 def plain_uci(board: chess.Board, move: chess.Move) -> str:
@@ -63,7 +41,7 @@ class Position:
     chess960: bool
     history: tuple[str, ...]  # the game's moves before this one, UCI as python-chess writes them
     fen: str
-    phase: str
+    phase: Phase
     expert: str  # the expert's move (:func:`plain_uci`)
 
     def board(self) -> chess.Board:
@@ -118,7 +96,7 @@ def read_positions(
     the casebase, counted in :attr:`HeldOut.seen`. Raises ValueError on an unreadable file.
     """
     try:
-        selection = Selection(player=player, exact_name=exact_name)
+        selection = GameFilter(player=player, exact_name=exact_name)
         text = read_source(path).text
     except BuildError as exc:
         raise ValueError(str(exc)) from None
@@ -150,10 +128,18 @@ def read_positions(
         for ply, move in enumerate(game.mainline_moves()):
             if board.turn == decision.expert_white:
                 positions.append(Position(len(positions), number, ply, start, board.chess960,
-                                          tuple(history), board.fen(), phase(board),
+                                          tuple(history), board.fen(), phase(board, ply),
                                           plain_uci(board, move)))
             history.append(board.uci(move))
             board.push(move)
     if not expert_games:
         raise ValueError(f"{path}: no game of {player!r} ({games_read} games read)")
     return HeldOut(positions, games_read, expert_games, skipped, damaged, seen_count)
+
+
+def spread(count: int, n: int | None) -> list[int]:
+    """``n`` indices spread evenly over ``range(count)`` (the middle of ``n`` equal strata);
+    all of them when ``n`` is None or not below ``count``."""
+    if n is None or n >= count:
+        return list(range(count))
+    return [(2 * i + 1) * count // (2 * n) for i in range(n)]

@@ -1,0 +1,115 @@
+"""The expert's error profile as the engine reads it: the casebase's stored ``profile_*`` arrays
+(the expert's moves judged by an outside engine, ``python -m profiling``) as losses, centipawn
+losses and phases, and the statistics and fit stored with them (docs/strength.md §1–2).
+
+:class:`Profile` is a view: the casebase stores the arrays (:mod:`casebase.format`), this module
+says what they mean, :mod:`engine.style.calibration` fits the calibrated choice to them, and
+:mod:`profiling` judges the positions and stores the profile with :meth:`Profile.summary`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import chess
+import numpy as np
+
+from casebase.format import PROFILE_DTYPES, Casebase, decode_move
+from casebase.phases import PHASES, phases_of
+from engine.style.errormodel import fit, losses
+from engine.style.rating import implied_rating
+
+#: A move losing at least this many centipawns counts as a mistake in the summaries.
+MISTAKE_CP = 50
+#: Centipawn losses are clipped here for the means (a blunder in a won position is not 30 pawns).
+CP_LOSS_CLIP = 1000
+
+
+def position(casebase: Casebase, row: int) -> chess.Board:
+    """Case ``row``'s position, with the castling rights its king and rooks allow (a casebase
+    keeps no castling rights, and the judge must see that castling is possible)."""
+    board = casebase.board(row)
+    board.set_castling_fen("KQkq")
+    board.castling_rights = board.clean_castling_rights()
+    return board
+
+
+@dataclass
+class Profile:
+    """A casebase's error profile: the judged positions (``rows`` of the casebase), the moves the
+    judge scored there (encoded, best first, 0 for none), their ``scores`` (centipawns for the
+    mover), the column of the expert's move, and ``meta``: how they were judged and what was fitted."""
+
+    casebase: Casebase
+    rows: np.ndarray
+    moves: np.ndarray
+    scores: np.ndarray
+    played: np.ndarray
+    meta: dict[str, Any]
+
+    @classmethod
+    def of(cls, casebase: Casebase) -> Profile | None:
+        """The casebase's profile, or None when it has none."""
+        if casebase.profile is None:
+            return None
+        p = casebase.profile
+        return cls(casebase, p["profile_row"], p["profile_moves"], p["profile_scores"], p["profile_played"],
+                   casebase.meta["profile"])
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The arrays as the casebase stores them (:data:`casebase.format.PROFILE_DTYPES`)."""
+        return dict(zip(PROFILE_DTYPES, (self.rows, self.moves, self.scores, self.played), strict=True))
+
+    @property
+    def loss(self) -> np.ndarray:
+        """Each judged move's loss in expected score (NaN where a row has fewer moves)."""
+        return losses(np.where(self.moves > 0, self.scores, np.nan))
+
+    @property
+    def cp_loss(self) -> np.ndarray:
+        """The expert's move's loss in centipawns, clipped at :data:`CP_LOSS_CLIP`."""
+        played = self.scores[np.arange(len(self.rows)), self.played]
+        return np.clip(self.scores[:, 0] - played, 0, CP_LOSS_CLIP)
+
+    @property
+    def phases(self) -> np.ndarray:
+        """The phase of each judged position (:func:`casebase.phases.phases_of`)."""
+        return phases_of(np.asarray(self.casebase.boards)[self.rows], np.asarray(self.casebase.ply)[self.rows])
+
+    def positions(self) -> list[chess.Board]:
+        """The judged positions, as the judge saw them (:func:`position`)."""
+        return [position(self.casebase, int(row)) for row in self.rows]
+
+    def judged_moves(self) -> list[list[chess.Move]]:
+        """The moves the judge scored in each position, best first."""
+        return [[decode_move(int(code)) for code in row if code] for row in self.moves]
+
+    def summary(self) -> dict[str, Any]:
+        """The fit, the implied rating and the loss statistics (overall and by phase), as stored
+        in the casebase's ``meta["profile"]`` beside how the positions were judged."""
+        loss, chosen = self.loss, self.played.astype(np.int64)
+        result = fit(loss, chosen)
+        rating, low, high = implied_rating(loss, chosen, result.model)
+        phases = self.phases
+        stats = {str(name): loss_stats(self.cp_loss[phases == name], self.played[phases == name])
+                 for name in PHASES}
+        return {
+            "positions": len(self.rows),
+            "fit": {"sensitivity": result.model.sensitivity, "consistency": result.model.consistency,
+                    "mean_log_likelihood": result.mean_log_likelihood,
+                    "expected_loss": result.model.expected_loss(loss)},
+            "rating": {"implied": rating, "low": low, "high": high},
+            "mistake_cp": MISTAKE_CP,
+            "all": loss_stats(self.cp_loss, self.played),
+            "phases": stats,
+        }
+
+
+def loss_stats(cp_loss: np.ndarray, played: np.ndarray) -> dict[str, float]:
+    """Positions, mean centipawn loss, share of mistakes and of the judge's first choices."""
+    n = len(cp_loss)
+    return {"positions": n, "mean_cp_loss": float(cp_loss.mean()) if n else math.nan,
+            "mistakes": float((cp_loss >= MISTAKE_CP).mean()) if n else math.nan,
+            "first_choice": float((played == 0).mean()) if n else math.nan}

@@ -1,0 +1,51 @@
+"""The rating line: a model's expected loss per move read as a rating, and back (docs/strength.md §2, §4).
+
+After Regan's AE_e, the rating is a line in the log of the fitted model's expected loss per
+move on the expert's positions: rating = A + B ln(100 loss). :func:`implied_rating` is the
+rating an expert's profile implies, with its interval; :func:`loss_at` is the loss
+``UCI_Elo`` asks the calibrated choice for (:mod:`engine.style.calibration`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from engine.style.errormodel import ErrorModel, fit
+
+#: The implied rating as a line in the log of the fitted model's expected loss per move
+#: (expected score, percent): rating = A + B ln(loss). Fitted across the eight FIDE-rated
+#: shipped experts' profiles (Stockfish 15.1, depth 12; ``python bench/bench_profiles.py``),
+#: with the spread of their ratings about the line (Elo, one standard deviation).
+RATING_LINE = (2807.0, -610.0)
+RATING_SPREAD = 122.0
+#: The bootstrap resamples of the implied rating's interval.
+RESAMPLES = 100
+
+
+def rating_of(expected_loss: float) -> float:
+    """The rating :data:`RATING_LINE` gives a model expecting ``expected_loss`` (expected score) a move."""
+    a, b = RATING_LINE
+    return a + b * math.log(max(100 * expected_loss, 1e-6))
+
+
+def loss_at(rating: float) -> float:
+    """The expected loss per move (expected score) of a player of ``rating`` on that line."""
+    a, b = RATING_LINE
+    return math.exp((rating - a) / b) / 100
+
+
+def implied_rating(loss: np.ndarray, chosen: np.ndarray, model: ErrorModel, *, seed: int = 0) -> tuple[float, float, float]:
+    """The rating the fitted model implies and its 95 % interval: the positions resampled and
+    refitted, widened by the spread of rated players about the line."""
+    rating = rating_of(model.expected_loss(loss))
+    # A loop of refits, not scipy.stats.bootstrap: the statistic is a maximum-likelihood fit of
+    # the resampled rows, which bootstrap would call as often and which it cannot vectorise.
+    rng = np.random.default_rng(seed)
+    resampled = []
+    for _ in range(RESAMPLES):
+        pick = rng.integers(0, len(loss), len(loss))
+        resampled.append(rating_of(fit(loss[pick], chosen[pick]).model.expected_loss(loss[pick])))
+    half = math.hypot(1.96 * float(np.std(resampled)), 1.96 * RATING_SPREAD)
+    return rating, rating - half, rating + half

@@ -1,0 +1,75 @@
+"""The ways the fidelity bench plays a position: one word each, one meaning per word.
+
+- ``pure``: the thesis's agent (pure mode);
+- ``generic``: the generic style model's favourite, alone;
+- ``prior``: guided mode's prior's favourite, unvetted;
+- ``alphabeta``: the built-in alpha-beta search alone (guided mode without cases or model);
+- ``guided``: the prior's proposals vetted by the built-in search;
+- ``judged``: the same proposals judged by an outside UCI engine (Selection argmax);
+- ``likely``: among the judged proposals, the expert's error model's likeliest move;
+- ``calibrated``: among the judged proposals, a move drawn by the expert's error model;
+- ``stockfish``: the outside engine alone.
+
+Older runs named ``alphabeta`` ``search`` (also chess0's old name) and ``calibrated`` ``expert``
+(the expert is the one whose moves are matched): :data:`ALIASES` reads those names, on the command
+line and in old result files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from enum import StrEnum
+
+from engine.agents.defaults import Selection
+
+
+class FidelityMode(StrEnum):
+    """A way of playing the held-out positions (a string, so it reads and stores as its name)."""
+
+    PURE = "pure"
+    GENERIC = "generic"
+    PRIOR = "prior"
+    ALPHABETA = "alphabeta"
+    GUIDED = "guided"
+    JUDGED = "judged"
+    LIKELY = "likely"
+    CALIBRATED = "calibrated"
+    STOCKFISH = "stockfish"
+
+    @classmethod
+    def _missing_(cls, value: object) -> FidelityMode | None:
+        return ALIASES.get(str(value))
+
+    @property
+    def judged(self) -> bool:
+        """Whether the outside engine judges guided mode's proposals in this mode."""
+        return self in JUDGED_MODES
+
+    @property
+    def selection(self) -> Selection:
+        """Guided mode's option Selection in this mode (argmax but for the error model's two)."""
+        return _SELECTIONS.get(self, Selection.ARGMAX)
+
+
+#: Every mode, in the order of the tables.
+FIDELITY_MODES: tuple[FidelityMode, ...] = tuple(FidelityMode)
+#: The modes the outside engine plays in as guided mode's judge: with Selection argmax, the error
+#: model's likeliest move, or a move drawn by it.
+JUDGED_MODES = (FidelityMode.JUDGED, FidelityMode.LIKELY, FidelityMode.CALIBRATED)
+#: The old names still read: on the command line, and in result files written before the renaming.
+ALIASES = {"search": FidelityMode.ALPHABETA, "expert": FidelityMode.CALIBRATED}
+#: The error model's modes, and the engine's Selection they play with.
+_SELECTIONS = {FidelityMode.LIKELY: Selection.LIKELY, FidelityMode.CALIBRATED: Selection.CALIBRATED}
+#: Every word the command line takes for a mode: the names, then the old names.
+MODE_WORDS: tuple[str, ...] = (*FIDELITY_MODES, *ALIASES)
+
+
+def parse_modes(words: Iterable[str]) -> list[FidelityMode]:
+    """The modes ``words`` name, old names read as the new ones; ValueError on another word."""
+    modes = []
+    for word in words:
+        try:
+            modes.append(FidelityMode(word))
+        except ValueError:
+            raise ValueError(f"mode {word!r}: one of {', '.join(FIDELITY_MODES)}") from None
+    return modes

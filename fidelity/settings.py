@@ -1,0 +1,120 @@
+"""What determines a fidelity run's moves, besides the positions: the settings of every mode.
+
+Their defaults are the engine's (:mod:`engine.agents.defaults`, the options' defaults), so that
+the bench measures the engine people play; only what the engine leaves to the clock is fixed
+here, so that results do not depend on the machine's load: the built-in search's nodes and the
+outside engine's depth.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Self
+
+from casebase.format import Casebase
+from engine.agents import defaults
+from engine.agents.modes import OptionValue, weight_values
+from engine.cbr.configurations import Configuration
+from engine.style.model import generic_model
+from engine.style.personal import choose_model
+from engine.style.prior import PriorSource
+from fidelity.modes import JUDGED_MODES, FidelityMode
+from parallel.cluster import table_files
+
+DEFAULT_STOCKFISH = "/usr/games/stockfish"
+#: The guided mode's default search: reproducible (nodes, not time), about 0.4 s a position here.
+DEFAULT_GUIDED_NODES = 10_000
+
+
+@dataclass(frozen=True)
+class FidelitySettings:
+    """What determines a run's moves (besides the positions)."""
+
+    casebase: str  # path of the .npz
+    config: Configuration
+    seed: int = 0
+    guided_depth: int | None = None
+    guided_nodes: int | None = DEFAULT_GUIDED_NODES
+    stockfish: str = DEFAULT_STOCKFISH
+    #: The depth of the outside engine, alone and as judge (option JudgeDepth).
+    stockfish_depth: int = defaults.BENCH_DEPTH
+    #: Guided mode's prior (engine.style.prior) and, for a model's, the model file and the cases' weight.
+    prior: PriorSource = defaults.PRIOR
+    #: A model file, or ``auto``: the casebase's personal model where there is one (engine.style.personal).
+    model: str = defaults.MODEL
+    case_weight: float = defaults.CASE_WEIGHT_PERCENT / 100
+    #: Guided mode's Tolerance and JudgeTolerance (centipawns).
+    tolerance: int = defaults.TOLERANCE
+    judge_tolerance: int = defaults.JUDGE_TOLERANCE
+    #: Guided mode's Neighbours and Temperature (tenths of a similarity point).
+    neighbours: int = defaults.NEIGHBOURS
+    temperature_tenths: int = defaults.TEMPERATURE_TENTHS
+    #: The endgame tables' folder (option Tables); "" for the engine's default.
+    tables: str = ""
+
+    def describe(self, mode: FidelityMode, engine_name: str | None = None) -> str:
+        """How ``mode`` plays, for the table and the JSON."""
+        weights = f"weights {self.config.name} ({self.config.label})"
+        prior = {PriorSource.CASES: "the cases' votes", PriorSource.MODEL: f"model {Path(self.model).name}",
+                 PriorSource.BLEND: f"model {Path(self.model).name} and the cases (weight {self.case_weight:g})"}[self.prior]
+        if mode == FidelityMode.PURE:
+            return f"PureAgent, {weights}"
+        if mode == FidelityMode.PRIOR:
+            return f"favourite of the prior: {prior}, {weights}"
+        if mode == FidelityMode.GENERIC:
+            return f"favourite of the generic model {generic_model().name} alone"
+        bound = f"depth {self.guided_depth}" if self.guided_depth is not None else f"{self.guided_nodes} nodes"
+        if mode == FidelityMode.ALPHABETA:
+            return f"the guided search's own best move, {bound}"
+        engine = f"{engine_name or self.stockfish}, depth {self.stockfish_depth}"
+        if mode == FidelityMode.GUIDED:
+            return f"GuidedAgent, prior: {prior}, {weights}, {bound}, tolerance {self.tolerance} cp"
+        if mode == FidelityMode.JUDGED:
+            return f"GuidedAgent, prior: {prior}, {weights}, judged by {engine}, tolerance {self.judge_tolerance} cp"
+        if mode.judged:
+            return f"GuidedAgent, prior: {prior}, {weights}, judged by {engine}, Selection {mode.selection} (the error model)"
+        return engine
+
+    def values(self, mode: FidelityMode) -> dict[str, OptionValue]:
+        """The engine's options that make ``mode``'s agent (:func:`engine.agents.factory.make_agent`):
+        the alphabeta mode is guided mode with neither cases nor model, so it plays the search's move."""
+        tables: dict[str, OptionValue] = {"Tables": self.tables} if self.tables else {}
+        if mode == FidelityMode.PURE:
+            return {"Mode": "pure", **weight_values(self.config.weights), **tables}
+        if mode == FidelityMode.GENERIC:
+            return {**tables, "Mode": "guided", "Prior": "model", "Model": str(generic_model())}
+        values: dict[str, OptionValue] = {
+            **tables, "Mode": "guided", **weight_values(self.config.weights),
+            "Prior": PriorSource.CASES if mode == FidelityMode.ALPHABETA else self.prior,
+            "Model": self.model, "CaseWeight": round(100 * self.case_weight), "Tolerance": self.tolerance,
+            "JudgeTolerance": self.judge_tolerance, "Neighbours": self.neighbours,
+            "Temperature": self.temperature_tenths}
+        if mode.judged:
+            values |= {"Judge": self.stockfish, "JudgeDepth": self.stockfish_depth, "Selection": mode.selection}
+        return values
+
+    def resolved(self) -> FidelitySettings:
+        """These settings with model ``auto`` made the file it means for the casebase (so that the
+        results name it and a cluster's nodes get it)."""
+        if self.model != defaults.MODEL:
+            return self
+        return dataclasses.replace(self, model=choose_model(Casebase.load(self.casebase)).path)
+
+    def for_mode(self, mode: FidelityMode) -> FidelitySettings:
+        """These settings as ``mode`` needs them: without the outside engine where it plays no part."""
+        return self if mode in (*JUDGED_MODES, FidelityMode.STOCKFISH) else dataclasses.replace(self, stockfish="")
+
+    # what a cluster's workers need (parallel.cluster.Portable)
+
+    def cargo(self) -> dict[str, Path]:
+        model = {"model.npz": Path(self.resolved().model)} if self.prior != PriorSource.CASES else {}
+        return {"casebase.npz": Path(self.casebase), **model, **table_files(self.tables)}
+
+    def unpacked(self, root: Path) -> Self:
+        model = str(root / "model.npz") if self.prior != PriorSource.CASES else self.model
+        return dataclasses.replace(self, casebase=str(root / "casebase.npz"), model=model, tables=str(root / "tables"))
+
+    def programs(self) -> list[str]:
+        return [self.stockfish] if self.stockfish else []

@@ -1,0 +1,1 @@
+"""Running work in parallel: the local process pool and the Ray cluster."""

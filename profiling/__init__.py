@@ -1,0 +1,17 @@
+"""The expert's error profile: judging the expert's moves with an outside engine, the journal,
+the fit, the report picture (``python -m profiling FILE.npz --judge PATH``; docs/strength.md §1).
+
+- :mod:`profiling.judging`: which positions are judged, and judging them (the judge started
+  by :mod:`engine.outside.launch`, its scores read by :mod:`engine.search.scores`);
+- :mod:`profiling.journal`: the judged positions, one JSON line each, resumable;
+- :mod:`profiling.pipeline`: judge, fit (:mod:`engine.style.profile`), store in the casebase;
+- :mod:`profiling.report`: the picture (matplotlib, the optional extra ``plots``).
+
+The casebase only stores the profile (:mod:`casebase.format`); the engine reads it and plays by
+it (:mod:`engine.style.calibration`).
+"""
+
+
+class ProfileError(Exception):
+    """The profile cannot be made: no judge where one is needed, a journal of other settings, a
+    judge that failed (the finished positions are kept); the message says which."""

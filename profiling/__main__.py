@@ -1,0 +1,80 @@
+"""Judge the expert's own moves with a UCI engine, fit the error model, store it in the casebase.
+
+A seeded sample of the expert's positions (from move 9) is judged by the engine: its best moves
+and the expert's, at a fixed depth. Each finished position is kept in a journal, so a stopped or
+failed run goes on where it stopped when run again. The fitted error model and the rating it
+implies are stored in the casebase (``python -m casebase info`` shows them). docs/strength.md §1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from casebase.format import Casebase, CasebaseError
+from casebase.info import describe_profile
+from common.cli import positive_int
+from common.paths import casebase_path
+from engine.style.profile import Profile
+from profiling import ProfileError
+from profiling.judging import DEPTH, MULTIPV, POSITIONS, Settings
+from profiling.pipeline import make_profile
+
+
+def _profile(args: argparse.Namespace) -> None:
+    path = casebase_path(args.casebase)
+    casebase = Casebase.load(path)
+    settings = Settings(positions=args.positions, depth=args.depth, multipv=args.multipv, seed=args.seed)
+    existing = Profile.of(casebase)
+    if not (args.report and existing is not None and args.judge is None and args.journal is None):
+        make_profile(casebase, settings, args.judge, args.journal, progress=not args.quiet)
+        casebase = Casebase.load(path)
+        if not args.quiet:
+            print(f"{casebase.expert}: error profile {describe_profile(casebase)}; written to {path}.")
+    if args.report:
+        from profiling.report import draw_report
+
+        draw_report(casebase, args.report)
+        if not args.quiet:
+            print(f"report written to {args.report}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status (1 with a message on stderr on bad input,
+    130 when interrupted: the judged positions are kept in the journal)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m profiling", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("casebase", metavar="FILE.npz", help="the casebase; a bare NAME is NAME.npz in the casebase folder")
+    parser.add_argument("--judge", metavar="PATH", help="a UCI engine (e.g. /usr/games/stockfish); needed"
+                        " unless the journal already holds every position")
+    parser.add_argument("--positions", type=positive_int, default=POSITIONS, metavar="N",
+                        help=f"positions to judge (default {POSITIONS})")
+    parser.add_argument("--depth", type=positive_int, default=DEPTH, metavar="D",
+                        help=f"the judge's depth (default {DEPTH})")
+    parser.add_argument("--multipv", type=positive_int, default=MULTIPV, metavar="K",
+                        help=f"the judge's best moves scored besides the expert's (default {MULTIPV})")
+    parser.add_argument("--seed", type=int, default=0, help="which positions are drawn (default 0)")
+    parser.add_argument("--journal", type=Path, metavar="FILE.jsonl",
+                        help="where the judged positions are kept (default FILE.profile.jsonl beside the"
+                             " casebase, removed once the profile is stored; a named one is kept)")
+    parser.add_argument("--report", type=Path, metavar="OUT.png",
+                        help="draw the profile beside the other casebases' of its folder (needs matplotlib:"
+                             " pip install 'cbr-chess[plots]')")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
+    args = parser.parse_args(argv)
+    try:
+        _profile(args)
+    except (CasebaseError, ProfileError) as exc:
+        print(f"profiling: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("profiling: interrupted; the judged positions are kept in the journal: run the same command to go on",
+              file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

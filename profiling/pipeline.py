@@ -1,0 +1,73 @@
+"""Making an expert's error profile: judge the sampled positions (resuming the journal), fit the
+error model, and store the profile in the casebase file, atomically (docs/strength.md §1).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import chess
+import numpy as np
+
+from casebase.format import Casebase, CasebaseError, encode_move
+from engine.style.profile import Profile, position
+from profiling import ProfileError
+from profiling.journal import JOURNAL, Journal
+from profiling.judging import Settings, analyse
+
+
+def make_profile(casebase: Casebase, settings: Settings, judge: str | None, journal_path: Path | None = None, *,
+                 progress: bool = True) -> Profile:
+    """Judge (resuming the journal), fit, and store the profile in the casebase file.
+
+    The default journal (``FILE.profile.jsonl`` beside the casebase) is removed once the profile
+    is stored; one named by ``journal_path`` is kept."""
+    if casebase.path is None:
+        raise ProfileError("the casebase has no file to store its profile in")
+    keep = journal_path is not None
+    journal_path = journal_path or casebase.path.with_suffix(".profile.jsonl")
+    header = {"journal": JOURNAL, "expert": casebase.expert, **settings.header()}
+    journal = Journal(journal_path, header)
+    judged = analyse(casebase, journal, settings, judge, progress=progress)
+    if not judged:
+        raise ProfileError("no position could be judged")
+    for row, entry in judged:  # the journal must be of this very expert's games
+        board = position(casebase, row)
+        if entry["fen"].split()[:2] != board.fen().split()[:2] or \
+                entry["moves"][entry["played"]] != casebase.move(row).uci():
+            raise ProfileError(f"{journal_path}: case {entry['key']} is another position or move than"
+                               f" the casebase's case {row}: a journal of other games")
+    profile = profile_of(casebase, judged, {**journal.header, "seed": settings.seed,
+                                            "first_move": settings.first_move})
+    store(casebase, profile)
+    if not keep:
+        journal_path.unlink(missing_ok=True)
+    return profile
+
+
+def profile_of(casebase: Casebase, judged: list[tuple[int, dict[str, Any]]], header: dict[str, Any]) -> Profile:
+    """The profile of the judged positions (rows of ``casebase`` and their journal entries), with
+    the journal's ``header`` and the fitted summary as its ``meta``."""
+    entries = [entry for _, entry in judged]
+    width = max(len(entry["moves"]) for entry in entries)
+    moves = np.zeros((len(entries), width), np.uint16)
+    scores = np.zeros((len(entries), width), np.int32)
+    for i, entry in enumerate(entries):
+        moves[i, :len(entry["moves"])] = [encode_move(chess.Move.from_uci(m)) for m in entry["moves"]]
+        scores[i, :len(entry["scores"])] = entry["scores"]
+    rows = np.array([row for row, _ in judged], np.int32)
+    played = np.array([entry["played"] for entry in entries], np.int16)
+    profile = Profile(casebase, rows, moves, scores, played, {})
+    profile.meta = {**{k: v for k, v in header.items() if k != "journal"}, **profile.summary()}
+    return profile
+
+
+def store(casebase: Casebase, profile: Profile) -> None:
+    """Write the casebase with ``profile`` (atomically, over its file)."""
+    assert casebase.path is not None
+    try:
+        updated = casebase.with_profile(profile.meta, profile.arrays())
+    except CasebaseError as exc:
+        raise ProfileError(f"the profile does not fit the casebase: {exc}") from exc
+    updated.save(casebase.path)
