@@ -26,10 +26,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from engine.cbr.configurations import parse_configurations  # noqa: E402
 from tournament.clock import TimeControl  # noqa: E402
 from tournament.players import casebase_entrant  # noqa: E402
 from tournament.runner import TournamentSettings, run  # noqa: E402
-from tournament.schedule import parse_configurations  # noqa: E402
 
 CASEBASES = [ROOT / "casebases" / f"{name}.npz" for name in ("carlsen-2800", "ivanchuk-2700", "kosteniuk-2200")]
 LOCAL_CLUSTER = ROOT / "bench" / "local_cluster.py"

@@ -32,11 +32,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from engine.agents.base import Decision  # noqa: E402
+from engine.cbr.configurations import parse_configurations  # noqa: E402
 from engine.search.limits import SearchLimits, time_budget  # noqa: E402
 from tournament.clock import Clock, TimeControl  # noqa: E402
 from tournament.game import play_game  # noqa: E402
 from tournament.players import Lineup, Side, casebase_entrant  # noqa: E402
-from tournament.schedule import parse_configurations  # noqa: E402
 
 WHITE = ROOT / "casebases" / "carlsen-2800.npz"
 BLACK = ROOT / "casebases" / "ivanchuk-2700.npz"

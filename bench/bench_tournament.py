@@ -21,9 +21,9 @@ import chess.pgn
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from engine.cbr.configurations import parse_configurations  # noqa: E402
 from tournament.players import casebase_entrant  # noqa: E402
 from tournament.runner import TournamentSettings, run  # noqa: E402
-from tournament.schedule import parse_configurations  # noqa: E402
 
 LADDER = ["kosteniuk-2200", "gaprindashvili-2300", "paehtz-2400", "miles-2500",
           "vanwely-2600", "ivanchuk-2700", "carlsen-2800"]

@@ -59,7 +59,10 @@ def _holdout(args: argparse.Namespace) -> None:
 
 
 def _info(args: argparse.Namespace) -> None:
-    print(describe(Casebase.load(casebase_path(args.casebase))))
+    casebase = Casebase.load(casebase_path(args.casebase))
+    print(describe(casebase))
+    if casebase.profile_problem is not None:  # the cases are sound, the file is not
+        raise CasebaseError(f"{casebase.path}: error profile refused: {casebase.profile_problem}")
 
 
 def _book(args: argparse.Namespace) -> None:

@@ -2,15 +2,20 @@
 
 :mod:`casebase.format` reads and writes the arrays (its docstring is the file's layout);
 :func:`check` is what :meth:`casebase.format.Casebase.validate` runs on every casebase made
-or read, and :class:`CasebaseError` says which check failed.
+or read, and :class:`CasebaseError` says which check failed. :func:`check_profile` is the error
+profile's part: a casebase being made (``Casebase.with_profile``) is refused on its first fault,
+while one read from a file keeps its cases and only loses the profile, with the reason.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+
+from common.text import clip
 
 #: Order of the eight bitboards of a position in ``boards``.
 BITBOARDS = ("white", "black", "pawns", "knights", "bishops", "rooks", "queens", "kings")
@@ -42,6 +47,11 @@ PROFILE_DTYPES = {
     "profile_scores": np.int32,
     "profile_played": np.int16,
 }
+#: The profile's scores are the judge's, as the engine reads every score: centipawns, mates beyond
+#: them up to the mate score (``engine.search.scores.MATE``; this layer cannot import it).
+SCORE_BOUND = 100_000
+#: A move's promotion: none, or a piece type knight..queen.
+PROMOTIONS = (0, 2, 3, 4, 5)
 
 
 class CasebaseError(Exception):
@@ -76,12 +86,12 @@ def check(cases: Mapping[str, np.ndarray], games: Mapping[str, np.ndarray], meta
         if key not in meta:
             raise CasebaseError(f"metadata has no {key!r}")
     _check_counts(meta["counts"], turn, n, g)
-    check_profile(profile, meta, n)
+    check_profile(profile, meta, cases)
     if n == 0:
         return
     if cases["from_square"].max() > 63 or cases["to_square"].max() > 63:
         raise CasebaseError("a move square lies outside 0..63")
-    if not np.isin(cases["promotion"], (0, 2, 3, 4, 5)).all():
+    if not np.isin(cases["promotion"], PROMOTIONS).all():
         raise CasebaseError("a promotion piece is not 0 or a piece type 2..5")
     if cases["game"].min() < 0 or cases["game"].max() >= g:
         raise CasebaseError(f"a case names a game outside the games table (0..{g - 1})")
@@ -103,15 +113,22 @@ def _check_counts(counts: Any, turn: np.ndarray, n: int, g: int) -> None:
             )
 
 
-def check_profile(profile: Mapping[str, np.ndarray] | None, meta: Mapping[str, Any], n: int) -> None:
-    """The error profile's arrays (:data:`PROFILE_DTYPES`) and ``meta["profile"]``: both or
-    neither, of one length, naming cases among the ``n`` and played moves among the judged."""
+def check_profile(profile: Mapping[str, np.ndarray] | None, meta: Mapping[str, Any],
+                  cases: Mapping[str, np.ndarray]) -> None:
+    """The error profile's arrays (:data:`PROFILE_DTYPES`) and ``meta["profile"]``, both or neither:
+    of one length, naming cases among ``cases`` (by the names of :data:`CASE_DTYPES`), real moves
+    best first with the case's own move among them, scores a judge can give, and a description
+    with a usable fit. Raise :class:`CasebaseError` saying what is wrong; a casebase read from a
+    file keeps its cases and only drops such a profile (``Casebase.profile_problem``)."""
     if profile is None:
         if "profile" in meta:
             raise CasebaseError("metadata describes an error profile whose arrays are missing")
         return
-    if not isinstance(meta.get("profile"), dict):
+    if "profile" not in meta:
         raise CasebaseError("error profile arrays without their description in the metadata")
+    if not isinstance(meta["profile"], dict):
+        raise CasebaseError(f"the error profile's description in the metadata is a {_kind(meta['profile'])},"
+                            " not a JSON object")
     p = len(profile["profile_row"])
     k = profile["profile_moves"].shape[-1] if profile["profile_moves"].ndim == 2 else -1
     for name, dtype in PROFILE_DTYPES.items():
@@ -120,12 +137,92 @@ def check_profile(profile: Mapping[str, np.ndarray] | None, meta: Mapping[str, A
         if array.dtype != dtype or array.shape != shape:
             raise CasebaseError(f"profile array {name!r} has dtype {array.dtype} and shape {array.shape},"
                                 f" expected {np.dtype(dtype)} of shape {shape}")
-    rows, played = profile["profile_row"], profile["profile_played"]
-    if p and (rows.min() < 0 or rows.max() >= n):
+    if p == 0 or k == 0:
+        raise CasebaseError("the error profile holds no judged position")
+    _check_profile_moves(profile, cases)
+    _check_profile_scores(profile)
+    _check_profile_meta(meta["profile"], p)
+
+
+def _check_profile_moves(profile: Mapping[str, np.ndarray], cases: Mapping[str, np.ndarray]) -> None:
+    """The cases named, the judged moves (real moves, best first, zeros only after the last) and
+    the expert's among them: the case's own move."""
+    n = len(cases["turn"])
+    rows, played = profile["profile_row"], profile["profile_played"].astype(np.int64)
+    if rows.min() < 0 or rows.max() >= n:
         raise CasebaseError(f"the error profile names a case outside 0..{n - 1}")
-    if p and (played.min() < 0 or played.max() >= k
-              or (profile["profile_moves"][np.arange(p), played] == 0).any()):
+    codes = profile["profile_moves"].astype(np.int64)
+    present = codes != 0
+    if not present[:, 0].all() or (present[:, 1:] & ~present[:, :-1]).any():
+        raise CasebaseError("a position of the error profile has no judged move, or a gap among them")
+    from_square, to_square, promotion = codes & 63, codes >> 6 & 63, codes >> 12
+    bad = present & ((from_square == to_square) | ~np.isin(promotion, PROMOTIONS))
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise CasebaseError(f"the error profile's judged move {codes[i, j]} (position {i}) is not a move: from"
+                            f" {from_square[i, j]} to {to_square[i, j]}, promotion {promotion[i, j]}")
+    p = len(rows)
+    if played.min() < 0 or played.max() >= codes.shape[1] or not present[np.arange(p), played].all():
         raise CasebaseError("the error profile's played move is not among its judged moves")
+    own = (np.asarray(cases["from_square"])[rows].astype(np.int64)
+           | np.asarray(cases["to_square"])[rows].astype(np.int64) << 6
+           | np.asarray(cases["promotion"])[rows].astype(np.int64) << 12)
+    wrong = np.flatnonzero(codes[np.arange(p), played] != own)
+    if len(wrong):
+        raise CasebaseError(f"the error profile's played move of position {wrong[0]} is not case"
+                            f" {rows[wrong[0]]}'s move ({len(wrong)} of {p} positions): a profile of other games")
+
+
+def _check_profile_scores(profile: Mapping[str, np.ndarray]) -> None:
+    """Scores a judge gives (within the mate score), best first, not all alike."""
+    present = profile["profile_moves"] != 0
+    scores = profile["profile_scores"].astype(np.int64)
+    beyond = present & (np.abs(scores) > SCORE_BOUND)
+    if beyond.any():
+        raise CasebaseError(f"the error profile's score {scores[beyond][0]} lies beyond the mate score"
+                            f" (±{SCORE_BOUND:,} cp)")
+    if ((scores[:, 1:] > scores[:, :-1]) & present[:, 1:]).any():
+        raise CasebaseError("the error profile's judged moves are not best first")
+    worst = np.where(present, scores, scores[:, :1]).min(axis=1)
+    if not (worst < scores[:, 0]).any():
+        raise CasebaseError("every judged move of the error profile scores the same as its position's best:"
+                            " nothing to fit the error model to")
+
+
+#: What ``meta["profile"]`` must hold (numbers, finite) for the engine and ``casebase info`` to read it.
+PROFILE_META = {"fit": ("sensitivity", "consistency", "expected_loss", "mean_log_likelihood"),
+                "rating": ("implied", "low", "high"), "all": ("mean_cp_loss", "mistakes", "first_choice")}
+
+
+def _check_profile_meta(description: Mapping[str, Any], p: int) -> None:
+    """The description says as many positions as the arrays hold, and finite numbers where it is
+    read: a fit with a positive sensitivity and consistency, the implied rating, the statistics."""
+    if description.get("positions") != p:
+        raise CasebaseError(f"the error profile's description says {_shown(description.get('positions'))} positions,"
+                            f" its arrays hold {p}")
+    for part, keys in PROFILE_META.items():
+        values = description.get(part)
+        if not isinstance(values, dict):
+            raise CasebaseError(f"the error profile's description has no {part!r}" if values is None else
+                                f"the error profile's {part!r} is a {_kind(values)}, not a JSON object")
+        for key in keys:
+            value = values.get(key)
+            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+                raise CasebaseError(f"the error profile's {part} {key} is {_shown(value)}, not a finite number")
+    fit = description["fit"]
+    if fit["sensitivity"] <= 0 or fit["consistency"] <= 0:
+        raise CasebaseError(f"the error profile's fit is not usable (sensitivity {fit['sensitivity']},"
+                            f" consistency {fit['consistency']}: both must be positive)")
+
+
+def _kind(value: Any) -> str:
+    """What JSON made ``value``, in a word (``str``, ``list``, ``int``)."""
+    return type(value).__name__
+
+
+def _shown(value: Any) -> str:
+    """A value read from the file, as a message repeats it (cut short)."""
+    return clip(repr(value), 60)
 
 
 def _check_boards(cases: Mapping[str, np.ndarray]) -> None:

@@ -25,14 +25,17 @@ games_<column>         G            White, Black, Date, Event, Site, Result (str
 profile_row            int32 P      the case each analysed position is (its row)
 profile_moves          uint16 P×K   moves the judge scored (:func:`encode_move`: from |
                                     to << 6 | promotion << 12; 0: no move), best first
-profile_scores         int32 P×K    their scores, centipawns for the mover (mates clipped)
-profile_played         int16 P      the column of the expert's own move
+profile_scores         int32 P×K    their scores, centipawns for the mover (mates as the
+                                    engine scores them: within ±100,000)
+profile_played         int16 P      the column of the expert's own move (the case's move)
 =====================  ===========  ==================================================
 
 ``meta["profile"]`` then says how the positions were judged and what was fitted
 (:mod:`engine.style.profile` reads them, :mod:`profiling` makes them). Version 1 files are read
 as they are: they have no profile. The arrays' dtypes and the checks they pass are
-:mod:`casebase.checks`.
+:mod:`casebase.checks`. A file whose profile fails them is still read for its cases:
+:meth:`Casebase.load` drops the profile and says why in ``profile_problem`` (the engine plays
+the cases without calibration; ``casebase info`` and ``python -m profiling`` refuse the file).
 
 Files are plain (stored, uncompressed) zip members so that :meth:`Casebase.load` can
 memory-map the large arrays, and are written with fixed zip timestamps so that the same
@@ -52,8 +55,18 @@ from typing import Any
 import chess
 import numpy as np
 
-from casebase.checks import BITBOARDS, CASE_DTYPES, GAME_COLUMNS, GAME_TEXT_COLUMNS, PROFILE_DTYPES, CasebaseError, check
+from casebase.checks import (
+    BITBOARDS,
+    CASE_DTYPES,
+    GAME_COLUMNS,
+    GAME_TEXT_COLUMNS,
+    PROFILE_DTYPES,
+    CasebaseError,
+    check,
+    check_profile,
+)
 from common.files import atomic_file
+from common.text import clip
 
 __all__ = ["BITBOARDS", "FORMAT_NAME", "FORMAT_VERSION", "GAME_COLUMNS", "GAME_TEXT_COLUMNS", "PROFILE_DTYPES",
            "CaseSource", "Casebase", "CasebaseError", "decode_board", "decode_move", "encode_board", "encode_move"]
@@ -162,6 +175,10 @@ class Casebase:
         self.path = path
         #: The error profile's arrays (PROFILE_DTYPES), or None (read by engine.style.profile).
         self.profile = profile
+        #: Why the file's error profile was refused, or None: :meth:`load` keeps the cases of a file
+        #: whose profile is damaged, without the profile (the engine plays them uncalibrated, and
+        #: ``casebase info`` and ``python -m profiling`` refuse the file with this reason).
+        self.profile_problem: str | None = None
         self.validate()
 
     # -- reading ---------------------------------------------------------------------
@@ -205,15 +222,12 @@ class Casebase:
                     member = members[name]
                     mapped = _memmap_member(path, zf, member) if mmap else None
                     arrays[name] = mapped if mapped is not None else _read_member(zf, member)
-                present = [name for name in PROFILE_DTYPES if name in members]
-                if present and len(present) < len(PROFILE_DTYPES):
-                    raise CasebaseError(f"{path}: error profile incomplete (has only {', '.join(present)})")
-                profile = {name: _read_member(zf, members[name]) for name in present} or None
+                profile, profile_problem = _read_profile(zf, members)
         except CasebaseError:
             raise
         except zipfile.BadZipFile as exc:
             raise CasebaseError(f"{path}: not an .npz casebase (not a zip file: {exc})") from exc
-        except (OSError, ValueError, EOFError, KeyError, struct.error) as exc:
+        except (OSError, ValueError, EOFError, KeyError, MemoryError, struct.error) as exc:
             raise CasebaseError(f"{path}: damaged or truncated casebase ({exc})") from exc
         try:
             meta = json.loads(str(arrays.pop("meta")))
@@ -222,10 +236,22 @@ class Casebase:
         if not isinstance(meta, dict):
             raise CasebaseError(f"{path}: metadata is not a JSON object")
         games = {c: arrays.pop(f"games_{c}") for c in GAME_COLUMNS}
+        described, description = "profile" in meta, meta.pop("profile", None)
         try:
-            return cls(**arrays, games=games, meta=meta, path=path, profile=profile)
+            casebase = cls(**arrays, games=games, meta=meta, path=path, profile=None)  # the cases, checked
         except CasebaseError as exc:
             raise CasebaseError(f"{path}: {exc}") from exc
+        if profile_problem is None and (profile is not None or described):
+            # a damaged profile costs the profile, not the cases: the engine plays them uncalibrated
+            with_description = {**meta, "profile": description} if described else meta
+            try:
+                check_profile(profile, with_description, {name: getattr(casebase, name) for name in CASE_DTYPES})
+            except CasebaseError as exc:
+                profile_problem = str(exc)
+            else:
+                casebase.meta, casebase.profile = with_description, profile
+        casebase.profile_problem = profile_problem
+        return casebase
 
     def validate(self) -> None:
         """Check dtypes, shapes and invariants (:func:`casebase.checks.check`); raise
@@ -305,6 +331,17 @@ class Casebase:
             game_index=int(self.games["index"][row]),
             source_file=str(sources[src]["name"]) if 0 <= src < len(sources) else "?",
         )
+
+
+def _read_profile(zf: zipfile.ZipFile, members: dict[str, str]) -> tuple[dict[str, np.ndarray] | None, str | None]:
+    """The error profile's arrays (all or none), or None and why they cannot be read."""
+    present = [name for name in PROFILE_DTYPES if name in members]
+    if present and len(present) < len(PROFILE_DTYPES):
+        return None, f"error profile incomplete (has only {', '.join(present)})"
+    try:
+        return {name: _read_member(zf, members[name]) for name in present} or None, None
+    except (OSError, ValueError, EOFError, MemoryError, zipfile.BadZipFile, struct.error) as exc:
+        return None, f"error profile damaged ({clip(' '.join(str(exc).split()))})"
 
 
 def _read_member(zf: zipfile.ZipFile, member: str) -> np.ndarray:

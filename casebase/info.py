@@ -77,6 +77,8 @@ def describe_profile(casebase: Casebase) -> str:
     """The ``error profile:`` line: what ``meta["profile"]`` says of the fit and the judged moves
     (docs/strength.md; ``python -m profiling`` stores it, :mod:`engine.style.profile` reads the arrays)."""
     meta = casebase.meta.get("profile")
+    if casebase.profile_problem is not None:
+        return f"refused: {casebase.profile_problem} (the engine plays the cases without calibration)"
     if casebase.profile is None or not isinstance(meta, dict):
         return "none (python -m profiling FILE.npz --judge PATH makes one)"
     f, r, a = meta["fit"], meta["rating"], meta["all"]

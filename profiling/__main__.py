@@ -26,6 +26,9 @@ from profiling.pipeline import make_profile
 def _profile(args: argparse.Namespace) -> None:
     path = casebase_path(args.casebase)
     casebase = Casebase.load(path)
+    if casebase.profile_problem is not None:  # never stored over: the user should see what was there
+        raise ProfileError(f"{path}: error profile refused: {casebase.profile_problem}; the file is left as it is"
+                           " (build the casebase again with python -m casebase build, then profile it)")
     settings = Settings(positions=args.positions, depth=args.depth, multipv=args.multipv, seed=args.seed)
     existing = Profile.of(casebase)
     if not (args.report and existing is not None and args.judge is None and args.journal is None):

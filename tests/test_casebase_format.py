@@ -123,22 +123,60 @@ def test_the_move_codec_round_trips_every_kind_of_move():
     assert all(decode_move(encode_move(m)) == m and 0 < encode_move(m) < 2**16 for m in moves)
 
 
-def profile_arrays(rows: list[int], played: list[int]) -> dict[str, np.ndarray]:
-    """Two judged moves a position (e2e4 best, then d2d4), the expert's the ``played`` column."""
-    moves = [[encode_move(chess.Move.from_uci("e2e4")), encode_move(chess.Move.from_uci("d2d4"))]] * len(rows)
+def profile_arrays(cb: Casebase, rows: list[int], played: list[int]) -> dict[str, np.ndarray]:
+    """Two judged moves a position (scored 30 and 10), the case's own move in its ``played`` column
+    and another one (a1a2, or a2a3) in the other."""
+    moves = []
+    for row, column in zip(rows, played, strict=True):
+        own = encode_move(cb.move(row)) if 0 <= row < len(cb) else encode_move(chess.Move.from_uci("e2e4"))
+        other = next(encode_move(chess.Move.from_uci(m)) for m in ("a1a2", "a2a3") if encode_move(chess.Move.from_uci(m)) != own)
+        moves.append([own, other] if column == 0 else [other, own])
     return {"profile_row": np.array(rows, np.int32), "profile_moves": np.array(moves, np.uint16),
             "profile_scores": np.array([[30, 10]] * len(rows), np.int32), "profile_played": np.array(played, np.int16)}
 
 
+def description(positions: int) -> dict[str, object]:
+    """What ``meta["profile"]`` says of a profile, as :mod:`profiling` stores it (the parts read)."""
+    return {"positions": positions, "judge": "test", "depth": 1,
+            "fit": {"sensitivity": 0.05, "consistency": 0.5, "expected_loss": 0.02, "mean_log_likelihood": -1.2},
+            "rating": {"implied": 2400.0, "low": 2100.0, "high": 2700.0},
+            "all": {"positions": positions, "mean_cp_loss": 10.0, "mistakes": 0.0, "first_choice": 0.5}}
+
+
 def test_a_profile_is_stored_with_its_description_and_checked(kosteniuk_casebase, tmp_path):
     cb = Casebase.load(kosteniuk_casebase)
-    with_profile = cb.with_profile({"positions": 2}, profile_arrays([0, 5], [0, 1]))
+    with_profile = cb.with_profile(description(2), profile_arrays(cb, [0, 5], [0, 1]))
     with_profile.save(tmp_path / "p.npz")
     loaded = Casebase.load(tmp_path / "p.npz")
-    assert loaded.meta["profile"] == {"positions": 2} and loaded.profile is not None
+    assert loaded.meta["profile"] == description(2) and loaded.profile is not None and loaded.profile_problem is None
     assert loaded.profile["profile_row"].tolist() == [0, 5] and len(loaded) == len(cb)
-    for arrays, message in ((profile_arrays([0, len(cb)], [0, 0]), "names a case outside"),
-                            (profile_arrays([0, 1], [0, 2]), "played move is not among its judged moves"),
-                            ({**profile_arrays([0], [0]), "profile_played": np.array([0], np.int64)}, "dtype int64")):
+    good = profile_arrays(cb, [0, 5], [0, 1])
+    moves = good["profile_moves"]
+    for arrays, meta, message in (
+            (profile_arrays(cb, [0, len(cb)], [0, 0]), description(2), "names a case outside"),
+            ({**good, "profile_played": np.array([0, 2], np.int16)}, description(2), "played move is not among its judged"),
+            ({**good, "profile_played": np.array([1, 1], np.int16)}, description(2), "is not case 0's move"),
+            ({**good, "profile_played": np.array([0], np.int64)}, description(2), "dtype int64"),
+            ({**good, "profile_moves": np.array([[0, moves[0, 1]], moves[1]], np.uint16)}, description(2),
+             "no judged move, or a gap"),
+            ({**good, "profile_moves": np.array([moves[0], [moves[1, 0], 12 | 12 << 6]], np.uint16)}, description(2),
+             "judged move 780 .* is not a move: from 12 to 12"),
+            ({**good, "profile_scores": np.array([[30, 10], [10, 30]], np.int32)}, description(2), "not best first"),
+            ({**good, "profile_scores": np.array([[30, 10], [100_001, 10]], np.int32)}, description(2),
+             "score 100001 lies beyond the mate score"),
+            ({**good, "profile_scores": np.array([[5, 5], [-3, -3]], np.int32)}, description(2), "nothing to fit"),
+            (good, description(3), "says 3 positions, its arrays hold 2"),
+            (good, {**description(2), "rating": [1]}, "'rating' is a list, not a JSON object"),
+            (good, {**description(2), "all": {}}, "all mean_cp_loss is None, not a finite number"),
+            (good, {**description(2), "fit": {**description(2)["fit"], "consistency": -1.0}},
+             "fit is not usable"),
+            (good, "garbage", "description in the metadata is a str")):
         with pytest.raises(CasebaseError, match=message):
-            cb.with_profile({}, arrays)
+            cb.with_profile(meta, arrays)
+
+
+def test_the_profiles_score_bound_is_the_engines_mate_score():
+    from casebase.checks import SCORE_BOUND
+    from engine.search.scores import MATE
+
+    assert SCORE_BOUND == MATE  # the casebase cannot import the engine's: the two are kept equal here

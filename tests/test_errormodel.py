@@ -102,7 +102,8 @@ def kosteniuk(kosteniuk_casebase: Path, tmp_path: Path) -> Path:
 
 def synthetic_profile(path: Path, truth: ErrorModel, n: int = 600) -> Casebase:
     """Store in the casebase at ``path`` a profile whose judged moves are each position's first
-    legal moves with random scores, and whose 'expert' moves were drawn by ``truth``."""
+    legal moves with random scores, and whose 'expert' moves were drawn by ``truth`` (the case's
+    own move is put in the column drawn, as a profile must have it)."""
     casebase = Casebase.load(path)
     rng = np.random.default_rng(3)
     rows, keys = sample(casebase, Settings())
@@ -112,13 +113,16 @@ def synthetic_profile(path: Path, truth: ErrorModel, n: int = 600) -> Casebase:
         legal = list(board.legal_moves)[:8]
         if len(legal) < 8:
             continue
+        own = casebase.move(row)
         picked.append(row)
-        moves.append([encode_move(m) for m in legal])
+        moves.append([encode_move(m) for m in legal if m != own][:7] + [encode_move(own)])
         scores.append(np.sort(rng.normal(0, 150, 8))[::-1].round())
         if len(picked) == n:
             break
     scores_array = np.array(scores, np.int32)
     played = choices(truth, losses(scores_array.astype(float)), rng)
+    for row_moves, column in zip(moves, played):  # the case's move (last) where the draw fell
+        row_moves[-1], row_moves[column] = row_moves[column], row_moves[-1]
     profile = Profile(casebase, np.array(picked, np.int32), np.array(moves, np.uint16), scores_array,
                       played.astype(np.int16), {"judge": "synthetic", "depth": 1})
     profile.meta.update(profile.summary())
@@ -227,8 +231,8 @@ def test_uci_limit_strength_and_elo_round_trip_through_python_chess(kosteniuk):
 
 
 def test_tournament_options_are_read_as_the_engine_declares_them():
+    from engine.cbr.configurations import parse_configurations
     from tournament.players import casebase_options, parse_options
-    from tournament.schedule import parse_configurations
 
     values = parse_options(["selection=expert", "UCI_LimitStrength=true", "UCI_Elo=1800"])  # expert: the old name
     assert values == {"Selection": Selection.CALIBRATED.value, "UCI_LimitStrength": True, "UCI_Elo": 1800}

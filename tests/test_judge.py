@@ -38,8 +38,6 @@ for line in sys.stdin:
     elif words[:1] == ["quit"]:
         break
 """
-#: A program that reads everything and says nothing (no uciok).
-MUTE = "import sys\nfor line in sys.stdin:\n    pass\n"
 #: A UCI engine that answers every go with an illegal move.
 GARBAGE = HANGS.replace('    elif words[:1] == ["quit"]:',
                         '    elif words[:1] == ["go"]:\n        print("info depth 1 score cp x pv zz\\nbestmove zzzz",'
@@ -126,17 +124,26 @@ def test_guided_mode_plays_the_most_liked_sound_proposal_and_names_its_judge(kos
     assert decision.votes > 0 and decision.score_cp is not None and abs(decision.score_cp) < 150
 
 
-def test_a_missing_judge_is_a_fault_then_retired_then_tried_again_next_game(tmp_path):
-    judge = Judge(JudgeSettings(str(tmp_path / "no-such-engine")))
+def test_a_missing_judge_is_refused_once_and_tried_again_when_its_program_appears(tmp_path):
+    path = tmp_path / "no-such-engine"
+    judge = Judge(JudgeSettings(str(path)))
     with pytest.raises(JudgeError, match="no engine at"):
-        judge.start()  # as when the agent is made
-    assert "restarted" in judge.fault("x") and not judge.retired
-    judge.new_game()  # the first game starts: the failed start still counts
-    with pytest.raises(JudgeError):
-        judge.search(chess.Board(), [], Budget(depth=1))
-    assert "rest of the game" in judge.fault("y") and judge.retired
-    judge.new_game()  # after a game it was asked to play in, it gets its chance again
-    assert not judge.retired
+        judge.start()  # as when the agent is made (there, on a thread of its own)
+    notes = []
+    for _ in range(2):  # not a fault (nothing to retire), and said in full once
+        judge.new_game()
+        with pytest.raises(JudgeError):
+            judge.search(chess.Board(), [], Budget(depth=1))
+        notes.append(judge.fault("x"))
+    assert notes[0].startswith("judge no-such-engine refused: no engine at") and "until option Judge" in notes[0], notes
+    assert notes[1] == "judge no-such-engine refused (see above): the built-in search judged", notes
+    assert judge.faults == 0 and not judge.retired
+    fake_engine(tmp_path, "no-such-engine", Path(scripted_judge(tmp_path, e2e4=10)).read_text().split("\n", 1)[1])
+    try:  # the program changed: it is started again
+        result = judge.search(chess.Board(), [chess.Move.from_uci("e2e4")], Budget(depth=3))
+    finally:
+        judge.close()
+    assert judge.name == "Scripted" and result.scores[chess.Move.from_uci("e2e4")].score == 10
 
 
 # -- the engine with a judge, through python-chess's client -----------------------
@@ -192,6 +199,15 @@ def judged_engine(judge: str = STOCKFISH) -> tuple[Engine, list[str]]:
     return engine, engine.until("readyok")
 
 
+def judge_process(engine: Engine) -> int:
+    """The pid of the engine's judge, once its process runs (it starts on a thread of its own)."""
+    deadline = time.monotonic() + 10
+    while not (found := children(engine.proc.pid)) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    [pid] = found
+    return pid
+
+
 def _faulty_conversation(judge: str, limit: str = "go movetime 1000") -> tuple[list[str], float]:
     """Two moves with ``judge``; the lines and the longest wait for a bestmove."""
     engine, lines = judged_engine(judge)
@@ -209,10 +225,10 @@ def _faulty_conversation(judge: str, limit: str = "go movetime 1000") -> tuple[l
     return lines, longest
 
 
-@pytest.mark.parametrize("kind", ["missing", "hangs", "no uciok", "garbage"])
+@pytest.mark.parametrize("kind", ["hangs", "garbage"])
 def test_a_faulty_judge_is_reported_restarted_once_then_replaced(tmp_path, kind):
-    path = {"missing": str(tmp_path / "nothing-here"), "hangs": fake_engine(tmp_path, "hang", HANGS),
-            "no uciok": fake_engine(tmp_path, "mute", MUTE), "garbage": fake_engine(tmp_path, "junk", GARBAGE)}[kind]
+    """A judge that started, then failed (a program that never starts is refused: test_judge_faults.py)."""
+    path = {"hangs": fake_engine(tmp_path, "hang", HANGS), "garbage": fake_engine(tmp_path, "junk", GARBAGE)}[kind]
     lines, longest = _faulty_conversation(path)
     text = "\n".join(lines)
     moves = [line.split()[1] for line in lines if line.startswith("bestmove")]
@@ -228,7 +244,7 @@ def test_a_faulty_judge_is_reported_restarted_once_then_replaced(tmp_path, kind)
 def test_a_judge_killed_mid_search_is_replaced_for_the_move_and_restarted(tmp_path):
     engine, _ = judged_engine()
     try:
-        [judge_pid] = children(engine.proc.pid)
+        judge_pid = judge_process(engine)
         engine.send("position startpos moves e2e4")
         engine.send("go movetime 2000")
         engine.until("info depth")  # the judge is searching
@@ -270,7 +286,7 @@ def test_no_judge_process_outlives_the_session(ending):
 def test_an_empty_judge_option_stops_the_judge_process():
     engine, _ = judged_engine()
     try:
-        [judge] = children(engine.proc.pid)
+        judge = judge_process(engine)
         engine.send("setoption name Judge value <empty>")
         engine.send("isready")
         engine.until("readyok")
@@ -296,8 +312,8 @@ def test_stop_reaches_a_judge_that_never_answers(tmp_path):
 
 
 def test_the_tournament_hands_its_judge_to_the_casebase_players():
+    from engine.cbr.configurations import parse_configurations
     from tournament.players import Lineup, casebase_options
-    from tournament.schedule import parse_configurations
 
     balanced = parse_configurations(["balanced"])[0]
     assert casebase_options("x.npz", balanced, "guided", 3, judge=STOCKFISH)["Judge"] == STOCKFISH

@@ -10,10 +10,11 @@ import sys
 import zipfile
 from pathlib import Path
 
+import chess
 import numpy as np
 import pytest
 
-from casebase.format import Casebase, CasebaseError, encode_move
+from casebase.format import Casebase, encode_move
 from casebase.info import describe
 from casebase.phases import PHASES
 from engine.style.profile import MISTAKE_CP, Profile
@@ -26,10 +27,17 @@ from profiling.report import LOSS_AXIS, report_figure
 SCRIPT = Path(__file__).resolve().parent / "scripted_engine.py"
 
 
+#: A score for every move from one square to another, so that the judged moves differ: a judge
+#: that scores every move alike gives the error model nothing to fit, and such a profile is refused.
+VARIED = [f"--score={chess.square_name(a)}{chess.square_name(b)}={(37 * a + 11 * b) % 200 - 100}"
+          for a in range(64) for b in range(64) if a != b]
+
+
 def scripted(tmp_path: Path, *args: str) -> str:
-    """A judge: the scripted engine (tests/scripted_engine.py) with ``args``, as one executable."""
+    """A judge: the scripted engine (tests/scripted_engine.py) with ``args`` (after scores that
+    differ from move to move), as one executable."""
     path = tmp_path / "judge"
-    path.write_text(f"#!{sys.executable}\nimport runpy, sys\nsys.argv = ['scripted'] + {list(args)!r}\n"
+    path.write_text(f"#!{sys.executable}\nimport runpy, sys\nsys.argv = ['scripted'] + {VARIED + list(args)!r}\n"
                     f"runpy.run_path({str(SCRIPT)!r}, run_name='__main__')\n", encoding="utf-8")
     path.chmod(0o755)
     return str(path)
@@ -129,15 +137,21 @@ def test_an_old_casebase_is_read_and_says_it_has_no_profile(kosteniuk, tmp_path)
     assert "error profile: none" in describe(casebase)
 
 
-def test_a_damaged_profile_is_refused_with_what_is_wrong(kosteniuk, tmp_path):
+def test_a_damaged_profile_is_refused_with_what_is_wrong(kosteniuk, tmp_path, capsys):
     make_profile(Casebase.load(kosteniuk), Settings(positions=5, depth=2, multipv=3), scripted(tmp_path), progress=False)
     broken = tmp_path / "broken.npz"
     with zipfile.ZipFile(kosteniuk) as src, zipfile.ZipFile(broken, "w") as dst:
         for item in src.infolist():
             if item.filename != "profile_played.npy":
                 dst.writestr(item, src.read(item))
-    with pytest.raises(CasebaseError, match="error profile incomplete"):
-        Casebase.load(broken)
+    casebase = Casebase.load(broken)  # the cases are sound: read, without the profile, saying why
+    assert casebase.profile is None and Profile.of(casebase) is None
+    assert casebase.profile_problem == "error profile incomplete (has only profile_row, profile_moves, profile_scores)"
+    assert len(casebase) == len(Casebase.load(kosteniuk))
+    before = broken.read_bytes()
+    assert profiling_main([str(broken), "--judge", scripted(tmp_path), "--quiet"]) == 1
+    assert "error profile refused: error profile incomplete" in capsys.readouterr().err
+    assert broken.read_bytes() == before  # left as it is
 
 
 # -- the command and the picture -------------------------------------------------------------

@@ -8,10 +8,11 @@ import chess.pgn
 import pytest
 
 from engine.agents.base import Decision, Reason
+from engine.cbr.configurations import parse_configurations
 from tournament.clock import TimeControl
 from tournament.game import play_game
 from tournament.pgnout import RunTags, game_pgn, read_results
-from tournament.schedule import build_schedule, parse_configurations
+from tournament.schedule import build_schedule
 
 LONG = TimeControl(40, 5400)
 

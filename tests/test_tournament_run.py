@@ -7,11 +7,11 @@ import chess.pgn
 import pytest
 
 import tournament.runner
+from engine.cbr.configurations import parse_configurations
 from tournament.__main__ import main
 from tournament.clock import TimeControl
 from tournament.players import casebase_entrant, engine_entrant, uci_main_command
 from tournament.runner import TournamentSettings, run
-from tournament.schedule import parse_configurations
 
 
 def games_of(path):

@@ -5,14 +5,10 @@ from collections import Counter
 import chess
 import pytest
 
+from engine.cbr.configurations import Configuration, parse_configurations
 from engine.cbr.weights import WEIGHT_CONFIGS
 from tournament.clock import Clock, TimeControl
-from tournament.schedule import (
-    Configuration,
-    build_schedule,
-    parse_configurations,
-    side_seed,
-)
+from tournament.schedule import build_schedule, side_seed
 
 EXPERTS = ["hirsch", "andersson", "abaeji", "vidarte", "wegerle", "prusikin", "postny"]
 THESIS = parse_configurations(["thesis"])

@@ -7,10 +7,10 @@ import sys
 import chess.pgn
 from test_fidelity import FAKE_ENGINE
 
+from engine.cbr.configurations import parse_configurations
 from tournament.clock import TimeControl
 from tournament.players import casebase_entrant, engine_entrant
 from tournament.runner import TournamentSettings, run
-from tournament.schedule import parse_configurations
 
 # The fidelity tests' first-move engine, reporting a search of 123 nodes in 4 ms for every move.
 REPORTING_ENGINE = FAKE_ENGINE.replace(

@@ -18,10 +18,12 @@ def test_uci_handshake_declares_options_and_loads_lazily(kosteniuk_casebase):
     assert set(options) == {"Casebase", "Mode", "DistanceWeight", "FromDistanceWeight", "FromContentWeight", "Seed",
                             "Neighbours", "Temperature", "Tolerance", "Selection", "Prior", "Model", "CaseWeight",
                             "Judge", "JudgeDepth", "JudgeTolerance", "UCI_LimitStrength", "UCI_Elo",
-                            "Tables", "MultiPV", "Move Overhead", "Ponder",
+                            "Tables", "SyzygyPath", "UCI_ShowWDL", "MultiPV", "Move Overhead", "Ponder",
                             "Threads", "Hash",
                             "Style", "Depth", "DepthDeviation", "Window"}
     assert options["Judge"].endswith("type string default <empty>")  # the built-in search judges
+    assert options["SyzygyPath"].endswith("type string default <empty>")
+    assert options["UCI_ShowWDL"].endswith("type check default false")
     assert options["Mode"].endswith("type combo default guided var pure var guided var chess0")
     assert options["DistanceWeight"].endswith("type spin default 50 min 0 max 100")
     assert "cannot load" not in strings(lines)  # nothing read before isready
@@ -188,7 +190,7 @@ def test_held_search_answers_isready_and_waits_for_release(kosteniuk_casebase, g
     engine.until("readyok")
     engine.send("position startpos moves d2d4")
     engine.send(go)
-    thought = engine.until("info time")  # the move is ready, but held
+    thought = engine.until("info depth")  # the move is ready, but held
     engine.send("isready")
     held = engine.until("readyok")
     assert not any(line.startswith("bestmove") for line in thought + held)
@@ -201,7 +203,7 @@ def test_held_search_answers_isready_and_waits_for_release(kosteniuk_casebase, g
 def test_quit_during_infinite_search_ends_cleanly(kosteniuk_casebase):
     engine = Engine("--mode", "pure", "--casebase", str(kosteniuk_casebase))
     engine.send("go infinite")
-    engine.until("info time")
+    engine.until("info depth")
     engine.send("quit")
     assert engine.proc.wait(timeout=30) == 0
 

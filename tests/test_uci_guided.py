@@ -152,7 +152,7 @@ def test_info_lines_and_explanation(kosteniuk_casebase):
             infos = list(analysis)
             best = analysis.wait()
     depths = [info for info in infos if "depth" in info]
-    assert [info["depth"] for info in depths] == [1, 2, 3]
+    assert [info["depth"] for info in depths] == [1, 2, 3, 3]  # each iteration, then the move played's line
     for info in depths:
         assert {"seldepth", "score", "nodes", "nps", "time", "pv"} <= set(info)
         assert info["pv"][0] in AFTER_E4.legal_moves

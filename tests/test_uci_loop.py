@@ -38,7 +38,7 @@ class ScriptedAgent:
         self.limits.append(limits)
         on_iteration(SearchResult(move=A3, score=17, depth=3, seldepth=5, nodes=100, seconds=0.01,
                                   pv=[A3], scores={A3: RootScore(17, True)}))
-        return Decision(move=A3, reason=Reason.SEARCH, explanation=["scripted"], score_cp=17)
+        return Decision(move=A3, reason=Reason.SEARCH, explanation=["scripted"], score=17)
 
 
 @pytest.fixture
@@ -68,7 +68,7 @@ def test_agent_iterations_and_score_reach_the_gui(scripted_mode):
     assert "info depth 3 seldepth 5 score cp 17 nodes 100 nps 10000 time 10 pv a2a3" in lines
     assert "info string scripted" in lines
     assert "info string no casebase set (option Casebase); scripting anyway" in lines
-    assert any(line.startswith("info time") and "score cp 17 pv a2a3" in line for line in lines)
+    assert any(line.startswith("info depth 1 seldepth 1 score cp 17 nodes 1") and line.endswith(" pv a2a3") for line in lines)
     assert lines[-1] == "bestmove a2a3"
 
 

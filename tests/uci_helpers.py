@@ -18,6 +18,11 @@ PROTOCOL = {"id", "option", "uciok", "readyok", "info", "bestmove"}
 
 def converse(commands: list[str], *args: str) -> list[str]:
     """Send all ``commands`` then end stdin; the engine's stdout lines (checked to be protocol)."""
+    return conversation(commands, *args)[0]
+
+
+def conversation(commands: list[str], *args: str) -> tuple[list[str], str]:
+    """:func:`converse`, and what the engine wrote to stderr."""
     proc = subprocess.run(
         [sys.executable, str(MAIN), *args],
         input="".join(f"{c}\n" for c in commands),
@@ -29,7 +34,7 @@ def converse(commands: list[str], *args: str) -> list[str]:
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines and all(line.split()[0] in PROTOCOL for line in lines), lines
-    return lines
+    return lines, proc.stderr
 
 
 def bestmoves(lines: list[str]) -> list[str]:

@@ -16,6 +16,7 @@ import chess
 import chess.engine
 
 from engine.agents.base import Decision
+from engine.cbr.configurations import Configuration
 from engine.outside.launch import launch
 from tournament.clock import TimeControl
 from tournament.game import UNTERMINATED, play_game
@@ -25,7 +26,7 @@ from tournament.players import (
     casebase_options,
     uci_main_command,
 )
-from tournament.schedule import Configuration, side_seed
+from tournament.schedule import side_seed
 
 DEFAULT_WHITE = Path("casebases/carlsen-2800.npz")
 DEFAULT_BLACK = Path("casebases/ivanchuk-2700.npz")

@@ -26,10 +26,10 @@ from engine.agents.base import Decision, Reason
 from engine.agents.factory import Loader, make_agent
 from engine.agents.modes import MODE_ALIASES, MODES, WEIGHT_OPTIONS, option_registry, weight_values
 from engine.agents.options import OptionValue
+from engine.cbr.configurations import Configuration
 from engine.outside.launch import LaunchError, launch
 from engine.search.limits import SearchLimits, to_limit
-from engine.search.scores import from_pov_score, is_mate_score, mate_moves
-from tournament.schedule import Configuration
+from engine.search.scores import from_pov_score
 
 
 class Side(Protocol):
@@ -179,9 +179,7 @@ class UciSide:
             self.nodes = (self.nodes or 0) + nodes
         if seconds is not None:
             self.search_seconds = (self.search_seconds or 0.0) + seconds
-        if score is not None and is_mate_score(score):
-            return Decision(move=best.move, reason=Reason.ENGINE, explanation=lines, mate=mate_moves(score))
-        return Decision(move=best.move, reason=Reason.ENGINE, explanation=lines, score_cp=score)
+        return Decision(move=best.move, reason=Reason.ENGINE, explanation=lines, score=score)
 
 
 @dataclass

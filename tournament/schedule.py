@@ -18,7 +18,7 @@ import chess
 import numpy as np
 
 from engine.agents.modes import SEED_MAX
-from engine.cbr.configurations import Configuration, parse_configurations  # noqa: F401 (the round robin's --configs)
+from engine.cbr.configurations import Configuration
 
 
 @dataclass(frozen=True)

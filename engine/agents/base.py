@@ -7,7 +7,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import chess
 import numpy as np
@@ -16,10 +16,10 @@ from casebase.format import Casebase
 from engine.cbr.adaptation import candidate_moves
 from engine.cbr.retrieval import CaseIndex
 from engine.cbr.weights import Weights
+from engine.search.evaluation import evaluate
 from engine.search.limits import SearchLimits
-
-if TYPE_CHECKING:
-    from engine.search.result import SearchResult
+from engine.search.result import SearchResult
+from engine.search.scores import from_mate_moves, is_mate_score
 
 #: What an agent that searches calls after each finished iteration (the UCI layer reports it).
 IterationCallback = Callable[["SearchResult"], None]
@@ -70,9 +70,11 @@ class Decision:
 
     ``case`` and ``similarity`` name the case the move came from (None when none did);
     ``tied_cases`` is how many cases tied at the best similarity (pure mode), ``votes`` how
-    many of the retrieved cases proposed the move (guided mode); ``score_cp`` is the search's
-    exact score of the move, when it has one, and ``mate`` a mate known for certain (UCI's
-    ``score mate``: moves, negative when the side to move is mated). ``candidates`` are the
+    many of the retrieved cases proposed the move (guided mode). ``score`` is the move's score
+    for the side to move on the search's scale (centipawns; mates by
+    :mod:`engine.search.scores`), an upper bound when ``upper_bound``, None when no search
+    scored it; ``depth``, ``seldepth`` and ``nodes`` are the search's behind it, ``pv`` its line
+    from the played move on (what a GUI is told last, search.md §4). ``candidates`` are the
     moves the expert would consider, most likely first (search.md §8), in modes with a prior;
     ``ponder`` the reply the search expects, when it has one.
     """
@@ -84,10 +86,53 @@ class Decision:
     similarity: int | None = None
     tied_cases: int = 0
     votes: int = 0
-    score_cp: int | None = None
-    mate: int | None = None
+    score: int | None = None
+    upper_bound: bool = False
+    depth: int = 0
+    seldepth: int = 0
+    nodes: int = 0
+    pv: list[chess.Move] = field(default_factory=list)
     candidates: list[Candidate] = field(default_factory=list)
     ponder: chess.Move | None = None
+
+    @property
+    def score_cp(self) -> int | None:
+        """The move's exact score in centipawns (None for a mate, a bound or no score)."""
+        exact = self.score is not None and not self.upper_bound and not is_mate_score(self.score)
+        return self.score if exact else None
+
+    def searched(self, result: SearchResult) -> Decision:
+        """This decision with what ``result`` (the search or judge behind it) found of its move:
+        the move's score (exact, or an upper bound), the depth and nodes, and the line from the
+        move on (the search's own line where it starts with the move)."""
+        if self.move is None:
+            return self
+        root = result.scores.get(self.move)
+        if root is not None:
+            self.score, self.upper_bound = root.score, not root.exact
+        elif self.move == result.move:
+            self.score = result.score
+        self.depth, self.seldepth, self.nodes = result.depth, result.seldepth, result.nodes
+        self.pv = list(result.pv) if result.pv[:1] == [self.move] else [self.move]
+        return self
+
+    def evaluated(self, board: chess.Board) -> Decision:
+        """This decision, where no search scored its move, with the static evaluation of the
+        position the move leads to (a look one ply deep): every line a GUI or a match runner reads
+        has a depth, nodes and a score."""
+        if self.move is None:
+            return self
+        if self.score is None:
+            after = board.copy(stack=False)
+            after.push(self.move)
+            if after.is_checkmate():
+                self.score = from_mate_moves(1)
+            else:
+                self.score = 0 if after.is_stalemate() or after.is_insufficient_material() else -evaluate(after)
+            self.upper_bound = False
+        self.depth, self.seldepth, self.nodes = max(self.depth, 1), max(self.seldepth, 1), max(self.nodes, 1)
+        self.pv = self.pv or [self.move]
+        return self
 
 
 class Agent(Protocol):

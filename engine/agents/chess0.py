@@ -28,7 +28,7 @@ from engine.agents.base import Decision, IterationCallback, Reason
 from engine.agents.defaults import Chess0Style
 from engine.search.alphabeta import Searcher
 from engine.search.limits import SearchLimits, search_budget
-from engine.search.scores import is_mate_score, score_text
+from engine.search.scores import score_text
 
 MATERIAL = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 300, chess.ROOK: 500, chess.QUEEN: 900,
             chess.KING: 0}
@@ -136,6 +136,4 @@ class Chess0Agent:
             sound = result.sound() or [result.move]
             move = sound[int(self.rng.integers(len(sound)))]
             line += (f"; {len(sound)} move(s) within {self.window} cp of it: drew {board.san(move)} uniformly")
-        score = result.scores.get(move)
-        return Decision(move=move, reason=Reason.SEARCH, explanation=[line],
-                        score_cp=score.score if score is not None and score.exact and not is_mate_score(score.score) else None)
+        return Decision(move=move, reason=Reason.SEARCH, explanation=[line]).searched(result)

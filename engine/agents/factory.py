@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from casebase.format import Casebase
+from endgame.syzygy import SyzygyTables
 from endgame.tablebase import Tablebase
 from engine.agents.endings import TablebaseAgent
 from engine.agents.modes import MODES, Resources, option_registry
@@ -29,7 +30,7 @@ def make_agent(values: Mapping[str, OptionValue], casebase: Casebase | None, res
     full = option_values(values)
     mode = MODES[str(full["Mode"])]
     agent = mode.factory(casebase if mode.casebase else None, full, resources)
-    return TablebaseAgent(agent, resources.tablebase(str(full["Tables"])))
+    return TablebaseAgent(agent, resources.tablebase(str(full["Tables"])), resources.syzygy(str(full["SyzygyPath"])))
 
 
 class Loader:
@@ -42,6 +43,7 @@ class Loader:
         self._models: dict[str, StyleModel] = {}
         self._judges: dict[JudgeSettings, Judge] = {}
         self._tables: dict[str, Tablebase] = {}
+        self._syzygy: dict[str, SyzygyTables] = {}
 
     def model(self, path: str) -> StyleModel:
         """The style model at ``path``."""
@@ -63,6 +65,14 @@ class Loader:
         if folder not in self._tables:
             self._tables[folder] = Tablebase.prepared(folder)
         return self._tables[folder]
+
+    def syzygy(self, path: str) -> SyzygyTables | None:
+        """The Syzygy tables of ``path``; None when it is empty."""
+        if not path:
+            return None
+        if path not in self._syzygy:
+            self._syzygy[path] = SyzygyTables(path)
+        return self._syzygy[path]
 
     def tell(self, line: str) -> None:
         """Nobody to tell in a worker process: the benches name the model they chose themselves."""

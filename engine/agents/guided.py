@@ -36,7 +36,6 @@ from engine.outside.judge import Judge, JudgeError
 from engine.search.alphabeta import Searcher
 from engine.search.limits import Budget, SearchLimits, search_budget
 from engine.search.result import SearchResult
-from engine.search.scores import is_mate_score
 from engine.style.calibration import Calibration, calibrate, choose, judged_chances
 from engine.style.model import StyleModel
 from engine.style.prior import AdaptedCase, PriorSource, Proposal
@@ -186,14 +185,12 @@ class GuidedAgent(CaseAgent):
             move, why = self._calibrated(chances, result)
         notes += explain_guided(self, board, proposal, result, move, why, judge, chances)
         row, sim = proposal.source.get(move, (None, None))
-        score = result.scores.get(move)
-        score_cp = score.score if score and score.exact and not is_mate_score(score.score) else None
         ranked = sorted(proposal.prior, key=lambda m: -proposal.prior[m])  # stable: first proposed first
         considered = [Candidate(m, proposal.prior[m], s.score if (s := result.scores.get(m)) else None,
                                 s is not None and s.exact, result.depth) for m in ranked]
         reply = result.pv[1] if move == result.move and len(result.pv) > 1 else None
         return Decision(move=move, reason=why, explanation=notes, case=row, similarity=sim,
-                        votes=proposal.count.get(move, 0), score_cp=score_cp, candidates=considered, ponder=reply)
+                        votes=proposal.count.get(move, 0), candidates=considered, ponder=reply).searched(result)
 
     def _judged(self, board: chess.Board, proposal: Proposal, budget: Budget, stop: threading.Event | None,
                 on_iteration: IterationCallback | None) -> tuple[SearchResult | None, list[str]]:

@@ -26,6 +26,7 @@ from engine.style.prior import PriorSource
 
 if TYPE_CHECKING:
     from casebase.format import Casebase
+    from endgame.syzygy import SyzygyTables
     from endgame.tablebase import Tablebase
     from engine.agents.base import Agent
     from engine.outside.judge import Judge
@@ -49,6 +50,9 @@ class Resources(Protocol):
 
     def tablebase(self, folder: str) -> Tablebase | None:
         """The endgame tables of ``folder`` (loaded as positions need them); None for "": no tables."""
+
+    def syzygy(self, path: str) -> SyzygyTables | None:
+        """The Syzygy tables of ``path`` (option SyzygyPath); None for "": none."""
 
     def tell(self, line: str) -> None:
         """Tell the user ``line`` (which model plays, and why), where there is a user to tell."""
@@ -101,6 +105,11 @@ def _style_model(setting: str, casebase: Casebase | None, resources: Resources) 
 def _guided_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], resources: Resources) -> Agent:
     from engine.agents.guided import GuidedAgent
 
+    if casebase is not None and casebase.profile_problem is not None:  # its cases play on, uncalibrated
+        from engine.style.profile import refusal
+
+        resources.tell(f"{refusal(casebase)}; playing without calibration (Selection calibrated and likely,"
+                       " and UCI_LimitStrength, take the shipped experts' typical parameters)")
     prior = PriorSource(str(values["Prior"]))
     model = _style_model(str(values["Model"]), casebase, resources) if prior.uses_model else None
     selection, rating = Selection(str(values["Selection"])), None
@@ -201,6 +210,11 @@ def engine_options() -> list[Option]:
         Option("Seed", "spin", 0, 0, SEED_MAX),
         # every mode plays the tables' move where they cover the position
         Option("Tables", "string", str(default_folder())),
+        # Syzygy tables (python-chess's probing), as other engines: every mode plays their
+        # won and drawn endings perfectly, beside our own tables
+        Option("SyzygyPath", "string", ""),
+        # a win/draw/loss estimate beside every score, as other engines show it
+        Option("UCI_ShowWDL", "check", False),
         # the expert's N most likely moves as analysis lines, in modes with a prior (search.md §8)
         Option("MultiPV", "spin", 1, 1, 256),
         # milliseconds kept back from every clock budget, for the GUI's and the pipes' lag

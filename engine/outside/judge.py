@@ -7,16 +7,21 @@ principal variation each), then all moves (its own best). The result is a
 :class:`~engine.search.result.SearchResult` like the built-in search's, so guided mode applies its
 decision rule to it unchanged.
 
-Faults (a judge that is missing, is not a UCI engine, crashes, hangs past its share of the
-clock or answers garbage) raise :class:`JudgeError`; the judge is then closed, started again
-at its next use, and after a second fault in one game it is *retired*: guided mode's built-in
-search judges until the next game. The judge's own output never reaches our stdout: it goes
-to python-chess through a pipe (its stderr is ours, the diagnostics' stream).
+The engine starts on a thread of its own (:meth:`Judge.begin`), so that nobody waits for a program
+that never answers ``uciok``: a move waits for the start at most its share of the clock (or until
+``stop``), and the built-in search judges it meanwhile. A program that never started as a UCI
+engine (missing, a folder, no ``uciok``, exits, garbage) is *refused* once, with its reason, and
+not tried again until its file changes. Faults of a judge that ran (it crashes, hangs past its
+share of the clock, answers garbage) raise :class:`JudgeError`; the judge is then closed, started
+again at its next use, and after a second fault in one game it is *retired*: guided mode's
+built-in search judges until the next game. The judge's own output never reaches our stdout: it
+goes to python-chess through a pipe (its stderr is ours, the diagnostics' stream), and what
+python-chess finds wrong in it is a fault, not a log record.
 """
 
 from __future__ import annotations
 
-import asyncio
+import os
 import threading
 import time
 from collections.abc import Callable, Coroutine, Sequence
@@ -27,23 +32,20 @@ from typing import Any, TypeVar
 import chess
 import chess.engine
 
-from engine.outside.launch import LaunchError, launch
+from common.text import clip
+from engine.outside.process import KILL_GRACE, EngineProcess, ProcessError
 from engine.search.limits import Budget
 from engine.search.result import RootScore, SearchResult
 from engine.search.scores import from_pov_score
 
 #: The most proposals (the largest priors first) the judge scores.
 JUDGE_PROPOSALS = 5
-#: Seconds a judge has to start and answer ``uciok`` (and any other command but ``go``).
+#: Seconds a judge has to start and answer ``uciok`` (and any other command but ``go``), in the
+#: background; a move waits for it at most :data:`SEARCH_SHARE` of its time.
 START_TIMEOUT = 5.0
 #: Share of the move's hard time limit each of the two searches gets; the rest is margin for
 #: our own work and the round trips.
 SEARCH_SHARE = 0.35
-#: The most seconds past its ``movetime`` before the judge is told to stop, and then to
-#: answer before it is killed as hung (with a clock, half the search's time, at least 0.05 s).
-KILL_GRACE = 0.5
-#: How often a waiting search looks at ``stop`` and the clock (seconds).
-POLL = 0.005
 #: Depth of the proposals' search when nothing else bounds it (``go infinite``, JudgeDepth 0):
 #: the search of all moves then runs until ``stop``.
 UNBOUNDED_PROPOSAL_DEPTH = 14
@@ -65,13 +67,21 @@ class JudgeSettings:
 
 
 class Judge:
-    """One outside engine process, started on demand, restarted once per game after a fault."""
+    """One outside engine process, started on demand in the background (the UCI loop never waits
+    for it), restarted once per game after a fault; a program that never started as a UCI
+    engine is *refused* and not tried again until its file changes."""
 
     def __init__(self, settings: JudgeSettings) -> None:
         self.settings = settings
-        self.engine: chess.engine.SimpleEngine | None = None
-        self.name = Path(settings.command).name or settings.command
+        self.process = EngineProcess(settings.command, {"Threads": settings.threads, "Hash": settings.hash_mb})
+        self.name = clip(Path(settings.command).name or settings.command)
         self.faults = 0
+        #: Why the program is not a judge (its first start failed), while its file stays the same.
+        self.refused: str | None = None
+        self._refused_file: tuple[object, ...] = ()
+        self._worked = False  # whether it ever started: then a failed start is a fault, not a refusal
+        self._excuse: str | None = None  # why the search that just failed was no fault of the judge
+        self._told = ""  # the last excuse told in full (said once, then shortly)
         self._game = object()
         self._searched = False  # whether it searched since the last new game
 
@@ -80,29 +90,26 @@ class Judge:
         """Whether the judge failed twice this game (the built-in search judges until the next)."""
         return self.faults >= 2
 
-    def start(self, timeout: float = START_TIMEOUT) -> None:
-        """Start the engine (if it is not running) and set its options; JudgeError if it cannot."""
-        if self.engine is not None:
-            return
-        try:
-            engine = launch([self.settings.command], timeout=timeout, own_group=True)
-        except LaunchError as exc:
-            raise JudgeError(str(exc)) from None
-        self.engine = engine
-        self.name = engine.id.get("name", self.name)
-        options: dict[str, int] = {}
-        if "Threads" in engine.options:
-            options["Threads"] = self.settings.threads
-        if "Hash" in engine.options:
-            options["Hash"] = self.settings.hash_mb
-        try:
-            self._call(engine.protocol.configure(options), time.monotonic() + timeout)
-        except JudgeError:
-            self.close()
-            raise
+    def begin(self) -> None:
+        """Start the engine on a thread of its own (unless it runs, starts or was refused): it has
+        :data:`START_TIMEOUT` seconds to answer ``uciok``. Returns at once."""
+        if self.refused is None:
+            self.process.begin(START_TIMEOUT)
+
+    def start(self) -> None:
+        """Start the engine (if it is not running) and wait for it; JudgeError if it cannot."""
+        self.begin()
+        self.process.wait(None)
+        self._collect()
+        if self.refused is not None:
+            raise JudgeError(self.refused)
 
     def fault(self, why: str) -> str:
-        """Record a fault (the process is closed); what happens next, for the explanation."""
+        """Record a fault (the process is closed); what happens next, for the explanation. After a
+        search that failed for no fault of the judge's (it is starting, or was refused), only that."""
+        if self._excuse is not None:
+            excuse, self._excuse = self._excuse, None
+            return excuse
         self.faults += 1
         self.close()
         then = ("the built-in search judges for the rest of the game" if self.retired
@@ -119,15 +126,50 @@ class Judge:
         self._game = object()
 
     def close(self) -> None:
-        """Quit the engine process (killed if it does not quit at once)."""
-        engine, self.engine = self.engine, None
-        if engine is None:
+        """Quit the engine process (killed if it does not quit at once, or while it starts)."""
+        self.process.close()
+
+    # -- starting ----------------------------------------------------------------------
+
+    def _collect(self) -> None:
+        """Take a finished start's outcome: the engine's name when it runs; a refusal when it never
+        ran; JudgeError (a fault) when a restart failed."""
+        error = self.process.collect()
+        if self.process.engine is not None:
+            self.name, self._worked = self.process.name(self.name), True
+        elif error is not None and not self._worked:
+            self.refused, self._refused_file = error, _file_state(self.settings.command)
+        elif error is not None:
+            raise JudgeError(error)
+
+    def _ready(self, budget: Budget, stop: threading.Event) -> None:
+        """Wait for the engine: for its start (begun if none runs), at most :data:`SEARCH_SHARE` of
+        the move's time on a clock, else until the start ends or ``stop``. JudgeError if it is not
+        ready: a fault, or (then :attr:`_excuse` says so) it is starting or refused."""
+        if self.refused is not None and _file_state(self.settings.command) != self._refused_file:
+            self.refused = None  # the program changed: a new chance
+        self.begin()
+        until = None if budget.movetime is None else time.monotonic() + budget.movetime * SEARCH_SHARE
+        if not self.process.wait(until, stop):
+            self._excuse = self._tell(f"judge {self.name} is starting: the built-in search judges until it answers"
+                                      f" uciok (within {START_TIMEOUT:.2g} s)",
+                                      f"judge {self.name} is still starting: the built-in search judged")
+            raise JudgeError("starting")
+        self._collect()
+        if self.process.engine is not None:
+            self._told = ""
             return
-        try:
-            self._call(engine.protocol.quit(), time.monotonic() + KILL_GRACE, engine=engine)
-        except JudgeError:
-            pass
-        engine.close()
+        if self.refused is None:  # closed while it started: a new start at the next move
+            raise JudgeError("its start was cancelled")
+        self._excuse = self._tell(f"judge {self.name} refused: {self.refused}; the built-in search judges until"
+                                  " option Judge or the program changes",
+                                  f"judge {self.name} refused (see above): the built-in search judged")
+        raise JudgeError(self.refused)
+
+    def _tell(self, first: str, again: str) -> str:
+        """``first`` the first time in a row, ``again`` after that."""
+        told, self._told = self._told, first
+        return again if told == first else first
 
     # -- scoring -----------------------------------------------------------------------
 
@@ -146,10 +188,9 @@ class Judge:
         ``board``) and its own best move, within ``budget`` (``depth`` > 0 overrides its depth
         and nodes); ``stop`` ends it. JudgeError on a fault."""
         self._searched = True
-        # a restart at this move should leave it time to play (but a healthy engine needs a moment)
-        self.start(START_TIMEOUT if budget.movetime is None else min(START_TIMEOUT, max(budget.movetime / 2, 0.5)))
-        started = time.monotonic()
         stop = stop or threading.Event()
+        self._ready(budget, stop)
+        started = time.monotonic()
         proposals = list(proposals[:JUDGE_PROPOSALS])
         tally = _Tally()
 
@@ -185,8 +226,9 @@ class Judge:
                stop: threading.Event, tally: _Tally) -> None:
         """Score ``moves``: one search with a principal variation each (``searchmoves``), or,
         for an engine without MultiPV, one search a move sharing the time."""
-        assert self.engine is not None
-        if "MultiPV" in self.engine.options or len(moves) == 1:
+        engine = self.process.engine
+        assert engine is not None
+        if "MultiPV" in engine.protocol.options or len(moves) == 1:
             tally.add(board, self._analyse(board, self._limit(budget, depth, bounded=True), stop, root_moves=moves))
             return
         share = Budget(budget.depth, budget.nodes, None if budget.movetime is None else budget.movetime / len(moves))
@@ -211,14 +253,17 @@ class Judge:
         report: Callable[[chess.engine.InfoDict], None] | None = None,
     ) -> list[chess.engine.InfoDict]:
         """One search; the last info of each principal variation, best first."""
-        engine = self.engine
-        assert engine is not None
+        engine = self.process.engine
+        if engine is None:
+            raise JudgeError("its process has ended")
         seconds = None if limit is None else limit.time
-        # Starting a search (after ucinewgame, an isready) must not take longer than the search.
+        # Starting a search (after ucinewgame, an isready) must not take longer than the search. Past
+        # its time it is told to stop, and killed as hung if it has not answered half its time later
+        # (at most KILL_GRACE, at least 0.05 s).
         started = self._call(
             engine.protocol.analysis(board, limit, multipv=len(root_moves) if root_moves else None,
                                      game=self._game, root_moves=root_moves),
-            time.monotonic() + (START_TIMEOUT if seconds is None else seconds + KILL_GRACE))
+            time.monotonic() + (START_TIMEOUT if seconds is None else seconds + KILL_GRACE), stop=stop)
         grace = KILL_GRACE if seconds is None else min(KILL_GRACE, max(0.05, seconds / 2))
         deadline = None if seconds is None else time.monotonic() + seconds + grace
         self._call(_drain(started, report), deadline, stop=stop, analysis=started, grace=grace)
@@ -226,40 +271,13 @@ class Judge:
 
     def _call(self, coroutine: Coroutine[Any, Any, T], deadline: float | None, *,
               stop: threading.Event | None = None, analysis: chess.engine.AnalysisResult | None = None,
-              engine: chess.engine.SimpleEngine | None = None, grace: float = KILL_GRACE) -> T:
-        """Run ``coroutine`` on the client's event loop and wait for it, looking at the clock
-        (and ``stop``) every :data:`POLL` seconds. Past ``deadline`` (or at ``stop``) a running
-        ``analysis`` is told to stop; an engine that has not answered ``grace`` seconds after
-        that (or, for any other command, at ``deadline``) is killed: JudgeError."""
-        engine = engine or self.engine
-        assert engine is not None
-        if engine.returncode.done():
-            coroutine.close()  # never to run
-            raise JudgeError("its process has ended")
-        future = asyncio.run_coroutine_threadsafe(coroutine, engine.protocol.loop)
-        stopped: float | None = None
-        while True:
-            try:
-                return future.result(timeout=POLL)
-            except TimeoutError:  # concurrent.futures' timeout, the builtin since Python 3.11
-                pass
-            except chess.engine.EngineTerminatedError:
-                raise JudgeError("its process ended (crashed or killed)") from None
-            except (chess.engine.EngineError, ValueError, AssertionError) as exc:
-                raise JudgeError(f"it answered garbage ({exc})") from None
-            now = time.monotonic()
-            late = deadline is not None and now > deadline
-            if analysis is None:
-                stopped = deadline if late else None
-            elif stopped is None and (late or (stop is not None and stop.is_set())):
-                stopped = now
-                engine.protocol.loop.call_soon_threadsafe(analysis.stop)
-            if stopped is not None and now > stopped + (grace if analysis is not None else 0):
-                future.cancel()
-                engine.close()
-                if engine is self.engine:
-                    self.engine = None
-                raise JudgeError("no legal bestmove in time (it hung or answered garbage); killed")
+              grace: float = KILL_GRACE) -> T:
+        """The running engine's answer to ``coroutine`` (:meth:`EngineProcess.call`); JudgeError
+        when it ended, hung or answered garbage (it is then killed)."""
+        try:
+            return self.process.call(coroutine, deadline, stop=stop, analysis=analysis, grace=grace)
+        except ProcessError as exc:
+            raise JudgeError(str(exc)) from None
 
     def _iteration(self, info: chess.engine.InfoDict, board: chess.Board, seconds: float, nodes: int,
                 tolerance: int) -> SearchResult:
@@ -268,6 +286,15 @@ class Judge:
         return SearchResult(move=move, score=score, depth=int(info.get("depth", 0)),
                             seldepth=int(info.get("seldepth", 0)), nodes=nodes + int(info.get("nodes", 0)),
                             seconds=seconds, pv=list(info.get("pv", [])), scores={}, tolerance=tolerance)
+
+
+def _file_state(path: str) -> tuple[object, ...]:
+    """What tells that the program at ``path`` changed: its size and modification time, if any."""
+    try:
+        stat = os.stat(path)
+    except (OSError, ValueError):
+        return ()
+    return (stat.st_size, stat.st_mtime_ns)
 
 
 class _Tally:

@@ -25,7 +25,7 @@ from engine.search.result import SearchResult
 from engine.style.errormodel import PRIOR_FLOOR, ErrorModel, fit, losses
 from engine.style.model import StyleModel
 from engine.style.prior import Proposal
-from engine.style.profile import Profile
+from engine.style.profile import Profile, refusal, refused
 from engine.style.rating import loss_at, rating_of
 
 #: Without a profile: the median over the shipped experts of their fitted prior weight and
@@ -106,11 +106,12 @@ def _root(f: Callable[[float], float], low: float, high: float) -> float:
     return float(brentq(f, low, high, xtol=1e-12))
 
 
-def shipped_calibration(expert: str) -> Calibration:
-    """For a casebase without a profile: the shipped experts' typical parameters (median rating 2500)."""
+def shipped_calibration(expert: str, why: str = "no error profile") -> Calibration:
+    """For a casebase without a profile (or whose profile was refused, ``why``): the shipped
+    experts' typical parameters (median rating 2500)."""
     a, _, r0 = SHIPPED_SENSITIVITY_LINE
     model = ErrorModel(math.exp(a), SHIPPED_CONSISTENCY, SHIPPED_PRIOR_WEIGHT)
-    return Calibration(model, expert, r0, "no error profile: the shipped experts' typical parameters", {})
+    return Calibration(model, expert, r0, f"{why}: the shipped experts' typical parameters", {})
 
 
 _CACHE: dict[tuple[object, ...], Calibration] = {}
@@ -127,7 +128,9 @@ def calibrate(casebase: Casebase | None, model: StyleModel | None, rating: float
 def _calibration(casebase: Casebase | None, model: StyleModel | None) -> Calibration:
     profile = None if casebase is None else Profile.of(casebase)
     if casebase is None or profile is None:
-        return shipped_calibration("the engine" if casebase is None else casebase.expert)
+        refused = None if casebase is None else refusal(casebase)
+        return shipped_calibration("the engine" if casebase is None else casebase.expert,
+                                   refused or "no error profile")
     key = (str(casebase.path), profile.meta.get("fit", {}).get("sensitivity"), len(profile.rows),
            None if model is None else str(model.path))
     if key not in _CACHE:
@@ -144,18 +147,23 @@ def _fit(casebase: Casebase, profile: Profile, model: StyleModel | None) -> Cali
         for i, prior in enumerate(model.priors(profile.positions(), moves)):
             log_prior[i, :len(moves[i])] = np.log(np.maximum([prior[m] for m in moves[i]], PRIOR_FLOOR))
     fitted = fit(loss, chosen, log_prior).model
+    expected = fitted.expected_loss(loss, log_prior)
+    if not all(math.isfinite(x) and x > 0 for x in (fitted.sensitivity, fitted.consistency)) \
+            or not math.isfinite(fitted.prior_weight) or not math.isfinite(expected):
+        return shipped_calibration(casebase.expert, refused(casebase, f"its fit is not usable ({fitted.describe()})"))
     lost = loss[np.arange(len(chosen)), chosen]
     phases = profile.phases
     own = {str(name): np.sort(lost[phases == name]) for name in PHASES}
     source = (f"{casebase.expert}'s error profile ({len(chosen)} positions"
               f"{', with the model' if model is not None else ''}: {fitted.describe()})")
-    return Calibration(fitted, casebase.expert, rating_of(fitted.expected_loss(loss, log_prior)), source, own,
-                       loss, log_prior)
+    return Calibration(fitted, casebase.expert, rating_of(expected), source, own, loss, log_prior)
 
 
 def judged_chances(calibration: Calibration, proposal: Proposal, result: SearchResult) -> dict[chess.Move, float]:
     """The calibrated chance of each move the search or judge scored exactly, with the prior proposed."""
     scored = {m: s.score for m, s in result.scores.items() if s.exact}
+    if not scored:  # a search stopped before it scored any move exactly: nothing to choose among
+        return {}
     prior = [proposal.prior.get(m, proposal.model.get(m, 0.0)) for m in scored]
     return dict(zip(scored, calibration.chances(list(scored.values()), prior).tolist(), strict=True))
 

@@ -10,17 +10,20 @@ model file named explicitly always wins. A personal model is looked for
 and is used only if it was made from this very casebase (same expert, cases, games, source
 files and build options): a personal model made from all of an expert's games must not play
 on a casebase that keeps some of them aside, as the fidelity bench's does. One that cannot be
-read is passed over with its reason, and the generic model plays.
+read is refused with its reason, and the generic model plays: one beside the casebase is the
+user's own, and playing the shipped personal model in its place would hide that it is broken.
 """
 
 from __future__ import annotations
 
 import importlib.resources
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from casebase.format import Casebase
+from common.text import clip
 from engine.style.model import ModelError, StyleModel, generic_model
 
 #: How a personal model beside its casebase ``X.npz`` is named: ``X.model.npz``.
@@ -68,7 +71,10 @@ class ModelChoice:
 
 
 def choose_model(casebase: Casebase | None) -> ModelChoice:
-    """The personal model made from ``casebase`` where one is found, else the generic model."""
+    """The personal model made from ``casebase`` where one is found, else the generic model.
+
+    A personal model beside the casebase that cannot be read is refused with its reason, and the
+    generic model plays: never, silently, the shipped personal model in its place."""
     generic = str(generic_model())
     if casebase is None or casebase.path is None:
         return ModelChoice(generic, None, "model: the generic model (no casebase)")
@@ -78,17 +84,48 @@ def choose_model(casebase: Casebase | None) -> ModelChoice:
             continue
         try:
             model = StyleModel.load(path)
-        except ModelError as exc:
-            passed.append(f"cannot load the personal model: {exc}")
+            info = _personal_info(model)
+        except LOAD_ERRORS as exc:
+            text = _one_line(exc)
+            if not isinstance(exc, ModelError):  # numpy's own words: say which file, as ModelError does
+                text = f"{path}: not a model file, or a damaged one ({text})"
+            why = f"cannot load the personal model: {text}"
+            if path == beside(casebase.path):
+                shipped = personal_folder() / Path(casebase.path).name
+                instead = "; the shipped personal model is not played in its place" if shipped.is_file() else ""
+                return ModelChoice(generic, None, f"model: the generic model ({why}{instead})")
+            passed.append(why)
             continue
-        info = model.personal or {}
         made_for = info.get("casebase")
         if made_for != casebase_identity(casebase):
             made = f"{made_for.get('cases')} cases" if isinstance(made_for, dict) else "not a personal model"
             passed.append(f"{path} was made from another casebase ({made}; this one has {len(casebase)} cases)")
             continue
+        also = f"; passed over: {'; '.join(passed)}" if passed else ""
         return ModelChoice(str(path), model, f"model: personal model of {casebase.expert} ({path}; on the expert's"
                            f" latest {info['validation_games']} games top-1 {100 * info['top1']:.1f} %,"
-                           f" the generic model {100 * info['generic_top1']:.1f} %)")
+                           f" the generic model {100 * info['generic_top1']:.1f} %{also})")
     why = "; ".join(passed) if passed else f"no personal model for {Path(casebase.path).name}"
     return ModelChoice(generic, None, f"model: the generic model ({why})")
+
+
+#: What reading a damaged model file may raise: the model's own checks, and what numpy raises on
+#: arrays of a form they do not expect (a version that is not a number, a header claiming terabytes).
+LOAD_ERRORS = (ModelError, ValueError, TypeError, KeyError, IndexError, OSError, MemoryError)
+
+
+def _personal_info(model: StyleModel) -> dict[str, Any]:
+    """What a personal model says of itself, its numbers checked (the note formats them)."""
+    info = model.personal or {}
+    for key in ("top1", "generic_top1", "validation_games"):
+        value = info.get(key)
+        if key in info and (isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value)):
+            raise ModelError(f"{model.path}: damaged metadata (personal {key} is {clip(repr(value), 40)})")
+    return info
+
+
+def _one_line(exc: BaseException) -> str:
+    """An error's message on one line: its first sentence (numpy's second one advises loading a
+    damaged file unsafely), cut to a sensible length."""
+    text = " ".join(str(exc).split()).split(". ")[0]
+    return clip(text + ")" * max(0, text.count("(") - text.count(")")), 300)

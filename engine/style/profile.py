@@ -27,6 +27,18 @@ MISTAKE_CP = 50
 CP_LOSS_CLIP = 1000
 
 
+def refusal(casebase: Casebase) -> str | None:
+    """Why the casebase's error profile was refused when the casebase was read
+    (:attr:`casebase.format.Casebase.profile_problem`), as the engine tells it; None where it was not."""
+    return None if casebase.profile_problem is None else refused(casebase, casebase.profile_problem)
+
+
+def refused(casebase: Casebase, problem: str) -> str:
+    """``error profile of X.npz refused: problem``: the casebase's profile is not played, and why."""
+    name = casebase.path.name if casebase.path is not None else casebase.expert
+    return f"error profile of {name} refused: {problem}"
+
+
 def position(casebase: Casebase, row: int) -> chess.Board:
     """Case ``row``'s position, with the castling rights its king and rooks allow (a casebase
     keeps no castling rights, and the judge must see that castling is possible)."""
@@ -51,7 +63,8 @@ class Profile:
 
     @classmethod
     def of(cls, casebase: Casebase) -> Profile | None:
-        """The casebase's profile, or None when it has none."""
+        """The casebase's profile, or None when it has none (or it was refused when the casebase
+        was read: :func:`refusal` says why)."""
         if casebase.profile is None:
             return None
         p = casebase.profile

@@ -20,6 +20,8 @@ def parse_go(tokens: list[str], board: chess.Board) -> tuple[SearchLimits, list[
     flags: set[str] = set()
     moves: list[chess.Move] | None = None
     problems: list[str] = []
+    illegal: list[str] = []
+    unknown: list[str] = []
     i = 0
     while i < len(tokens):
         token = tokens[i]
@@ -38,18 +40,33 @@ def parse_go(tokens: list[str], board: chess.Board) -> tuple[SearchLimits, list[
                 try:
                     move = board.parse_uci(tokens[i])
                 except ValueError:
-                    problems.append(f"searchmoves: {clip(tokens[i])} is not a legal move here; ignored")
+                    illegal.append(tokens[i])
                 else:
                     moves.append(move)
                 i += 1
         else:
-            problems.append(f"go: unknown parameter {clip(token)!r} ignored")
+            unknown.append(token)
+    if illegal:
+        problems.append(f"searchmoves: {_listed(illegal)} {'is' if len(illegal) == 1 else 'are'} not"
+                        f" {'a legal move' if len(illegal) == 1 else 'legal moves'} here; ignored")
+    if unknown:
+        problems.append(f"go: unknown parameter{'s' if len(unknown) > 1 else ''} {_listed(unknown, quote=True)} ignored")
     if moves == []:
         problems.append("searchmoves lists no legal move: searching all moves")
         moves = None
     asked = dataclasses.replace(SearchLimits(infinite="infinite" in flags, ponder="ponder" in flags), **numbers)
     limits, changed = checked_limits(asked)
     return limits, moves, problems + changed
+
+
+#: How many of a command's bad words a complaint names (one line, however many there are).
+NAMED = 3
+
+
+def _listed(words: list[str], *, quote: bool = False) -> str:
+    """The first few of ``words``, each cut short, and how many more: one bounded line."""
+    named = ", ".join(repr(clip(w)) if quote else clip(w) for w in words[:NAMED])
+    return named + (f" and {len(words) - NAMED} more" if len(words) > NAMED else "")
 
 
 def _is_int(text: str) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import chess
@@ -24,13 +25,33 @@ def declaration(option: Option, value: OptionValue) -> str:
     return line + "".join(f" var {choice}" for choice in option.choices)
 
 
-def decision_info(decision: Decision, ms: int) -> str:
-    """The ``info`` line of the move an agent chose: its time, its score where known, and the move."""
-    assert decision.move is not None
-    score = "" if decision.score_cp is None else f" score cp {decision.score_cp}"
-    if decision.mate is not None:
-        score = f" score mate {decision.mate}"
-    return f"info time {ms}{score} pv {decision.move.uci()}"
+def decision_info(decision: Decision, ms: int, *, wdl: bool = False) -> str:
+    """The last ``info`` line before ``bestmove``, what match runners and bots record: the depth,
+    nodes, time and score behind the chosen move (a bound marked) and the line from it on."""
+    assert decision.move is not None and decision.score is not None
+    bound = " upperbound" if decision.upper_bound else ""
+    shown = f" wdl {wdl_text(decision.score)}" if wdl else ""
+    nps = decision.nodes * 1000 // ms if ms > 0 else 0
+    pv = " ".join(move.uci() for move in decision.pv or [decision.move])
+    return (f"info depth {decision.depth} seldepth {decision.seldepth} score {uci_score(decision.score)}{bound}{shown}"
+            f" nodes {decision.nodes} nps {nps} time {ms} pv {pv}")
+
+
+#: The rough model behind ``wdl`` (UCI_ShowWDL): the expected score's logistic in centipawns
+#: (Lichess's slope), with draws most likely near equality (their share falls off as 1/cosh).
+_WDL_SLOPE = 0.00368208
+_DRAW_SCALE = 300.0
+
+
+def wdl_text(score: int) -> str:
+    """``W D L`` in per mille for the side to move, from a score on the search's scale."""
+    if is_mate_score(score):
+        return "1000 0 0" if score > 0 else "0 0 1000"
+    expected = 1 / (1 + math.exp(-_WDL_SLOPE * score))
+    draw = 0.5 / math.cosh(score / _DRAW_SCALE) * min(expected, 1 - expected) * 2
+    win = expected - draw / 2
+    w, d = round(1000 * win), round(1000 * draw)
+    return f"{w} {d} {1000 - w - d}"
 
 
 def uci_score(score: int) -> str:
@@ -38,14 +59,15 @@ def uci_score(score: int) -> str:
     return f"mate {mate_moves(score)}" if is_mate_score(score) else f"cp {score}"
 
 
-def iteration_info(result: SearchResult) -> str:
-    """The ``info`` line of one finished search iteration."""
+def iteration_info(result: SearchResult, *, wdl: bool = False) -> str:
+    """The ``info`` line of one finished search iteration (with ``wdl``: UCI_ShowWDL's)."""
     assert result.score is not None
     ms = max(int(result.seconds * 1000), 0)
     nps = int(result.nodes / result.seconds) if result.seconds > 0 else 0
     pv = " ".join(move.uci() for move in result.pv)
+    shown = f" wdl {wdl_text(result.score)}" if wdl else ""
     return (
-        f"info depth {result.depth} seldepth {result.seldepth} score {uci_score(result.score)}"
+        f"info depth {result.depth} seldepth {result.seldepth} score {uci_score(result.score)}{shown}"
         f" nodes {result.nodes} nps {nps} time {ms} pv {pv}"
     )
 

@@ -104,7 +104,7 @@ class UciEngine:
             self._commands[command](args)
         except Exception as exc:  # a bug must not end the session: say so and go on
             traceback.print_exc(file=sys.stderr)
-            self.info(f"error in {command}: {exc}")
+            self.info(f"error in {command}: {clip(str(exc))}")
         return True
 
     def send(self, line: str) -> None:
@@ -176,7 +176,7 @@ class UciEngine:
             agent: Agent | None = self._agent()
         except Exception as exc:  # the GUI still gets a legal move
             traceback.print_exc(file=sys.stderr)
-            problems.append(f"cannot make the agent: {exc}")
+            problems.append(f"cannot make the agent: {clip(str(exc))}")
             agent = None
         self._tell_news()
         for problem in problems:
@@ -215,21 +215,22 @@ class UciEngine:
         """Choose a move and send its lines: the explanation, the move's own ``info``, with
         ``lines`` > 1 that many of the expert's candidate moves (MultiPV), then ``bestmove``."""
         started = time.perf_counter()
+        wdl = bool(self.values["UCI_ShowWDL"])
         try:
             if agent is None:
                 decision = _uniform_decision(board, "no agent")
             else:
                 searched = pondering(limits) if limits.ponder else limits
                 decision = agent.choose(board, moves, limits=searched, stop=self._stop,
-                                        on_iteration=lambda result: self.send(iteration_info(result)))
+                                        on_iteration=lambda result: self.send(iteration_info(result, wdl=wdl)))
         except Exception as exc:  # the GUI still gets a legal move
             traceback.print_exc(file=sys.stderr)
-            decision = _uniform_decision(board, f"error while choosing a move: {exc}")
+            decision = _uniform_decision(board, f"error while choosing a move: {clip(str(exc))}")
         elapsed = int((time.perf_counter() - started) * 1000)
         for line in decision.explanation:
             self.info(line)
         if decision.move is not None:
-            self.send(decision_info(decision, elapsed))
+            self.send(decision_info(decision.evaluated(board), elapsed, wdl=wdl))
         for rank, candidate in enumerate(decision.candidates[:lines], 1) if lines > 1 else ():
             self.send(multipv_info(rank, candidate, elapsed))
             self.info(multipv_string(board, rank, candidate))

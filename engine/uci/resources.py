@@ -23,12 +23,15 @@ from engine.agents.modes import (
 
 if TYPE_CHECKING:
     from casebase.format import Casebase
+    from endgame.syzygy import SyzygyTables
     from endgame.tablebase import Tablebase
     from engine.agents.base import Agent
     from engine.outside.judge import Judge
     from engine.style.model import StyleModel
 
 FileState = tuple[object, ...]
+#: How the news of a game's seed starts.
+SEED_NEWS = "seed "
 
 
 def file_state(path: str) -> FileState:
@@ -61,6 +64,7 @@ class AgentBuilder:
         self._judge: Judge | None = None
         self._used_judge = False
         self._tablebase: Tablebase | None = None
+        self._syzygy: SyzygyTables | None = None
         self._seed: int | None = None
 
     def agent(self, values: Mapping[str, OptionValue]) -> Agent:
@@ -82,13 +86,14 @@ class AgentBuilder:
             agent.new_game(self._seed)
             if casebase is not None:
                 elo = f", median Elo {casebase.elo}" if casebase.elo else ""
-                own = "".join(f", {o.name} {values[o.name]}" for o in mode.options)
+                own = "".join(f", {o.name} {clip(str(values[o.name]))}" for o in mode.options)
                 self.news.append(
                     f"{values['Mode']} mode: casebase {casebase.expert} ({len(casebase)} cases{elo}),"
                     f" weights {weights_of(values)}{own}"
                 )
             elif not mode.casebase:
-                self.news.append(f"{values['Mode']} mode: " + ", ".join(f"{o.name} {values[o.name]}" for o in mode.options))
+                self.news.append(f"{values['Mode']} mode: "
+                                 + ", ".join(f"{o.name} {clip(str(values[o.name]))}" for o in mode.options))
             self._agent, self._key = agent, key
         problems = []
         if mode.casebase and self._casebase is not None and self._casebase[2]:
@@ -133,9 +138,10 @@ class AgentBuilder:
         return [str(generic_model()), *map(str, candidates(casebase))]
 
     def judge(self, command: str, threads: int, hash_mb: int) -> Judge:
-        """The judge process for these settings: the running one, or a new one (the old one quit);
-        a judge that does not start is told of here and tried again at its next use."""
-        from engine.outside.judge import Judge, JudgeError, JudgeSettings
+        """The judge process for these settings: the running one, or a new one (the old one quit),
+        which starts on a thread of its own: nothing here waits for it. Its moves tell whether it
+        started (engine/outside/judge.py)."""
+        from engine.outside.judge import Judge, JudgeSettings
 
         self._used_judge = True
         settings = JudgeSettings(command, threads, hash_mb)
@@ -143,12 +149,8 @@ class AgentBuilder:
             return self._judge
         self.close()
         self._judge = Judge(settings)
-        try:
-            self._judge.start()
-        except JudgeError as exc:
-            self.news.append(self._judge.fault(clip(str(exc))))
-        else:
-            self.news.append(f"judge: {self._judge.name} ({clip(command)}), threads {threads}, hash {hash_mb} MB")
+        self._judge.begin()
+        self.news.append(f"judge: {clip(command)}, threads {threads}, hash {hash_mb} MB")
         return self._judge
 
     def tablebase(self, folder: str) -> Tablebase | None:
@@ -157,9 +159,23 @@ class AgentBuilder:
 
         if not folder:
             return None
-        if self._tablebase is None or str(self._tablebase.folder) != str(Path(folder)):
-            self._tablebase = Tablebase.prepared(folder)  # at isready, not in the middle of a move on the clock
+        if self._tablebase is None or str(self._tablebase.folder) != folder:
+            try:
+                self._tablebase = Tablebase.prepared(folder)  # at isready, not in the middle of a move on the clock
+            except (OSError, ValueError) as exc:  # a path the system refuses (too long, a NUL byte)
+                self._tablebase = None
+                self.news.append(f"Tables: cannot use {clip(folder)!r} ({clip(str(exc))}); playing without our tables")
         return self._tablebase
+
+    def syzygy(self, path: str) -> SyzygyTables | None:
+        """The Syzygy tables of ``path``, kept while the path stays the same; None when it is empty."""
+        from endgame.syzygy import SyzygyTables
+
+        if not path:
+            return None
+        if self._syzygy is None or self._syzygy.path != path:
+            self._syzygy = SyzygyTables(path)
+        return self._syzygy
 
     def close(self) -> None:
         """Quit the judge process, if one runs (at the end of the session, or when no longer wanted)."""
@@ -176,8 +192,11 @@ class AgentBuilder:
     def _new_seed(self, values: Mapping[str, OptionValue]) -> None:
         fixed = int(values["Seed"])
         self._seed = fixed or secrets.randbelow(SEED_MAX) + 1
+        # one seed a game: a seed not yet told (an agent made at isready, then ucinewgame) is
+        # replaced, not told beside the new one
+        self.news = [line for line in self.news if not line.startswith(SEED_NEWS)]
         if not fixed:
-            self.news.append(f"seed {self._seed} for this game (set option Seed to it to replay)")
+            self.news.append(f"{SEED_NEWS}{self._seed} for this game (set option Seed to it to replay)")
 
     def _load(self, path: str) -> Casebase | None:
         """The casebase at ``path``, read again only when the file changed; None with a reason."""
