@@ -90,3 +90,16 @@ def test_a_syzygy_path_that_cannot_be_read_is_told_once(tmp_path: Path):
                                   "go depth 1", "go depth 1"], "--mode", "pure", "--casebase", "")
     assert sum("SyzygyPath: cannot read" in line for line in lines) == 1 and not stderr
     assert len(bestmoves(lines)) == 2
+
+
+def test_long_values_and_paths_are_never_echoed_whole():
+    """The fuzzer's: a 5,000-character Model and Casebase declared back by ``uci``, and a casebase
+    name too long for the system, which once raised while its refusal was being worded."""
+    long = "x" * 5000
+    lines, stderr = conversation([f"setoption name Model value {long}", f"setoption name Casebase value {long}", "uci",
+                                  "isready", "position startpos", "go depth 1"], "--mode", "pure")
+    assert max(map(len, lines)) < 4096 and bestmoves(lines) and "Traceback" not in stderr
+    lines, stderr = conversation(["isready", "go depth 1"], "--mode", "pure",
+                                 "--casebase", str(ROOT / "casebases" / long))
+    assert "Traceback" not in stderr and "cannot load casebase" in strings(lines) and bestmoves(lines)
+

@@ -196,7 +196,9 @@ class Judge:
 
         def report(info: chess.engine.InfoDict) -> None:
             if on_iteration is not None and info.get("pv") and "score" in info and "depth" in info:
-                on_iteration(self._iteration(info, board, time.monotonic() - started, tally.nodes, tolerance))
+                iteration = self._iteration(info, board, time.monotonic() - started, tally.nodes, tolerance)
+                if iteration.pv:  # a line that is not legal is not shown
+                    on_iteration(iteration)
 
         if self._limit(budget, depth, bounded=False) is None:
             # go infinite: the proposals (to a fixed depth) first, then its own search until stop
@@ -283,9 +285,9 @@ class Judge:
                 tolerance: int) -> SearchResult:
         """One of the judge's iterations, for the ``info`` lines the GUI shows."""
         move, score = _line(board, info)
-        return SearchResult(move=move, score=score, depth=int(info.get("depth", 0)),
-                            seldepth=int(info.get("seldepth", 0)), nodes=nodes + int(info.get("nodes", 0)),
-                            seconds=seconds, pv=list(info.get("pv", [])), scores={}, tolerance=tolerance)
+        return SearchResult(move=move, score=score, depth=max(int(info.get("depth", 0)), 0),
+                            seldepth=max(int(info.get("seldepth", 0)), 0), nodes=nodes + max(int(info.get("nodes", 0)), 0),
+                            seconds=seconds, pv=_legal_line(board, info.get("pv", [])), scores={}, tolerance=tolerance)
 
 
 def _file_state(path: str) -> tuple[object, ...]:
@@ -337,6 +339,18 @@ async def _drain(analysis: chess.engine.AnalysisResult,
         if report is not None:
             report(info)
     return await analysis.wait()
+
+
+def _legal_line(board: chess.Board, pv: Sequence[chess.Move]) -> list[chess.Move]:
+    """The judge's principal variation up to its first move that is not legal (a liar's line is
+    cut short, never shown: our ``info`` lines hold only legal lines)."""
+    line, after = [], board.copy(stack=False)
+    for move in pv:
+        if not after.is_legal(move):
+            break
+        line.append(move)
+        after.push(move)
+    return line
 
 
 def _line(board: chess.Board, info: chess.engine.InfoDict) -> tuple[chess.Move | None, int | None]:

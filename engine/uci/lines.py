@@ -16,8 +16,15 @@ if TYPE_CHECKING:
     from engine.agents.base import Candidate, Decision  # numpy: not before uciok
 
 
+#: The longest value in force an option's declaration announces; a longer one (a user's echo
+#: without bound) is declared by the option's own default instead, keeping lines short.
+MAX_DECLARED = 1000
+
+
 def declaration(option: Option, value: OptionValue) -> str:
     """The ``option name ... type ...`` line of ``option``, announcing ``value`` (the value in force)."""
+    if len(str(value)) > MAX_DECLARED:
+        value = option.default
     shown = str(value).lower() if option.kind == "check" else value
     line = f"option name {option.name} type {option.kind} default {shown if shown != '' else '<empty>'}"
     if option.kind == "spin":

@@ -214,7 +214,7 @@ class AgentBuilder:
                 casebase = Casebase.load(path)
             except CasebaseError as exc:
                 problem = f"cannot load casebase: {clip(str(exc))}"
-                if Path(path).parent == casebase_folder() and not Path(path).exists():
+                if Path(path).parent == casebase_folder() and not os.path.exists(path):  # False, not OSError, for a path too long
                     problem += (" (build the shipped casebases with `make casebases`)" if in_source_tree() else
                                 f" (build it with `python -m casebase build GAMES.pgn --player NAME -o {Path(path).stem}`)")
             else:
