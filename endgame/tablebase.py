@@ -13,7 +13,6 @@ tables``) makes them all.
 from __future__ import annotations
 
 import os
-import sys
 import threading
 import zipfile
 from collections.abc import Collection
@@ -24,6 +23,7 @@ import chess
 import numpy as np
 
 from common.files import atomic_file
+from common.text import clip
 from endgame import default_folder
 from endgame.retrograde import ENDINGS, Table, generate
 
@@ -198,8 +198,9 @@ class Tablebase:
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             stored.save(path)
-        except OSError as exc:  # kept in memory only
-            print(f"cannot save {path}: {exc}", file=sys.stderr)
+        except (OSError, ValueError, RecursionError) as exc:  # kept in memory only (a folder too deep recurses)
+            self.problems.append(f"cannot save {ending} in {clip(str(self.folder))!r} ({clip(str(exc))});"
+                                 " it is kept in memory for this session")
         return stored
 
     def probe(self, board: chess.Board) -> Probe | None:

@@ -231,6 +231,8 @@ class UciEngine:
             self.info(line)
         if decision.move is not None:
             self.send(decision_info(decision.evaluated(board), elapsed, wdl=wdl))
+        # with MultiPV, the expert's likeliest moves follow as analysis lines (python-chess and GUIs
+        # keep them by rank, the move's own line first)
         for rank, candidate in enumerate(decision.candidates[:lines], 1) if lines > 1 else ():
             self.send(multipv_info(rank, candidate, elapsed))
             self.info(multipv_string(board, rank, candidate))
