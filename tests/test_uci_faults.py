@@ -113,3 +113,17 @@ def test_tables_that_cannot_be_saved_are_kept_in_memory_and_told():
                                  "--mode", "pure", "--casebase", "")
     assert not stderr and "cannot save KQK" in strings(lines) and max(map(len, lines)) < 4096
     assert bestmoves(lines) == ["d1d7"]  # the tables' mate, made in memory
+
+
+@pytest.mark.skipif(not Path("/usr/games/stockfish").exists(), reason="needs Debian's stockfish (apt-get install stockfish)")
+@pytest.mark.parametrize("selection", ["argmax", "calibrated"])
+def test_a_judges_own_best_move_keeps_to_searchmoves(selection):
+    """The fuzzer's: with a judge, go searchmoves was answered by the judge's best move outside the list."""
+    board = chess.Board()
+    board.push_uci("e2e4")
+    with popen("--mode", "guided", "--casebase", "", "--seed", "4") as engine:
+        engine.configure({"Judge": "/usr/games/stockfish", "Selection": selection, "JudgeDepth": 6})
+        listed = [chess.Move.from_uci("a7a6"), chess.Move.from_uci("h7h6")]
+        for _ in range(2):
+            played = engine.play(board, chess.engine.Limit(depth=2), root_moves=listed, info=chess.engine.INFO_ALL)
+            assert played.move in listed, played.info

@@ -159,7 +159,7 @@ class GuidedAgent(CaseAgent):
         started = time.monotonic()
         proposal = self.propose(board, candidates, stop)
         budget = search_budget(limits, board.turn, time.monotonic() - started)
-        result, notes = self._judged(board, proposal, budget, stop, on_iteration)
+        result, notes = self._judged(board, candidates, proposal, budget, stop, on_iteration)
         judge = None if result is None or self.judge is None else self.judge.name
         if result is None:
             if notes:  # the judge failed during this move: the built-in search gets what is left
@@ -192,9 +192,10 @@ class GuidedAgent(CaseAgent):
         return Decision(move=move, reason=why, explanation=notes, case=row, similarity=sim,
                         votes=proposal.count.get(move, 0), candidates=considered, ponder=reply).searched(result)
 
-    def _judged(self, board: chess.Board, proposal: Proposal, budget: Budget, stop: threading.Event | None,
-                on_iteration: IterationCallback | None) -> tuple[SearchResult | None, list[str]]:
-        """The judge's result (None when there is no judge or it failed) and what went wrong."""
+    def _judged(self, board: chess.Board, candidates: list[chess.Move], proposal: Proposal, budget: Budget,
+                stop: threading.Event | None, on_iteration: IterationCallback | None) -> tuple[SearchResult | None, list[str]]:
+        """The judge's result among ``candidates`` (None when there is no judge or it failed) and
+        what went wrong."""
         if self.judge is None:
             return None, []
         if self.judge.retired:
@@ -202,9 +203,10 @@ class GuidedAgent(CaseAgent):
                           " the built-in search judges until the next game"]
         ranked = sorted(proposal.prior, key=lambda m: -proposal.prior[m])  # the judge scores the first few
         try:
+            restricted = len(candidates) < board.legal_moves.count()  # go searchmoves: the judge's best among them
             result = self.judge.search(board, ranked, budget, depth=self.judge_depth,
-                                       tolerance=self.judge_tolerance,
-                                       stop=stop, on_iteration=on_iteration)
+                                       tolerance=self.judge_tolerance, stop=stop, on_iteration=on_iteration,
+                                       moves=candidates if restricted else None)
         except JudgeError as exc:
             return None, [self.judge.fault(str(exc))]
         return result, []

@@ -183,9 +183,11 @@ class Judge:
         tolerance: int = 0,
         stop: threading.Event | None = None,
         on_iteration: Callable[[SearchResult], None] | None = None,
+        moves: Sequence[chess.Move] | None = None,
     ) -> SearchResult:
         """The judge's scores of ``proposals`` (at most :data:`JUDGE_PROPOSALS`, legal on
-        ``board``) and its own best move, within ``budget`` (``depth`` > 0 overrides its depth
+        ``board``) and its own best move among ``moves`` (all legal moves if None: a ``go
+        searchmoves`` restricts it), within ``budget`` (``depth`` > 0 overrides its depth
         and nodes); ``stop`` ends it. JudgeError on a fault."""
         self._searched = True
         stop = stop or threading.Event()
@@ -205,12 +207,12 @@ class Judge:
             if proposals:
                 self._score(board, proposals, budget, depth, stop, tally)
             if not stop.is_set() or not tally.scores:
-                tally.add(board, self._analyse(board, None, stop, report=report), best=True)
+                tally.add(board, self._analyse(board, None, stop, report=report, root_moves=moves), best=True)
         else:
             # its own choice first, as it would play alone; then the proposals beside that choice in
             # one search, so that their scores compare with its score in the same search
-            tally.add(board, self._analyse(board, self._limit(budget, depth, bounded=False), stop, report=report),
-                      best=True)
+            tally.add(board, self._analyse(board, self._limit(budget, depth, bounded=False), stop, report=report,
+                                           root_moves=moves), best=True)
             if tally.best is not None and proposals != [tally.best] and not stop.is_set():
                 self._score(board, [tally.best, *(m for m in proposals if m != tally.best)], budget, depth,
                             stop, tally)
