@@ -245,6 +245,9 @@ def test_a_judge_killed_mid_search_is_replaced_for_the_move_and_restarted(tmp_pa
     engine, _ = judged_engine()
     try:
         judge_pid = judge_process(engine)
+        engine.send("position startpos")
+        engine.send("go depth 1")  # without a clock a move waits for the judge's start: ready after it, however busy
+        engine.until("bestmove")
         engine.send("position startpos moves e2e4")
         engine.send("go movetime 2000")
         engine.until("info depth")  # the judge is searching
