@@ -5,8 +5,9 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 TRAIN_STAMP := $(VENV)/.installed-train
+WEB_STAMP := $(VENV)/.installed-web
 
-.PHONY: help install demo test lint bench bench-cluster casebases profiles profile-report experiment fidelity fidelity-judge fidelity-ceiling personal personal-table strength ladder model tables kbnk chess0 clean
+.PHONY: help install demo web test lint bench bench-cluster casebases profiles profile-report experiment fidelity fidelity-judge fidelity-ceiling personal personal-table strength ladder model tables kbnk chess0 clean
 
 ## help: this list of targets
 help:
@@ -34,6 +35,18 @@ test: lint
 	$(PY) -m mypy
 	$(PY) -m pytest -q -n 2 --dist loadgroup
 
+# The browser app needs its server (the [web] extra) and the board widget, fetched from npm.
+$(WEB_STAMP): $(STAMP)
+	$(PY) -m pip install -q -e '.[web,plots]'
+	touch $(WEB_STAMP)
+
+WEB_ARGS ?=
+
+## web: play the expert in a browser at http://127.0.0.1:8000 (WEB_ARGS, e.g. "--judge /usr/games/stockfish")
+web: $(WEB_STAMP) casebases
+	$(PY) -m web.vendor
+	$(VENV)/bin/cbr-chess web $(WEB_ARGS)
+
 # Training (make model, make personal) needs torch: the [train] extra.
 $(TRAIN_STAMP): $(STAMP)
 	$(PY) -m pip install -q -e '.[train]'
@@ -56,7 +69,7 @@ casebases: $(CASEBASES)
 # Each carries its error profile, fitted from the shipped judged positions (data/profiles/, made by
 # make profiles) without a judge.
 # (PROFILE_CODE: the code that fits and stores it, whose change refits them.)
-PROFILE_CODE = $(wildcard profiling/*.py) engine/style/errormodel.py engine/style/rating.py engine/style/profile.py
+PROFILE_CODE = $(filter-out profiling/intrinsic.py,$(wildcard profiling/*.py)) engine/style/errormodel.py engine/style/rating.py engine/style/profile.py
 casebases/%.npz: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) $(PROFILE_CODE) $(wildcard data/profiles/*.jsonl) | $(STAMP)
 	$(PY) -m casebase build $< -o $@ \
 	    --player "$$(awk -F'\t' '$$1 == "$*" {print $$2}' data/experts.tsv)"

@@ -1,5 +1,6 @@
 """Start the cbr-chess UCI engine: ``python uci_main.py [--casebase X.npz] [--weights V1 V2 V3] ...``
-(installed as the console command ``cbr-chess``).
+(installed as the console command ``cbr-chess``); ``cbr-chess web ...`` serves the page that plays it
+in a browser instead (web/cli.py).
 
 The options set the engine's UCI option defaults; a GUI can still change them with setoption.
 """
@@ -94,6 +95,12 @@ def _hundredths(words: list[str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    words = sys.argv[1:] if argv is None else argv
+    if words[:1] == ["web"]:
+        # the browser app (docs/web.md), imported only here: the UCI engine never loads its web server
+        from web.cli import main as web_main
+
+        return web_main(words[1:])
     defaults = parse_args(argv)
     try:
         return main_loop(defaults)

@@ -21,7 +21,7 @@ from tournament.__main__ import _tables
 from tournament.players import Lineup, casebase_entrant, parse_options
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("common", "casebase", "endgame", "engine", "learn", "parallel", "profiling", "fidelity", "tournament")
+PACKAGES = ("common", "casebase", "endgame", "engine", "learn", "parallel", "profiling", "fidelity", "tournament", "web")
 
 
 def test_the_registry_reads_names_without_case_and_old_names_as_the_new():

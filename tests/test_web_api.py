@@ -1,0 +1,213 @@
+"""The web app's HTTP and websocket API (web/app.py) through FastAPI's TestClient, on Kosteniuk's
+casebase, every engine move at depth 1: games, their reasons, bad input and requests out of order."""
+
+from __future__ import annotations
+
+import io
+
+import chess
+import chess.pgn
+import pytest
+from web_helpers import EXPERT, client, engine_processes, error, no_engines_left, settled, until
+
+from web.games import Game, GameError, Settings
+
+START = chess.STARTING_FEN
+
+
+@pytest.fixture(scope="module")
+def app(kosteniuk_casebase):
+    with client(kosteniuk_casebase.parent, max_body=2000) as test_client:
+        yield test_client
+
+
+def test_the_experts_are_listed_by_id_with_their_facts(app):
+    listing = app.get("/api/experts").json()
+    assert listing["default"] == EXPERT and [e["id"] for e in listing["experts"]] == [EXPERT]
+    assert listing["experts"][0]["name"] == "Alexandra Kosteniuk" and listing["experts"][0]["games"] > 100
+    facts = app.get(f"/api/experts/{EXPERT}").json()
+    assert facts["cases"] == facts["cases_white"] + facts["cases_black"] > 5000
+    assert facts["first_moves"]["white"][0] == ["e4", 57]
+    tree = app.get(f"/api/experts/{EXPERT}/repertoire").json()
+    assert tree["white"][0]["san"] == "e4" and tree["white"][0]["games"] == 57 and tree["white"][0]["next"]
+    case = app.get(f"/api/experts/{EXPERT}/cases/119").json()
+    assert case["san"] == "Nc6" and case["white"] == "Kostjukovich, Svetlana" and case["year"] == "1996"
+    assert chess.Board(case["fen"]).is_valid()
+
+
+@pytest.mark.parametrize("path", ["/api/experts/nobody", "/api/experts/nobody/repertoire", "/api/experts/..%2F..%2Fetc",
+                                  f"/api/experts/{EXPERT}/cases/999999", "/api/games/nonesuch/pgn"])
+def test_unknown_experts_cases_and_games_are_404_with_a_message(app, path):
+    response = app.get(path)
+    assert response.status_code == 404 and response.json()["error"]
+
+
+def test_positions_are_read_from_fen_and_pgn_and_bad_ones_refused(app):
+    ok = app.post("/api/position", json={"pgn": '[White "A"]\n\n1. e4 e5 2. Nf3 *'}).json()
+    assert [p["san"] for p in ok["positions"]] == [None, "e4", "e5", "Nf3"] and ok["headers"]["White"] == "A"
+    for body, words in [({"fen": "rnbqkbnr/pppppppp/8/8 w"}, "malformed FEN"),
+                        ({"fen": "8/8/8/8/8/8/8/8 w - - 0 1"}, "impossible"),
+                        ({"pgn": "1. e4 e5 2. Ke3 *"}, "malformed PGN"), ({"pgn": "hello"}, "malformed PGN"), ({}, "send")]:
+        response = app.post("/api/position", json=body)
+        assert response.status_code == 400 and words in response.json()["error"], (body, response.json())
+    assert app.post("/api/position", content=b"{not json").status_code == 400
+
+
+def test_an_oversized_upload_is_413_with_the_limit(app):
+    big = {"pgn": "1. e4 e5 " * 300}
+    response = app.post("/api/position", json=big)
+    assert response.status_code == 413 and "at most 2000 bytes" in response.json()["error"]
+    # without a declared length (chunked), counted as it arrives
+    chunked = app.post("/api/position", content=iter([b'{"pgn": "', b"x" * 3000, b'"}']))
+    assert chunked.status_code == 413
+
+
+def test_ask_gives_the_experts_candidates_with_their_shares(app):
+    board = chess.Board()
+    board.push_uci("e2e4")
+    answer = app.post("/api/ask", json={"fen": board.fen(), "experts": [EXPERT, EXPERT], "lines": 3}).json()
+    assert len(answer["answers"]) == 2
+    first = answer["answers"][0]
+    assert first["name"] == "Alexandra Kosteniuk" and len(first["lines"]) == 3
+    assert [line["rank"] for line in first["lines"]] == [1, 2, 3] and all(line["share"] > 0 for line in first["lines"])
+    assert first["best"] in [board.san(m) for m in board.legal_moves]
+    assert app.post("/api/ask", json={"fen": START, "experts": ["nobody"]}).status_code == 404
+    assert app.post("/api/ask", json={"fen": START, "experts": []}).status_code == 400
+    assert app.post("/api/ask", json={"fen": "nonsense", "experts": [EXPERT]}).status_code == 400
+    assert no_engines_left()
+
+
+def test_a_game_move_by_move_with_reasons_take_back_and_pgn(app):
+    with app.websocket_connect("/api/play") as ws:
+        ws.send_json({"type": "move", "uci": "e2e4"})
+        assert "before a game was started" in until(ws, error)[-1]["message"]
+        ws.send_json({"type": "new", "expert": EXPERT, "colour": "white", "minutes": 5, "moves": 40})
+        state = until(ws, settled)[-1]
+        assert state["fen"] == START and state["human"] == "white" and sorted(state["dests"]["g1"]) == ["f3", "h3"]
+        ws.send_json({"type": "takeback"})
+        assert "nothing to take back" in until(ws, error)[-1]["message"]
+        for bad, words in [("e2e5", "illegal move"), ("zz", "not a move"), ("e7e5", "illegal move")]:
+            ws.send_json({"type": "move", "uci": bad})
+            assert words in until(ws, error)[-1]["message"]
+        ws.send_json({"type": "move", "uci": "e2e4"})
+        seen = until(ws, lambda m: settled(m) and m["plies"] == 2)
+        assert seen[0]["type"] == "state" and seen[0]["thinking"] and seen[0]["dests"] == {}
+        assert any(m["type"] == "info" and "depth" in m["info"] for m in seen)
+        record = next(m for m in seen if m["type"] == "reasons")
+        reasons = record["reasons"]
+        assert record["ply"] == 1 and record["san"] == seen[-1]["moves"][1]
+        assert reasons["prior"]["proposes"]["moves"] and reasons["verdict"]["by"] == "search" and reasons["verdict"]["depth"] == 1
+        assert reasons["played"]["san"] == record["san"]
+        records = [record]
+        while not any(r["reasons"]["case"] for r in records) and len(records) < 4:  # a move the expert's cases gave
+            board = chess.Board(seen[-1]["fen"])
+            ws.send_json({"type": "move", "uci": min(m.uci() for m in board.legal_moves)})
+            seen = until(ws, settled)
+            records.append(next(m for m in seen if m["type"] == "reasons"))
+        record = next(r for r in records if r["reasons"]["case"])
+        case = record["reasons"]["case"]
+        assert case["expert"] == "Alexandra Kosteniuk" and case["white"] and case["date"] and case["move"] >= 1
+        assert record["position"]["case"] == case["case"] and chess.Board(record["position"]["fen"]).is_valid()
+        pgn = app.get(f"/api/games/{seen[-1]['game']}/pgn")
+        game = chess.pgn.read_game(io.StringIO(pgn.text))
+        assert pgn.headers["content-disposition"].startswith("attachment")
+        assert game.headers["Black"] == "Alexandra Kosteniuk (cbr-chess)" and game.headers["TimeControl"] == "40/300"
+        commented = game.mainline()
+        node = list(commented)[record["ply"]]
+        assert f"played {record['san']}" in node.comment and "adapted from case" in node.comment
+        for _ in records:
+            ws.send_json({"type": "takeback"})
+            state = until(ws, settled)[-1]
+        assert state["moves"] == [] and state["fen"] == START and state["dests"]
+        ws.send_json({"type": "draw"})
+        assert "no draw to claim" in until(ws, error)[-1]["message"]
+        ws.send_json({"type": "resign"})
+        state = until(ws, settled)[-1]
+        assert state["result"] == "0-1" and state["termination"] == "resignation"
+        for late in ({"type": "move", "uci": "e2e4"}, {"type": "resign"}, {"type": "wat"}):
+            ws.send_json(late)
+            assert until(ws, error)[-1]["message"]
+        ws.send_text("not json")
+        assert "JSON" in until(ws, error)[-1]["message"]
+    assert no_engines_left()
+
+
+def test_a_short_game_from_a_position_to_mate(app):
+    fen = "7k/8/6K1/8/8/8/8/R7 w - - 0 1"  # after Ra2 the engine has one move, Kg8, and Ra8 mates
+    with app.websocket_connect("/api/play") as ws:
+        ws.send_json({"type": "new", "expert": EXPERT, "colour": "white", "fen": fen})
+        until(ws, settled)
+        ws.send_json({"type": "move", "uci": "a1a2"})
+        state = until(ws, settled)[-1]
+        assert state["moves"] == ["Ra2", "Kg8"] and state["result"] is None
+        board = chess.Board(state["fen"])
+        mate = next(m for m in board.legal_moves if _mates(board, m))
+        ws.send_json({"type": "move", "uci": mate.uci()})
+        state = until(ws, settled)[-1]
+        assert state["result"] == "1-0" and state["termination"] == "checkmate" and state["dests"] == {}
+        pgn = app.get(f"/api/games/{state['game']}/pgn").text
+        assert f'[FEN "{fen}"]' in pgn and "2. Ra8# 1-0" in pgn.replace("\n", " ")
+    assert no_engines_left()
+
+
+def _mates(board: chess.Board, move: chess.Move) -> bool:
+    board.push(move)
+    try:
+        return board.is_checkmate()
+    finally:
+        board.pop()
+
+
+def test_bad_settings_and_unknown_experts_are_refused_and_a_draw_is_claimed(app):
+    with app.websocket_connect("/api/play") as ws:
+        for bad, words in [({"expert": "../../etc/passwd"}, "no expert"), ({"expert": EXPERT, "minutes": 91}, "minutes"),
+                           ({"expert": EXPERT, "moves": 41}, "moves per period"), ({"expert": EXPERT, "elo": 50}, "Elo"),
+                           ({"expert": EXPERT, "colour": "green"}, "colour"), ({"expert": EXPERT, "fen": "x"}, "malformed FEN")]:
+            ws.send_json({"type": "new", **bad})
+            assert words in until(ws, error)[-1]["message"], bad
+        assert engine_processes() == []
+        ws.send_json({"type": "new", "expert": EXPERT, "fen": "4k3/8/8/8/8/8/4P3/4K3 w - - 100 80", "elo": 1500})
+        until(ws, settled)
+        ws.send_json({"type": "draw"})
+        state = until(ws, settled)[-1]
+        assert state["result"] == "1/2-1/2" and state["termination"].startswith("fifty-move rule")
+    assert no_engines_left()
+
+
+def test_the_games_are_capped_and_an_idle_game_ends_its_engine(kosteniuk_casebase):
+    with client(kosteniuk_casebase.parent, max_games=1, idle_seconds=2.0) as small:
+        with small.websocket_connect("/api/play") as first:
+            first.send_json({"type": "new", "expert": EXPERT})
+            until(first, settled)
+            with small.websocket_connect("/api/play") as second:
+                second.send_json({"type": "new", "expert": EXPERT})
+                assert "too many games" in until(second, error)[-1]["message"]
+                assert len(engine_processes()) == 1
+            closed = until(first, lambda m: m["type"] == "closed")[-1]
+            assert "idle" in closed["message"]
+            assert no_engines_left()
+
+
+def test_a_game_refuses_the_humans_move_while_the_engine_thinks(kosteniuk_casebase):
+    game = Game(Settings(EXPERT), str(kosteniuk_casebase), "K")
+    game.busy = True
+    with pytest.raises(GameError, match="engine is thinking"):
+        game.human_move("e2e4")
+    game.busy = False
+    game.human_move("e2e4")
+    with pytest.raises(GameError, match="not your move"):
+        game.human_move("e7e5")
+
+
+def test_cbr_chess_web_dispatches_to_the_web_app_and_the_engine_never_loads_it(capsys):
+    import subprocess
+    import sys
+
+    import uci_main
+
+    with pytest.raises(SystemExit) as stop:
+        uci_main.main(["web", "--help"])
+    assert stop.value.code == 0 and "cbr-chess web" in capsys.readouterr().out
+    code = ("import sys, uci_main; uci_main.parse_args([]);"
+            " print(sorted(m for m in ('fastapi', 'uvicorn', 'web') if m in sys.modules))")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"

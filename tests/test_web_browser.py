@@ -1,0 +1,88 @@
+"""End to end in a real headless browser (Debian's chromium): open the page, play a move by
+clicking two squares, and see the engine's reply and its reasons. Skipped without chromium."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import chess.engine
+import pytest
+from web_helpers import EXPERT, no_engines_left
+
+from web import vendor
+
+CHROMIUM = next((p for p in ("/usr/bin/chromium", shutil.which("chromium") or "") if p and Path(p).is_file()), None)
+pytestmark = [pytest.mark.skipif(CHROMIUM is None, reason="no chromium: apt-get install chromium runs this test"),
+              pytest.mark.xdist_group("web-browser")]
+
+
+@pytest.fixture(scope="module")
+def server(kosteniuk_casebase):
+    """The app served by uvicorn on a free local port, in a thread."""
+    uvicorn = pytest.importorskip("uvicorn")
+    pytest.importorskip("playwright")
+    try:
+        vendor.fetch(quiet=True)
+    except vendor.VendorError as exc:
+        pytest.skip(f"the board widget could not be fetched: {exc}")
+    from web.app import Config, create_app
+    from web.experts import Experts
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    config = Config(Experts([("shipped", kosteniuk_casebase.parent)]), limit=chess.engine.Limit(depth=1))
+    server = uvicorn.Server(uvicorn.Config(create_app(config), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}/"
+    server.should_exit = True
+    thread.join(10)
+
+
+def _click(page, square: str) -> None:
+    box = page.locator("#board cg-board").bounding_box()
+    size = box["width"] / 8
+    file, rank = "abcdefgh".index(square[0]), int(square[1]) - 1
+    page.mouse.click(box["x"] + (file + 0.5) * size, box["y"] + (7 - rank + 0.5) * size)
+
+
+def test_a_move_clicked_on_the_board_gets_the_experts_reply_and_its_reasons(server):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1300, "height": 950})
+            errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.goto(server)
+            page.wait_for_selector(f"select[name=expert] option[value='{EXPERT}']", state="attached")
+            page.click("#new-game button[type=submit]")
+            page.wait_for_function("document.querySelector('#status').textContent.includes('Your move')", timeout=30_000)
+            _click(page, "e2")
+            _click(page, "e4")
+            page.wait_for_selector("#reasons article.reason", timeout=30_000)
+            page.wait_for_function("document.querySelector('#status').textContent.includes('Your move')", timeout=30_000)
+            moves = page.locator("#moves li").all_inner_texts()
+            assert moves[0] == "1. e4" and len(moves) == 2
+            card = page.locator("#reasons article.reason").first
+            assert card.locator("h3").inner_text() == moves[1]
+            assert "played" in card.locator(".played").inner_text()
+            assert card.locator(".bar").count() >= 2 and "Search:" in card.inner_text()
+            # an illegal move is refused by the board itself (no destination), and the position stays
+            _click(page, "e4")
+            _click(page, "e6")
+            page.wait_for_timeout(200)
+            assert page.locator("#moves li").count() == 2 and errors == []
+        finally:
+            browser.close()
+    assert no_engines_left()

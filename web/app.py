@@ -1,0 +1,357 @@
+"""The web app (FastAPI): the page, the experts' API, asking the expert, and the games' websocket.
+
+Requests name experts by id (web/experts.py), never by path; bodies are capped (413); every game
+owns one engine process, ended when its websocket closes, when it idles, or at shutdown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import chess
+import chess.engine
+from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from web.ask import MAX_LINES, ask
+from web.experts import Experts, UnknownExpert
+from web.games import Game, GameError, Settings
+from web.positions import PositionError, board_from_fen, positions_of_pgn
+
+STATIC = Path(__file__).resolve().parent / "static"
+
+
+@dataclass
+class Config:
+    """What ``cbr-chess web`` was started with."""
+
+    experts: Experts
+    judge: str | None = None
+    mode: str | None = None  # an engine mode other than its default (guided)
+    limit: chess.engine.Limit | None = None  # a fixed limit for every engine move instead of the clock
+    ask_limit: chess.engine.Limit = field(default_factory=lambda: chess.engine.Limit(time=1.0))
+    max_games: int = 4
+    max_asks: int = 2
+    idle_seconds: float = 1800.0
+    max_body: int = 1_000_000  # bytes of a request body (a PGN upload)
+    max_message: int = 65_536  # characters of one websocket message
+
+
+class Registry:
+    """The open games, capped: one engine process each."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.games: dict[str, Game] = {}
+
+    def add(self, game: Game) -> None:
+        if len(self.games) >= self.cap:
+            raise GameError(f"too many games at once (at most {self.cap}): close another tab's game and try again")
+        self.games[game.id] = game
+
+    async def close(self, game: Game) -> None:
+        self.games.pop(game.id, None)
+        await game.close()
+
+    async def close_all(self) -> None:
+        await asyncio.gather(*(self.close(game) for game in list(self.games.values())))
+
+
+def create_app(config: Config) -> FastAPI:
+    """The app for ``config``; its games end with it."""
+    registry = Registry(config.max_games)
+    asks = asyncio.Semaphore(config.max_asks)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        await registry.close_all()
+
+    app = FastAPI(title="cbr-chess", lifespan=lifespan, docs_url=None, redoc_url=None)
+    app.state.registry = registry
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.exception_handler(UnknownExpert)
+    async def unknown(_: Request, exc: UnknownExpert) -> JSONResponse:
+        return JSONResponse({"error": str(exc)}, status_code=404)
+
+    @app.exception_handler(PositionError)
+    async def bad_position(_: Request, exc: PositionError) -> JSONResponse:
+        return JSONResponse({"error": str(exc)}, status_code=400)
+
+    @app.exception_handler(StarletteHTTPException)  # FastAPI's and the router's (no such route)
+    async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return JSONResponse({"error": str(exc.detail)}, status_code=exc.status_code)
+
+    @app.get("/", include_in_schema=False)
+    async def index() -> FileResponse:
+        return FileResponse(STATIC / "index.html")
+
+    @app.get("/api/experts")
+    async def experts() -> dict[str, Any]:
+        listing = await asyncio.to_thread(config.experts.listing)
+        return {"experts": listing, "default": config.experts.default_id(), "judge": config.judge,
+                "limits": {"minutes": 90, "moves": 40, "increment": 60, "elo": [1000, 3000], "lines": MAX_LINES}}
+
+    @app.get("/api/experts/{expert_id}")
+    async def expert(expert_id: str) -> dict[str, Any]:
+        return await asyncio.to_thread(config.experts.facts, expert_id)
+
+    @app.get("/api/experts/{expert_id}/repertoire")
+    async def repertoire(expert_id: str) -> dict[str, Any]:
+        return await asyncio.to_thread(config.experts.repertoire, expert_id)
+
+    @app.get("/api/experts/{expert_id}/cases/{index}")
+    async def case(expert_id: str, index: int) -> dict[str, Any]:
+        return await asyncio.to_thread(config.experts.case, expert_id, index)
+
+    @app.get("/api/experts/{expert_id}/profile.png")
+    async def profile_picture(expert_id: str) -> Response:
+        try:
+            png = await config.experts.profile_picture(expert_id)
+        except RuntimeError as exc:
+            raise HTTPException(503, str(exc)) from None
+        return Response(png, media_type="image/png")
+
+    @app.post("/api/position")
+    async def position(request: Request) -> dict[str, Any]:
+        """A FEN or a PGN (JSON ``{"fen": ...}`` or ``{"pgn": ...}``): its positions, or why not."""
+        body = await _json_body(request, config.max_body)
+        if isinstance(body.get("fen"), str):
+            board = board_from_fen(body["fen"])
+            return {"headers": {}, "positions": [{"ply": 0, "san": None, "fen": board.fen()}]}
+        if isinstance(body.get("pgn"), str):
+            return positions_of_pgn(body["pgn"])
+        raise HTTPException(400, 'send {"fen": "..."} or {"pgn": "..."}')
+
+    @app.post("/api/ask")
+    async def ask_expert(request: Request) -> dict[str, Any]:
+        """The experts' candidate moves in a position: ``{"fen", "experts": [id, ...] (1 or 2), "lines"}``."""
+        body = await _json_body(request, config.max_body)
+        board = board_from_fen(str(body.get("fen", "")))
+        ids = body.get("experts")
+        if not isinstance(ids, list) or not 1 <= len(ids) <= 2 or not all(isinstance(i, str) for i in ids):
+            raise HTTPException(400, '"experts" is a list of one or two expert ids')
+        lines = body.get("lines", 4)
+        if not isinstance(lines, int) or not 1 <= lines <= MAX_LINES:
+            raise HTTPException(400, f'"lines" is a whole number from 1 to {MAX_LINES}')
+        paths = [str(config.experts.get(i).path) for i in ids]
+        names = [config.experts.casebase(i).expert for i in ids]
+
+        async def one(path: str) -> dict[str, Any]:
+            async with asks:
+                return await ask(board, path, lines, config.ask_limit, judge=config.judge, mode=config.mode)
+
+        try:
+            answers = await asyncio.gather(*(one(p) for p in paths))
+        except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError) as exc:
+            raise HTTPException(503, f"the engine failed: {exc}") from None
+        return {"fen": board.fen(), "answers": [{"expert": i, "name": n, **a} for i, n, a in zip(ids, names, answers)]}
+
+    @app.get("/api/games/{game_id}/pgn")
+    async def pgn(game_id: str) -> PlainTextResponse:
+        game = registry.games.get(game_id)
+        if game is None:
+            raise HTTPException(404, "no such game open (a game ends when its tab closes)")
+        return PlainTextResponse(game.pgn(), media_type="application/x-chess-pgn",
+                                 headers={"Content-Disposition": f'attachment; filename="cbr-chess-{game_id[:8]}.pgn"'})
+
+    @app.websocket("/api/play")
+    async def play(ws: WebSocket) -> None:
+        await ws.accept()
+        session = _Session(ws, config, registry)
+        try:
+            await session.run()
+        except WebSocketDisconnect:
+            pass
+        finally:
+            await session.end()
+
+    return app
+
+
+async def _json_body(request: Request, limit: int) -> dict[str, Any]:
+    """The request's JSON object, refused with 413 beyond ``limit`` bytes (counted as it arrives)."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise HTTPException(413, f"request too large: at most {limit} bytes")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise HTTPException(413, f"request too large: at most {limit} bytes")
+        chunks.append(chunk)
+    try:
+        body = json.loads(b"".join(chunks) or b"null")
+    except (ValueError, UnicodeError):
+        raise HTTPException(400, "the request is not JSON") from None
+    if not isinstance(body, dict):
+        raise HTTPException(400, "the request is not a JSON object")
+    return body
+
+
+class _Session:
+    """One websocket: at most one game at a time, its engine ended with the socket."""
+
+    def __init__(self, ws: WebSocket, config: Config, registry: Registry) -> None:
+        self.ws, self.config, self.registry = ws, config, registry
+        self.game: Game | None = None
+        self.lock = asyncio.Lock()
+        self.last = time.monotonic()
+
+    async def send(self, message: dict[str, Any]) -> None:
+        async with self.lock:
+            await self.ws.send_json(message)
+
+    async def run(self) -> None:
+        while True:
+            try:
+                received = await asyncio.wait_for(self.ws.receive(), self._wait())
+            except TimeoutError:
+                if self.game is not None and self.game.check_flag():
+                    await self.send(self.game.state())
+                if time.monotonic() - self.last >= self.config.idle_seconds and not (self.game and self.game.busy):
+                    await self.send({"type": "closed", "message": f"idle for {self.config.idle_seconds:.0f} s: game ended"})
+                    await self.ws.close()
+                    return
+                continue
+            if received["type"] == "websocket.disconnect":
+                raise WebSocketDisconnect(received.get("code", 1000))
+            self.last = time.monotonic()
+            try:
+                await self.handle(self._parse(received.get("text")))
+            except (GameError, PositionError, UnknownExpert) as exc:
+                await self.send({"type": "error", "message": str(exc).strip("'\"")})
+            self.last = time.monotonic()  # idle counts from the end of the last request (a start takes seconds)
+
+    def _wait(self) -> float:
+        wait = self.config.idle_seconds - (time.monotonic() - self.last)
+        game = self.game
+        if game is not None and game.result is None and game.clock.running is not None:
+            wait = min(wait, game.clock.left(game.clock.running) / 1000 + 0.05)  # to see a flag fall
+        return max(wait, 0.05)
+
+    def _parse(self, text: str | None) -> dict[str, Any]:
+        if text is None:
+            raise GameError("send text messages (JSON)")
+        if len(text) > self.config.max_message:
+            raise GameError(f"message too large: at most {self.config.max_message} characters")
+        try:
+            message = json.loads(text)
+        except ValueError:
+            raise GameError("not a JSON message") from None
+        if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+            raise GameError('a message is a JSON object with a "type"')
+        return message
+
+    async def handle(self, message: dict[str, Any]) -> None:
+        kind, game = message["type"], self.game
+        if kind == "new":
+            await self.new(message)
+            return
+        if game is None:
+            raise GameError(f"out of order: {kind!r} before a game was started (send \"new\" first)")
+        if kind == "move":
+            game.human_move(str(message.get("uci", "")))
+        elif kind == "takeback":
+            game.take_back()
+        elif kind == "resign":
+            if game.task is not None and not game.task.done():
+                game.task.cancel()
+            game.resign()
+        elif kind == "draw":
+            game.claim_draw()
+        elif kind != "state":
+            raise GameError(f"unknown message type {kind[:20]!r}")
+        self._think()  # first, so that the state says the engine thinks
+        await self.send(game.state())
+
+    async def new(self, message: dict[str, Any]) -> None:
+        settings = _settings(message, self.config.experts)
+        if self.game is not None:
+            await self.registry.close(self.game)
+            self.game = None
+        expert = self.config.experts.get(settings.expert)
+        casebase = self.config.experts.casebase(settings.expert)
+        game = Game(settings, str(expert.path), casebase.expert, judge=self.config.judge, mode=self.config.mode,
+                    limit=self.config.limit, case_lookup=lambda i: _case(self.config.experts, settings.expert, i))
+        self.registry.add(game)
+        self.game = game
+        try:
+            await game.start()
+        except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError, OSError) as exc:
+            await self.registry.close(game)
+            self.game = None
+            raise GameError(f"the engine did not start: {exc}") from None
+        self._think()
+        await self.send(game.state())
+
+    def _think(self) -> None:
+        game = self.game
+        if game is not None and game.engine_to_move() and not game.busy:
+            game.busy = True
+            game.task = asyncio.create_task(self._engine_move(game))
+
+    async def _engine_move(self, game: Game) -> None:
+        try:
+            await game.engine_move(self.send)
+        except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError) as exc:
+            game.result, game.termination = "*", f"the engine failed: {exc}"
+        finally:
+            game.busy = False
+        if self.game is game:
+            try:
+                await self.send(game.state())
+            except (WebSocketDisconnect, RuntimeError):
+                pass  # the tab closed while the engine thought
+
+    async def end(self) -> None:
+        if self.game is not None:
+            await self.registry.close(self.game)
+            self.game = None
+
+
+def _case(experts: Experts, expert_id: str, index: int) -> dict[str, Any] | None:
+    try:
+        return experts.case(expert_id, index)
+    except UnknownExpert:
+        return None
+
+
+def _settings(message: dict[str, Any], experts: Experts) -> Settings:
+    """The new game's settings from the page's message, each checked."""
+    expert = message.get("expert")
+    if not isinstance(expert, str):
+        raise GameError("choose an expert")
+    experts.get(expert)
+    colour = message.get("colour", "white")
+    if colour not in ("white", "black", "random"):
+        raise GameError("colour is white, black or random")
+    human = random.choice([chess.WHITE, chess.BLACK]) if colour == "random" else colour == "white"
+    minutes, moves, increment = message.get("minutes", 15), message.get("moves", 40), message.get("increment", 0)
+    if not isinstance(minutes, int | float) or not 0 < minutes <= 90:
+        raise GameError("minutes: more than 0, at most 90")
+    if not isinstance(moves, int) or not 0 <= moves <= 40:
+        raise GameError("moves per period: 0 (the whole game) to 40")
+    if not isinstance(increment, int | float) or not 0 <= increment <= 60:
+        raise GameError("increment: 0 to 60 seconds")
+    elo = message.get("elo")
+    if elo is not None and (not isinstance(elo, int) or not 1000 <= elo <= 3000):
+        raise GameError("strength: the expert's own (no elo) or an Elo from 1000 to 3000")
+    fen = message.get("fen")
+    if fen is not None:
+        board = board_from_fen(str(fen))
+        if board.is_game_over():
+            raise GameError("this position is already over: nothing to play")
+        fen = board.fen()
+    return Settings(expert, human, float(minutes), moves, float(increment), elo, fen)

@@ -1,0 +1,72 @@
+"""``cbr-chess web``: serve the page on this machine (127.0.0.1 unless --host says otherwise)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import chess.engine
+
+from common.paths import casebase_folder, casebase_path
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="cbr-chess web", description="Play the expert in a browser (docs/web.md).")
+    parser.add_argument("--casebase", metavar="PATH", help="the expert chosen first (a casebase .npz or a bare name)")
+    parser.add_argument("--data", metavar="FOLDER", type=Path,
+                        help="a folder of your own casebases (*.npz) to offer beside the shipped ones")
+    parser.add_argument("--judge", metavar="PATH", help="an outside UCI engine that judges the expert's proposals, "
+                                                        "e.g. /usr/games/stockfish")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument("--max-games", type=int, default=4, metavar="N", help="games (engine processes) at once (default 4)")
+    parser.add_argument("--idle", type=float, default=1800, metavar="SECONDS",
+                        help="a game idle this long ends with its engine (default 1800)")
+    parser.add_argument("--depth", type=int, metavar="D", help="quick games: the engine searches to depth D instead of "
+                                                               "using its clock")
+    parser.add_argument("--no-fetch", action="store_true", help="do not fetch the board widget (chessground) from npm")
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Start the server (blocks until interrupted)."""
+    args = parse_args(argv)
+    try:
+        import uvicorn
+
+        from web.app import Config, create_app
+        from web.experts import Experts
+        from web.vendor import VendorError, fetch
+    except ImportError as exc:
+        print(f"cbr-chess web needs the web extra: pip install -e '.[web]' ({exc})", file=sys.stderr)
+        return 2
+    if not args.no_fetch:
+        try:
+            fetch()
+        except VendorError as exc:
+            print(f"cbr-chess web: {exc}", file=sys.stderr)
+            return 1
+    folders = [("shipped", casebase_folder())]
+    if args.data is not None:
+        if not args.data.is_dir():
+            print(f"cbr-chess web: --data {args.data}: not a folder", file=sys.stderr)
+            return 2
+        folders.append(("data folder", args.data))
+    extra = Path(casebase_path(args.casebase)) if args.casebase else None
+    if extra is not None and not extra.is_file():
+        print(f"cbr-chess web: --casebase {args.casebase}: no such file", file=sys.stderr)
+        return 2
+    limit = chess.engine.Limit(depth=args.depth) if args.depth else None
+    config = Config(Experts(folders, extra), judge=args.judge, limit=limit, max_games=args.max_games,
+                    idle_seconds=args.idle)
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"cbr-chess web: listening on {args.host}: other machines can reach the page", file=sys.stderr)
+    print(f"cbr-chess web: open http://{'127.0.0.1' if args.host == '127.0.0.1' else args.host}:{args.port}", file=sys.stderr)
+    uvicorn.run(create_app(config), host=args.host, port=args.port, log_level="warning", ws_max_size=1_000_000)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

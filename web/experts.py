@@ -1,0 +1,212 @@
+"""The experts the page offers: the shipped casebases and the user's own, by id, never by path.
+
+An id is a casebase's file name without ``.npz``; the page names experts only by these ids, so a
+request can reach no file but the listed casebases. Casebases are read once and kept (memory-mapped).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import tempfile
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import chess
+
+from casebase.book import replayed_games
+from casebase.format import Casebase, CasebaseError
+from casebase.info import describe_profile, distinct_positions, first_moves
+from common.paths import PROJECT_ROOT
+
+#: Plies of the repertoire tree, and the most replies shown at each of its positions.
+TREE_PLIES = 8
+TREE_WIDTH = 5
+#: How long the error profile's picture may take to draw (it reads the folder's other casebases).
+PICTURE_SECONDS = 120
+
+
+class UnknownExpert(LookupError):
+    """No listed expert has this id."""
+
+
+@dataclass(frozen=True)
+class Expert:
+    """One casebase the page may play: its id, its file and where it was found."""
+
+    id: str
+    path: Path
+    origin: str  # "shipped", "data folder" or "command line"
+
+
+class Experts:
+    """The listing of the casebase folders, rescanned on every request so that new builds appear."""
+
+    def __init__(self, folders: list[tuple[str, Path]], extra: Path | None = None) -> None:
+        self.folders = folders
+        self.extra = extra
+        self._pictures: dict[str, bytes] = {}
+
+    def all(self) -> dict[str, Expert]:
+        """Every expert by id; an id met twice gets the folder's origin as a prefix."""
+        found: dict[str, Expert] = {}
+        candidates = [(origin, path) for origin, folder in self.folders if folder.is_dir()
+                      for path in sorted(folder.glob("*.npz"))]
+        if self.extra is not None:
+            candidates.append(("command line", self.extra))
+        seen: set[Path] = set()
+        for origin, path in candidates:
+            # personal models (X.model.npz) sit beside their casebases and are not experts
+            if path.name.endswith(".model.npz") or path.resolve() in seen or not path.is_file():
+                continue
+            seen.add(path.resolve())
+            key = path.stem if path.stem not in found else f"{origin.split()[0]}-{path.stem}"
+            found[key] = Expert(key, path, origin)
+        return found
+
+    def get(self, expert_id: str) -> Expert:
+        """The expert of this id, or :class:`UnknownExpert`."""
+        expert = self.all().get(expert_id)
+        if expert is None:
+            raise UnknownExpert(f"no expert {expert_id!r}: choose one of the listing (GET /api/experts)")
+        return expert
+
+    def default_id(self) -> str | None:
+        """The command line's casebase when given, else Carlsen's (the engine's default), else the first."""
+        listing = self.all()
+        if self.extra is not None:
+            for expert in listing.values():
+                if expert.path.resolve() == self.extra.resolve():
+                    return expert.id
+        return "carlsen-2800" if "carlsen-2800" in listing else next(iter(listing), None)
+
+    def casebase(self, expert_id: str) -> Casebase:
+        """The expert's casebase (read once)."""
+        expert = self.get(expert_id)
+        try:
+            return _load(expert.path, expert.path.stat().st_mtime_ns)
+        except (CasebaseError, OSError, ValueError) as exc:
+            raise UnknownExpert(f"expert {expert_id!r} cannot be read: {exc}") from exc
+
+    def listing(self) -> list[dict[str, Any]]:
+        """What the page's chooser shows of each expert (unreadable casebases are left out)."""
+        rows = []
+        for expert in self.all().values():
+            try:
+                casebase = self.casebase(expert.id)
+            except UnknownExpert:
+                continue
+            rows.append({"id": expert.id, "name": casebase.expert, "elo": casebase.elo, "games": casebase.num_games,
+                         "cases": len(casebase), "origin": expert.origin, "profile": casebase.profile is not None})
+        return rows
+
+    def facts(self, expert_id: str) -> dict[str, Any]:
+        """The casebase's facts (casebase/info.py) and its error profile's numbers."""
+        casebase = self.casebase(expert_id)
+        meta = casebase.meta
+        profile = meta.get("profile") if casebase.profile is not None else None
+        return {
+            "id": expert_id, "name": casebase.expert, "elo": casebase.elo, "games": casebase.num_games,
+            "cases": len(casebase), "cases_white": meta["counts"].get("cases_white", 0),
+            "cases_black": meta["counts"].get("cases_black", 0), "positions": distinct_positions(casebase),
+            "first_moves": {"white": first_moves(casebase, True), "black": first_moves(casebase, False)},
+            "sources": [{"name": s.get("name"), "games": s.get("games")} for s in meta.get("sources", [])],
+            "profile_line": describe_profile(casebase),
+            "profile": None if profile is None else {key: profile.get(key) for key in ("all", "phases", "rating", "fit",
+                                                                                      "judge", "depth", "positions")},
+        }
+
+    def repertoire(self, expert_id: str) -> dict[str, Any]:
+        """The expert's first moves as two trees (as White, as Black): each node a move in SAN with
+        the number of the expert's games that reached it (from casebase/book.py's replayed games)."""
+        expert = self.get(expert_id)
+        return _tree(expert.path, expert.path.stat().st_mtime_ns)
+
+    def case(self, expert_id: str, index: int) -> dict[str, Any]:
+        """Case ``index``: its position (pieces and side to move; a case keeps no castling rights),
+        the expert's move there and the game it came from."""
+        casebase = self.casebase(expert_id)
+        if not 0 <= index < len(casebase):
+            raise UnknownExpert(f"{expert_id!r} has no case {index} (it has {len(casebase)})")
+        board, move, source = casebase.board(index), casebase.move(index), casebase.source(index)
+        return {"case": index, "fen": board.fen(), "uci": move.uci(),
+                "san": board.san(move) if board.is_legal(move) else move.uci(),
+                "white": source.white, "black": source.black, "event": source.event, "site": source.site,
+                "date": source.date, "year": source.date[:4], "result": source.result, "ply": source.ply,
+                "move": source.move_number}
+
+    async def profile_picture(self, expert_id: str) -> bytes:
+        """The error profile's picture, drawn by ``python -m profiling X --report`` (make profile-report's
+        code, in its own process: the web layer does not import profiling) once, then kept."""
+        expert = self.get(expert_id)
+        if expert_id in self._pictures:
+            return self._pictures[expert_id]
+        if self.casebase(expert_id).profile is None:
+            raise UnknownExpert(f"{expert_id!r} has no error profile (python -m profiling FILE.npz --judge PATH makes one)")
+        with tempfile.TemporaryDirectory(prefix="cbr-web-") as folder:
+            out = Path(folder) / "profile.png"
+            process = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "profiling", str(expert.path), "--report", str(out), cwd=PROJECT_ROOT,
+                stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+            try:
+                _, err = await asyncio.wait_for(process.communicate(), PICTURE_SECONDS)
+            except TimeoutError:
+                process.kill()
+                await process.wait()
+                raise RuntimeError("drawing the profile took too long") from None
+            if process.returncode != 0 or not out.is_file():
+                raise RuntimeError(f"could not draw the profile: {err.decode(errors='replace').strip()[-300:]}")
+            self._pictures[expert_id] = out.read_bytes()
+        return self._pictures[expert_id]
+
+
+@lru_cache(maxsize=32)
+def _load(path: Path, mtime: int) -> Casebase:
+    return Casebase.load(path)
+
+
+@lru_cache(maxsize=16)
+def _tree(path: Path, mtime: int) -> dict[str, Any]:
+    casebase = _load(path, mtime)
+    roots: dict[str, dict[str, Any]] = {"white": {}, "black": {}}
+    for cases, moves in replayed_games(casebase, TREE_PLIES):
+        if not moves:
+            continue
+        colour = "white" if bool(casebase.turn[cases[0]]) else "black"
+        node = roots[colour]
+        for san in _line(moves):
+            child = node.setdefault(san, {"games": 0, "next": {}})
+            child["games"] += 1
+            node = child["next"]
+    return {colour: _pruned(tree) for colour, tree in roots.items()}
+
+
+def _line(moves: list[tuple[chess.Board, chess.Move]]) -> list[str]:
+    """The game's moves in SAN from the start, the opponent's found between the expert's (the one
+    legal move that leads to the next case's position)."""
+    board, line = chess.Board(), []
+    for position, move in moves:
+        if board.epd() != position.epd():
+            reply = next((m for m in board.legal_moves if _after(board, m) == position.epd()), None)
+            if reply is None:
+                break
+            line.append(board.san(reply))
+            board.push(reply)
+        line.append(board.san(move))
+        board.push(move)
+    return line
+
+
+def _after(board: chess.Board, move: chess.Move) -> str:
+    board.push(move)
+    try:
+        return board.epd()
+    finally:
+        board.pop()
+
+
+def _pruned(tree: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    ranked = sorted(tree.items(), key=lambda item: -item[1]["games"])[:TREE_WIDTH]
+    return [{"san": san, "games": node["games"], "next": _pruned(node["next"])} for san, node in ranked]

@@ -1,0 +1,373 @@
+"""One game in the browser: the board (python-chess's rules), the clocks, and the project's own UCI
+engine in its own process, spoken to by python-chess's asyncio client as a GUI would.
+
+Every engine move is played through ``analysis()`` so that each ``info`` line arrives as it comes
+(``play()`` would merge them); the ``info string`` lines are the move's reasons (web/reasons.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import importlib.util
+import secrets
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import chess
+import chess.engine
+import chess.pgn
+
+from web.reasons import gather, parse_line
+
+#: Sends one JSON message to the page.
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+#: How long the engine may take to start, and to quit before it is killed.
+START_SECONDS = 60
+QUIT_SECONDS = 3
+#: The most any move may think beyond its clock (a hung engine ends the game, not the server).
+THINK_SLACK_SECONDS = 30
+
+
+class GameError(ValueError):
+    """A request the game refuses (illegal move, out of order): the page shows the message."""
+
+
+def engine_command(casebase: str, judge: str | None, mode: str | None) -> list[str]:
+    """The command a GUI would run: this Python on uci_main.py (the ``cbr-chess`` console script)."""
+    spec = importlib.util.find_spec("uci_main")
+    if spec is None or spec.origin is None:
+        raise RuntimeError("uci_main.py is not importable: install the project (pip install -e .)")
+    command = [sys.executable, spec.origin, "--casebase", casebase]
+    if judge:
+        command += ["--judge", judge]
+    if mode:
+        command += ["--mode", mode]
+    return command
+
+
+@dataclass
+class Settings:
+    """What the page asked for: the expert, the human's colour, the clock and the strength."""
+
+    expert: str
+    human: chess.Color = chess.WHITE
+    minutes: float = 15.0
+    moves: int = 40  # moves per period (0: the whole game); the engine is told movestogo
+    increment: float = 0.0  # seconds
+    elo: int | None = None  # None: the expert's own strength (Selection calibrated)
+    fen: str | None = None  # a position to start from
+
+    def options(self) -> dict[str, str | int | bool]:
+        """The UCI options of this strength (option names as the engine declares them)."""
+        if self.elo is None:
+            return {"Selection": "calibrated", "UCI_LimitStrength": False}
+        return {"Selection": "calibrated", "UCI_LimitStrength": True, "UCI_Elo": self.elo}
+
+
+@dataclass
+class Clock:
+    """Both sides' remaining time in ms, the running side's since when, and the periods of ``moves``."""
+
+    base_ms: int
+    moves: int
+    inc_ms: int
+    remaining: dict[bool, int] = field(default_factory=dict)
+    running: chess.Color | None = None
+    since: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.remaining = {chess.WHITE: self.base_ms, chess.BLACK: self.base_ms}
+
+    def left(self, colour: chess.Color, now: float | None = None) -> int:
+        """Milliseconds left to ``colour`` now."""
+        spent = ((now or time.monotonic()) - self.since) * 1000 if self.running == colour else 0
+        return int(self.remaining[colour] - spent)
+
+    def start(self, colour: chess.Color) -> None:
+        self.running, self.since = colour, time.monotonic()
+
+    def stop(self, moves_made: int) -> bool:
+        """Stop the running side after its ``moves_made``-th move; False when its flag fell."""
+        colour = self.running
+        if colour is None:
+            return True
+        self.remaining[colour] = self.left(colour)
+        self.running = None
+        if self.remaining[colour] <= 0:
+            return False
+        self.remaining[colour] += self.inc_ms
+        if self.moves and moves_made % self.moves == 0:  # a new period
+            self.remaining[colour] += self.base_ms
+        return True
+
+    def movestogo(self, moves_made: int) -> int | None:
+        return self.moves - moves_made % self.moves if self.moves else None
+
+    def snapshot(self) -> dict[str, Any]:
+        now = time.monotonic()
+        running = None if self.running is None else chess.COLOR_NAMES[self.running]
+        return {"white": max(self.left(chess.WHITE, now), 0), "black": max(self.left(chess.BLACK, now), 0),
+                "running": running}
+
+
+class Game:
+    """A game between the page's human and one engine process (started by :meth:`start`)."""
+
+    def __init__(self, settings: Settings, casebase: str, expert_name: str, *, judge: str | None = None,
+                 mode: str | None = None, limit: chess.engine.Limit | None = None,
+                 case_lookup: Callable[[int], dict[str, Any] | None] | None = None) -> None:
+        self.id = secrets.token_urlsafe(12)
+        self.settings = settings
+        self.expert_name = expert_name
+        self.command = engine_command(casebase, judge, mode)
+        self.fixed_limit = limit  # tests and quick games: a fixed limit instead of the clock
+        self.case_lookup = case_lookup
+        self.board = chess.Board(settings.fen) if settings.fen else chess.Board()
+        self.start_fen = self.board.fen() if settings.fen else None
+        base_ms = int(settings.minutes * 60_000)
+        self.clock = Clock(base_ms, settings.moves, int(settings.increment * 1000))
+        self.reasons: dict[int, dict[str, Any]] = {}  # ply index in the move stack -> the engine's reasons
+        self.result: str | None = None
+        self.termination = ""
+        self.busy = False  # the engine is thinking
+        self.task: asyncio.Task[None] | None = None  # its thinking, to cancel at the end
+        self.engine: chess.engine.UciProtocol | None = None
+        self._transport: asyncio.SubprocessTransport | None = None
+        self.last_activity = time.monotonic()
+        self.started = datetime.date.today()
+
+    @property
+    def human(self) -> chess.Color:
+        return self.settings.human
+
+    async def start(self) -> None:
+        """Start the engine process and set the strength's options."""
+        self._transport, engine = await asyncio.wait_for(chess.engine.popen_uci(self.command), START_SECONDS)
+        self.engine = engine
+        await engine.configure(self.settings.options())
+        await engine.ping()
+        if self.board.turn == self.human:
+            self.clock.start(self.human)
+
+    async def close(self) -> None:
+        """End the engine process: quit, and kill it if it does not."""
+        if self.task is not None and not self.task.done():
+            self.task.cancel()  # its analysis stops the engine's search as it unwinds
+            try:
+                await asyncio.wait_for(self.task, QUIT_SECONDS)
+            except (asyncio.CancelledError, TimeoutError, chess.engine.EngineError, chess.engine.EngineTerminatedError):
+                pass
+        if self.engine is not None and self._transport is not None:
+            try:
+                await asyncio.wait_for(self.engine.quit(), QUIT_SECONDS)
+            except (TimeoutError, chess.engine.EngineError, asyncio.CancelledError, OSError):
+                pass
+            finally:
+                self._transport.close()  # kills the process if it still runs
+        self.engine = None
+
+    # -- the human's requests ------------------------------------------------------------------
+
+    def _ready_for_human(self) -> None:
+        if self.result is not None:
+            raise GameError(f"the game is over ({self.result}, {self.termination})")
+        if self.busy:
+            raise GameError("out of order: the engine is thinking; wait for its move")
+        if self.board.turn != self.human:
+            raise GameError("out of order: it is not your move")
+
+    def human_move(self, uci: str) -> chess.Move:
+        """Play the human's move (UCI text, e.g. ``e7e8q``) if legal."""
+        self._ready_for_human()
+        try:
+            move = chess.Move.from_uci(uci)
+        except (chess.InvalidMoveError, ValueError, TypeError):
+            raise GameError(f"not a move: {str(uci)[:20]!r} (UCI text such as e2e4 or e7e8q)") from None
+        if move not in self.board.legal_moves:
+            raise GameError(f"illegal move {move.uci()} in this position")
+        if not self.clock.stop(self._moves_made(self.human) + 1):
+            self._end(self._on_time(self.human), "time forfeit")
+            raise GameError("your time ran out")
+        self.board.push(move)
+        self._check_end()
+        return move
+
+    def take_back(self) -> None:
+        """Take back the human's last move and the engine's reply to it."""
+        self._ready_for_human()
+        if not any(self._mover(i) == self.human for i in range(len(self.board.move_stack))):
+            raise GameError("nothing to take back: you have not moved yet")
+        while True:
+            self.board.pop()
+            self.reasons.pop(len(self.board.move_stack), None)
+            if self.board.turn == self.human:
+                break
+        self.clock.start(self.human)
+
+    def resign(self) -> None:
+        if self.result is not None:
+            raise GameError(f"the game is over ({self.result})")
+        self._end("0-1" if self.human == chess.WHITE else "1-0", "resignation")
+
+    def claim_draw(self) -> None:
+        """A draw by threefold repetition or the fifty-move rule, when python-chess says one can be claimed."""
+        self._ready_for_human()
+        if self.board.can_claim_fifty_moves():
+            self._end("1/2-1/2", "fifty-move rule (claimed)")
+        elif self.board.can_claim_threefold_repetition():
+            self._end("1/2-1/2", "threefold repetition (claimed)")
+        else:
+            raise GameError("no draw to claim: neither a threefold repetition nor fifty moves without a capture or pawn move")
+
+    def check_flag(self) -> bool:
+        """End the game if the running side's time is up; whether it did."""
+        colour = self.clock.running
+        if self.result is None and colour is not None and self.clock.left(colour) <= 0:
+            self.clock.stop(0)
+            self._end(self._on_time(colour), "time forfeit")
+            return True
+        return False
+
+    # -- the engine's move ----------------------------------------------------------------------
+
+    def engine_to_move(self) -> bool:
+        return self.result is None and self.board.turn != self.human and self.engine is not None
+
+    def limit(self) -> chess.engine.Limit:
+        """The clock as ``go wtime btime winc binc movestogo``, or the fixed limit."""
+        if self.fixed_limit is not None:
+            return self.fixed_limit
+        inc = self.clock.inc_ms / 1000
+        return chess.engine.Limit(white_clock=self.clock.left(chess.WHITE) / 1000,
+                                  black_clock=self.clock.left(chess.BLACK) / 1000, white_inc=inc, black_inc=inc,
+                                  remaining_moves=self.clock.movestogo(self._moves_made(self.board.turn)))
+
+    async def engine_move(self, send: Send) -> None:
+        """Let the engine think, sending each info line as it comes, then play its move."""
+        assert self.engine is not None
+        board, ply, colour = self.board.copy(), len(self.board.move_stack), self.board.turn
+        self.clock.start(colour)
+        strings: list[str] = []
+        limit = self.limit()
+        with await self.engine.analysis(board, limit, game=self.id, info=chess.engine.INFO_ALL) as analysis:
+            async with asyncio.timeout(self._think_budget(limit)):
+                async for info in analysis:
+                    if "string" in info:
+                        strings.append(info["string"])
+                    await send({"type": "info", "ply": ply, "info": describe_info(board, info)})
+                best = await analysis.wait()
+        if not self.clock.stop(self._moves_made(colour) + 1):
+            self._end(self._on_time(colour), "time forfeit")
+            return
+        if best.move is None or best.move not in self.board.legal_moves:
+            self._end("*", f"the engine gave no legal move ({best.move})")
+            return
+        reasons = gather(strings)
+        record: dict[str, Any] = {"ply": ply, "san": self.board.san(best.move), "uci": best.move.uci(),
+                                  "strings": strings, "reasons": reasons}
+        case = reasons.get("case")
+        if case and self.case_lookup is not None:
+            record["position"] = self.case_lookup(case["case"])
+        self.reasons[ply] = record
+        self.board.push(best.move)
+        self._check_end()
+        if self.result is None:
+            self.clock.start(self.human)
+        await send({"type": "reasons", **record})
+
+    def _think_budget(self, limit: chess.engine.Limit) -> float:
+        clock = limit.white_clock if self.board.turn == chess.WHITE else limit.black_clock
+        return (clock or 0) + THINK_SLACK_SECONDS
+
+    # -- what the page shows --------------------------------------------------------------------
+
+    def state(self) -> dict[str, Any]:
+        """The board as the page draws it: FEN, legal destinations, moves, clocks, result."""
+        board = self.board
+        dests: dict[str, list[str]] = {}
+        if self.result is None and board.turn == self.human:
+            for move in board.legal_moves:
+                dests.setdefault(chess.square_name(move.from_square), []).append(chess.square_name(move.to_square))
+        replay = chess.Board(self.start_fen) if self.start_fen else chess.Board()
+        sans = []
+        for move in board.move_stack:
+            sans.append(replay.san(move))
+            replay.push(move)
+        last = board.move_stack[-1].uci() if board.move_stack else None
+        return {"type": "state", "game": self.id, "fen": board.fen(), "turn": chess.COLOR_NAMES[board.turn],
+                "human": chess.COLOR_NAMES[self.human], "dests": dests, "last": last, "check": board.is_check(),
+                "moves": sans, "start_fen": self.start_fen, "clock": self.clock.snapshot(),
+                "thinking": self.busy,
+                "can_claim_draw": self.result is None and board.turn == self.human and board.can_claim_draw(),
+                "result": self.result, "termination": self.termination, "expert": self.expert_name,
+                "plies": len(board.move_stack)}
+
+    def pgn(self) -> str:
+        """The game as PGN (python-chess writes it), the engine's reasons as comments on its moves."""
+        game = chess.pgn.Game.from_board(self.board)
+        you, expert = "You", f"{self.expert_name} (cbr-chess)"
+        strength = "the expert's own" if self.settings.elo is None else f"UCI_Elo {self.settings.elo}"
+        game.headers.update({
+            "Event": "cbr-chess in the browser", "Site": "localhost", "Date": self.started.strftime("%Y.%m.%d"),
+            "White": you if self.human == chess.WHITE else expert, "Black": expert if self.human == chess.WHITE else you,
+            "Result": self.result or "*", "TimeControl": self._time_control(), "Annotator": f"cbr-chess, strength {strength}",
+        })
+        if self.termination:
+            game.headers["Termination"] = self.termination
+        for ply, node in enumerate(game.mainline()):
+            record = self.reasons.get(ply)
+            if record:
+                lines = [s for s in record["strings"] if parse_line(s)["kind"] != "setup"]
+                node.comment = " | ".join(lines).replace("}", ")")
+        return str(game) + "\n"
+
+    def _time_control(self) -> str:
+        seconds = int(self.clock.base_ms / 1000)
+        inc = f"+{self.clock.inc_ms // 1000}" if self.clock.inc_ms else ""
+        return f"{self.clock.moves}/{seconds}{inc}" if self.clock.moves else f"{seconds}{inc}"
+
+    # -- rules ----------------------------------------------------------------------------------
+
+    def _mover(self, index: int) -> chess.Color:
+        first = chess.Board(self.start_fen).turn if self.start_fen else chess.WHITE
+        return first if index % 2 == 0 else not first
+
+    def _moves_made(self, colour: chess.Color) -> int:
+        return sum(1 for i in range(len(self.board.move_stack)) if self._mover(i) == colour)
+
+    def _on_time(self, colour: chess.Color) -> str:
+        """The result when ``colour``'s flag falls: a draw if the other side cannot mate."""
+        if self.board.has_insufficient_material(not colour):
+            return "1/2-1/2"
+        return "0-1" if colour == chess.WHITE else "1-0"
+
+    def _check_end(self) -> None:
+        outcome = self.board.outcome(claim_draw=False)
+        if outcome is not None:
+            self._end(outcome.result(), outcome.termination.name.lower().replace("_", " "))
+
+    def _end(self, result: str, termination: str) -> None:
+        self.result, self.termination = result, termination
+        self.clock.running = None
+
+
+def describe_info(board: chess.Board, info: chess.engine.InfoDict) -> dict[str, Any]:
+    """One info line for the page: the numbers, the score from White's side, the line in SAN, or the string parsed."""
+    out: dict[str, Any] = {key: info[key] for key in ("depth", "seldepth", "nodes", "nps", "multipv") if key in info}
+    if "time" in info:
+        out["time"] = info["time"]
+    if "score" in info:
+        score = info["score"].white()
+        out["score"] = str(score) if score.is_mate() else f"{score.score():+d}"
+    if "pv" in info:
+        try:
+            out["pv"] = board.variation_san(info["pv"])
+        except (ValueError, AssertionError):
+            out["pv"] = " ".join(m.uci() for m in info["pv"])
+    if "string" in info:
+        out["string"] = parse_line(info["string"])
+    return out

@@ -1,0 +1,321 @@
+// The page: a chessground board fed by the server (python-chess computes the legal moves), the
+// engine's info lines as they come over the websocket, and the experts' API. No rules here.
+import { Chessground } from 'chessground';
+
+const $ = (sel) => document.querySelector(sel);
+const el = (tag, attrs = {}, ...children) => {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'class') node.className = v; else if (k === 'style') node.style.cssText = v; else node.setAttribute(k, v);
+  }
+  for (const c of children) if (c !== null && c !== undefined) node.append(c);
+  return node;
+};
+
+function showError(message) {
+  const box = $('#error');
+  box.textContent = message;
+  box.hidden = false;
+  clearTimeout(showError.timer);
+  showError.timer = setTimeout(() => { box.hidden = true; }, 8000);
+}
+
+async function api(path, body) {
+  const response = await fetch(path, body === undefined ? {} : {
+    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const data = await response.json().catch(() => ({ error: `${response.status} ${response.statusText}` }));
+  if (!response.ok) throw new Error(data.error || `${response.status}`);
+  return data;
+}
+
+// -- tabs and experts --------------------------------------------------------------------------
+for (const button of document.querySelectorAll('nav button')) {
+  button.addEventListener('click', () => {
+    for (const b of document.querySelectorAll('nav button')) b.classList.toggle('active', b === button);
+    for (const t of document.querySelectorAll('.tab')) t.hidden = t.id !== `tab-${button.dataset.tab}`;
+    if (button.dataset.tab === 'expert') showExpert($('#expert-id').value);
+    if (button.dataset.tab === 'ask') askBoard.redrawAll();
+  });
+}
+
+let experts = [];
+async function loadExperts() {
+  const data = await api('/api/experts');
+  experts = data.experts;
+  for (const select of document.querySelectorAll('select.experts')) {
+    select.replaceChildren();
+    if (select.classList.contains('optional')) select.append(el('option', { value: '' }, '(no one)'));
+    for (const e of experts) {
+      select.append(el('option', { value: e.id }, `${e.name}${e.elo ? ` (${e.elo})` : ''}${e.origin === 'shipped' ? '' : ` [${e.origin}]`}`));
+    }
+    if (!select.classList.contains('optional') && data.default) select.value = data.default;
+  }
+}
+
+// -- play ----------------------------------------------------------------------------------------
+const board = Chessground($('#board'), { movable: { free: false, color: undefined, showDests: true }, premovable: { enabled: false } });
+let socket = null;
+let state = null;
+let reasons = {};  // ply -> the engine's reasons record
+let clockSeen = 0;
+
+function connect() {
+  return new Promise((resolve, reject) => {
+    socket = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/play`);
+    socket.onopen = () => resolve(socket);
+    socket.onerror = () => reject(new Error('could not reach the server'));
+    socket.onclose = () => { socket = null; if (state && !state.result) $('#status').textContent = 'disconnected: the game ended'; };
+    socket.onmessage = (event) => onMessage(JSON.parse(event.data));
+  });
+}
+
+async function send(message) {
+  if (!socket || socket.readyState !== WebSocket.OPEN) await connect();
+  socket.send(JSON.stringify(message));
+}
+
+function onMessage(m) {
+  if (m.type === 'state') showState(m);
+  else if (m.type === 'info') showInfo(m);
+  else if (m.type === 'reasons') { reasons[m.ply] = m; renderReasons(); }
+  else if (m.type === 'error') { showError(m.message); if (state) showState(state); }
+  else if (m.type === 'closed') { showError(m.message); }
+}
+
+function showState(s) {
+  state = s;
+  clockSeen = performance.now();
+  for (const ply of Object.keys(reasons)) if (Number(ply) >= s.plies) delete reasons[ply];
+  const last = s.last ? [s.last.slice(0, 2), s.last.slice(2, 4)] : undefined;
+  const dests = new Map(Object.entries(s.dests));
+  board.set({
+    fen: s.fen, orientation: s.human, turnColor: s.turn, lastMove: last, check: s.check,
+    movable: { free: false, color: s.result || s.thinking ? undefined : s.human, dests, showDests: true,
+      events: { after: onHumanMove } },
+  });
+  const moves = $('#moves');
+  moves.replaceChildren();
+  const startsBlack = s.start_fen && s.start_fen.split(' ')[1] === 'b';
+  s.moves.forEach((san, i) => {
+    const ply = i + (startsBlack ? 1 : 0);
+    const number = Math.floor(ply / 2) + 1;
+    const label = ply % 2 === 0 ? `${number}. ${san}` : `${number}… ${san}`;
+    moves.append(el('li', { class: reasons[i] ? 'engine' : '', 'data-ply': i }, label));
+  });
+  moves.scrollTop = moves.scrollHeight;
+  let status = s.result ? `Game over: ${s.result} (${s.termination})`
+    : s.thinking ? `${s.expert} is thinking…` : s.turn === s.human ? 'Your move' : '';
+  if (s.can_claim_draw) status += ' — you may claim a draw';
+  $('#status').textContent = status;
+  $('#draw').disabled = !s.can_claim_draw;
+  $('#pgn').href = `/api/games/${s.game}/pgn`;
+  if (!s.thinking) $('#thinking').textContent = '';
+  renderReasons();
+  tickClocks();
+}
+
+function tickClocks() {
+  if (!state) return;
+  const c = state.clock;
+  const spent = state.result ? 0 : performance.now() - clockSeen;
+  const left = (side) => Math.max(0, c[side] - (c.running === side ? spent : 0));
+  const text = (ms) => { const s = Math.ceil(ms / 1000); return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`; };
+  const top = state.human === 'white' ? 'black' : 'white';
+  for (const [id, side] of [['#clock-top', top], ['#clock-bottom', state.human]]) {
+    const node = $(id);
+    node.textContent = `${side === state.human ? 'You' : state.expert} · ${text(left(side))}`;
+    node.classList.toggle('running', c.running === side);
+  }
+}
+setInterval(tickClocks, 250);
+
+function onHumanMove(orig, dest) {
+  const piece = board.state.pieces.get(dest);
+  const promoting = piece && piece.role === 'pawn' && (dest[1] === '8' || dest[1] === '1');
+  if (!promoting) { send({ type: 'move', uci: orig + dest }); return; }
+  const dialog = $('#promotion');
+  dialog.onclose = () => {
+    if (dialog.returnValue) send({ type: 'move', uci: orig + dest + dialog.returnValue });
+    else showState(state);  // chooser dismissed: the pawn goes back
+  };
+  for (const b of dialog.querySelectorAll('button')) b.onclick = () => dialog.close(b.value);
+  dialog.returnValue = '';
+  dialog.showModal();
+}
+
+function showInfo(m) {
+  const info = m.info;
+  if (info.string) return;  // reasons come whole with the move
+  if (info.depth !== undefined) {
+    $('#thinking').textContent = `depth ${info.depth}${info.score !== undefined ? `, ${info.score}` : ''}` +
+      `${info.nodes !== undefined ? `, ${info.nodes} nodes` : ''}${info.pv ? `: ${info.pv}` : ''}`;
+  }
+}
+
+$('#new-game').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const f = new FormData(event.target);
+  reasons = {};
+  const message = { type: 'new', expert: f.get('expert'), colour: f.get('colour'), minutes: Number(f.get('minutes')),
+    moves: Number(f.get('moves')), increment: Number(f.get('increment')),
+    elo: f.get('strength') === 'elo' ? Number(f.get('elo')) : null };
+  if (f.get('fen')) message.fen = f.get('fen');
+  $('#status').textContent = 'starting the engine…';
+  try { await send(message); } catch (e) { showError(e.message); }
+});
+$('#takeback').onclick = () => send({ type: 'takeback' });
+$('#resign').onclick = () => { if (confirm('Resign this game?')) send({ type: 'resign' }); };
+$('#draw').onclick = () => send({ type: 'draw' });
+
+// -- the reasons ----------------------------------------------------------------------------------
+function bars(title, ranked) {
+  if (!ranked || !ranked.moves.length) return null;
+  const box = el('div', { class: 'bars' }, el('h4', {}, title));
+  for (const m of ranked.moves) {
+    box.append(el('div', { class: 'bar' }, el('span', { class: 'san' }, m.san),
+      el('span', { class: 'fill', style: `width:${Math.max(m.share, 1)}%` }), el('span', { class: 'pct' }, `${m.share}%`)));
+  }
+  if (ranked.more) box.append(el('div', { class: 'more' }, `and ${ranked.more} more`));
+  return box;
+}
+
+function miniBoard(fen, move) {
+  const node = el('div', { class: 'mini' });
+  requestAnimationFrame(() => Chessground(node, { fen, viewOnly: true, coordinates: false,
+    lastMove: move ? [move.slice(0, 2), move.slice(2, 4)] : undefined }));
+  return node;
+}
+
+function reasonCard(record) {
+  const r = record.reasons;
+  const number = Math.floor(record.ply / 2) + 1;
+  const card = el('article', { class: 'reason', 'data-ply': record.ply },
+    el('h3', {}, `${number}${record.ply % 2 ? '…' : '.'} ${record.san}`));
+  if (r.played) card.append(el('p', { class: 'played' }, r.played.text));
+  if (r.played && r.played.loss !== undefined) {
+    card.append(el('p', { class: 'loss' }, `It loses ${r.played.loss}% of the expected score; ` +
+      (r.played.often !== null ? `${r.played.expert} loses that much or more in ${r.played.often}% of ${r.played.phase} moves.` : '')));
+  }
+  const c = r.case, p = record.position;
+  if (c) {
+    const where = p ? `${p.white} – ${p.black}, ${p.event}, ${p.year}, move ${p.move}`
+      : `${c.white} – ${c.black}, ${c.event}, ${c.date.slice(0, 4)}, move ${c.move}`;
+    const box = el('div', { class: 'case' }, el('p', {}, el('strong', {}, `From ${c.expert}'s game: `), where,
+      c.similarity !== undefined ? ` (similarity ${c.similarity}/256)` : ''));
+    if (p) box.append(miniBoard(p.fen, p.uci), el('p', { class: 'small' }, `there the expert played ${p.san} (case ${p.case})`));
+    card.append(box);
+  }
+  if (r.prior) {
+    const row = el('div', { class: 'priors' });
+    for (const b of [bars('style model', r.prior.proposes), bars(`${r.prior.cases} cases vote`, r.prior.votes),
+      bars('prior', r.prior.prior)]) if (b) row.append(b);
+    card.append(row);
+    if (r.prior.note) card.append(el('p', { class: 'small' }, `${r.prior.cases} cases: ${r.prior.note}`));
+  }
+  if (r.verdict) card.append(el('p', { class: 'verdict' }, el('strong', {}, r.verdict.by === 'search' ? 'Search: ' : 'Judge: '), r.verdict.text));
+  if (r.similarity) card.append(el('p', { class: 'small' }, r.similarity.text));
+  for (const t of r.text) card.append(el('p', { class: 'small' }, t.text));
+  return card;
+}
+
+function renderReasons() {
+  const box = $('#reasons');
+  const plies = Object.keys(reasons).map(Number).sort((a, b) => b - a);
+  if (!plies.length) return;
+  box.replaceChildren(...plies.map((ply) => reasonCard(reasons[ply])));
+}
+
+// -- ask the expert -------------------------------------------------------------------------------
+const askBoard = Chessground($('#ask-board'), { viewOnly: true });
+let askPositions = [{ ply: 0, san: null, fen: 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1' }];
+
+function showAskPosition() {
+  const p = askPositions[Number($('#ask-ply').value)];
+  askBoard.set({ fen: p.fen, turnColor: p.fen.split(' ')[1] === 'w' ? 'white' : 'black' });
+  $('#ask-ply-text').textContent = p.san ? `after ${p.san} (ply ${p.ply})` : 'start';
+}
+$('#ask-ply').addEventListener('input', showAskPosition);
+$('#ask-file').addEventListener('change', async (event) => {
+  const file = event.target.files[0];
+  if (file) $('#ask-text').value = await file.text();
+});
+$('#ask-load').onclick = async () => {
+  const text = $('#ask-text').value.trim();
+  const isFen = /^[1-8pnbrqkPNBRQK/]+ [wb] /.test(text);
+  try {
+    const data = await api('/api/position', isFen ? { fen: text } : { pgn: text });
+    askPositions = data.positions;
+    $('#ask-ply').max = askPositions.length - 1;
+    $('#ask-ply').value = askPositions.length - 1;
+    showAskPosition();
+  } catch (e) { showError(e.message); }
+};
+$('#ask-go').onclick = async () => {
+  const fen = askPositions[Number($('#ask-ply').value)].fen;
+  const ids = [$('#ask-a').value, $('#ask-b').value].filter(Boolean);
+  const out = $('#ask-answers');
+  out.replaceChildren(el('p', {}, 'asking…'));
+  try {
+    const data = await api('/api/ask', { fen, experts: ids, lines: Number($('#ask-lines').value) });
+    out.replaceChildren(...data.answers.map((a) => {
+      const box = el('div', { class: 'answer' }, el('h3', {}, `${a.name}: ${a.best ?? (a.over ? `game over ${a.over}` : 'no move')}`));
+      box.append(bars('candidates (share of the prior)', { moves: a.lines.map((l) => ({ san: l.san, share: l.share })), more: 0 }) || '');
+      for (const l of a.lines) box.append(el('p', { class: 'small' }, l.text));
+      if (a.reasons.played) box.append(el('p', { class: 'played' }, a.reasons.played.text));
+      return box;
+    }));
+  } catch (e) { out.replaceChildren(); showError(e.message); }
+};
+$('#ask-play').onclick = () => {
+  const fen = askPositions[Number($('#ask-ply').value)].fen;
+  document.querySelector('#new-game [name=fen]').value = fen;
+  document.querySelector('#new-game [name=expert]').value = $('#ask-a').value;
+  $('#start-from').textContent = `from ${fen}`;
+  document.querySelector('nav button[data-tab=play]').click();
+};
+
+// -- the expert's page ----------------------------------------------------------------------------
+function tree(nodes, depth) {
+  const list = el('ul', {});
+  for (const n of nodes) {
+    const label = `${n.san} (${n.games})`;
+    const item = el('li', {});
+    if (n.next.length) {
+      const details = el('details', depth < 1 ? { open: '' } : {}, el('summary', {}, label), tree(n.next, depth + 1));
+      item.append(details);
+    } else item.append(label);
+    list.append(item);
+  }
+  return list;
+}
+
+let expertShown = 0;  // the latest request: an earlier expert's slower answer must not overwrite it
+async function showExpert(id) {
+  if (!id) return;
+  const mine = ++expertShown;
+  try {
+    const f = await api(`/api/experts/${encodeURIComponent(id)}`);
+    if (mine !== expertShown) return;
+    const fm = (moves) => moves.map(([san, n]) => `${san} ${n}`).join(', ') || 'none';
+    const rows = [['Expert', f.name], ['Median Elo', f.elo ?? 'unknown'], ['Games', f.games],
+      ['Cases', `${f.cases} (${f.cases_white} as White, ${f.cases_black} as Black)`], ['Distinct positions', f.positions],
+      ['First moves as White', fm(f.first_moves.white)], ['First moves as Black', fm(f.first_moves.black)],
+      ['Sources', f.sources.map((s) => `${s.name} (${s.games} games)`).join(', ')], ['Error profile', f.profile_line]];
+    $('#expert-facts').replaceChildren(el('table', {}, ...rows.map(([k, v]) => el('tr', {}, el('th', {}, k), el('td', {}, String(v))))));
+    const profile = $('#expert-profile');
+    profile.replaceChildren(f.profile ? el('p', { class: 'small' }, 'drawing the profile…') : el('p', {}, 'no error profile'));
+    if (f.profile) {
+      const img = el('img', { src: `/api/experts/${encodeURIComponent(id)}/profile.png`, alt: `${f.name}'s error profile` });
+      img.onload = () => profile.replaceChildren(img);
+      img.onerror = () => profile.replaceChildren(el('pre', {}, JSON.stringify(f.profile, null, 1)));
+    }
+    $('#expert-repertoire').replaceChildren(el('p', {}, 'replaying the games…'));
+    const rep = await api(`/api/experts/${encodeURIComponent(id)}/repertoire`);
+    if (mine !== expertShown) return;
+    $('#expert-repertoire').replaceChildren(el('div', {}, el('h3', {}, 'As White'), tree(rep.white, 0)),
+      el('div', {}, el('h3', {}, 'As Black'), tree(rep.black, 0)));
+  } catch (e) { showError(e.message); }
+}
+$('#expert-id').addEventListener('change', (event) => showExpert(event.target.value));
+
+loadExperts().then(showAskPosition).catch((e) => showError(e.message));
