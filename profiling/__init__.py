@@ -6,6 +6,8 @@ the fit, the report picture (``python -m profiling FILE.npz --judge PATH``; docs
 - :mod:`profiling.journal`: the judged positions, one JSON line each, resumable;
 - :mod:`profiling.pipeline`: judge, fit (:mod:`engine.style.profile`), store in the casebase;
 - :mod:`profiling.report`: the picture (matplotlib, the optional extra ``plots``).
+- :mod:`profiling.intrinsic`: the same judging and fit for any player's games in a PGN, read
+  as a rating on the experts' line (``python -m profiling.intrinsic``; docs/strength.md §6).
 
 The casebase only stores the profile (:mod:`casebase.format`); the engine reads it and plays by
 it (:mod:`engine.style.calibration`).

@@ -11,6 +11,7 @@ import pytest
 from uci_helpers import Engine, bestmoves, converse, popen, stop_latency, strings
 
 from casebase.format import Casebase
+from engine.agents.base import Candidate, Decision, Reason
 
 #: Plies after which a test game is cut short when no rule has ended it.
 MAX_PLIES = 80
@@ -206,21 +207,36 @@ def test_a_long_casebase_name_on_the_command_line_gets_an_answer():
     assert "cannot load casebase" in strings(lines) and "the style model proposes alone" in strings(lines)
 
 
-def test_multipv_shows_the_experts_most_likely_moves_through_python_chess(kosteniuk_casebase):
+def test_multipv_shows_the_move_played_then_the_experts_most_likely_moves_through_python_chess(kosteniuk_casebase):
     with popen("--mode", "guided", "--casebase", str(kosteniuk_casebase), "--seed", "3") as engine:
         infos = engine.analyse(AFTER_E4, chess.engine.Limit(depth=2), multipv=3)
         lines: list[str] = []
         with engine.analysis(AFTER_E4, chess.engine.Limit(depth=2), multipv=3) as analysis:
             lines += [info["string"] for info in analysis if info.get("string", "").startswith("line ")]
+            played = analysis.wait().move
         single = engine.analyse(AFTER_E4, chess.engine.Limit(depth=2), multipv=1)
     moves = [info["pv"][0] for info in infos]
     assert len(moves) == 3 == len(set(moves)) and all(m in AFTER_E4.legal_moves for m in moves)
-    assert [info["multipv"] for info in infos] == [1, 2, 3] and all(info["depth"] == 2 for info in infos)
-    # ordered by the prior: the people's lines name the same moves with falling shares
+    assert all(info["depth"] == 2 for info in infos)
+    # line 1 is the move played, with its nodes (the move's own line, sent last, is line 1 too)
+    assert moves[0] == played and infos[0]["nodes"] > 0
+    # then the expert's next likeliest moves: the people's lines name the same moves, shares falling
     shares = [int(re.search(r", (\d+)% of the prior", line).group(1)) for line in lines]
     assert [line.split(":")[1].split(",")[0].strip() for line in lines] == [AFTER_E4.san(m) for m in moves]
-    assert shares == sorted(shares, reverse=True) and shares[0] > 0
+    assert shares[1:] == sorted(shares[1:], reverse=True) and shares[1] > 0
     assert len(single) == 1 and "multipv" not in single[0]  # MultiPV 1: the lines of before, no more
+
+
+def test_multipv_puts_a_played_move_the_expert_did_not_propose_first():
+    decision = Decision(move=chess.Move.from_uci("d2d4"), reason=Reason.ENGINE, explanation=[], score=-5, depth=18,
+                        candidates=[Candidate(chess.Move.from_uci(uci), share, 10, True, 8)
+                                    for uci, share in (("e2e4", 0.5), ("c2c4", 0.3), ("g1f3", 0.2))])
+    ranked = decision.analysis_lines(3)
+    assert [c.move.uci() for c in ranked] == ["d2d4", "e2e4", "c2c4"]
+    assert (ranked[0].share, ranked[0].score, ranked[0].depth) == (0.0, -5, 18)
+    decision.move = chess.Move.from_uci("c2c4")
+    assert [c.move.uci() for c in decision.analysis_lines(4)] == ["c2c4", "e2e4", "g1f3"]
+    assert decision.analysis_lines(1) == []
 
 
 def test_multipv_in_a_mode_without_a_prior_gives_one_line():

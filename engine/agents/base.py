@@ -76,7 +76,8 @@ class Decision:
     scored it; ``depth``, ``seldepth`` and ``nodes`` are the search's behind it, ``pv`` its line
     from the played move on (what a GUI is told last, search.md §4). ``candidates`` are the
     moves the expert would consider, most likely first (search.md §8), in modes with a prior;
-    ``ponder`` the reply the search expects, when it has one.
+    ``chances`` the calibrated choice's chance of each move it drew among (strength.md §3; empty
+    elsewhere); ``ponder`` the reply the search expects, when it has one.
     """
 
     move: chess.Move | None
@@ -93,6 +94,7 @@ class Decision:
     nodes: int = 0
     pv: list[chess.Move] = field(default_factory=list)
     candidates: list[Candidate] = field(default_factory=list)
+    chances: dict[chess.Move, float] = field(default_factory=dict)
     ponder: chess.Move | None = None
 
     @property
@@ -115,6 +117,16 @@ class Decision:
         self.depth, self.seldepth, self.nodes = result.depth, result.seldepth, result.nodes
         self.pv = list(result.pv) if result.pv[:1] == [self.move] else [self.move]
         return self
+
+    def analysis_lines(self, lines: int) -> list[Candidate]:
+        """MultiPV's ``lines`` analysis lines (none for 1): the move played first, as GUIs read
+        line 1, then the expert's other moves by the prior (search.md §8)."""
+        if lines <= 1 or self.move is None or not self.candidates:
+            return []
+        played = [c for c in self.candidates if c.move == self.move]
+        if not played:  # the judge's or the tables' move, not among the proposals: no share of the prior
+            played = [Candidate(self.move, 0.0, self.score, not self.upper_bound, self.depth)]
+        return (played + [c for c in self.candidates if c.move != self.move])[:lines]
 
     def evaluated(self, board: chess.Board) -> Decision:
         """This decision, where no search scored its move, with the static evaluation of the

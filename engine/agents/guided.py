@@ -190,7 +190,8 @@ class GuidedAgent(CaseAgent):
                                 s is not None and s.exact, result.depth) for m in ranked]
         reply = result.pv[1] if move == result.move and len(result.pv) > 1 else None
         return Decision(move=move, reason=why, explanation=notes, case=row, similarity=sim,
-                        votes=proposal.count.get(move, 0), candidates=considered, ponder=reply).searched(result)
+                        votes=proposal.count.get(move, 0), candidates=considered, chances=chances,
+                        ponder=reply).searched(result)
 
     def _judged(self, board: chess.Board, candidates: list[chess.Move], proposal: Proposal, budget: Budget,
                 stop: threading.Event | None, on_iteration: IterationCallback | None) -> tuple[SearchResult | None, list[str]]:

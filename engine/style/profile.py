@@ -104,7 +104,7 @@ class Profile:
         in the casebase's ``meta["profile"]`` beside how the positions were judged."""
         loss, chosen = self.loss, self.played.astype(np.int64)
         result = fit(loss, chosen)
-        rating, low, high = implied_rating(loss, chosen, result.model)
+        implied = implied_rating(loss, chosen, result.model)
         phases = self.phases
         stats = {str(name): loss_stats(self.cp_loss[phases == name], self.played[phases == name])
                  for name in PHASES}
@@ -113,7 +113,8 @@ class Profile:
             "fit": {"sensitivity": result.model.sensitivity, "consistency": result.model.consistency,
                     "mean_log_likelihood": result.mean_log_likelihood,
                     "expected_loss": result.model.expected_loss(loss)},
-            "rating": {"implied": rating, "low": low, "high": high},
+            "rating": {"implied": implied.rating, "low": implied.low, "high": implied.high,
+                       "bootstrap_low": implied.bootstrap_low, "bootstrap_high": implied.bootstrap_high},
             "mistake_cp": MISTAKE_CP,
             "all": loss_stats(self.cp_loss, self.played),
             "phases": stats,

@@ -9,6 +9,7 @@ rating an expert's profile implies, with its interval; :func:`loss_at` is the lo
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -36,9 +37,21 @@ def loss_at(rating: float) -> float:
     return math.exp((rating - a) / b) / 100
 
 
-def implied_rating(loss: np.ndarray, chosen: np.ndarray, model: ErrorModel, *, seed: int = 0) -> tuple[float, float, float]:
-    """The rating the fitted model implies and its 95 % interval: the positions resampled and
-    refitted, widened by the spread of rated players about the line."""
+class ImpliedRating(NamedTuple):
+    """An implied rating, its 95 % interval from the positions' bootstrap alone (to compare two
+    sets of moves read on the same line), and that interval widened by the spread of rated players
+    about the line (to read it as a rating)."""
+
+    rating: float
+    low: float
+    high: float
+    bootstrap_low: float
+    bootstrap_high: float
+
+
+def implied_rating(loss: np.ndarray, chosen: np.ndarray, model: ErrorModel, *, seed: int = 0) -> ImpliedRating:
+    """The rating the fitted model implies and its 95 % intervals: the positions resampled and
+    refitted, and that widened by the spread of rated players about the line."""
     rating = rating_of(model.expected_loss(loss))
     # A loop of refits, not scipy.stats.bootstrap: the statistic is a maximum-likelihood fit of
     # the resampled rows, which bootstrap would call as often and which it cannot vectorise.
@@ -47,5 +60,6 @@ def implied_rating(loss: np.ndarray, chosen: np.ndarray, model: ErrorModel, *, s
     for _ in range(RESAMPLES):
         pick = rng.integers(0, len(loss), len(loss))
         resampled.append(rating_of(fit(loss[pick], chosen[pick]).model.expected_loss(loss[pick])))
-    half = math.hypot(1.96 * float(np.std(resampled)), 1.96 * RATING_SPREAD)
-    return rating, rating - half, rating + half
+    boot = 1.96 * float(np.std(resampled))
+    half = math.hypot(boot, 1.96 * RATING_SPREAD)
+    return ImpliedRating(rating, rating - half, rating + half, rating - boot, rating + boot)

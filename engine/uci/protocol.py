@@ -229,13 +229,14 @@ class UciEngine:
         elapsed = int((time.perf_counter() - started) * 1000)
         for line in decision.explanation:
             self.info(line)
-        if decision.move is not None:
-            self.send(decision_info(decision.evaluated(board), elapsed, wdl=wdl))
-        # with MultiPV, the expert's likeliest moves follow as analysis lines (python-chess and GUIs
-        # keep them by rank, the move's own line first)
-        for rank, candidate in enumerate(decision.candidates[:lines], 1) if lines > 1 else ():
+        # with MultiPV, the analysis lines: the move played first, then the expert's likeliest moves
+        for rank, candidate in enumerate(decision.analysis_lines(lines), 1):
             self.send(multipv_info(rank, candidate, elapsed))
             self.info(multipv_string(board, rank, candidate))
+        # the move's own line last, what match runners and bots record (a line without multipv is
+        # line 1 to GUIs and python-chess: the move played, with its nodes and whole pv)
+        if decision.move is not None:
+            self.send(decision_info(decision.evaluated(board), elapsed, wdl=wdl))
         # go infinite / go ponder: the move is ready, but UCI holds it until stop or ponderhit.
         with self._wake:
             self._wake.wait_for(

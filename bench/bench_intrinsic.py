@@ -1,0 +1,189 @@
+"""Each player of a round robin rated by its own moves, beside its expert's rating from the expert's own.
+
+    python bench/bench_intrinsic.py RUN_DIR --judge /usr/games/stockfish [--casebases casebases]
+        [--positions N] [--plot OUT.png]
+
+RUN_DIR is what ``python -m tournament run --out RUN_DIR`` writes: its games (results.pgn, or
+games/*.pgn while the run is unfinished) and its players (tournament.json; a player's id is its
+name in the PGN and, for an expert, its casebase's file name). Every player's moves are judged as
+``python -m profiling.intrinsic`` judges them (from move 9, depth 12, MultiPV 10; every move unless
+--positions), each in a journal of its own (RUN_DIR/intrinsic/ID.dD.mK.jsonl: a stopped bench goes
+on where it stopped). The table gives, for each player, its intrinsic rating on the experts' line
+(engine/style/rating.py) with the 95 % interval of the positions' bootstrap, its expert's own
+(the error profile stored in CASEBASES/ID.npz: python -m profiling), the difference and the
+judged moves; the plot (--plot) draws the engine's rating against the expert's, with both
+intervals and the line y = x. docs/strength.md, "The intrinsic rating of any games".
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import chess.pgn
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from casebase.format import Casebase, CasebaseError  # noqa: E402
+from common.cli import positive_int  # noqa: E402
+from common.figures import new_figure, save_png  # noqa: E402
+from engine.style.profile import Profile  # noqa: E402
+from profiling import ProfileError  # noqa: E402
+from profiling.intrinsic import Intrinsic, intrinsic, rate  # noqa: E402
+from profiling.judging import DEPTH, MULTIPV  # noqa: E402
+from tournament.store import MANIFEST, RESULTS  # noqa: E402
+
+
+@dataclass
+class Row:
+    """One player: its rating by its moves in the run, and its expert's by the expert's own."""
+
+    player: str
+    engine: Intrinsic | None
+    expert: Intrinsic | None
+    expert_name: str
+    note: str = ""
+
+    @property
+    def difference(self) -> float | None:
+        return None if self.engine is None or self.expert is None else self.engine.rating - self.expert.rating
+
+
+def run_games(run: Path) -> list[Path]:
+    """The run's games: results.pgn once the run is complete, else each finished game's file."""
+    if run.is_file():
+        return [run]
+    if (run / RESULTS).exists():
+        return [run / RESULTS]
+    games = sorted((run / "games").glob("*.pgn"))
+    if not games:
+        raise SystemExit(f"bench_intrinsic: {run}: no {RESULTS} and no games/*.pgn: not a tournament's run directory")
+    return games
+
+
+def players(run: Path, games: list[Path]) -> list[str]:
+    """The run's players by id (tournament.json), or the names of its PGN, most games first."""
+    manifest = run / MANIFEST
+    if run.is_dir() and manifest.exists():
+        return [str(p["id"]) for p in json.loads(manifest.read_text(encoding="utf-8"))["players"]]
+    names: Counter[str] = Counter()
+    for path in games:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            while (headers := chess.pgn.read_headers(f)) is not None:
+                names.update((headers.get("White", "?"), headers.get("Black", "?")))
+    return [name for name, _ in names.most_common()]
+
+
+def expert_of(player: str, folder: Path, digests: dict[str, str]) -> tuple[Intrinsic | None, str, str]:
+    """The expert's own rating (the casebase's stored profile), the expert's name, and a note."""
+    path = folder / f"{player}.npz"
+    if not path.exists():
+        return None, "", "no casebase"
+    try:
+        casebase = Casebase.load(path)
+    except CasebaseError as exc:
+        return None, "", f"casebase refused: {exc}"
+    note = "" if digests.get(player) in (None, hashlib.sha256(path.read_bytes()).hexdigest()) else \
+        f"{path.name} is not the casebase the run played"
+    profile = Profile.of(casebase)
+    if profile is None:
+        return None, casebase.expert, "the casebase has no error profile"
+    return rate(profile), casebase.expert, note
+
+
+def _interval(r: Intrinsic | None) -> str:
+    return "" if r is None else f"{r.rating:.0f} ({r.low:.0f}..{r.high:.0f})"
+
+
+def table(rows: list[Row]) -> str:
+    head = ("player", "moves", "its rating (95 %)", "expert", "expert's rating (95 %)", "positions", "difference")
+    lines = [head]
+    for r in rows:
+        d = r.difference
+        spread = "" if r.engine is None or r.expert is None else \
+            f" ± {math.hypot(r.engine.high - r.engine.rating, r.expert.high - r.expert.rating):.0f}"
+        lines.append((r.player, str(r.engine.moves) if r.engine else "", _interval(r.engine) or r.note,
+                      r.expert_name, _interval(r.expert) or (r.note if r.engine else ""),
+                      str(r.expert.moves) if r.expert else "", "" if d is None else f"{d:+.0f}{spread}"))
+    widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
+    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip()
+                     for line in lines)
+
+
+def plot(rows: list[Row], path: Path) -> None:
+    """Each engine's rating against its expert's, with the bootstraps' 95 % intervals, and y = x."""
+    pairs = [(r.player, r.engine, r.expert) for r in rows if r.engine is not None and r.expert is not None]
+    figure, ax = new_figure(6, 5.5)
+    for i, (name, engine, expert) in enumerate(pairs):
+        ax.errorbar([expert.rating], [engine.rating], xerr=[[expert.rating - expert.low], [expert.high - expert.rating]],
+                    yerr=[[engine.rating - engine.low], [engine.high - engine.rating]], fmt="o", capsize=3)
+        ax.annotate(name, (expert.rating, engine.rating), textcoords="offset points", xytext=(5, 5 if i % 2 else -12),
+                    fontsize=8)
+    values = [v for _, e, x in pairs for v in (e.low, e.high, x.low, x.high)] or [1500.0, 3000.0]
+    low, high = min(values) - 50, max(values) + 50
+    ax.plot([low, high], [low, high], color="grey", linestyle="--", label="y = x")
+    ax.set_xlim(low, high)
+    ax.set_ylim(low, high)
+    ax.set_xlabel("the expert's intrinsic rating (own games, stored profile)")
+    ax.set_ylabel("the engine's intrinsic rating (its games in the run)")
+    ax.set_title("Intrinsic ratings on the experts' line (95 % bootstrap intervals)")
+    ax.legend(loc="upper left")
+    save_png(figure, path)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("run", type=Path, metavar="RUN_DIR", help="a tournament's run directory (or one PGN file)")
+    parser.add_argument("--judge", metavar="PATH", help="a UCI engine, e.g. /usr/games/stockfish (needed unless"
+                        " the journals hold every position)")
+    parser.add_argument("--casebases", type=Path, default=ROOT / "casebases", metavar="DIR",
+                        help="the experts' casebases, ID.npz (default casebases/)")
+    parser.add_argument("--players", nargs="+", metavar="ID", help="only these players (default: all the run's)")
+    parser.add_argument("--positions", type=positive_int, metavar="N",
+                        help="judge a seeded sample of N moves a player (default: every move from move 9 on)")
+    parser.add_argument("--depth", type=positive_int, default=DEPTH, metavar="D")
+    parser.add_argument("--multipv", type=positive_int, default=MULTIPV, metavar="K")
+    parser.add_argument("--journals", type=Path, metavar="DIR", help="where the journals are kept"
+                        " (default RUN_DIR/intrinsic)")
+    parser.add_argument("--plot", type=Path, metavar="OUT.png", help="draw the engines' ratings against the experts'")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    args = parser.parse_args()
+    games = run_games(args.run)
+    run_dir = args.run if args.run.is_dir() else args.run.parent
+    manifest = run_dir / MANIFEST
+    digests = {str(p["id"]): str(p.get("sha256")) for p in json.loads(manifest.read_text(encoding="utf-8"))["players"]
+               if p.get("kind") == "casebase"} if args.run.is_dir() and manifest.exists() else {}
+    journals = args.journals or run_dir / "intrinsic"
+    rows = []
+    for player in args.players or players(args.run, games):
+        expert, expert_name, note = expert_of(player, args.casebases, digests)
+        try:
+            report = intrinsic(games, player, args.judge, positions=args.positions, depth=args.depth,
+                               multipv=args.multipv, exact=True, progress=not args.quiet,
+                               journal=journals / f"{player}.d{args.depth}.m{args.multipv}.jsonl")
+            engine: Intrinsic | None = report.result
+        except ProfileError as exc:
+            engine, note = None, " ".join(str(exc).split())
+        rows.append(Row(player, engine, expert, expert_name, note))
+    print(f"{', '.join(str(g) for g in games[:3])}{' ...' if len(games) > 3 else ''}: judged at depth {args.depth},"
+          f" MultiPV {args.multipv}; ratings on the experts' line (engine/style/rating.py), 95 % intervals of the"
+          " positions' bootstrap; the difference's ± combines both")
+    print(table(rows))
+    for row in rows:
+        if row.note and row.engine is not None and row.expert is not None:
+            print(f"note: {row.player}: {row.note}")
+    if args.plot:
+        plot(rows, args.plot)
+        print(f"plot written to {args.plot}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

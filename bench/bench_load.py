@@ -1,0 +1,110 @@
+"""Does the calibrated engine's strength follow the machine's load? (issue #29)
+
+    python bench/bench_load.py casebases/heldout/kosteniuk-2200.npz --positions 80 --movetime 300 --busy 1
+
+The calibrated choice (``Selection calibrated``, a Stockfish judge) plays each of the casebase's
+profiled positions on a clock (``go movetime``), once on a quiet machine and once with ``--busy``
+cores kept busy by processes that spin, side by side, position after position. Each time, what
+its choice is expected to lose is reckoned from its chances (``Decision.chances``) and the moves'
+losses judged as the profiles judge (Stockfish at depth 12, bench_losses.judge_moves): the
+expected centipawn loss and the expected share of mistakes (50 cp or more). Two judges are
+compared: ``JudgeDepth 0`` (the default: whatever the clock leaves) and ``--judge-depth`` plies
+within what the clock allows. Prints a table and the changes under load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import chess
+import numpy as np
+from bench_losses import judge_moves
+from tqdm import tqdm
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from casebase.format import Casebase  # noqa: E402
+from engine.agents.factory import Loader, make_agent  # noqa: E402
+from engine.outside.launch import launch  # noqa: E402
+from engine.search.limits import SearchLimits  # noqa: E402
+from engine.style.profile import MISTAKE_CP, Profile  # noqa: E402
+
+
+def spinners(count: int) -> list[subprocess.Popen[bytes]]:
+    """``count`` processes that each keep one core busy until they are killed."""
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("casebase", type=Path, help="a casebase with an error profile")
+    parser.add_argument("--judge", default="/usr/games/stockfish")
+    parser.add_argument("--positions", type=int, default=60)
+    parser.add_argument("--movetime", type=int, default=300, help="milliseconds a move (go movetime)")
+    parser.add_argument("--depth", type=int, default=12, help="the depth the moves' losses are judged at")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--busy", type=int, default=1, help="cores kept busy in the loaded runs")
+    parser.add_argument("--judge-depth", type=int, default=10, help="the fixed judge depth compared with the clock")
+    args = parser.parse_args()
+    casebase = Casebase.load(args.casebase)
+    profile = Profile.of(casebase)
+    if profile is None:
+        raise SystemExit(f"{args.casebase}: no error profile")
+    boards = profile.positions()[: args.positions]
+    loader = Loader()
+    judges = {"JudgeDepth 0 (the clock)": 0, f"JudgeDepth {args.judge_depth}": args.judge_depth}
+    agents = {}
+    for name, depth in judges.items():
+        values = {"Mode": "guided", "Judge": args.judge, "Selection": "calibrated", "Seed": args.seed,
+                  "JudgeDepth": depth}
+        agents[name] = make_agent(values, casebase, loader)
+        agents[name].choose(chess.Board(), limits=SearchLimits(depth=1))  # no clock: waits for the judge's start
+    referee = launch([args.judge])
+    loss: dict[tuple[str, str], list[float]] = defaultdict(list)
+    mistakes: dict[tuple[str, str], list[float]] = defaultdict(list)
+    limits = SearchLimits(movetime=args.movetime)
+    busy = f"{args.busy} {'core' if args.busy == 1 else 'cores'} busy"
+    try:
+        for i, board in enumerate(tqdm(boards, unit="pos", file=sys.stderr)):
+            chances: dict[tuple[str, str], dict[chess.Move, float]] = {}
+            for load in ("quiet", busy):
+                spinning = spinners(args.busy if load == busy else 0)
+                try:
+                    for name, agent in agents.items():
+                        agent.new_game(args.seed + i)
+                        decision = agent.choose(board, limits=limits)
+                        assert decision.move is not None
+                        chances[name, load] = decision.chances or {decision.move: 1.0}
+                finally:
+                    for process in spinning:
+                        process.kill()
+                        process.wait()
+            moves = {m for drawn in chances.values() for m in drawn}
+            lost = judge_moves(referee, board, moves, args.depth)
+            for key, drawn in chances.items():
+                total = sum(p for m, p in drawn.items() if m in lost)
+                loss[key].append(sum(p * lost[m] for m, p in drawn.items() if m in lost) / total)
+                mistakes[key].append(sum(p for m, p in drawn.items() if m in lost and lost[m] >= MISTAKE_CP) / total)
+    finally:
+        referee.quit()
+        loader.close()
+    print(f"{casebase.expert}: {len(boards)} profiled positions, Selection calibrated, judge {args.judge},"
+          f" go movetime {args.movetime}; losses judged at depth {args.depth}\n")
+    print("| judge | load | expected loss cp | expected mistakes % |")
+    print("|---|---|---:|---:|")
+    for (name, load), lost_cp in loss.items():
+        print(f"| {name} | {load} | {np.mean(lost_cp):.1f} | {100 * np.mean(mistakes[name, load]):.1f} |")
+    print()
+    for name in judges:
+        quiet, loaded = np.mean(loss[name, "quiet"]), np.mean(loss[name, busy])
+        print(f"{name}: the expected loss changes by {100 * (loaded - quiet) / quiet:+.1f} % with {busy}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
