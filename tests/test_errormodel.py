@@ -229,6 +229,11 @@ def test_uci_limit_strength_and_elo_round_trip_through_python_chess(kosteniuk):
         assert any("by the error model" in line for line in said)
         with pytest.raises(chess.engine.EngineError):
             engine.configure({"UCI_Elo": 999})  # the client checks the declared range
+        engine.configure({"UCI_LimitStrength": False, "Selection": "calibrated"})
+        with engine.analysis(board, chess.engine.Limit(depth=2)) as analysis:
+            said = [info["string"] for info in analysis if "string" in info]
+        own = [line for line in said if line.startswith("strength: ")]
+        assert len(own) == 1 and "'s own, about " in own[0] and "error profile" in own[0], said
 
 
 def test_tournament_options_are_read_as_the_engine_declares_them():

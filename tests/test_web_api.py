@@ -211,3 +211,18 @@ def test_cbr_chess_web_dispatches_to_the_web_app_and_the_engine_never_loads_it(c
     code = ("import sys, uci_main; uci_main.parse_args([]);"
             " print(sorted(m for m in ('fastapi', 'uvicorn', 'web') if m in sys.modules))")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"
+
+
+def test_a_pawn_promotes_to_the_piece_chosen_and_a_move_to_the_last_rank_needs_one(app):
+    fen = "k7/4P3/8/8/8/8/P7/K7 w - - 0 1"  # a pawn beside: K+N+P against K plays on
+    with app.websocket_connect("/api/play") as ws:
+        ws.send_json({"type": "new", "expert": EXPERT, "colour": "white", "fen": fen})
+        state = until(ws, settled)[-1]
+        assert "e8" in state["dests"]["e7"]  # the board offers the square; the page asks which piece
+        ws.send_json({"type": "move", "uci": "e7e8"})
+        assert "e7e8" in until(ws, error)[-1]["message"]
+        ws.send_json({"type": "move", "uci": "e7e8n"})  # an underpromotion, as chosen
+        state = until(ws, lambda m: settled(m) and m["plies"] == 2)[-1]
+        assert state["moves"][0] == "e8=N" and state["result"] is None
+        assert chess.Piece(chess.KNIGHT, chess.WHITE) in chess.Board(state["fen"]).piece_map().values()
+    assert no_engines_left()

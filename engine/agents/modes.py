@@ -137,6 +137,10 @@ def _guided_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], 
     )
     if rating is not None and agent.calibration is not None:
         resources.tell(f"strength limited to {rating}: {agent.calibration.source}")
+    elif agent.calibration is not None:  # Selection calibrated or likely: the strength the profile implies
+        resources.tell(f"strength: {agent.calibration.expert}'s own, about {agent.calibration.rating:.0f} on the"
+                       f" experts' rating line (strength.md §2): {agent.calibration.source};"
+                       " UCI_LimitStrength with UCI_Elo sets another")
     return agent
 
 
