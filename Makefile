@@ -75,17 +75,21 @@ casebases/%.npz: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) $
 	    --player "$$(awk -F'\t' '$$1 == "$*" {print $$2}' data/experts.tsv)"
 	$(call PROFILE,$@,$*)
 
-# $(call PROFILE,casebase,id): the error profile from data/profiles/id.jsonl, where it exists.
-PROFILE = if [ -f data/profiles/$(2).jsonl ]; then $(PY) -m profiling $(1) --journal data/profiles/$(2).jsonl --quiet; fi
+# $(call PROFILE,casebase,id[,flags]): the error profile from data/profiles/id.jsonl, where it exists.
+PROFILE = if [ -f data/profiles/$(2).jsonl ]; then $(PY) -m profiling $(1) --journal data/profiles/$(2).jsonl --quiet $(3); fi
+# The held-out casebases (the fidelity benches) keep the 400 positions their profiles were judged at;
+# the shipped casebases have 1,200 (profiling's default, issue #29).
+HELDOUT_POSITIONS := 400
 
 # The judged positions behind the shipped profiles: every expert's casebase and its held-out casebase
-# judged by JUDGE (Stockfish 15.1 made the shipped ones; about 5 minutes an expert on 2 cores).
-## profiles: judge the shipped experts' own moves with Stockfish again (data/profiles/; an hour)
+# judged by JUDGE (Stockfish 15.1 made the shipped ones; about 8 minutes an expert on one core).
+## profiles: judge the shipped experts' own moves with Stockfish again (data/profiles/; 1.5 hours)
 profiles: install $(CASEBASES) $(LADDER:%=casebases/heldout/%.npz)
 	for id in $(patsubst casebases/%.npz,%,$(CASEBASES)); do \
 	    $(PY) -m profiling casebases/$$id.npz --judge $(JUDGE) --journal data/profiles/$$id.jsonl || exit 1; \
 	    if [ -f casebases/heldout/$$id.npz ]; then \
-	        $(PY) -m profiling casebases/heldout/$$id.npz --judge $(JUDGE) --journal data/profiles/$$id.jsonl || exit 1; fi; \
+	        $(PY) -m profiling casebases/heldout/$$id.npz --judge $(JUDGE) --journal data/profiles/$$id.jsonl \
+	            --positions $(HELDOUT_POSITIONS) || exit 1; fi; \
 	done
 	$(PY) bench/bench_profiles.py casebases/*.npz
 
@@ -230,7 +234,7 @@ fidelity-ceiling: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebas
 
 casebases/heldout/%.npz: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) $(PROFILE_CODE) $(wildcard data/profiles/*.jsonl) | $(STAMP)
 	$(PY) -m casebase build $< -o $@ --exclude-latest $(HELD_OUT) --player $(EXPERT_NAME)
-	$(call PROFILE,$@,$*)
+	$(call PROFILE,$@,$*,--positions $(HELDOUT_POSITIONS))
 
 casebases/heldout/%.pgn: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) | $(STAMP)
 	$(PY) -m casebase holdout $< -o $@ --latest $(HELD_OUT) --player $(EXPERT_NAME)

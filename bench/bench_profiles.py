@@ -60,16 +60,20 @@ def main() -> int:
                      "first": meta["all"]["first_choice"], "s": meta["fit"]["sensitivity"],
                      "c": meta["fit"]["consistency"], "loss": meta["fit"]["expected_loss"],
                      "implied": meta["rating"]["implied"], "low": meta["rating"]["low"], "high": meta["rating"]["high"],
+                     # profiles stored before the bootstrap interval was kept have only the widened one
+                     "boot": (meta["rating"].get("bootstrap_low", math.nan), meta["rating"].get("bootstrap_high", math.nan)),
                      "joint": calibration.model})
     rows.sort(key=lambda r: r["rating"])
     print("| expert | system | rating | positions | mean loss cp | mistakes % | first choice % | s | c"
-          " | expected loss % | implied rating (95 %) | with the prior: weight, s, c |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
+          " | expected loss % | implied rating (95 %, the positions' bootstrap) | (95 %, widened by the line's spread)"
+          " | with the prior: weight, s, c |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|")
     for r in rows:
         j = r["joint"]
         print(f"| {r['expert']} | {r['system']} | {r['rating']} | {r['positions']} | {r['cp']:.1f} | {100 * r['mistakes']:.1f}"
               f" | {100 * r['first']:.1f} | {r['s']:.4f} | {r['c']:.2f} | {100 * r['loss']:.2f}"
-              f" | {r['implied']:.0f} ({r['low']:.0f}..{r['high']:.0f}) | {j.prior_weight:.2f}, {j.sensitivity:.4f},"
+              f" | {r['implied']:.0f} ({r['boot'][0]:.0f}..{r['boot'][1]:.0f}) | {r['low']:.0f}..{r['high']:.0f}"
+              f" | {j.prior_weight:.2f}, {j.sensitivity:.4f},"
               f" {j.consistency:.2f} |")
     fide = [r for r in rows if r["system"] == "FIDE"]
     if len(fide) < 3:

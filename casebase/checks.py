@@ -192,6 +192,8 @@ def _check_profile_scores(profile: Mapping[str, np.ndarray]) -> None:
 #: What ``meta["profile"]`` must hold (numbers, finite) for the engine and ``casebase info`` to read it.
 PROFILE_META = {"fit": ("sensitivity", "consistency", "expected_loss", "mean_log_likelihood"),
                 "rating": ("implied", "low", "high"), "all": ("mean_cp_loss", "mistakes", "first_choice")}
+#: What it may hold besides (profiles stored before issue #29 lack the bootstrap's own interval).
+PROFILE_META_OPTIONAL = {"rating": ("bootstrap_low", "bootstrap_high")}
 
 
 def _check_profile_meta(description: Mapping[str, Any], p: int) -> None:
@@ -205,7 +207,7 @@ def _check_profile_meta(description: Mapping[str, Any], p: int) -> None:
         if not isinstance(values, dict):
             raise CasebaseError(f"the error profile's description has no {part!r}" if values is None else
                                 f"the error profile's {part!r} is a {_kind(values)}, not a JSON object")
-        for key in keys:
+        for key in keys + tuple(k for k in PROFILE_META_OPTIONAL.get(part, ()) if k in values):
             value = values.get(key)
             if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
                 raise CasebaseError(f"the error profile's {part} {key} is {_shown(value)}, not a finite number")

@@ -82,8 +82,11 @@ def describe_profile(casebase: Casebase) -> str:
     if casebase.profile is None or not isinstance(meta, dict):
         return "none (python -m profiling FILE.npz --judge PATH makes one)"
     f, r, a = meta["fit"], meta["rating"], meta["all"]
+    # profiles stored before the bootstrap's own interval was kept have only the widened one
+    boot = f"positions' bootstrap {r['bootstrap_low']:.0f}..{r['bootstrap_high']:.0f}, " if "bootstrap_low" in r else ""
     return (f"s {f['sensitivity']:.4f}, c {f['consistency']:.2f}; implied rating {r['implied']:.0f}"
-            f" ({r['low']:.0f}..{r['high']:.0f}); {meta['positions']} positions judged by {meta.get('judge')}"
+            f" (95 %: {boot}{r['low']:.0f}..{r['high']:.0f} with the line's spread);"
+            f" {meta['positions']} positions judged by {meta.get('judge')}"
             f" at depth {meta.get('depth')}: mean loss {a['mean_cp_loss']:.1f} cp, {100 * a['mistakes']:.1f} %"
             # the profiles stored without their threshold were made with 50 cp
             f" lose {meta.get('mistake_cp', 50)} cp or more, {100 * a['first_choice']:.1f} % the judge's first choice")

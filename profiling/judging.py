@@ -30,7 +30,7 @@ from profiling.journal import Journal
 
 #: Positions judged unless told otherwise, and the earliest full move sampled (the opening is
 #: the expert's preparation, not his judgement: Regan skips moves 1-8 too).
-POSITIONS = 400
+POSITIONS = 1200
 FIRST_MOVE = 9
 DEPTH = 12
 #: The judge's best moves scored in each position, besides the expert's own.

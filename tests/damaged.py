@@ -100,6 +100,7 @@ def damage_profile(sound: Path, target: Path, damage: str) -> Path:
                                                         -(2**31)).astype(np.int32)},
         "constant scores": {"profile_scores": np.full_like(scores, 17)},
         "NaN fit": {"meta": _description(lambda d: d["fit"].update(sensitivity=float("nan")))},
+        "text interval": {"meta": _description(lambda d: d["rating"].update(bootstrap_low="2300"))},
     }[damage]
     os.makedirs(target.parent, exist_ok=True)
     return rewrite_casebase(sound, target, **changes)
@@ -114,4 +115,5 @@ PROFILE_DAMAGE = {
     "scores of +-2^31": "lies beyond the mate score",
     "constant scores": "every judged move of the error profile scores the same as its position's best",
     "NaN fit": "the error profile's fit sensitivity is nan, not a finite number",
+    "text interval": "the error profile's rating bootstrap_low is '2300', not a finite number",
 }

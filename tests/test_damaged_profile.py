@@ -21,7 +21,7 @@ from casebase.format import Casebase
 from engine.style.calibration import calibrate
 from engine.style.profile import Profile
 from profiling.__main__ import main as profiling_main
-from profiling.judging import Settings
+from profiling.judging import POSITIONS, Settings
 from profiling.pipeline import make_profile
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -58,7 +58,7 @@ def after(moves: list[str]) -> chess.Board:
 def test_the_sound_profile_is_read_and_played(profiled, capsys):
     casebase = Casebase.load(profiled[0])
     assert casebase.profile_problem is None and Profile.of(casebase) is not None
-    assert "Alexandra Kosteniuk's error profile (400 positions" in calibrate(casebase, None).source
+    assert f"Alexandra Kosteniuk's error profile ({POSITIONS} positions" in calibrate(casebase, None).source
     assert casebase_main(["info", str(profiled[0])]) == 0 and "implied rating" in capsys.readouterr().out
 
 

@@ -20,7 +20,7 @@ from casebase.phases import PHASES
 from engine.style.profile import MISTAKE_CP, Profile
 from profiling import ProfileError
 from profiling.__main__ import main as profiling_main
-from profiling.judging import Settings, sample
+from profiling.judging import POSITIONS, Settings, sample
 from profiling.pipeline import make_profile
 from profiling.report import LOSS_AXIS, report_figure
 
@@ -161,7 +161,7 @@ def test_the_command_reports_a_picture_and_exits_1_with_a_message_on_a_bad_judge
     assert profiling_main([str(kosteniuk), "--judge", str(tmp_path / "nothing"), "--positions", "3", "--quiet"]) == 1
     assert "profiling: error: judge " in (err := capsys.readouterr().err) and "could not be started" in err
     assert profiling_main([str(kosteniuk), "--report", str(tmp_path / "none.png")]) == 1  # no profile, no judge
-    assert "400 positions are still to be judged: give the engine" in capsys.readouterr().err
+    assert f"{POSITIONS} positions are still to be judged: give the engine" in capsys.readouterr().err
     assert profiling_main([str(tmp_path / "missing.npz"), "--quiet"]) == 1
     assert "no such casebase file" in capsys.readouterr().err
     assert profiling_main([str(kosteniuk), "--judge", scripted(tmp_path), "--positions", "5", "--depth", "2",

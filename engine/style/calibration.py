@@ -31,9 +31,9 @@ from engine.style.rating import loss_at, rating_of
 #: Without a profile: the median over the shipped experts of their fitted prior weight and
 #: consistency, and the line of the log-sensitivity in rating through their fits
 #: (``python bench/bench_profiles.py`` prints both).
-SHIPPED_PRIOR_WEIGHT = 0.54
+SHIPPED_PRIOR_WEIGHT = 0.52
 SHIPPED_CONSISTENCY = 0.57
-SHIPPED_SENSITIVITY_LINE = (-3.76, -0.001934, 2500.0)  # ln s = a + b (rating - r0)
+SHIPPED_SENSITIVITY_LINE = (-3.74, -0.001426, 2500.0)  # ln s = a + b (rating - r0)
 #: The range at_rating searches for the sensitivity (expected score).
 MIN_SENSITIVITY, MAX_SENSITIVITY = 1e-5, 10.0
 

@@ -19,8 +19,8 @@ from engine.style.errormodel import ErrorModel, fit
 #: (expected score, percent): rating = A + B ln(loss). Fitted across the eight FIDE-rated
 #: shipped experts' profiles (Stockfish 15.1, depth 12; ``python bench/bench_profiles.py``),
 #: with the spread of their ratings about the line (Elo, one standard deviation).
-RATING_LINE = (2807.0, -610.0)
-RATING_SPREAD = 122.0
+RATING_LINE = (2931.0, -852.0)
+RATING_SPREAD = 98.0
 #: The bootstrap resamples of the implied rating's interval.
 RESAMPLES = 100
 
