@@ -268,3 +268,23 @@ def test_below_what_the_prior_allows_the_prior_weighs_less():
     assert calibration.at_rating(rating_of(0.8 * floor)).model.prior_weight == 1.0  # there s alone suffices
     # weaker than any judged move alike: the end of the range, not an error
     assert calibration.at_rating(rating_of(2 * uniform)).model.prior_weight == 0.0
+
+
+def test_the_calibrated_choice_is_fitted_on_the_profiles_first_positions_with_a_prior(kosteniuk, monkeypatch):
+    """The style model's prior costs a forward pass a position when the agent is made (isready):
+    with a model, only the first CALIBRATION_POSITIONS are fitted on; without one, all of them."""
+    import engine.style.calibration as calibration
+    from engine.style.model import StyleModel, generic_model
+
+    casebase = synthetic_profile(kosteniuk, ErrorModel(0.05, 0.7))
+    n = len(Profile.of(casebase).rows)
+    model = StyleModel.load(generic_model())
+    monkeypatch.setattr(calibration, "_CACHE", {})
+    monkeypatch.setattr(calibration, "CALIBRATION_POSITIONS", 40)
+    priced: list[int] = []
+    real = model.priors
+    monkeypatch.setattr(model, "priors", lambda boards, moves: priced.append(len(boards)) or real(boards, moves))
+    fitted = calibration.calibrate(casebase, model)
+    assert priced == [40] and "(40 positions, with the model" in fitted.source
+    assert sum(len(own) for own in fitted.expert_losses.values()) == n  # how often: every position
+    assert f"({n} positions:" in calibration.calibrate(casebase, None).source and n > 40

@@ -31,9 +31,15 @@ from engine.style.rating import loss_at, rating_of
 #: Without a profile: the median over the shipped experts of their fitted prior weight and
 #: consistency, and the line of the log-sensitivity in rating through their fits
 #: (``python bench/bench_profiles.py`` prints both).
-SHIPPED_PRIOR_WEIGHT = 0.52
+SHIPPED_PRIOR_WEIGHT = 0.54
 SHIPPED_CONSISTENCY = 0.57
-SHIPPED_SENSITIVITY_LINE = (-3.74, -0.001426, 2500.0)  # ln s = a + b (rating - r0)
+SHIPPED_SENSITIVITY_LINE = (-3.76, -0.001934, 2500.0)  # ln s = a + b (rating - r0)
+#: The profile's positions the calibrated choice is fitted on with a style model's prior: the
+#: first ones of its seeded order (without a model, all of them).
+#: The fit needs the style model's prior in each, about 5 ms a position on one core, and is made
+#: when the agent is (a GUI's isready): 400 keep that near 2 s, where the 1,200 of the shipped
+#: profiles took 6 to 10 s (issue #29); the implied rating and its intervals use them all.
+CALIBRATION_POSITIONS = 400
 #: The range at_rating searches for the sensitivity (expected score).
 MIN_SENSITIVITY, MAX_SENSITIVITY = 1e-5, 10.0
 
@@ -139,19 +145,21 @@ def _calibration(casebase: Casebase | None, model: StyleModel | None) -> Calibra
 
 
 def _fit(casebase: Casebase, profile: Profile, model: StyleModel | None) -> Calibration:
-    loss, chosen = profile.loss, profile.played.astype(np.int64)
+    n = len(profile.rows) if model is None else min(len(profile.rows), CALIBRATION_POSITIONS)
+    loss, chosen = profile.loss[:n], profile.played[:n].astype(np.int64)
     log_prior = None
     if model is not None:
         log_prior = np.full(loss.shape, np.log(PRIOR_FLOOR))
-        moves = profile.judged_moves()
-        for i, prior in enumerate(model.priors(profile.positions(), moves)):
+        moves = profile.judged_moves()[:n]
+        for i, prior in enumerate(model.priors(profile.positions()[:n], moves)):
             log_prior[i, :len(moves[i])] = np.log(np.maximum([prior[m] for m in moves[i]], PRIOR_FLOOR))
     fitted = fit(loss, chosen, log_prior).model
     expected = fitted.expected_loss(loss, log_prior)
     if not all(math.isfinite(x) and x > 0 for x in (fitted.sensitivity, fitted.consistency)) \
             or not math.isfinite(fitted.prior_weight) or not math.isfinite(expected):
         return shipped_calibration(casebase.expert, refused(casebase, f"its fit is not usable ({fitted.describe()})"))
-    lost = loss[np.arange(len(chosen)), chosen]
+    # how often the expert loses as much: from every judged position (no prior needed there)
+    lost = profile.loss[np.arange(len(profile.rows)), profile.played.astype(np.int64)]
     phases = profile.phases
     own = {str(name): np.sort(lost[phases == name]) for name in PHASES}
     source = (f"{casebase.expert}'s error profile ({len(chosen)} positions"
