@@ -19,7 +19,7 @@ from common.cli import positive_int
 from common.paths import casebase_path
 from engine.style.profile import Profile
 from profiling import ProfileError
-from profiling.judging import DEPTH, MULTIPV, POSITIONS, Settings
+from profiling.judging import POSITIONS, Settings, add_judge_arguments
 from profiling.pipeline import make_profile
 
 
@@ -50,14 +50,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m profiling", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("casebase", metavar="FILE.npz", help="the casebase; a bare NAME is NAME.npz in the casebase folder")
-    parser.add_argument("--judge", metavar="PATH", help="a UCI engine (e.g. /usr/games/stockfish); needed"
-                        " unless the journal already holds every position")
+    add_judge_arguments(parser)
     parser.add_argument("--positions", type=positive_int, default=POSITIONS, metavar="N",
                         help=f"positions to judge (default {POSITIONS})")
-    parser.add_argument("--depth", type=positive_int, default=DEPTH, metavar="D",
-                        help=f"the judge's depth (default {DEPTH})")
-    parser.add_argument("--multipv", type=positive_int, default=MULTIPV, metavar="K",
-                        help=f"the judge's best moves scored besides the expert's (default {MULTIPV})")
     parser.add_argument("--seed", type=int, default=0, help="which positions are drawn (default 0)")
     parser.add_argument("--journal", type=Path, metavar="FILE.jsonl",
                         help="where the judged positions are kept (default FILE.profile.jsonl beside the"

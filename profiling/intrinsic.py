@@ -35,7 +35,7 @@ from engine.style.profile import MISTAKE_CP, Profile
 from engine.style.rating import RATING_SPREAD
 from profiling import ProfileError
 from profiling.journal import JOURNAL, Journal
-from profiling.judging import DEPTH, MULTIPV, Settings, analyse, sample
+from profiling.judging import DEPTH, MULTIPV, Settings, add_judge_arguments, analyse, sample
 from profiling.pipeline import profile_of
 
 #: How many of the names present a message lists when the player's name matches no game.
@@ -235,14 +235,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--player", required=True, metavar="NAME",
                         help="whose moves: a White/Black tag's name (matched as the casebase builder matches)")
     parser.add_argument("--exact-name", action="store_true", help="take the name literally")
-    parser.add_argument("--judge", metavar="PATH", help="a UCI engine (e.g. /usr/games/stockfish); needed"
-                        " unless the journal already holds every position")
+    add_judge_arguments(parser)
     parser.add_argument("--positions", type=positive_int, metavar="N",
                         help="judge a seeded sample of N moves (default: every move from move 9 on)")
-    parser.add_argument("--depth", type=positive_int, default=DEPTH, metavar="D",
-                        help=f"the judge's depth (default {DEPTH}, as the experts' profiles)")
-    parser.add_argument("--multipv", type=positive_int, default=MULTIPV, metavar="K",
-                        help=f"the judge's best moves scored besides the player's (default {MULTIPV})")
     parser.add_argument("--seed", type=int, default=0, help="which moves a sample draws (default 0)")
     parser.add_argument("--journal", type=Path, metavar="FILE.jsonl",
                         help="keep the judged positions here: the same command goes on where it stopped"

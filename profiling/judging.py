@@ -10,6 +10,7 @@ who stops loses nothing finished: the same command goes on where it stopped.
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import sys
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ import numpy as np
 from tqdm import tqdm
 
 from casebase.format import Casebase
+from common.cli import positive_int
 from engine.outside.launch import LaunchError, launch
 from engine.search.scores import from_pov_score
 from engine.style.profile import position
@@ -175,3 +177,14 @@ def _judge_cases(casebase: Casebase, cases: _Sample, settings: Settings, judge: 
             engine.quit()
         except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError):
             engine.close()
+
+
+def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
+    """The judge and how it judges, as every command that judges moves takes them (--judge,
+    --depth, --multipv: python -m profiling, python -m profiling.intrinsic)."""
+    parser.add_argument("--judge", metavar="PATH", help="a UCI engine (e.g. /usr/games/stockfish); needed"
+                        " unless the journal already holds every position")
+    parser.add_argument("--depth", type=positive_int, default=DEPTH, metavar="D",
+                        help=f"the judge's depth (default {DEPTH}, as the shipped experts' profiles)")
+    parser.add_argument("--multipv", type=positive_int, default=MULTIPV, metavar="K",
+                        help=f"the judge's best moves scored besides the one played (default {MULTIPV})")

@@ -145,13 +145,13 @@ def _calibration(casebase: Casebase | None, model: StyleModel | None) -> Calibra
 
 
 def _fit(casebase: Casebase, profile: Profile, model: StyleModel | None) -> Calibration:
-    n = len(profile.rows) if model is None else min(len(profile.rows), CALIBRATION_POSITIONS)
-    loss, chosen = profile.loss[:n], profile.played[:n].astype(np.int64)
+    fitted_on = profile if model is None else profile.first(CALIBRATION_POSITIONS)
+    loss, chosen = fitted_on.loss, fitted_on.played.astype(np.int64)
     log_prior = None
     if model is not None:
         log_prior = np.full(loss.shape, np.log(PRIOR_FLOOR))
-        moves = profile.judged_moves()[:n]
-        for i, prior in enumerate(model.priors(profile.positions()[:n], moves)):
+        moves = fitted_on.judged_moves()
+        for i, prior in enumerate(model.priors(fitted_on.positions(), moves)):
             log_prior[i, :len(moves[i])] = np.log(np.maximum([prior[m] for m in moves[i]], PRIOR_FLOOR))
     fitted = fit(loss, chosen, log_prior).model
     expected = fitted.expected_loss(loss, log_prior)
@@ -160,8 +160,7 @@ def _fit(casebase: Casebase, profile: Profile, model: StyleModel | None) -> Cali
         return shipped_calibration(casebase.expert, refused(casebase, f"its fit is not usable ({fitted.describe()})"))
     # how often the expert loses as much: from every judged position (no prior needed there)
     lost = profile.loss[np.arange(len(profile.rows)), profile.played.astype(np.int64)]
-    phases = profile.phases
-    own = {str(name): np.sort(lost[phases == name]) for name in PHASES}
+    own = {str(name): np.sort(lost[profile.phases == name]) for name in PHASES}
     source = (f"{casebase.expert}'s error profile ({len(chosen)} positions"
               f"{', with the model' if model is not None else ''}: {fitted.describe()})")
     return Calibration(fitted, casebase.expert, rating_of(expected), source, own, loss, log_prior)

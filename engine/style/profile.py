@@ -10,7 +10,7 @@ says what they mean, :mod:`engine.style.calibration` fits the calibrated choice 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import chess
@@ -70,6 +70,10 @@ class Profile:
         p = casebase.profile
         return cls(casebase, p["profile_row"], p["profile_moves"], p["profile_scores"], p["profile_played"],
                    casebase.meta["profile"])
+
+    def first(self, n: int) -> Profile:
+        """The first ``n`` judged positions (the first of the seeded order the judge went through)."""
+        return replace(self, rows=self.rows[:n], moves=self.moves[:n], scores=self.scores[:n], played=self.played[:n])
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The arrays as the casebase stores them (:data:`casebase.format.PROFILE_DTYPES`)."""
