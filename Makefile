@@ -69,27 +69,34 @@ casebases: $(CASEBASES)
 # Each carries its error profile, fitted from the shipped judged positions (data/profiles/, made by
 # make profiles) without a judge.
 # (PROFILE_CODE: the code that fits and stores it, whose change refits them.)
-PROFILE_CODE = $(filter-out profiling/intrinsic.py,$(wildcard profiling/*.py)) engine/style/errormodel.py engine/style/rating.py engine/style/profile.py
+PROFILE_CODE = $(filter-out profiling/intrinsic.py,$(wildcard profiling/*.py)) engine/style/errormodel.py engine/style/rating.py engine/style/profile.py \
+    engine/style/calibration.py
 casebases/%.npz: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) $(PROFILE_CODE) $(wildcard data/profiles/*.jsonl) | $(STAMP)
 	$(PY) -m casebase build $< -o $@ \
 	    --player "$$(awk -F'\t' '$$1 == "$*" {print $$2}' data/experts.tsv)"
-	$(call PROFILE,$@,$*)
+	$(call PROFILE,$@,$*,,data/profiles/$*.play.jsonl)
 
-# $(call PROFILE,casebase,id[,flags]): the error profile from data/profiles/id.jsonl, where it exists.
-PROFILE = if [ -f data/profiles/$(2).jsonl ]; then $(PY) -m profiling $(1) --journal data/profiles/$(2).jsonl --quiet $(3); fi
+# $(call PROFILE,casebase,id[,flags[,play journal]]): the error profile from data/profiles/id.jsonl, where
+# it exists, and the play-time record of the engine's own choices (strength.md §3) from the play journal,
+# where that exists.
+PROFILE = if [ -f data/profiles/$(2).jsonl ]; then $(PY) -m profiling $(1) --journal data/profiles/$(2).jsonl --quiet $(3) \
+    $(if $(wildcard $(4)),--play $(4)); fi
 # The held-out casebases (the fidelity benches) keep the 400 positions their profiles were judged at;
 # the shipped casebases have 1,200 (profiling's default, issue #29).
 HELDOUT_POSITIONS := 400
 
 # The judged positions behind the shipped profiles: every expert's casebase and its held-out casebase
-# judged by JUDGE (Stockfish 15.1 made the shipped ones; about 8 minutes an expert on one core).
-## profiles: judge the shipped experts' own moves with Stockfish again (data/profiles/; 1.5 hours)
+# judged by JUDGE (Stockfish 15.1 made the shipped ones; about 8 minutes an expert on one core), and the
+# engine's own choices on the first 400 of them played with JUDGE as the judge (data/profiles/id.play.jsonl
+# and id.heldout.play.jsonl; about 4 minutes an expert).
+## profiles: judge the shipped experts' own moves with Stockfish again (data/profiles/; 2 hours)
 profiles: install $(CASEBASES) $(LADDER:%=casebases/heldout/%.npz)
 	for id in $(patsubst casebases/%.npz,%,$(CASEBASES)); do \
-	    $(PY) -m profiling casebases/$$id.npz --judge $(JUDGE) --journal data/profiles/$$id.jsonl || exit 1; \
+	    $(PY) -m profiling casebases/$$id.npz --judge $(JUDGE) --journal data/profiles/$$id.jsonl \
+	        --play data/profiles/$$id.play.jsonl || exit 1; \
 	    if [ -f casebases/heldout/$$id.npz ]; then \
 	        $(PY) -m profiling casebases/heldout/$$id.npz --judge $(JUDGE) --journal data/profiles/$$id.jsonl \
-	            --positions $(HELDOUT_POSITIONS) || exit 1; fi; \
+	            --positions $(HELDOUT_POSITIONS) --play data/profiles/$$id.heldout.play.jsonl || exit 1; fi; \
 	done
 	$(PY) bench/bench_profiles.py casebases/*.npz
 
@@ -234,7 +241,7 @@ fidelity-ceiling: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebas
 
 casebases/heldout/%.npz: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) $(PROFILE_CODE) $(wildcard data/profiles/*.jsonl) | $(STAMP)
 	$(PY) -m casebase build $< -o $@ --exclude-latest $(HELD_OUT) --player $(EXPERT_NAME)
-	$(call PROFILE,$@,$*,--positions $(HELDOUT_POSITIONS))
+	$(call PROFILE,$@,$*,--positions $(HELDOUT_POSITIONS),data/profiles/$*.heldout.play.jsonl)
 
 casebases/heldout/%.pgn: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) | $(STAMP)
 	$(PY) -m casebase holdout $< -o $@ --latest $(HELD_OUT) --player $(EXPERT_NAME)

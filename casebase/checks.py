@@ -47,6 +47,16 @@ PROFILE_DTYPES = {
     "profile_scores": np.int32,
     "profile_played": np.int16,
 }
+#: The play-time record (issue #29), optional, all present or none: for the profile's first Q
+#: positions, the moves the engine's judge scored exactly as it plays (Q×W, encoded as
+#: ``profile_moves``, best first is not required), their play-time scores, the prior proposed for
+#: each, and each move's score as the profile's judge gives it.
+PLAY_DTYPES = {
+    "profile_play_moves": np.uint16,
+    "profile_play_scores": np.int32,
+    "profile_play_prior": np.float32,
+    "profile_play_judged": np.int32,
+}
 #: The profile's scores are the judge's, as the engine reads every score: centipawns, mates beyond
 #: them up to the mate score (``engine.search.scores.MATE``; this layer cannot import it).
 SCORE_BOUND = 100_000
@@ -132,7 +142,7 @@ def check_profile(profile: Mapping[str, np.ndarray] | None, meta: Mapping[str, A
     p = len(profile["profile_row"])
     k = profile["profile_moves"].shape[-1] if profile["profile_moves"].ndim == 2 else -1
     for name, dtype in PROFILE_DTYPES.items():
-        array = profile[name]
+        array = profile[name]  # the play-time record's arrays are _check_play's
         shape = (p, k) if name in ("profile_moves", "profile_scores") else (p,)
         if array.dtype != dtype or array.shape != shape:
             raise CasebaseError(f"profile array {name!r} has dtype {array.dtype} and shape {array.shape},"
@@ -142,6 +152,83 @@ def check_profile(profile: Mapping[str, np.ndarray] | None, meta: Mapping[str, A
     _check_profile_moves(profile, cases)
     _check_profile_scores(profile)
     _check_profile_meta(meta["profile"], p)
+    _check_play(profile, meta["profile"], p)
+
+
+def _check_play(profile: Mapping[str, np.ndarray], description: Mapping[str, Any], p: int) -> None:
+    """The play-time record (:data:`PLAY_DTYPES`), where there is one: all four arrays of one
+    shape, at most the profile's positions, real moves with none missing before the last, scores
+    a judge can give, priors within 0..1, and its description (``positions``, ``judge_depth``)."""
+    present = [name for name in PLAY_DTYPES if name in profile]
+    if not present:
+        if "play" in description:
+            raise CasebaseError("the error profile's description has a play-time record whose arrays are missing")
+        return
+    if len(present) < len(PLAY_DTYPES):
+        raise CasebaseError(f"the play-time record is incomplete (has only {', '.join(present)})")
+    shape = profile["profile_play_moves"].shape
+    for name, dtype in PLAY_DTYPES.items():
+        if profile[name].dtype != dtype or profile[name].shape != shape or len(shape) != 2:
+            raise CasebaseError(f"play-time array {name!r} has dtype {profile[name].dtype} and shape"
+                                f" {profile[name].shape}, expected {np.dtype(dtype)} of the moves' two-dimensional shape")
+    q, w = shape
+    if not 0 < q <= p or w == 0:
+        raise CasebaseError(f"the play-time record holds {q} positions of {w} moves: at least one, and no more"
+                            f" positions than the profile's {p}")
+    codes = profile["profile_play_moves"].astype(np.int64)
+    moved = codes != 0
+    if not moved[:, 0].all() or (moved[:, 1:] & ~moved[:, :-1]).any():
+        raise CasebaseError("a position of the play-time record has no move, or a gap among them")
+    _check_codes(codes, moved, "the play-time record's move")
+    for name in ("profile_play_scores", "profile_play_judged"):
+        if (moved & (np.abs(profile[name].astype(np.int64)) > SCORE_BOUND)).any():
+            raise CasebaseError(f"the play-time record's {name.rsplit('_', 1)[1]} scores lie beyond the mate score"
+                                f" (±{SCORE_BOUND:,} cp)")
+    prior = profile["profile_play_prior"]
+    if not (np.isfinite(prior) & (prior >= 0) & (prior <= 1))[moved].all():
+        raise CasebaseError("the play-time record's priors are not all numbers within 0..1")
+    play = description.get("play")
+    if not isinstance(play, dict):
+        raise CasebaseError("the error profile's description has no play-time record 'play'" if play is None else
+                            f"the error profile's 'play' is a {_kind(play)}, not a JSON object")
+    if play.get("positions") != q:
+        raise CasebaseError(f"the play-time record's description says {_shown(play.get('positions'))} positions,"
+                            f" its arrays hold {q}")
+    depth = play.get("judge_depth")
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
+        raise CasebaseError(f"the play-time record's judge depth is {_shown(depth)}, not a positive whole number")
+    _check_stored_fit(play.get("fit"))
+
+
+#: The likelihood fit a play-time record may store (the engine reads it instead of fitting again).
+STORED_FIT = ("sensitivity", "consistency", "prior_weight", "expected_loss", "positions")
+
+
+def _check_stored_fit(fit: Any) -> None:
+    """A stored fit, where there is one: finite numbers, a positive sensitivity and consistency, and
+    the SHA-256 of the model it was made with."""
+    if fit is None:
+        return
+    if not isinstance(fit, dict):
+        raise CasebaseError(f"the play-time record's fit is a {_kind(fit)}, not a JSON object")
+    for key in STORED_FIT:
+        value = fit.get(key)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            raise CasebaseError(f"the play-time record's fit {key} is {_shown(value)}, not a finite number")
+    if fit["sensitivity"] <= 0 or fit["consistency"] <= 0:
+        raise CasebaseError("the play-time record's fit is not usable (its sensitivity and consistency must be positive)")
+    if not isinstance(fit.get("model"), str):
+        raise CasebaseError(f"the play-time record's fit names its model by {_shown(fit.get('model'))}, not a SHA-256")
+
+
+def _check_codes(codes: np.ndarray, present: np.ndarray, what: str) -> None:
+    """Every ``present`` move code is a move: from and to squares apart, a promotion knight..queen or none."""
+    from_square, to_square, promotion = codes & 63, codes >> 6 & 63, codes >> 12
+    bad = present & ((from_square == to_square) | ~np.isin(promotion, PROMOTIONS))
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise CasebaseError(f"{what} {codes[i, j]} (position {i}) is not a move: from"
+                            f" {from_square[i, j]} to {to_square[i, j]}, promotion {promotion[i, j]}")
 
 
 def _check_profile_moves(profile: Mapping[str, np.ndarray], cases: Mapping[str, np.ndarray]) -> None:
@@ -155,12 +242,7 @@ def _check_profile_moves(profile: Mapping[str, np.ndarray], cases: Mapping[str, 
     present = codes != 0
     if not present[:, 0].all() or (present[:, 1:] & ~present[:, :-1]).any():
         raise CasebaseError("a position of the error profile has no judged move, or a gap among them")
-    from_square, to_square, promotion = codes & 63, codes >> 6 & 63, codes >> 12
-    bad = present & ((from_square == to_square) | ~np.isin(promotion, PROMOTIONS))
-    if bad.any():
-        i, j = np.argwhere(bad)[0]
-        raise CasebaseError(f"the error profile's judged move {codes[i, j]} (position {i}) is not a move: from"
-                            f" {from_square[i, j]} to {to_square[i, j]}, promotion {promotion[i, j]}")
+    _check_codes(codes, present, "the error profile's judged move")
     p = len(rows)
     if played.min() < 0 or played.max() >= codes.shape[1] or not present[np.arange(p), played].all():
         raise CasebaseError("the error profile's played move is not among its judged moves")

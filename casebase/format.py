@@ -28,10 +28,17 @@ profile_moves          uint16 P×K   moves the judge scored (:func:`encode_move`
 profile_scores         int32 P×K    their scores, centipawns for the mover (mates as the
                                     engine scores them: within ±100,000)
 profile_played         int16 P      the column of the expert's own move (the case's move)
+profile_play_moves     uint16 Q×W   optional (issue #29), Q <= P: the moves the engine's
+                                    judge scored exactly in the profile's first Q positions
+                                    as the engine plays (``python -m profiling --play``)
+profile_play_scores    int32 Q×W    their scores then (centipawns for the mover)
+profile_play_prior     float32 Q×W  the prior the engine proposed for each
+profile_play_judged    int32 Q×W    their scores by the profile's judge, as profile_scores
 =====================  ===========  ==================================================
 
-``meta["profile"]`` then says how the positions were judged and what was fitted
-(:mod:`engine.style.profile` reads them, :mod:`profiling` makes them). Version 1 files are read
+``meta["profile"]`` then says how the positions were judged and what was fitted, and its
+``play`` how the play-time record was made (:mod:`engine.style.profile` reads them,
+:mod:`profiling` makes them). Version 1 files are read
 as they are: they have no profile. The arrays' dtypes and the checks they pass are
 :mod:`casebase.checks`. A file whose profile fails them is still read for its cases:
 :meth:`Casebase.load` drops the profile and says why in ``profile_problem`` (the engine plays
@@ -60,6 +67,7 @@ from casebase.checks import (
     CASE_DTYPES,
     GAME_COLUMNS,
     GAME_TEXT_COLUMNS,
+    PLAY_DTYPES,
     PROFILE_DTYPES,
     CasebaseError,
     check,
@@ -334,10 +342,13 @@ class Casebase:
 
 
 def _read_profile(zf: zipfile.ZipFile, members: dict[str, str]) -> tuple[dict[str, np.ndarray] | None, str | None]:
-    """The error profile's arrays (all or none), or None and why they cannot be read."""
+    """The error profile's arrays (all or none) with its play-time record's where there is one
+    (checked by check_profile), or None and why they cannot be read."""
     present = [name for name in PROFILE_DTYPES if name in members]
     if present and len(present) < len(PROFILE_DTYPES):
         return None, f"error profile incomplete (has only {', '.join(present)})"
+    if present:
+        present += [name for name in PLAY_DTYPES if name in members]
     try:
         return {name: _read_member(zf, members[name]) for name in present} or None, None
     except (OSError, ValueError, EOFError, MemoryError, zipfile.BadZipFile, struct.error) as exc:

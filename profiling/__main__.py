@@ -4,6 +4,8 @@ A seeded sample of the expert's positions (from move 9) is judged by the engine:
 and the expert's, at a fixed depth. Each finished position is kept in a journal, so a stopped or
 failed run goes on where it stopped when run again. The fitted error model and the rating it
 implies are stored in the casebase (``python -m casebase info`` shows them). docs/strength.md §1.
+With --play, the engine's own choices on the first of those positions are recorded beside them
+for the play-time calibration (§3).
 """
 
 from __future__ import annotations
@@ -17,10 +19,12 @@ from casebase.format import Casebase, CasebaseError
 from casebase.info import describe_profile
 from common.cli import positive_int
 from common.paths import casebase_path
+from engine.style.calibration import CALIBRATION_POSITIONS
 from engine.style.profile import Profile
 from profiling import ProfileError
 from profiling.judging import POSITIONS, Settings, add_judge_arguments
-from profiling.pipeline import make_profile
+from profiling.pipeline import add_play, make_profile
+from profiling.play import JUDGE_DEPTH, PlaySettings
 
 
 def _profile(args: argparse.Namespace) -> None:
@@ -34,6 +38,10 @@ def _profile(args: argparse.Namespace) -> None:
     if not (args.report and existing is not None and args.judge is None and args.journal is None):
         make_profile(casebase, settings, args.judge, args.journal, progress=not args.quiet)
         casebase = Casebase.load(path)
+        if args.play is not None:
+            add_play(casebase, PlaySettings(args.play_positions, args.judge_depth), args.judge, args.play,
+                     progress=not args.quiet)
+            casebase = Casebase.load(path)
         if not args.quiet:
             print(f"{casebase.expert}: error profile {describe_profile(casebase)}; written to {path}.")
     if args.report:
@@ -57,6 +65,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--journal", type=Path, metavar="FILE.jsonl",
                         help="where the judged positions are kept (default FILE.profile.jsonl beside the"
                              " casebase, removed once the profile is stored; a named one is kept)")
+    parser.add_argument("--play", type=Path, metavar="FILE.jsonl",
+                        help="also record the engine's own choices on the profile's first positions, as it plays"
+                             " them with the judge, for the play-time calibration (docs/strength.md §3), kept in"
+                             " this journal")
+    parser.add_argument("--play-positions", type=positive_int, default=CALIBRATION_POSITIONS, metavar="N",
+                        help=f"the profile's positions played with --play (default {CALIBRATION_POSITIONS})")
+    parser.add_argument("--judge-depth", type=positive_int, default=JUDGE_DEPTH, metavar="D",
+                        help=f"the engine's judge's depth with --play (default {JUDGE_DEPTH})")
     parser.add_argument("--report", type=Path, metavar="OUT.png",
                         help="draw the profile beside the other casebases' of its folder (needs matplotlib:"
                              " pip install 'cbr-chess[plots]')")

@@ -1,9 +1,9 @@
 """The journal of judged positions: one JSON line per finished position, by case key, so that a
 judge that fails or a user who stops loses nothing finished (docs/strength.md §1).
 
-The first line is the header: what the entries depend on (the expert, depth, MultiPV, the
-judge's name); a journal of other settings is refused. Each entry is flushed and synced
-before it counts, and a cut-off last line (a killed writer's) is ignored.
+The first line is the header: what kind of journal it is and what the entries depend on (the
+expert, depth, MultiPV, the judge's name); a journal of another kind or other settings is
+refused. Each entry is flushed and synced before it counts, and a cut-off last line (a killed writer's) is ignored.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from typing import Any
 
 from profiling import ProfileError
 
-#: The header's ``journal`` value: what says a file is a profile journal.
+#: The header's ``journal`` value: what says a file is a profile journal (the play-time
+#: calibration's journal has its own, :data:`profiling.play.PLAY_JOURNAL`).
 JOURNAL = "cbr-chess-profile-journal"
 
 
@@ -35,8 +36,10 @@ class Journal:
             header = json.loads(lines[0])
         except json.JSONDecodeError:
             header = None
-        if not isinstance(header, dict) or header.get("journal") != JOURNAL:
-            raise ProfileError(f"{self.path}: not a profile journal; move it away or name another with --journal")
+        kind = self.header.get("journal", JOURNAL)
+        if not isinstance(header, dict) or header.get("journal") != kind:
+            what = "profile" if kind == JOURNAL else "play-time"
+            raise ProfileError(f"{self.path}: not a {what} journal; move it away or name another")
         for key, value in self.header.items():
             if key != "judge" and header.get(key) != value:
                 raise ProfileError(

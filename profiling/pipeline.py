@@ -1,5 +1,6 @@
 """Making an expert's error profile: judge the sampled positions (resuming the journal), fit the
-error model, and store the profile in the casebase file, atomically (docs/strength.md §1).
+error model, and store the profile in the casebase file, atomically (docs/strength.md §1); then,
+where asked, the play-time record beside it (§3).
 """
 
 from __future__ import annotations
@@ -11,10 +12,14 @@ import chess
 import numpy as np
 
 from casebase.format import Casebase, CasebaseError, encode_move
+from engine.style.calibration import likelihood_fit
+from engine.style.model import StyleModel, file_sha256
+from engine.style.personal import choose_model
 from engine.style.profile import Profile, position
 from profiling import ProfileError
 from profiling.journal import JOURNAL, Journal
 from profiling.judging import Settings, analyse
+from profiling.play import PlaySettings, play_arrays, record_play
 
 
 def make_profile(casebase: Casebase, settings: Settings, judge: str | None, journal_path: Path | None = None, *,
@@ -63,11 +68,41 @@ def profile_of(casebase: Casebase, judged: list[tuple[int, dict[str, Any]]], hea
     return profile
 
 
-def store(casebase: Casebase, profile: Profile) -> None:
-    """Write the casebase with ``profile`` (atomically, over its file)."""
+def add_play(casebase: Casebase, settings: PlaySettings, judge: str | None, journal_path: Path, *,
+             progress: bool = True) -> Profile:
+    """Record the engine's play-time choices on the casebase's profile positions (resuming the
+    journal, which is kept) and store them with its profile (docs/strength.md §3)."""
+    profile = Profile.of(casebase)
+    if profile is None:
+        raise ProfileError("the casebase has no error profile to record the play-time choices on: profile it first")
+    journal = Journal(journal_path, settings.header(casebase, profile))
+    entries = record_play(casebase, profile, settings, judge, journal, progress=progress)
+    arrays = play_arrays(entries)
+    profile.meta = {**profile.meta, "play": {"positions": len(entries), "judge_depth": settings.judge_depth,
+                                             "seed": settings.seed, "judge": journal.header.get("judge"),
+                                             "fit": _default_fit(casebase, profile)}}
+    store(casebase, profile, arrays)
+    return profile
+
+
+def _default_fit(casebase: Casebase, profile: Profile) -> dict[str, Any]:
+    """The calibrated choice's likelihood fit with the model the engine plays by default
+    (``Model auto``), and that model's SHA-256: the engine reads it instead of fitting again
+    (engine.style.calibration.stored_fit)."""
+    choice = choose_model(casebase)
+    model = choice.model if choice.model is not None else StyleModel.load(choice.path)
+    assert model.path is not None
+    found = likelihood_fit(profile, model)
+    return {"sensitivity": found.model.sensitivity, "consistency": found.model.consistency,
+            "prior_weight": found.model.prior_weight, "expected_loss": found.expected, "positions": found.positions,
+            "model": file_sha256(model.path)}
+
+
+def store(casebase: Casebase, profile: Profile, play: dict[str, np.ndarray] | None = None) -> None:
+    """Write the casebase with ``profile`` and its ``play``-time record if any (atomically, over its file)."""
     assert casebase.path is not None
     try:
-        updated = casebase.with_profile(profile.meta, profile.arrays())
+        updated = casebase.with_profile(profile.meta, {**profile.arrays(), **(play or {})})
     except CasebaseError as exc:
         raise ProfileError(f"the profile does not fit the casebase: {exc}") from exc
     updated.save(casebase.path)

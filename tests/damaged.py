@@ -101,6 +101,11 @@ def damage_profile(sound: Path, target: Path, damage: str) -> Path:
         "constant scores": {"profile_scores": np.full_like(scores, 17)},
         "NaN fit": {"meta": _description(lambda d: d["fit"].update(sensitivity=float("nan")))},
         "text interval": {"meta": _description(lambda d: d["rating"].update(bootstrap_low="2300"))},
+        "play priors above 1": {"profile_play_prior": arrays["profile_play_prior"] * 3 + 0.5},
+        "play scores cut": {"profile_play_scores": arrays["profile_play_scores"][:, :1]},
+        "play positions": {"meta": _description(lambda d: d["play"].update(positions=7))},
+        "play fit garbage": {"meta": _description(lambda d: d["play"]["fit"].update(consistency="x"))},
+        "play arrays emptied": {name: array[:0, :0] for name, array in arrays.items() if "_play_" in name},
     }[damage]
     os.makedirs(target.parent, exist_ok=True)
     return rewrite_casebase(sound, target, **changes)
@@ -116,4 +121,9 @@ PROFILE_DAMAGE = {
     "constant scores": "every judged move of the error profile scores the same as its position's best",
     "NaN fit": "the error profile's fit sensitivity is nan, not a finite number",
     "text interval": "the error profile's rating bootstrap_low is '2300', not a finite number",
+    "play priors above 1": "the play-time record's priors are not all numbers within 0..1",
+    "play scores cut": "play-time array 'profile_play_scores' has dtype int32 and shape",
+    "play positions": "the play-time record's description says 7 positions, its arrays hold 400",
+    "play arrays emptied": "the play-time record holds 0 positions of 0 moves",
+    "play fit garbage": "the play-time record's fit consistency is 'x', not a finite number",
 }

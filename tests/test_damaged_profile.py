@@ -22,7 +22,8 @@ from engine.style.calibration import calibrate
 from engine.style.profile import Profile
 from profiling.__main__ import main as profiling_main
 from profiling.judging import POSITIONS, Settings
-from profiling.pipeline import make_profile
+from profiling.pipeline import add_play, make_profile
+from profiling.play import PlaySettings
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 #: After 1. e4 e5 2. Nf3, where the calibrated choice draws among the judged replies.
@@ -31,13 +32,14 @@ MOVES = ["e2e4", "e7e5", "g1f3"]
 
 @pytest.fixture(scope="module")
 def profiled(kosteniuk_casebase: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """A copy of a shipped casebase with its shipped profile (fitted from data/profiles, as
-    ``make casebases`` does, no judge needed), and the journal it was fitted from."""
+    """A copy of a shipped casebase with its shipped profile and play-time record (fitted from
+    data/profiles, as ``make casebases`` does, no judge needed), and the journal it was fitted from."""
     folder = tmp_path_factory.mktemp("profiled")
     path, journal = folder / "kosteniuk-2200.npz", folder / "kosteniuk-2200.jsonl"
     shutil.copy(kosteniuk_casebase, path)
     shutil.copy(DATA / "profiles" / "kosteniuk-2200.jsonl", journal)
     make_profile(Casebase.load(path), Settings(), None, journal, progress=False)
+    add_play(Casebase.load(path), PlaySettings(), None, DATA / "profiles" / "kosteniuk-2200.play.jsonl", progress=False)
     return path, journal
 
 

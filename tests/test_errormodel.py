@@ -236,6 +236,38 @@ def test_uci_limit_strength_and_elo_round_trip_through_python_chess(kosteniuk):
         assert len(own) == 1 and "'s own, about " in own[0] and "error profile" in own[0], said
 
 
+def test_without_setting_anything_a_judge_and_a_profile_play_the_expert_s_own_strength(kosteniuk, tmp_path):
+    from test_profiling import scripted
+    from uci_helpers import popen
+
+    board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
+
+    def said(engine: chess.engine.SimpleEngine) -> list[str]:
+        with engine.analysis(board, chess.engine.Limit(depth=2)) as analysis:
+            lines = [info["string"] for info in analysis if "string" in info]
+        assert analysis.wait().move in board.legal_moves
+        return lines
+
+    bare = tmp_path / "bare.npz"
+    shutil.copy(kosteniuk, bare)
+    synthetic_profile(kosteniuk, ErrorModel(0.05, 0.7))
+    with popen("--casebase", str(kosteniuk)) as engine:
+        assert engine.options["Selection"].default == Selection.AUTO.value
+        lines = said(engine)  # no judge: the prior's sound move, and what is missing said
+        assert any(line.startswith("strength: not ") and "only with a judge (option Judge)" in line for line in lines)
+        assert not any("by the error model" in line for line in lines)
+        engine.configure({"Judge": scripted(tmp_path)})
+        lines = said(engine)
+        own = [line for line in lines if line.startswith("strength: ")]
+        assert len(own) == 1 and "'s own, about " in own[0] and "Selection auto, with a judge" in own[0], lines
+        assert any("by the error model" in line for line in lines)
+        engine.configure({"Selection": "argmax"})
+        assert not any("by the error model" in line for line in said(engine))
+    with popen("--casebase", str(bare), "--judge", scripted(tmp_path)) as engine:
+        lines = said(engine)
+        assert any("only with an error profile in the casebase" in line for line in lines), lines
+
+
 def test_tournament_options_are_read_as_the_engine_declares_them():
     from engine.cbr.configurations import parse_configurations
     from tournament.players import casebase_options, parse_options

@@ -10,9 +10,10 @@ import chess
 import pytest
 from engine_helpers import favourite_model
 
+from engine.agents.defaults import Selection
 from engine.agents.endings import TablebaseAgent
 from engine.agents.factory import Loader, make_agent, option_values
-from engine.agents.guided import GuidedAgent
+from engine.agents.guided import GuidedAgent, automatic_selection
 from engine.agents.pure import PureAgent
 from engine.cbr.configurations import Configuration
 from engine.cbr.weights import WEIGHT_CONFIGS
@@ -56,9 +57,10 @@ def test_the_defaults_are_one_set():
     agent = make_agent({"Mode": "guided"}, None, Loader())
     guided = agent.agent
     assert isinstance(guided, GuidedAgent)
-    assert (guided.neighbours, guided.temperature * 10, guided.tolerance, guided.selection, guided.judge_tolerance) \
-        == (defaults["Neighbours"], defaults["Temperature"], defaults["Tolerance"], defaults["Selection"],
-            defaults["JudgeTolerance"])
+    assert (guided.neighbours, guided.temperature * 10, guided.tolerance, guided.judge_tolerance) \
+        == (defaults["Neighbours"], defaults["Temperature"], defaults["Tolerance"], defaults["JudgeTolerance"])
+    # the Selection default is decided by what the agent has: no judge and no profile here
+    assert defaults["Selection"] == Selection.AUTO and guided.selection == automatic_selection(None, False)
     plain = GuidedAgent(None, guided.weights, 0, model=guided.model)
     assert {k: v for k, v in vars(plain).items() if isinstance(v, SIMPLE)} \
         == {k: v for k, v in vars(guided).items() if isinstance(v, SIMPLE)}

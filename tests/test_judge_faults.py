@@ -43,6 +43,9 @@ class Session:
         threading.Thread(target=lambda: [self.lines.put(line.rstrip("\n")) for line in self.proc.stdout],
                          daemon=True).start()
         threading.Thread(target=lambda: self.errors.extend(self.proc.stderr), daemon=True).start()
+        # the judge's start alone is timed: with a judge, Selection auto would make the calibrated
+        # choice of a profiled casebase at isready (strength.md §4)
+        self.send("setoption name Selection value argmax")
 
     def send(self, *lines: str) -> None:
         for line in lines:

@@ -114,3 +114,16 @@ def test_nearest_draws_ties_at_the_kth_place_with_the_generator(small):
 
 def test_index_is_fitted_once_per_casebase(small):
     assert CaseIndex.of(small) is CaseIndex.of(small)
+
+
+def test_a_held_out_game_is_never_retrieved_and_the_rest_are_the_k_best(kosteniuk):
+    index = CaseIndex(kosteniuk)
+    board = after("e4", "c5", "Nf3", "d6")
+    rows, sims = index.similarities(board)
+    game = int(kosteniuk.game[rows[np.argmax(sims)]])  # the game of the most similar case
+    held = np.flatnonzero(np.asarray(kosteniuk.game) == game)
+    others = ~np.isin(rows, held)
+    for k in (1, 7, 64):
+        got_rows, got_sims = index.nearest(board, k, np.random.default_rng(k), held)
+        assert not np.isin(got_rows, held).any()
+        assert got_sims.tolist() == sorted(sims[others].tolist(), reverse=True)[:k]

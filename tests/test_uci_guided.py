@@ -88,7 +88,8 @@ def test_new_options_are_declared_set_and_checked(kosteniuk_casebase):
         assert (options["Neighbours"].min, options["Neighbours"].max) == (1, 1024)
         assert (options["Temperature"].default, options["Temperature"].min) == (40, 1)
         assert (options["Tolerance"].default, options["Tolerance"].min, options["Tolerance"].max) == (50, 0, 1000)
-        assert options["Selection"].type == "combo" and options["Selection"].var == ["argmax", "sample", "calibrated", "likely"]
+        assert options["Selection"].type == "combo" and options["Selection"].var \
+            == ["argmax", "sample", "calibrated", "likely", "auto"]
     commands = [
         "setoption name Mode value guided",
         "setoption name Neighbours value 0",
@@ -113,7 +114,7 @@ def test_new_options_are_declared_set_and_checked(kosteniuk_casebase):
     for complaint in ("Neighbours takes 1..1024, not 0; ignored", "Neighbours takes 1..1024, not 1025; ignored",
                       "Temperature takes 1..10000, not 0; ignored", "Tolerance takes 0..1000, not -1; ignored",
                       "Tolerance takes 0..1000, not 1001; ignored",
-                      "Selection takes one of argmax, sample, calibrated, likely, not 'best'; ignored",
+                      "Selection takes one of argmax, sample, calibrated, likely, auto, not 'best'; ignored",
                       "Selection expert is an old name: playing Selection calibrated"):
         assert complaint in text
     # The values in force are the last good ones, told when the agent is made.

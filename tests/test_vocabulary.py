@@ -46,7 +46,7 @@ def test_the_factory_and_the_tournament_read_the_same_registry():
 
 def test_the_engines_defaults_are_guided_mode_and_the_default_tables():
     defaults = option_values()
-    assert defaults["Mode"] == "guided" and defaults["Selection"] == "argmax" and defaults["Prior"] == "blend"
+    assert defaults["Mode"] == "guided" and defaults["Selection"] == "auto" and defaults["Prior"] == "blend"
     assert defaults["Tables"] != ""
 
 

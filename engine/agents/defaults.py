@@ -20,6 +20,9 @@ class Selection(StrEnum):
     CALIBRATED = "calibrated"
     #: the error model's most likely judged move
     LIKELY = "likely"
+    #: the default: ``calibrated`` where a judge plays and the casebase has an error profile (the
+    #: expert's own strength), ``argmax`` otherwise (strength.md §4)
+    AUTO = "auto"
 
     @property
     def calibrated(self) -> bool:

@@ -41,15 +41,24 @@ from engine.style.model import StyleModel
 from engine.style.prior import AdaptedCase, PriorSource, Proposal
 
 
+def automatic_selection(casebase: Casebase | None, judged: bool, rating: float | None = None) -> Selection:
+    """What ``Selection auto`` plays: the expert's error model (``calibrated``: the expert's own
+    strength) where a judge scores the moves and the casebase has an error profile, or where a
+    ``rating`` is asked for; else the sound move the prior likes best (``argmax``): without a
+    judge the built-in search's scores are too shallow for the error model (strength.md §3)."""
+    profiled = casebase is not None and casebase.profile is not None
+    return Selection.CALIBRATED if rating is not None or (judged and profiled) else Selection.ARGMAX
+
+
 class GuidedAgent(CaseAgent):
     """Plays the sound move the expert's prior likes best (implements :class:`Agent`).
 
     ``neighbours`` is k, ``temperature`` is tau of the votes exp((Sim - Sim_max) / tau),
     ``tolerance`` (centipawns) how far below the best score a move is still sound, and
     ``selection`` whether the sound move with the largest prior is played or one drawn by
-    its prior, or (``expert``, ``likely``) one drawn by the expert's error model among the judged
+    its prior, or (``calibrated``, ``likely``) one drawn by the expert's error model among the judged
     moves or its likeliest (the casebase's profile's, strength.md; at ``rating`` when one is given:
-    ``UCI_Elo``).
+    ``UCI_Elo``); ``auto`` is :func:`automatic_selection`.
     ``prior`` says where the prior comes from (:mod:`engine.style.prior`): the cases' votes, the style
     ``model``, or their blend with ``case_weight``; without a model, the cases.
     The defaults are the engine's (:mod:`engine.agents.defaults`).
@@ -67,7 +76,7 @@ class GuidedAgent(CaseAgent):
         neighbours: int = defaults.NEIGHBOURS,
         temperature: float = defaults.TEMPERATURE_TENTHS / 10,
         tolerance: int = defaults.TOLERANCE,
-        selection: Selection | str = Selection.ARGMAX,
+        selection: Selection | str = Selection.AUTO,
         prior: PriorSource | str = defaults.PRIOR,
         model: StyleModel | None = None,
         case_weight: float = defaults.CASE_WEIGHT_PERCENT / 100,
@@ -92,7 +101,10 @@ class GuidedAgent(CaseAgent):
         if not 0 <= case_weight <= 1:
             raise ValueError(f"the cases' weight must lie in 0..1, not {case_weight}")
         self.neighbours, self.temperature, self.tolerance = neighbours, temperature, tolerance
-        self.selection, self.case_weight, self.model = Selection(selection), case_weight, model
+        self.case_weight, self.model = case_weight, model
+        #: How the move is chosen, ``auto`` decided here (:func:`automatic_selection`).
+        self.selection = automatic_selection(casebase, judge is not None, rating) \
+            if selection == Selection.AUTO else Selection(selection)
         #: Where the prior comes from (a proposal's ``prior`` is the distribution itself).
         self.prior_source = PriorSource(prior) if model is not None else PriorSource.CASES
         self.searcher = Searcher(tablebase=tablebase)
@@ -102,6 +114,9 @@ class GuidedAgent(CaseAgent):
             raise ValueError(f"a rating is played by a Selection of the error model, not {selection!r}")
         #: The expert's error model with the prior (strength.md), at ``rating``: made here only.
         self.calibration: Calibration | None = None
+        #: Cases retrieval passes over: the play-time record holds out the game of the position it
+        #: plays, so that the cases propose as in a game the engine never saw (strength.md §3).
+        self.held_out: np.ndarray | None = None
         if calibrated:
             self.calibration = calibrate(casebase, model if self.prior_source.uses_model else None, rating)
         super().__init__(casebase, weights, seed)
@@ -126,7 +141,7 @@ class GuidedAgent(CaseAgent):
         if self.index is None or not self.index.count(board.turn):
             return [], 0
         assert self.casebase is not None
-        rows, sims = self.index.nearest(board, self.neighbours, self.rng)
+        rows, sims = self.index.nearest(board, self.neighbours, self.rng, self.held_out)
         cases: list[AdaptedCase] = []
         for row, sim in zip(rows.tolist(), sims.tolist(), strict=True):
             if cases and stop is not None and stop.is_set():
@@ -153,30 +168,40 @@ class GuidedAgent(CaseAgent):
 
     # -- the move ----------------------------------------------------------------------
 
-    def _choose(self, board: chess.Board, candidates: list[chess.Move], limits: SearchLimits | None,
-                stop: threading.Event | None, on_iteration: IterationCallback | None) -> Decision:
-        """Propose, search, decide (search.md §1–3); the explanation follows §5."""
+    def assess(self, board: chess.Board, candidates: list[chess.Move], limits: SearchLimits | None,
+               stop: threading.Event | None = None, on_iteration: IterationCallback | None = None
+               ) -> tuple[Proposal, SearchResult, str | None, list[str]]:
+        """What a move is chosen from (search.md §1–2): the prior over ``candidates``, the judge's
+        scores (or the built-in search's, where there is no judge or it failed), the judge's name
+        when it scored them, and what went wrong with it. The play-time calibration records this."""
         started = time.monotonic()
         proposal = self.propose(board, candidates, stop)
         budget = search_budget(limits, board.turn, time.monotonic() - started)
-        result, notes = self._judged(board, candidates, proposal, budget, stop, on_iteration)
-        judge = None if result is None or self.judge is None else self.judge.name
-        if result is None:
-            if notes:  # the judge failed during this move: the built-in search gets what is left
-                budget = search_budget(limits, board.turn, time.monotonic() - started)
-            result = self.searcher.search(
-                board,
-                depth=budget.depth,
-                nodes=budget.nodes,
-                movetime=budget.movetime,
-                soft_time=budget.soft_time,
-                stop=stop,
-                prior=proposal.prior,
-                moves=candidates,
-                tolerance=self.tolerance if self.calibration is None else max(self.tolerance, defaults.EXPERT_TOLERANCE),
-                exact=proposal.prior,  # only proposed moves can be played for being sound
-                on_iteration=on_iteration,
-            )
+        judged, notes = self._judged(board, candidates, proposal, budget, stop, on_iteration)
+        if judged is not None:
+            assert self.judge is not None
+            return proposal, judged, self.judge.name, notes
+        if notes:  # the judge failed during this move: the built-in search gets what is left
+            budget = search_budget(limits, board.turn, time.monotonic() - started)
+        result = self.searcher.search(
+            board,
+            depth=budget.depth,
+            nodes=budget.nodes,
+            movetime=budget.movetime,
+            soft_time=budget.soft_time,
+            stop=stop,
+            prior=proposal.prior,
+            moves=candidates,
+            tolerance=self.tolerance if self.calibration is None else max(self.tolerance, defaults.EXPERT_TOLERANCE),
+            exact=proposal.prior,  # only proposed moves can be played for being sound
+            on_iteration=on_iteration,
+        )
+        return proposal, result, None, notes
+
+    def _choose(self, board: chess.Board, candidates: list[chess.Move], limits: SearchLimits | None,
+                stop: threading.Event | None, on_iteration: IterationCallback | None) -> Decision:
+        """Propose, search, decide (search.md §1–3); the explanation follows §5."""
+        proposal, result, judge, notes = self.assess(board, candidates, limits, stop, on_iteration)
         chances: dict[chess.Move, float] = {}
         if self.calibration is None:
             move, why = self._decide(board, proposal, result)

@@ -138,9 +138,16 @@ def _guided_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], 
     if rating is not None and agent.calibration is not None:
         resources.tell(f"strength limited to {rating}: {agent.calibration.source}")
     elif agent.calibration is not None:  # Selection calibrated or likely: the strength the profile implies
+        why = "Selection auto, with a judge and the casebase's error profile: " if selection is Selection.AUTO else ""
         resources.tell(f"strength: {agent.calibration.expert}'s own, about {agent.calibration.rating:.0f} on the"
-                       f" experts' rating line (strength.md §2): {agent.calibration.source};"
+                       f" experts' rating line (strength.md §2): {why}{agent.calibration.source};"
                        " UCI_LimitStrength with UCI_Elo sets another")
+    elif selection is Selection.AUTO and casebase is not None:
+        lacking = " and ".join(([] if values["Judge"] else ["a judge (option Judge)"])
+                               + ([] if casebase.profile is not None else ["an error profile in the casebase"]))
+        resources.tell(f"strength: not {casebase.expert}'s own (the sound move the prior likes best): Selection auto"
+                       f" plays the expert's error model only with {lacking} (strength.md §4);"
+                       " UCI_LimitStrength with UCI_Elo sets a rating")
     return agent
 
 
@@ -169,7 +176,7 @@ MODES: dict[str, Mode] = {
             Option("Temperature", "spin", defaults.TEMPERATURE_TENTHS, 1, 10_000),
             # the soundness margin of the built-in search, in centipawns
             Option("Tolerance", "spin", defaults.TOLERANCE, 0, 1000),
-            Option("Selection", "combo", Selection.ARGMAX.value, choices=tuple(s.value for s in Selection),
+            Option("Selection", "combo", Selection.AUTO.value, choices=tuple(s.value for s in Selection),
                    aliases=SELECTION_ALIASES),
             Option("Prior", "combo", defaults.PRIOR.value, choices=tuple(p.value for p in PriorSource)),
             # auto: the casebase's personal model where there is one, else the generic model

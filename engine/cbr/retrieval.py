@@ -73,18 +73,21 @@ class CaseIndex:
         return self._rows[colour][hits], best
 
     def nearest(
-        self, board: chess.Board, k: int, rng: np.random.Generator
+        self, board: chess.Board, k: int, rng: np.random.Generator, exclude: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
         """The ``k`` most similar cases of the side to move: rows and Sims, best first.
 
         Within one Sim the rows keep casebase order. When more cases tie at the k-th place
         than there is room for, ``rng`` picks which (uniformly, without replacement); it is
         not used when there is no choice to make. Fewer than ``k`` rows come back when the
-        colour has fewer cases.
+        colour has fewer cases. Rows in ``exclude`` are never returned (a game held out).
         """
         if k < 1:
             raise ValueError(f"k = {k} must be at least 1")
         rows, sims = self.similarities(board)
+        if exclude is not None and len(exclude):
+            kept = ~np.isin(rows, exclude)
+            rows, sims = rows[kept], sims[kept]
         if len(rows) > k:
             # Sims are integers in 0..256: a histogram finds the k-th best without sorting.
             at_least = np.cumsum(np.bincount(sims, minlength=257)[::-1])[::-1]

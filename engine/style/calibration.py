@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import chess
 import numpy as np
@@ -23,9 +24,9 @@ from casebase.format import Casebase
 from casebase.phases import PHASES, phase
 from engine.search.result import SearchResult
 from engine.style.errormodel import PRIOR_FLOOR, ErrorModel, fit, losses
-from engine.style.model import StyleModel
+from engine.style.model import StyleModel, file_sha256
 from engine.style.prior import Proposal
-from engine.style.profile import Profile, refusal, refused
+from engine.style.profile import PlayRecord, Profile, refusal, refused
 from engine.style.rating import loss_at, rating_of
 
 #: Without a profile: the median over the shipped experts of their fitted prior weight and
@@ -56,9 +57,14 @@ class Calibration:
     source: str
     #: The expert's own moves' losses in each phase (sorted), from the profile.
     expert_losses: Mapping[str, np.ndarray]
-    #: The profile's positions (losses of the judged moves, the prior over them), for at_rating.
+    #: The positions at_rating reaches its loss on: the play-time record's (the moves the engine
+    #: chooses among, their losses as it sees them, the prior, and ``judged``: their losses as the
+    #: profile judges), else the profile's own (``judged`` None).
     loss: np.ndarray | None = None
     log_prior: np.ndarray | None = None
+    judged: np.ndarray | None = None
+    #: The likelihood fit at_rating starts from (None: ``model`` is it).
+    fitted: ErrorModel | None = None
 
     def chances(self, scores: Sequence[int], prior: Sequence[float]) -> np.ndarray:
         """The chance of each judged move (scores in centipawns for the mover, prior as proposed)."""
@@ -80,17 +86,18 @@ class Calibration:
             a, b, r0 = SHIPPED_SENSITIVITY_LINE
             model = replace(self.model, sensitivity=math.exp(a + b * (rating - r0)))
         else:
-            model = _sensitivity_for(self.model, self.loss, self.log_prior, loss_at(rating))
+            model = _sensitivity_for(self.fitted or self.model, self.loss, self.log_prior, loss_at(rating), self.judged)
         return replace(self, model=model, rating=rating, source=f"{self.source}, set to {rating:.0f}")
 
 
-def _sensitivity_for(model: ErrorModel, loss: np.ndarray, log_prior: np.ndarray | None, target: float) -> ErrorModel:
-    """``model`` with the sensitivity whose expected loss on these positions is ``target``
-    (the expected loss grows with s). Where even the largest s loses less, the choice is the
-    prior's alone, and a weaker player is made by weakening the prior's weight too (down to 0:
-    any judged move alike)."""
+def _sensitivity_for(model: ErrorModel, loss: np.ndarray, log_prior: np.ndarray | None, target: float,
+                     judged: np.ndarray | None = None) -> ErrorModel:
+    """``model`` with the sensitivity whose expected loss on these positions (measured by ``judged``
+    where given, ErrorModel.expected_loss) is ``target`` (it grows with s). Where even the largest s
+    loses less, the choice is the prior's alone, and a weaker player is made by weakening the prior's
+    weight too (down to 0: any judged move alike)."""
     def expected(**change: float) -> float:
-        return replace(model, **change).expected_loss(loss, log_prior)
+        return replace(model, **change).expected_loss(loss, log_prior, judged)
 
     if expected(sensitivity=MAX_SENSITIVITY) >= target:
         log_s = _root(lambda x: expected(sensitivity=math.exp(x)) - target,
@@ -138,13 +145,27 @@ def _calibration(casebase: Casebase | None, model: StyleModel | None) -> Calibra
         return shipped_calibration("the engine" if casebase is None else casebase.expert,
                                    refused or "no error profile")
     key = (str(casebase.path), profile.meta.get("fit", {}).get("sensitivity"), len(profile.rows),
-           None if model is None else str(model.path))
+           repr(profile.meta.get("play")), None if model is None else str(model.path))
     if key not in _CACHE:
         _CACHE[key] = _fit(casebase, profile, model)
     return _CACHE[key]
 
 
-def _fit(casebase: Casebase, profile: Profile, model: StyleModel | None) -> Calibration:
+class LikelihoodFit(NamedTuple):
+    """The calibrated choice's likelihood fit: the model, its expected loss on the positions it was
+    fitted on (the implied rating's), how many, and their losses and log-prior (None where read
+    from the profile's play-time record, :func:`stored_fit`)."""
+
+    model: ErrorModel
+    expected: float
+    positions: int
+    loss: np.ndarray | None = None
+    log_prior: np.ndarray | None = None
+
+
+def likelihood_fit(profile: Profile, model: StyleModel | None) -> LikelihoodFit:
+    """β, s and c fitted together by likelihood on the profile's positions with ``model``'s prior
+    (the first :data:`CALIBRATION_POSITIONS`; all of them, and no prior, without a model)."""
     fitted_on = profile if model is None else profile.first(CALIBRATION_POSITIONS)
     loss, chosen = fitted_on.loss, fitted_on.played.astype(np.int64)
     log_prior = None
@@ -154,25 +175,63 @@ def _fit(casebase: Casebase, profile: Profile, model: StyleModel | None) -> Cali
         for i, prior in enumerate(model.priors(fitted_on.positions(), moves)):
             log_prior[i, :len(moves[i])] = np.log(np.maximum([prior[m] for m in moves[i]], PRIOR_FLOOR))
     fitted = fit(loss, chosen, log_prior).model
-    expected = fitted.expected_loss(loss, log_prior)
+    return LikelihoodFit(fitted, fitted.expected_loss(loss, log_prior), len(chosen), loss, log_prior)
+
+
+def stored_fit(profile: Profile, model: StyleModel | None) -> LikelihoodFit | None:
+    """The likelihood fit the play-time record stored for the model it was made with
+    (``meta["profile"]["play"]["fit"]``), where ``model`` is that very file: the prior's forward
+    passes then need not be made again at every isready; None otherwise."""
+    stored = profile.meta.get("play", {}).get("fit")
+    if model is None or profile.play is None or not stored or model.path is None \
+            or stored.get("model") != file_sha256(model.path):
+        return None
+    return LikelihoodFit(ErrorModel(stored["sensitivity"], stored["consistency"], stored["prior_weight"]),
+                         stored["expected_loss"], stored["positions"])
+
+
+def _fit(casebase: Casebase, profile: Profile, model: StyleModel | None) -> Calibration:
+    found = stored_fit(profile, model) or likelihood_fit(profile, model)
+    fitted, expected = found.model, found.expected
     if not all(math.isfinite(x) and x > 0 for x in (fitted.sensitivity, fitted.consistency)) \
             or not math.isfinite(fitted.prior_weight) or not math.isfinite(expected):
         return shipped_calibration(casebase.expert, refused(casebase, f"its fit is not usable ({fitted.describe()})"))
     # how often the expert loses as much: from every judged position (no prior needed there)
-    lost = profile.loss[np.arange(len(profile.rows)), profile.played.astype(np.int64)]
+    lost = profile.own_loss
     own = {str(name): np.sort(lost[profile.phases == name]) for name in PHASES}
-    source = (f"{casebase.expert}'s error profile ({len(chosen)} positions"
+    source = (f"{casebase.expert}'s error profile ({found.positions} positions"
               f"{', with the model' if model is not None else ''}: {fitted.describe()})")
-    return Calibration(fitted, casebase.expert, rating_of(expected), source, own, loss, log_prior)
+    calibration = Calibration(fitted, casebase.expert, rating_of(expected), source, own, found.loss, found.log_prior)
+    play = profile.play
+    return calibration if play is None else _at_play(calibration, play, float(lost[:len(play.moves)].mean()))
+
+
+def _at_play(calibration: Calibration, play: PlayRecord, target: float) -> Calibration:
+    """``calibration`` with the sensitivity whose play-time choices lose ``target`` (the expert's own
+    mean loss in the same positions) as the profile judges them (strength.md §3)."""
+    model = _sensitivity_for(calibration.model, play.loss, play.log_prior, target, play.true_loss)
+    reached = model.expected_loss(play.loss, play.log_prior, play.true_loss)
+    weight = "" if model.prior_weight == calibration.model.prior_weight else f", prior weight {model.prior_weight:.2f}"
+    source = (f"{calibration.source}; s {model.sensitivity:.4f}{weight} set on the engine's own choices"
+              f" in {len(play.moves)} of them (judge depth {play.meta.get('judge_depth', '?')}) to lose {100 * reached:.2f} %"
+              f" a move as {calibration.expert} did")
+    return replace(calibration, model=model, source=source, loss=play.loss, log_prior=play.log_prior,
+                   judged=play.true_loss, fitted=calibration.model)
+
+
+def judged_candidates(proposal: Proposal, result: SearchResult) -> tuple[list[chess.Move], list[int], list[float]]:
+    """What the calibrated choice chooses among: the moves the search or judge scored exactly, their
+    scores, and the prior proposed for each."""
+    scored = {m: s.score for m, s in result.scores.items() if s.exact}
+    return list(scored), list(scored.values()), [proposal.prior.get(m, proposal.model.get(m, 0.0)) for m in scored]
 
 
 def judged_chances(calibration: Calibration, proposal: Proposal, result: SearchResult) -> dict[chess.Move, float]:
     """The calibrated chance of each move the search or judge scored exactly, with the prior proposed."""
-    scored = {m: s.score for m, s in result.scores.items() if s.exact}
-    if not scored:  # a search stopped before it scored any move exactly: nothing to choose among
+    moves, scores, prior = judged_candidates(proposal, result)
+    if not moves:  # a search stopped before it scored any move exactly: nothing to choose among
         return {}
-    prior = [proposal.prior.get(m, proposal.model.get(m, 0.0)) for m in scored]
-    return dict(zip(scored, calibration.chances(list(scored.values()), prior).tolist(), strict=True))
+    return dict(zip(moves, calibration.chances(scores, prior).tolist(), strict=True))
 
 
 def choose(chances: Mapping[chess.Move, float], rng: np.random.Generator | None) -> chess.Move:

@@ -76,10 +76,12 @@ class ErrorModel:
 
         return float(log_softmax(self.logits(loss, log_prior), axis=-1)[np.arange(len(loss)), chosen].sum())
 
-    def expected_loss(self, loss: np.ndarray, log_prior: np.ndarray | None = None) -> float:
-        """The mean loss per move the model expects in these positions."""
+    def expected_loss(self, loss: np.ndarray, log_prior: np.ndarray | None = None,
+                      judged: np.ndarray | None = None) -> float:
+        """The mean loss per move the model expects in these positions; with ``judged``, the same
+        moves' losses as another judge measures them, drawn with the chances ``loss`` gives."""
         p = self.probabilities(loss, log_prior)
-        return float((p * np.nan_to_num(loss)).sum(axis=-1).mean())
+        return float((p * np.nan_to_num(loss if judged is None else judged)).sum(axis=-1).mean())
 
     def describe(self) -> str:
         prior = f", prior weight {self.prior_weight:.2f}" if self.prior_weight else ""

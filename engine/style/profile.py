@@ -10,15 +10,16 @@ says what they mean, :mod:`engine.style.calibration` fits the calibrated choice 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 import chess
 import numpy as np
 
-from casebase.format import PROFILE_DTYPES, Casebase, decode_move
+from casebase.format import PLAY_DTYPES, PROFILE_DTYPES, Casebase, decode_move
 from casebase.phases import PHASES, phases_of
-from engine.style.errormodel import fit, losses
+from engine.style.errormodel import PRIOR_FLOOR, expected_score, fit, losses
 from engine.style.rating import implied_rating
 
 #: A move losing at least this many centipawns counts as a mistake in the summaries.
@@ -48,6 +49,54 @@ def position(casebase: Casebase, row: int) -> chess.Board:
     return board
 
 
+@dataclass(frozen=True)
+class PlayRecord:
+    """The play-time record of a profile's first positions (``python -m profiling --play``): the
+    moves the engine's judge scored exactly as it plays, their play-time ``scores``, the ``prior``
+    proposed for each, and their scores by the profile's judge (``judged``, beside ``best``, the
+    profile's best score of each position); ``moves`` 0 for none."""
+
+    moves: np.ndarray
+    scores: np.ndarray
+    prior: np.ndarray
+    judged: np.ndarray
+    best: np.ndarray
+    meta: dict[str, Any]
+
+    @classmethod
+    def of(cls, arrays: Mapping[str, np.ndarray], best: np.ndarray, meta: dict[str, Any]) -> PlayRecord:
+        """The record of the arrays (:data:`casebase.format.PLAY_DTYPES`), with the profile's best
+        score of each position (``best``, of at least as many positions)."""
+        moves, scores, prior, judged = (arrays[name] for name in PLAY_DTYPES)
+        return cls(moves, scores, prior, judged, best[:len(moves)], meta)
+
+    @property
+    def loss(self) -> np.ndarray:
+        """Each move's loss as the engine sees it when it plays (NaN for none)."""
+        return losses(np.where(self.moves > 0, self.scores, np.nan))
+
+    @property
+    def log_prior(self) -> np.ndarray:
+        """The log of the prior the engine proposed (at least :data:`PRIOR_FLOOR`, as it plays)."""
+        return np.log(np.maximum(np.nan_to_num(self.prior.astype(np.float64)), PRIOR_FLOOR))
+
+    @property
+    def _best(self) -> np.ndarray:
+        """Each position's best score as the profile judges: its own best, or a move judged alone above it."""
+        return np.maximum(self.best, np.where(self.moves > 0, self.judged, self.best[:, None]).max(axis=1))
+
+    @property
+    def true_loss(self) -> np.ndarray:
+        """Each move's loss in expected score as the profile judges moves (NaN for none)."""
+        lost = expected_score(self._best)[:, None] - expected_score(self.judged)
+        return np.where(self.moves > 0, np.clip(lost, 0.0, 1.0), np.nan)
+
+    @property
+    def cp_loss(self) -> np.ndarray:
+        """Each move's loss in centipawns as the profile judges moves, clipped at :data:`CP_LOSS_CLIP`."""
+        return np.clip(self._best[:, None] - self.judged, 0, CP_LOSS_CLIP)
+
+
 @dataclass
 class Profile:
     """A casebase's error profile: the judged positions (``rows`` of the casebase), the moves the
@@ -71,6 +120,14 @@ class Profile:
         return cls(casebase, p["profile_row"], p["profile_moves"], p["profile_scores"], p["profile_played"],
                    casebase.meta["profile"])
 
+    @property
+    def play(self) -> PlayRecord | None:
+        """The play-time record of the first positions, where the casebase has one."""
+        p = self.casebase.profile
+        if p is None or "profile_play_moves" not in p:
+            return None
+        return PlayRecord.of(p, p["profile_scores"][:, 0], self.meta.get("play", {}))
+
     def first(self, n: int) -> Profile:
         """The first ``n`` judged positions (the first of the seeded order the judge went through)."""
         return replace(self, rows=self.rows[:n], moves=self.moves[:n], scores=self.scores[:n], played=self.played[:n])
@@ -78,6 +135,11 @@ class Profile:
     def arrays(self) -> dict[str, np.ndarray]:
         """The arrays as the casebase stores them (:data:`casebase.format.PROFILE_DTYPES`)."""
         return dict(zip(PROFILE_DTYPES, (self.rows, self.moves, self.scores, self.played), strict=True))
+
+    @property
+    def own_loss(self) -> np.ndarray:
+        """The expert's own move's loss in expected score, in each position."""
+        return self.loss[np.arange(len(self.rows)), self.played.astype(np.int64)]
 
     @property
     def loss(self) -> np.ndarray:

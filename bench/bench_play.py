@@ -1,0 +1,166 @@
+"""Per move: does the calibrated choice lose what the players lost? (issue #29)
+
+    python bench/bench_play.py kosteniuk-2200 carlsen-2800 ... --judge /usr/games/stockfish \
+        [--positions 200] [--out bench/out/play]
+
+Two tables, each with the expert's own moves beside two calibrations' choices among the moves the
+engine's judge scores as it plays (:mod:`profiling.play`):
+
+- *profile fit*: the sensitivity of the likelihood fit on the profile's moves (before issue #29);
+- *play-time fit*: the sensitivity set on the engine's own choices (``Selection calibrated`` now).
+
+From each calibration's chances come the expected loss (expected score and centipawns, as the
+profiles judge moves: Stockfish at depth 12) and the expected share of mistakes (50 cp or more).
+
+1. **Recorded**: the shipped casebase (``casebases/ID.npz``) on the positions of its play-time
+   record (the game of each held out of retrieval), where the play-time fit is made: it should
+   hit the expert's loss there.
+2. **Held out**: the held-out casebase (``casebases/heldout/ID.npz``, made by ``make fidelity``'s
+   rules, with its profile and record) on the player's moves from move 9 on in the held-out games
+   (``casebases/heldout/ID.pgn``, a seeded sample of ``--positions``), judged as the profiles are
+   (:func:`profiling.intrinsic.judge_games`) and played as the record plays
+   (:func:`profiling.play.record_play`). Both journals of each expert are kept in ``--out``, so a
+   stopped run goes on where it stopped.
+3. **UCI_Elo per move**: on the same held-out moves, each ``--ratings`` setting's expected loss
+   read on the rating line (``engine.style.rating.rating_of``), beside the player's own moves'.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from casebase.format import Casebase  # noqa: E402
+from engine.agents.factory import Loader, make_agent  # noqa: E402
+from engine.agents.guided import GuidedAgent  # noqa: E402
+from engine.style.calibration import Calibration  # noqa: E402
+from engine.style.errormodel import ErrorModel  # noqa: E402
+from engine.style.profile import CP_LOSS_CLIP, MISTAKE_CP, PlayRecord, Profile  # noqa: E402
+from engine.style.rating import rating_of  # noqa: E402
+from profiling.intrinsic import judge_games, read_games  # noqa: E402
+from profiling.journal import Journal  # noqa: E402
+from profiling.judging import Settings  # noqa: E402
+from profiling.play import PlaySettings, play_arrays, record_play  # noqa: E402
+
+#: The table's columns: expected loss (expected score %, centipawns), mistakes (%) and first
+#: choices (%: moves losing nothing against the profile judge's best).
+COLUMNS = ("loss %", "loss cp", "mistakes %", "first choice %")
+
+
+def measured(model: ErrorModel, play: PlayRecord) -> np.ndarray:
+    """Per position: the expected loss (expected score), centipawn loss, mistake and first choice of
+    ``model``'s choice."""
+    p = model.probabilities(play.loss, play.log_prior)
+    cp = np.where(play.moves > 0, play.cp_loss, CP_LOSS_CLIP)
+    return np.stack([(p * np.nan_to_num(play.true_loss)).sum(1), (p * cp).sum(1), (p * (cp >= MISTAKE_CP)).sum(1),
+                     (p * (cp == 0)).sum(1)], 1)
+
+
+def own(profile: Profile) -> np.ndarray:
+    """Per position: the player's own move's loss, centipawn loss, mistake and first choice."""
+    cp = profile.cp_loss
+    return np.stack([profile.own_loss, cp, cp >= MISTAKE_CP, cp == 0], 1).astype(np.float64)
+
+
+def calibration_of(casebase: Casebase) -> Calibration:
+    """The calibration the engine plays ``casebase`` with by default (a judge at hand)."""
+    agent = make_agent({"Mode": "guided", "Selection": "calibrated"}, casebase, Loader()).agent
+    assert isinstance(agent, GuidedAgent) and agent.calibration is not None
+    return agent.calibration
+
+
+def compared(calibration: Calibration, play: PlayRecord, player: np.ndarray) -> dict[str, np.ndarray]:
+    """The rows of the player and of each calibration's choice."""
+    return {"the player (own moves)": player, "profile fit": measured(calibration.fitted or calibration.model, play),
+            "play-time fit": measured(calibration.model, play)}
+
+
+def recorded_rows(expert: str) -> dict[str, np.ndarray]:
+    """On the positions of the shipped casebase's play-time record."""
+    casebase = Casebase.load(ROOT / "casebases" / f"{expert}.npz")
+    profile = Profile.of(casebase)
+    if profile is None or profile.play is None:
+        raise SystemExit(f"casebases/{expert}.npz has no play-time record: make casebases")
+    return compared(calibration_of(casebase), profile.play, own(profile.first(len(profile.play.moves))))
+
+
+def held_out(expert: str, args: argparse.Namespace) -> tuple[Calibration, PlayRecord, Profile]:
+    """The held-out casebase's calibration, its choices on the player's moves in the held-out
+    games, and those moves judged."""
+    folder = ROOT / "casebases" / "heldout"
+    casebase = Casebase.load(folder / f"{expert}.npz")
+    games = read_games([folder / f"{expert}.pgn"], casebase.expert)
+    profile, _ = judge_games(games, Settings(positions=args.positions), args.judge, args.out / f"{expert}.judged.jsonl")
+    settings = PlaySettings(positions=args.positions)
+    journal = Journal(args.out / f"{expert}.play.jsonl", settings.header(casebase, profile))
+    entries = record_play(casebase, profile, settings, args.judge, journal)
+    return calibration_of(casebase), PlayRecord.of(play_arrays(entries), profile.scores[:, 0], {}), profile
+
+
+def held_out_rows(expert: str, args: argparse.Namespace) -> dict[str, np.ndarray]:
+    """On the player's moves in the held-out games, played by the held-out casebase."""
+    calibration, play, profile = held_out(expert, args)
+    return compared(calibration, play, own(profile))
+
+
+def ratings_table(experts: list[str], args: argparse.Namespace) -> None:
+    """UCI_Elo per move: each set rating's expected loss on the held-out moves, read on the rating line."""
+    print(f"\nUCI_Elo on the held-out moves: the rating line's reading of the expected loss\n\n"
+          f"| expert | {' | '.join(str(r) for r in args.ratings)} | own (the player's moves) |")
+    print("|---|" + "---:|" * (len(args.ratings) + 1))
+    for expert in experts:
+        calibration, play, profile = held_out(expert, args)
+        measured_at = [rating_of(measured(calibration.at_rating(r).model, play)[:, 0].mean()) for r in args.ratings]
+        print(f"| {expert} | " + " | ".join(f"{m:.0f}" for m in measured_at)
+              + f" | {rating_of(float(profile.own_loss.mean())):.0f} |", flush=True)
+
+
+def table(title: str, experts: list[str], rows_of: Callable[[str], dict[str, np.ndarray]]) -> None:
+    """Print one table, expert by expert and pooled, with the pooled gaps to the players."""
+    print(f"\n{title}\n\n| expert | who | positions | " + " | ".join(COLUMNS) + " |")
+    print("|---|---|---:|" + "---:|" * len(COLUMNS))
+    pooled: dict[str, list[np.ndarray]] = {}
+    for expert in experts:
+        for who, rows in rows_of(expert).items():
+            pooled.setdefault(who, []).append(rows)
+            print(f"| {expert} | {who} | {len(rows)} | " + " | ".join(_cells(rows)) + " |", flush=True)
+    for who, parts in pooled.items():
+        print(f"| all | {who} | {sum(len(p) for p in parts)} | " + " | ".join(_cells(np.concatenate(parts))) + " |")
+    player = np.concatenate(pooled["the player (own moves)"]).mean(0)
+    for who in ("profile fit", "play-time fit"):
+        mean = np.concatenate(pooled[who]).mean(0)
+        print(f"\n{who}: expected loss {100 * (mean[0] / player[0] - 1):+.1f} % (expected score),"
+              f" {100 * (mean[1] / player[1] - 1):+.1f} % (cp) against the players'; mistakes"
+              f" {100 * (mean[2] - player[2]):+.1f} points, first choices {100 * (mean[3] - player[3]):+.1f} points")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("experts", nargs="+", help="expert ids with casebases/ID.npz, casebases/heldout/ID.npz and ID.pgn")
+    parser.add_argument("--judge", default="/usr/games/stockfish")
+    parser.add_argument("--positions", type=int, default=200, help="held-out moves per expert (a seeded sample)")
+    parser.add_argument("--ratings", type=int, nargs="+", default=[1600, 2000, 2400, 2800],
+                        help="the UCI_Elo settings of the third table")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "play", help="where the journals are kept")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    table("Recorded: the play-time record's positions of the shipped casebase", args.experts, recorded_rows)
+    table("Held out: the player's moves in the held-out games", args.experts, lambda e: held_out_rows(e, args))
+    ratings_table(args.experts, args)
+    return 0
+
+
+def _cells(rows: np.ndarray) -> list[str]:
+    mean = rows.mean(0)
+    return [f"{100 * mean[0]:.2f}", f"{mean[1]:.1f}", f"{100 * mean[2]:.1f}", f"{100 * mean[3]:.1f}"]
+
+
+if __name__ == "__main__":
+    sys.exit(main())

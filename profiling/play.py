@@ -1,0 +1,165 @@
+"""The play-time record: what the engine's own calibrated choice chooses among on the expert's
+profile positions, judged as the expert's moves were (docs/strength.md §3, issue #29).
+
+The profile's model is fitted on the judge's ten best moves at depth 12, but the engine plays on
+others: the moves its judge scores as it plays (its best and the prior's largest proposals, at
+the judge's depth). So for the first positions of a casebase's error profile, the engine's guided
+agent, made with the default options, a judge and ``Selection calibrated``, assesses each position
+exactly as before choosing a move (:meth:`~engine.agents.guided.GuidedAgent.assess`, the judge
+held to ``judge_depth`` plies so that the record does not depend on the machine's load), and
+records the moves it could choose among, their play-time scores and the prior over them
+(:func:`~engine.style.calibration.judged_candidates`). The position's own game is held out of
+retrieval while it is played: its case would propose the expert's very move (the position is a
+case of the casebase, and the cases' votes join the prior there), which no game the engine plays
+offers it (on Kosteniuk's profile positions that made the prior's favourite her move 96 % of
+the time, against 34 % on her held-out games). Each of those moves is also scored as the
+profile scores moves: the profile's own score where its judge scored the move, else one
+``searchmoves`` search at the profile's depth. :mod:`engine.style.calibration` then sets the
+sensitivity so that these choices lose what the expert lost.
+
+One JSON line a position, in a journal resumed as the profile's is (:mod:`profiling.journal`).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import chess
+import chess.engine
+import numpy as np
+from tqdm import tqdm
+
+from casebase.format import PLAY_DTYPES, Casebase, encode_move
+from engine.agents.factory import Loader, make_agent
+from engine.agents.guided import GuidedAgent
+from engine.agents.options import OptionValue
+from engine.outside.judge import JudgeError
+from engine.outside.launch import LaunchError, launch
+from engine.search.limits import SearchLimits
+from engine.search.scores import from_pov_score
+from engine.style.calibration import CALIBRATION_POSITIONS, judged_candidates
+from engine.style.profile import Profile, position
+from profiling import ProfileError
+from profiling.journal import Journal
+from profiling.judging import MAX_SECONDS, case_keys
+
+#: The header's ``journal`` value of a play-time journal.
+PLAY_JOURNAL = "cbr-chess-play-journal"
+#: The play-time judge's depth: the fidelity bench's, about what 0.3 s a move gives Stockfish on one core.
+JUDGE_DEPTH = 10
+
+
+@dataclass(frozen=True)
+class PlaySettings:
+    """Which profile positions are played and how the engine's judge scores them."""
+
+    positions: int = CALIBRATION_POSITIONS
+    judge_depth: int = JUDGE_DEPTH
+    seed: int = 1
+
+    def header(self, casebase: Casebase, profile: Profile) -> dict[str, Any]:
+        """What a play-time journal's entries depend on (a journal of others is refused): the
+        casebase (a held-out casebase proposes otherwise than the whole one), the profile's
+        depth, and how the engine played."""
+        return {"journal": PLAY_JOURNAL, "expert": casebase.expert, "cases": len(casebase),
+                "depth": profile.meta.get("depth"), "judge_depth": self.judge_depth, "seed": self.seed,
+                "held_out": "the position's game"}
+
+
+def record_play(casebase: Casebase, profile: Profile, settings: PlaySettings, judge: str | None,
+                journal: Journal, *, progress: bool = True) -> list[dict[str, Any]]:
+    """The play-time entries of the profile's first ``settings.positions`` positions, in order,
+    played by the engine on ``casebase`` (with the engine ``judge``) where the journal does not hold
+    them yet. The positions are usually the casebase's own; a profile of other games (a held-out
+    player's, :func:`profiling.intrinsic.judge_games`) measures the choice out of sample."""
+    count = min(settings.positions, len(profile.rows))
+    keys = case_keys(profile.casebase, profile.rows[:count])
+    missing = [i for i, key in enumerate(keys) if key not in journal.entries]
+    if missing and not judge:
+        raise ProfileError(f"{len(missing)} of {count} positions are still to be played for the play-time"
+                           " calibration: give the engine to judge them with --judge PATH")
+    if missing:
+        assert judge is not None
+        _play(casebase, profile, settings, judge, journal, [(i, keys[i]) for i in missing], progress)
+    return [journal.entries[key] for key in keys]
+
+
+def _play(casebase: Casebase, profile: Profile, settings: PlaySettings, judge: str, journal: Journal,
+          missing: list[tuple[int, str]], progress: bool) -> None:
+    loader = Loader()
+    values: dict[str, OptionValue] = {"Mode": "guided", "Judge": judge, "JudgeDepth": settings.judge_depth,
+                                      "Selection": "calibrated", "Seed": settings.seed}
+    agent = make_agent(values, casebase, loader).agent
+    assert isinstance(agent, GuidedAgent)
+    try:
+        referee = launch([judge], own_group=True)
+    except LaunchError as exc:
+        loader.close()
+        raise ProfileError(f"judge {judge} could not be started: {exc}") from None
+    name = referee.id.get("name", Path(judge).name)
+    count = min(settings.positions, len(profile.rows))
+    bar = tqdm(total=count, initial=count - len(missing), unit="pos",
+               desc=f"playing {casebase.expert}", file=sys.stderr, disable=not progress, leave=False)
+    try:
+        if name != profile.meta.get("judge"):
+            raise ProfileError(f"the profile was judged by {profile.meta.get('judge')}, not {name}:"
+                               " the play-time moves must be judged by the same engine")
+        journal.header["judge"] = name
+        judged_moves, games = profile.judged_moves(), np.asarray(casebase.game)
+        for i, key in missing:
+            board = position(profile.casebase, int(profile.rows[i]))
+            agent.new_game(settings.seed + i)  # each position its own draws: a resumed run records the same
+            if profile.casebase is casebase:  # the position's own game held out: its case would propose the answer
+                agent.held_out = np.flatnonzero(games == games[profile.rows[i]])
+            proposal, result, judged_by, notes = agent.assess(board, list(board.legal_moves),
+                                                              SearchLimits(depth=settings.judge_depth))
+            moves, scores, prior = judged_candidates(proposal, result)
+            if judged_by is None or not moves:
+                raise ProfileError(f"the engine's judge scored nothing in {board.fen()}: {' '.join(notes)}")
+            judged = _profile_scores(referee, profile, judged_moves[i], i, board, moves)
+            journal.add({"key": key, "moves": [m.uci() for m in moves], "scores": scores,
+                         "prior": [round(p, 6) for p in prior], "judged": [judged[m] for m in moves]})
+            bar.update()
+    except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError, JudgeError) as exc:
+        raise ProfileError(f"judge {name} failed ({exc or type(exc).__name__}); the positions played are kept in"
+                           f" {journal.path}: run the same command again to go on") from None
+    finally:
+        bar.close()
+        loader.close()
+        try:
+            referee.quit()
+        except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError):
+            referee.close()
+
+
+def _profile_scores(referee: chess.engine.SimpleEngine, profile: Profile, judged: list[chess.Move], i: int,
+                    board: chess.Board, moves: list[chess.Move]) -> dict[chess.Move, int]:
+    """Each of ``moves`` scored as the profile scores moves: its own score where its judge scored it
+    (``judged``, the profile's moves of position ``i``), else a search of the others alone at the
+    profile's depth."""
+    scored = dict(zip(judged, profile.scores[i].tolist()))
+    others = [m for m in moves if m not in scored]
+    if others:
+        limit = chess.engine.Limit(depth=int(profile.meta.get("depth", 12)), time=MAX_SECONDS)
+        for info in referee.analyse(board, limit, multipv=len(others), root_moves=others):
+            if info.get("pv") and info.get("score") is not None and info["pv"][0] not in scored:
+                scored[info["pv"][0]] = from_pov_score(info["score"].relative)
+    lost = [m for m in moves if m not in scored]
+    if lost:
+        raise chess.engine.EngineError(f"no score for {', '.join(m.uci() for m in lost)}")
+    return scored
+
+
+def play_arrays(entries: list[dict[str, Any]]) -> dict[str, np.ndarray]:
+    """The play-time entries as the casebase stores them (:data:`casebase.format.PLAY_DTYPES`)."""
+    width = max(len(entry["moves"]) for entry in entries)
+    arrays = {name: np.zeros((len(entries), width), dtype) for name, dtype in PLAY_DTYPES.items()}
+    for i, entry in enumerate(entries):
+        n = len(entry["moves"])
+        arrays["profile_play_moves"][i, :n] = [encode_move(chess.Move.from_uci(m)) for m in entry["moves"]]
+        for field in ("scores", "prior", "judged"):
+            arrays[f"profile_play_{field}"][i, :n] = entry[field]
+    return arrays

@@ -1,0 +1,154 @@
+"""The play-time calibration (issue #29; docs/strength.md §3): the engine's own choices on the
+profile's positions recorded with a judge, stored beside the profile, and the sensitivity set so
+that those choices lose what the expert lost, at the expert's own strength and at a UCI_Elo."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_profiling import scripted
+
+from casebase.format import Casebase
+from engine.style.calibration import MAX_SENSITIVITY, MIN_SENSITIVITY, calibrate, likelihood_fit, stored_fit
+from engine.style.errormodel import ErrorModel
+from engine.style.model import StyleModel, generic_model
+from engine.style.personal import choose_model
+from engine.style.profile import Profile
+from engine.style.rating import loss_at
+from profiling import ProfileError
+from profiling.__main__ import main as profiling_main
+from profiling.judging import Settings
+from profiling.pipeline import add_play, make_profile
+from profiling.play import PlaySettings
+
+#: The profile's positions and the play-time record's (a few: each is a judged position).
+PROFILE, PLAYED = Settings(positions=24, depth=2, multipv=4), PlaySettings(positions=16, judge_depth=2)
+
+
+@pytest.fixture(scope="module")
+def played(kosteniuk_casebase: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
+    """Kosteniuk's casebase profiled and played by a scripted judge: the file, the play-time
+    journal and the judge."""
+    folder = tmp_path_factory.mktemp("played")
+    path, journal = folder / "kosteniuk-2200.npz", folder / "play.jsonl"
+    shutil.copy(kosteniuk_casebase, path)
+    judge = scripted(folder)
+    make_profile(Casebase.load(path), PROFILE, judge, progress=False)
+    add_play(Casebase.load(path), PLAYED, judge, journal, progress=False)
+    return path, journal, judge
+
+
+def reachable(model: ErrorModel, loss: np.ndarray, log_prior: np.ndarray, judged: np.ndarray) -> tuple[float, float]:
+    """The least and the most a choice of ``model``'s prior weight and consistency can lose, by s
+    (then, weaker, with the prior's weight lowered to 0)."""
+    least = replace(model, sensitivity=MIN_SENSITIVITY).expected_loss(loss, log_prior, judged)
+    most = replace(model, sensitivity=MAX_SENSITIVITY, prior_weight=0.0).expected_loss(loss, log_prior, judged)
+    return least, most
+
+
+def test_the_record_holds_what_the_engine_chose_among_judged_as_the_profile_judges(played):
+    path, journal, _ = played
+    profile = Profile.of(Casebase.load(path))
+    assert profile is not None and profile.play is not None
+    play = profile.play
+    assert len(play.moves) == PLAYED.positions and play.meta["judge_depth"] == PLAYED.judge_depth
+    entries = [json.loads(line) for line in journal.read_text().splitlines()[1:]]
+    assert [len(e["moves"]) for e in entries] == (play.moves > 0).sum(axis=1).tolist()
+    # the scripted judge scores a move alike at any depth: each move's play-time score is its profile score
+    present = play.moves > 0
+    assert (play.scores[present] == play.judged[present]).all()
+    assert np.isfinite(play.true_loss[present]).all() and (play.true_loss[present] >= 0).all()
+    assert ((play.prior[present] >= 0) & (play.prior[present] <= 1)).all()
+
+
+def test_the_sensitivity_is_set_so_that_the_engine_s_own_choices_lose_what_the_expert_lost(played):
+    path = played[0]
+    casebase = Casebase.load(path)
+    profile = Profile.of(casebase)
+    assert profile is not None and profile.play is not None
+    play = profile.play
+    calibration = calibrate(casebase, None)
+    assert calibration.fitted is not None and "set on the engine's own choices in 16" in calibration.source
+    target = float(profile.own_loss[:PLAYED.positions].mean())
+    least, most = reachable(calibration.fitted, play.loss, play.log_prior, play.true_loss)
+    reached = calibration.model.expected_loss(play.loss, play.log_prior, play.true_loss)
+    assert reached == pytest.approx(min(max(target, least), most), rel=1e-6, abs=1e-9)
+    assert calibration.model.consistency == calibration.fitted.consistency
+
+
+@pytest.mark.parametrize("rating", [1600, 2000, 2400, 2800])
+def test_a_set_rating_is_reached_by_the_play_time_choice(played, rating):
+    casebase = Casebase.load(played[0])
+    profile = Profile.of(casebase)
+    assert profile is not None and profile.play is not None
+    play = profile.play
+    base = calibrate(casebase, None)
+    at = base.at_rating(rating).model
+    least, most = reachable(base.fitted or base.model, play.loss, play.log_prior, play.true_loss)
+    target = min(max(loss_at(rating), least), most)
+    assert at.expected_loss(play.loss, play.log_prior, play.true_loss) == pytest.approx(target, rel=1e-6, abs=1e-9)
+    # on the profile's own candidates the same model loses something else: the calibration is the play-time one
+    assert math.isfinite(at.expected_loss(profile.loss))
+
+
+def entries(journal: Path) -> dict[str, dict[str, object]]:
+    """A journal's entries by key (a half-written line passed over)."""
+    found = {}
+    for line in journal.read_text().splitlines()[1:]:
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        found[entry["key"]] = entry
+    return found
+
+
+def test_the_journal_goes_on_where_it_stopped_and_needs_no_judge_once_complete(played, tmp_path):
+    path, journal, judge = played
+    copy, cut = tmp_path / "kosteniuk-2200.npz", tmp_path / "cut.jsonl"
+    shutil.copy(path, copy)
+    lines = journal.read_text().splitlines()
+    cut.write_text("\n".join(lines[:6]) + "\n" + lines[6][:20])  # five positions and a half-written line
+    with pytest.raises(ProfileError, match="11 of 16 positions are still to be played"):
+        add_play(Casebase.load(copy), PLAYED, None, cut, progress=False)
+    add_play(Casebase.load(copy), PLAYED, judge, cut, progress=False)
+    assert entries(cut) == entries(journal)  # each position's draws are its own: the same record
+    add_play(Casebase.load(copy), PLAYED, None, cut, progress=False)
+
+
+def test_the_profile_command_records_and_stores_the_play_time_choices(played, tmp_path, capsys):
+    path, journal, judge = played
+    copy = tmp_path / "kosteniuk-2200.npz"
+    shutil.copy(path, copy)
+    assert profiling_main([str(copy), "--judge", judge, "--positions", "24", "--depth", "2", "--multipv", "4",
+                           "--play", str(tmp_path / "p.jsonl"), "--play-positions", "3", "--judge-depth", "2",
+                           "--quiet"]) == 0
+    profile = Profile.of(Casebase.load(copy))
+    assert profile is not None and profile.play is not None and len(profile.play.moves) == 3
+    # a play-time journal is not a profile journal, nor made with other settings
+    assert profiling_main([str(copy), "--journal", str(journal), "--quiet"]) == 1
+    assert "not a profile journal" in capsys.readouterr().err
+    assert profiling_main([str(copy), "--judge", judge, "--positions", "24", "--depth", "2", "--multipv", "4",
+                           "--play", str(journal), "--judge-depth", "3", "--quiet"]) == 1
+    assert "a journal of other settings (judge_depth 2, not 3)" in capsys.readouterr().err
+
+
+def test_the_fit_stored_with_the_record_is_the_engine_s_own_and_only_for_its_model(played):
+    casebase = Casebase.load(played[0])
+    profile = Profile.of(casebase)
+    assert profile is not None
+    choice = choose_model(casebase)
+    model = choice.model if choice.model is not None else StyleModel.load(choice.path)
+    stored = stored_fit(profile, model)
+    assert stored is not None  # isready reads it: no forward pass of the prior, no refit
+    fresh = likelihood_fit(profile, model)
+    assert (stored.model, stored.expected, stored.positions) == (fresh.model, fresh.expected, fresh.positions)
+    assert calibrate(casebase, model).fitted == fresh.model
+    other = StyleModel.load(generic_model()) if choice.personal else None
+    assert stored_fit(profile, other) is None  # another prior (or none) is fitted afresh
