@@ -11,8 +11,11 @@ name in the PGN and, for an expert, its casebase's file name). Every player's mo
 on where it stopped). The table gives, for each player, its intrinsic rating on the experts' line
 (engine/style/rating.py) with the 95 % interval of the positions' bootstrap, its expert's own
 (the error profile stored in CASEBASES/ID.npz: python -m profiling), the difference and the
-judged moves; the plot (--plot) draws the engine's rating against the expert's, with both
-intervals and the line y = x. docs/strength.md, "The intrinsic rating of any games".
+judged moves. Beside them, the engine's fitted model read on its expert's own positions: each
+player's rating is read on its own positions, and an engine's games may be easier or harder
+than its expert's, which the last column removes (Regan reads every fit on one reference set).
+The plot (--plot) draws the engine's rating against the expert's, with both intervals and the
+line y = x. docs/strength.md, "The intrinsic rating of any games".
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import chess.pgn
+import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -34,7 +38,9 @@ sys.path.insert(0, str(ROOT))
 from casebase.format import Casebase, CasebaseError  # noqa: E402
 from common.cli import positive_int  # noqa: E402
 from common.figures import new_figure, save_png  # noqa: E402
+from engine.style.errormodel import ErrorModel  # noqa: E402
 from engine.style.profile import Profile  # noqa: E402
+from engine.style.rating import rating_of  # noqa: E402
 from profiling import ProfileError  # noqa: E402
 from profiling.intrinsic import Intrinsic, intrinsic, rate  # noqa: E402
 from profiling.judging import DEPTH, MULTIPV  # noqa: E402
@@ -50,10 +56,22 @@ class Row:
     expert: Intrinsic | None
     expert_name: str
     note: str = ""
+    #: The losses of the moves judged in the expert's own profile positions: the common positions
+    #: both fitted models are read on (:attr:`on_experts_positions`).
+    reference: np.ndarray | None = None
 
     @property
     def difference(self) -> float | None:
         return None if self.engine is None or self.expert is None else self.engine.rating - self.expert.rating
+
+    @property
+    def on_experts_positions(self) -> float | None:
+        """The engine's fitted model read on the expert's own positions (Regan's reference-set
+        reading): the rating its (s, c) would earn where the expert's was earned, so that easier
+        positions in its own games do not count as skill."""
+        if self.engine is None or self.reference is None:
+            return None
+        return rating_of(ErrorModel(self.engine.sensitivity, self.engine.consistency).expected_loss(self.reference))
 
 
 def run_games(run: Path) -> list[Path]:
@@ -81,21 +99,21 @@ def players(run: Path, games: list[Path]) -> list[str]:
     return [name for name, _ in names.most_common()]
 
 
-def expert_of(player: str, folder: Path, digests: dict[str, str]) -> tuple[Intrinsic | None, str, str]:
-    """The expert's own rating (the casebase's stored profile), the expert's name, and a note."""
+def expert_of(player: str, folder: Path, digests: dict[str, str]) -> tuple[Intrinsic | None, str, str, Profile | None]:
+    """The expert's own rating (the casebase's stored profile), the expert's name, a note, and the profile."""
     path = folder / f"{player}.npz"
     if not path.exists():
-        return None, "", "no casebase"
+        return None, "", "no casebase", None
     try:
         casebase = Casebase.load(path)
     except CasebaseError as exc:
-        return None, "", f"casebase refused: {exc}"
+        return None, "", f"casebase refused: {exc}", None
     note = "" if digests.get(player) in (None, hashlib.sha256(path.read_bytes()).hexdigest()) else \
         f"{path.name} is not the casebase the run played"
     profile = Profile.of(casebase)
     if profile is None:
-        return None, casebase.expert, "the casebase has no error profile"
-    return rate(profile), casebase.expert, note
+        return None, casebase.expert, "the casebase has no error profile", None
+    return rate(profile), casebase.expert, note, profile
 
 
 def _interval(r: Intrinsic | None) -> str:
@@ -103,30 +121,37 @@ def _interval(r: Intrinsic | None) -> str:
 
 
 def table(rows: list[Row]) -> str:
-    head = ("player", "moves", "its rating (95 %)", "expert", "expert's rating (95 %)", "positions", "difference")
+    head = ("player", "moves", "its rating (95 %)", "expert", "expert's rating (95 %)", "positions", "difference",
+            "on the expert's positions")
     lines = [head]
     for r in rows:
-        d = r.difference
+        d, common = r.difference, r.on_experts_positions
         spread = "" if r.engine is None or r.expert is None else \
             f" ± {math.hypot(r.engine.high - r.engine.rating, r.expert.high - r.expert.rating):.0f}"
         lines.append((r.player, str(r.engine.moves) if r.engine else "", _interval(r.engine) or r.note,
                       r.expert_name, _interval(r.expert) or (r.note if r.engine else ""),
-                      str(r.expert.moves) if r.expert else "", "" if d is None else f"{d:+.0f}{spread}"))
+                      str(r.expert.moves) if r.expert else "", "" if d is None else f"{d:+.0f}{spread}",
+                      "" if common is None or r.expert is None else f"{common:.0f} ({common - r.expert.rating:+.0f})"))
     widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip()
                      for line in lines)
 
 
 def plot(rows: list[Row], path: Path) -> None:
-    """Each engine's rating against its expert's, with the bootstraps' 95 % intervals, and y = x."""
-    pairs = [(r.player, r.engine, r.expert) for r in rows if r.engine is not None and r.expert is not None]
+    """Each engine's rating against its expert's, with the bootstraps' 95 % intervals, its model read
+    on the expert's positions (a hollow mark of the same colour), and y = x."""
+    pairs = [(r.player, r.engine, r.expert, r.on_experts_positions) for r in rows
+             if r.engine is not None and r.expert is not None]
     figure, ax = new_figure(6, 5.5)
-    for i, (name, engine, expert) in enumerate(pairs):
-        ax.errorbar([expert.rating], [engine.rating], xerr=[[expert.rating - expert.low], [expert.high - expert.rating]],
-                    yerr=[[engine.rating - engine.low], [engine.high - engine.rating]], fmt="o", capsize=3)
+    for i, (name, engine, expert, common) in enumerate(pairs):
+        bars = ax.errorbar([expert.rating], [engine.rating], xerr=[[expert.rating - expert.low], [expert.high - expert.rating]],
+                           yerr=[[engine.rating - engine.low], [engine.high - engine.rating]], fmt="o", capsize=3)
+        if common is not None:
+            ax.plot([expert.rating], [common], marker="o", markerfacecolor="none", linestyle="none",
+                    color=bars.lines[0].get_color(), label="read on the expert's positions" if i == 0 else None)
         ax.annotate(name, (expert.rating, engine.rating), textcoords="offset points", xytext=(5, 5 if i % 2 else -12),
                     fontsize=8)
-    values = [v for _, e, x in pairs for v in (e.low, e.high, x.low, x.high)] or [1500.0, 3000.0]
+    values = [v for _, e, x, c in pairs for v in (e.low, e.high, x.low, x.high, c or x.rating)] or [1500.0, 3000.0]
     low, high = min(values) - 50, max(values) + 50
     ax.plot([low, high], [low, high], color="grey", linestyle="--", label="y = x")
     ax.set_xlim(low, high)
@@ -152,6 +177,8 @@ def main() -> int:
     parser.add_argument("--multipv", type=positive_int, default=MULTIPV, metavar="K")
     parser.add_argument("--journals", type=Path, metavar="DIR", help="where the journals are kept"
                         " (default RUN_DIR/intrinsic)")
+    parser.add_argument("--expert", metavar="ID", help="the expert of every player without a casebase of its own"
+                        " (CASEBASES/ID.npz), e.g. for one expert's engine at several UCI_Elo settings")
     parser.add_argument("--plot", type=Path, metavar="OUT.png", help="draw the engines' ratings against the experts'")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     args = parser.parse_args()
@@ -163,7 +190,9 @@ def main() -> int:
     journals = args.journals or run_dir / "intrinsic"
     rows = []
     for player in args.players or players(args.run, games):
-        expert, expert_name, note = expert_of(player, args.casebases, digests)
+        own_casebase = (args.casebases / f"{player}.npz").exists()
+        expert, expert_name, note, profile = expert_of(player if own_casebase or not args.expert else args.expert,
+                                                       args.casebases, digests)
         try:
             report = intrinsic(games, player, args.judge, positions=args.positions, depth=args.depth,
                                multipv=args.multipv, exact=True, progress=not args.quiet,
@@ -171,7 +200,7 @@ def main() -> int:
             engine: Intrinsic | None = report.result
         except ProfileError as exc:
             engine, note = None, " ".join(str(exc).split())
-        rows.append(Row(player, engine, expert, expert_name, note))
+        rows.append(Row(player, engine, expert, expert_name, note, None if profile is None else profile.loss))
     print(f"{', '.join(str(g) for g in games[:3])}{' ...' if len(games) > 3 else ''}: judged at depth {args.depth},"
           f" MultiPV {args.multipv}; ratings on the experts' line (engine/style/rating.py), 95 % intervals of the"
           " positions' bootstrap; the difference's ± combines both")

@@ -30,9 +30,10 @@ def _parser() -> argparse.ArgumentParser:
                             " --out to resume an interrupted run.")
     r.add_argument("--casebases", nargs="+", default=[], type=Path, metavar="X.npz",
                    help="the experts' casebases (player id = file name without .npz); none for a match of --engines")
-    r.add_argument("--configs", nargs="+", default=["thesis"], metavar="CONFIG",
+    r.add_argument("--configs", nargs="+", default=None, metavar="CONFIG",
                    help="'thesis' (the five of cbr-agent.md section 6, default), their names,"
-                   " or weight lists such as \"0.8 0.8 0.5\"")
+                   " or weight lists such as \"0.8 0.8 0.5\"; a match of --engines alone plays"
+                   " one ('balanced' unless given): the weights are the casebase players'")
     r.add_argument("--rounds", type=int, default=3, help="games per ordered pair (default 3)")
     r.add_argument("--mode", choices=[*MODES, *MODE_ALIASES], default="pure",
                    help="engine mode (default pure; search is the old name of chess0)")
@@ -87,6 +88,13 @@ def _tables(given: str | None, mode: str) -> str | None:
     return given if given is not None else ("" if mode == "pure" else None)
 
 
+def _configs(given: list[str] | None, casebases: list[Path]) -> list[str]:
+    """The configurations to play: as given, else the thesis's five, or for a match of outside
+    engines alone one (their weights change nothing there, so five would play the same games
+    five times)."""
+    return given if given is not None else (["thesis"] if casebases else ["balanced"])
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
@@ -94,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
             entrants = [casebase_entrant(p) for p in args.casebases]
             entrants += [engine_entrant(text) for text in args.engine]
             settings = TournamentSettings(
-                entrants=tuple(entrants), configs=tuple(parse_configurations(args.configs)),
+                entrants=tuple(entrants), configs=tuple(parse_configurations(_configs(args.configs, args.casebases))),
                 rounds=args.rounds, mode=args.mode, control=TimeControl.parse(args.tc),
                 seed=args.seed, event=args.event, via_uci=args.uci, judge=args.judge, model=args.model,
                 tables=_tables(args.tables, MODE_ALIASES.get(args.mode, args.mode)),
