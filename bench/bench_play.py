@@ -42,7 +42,7 @@ from engine.agents.factory import Loader, make_agent  # noqa: E402
 from engine.agents.guided import GuidedAgent  # noqa: E402
 from engine.style.calibration import Calibration  # noqa: E402
 from engine.style.errormodel import ErrorModel  # noqa: E402
-from engine.style.profile import CP_LOSS_CLIP, MISTAKE_CP, PlayRecord, Profile  # noqa: E402
+from engine.style.profile import MISTAKE_CP, PlayRecord, Profile  # noqa: E402
 from engine.style.rating import rating_of  # noqa: E402
 from profiling.intrinsic import judge_games, read_games  # noqa: E402
 from profiling.journal import Journal  # noqa: E402
@@ -58,7 +58,7 @@ def measured(model: ErrorModel, play: PlayRecord) -> np.ndarray:
     """Per position: the expected loss (expected score), centipawn loss, mistake and first choice of
     ``model``'s choice."""
     p = model.probabilities(play.loss, play.log_prior)
-    cp = np.where(play.moves > 0, play.cp_loss, CP_LOSS_CLIP)
+    cp = play.cp_loss  # 0 where no move: its chance is 0
     return np.stack([(p * np.nan_to_num(play.true_loss)).sum(1), (p * cp).sum(1), (p * (cp >= MISTAKE_CP)).sum(1),
                      (p * (cp == 0)).sum(1)], 1)
 
@@ -71,7 +71,9 @@ def own(profile: Profile) -> np.ndarray:
 
 def calibration_of(casebase: Casebase) -> Calibration:
     """The calibration the engine plays ``casebase`` with by default (a judge at hand)."""
-    agent = make_agent({"Mode": "guided", "Selection": "calibrated"}, casebase, Loader()).agent
+    loader = Loader()
+    agent = make_agent({"Mode": "guided", "Selection": "calibrated"}, casebase, loader).agent
+    loader.close()
     assert isinstance(agent, GuidedAgent) and agent.calibration is not None
     return agent.calibration
 

@@ -202,6 +202,9 @@ def _check_play(profile: Mapping[str, np.ndarray], description: Mapping[str, Any
 
 #: The likelihood fit a play-time record may store (the engine reads it instead of fitting again).
 STORED_FIT = ("sensitivity", "consistency", "prior_weight", "expected_loss", "positions")
+#: The largest prior weight a stored fit may have (the shipped experts' are about 0.5; a weight of
+#: hundreds makes every chance 0 or 1 and the sensitivity impossible to set).
+MAX_PRIOR_WEIGHT = 20.0
 
 
 def _check_stored_fit(fit: Any) -> None:
@@ -215,8 +218,11 @@ def _check_stored_fit(fit: Any) -> None:
         value = fit.get(key)
         if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
             raise CasebaseError(f"the play-time record's fit {key} is {_shown(value)}, not a finite number")
-    if fit["sensitivity"] <= 0 or fit["consistency"] <= 0:
-        raise CasebaseError("the play-time record's fit is not usable (its sensitivity and consistency must be positive)")
+    if fit["sensitivity"] <= 0 or fit["consistency"] <= 0 or abs(fit["prior_weight"]) > MAX_PRIOR_WEIGHT:
+        raise CasebaseError("the play-time record's fit is not usable (its sensitivity and consistency must be positive,"
+                            f" its prior weight within ±{MAX_PRIOR_WEIGHT})")
+    if isinstance(fit["positions"], float) or fit["positions"] < 1:
+        raise CasebaseError(f"the play-time record's fit has {_shown(fit['positions'])} positions, not a positive whole number")
     if not isinstance(fit.get("model"), str):
         raise CasebaseError(f"the play-time record's fit names its model by {_shown(fit.get('model'))}, not a SHA-256")
 

@@ -76,6 +76,9 @@ def record_play(casebase: Casebase, profile: Profile, settings: PlaySettings, ju
     them yet. The positions are usually the casebase's own; a profile of other games (a held-out
     player's, :func:`profiling.intrinsic.judge_games`) measures the choice out of sample."""
     count = min(settings.positions, len(profile.rows))
+    if journal.header.get("judge") not in (None, profile.meta.get("judge")):
+        raise ProfileError(f"{journal.path}: played with the judge {journal.header['judge']}, but the profile was judged by"
+                           f" {profile.meta.get('judge')}: delete it to start over")
     keys = case_keys(profile.casebase, profile.rows[:count])
     missing = [i for i, key in enumerate(keys) if key not in journal.entries]
     if missing and not judge:

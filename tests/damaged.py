@@ -105,6 +105,7 @@ def damage_profile(sound: Path, target: Path, damage: str) -> Path:
         "play scores cut": {"profile_play_scores": arrays["profile_play_scores"][:, :1]},
         "play positions": {"meta": _description(lambda d: d["play"].update(positions=7))},
         "play fit garbage": {"meta": _description(lambda d: d["play"]["fit"].update(consistency="x"))},
+        "play fit prior weight": {"meta": _description(lambda d: d["play"]["fit"].update(prior_weight=-1e300))},
         "play arrays emptied": {name: array[:0, :0] for name, array in arrays.items() if "_play_" in name},
     }[damage]
     os.makedirs(target.parent, exist_ok=True)
@@ -126,4 +127,5 @@ PROFILE_DAMAGE = {
     "play positions": "the play-time record's description says 7 positions, its arrays hold 400",
     "play arrays emptied": "the play-time record holds 0 positions of 0 moves",
     "play fit garbage": "the play-time record's fit consistency is 'x', not a finite number",
+    "play fit prior weight": "its prior weight within ±20.0",
 }

@@ -152,3 +152,15 @@ def test_the_fit_stored_with_the_record_is_the_engine_s_own_and_only_for_its_mod
     assert calibrate(casebase, model).fitted == fresh.model
     other = StyleModel.load(generic_model()) if choice.personal else None
     assert stored_fit(profile, other) is None  # another prior (or none) is fitted afresh
+
+
+def test_a_play_journal_of_another_judge_is_refused(played, tmp_path):
+    path, journal, judge = played
+    copy, other = tmp_path / "kosteniuk-2200.npz", tmp_path / "other.jsonl"
+    shutil.copy(path, copy)
+    lines = journal.read_text().splitlines()
+    header = json.loads(lines[0])
+    header["judge"] = "Another Engine 1.0"
+    other.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    with pytest.raises(ProfileError, match="played with the judge Another Engine 1.0, but the profile was judged by"):
+        add_play(Casebase.load(copy), PLAYED, judge, other, progress=False)

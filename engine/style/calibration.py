@@ -203,7 +203,12 @@ def _fit(casebase: Casebase, profile: Profile, model: StyleModel | None) -> Cali
               f"{', with the model' if model is not None else ''}: {fitted.describe()})")
     calibration = Calibration(fitted, casebase.expert, rating_of(expected), source, own, found.loss, found.log_prior)
     play = profile.play
-    return calibration if play is None else _at_play(calibration, play, float(lost[:len(play.moves)].mean()))
+    if play is None:
+        return calibration
+    try:
+        return _at_play(calibration, play, float(lost[:len(play.moves)].mean()))
+    except (ValueError, RuntimeError, FloatingPointError) as exc:  # brentq on a record it cannot solve
+        return replace(calibration, source=f"{calibration.source}; the play-time record is not usable ({exc})")
 
 
 def _at_play(calibration: Calibration, play: PlayRecord, target: float) -> Calibration:

@@ -81,20 +81,18 @@ class PlayRecord:
         return np.log(np.maximum(np.nan_to_num(self.prior.astype(np.float64)), PRIOR_FLOOR))
 
     @property
-    def _best(self) -> np.ndarray:
-        """Each position's best score as the profile judges: its own best, or a move judged alone above it."""
-        return np.maximum(self.best, np.where(self.moves > 0, self.judged, self.best[:, None]).max(axis=1))
-
-    @property
     def true_loss(self) -> np.ndarray:
-        """Each move's loss in expected score as the profile judges moves (NaN for none)."""
-        lost = expected_score(self._best)[:, None] - expected_score(self.judged)
+        """Each move's loss in expected score as the profile judges moves, against the profile's
+        best (as the expert's own losses are; a move judged alone above it loses 0), NaN for none."""
+        lost = expected_score(self.best)[:, None] - expected_score(self.judged)
         return np.where(self.moves > 0, np.clip(lost, 0.0, 1.0), np.nan)
 
     @property
     def cp_loss(self) -> np.ndarray:
-        """Each move's loss in centipawns as the profile judges moves, clipped at :data:`CP_LOSS_CLIP`."""
-        return np.clip(self._best[:, None] - self.judged, 0, CP_LOSS_CLIP)
+        """Each move's loss in centipawns as the profile judges moves, clipped at :data:`CP_LOSS_CLIP`
+        (0 for none)."""
+        lost = self.best.astype(np.int64)[:, None] - self.judged.astype(np.int64)
+        return np.where(self.moves > 0, np.clip(lost, 0, CP_LOSS_CLIP), 0)
 
 
 @dataclass
