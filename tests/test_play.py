@@ -24,7 +24,7 @@ from engine.style.rating import loss_at
 from profiling import ProfileError
 from profiling.__main__ import main as profiling_main
 from profiling.judging import Settings
-from profiling.pipeline import add_play, make_profile
+from profiling.pipeline import add_play, make_profile, store
 from profiling.play import PlaySettings
 
 #: The profile's positions and the play-time record's (a few: each is a judged position).
@@ -164,3 +164,25 @@ def test_a_play_journal_of_another_judge_is_refused(played, tmp_path):
     other.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
     with pytest.raises(ProfileError, match="played with the judge Another Engine 1.0, but the profile was judged by"):
         add_play(Casebase.load(copy), PLAYED, judge, other, progress=False)
+
+
+def test_the_losses_reached_are_the_profile_judge_s_not_the_scores_the_engine_chose_by(played, tmp_path):
+    path = tmp_path / "kosteniuk-2200.npz"
+    shutil.copy(played[0], path)
+    casebase = Casebase.load(path)
+    profile = Profile.of(casebase)
+    assert profile is not None and casebase.profile is not None and profile.play is not None
+    # the profile's judge sees every move but the engine's first 60 cp worse than the engine's judge did
+    arrays = dict(casebase.profile)
+    worse = 60 * (np.arange(arrays["profile_play_judged"].shape[1]) > 0)
+    arrays["profile_play_judged"] = (arrays["profile_play_judged"] - worse).astype(np.int32)
+    store(casebase, profile, arrays)
+    changed = Casebase.load(path)
+    play = Profile.of(changed).play
+    assert play is not None
+    calibration = calibrate(changed, None)
+    target = float(profile.own_loss[:PLAYED.positions].mean())
+    least, most = reachable(calibration.fitted or calibration.model, play.loss, play.log_prior, play.true_loss)
+    assert calibration.model.expected_loss(play.loss, play.log_prior, play.true_loss) \
+        == pytest.approx(min(max(target, least), most), rel=1e-6, abs=1e-9)
+    assert calibration.model.sensitivity != calibrate(Casebase.load(played[0]), None).model.sensitivity
