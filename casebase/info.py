@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 import numpy as np
 
@@ -89,7 +90,16 @@ def describe_profile(casebase: Casebase) -> str:
             f" {meta['positions']} positions judged by {meta.get('judge')}"
             f" at depth {meta.get('depth')}: mean loss {a['mean_cp_loss']:.1f} cp, {100 * a['mistakes']:.1f} %"
             # the profiles stored without their threshold were made with 50 cp
-            f" lose {meta.get('mistake_cp', 50)} cp or more, {100 * a['first_choice']:.1f} % the judge's first choice")
+            f" lose {meta.get('mistake_cp', 50)} cp or more, {100 * a['first_choice']:.1f} % the judge's first choice"
+            + _play_record(meta))
+
+
+def _play_record(meta: dict[str, Any]) -> str:
+    """What the play-time record adds to the ``error profile:`` line (strength.md §3), or nothing."""
+    play = meta.get("play")
+    if not isinstance(play, dict):
+        return "; no play-time record (python -m profiling FILE.npz --judge PATH --play J.jsonl makes one)"
+    return f"; play-time record of {play['positions']} positions (the engine's judge at depth {play['judge_depth']})"
 
 
 def describe(casebase: Casebase) -> str:

@@ -15,6 +15,7 @@ import pytest
 from test_profiling import scripted
 
 from casebase.format import Casebase
+from casebase.info import describe_profile
 from engine.style.calibration import MAX_SENSITIVITY, MIN_SENSITIVITY, calibrate, likelihood_fit, stored_fit
 from engine.style.errormodel import ErrorModel
 from engine.style.model import StyleModel, generic_model
@@ -60,6 +61,7 @@ def test_the_record_holds_what_the_engine_chose_among_judged_as_the_profile_judg
     assert len(play.moves) == PLAYED.positions and play.meta["judge_depth"] == PLAYED.judge_depth
     entries = [json.loads(line) for line in journal.read_text().splitlines()[1:]]
     assert [len(e["moves"]) for e in entries] == (play.moves > 0).sum(axis=1).tolist()
+    assert describe_profile(Casebase.load(path)).endswith("; play-time record of 16 positions (the engine's judge at depth 2)")
     # the scripted judge scores a move alike at any depth: each move's play-time score is its profile score
     present = play.moves > 0
     assert (play.scores[present] == play.judged[present]).all()

@@ -113,7 +113,8 @@ def test_the_stored_profile_round_trips_and_info_shows_it(kosteniuk, tmp_path):
     assert profile.moves[np.arange(8), profile.played].tolist() == [encode_move(loaded.move(int(r))) for r in profile.rows]
     line = next(x for x in describe(loaded).splitlines() if x.startswith("error profile:"))
     assert "implied rating" in line and "8 positions judged by Scripted at depth 2" in line
-    assert f"lose {MISTAKE_CP} cp or more" in line
+    assert f"lose {MISTAKE_CP} cp or more" in line and line.endswith("; no play-time record (python -m profiling"
+                                                                     " FILE.npz --judge PATH --play J.jsonl makes one)")
     assert len(loaded) == len(casebase) and (np.asarray(loaded.boards) == np.asarray(casebase.boards)).all()
     # the phases are casebase.phases's: every judged position in one of them
     stats = profile.meta["phases"]
