@@ -42,6 +42,9 @@ def _profile(args: argparse.Namespace) -> None:
             add_play(casebase, PlaySettings(args.play_positions, args.judge_depth), args.judge, args.play,
                      progress=not args.quiet)
             casebase = Casebase.load(path)
+        elif existing is not None and existing.play is not None:  # a profile made again drops it: say so
+            print(f"profiling: {path}: the play-time record it had is not kept (strength.md §3): give --play"
+                  " with its journal to store it again", file=sys.stderr)
         if not args.quiet:
             print(f"{casebase.expert}: error profile {describe_profile(casebase)}; written to {path}.")
     if args.report:

@@ -133,6 +133,11 @@ def test_the_profile_command_records_and_stores_the_play_time_choices(played, tm
                            "--quiet"]) == 0
     profile = Profile.of(Casebase.load(copy))
     assert profile is not None and profile.play is not None and len(profile.play.moves) == 3
+    capsys.readouterr()
+    assert profiling_main([str(copy), "--judge", judge, "--positions", "24", "--depth", "2", "--multipv", "4",
+                           "--quiet"]) == 0  # profiled again without --play: the record goes, and that is said
+    assert "the play-time record it had is not kept" in capsys.readouterr().err
+    assert Profile.of(Casebase.load(copy)).play is None
     # a play-time journal is not a profile journal, nor made with other settings
     assert profiling_main([str(copy), "--journal", str(journal), "--quiet"]) == 1
     assert "not a profile journal" in capsys.readouterr().err
