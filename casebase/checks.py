@@ -176,10 +176,7 @@ def _check_play(profile: Mapping[str, np.ndarray], description: Mapping[str, Any
         raise CasebaseError(f"the play-time record holds {q} positions of {w} moves: at least one, and no more"
                             f" positions than the profile's {p}")
     codes = profile["profile_play_moves"].astype(np.int64)
-    moved = codes != 0
-    if not moved[:, 0].all() or (moved[:, 1:] & ~moved[:, :-1]).any():
-        raise CasebaseError("a position of the play-time record has no move, or a gap among them")
-    _check_codes(codes, moved, "the play-time record's move")
+    moved = _check_moves(codes, "a position of the play-time record has no move", "the play-time record's move")
     for name in ("profile_play_scores", "profile_play_judged"):
         if (moved & (np.abs(profile[name].astype(np.int64)) > SCORE_BOUND)).any():
             raise CasebaseError(f"the play-time record's {name.rsplit('_', 1)[1]} scores lie beyond the mate score"
@@ -214,10 +211,7 @@ def _check_stored_fit(fit: Any) -> None:
         return
     if not isinstance(fit, dict):
         raise CasebaseError(f"the play-time record's fit is a {_kind(fit)}, not a JSON object")
-    for key in STORED_FIT:
-        value = fit.get(key)
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-            raise CasebaseError(f"the play-time record's fit {key} is {_shown(value)}, not a finite number")
+    _check_numbers(fit, STORED_FIT, "the play-time record's fit")
     if fit["sensitivity"] <= 0 or fit["consistency"] <= 0 or abs(fit["prior_weight"]) > MAX_PRIOR_WEIGHT:
         raise CasebaseError("the play-time record's fit is not usable (its sensitivity and consistency must be positive,"
                             f" its prior weight within ±{MAX_PRIOR_WEIGHT})")
@@ -227,14 +221,20 @@ def _check_stored_fit(fit: Any) -> None:
         raise CasebaseError(f"the play-time record's fit names its model by {_shown(fit.get('model'))}, not a SHA-256")
 
 
-def _check_codes(codes: np.ndarray, present: np.ndarray, what: str) -> None:
-    """Every ``present`` move code is a move: from and to squares apart, a promotion knight..queen or none."""
+def _check_moves(codes: np.ndarray, empty: str, what: str) -> np.ndarray:
+    """Rows of move codes, 0 for none: each row has a first move and no gap before its last (else
+    ``empty``), and every code present is a move (from and to squares apart, a promotion
+    knight..queen or none; else ``what`` and the code). Returns where moves are."""
+    present = codes != 0
+    if not present[:, 0].all() or (present[:, 1:] & ~present[:, :-1]).any():
+        raise CasebaseError(f"{empty}, or a gap among them")
     from_square, to_square, promotion = codes & 63, codes >> 6 & 63, codes >> 12
     bad = present & ((from_square == to_square) | ~np.isin(promotion, PROMOTIONS))
     if bad.any():
         i, j = np.argwhere(bad)[0]
         raise CasebaseError(f"{what} {codes[i, j]} (position {i}) is not a move: from"
                             f" {from_square[i, j]} to {to_square[i, j]}, promotion {promotion[i, j]}")
+    return present
 
 
 def _check_profile_moves(profile: Mapping[str, np.ndarray], cases: Mapping[str, np.ndarray]) -> None:
@@ -245,10 +245,7 @@ def _check_profile_moves(profile: Mapping[str, np.ndarray], cases: Mapping[str, 
     if rows.min() < 0 or rows.max() >= n:
         raise CasebaseError(f"the error profile names a case outside 0..{n - 1}")
     codes = profile["profile_moves"].astype(np.int64)
-    present = codes != 0
-    if not present[:, 0].all() or (present[:, 1:] & ~present[:, :-1]).any():
-        raise CasebaseError("a position of the error profile has no judged move, or a gap among them")
-    _check_codes(codes, present, "the error profile's judged move")
+    present = _check_moves(codes, "a position of the error profile has no judged move", "the error profile's judged move")
     p = len(rows)
     if played.min() < 0 or played.max() >= codes.shape[1] or not present[np.arange(p), played].all():
         raise CasebaseError("the error profile's played move is not among its judged moves")
@@ -295,14 +292,20 @@ def _check_profile_meta(description: Mapping[str, Any], p: int) -> None:
         if not isinstance(values, dict):
             raise CasebaseError(f"the error profile's description has no {part!r}" if values is None else
                                 f"the error profile's {part!r} is a {_kind(values)}, not a JSON object")
-        for key in keys + tuple(k for k in PROFILE_META_OPTIONAL.get(part, ()) if k in values):
-            value = values.get(key)
-            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-                raise CasebaseError(f"the error profile's {part} {key} is {_shown(value)}, not a finite number")
+        _check_numbers(values, keys + tuple(k for k in PROFILE_META_OPTIONAL.get(part, ()) if k in values),
+                       f"the error profile's {part}")
     fit = description["fit"]
     if fit["sensitivity"] <= 0 or fit["consistency"] <= 0:
         raise CasebaseError(f"the error profile's fit is not usable (sensitivity {fit['sensitivity']},"
                             f" consistency {fit['consistency']}: both must be positive)")
+
+
+def _check_numbers(values: Mapping[str, Any], keys: tuple[str, ...], what: str) -> None:
+    """``values`` holds a finite number (not a boolean) at each of ``keys``; else ``what key is ...``."""
+    for key in keys:
+        value = values.get(key)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            raise CasebaseError(f"{what} {key} is {_shown(value)}, not a finite number")
 
 
 def _kind(value: Any) -> str:
