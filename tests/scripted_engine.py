@@ -3,7 +3,9 @@
 It scores every legal move by a fixed table (``--score MOVE=CP``, others ``--others``), answers
 ``go`` at once with one principal variation per move (``MultiPV``, ``searchmoves`` honoured),
 best first, at the ``go``'s depth (1 when none), and its ``bestmove`` is its best; with
-``--crash-after N`` it exits at the N+1-th ``go`` (a judge that crashes). Run as
+``--crash-after N`` it exits at the N+1-th ``go`` (a judge that crashes); with ``--load-seconds S``
+it takes S seconds to answer the first ``isready`` after a ``setoption`` (an engine loading what
+an option names). Run as
 ``python scripted_engine.py --score e2e4=30 ...``.
 """
 
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 
 import chess
 
@@ -20,8 +23,9 @@ def main() -> None:
     parser.add_argument("--score", action="append", default=[], metavar="MOVE=CP")
     parser.add_argument("--others", type=int, default=-100)
     parser.add_argument("--crash-after", type=int, metavar="N", help="exit (a crash) at the N+1-th go")
+    parser.add_argument("--load-seconds", type=float, default=0.0)
     args = parser.parse_args()
-    searches = 0
+    searches, loading = 0, False
     table = {move: int(cp) for move, cp in (item.split("=") for item in args.score)}
     board, multipv = chess.Board(), 1
     for line in sys.stdin:
@@ -33,9 +37,14 @@ def main() -> None:
                   "option name Threads type spin default 1 min 1 max 64\n"
                   "option name Hash type spin default 16 min 1 max 1024\nuciok", flush=True)
         elif words[0] == "isready":
+            if loading:
+                time.sleep(args.load_seconds)
+            loading = False
             print("readyok", flush=True)
         elif words[:3] == ["setoption", "name", "MultiPV"]:
             multipv = int(words[4])
+        elif words[0] == "setoption":
+            loading = True
         elif words[0] == "position":
             board = chess.Board() if words[1] == "startpos" else chess.Board(" ".join(words[2:8]))
             for move in words[words.index("moves") + 1:] if "moves" in words else []:

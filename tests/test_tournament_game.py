@@ -1,7 +1,10 @@
 """One game under the experiment's rules and clocks (experiment.md §1), and its PGN (§2)."""
 
 import io
+import shlex
+import sys
 import time
+from pathlib import Path
 
 import chess
 import chess.pgn
@@ -12,6 +15,7 @@ from engine.cbr.configurations import parse_configurations
 from tournament.clock import TimeControl
 from tournament.game import play_game
 from tournament.pgnout import RunTags, game_pgn, read_results
+from tournament.players import Lineup, engine_entrant
 from tournament.schedule import build_schedule
 
 LONG = TimeControl(40, 5400)
@@ -159,3 +163,18 @@ def test_reading_a_pgn_without_the_experiment_tags_names_the_game():
     text = '[Event "x"]\n[Round "1"]\n[Result "1-0"]\n\n1. e4 1-0\n\n'
     with pytest.raises(ValueError, match="game 1"):
         list(read_results(io.StringIO(text)))
+
+
+def test_the_clock_starts_once_a_uci_engine_has_loaded_its_options():
+    # An engine that takes 3 s to load what its options name (as ours loads a casebase and its
+    # calibration at isready) must not be charged for it: the clock gives 2 s for the whole game.
+    script = Path(__file__).resolve().parent / "scripted_engine.py"
+    command = shlex.join([sys.executable, str(script), "--score", "e2e4=30", "--load-seconds", "3"])
+    lineup = Lineup([engine_entrant(f"name=slow cmd={shlex.quote(command)} option.Hash=32")])
+    config = parse_configurations(["balanced"])[0]
+    try:
+        white, black = (lineup.side("slow", config, seed) for seed in (1, 2))
+        record = play_game(white, black, TimeControl(None, 2), max_plies=4)
+    finally:
+        lineup.close()
+    assert record.termination != "time forfeit" and record.plies == 4

@@ -161,6 +161,13 @@ class UciSide:
         self.nodes: int | None = None
         self.search_seconds: float | None = None
 
+    def ready(self) -> None:
+        """Send the options and wait for ``readyok``, before the game's clock starts: what they
+        load (a casebase, a style model, a calibration) is not thinking time, and GUIs such as
+        cutechess-cli start the clock only once both engines are ready."""
+        self.engine.configure(self.options)
+        self.engine.ping()
+
     def choose(self, board: chess.Board, *, limits: SearchLimits | None = None) -> Decision:
         limit = to_limit(limits or SearchLimits())
         lines: list[str] = []
@@ -219,7 +226,9 @@ class Lineup:
         """A fresh side of ``player`` for one game of ``config`` with ``seed``."""
         entrant = self._by_id[player]
         if entrant.is_engine:
-            return UciSide(self._engine(entrant.id, entrant.command), dict(entrant.options))
+            side = UciSide(self._engine(entrant.id, entrant.command), dict(entrant.options))
+            side.ready()
+            return side
         assert entrant.path is not None  # a casebase entrant
         if self.in_process:  # the agent the UCI engine would make from the same options
             agent = make_agent({**self.options, "Mode": "pure", **weight_values(config.weights),
@@ -228,8 +237,10 @@ class Lineup:
             agent.new_game(seed)
             return agent
         engine = self._engine(entrant.id, uci_main_command())
-        return UciSide(engine, casebase_options(entrant.path, config, self.mode, seed, self.judge,
+        side = UciSide(engine, casebase_options(entrant.path, config, self.mode, seed, self.judge,
                                                  self.tables, self.model, self.options))
+        side.ready()
+        return side
 
     def _casebase(self, player: str, path: str) -> Casebase:
         if player not in self._casebases:
