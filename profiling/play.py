@@ -40,7 +40,7 @@ from engine.outside.judge import JudgeError
 from engine.outside.launch import LaunchError, launch
 from engine.search.limits import SearchLimits
 from engine.search.scores import from_pov_score
-from engine.style.calibration import CALIBRATION_POSITIONS, judged_candidates
+from engine.style.calibration import CALIBRATION_POSITIONS, PLAY_JUDGE_DEPTH, judged_candidates
 from engine.style.profile import Profile, position
 from profiling import ProfileError
 from profiling.journal import Journal
@@ -48,8 +48,8 @@ from profiling.judging import MAX_SECONDS, case_keys
 
 #: The header's ``journal`` value of a play-time journal.
 PLAY_JOURNAL = "cbr-chess-play-journal"
-#: The play-time judge's depth: the fidelity bench's, about what 0.3 s a move gives Stockfish on one core.
-JUDGE_DEPTH = 10
+#: The play-time judge's depth: the one calibrated play keeps on a clock.
+JUDGE_DEPTH = PLAY_JUDGE_DEPTH
 
 
 @dataclass(frozen=True)

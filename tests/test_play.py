@@ -10,12 +10,15 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
+import chess
 import numpy as np
 import pytest
 from test_profiling import scripted
 
 from casebase.format import Casebase
 from casebase.info import describe_profile
+from engine.agents.factory import Loader, make_agent
+from engine.search.limits import SearchLimits
 from engine.style.calibration import MAX_SENSITIVITY, MIN_SENSITIVITY, calibrate, likelihood_fit, stored_fit
 from engine.style.errormodel import ErrorModel
 from engine.style.model import StyleModel, generic_model
@@ -193,3 +196,19 @@ def test_the_losses_reached_are_the_profile_judge_s_not_the_scores_the_engine_ch
     assert calibration.model.expected_loss(play.loss, play.log_prior, play.true_loss) \
         == pytest.approx(min(max(target, least), most), rel=1e-6, abs=1e-9)
     assert calibration.model.sensitivity != calibrate(Casebase.load(played[0]), None).model.sensitivity
+
+
+@pytest.mark.parametrize(("options", "depth"), [({}, PLAYED.judge_depth), ({"JudgeDepth": 5}, 5),
+                                                ({"Selection": "argmax"}, 1)])
+def test_on_a_clock_the_calibrated_choice_is_judged_at_the_depth_it_was_calibrated_at(played, options, depth):
+    # 1 is the scripted judge's depth where the go names none: the clock alone limits it
+    path, _, judge = played
+    loader = Loader()
+    try:
+        agent = make_agent({"Mode": "guided", "Judge": judge, **options}, Casebase.load(path), loader)
+        agent.agent.judge.start()  # as isready would: the built-in search judges while it starts
+        board = chess.Board()
+        assert agent.choose(board, limits=SearchLimits(wtime=60_000, btime=60_000)).depth == depth
+        assert agent.choose(board, limits=SearchLimits(depth=3)).depth == options.get("JudgeDepth", 3)
+    finally:
+        loader.close()

@@ -63,7 +63,8 @@ class GuidedAgent(CaseAgent):
     ``model``, or their blend with ``case_weight``; without a model, the cases.
     The defaults are the engine's (:mod:`engine.agents.defaults`).
     ``judge``, when given, scores the proposals instead of the built-in search (search.md §7),
-    at ``judge_depth`` plies (0: by the ``go``'s limits and the clock), and a move is sound within
+    at ``judge_depth`` plies (0: by the ``go``'s limits and the clock, where the error model chooses
+    at the depth it was calibrated at), and a move is sound within
     ``judge_tolerance`` centipawns of its best (its scale is not the built-in evaluation's).
     """
 
@@ -230,12 +231,20 @@ class GuidedAgent(CaseAgent):
         ranked = sorted(proposal.prior, key=lambda m: -proposal.prior[m])  # the judge scores the first few
         try:
             restricted = len(candidates) < board.legal_moves.count()  # go searchmoves: the judge's best among them
-            result = self.judge.search(board, ranked, budget, depth=self.judge_depth,
+            result = self.judge.search(board, ranked, budget, depth=self.judge_depth or self._calibrated_depth(budget),
                                        tolerance=self.judge_tolerance, stop=stop, on_iteration=on_iteration,
                                        moves=candidates if restricted else None)
         except JudgeError as exc:
             return None, [self.judge.fault(str(exc))]
         return result, []
+
+    def _calibrated_depth(self, budget: Budget) -> int:
+        """The judge's depth where the error model chooses on a clock (JudgeDepth 0): the one it was
+        calibrated at, so that neither a longer clock nor a busier machine changes its strength
+        (strength.md §3); 0 (the go's limits) otherwise, or with a depth or nodes to search."""
+        if self.calibration is None or budget.movetime is None or budget.depth or budget.nodes:
+            return 0
+        return self.calibration.judge_depth
 
     def _calibrated(self, chances: Mapping[chess.Move, float], result: SearchResult) -> tuple[chess.Move, Reason]:
         """The move the expert's error model draws (or its likeliest) among the exactly scored moves,

@@ -41,6 +41,9 @@ SHIPPED_SENSITIVITY_LINE = (-3.76, -0.001934, 2500.0)  # ln s = a + b (rating - 
 #: when the agent is (a GUI's isready): 400 keep that near 2 s, where the 1,200 of the shipped
 #: profiles took 6 to 10 s (issue #29); the implied rating and its intervals use them all.
 CALIBRATION_POSITIONS = 400
+#: The judge's depth in the play-time record (profiling/play.py), and so in calibrated play on a
+#: clock: about what 0.3 s a move gives Stockfish on one core, and the fidelity bench's depth.
+PLAY_JUDGE_DEPTH = 10
 #: The range at_rating searches for the sensitivity (expected score).
 MIN_SENSITIVITY, MAX_SENSITIVITY = 1e-5, 10.0
 
@@ -65,6 +68,8 @@ class Calibration:
     judged: np.ndarray | None = None
     #: The likelihood fit at_rating starts from (None: ``model`` is it).
     fitted: ErrorModel | None = None
+    #: The judge's depth the choice was calibrated at: it plays there on a clock (strength.md §3).
+    judge_depth: int = PLAY_JUDGE_DEPTH
 
     def chances(self, scores: Sequence[int], prior: Sequence[float]) -> np.ndarray:
         """The chance of each judged move (scores in centipawns for the mover, prior as proposed)."""
@@ -221,7 +226,8 @@ def _at_play(calibration: Calibration, play: PlayRecord, target: float) -> Calib
               f" in {len(play.moves)} of them (judge depth {play.meta.get('judge_depth', '?')}) to lose {100 * reached:.2f} %"
               f" a move as {calibration.expert} did")
     return replace(calibration, model=model, source=source, loss=play.loss, log_prior=play.log_prior,
-                   judged=play.true_loss, fitted=calibration.model)
+                   judged=play.true_loss, fitted=calibration.model,
+                   judge_depth=int(play.meta.get("judge_depth", PLAY_JUDGE_DEPTH)))
 
 
 def judged_candidates(proposal: Proposal, result: SearchResult) -> tuple[list[chess.Move], list[int], list[float]]:
