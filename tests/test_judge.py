@@ -208,17 +208,25 @@ def judge_process(engine: Engine) -> int:
     return pid
 
 
-def _faulty_conversation(judge: str, limit: str = "go movetime 1000") -> tuple[list[str], float]:
-    """Two moves with ``judge``; the lines and the longest wait for a bestmove."""
+#: What a judge that is retired says (the built-in search judges from then on).
+RETIRED = "built-in search judges for the rest of the game"
+
+
+def _faulty_conversation(judge: str, limit: str = "go movetime 1000", most: int = 8) -> tuple[list[str], float]:
+    """Moves with ``judge`` until it is retired (``most`` at most); the lines and the longest wait for
+    a bestmove. A judge still starting when a move's share of the clock is up is no fault (the
+    built-in search judges that move), so on a busy machine its faults may come a move or two later."""
     engine, lines = judged_engine(judge)
     try:
         longest = 0.0
-        for moves in ("", " moves e2e4"):
-            engine.send(f"position startpos{moves}")
+        for ply in range(most):
+            engine.send(f"position startpos{' moves e2e4' if ply % 2 else ''}")
             started = time.monotonic()
             engine.send(limit)
             lines += engine.until("bestmove")
             longest = max(longest, time.monotonic() - started)
+            if any(RETIRED in line for line in lines):
+                break
     finally:
         assert engine.close() == 0
     assert all(line.split()[0] in PROTOCOL for line in lines), lines
@@ -232,11 +240,11 @@ def test_a_faulty_judge_is_reported_restarted_once_then_replaced(tmp_path, kind)
     lines, longest = _faulty_conversation(path)
     text = "\n".join(lines)
     moves = [line.split()[1] for line in lines if line.startswith("bestmove")]
-    assert len(moves) == 2 and chess.Move.from_uci(moves[0]) in chess.Board().legal_moves
+    assert all(chess.Move.from_uci(m) in chess.Board().legal_moves for m in moves[::2])
     assert longest < 2.0, longest  # movetime 1000: the fault costs no more than the move's time
-    # one restart, then retired: the second fault comes by the second move at the latest
+    # one restart, then retired (within 8 moves, however long its starts take)
     assert text.count("will be restarted") == 1, text
-    assert text.count("built-in search judges for the rest of the game") == 1, text
+    assert text.count(RETIRED) == 1, text
     assert "search depth" in text  # the built-in search judged the moves
 
 
