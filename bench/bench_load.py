@@ -8,8 +8,9 @@ cores kept busy by processes that spin, side by side, position after position. E
 its choice is expected to lose is reckoned from its chances (``Decision.chances``) and the moves'
 losses judged as the profiles judge (Stockfish at depth 12, bench_losses.judge_moves): the
 expected centipawn loss and the expected share of mistakes (50 cp or more). Two judges are
-compared: ``JudgeDepth 0`` (the default: whatever the clock leaves) and ``--judge-depth`` plies
-within what the clock allows. Prints a table and the changes under load.
+compared: ``JudgeDepth 0`` (the default: the depth the choice was calibrated at, within what the
+clock allows, strength.md §3) and ``--judge-depth`` plies within the clock (99: whatever the clock
+leaves, the default before issue #29). Prints a table and the changes under load.
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ def main() -> int:
     parser.add_argument("--depth", type=int, default=12, help="the depth the moves' losses are judged at")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--busy", type=int, default=1, help="cores kept busy in the loaded runs")
-    parser.add_argument("--judge-depth", type=int, default=10, help="the fixed judge depth compared with the clock")
+    parser.add_argument("--judge-depth", type=int, default=99,
+                        help="the judge depth compared with the default (99: whatever the clock leaves)")
     args = parser.parse_args()
     casebase = Casebase.load(args.casebase)
     profile = Profile.of(casebase)
@@ -57,7 +59,7 @@ def main() -> int:
         raise SystemExit(f"{args.casebase}: no error profile")
     boards = profile.positions()[: args.positions]
     loader = Loader()
-    judges = {"JudgeDepth 0 (the clock)": 0, f"JudgeDepth {args.judge_depth}": args.judge_depth}
+    judges = {"JudgeDepth 0 (the calibrated depth)": 0, f"JudgeDepth {args.judge_depth}": args.judge_depth}
     agents = {}
     for name, depth in judges.items():
         values = {"Mode": "guided", "Judge": args.judge, "Selection": "calibrated", "Seed": args.seed,

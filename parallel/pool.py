@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import multiprocessing
 import multiprocessing.util
+import os
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol, TypeVar
 
@@ -27,13 +30,25 @@ class Worker(Protocol[T_contra, R_co]):
 
 # This process's worker, made by the pool's initializer.
 _worker: Worker[Any, Any] | None = None
+#: Seconds between a worker's looks at whether the process that started it still runs.
+PARENT_POLL = 0.5
 
 
 def _start(make: Callable[..., Worker[Any, Any]], args: tuple[Any, ...]) -> None:
     global _worker
+    threading.Thread(target=_end_with, args=(os.getppid(),), name="parent watch", daemon=True).start()
     _worker = make(*args)
     # Close this worker (quit its engine processes) when the pool shuts the process down.
     multiprocessing.util.Finalize(_worker, _worker.close, exitpriority=10)
+
+
+def _end_with(parent: int) -> None:
+    """End this worker process once ``parent`` is gone. A parent killed (``kill``, SIGKILL, a
+    crash) cannot terminate its pool, whose workers would otherwise play out every game already
+    queued to them for nobody; their engines end with them, at the end of their input."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL)
+    os._exit(1)
 
 
 def _do(item: Any) -> Any:

@@ -1,0 +1,61 @@
+"""The local worker pool (parallel/pool.py): its workers end with the process that started them."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+SCRIPT = textwrap.dedent('''
+    import os, sys, time
+    from parallel.pool import unordered_map
+
+    class Slow:
+        """Writes its process id, then takes long over each item (a game at a long time control)."""
+        def __init__(self, folder):
+            open(os.path.join(folder, str(os.getpid())), "w").close()
+        def __call__(self, item):
+            time.sleep(600)
+            return item
+        def close(self):
+            pass
+
+    if __name__ == "__main__":
+        for _ in unordered_map(Slow, (sys.argv[1],), range(4), workers=2):
+            pass
+''')
+
+
+def running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_the_workers_end_when_their_parent_is_killed(tmp_path):
+    # Items of 10 minutes: a worker of a killed parent would finish its item before it noticed
+    script = tmp_path / "pool_script.py"
+    script.write_text(SCRIPT, encoding="utf-8")
+    folder = tmp_path / "pids"
+    folder.mkdir()
+    parent = subprocess.Popen([sys.executable, str(script), str(folder)])
+    try:
+        deadline = time.monotonic() + 60
+        while len(os.listdir(folder)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        workers = [int(name) for name in os.listdir(folder)]
+        assert len(workers) == 2
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+        deadline = time.monotonic() + 30  # they look every 0.5 s: on however busy a machine
+        while any(map(running, workers)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(map(running, workers))
+    finally:
+        parent.kill()
+        for pid in [int(name) for name in os.listdir(folder)]:
+            if running(pid):
+                os.kill(pid, signal.SIGKILL)
