@@ -40,7 +40,9 @@ def kill_settings(a: Path, b: Path) -> TournamentSettings:
                               configs=tuple(parse_configurations(["near-to", "near-from"])), rounds=3, seed=11)
 
 
-@pytest.fixture(scope="module")
+# Session-scoped: with xdist's loadgroup the cluster tests share a worker but not always a
+# stretch of it, and a module-scoped fixture was set up again (the whole scenario, twice).
+@pytest.fixture(scope="session")
 def scenario(kosteniuk_casebase, gaprindashvili_casebase, heldout, tmp_path_factory) -> dict:
     pytest.importorskip("ray", reason="the [cluster] extra (Ray) is not installed")
     out = tmp_path_factory.mktemp("cluster")
