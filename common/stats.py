@@ -47,6 +47,16 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
     return float(stats.spearmanr(x, y).statistic)
 
 
+def slope(x: Sequence[float], y: Sequence[float]) -> float | None:
+    """The least-squares slope of ``y`` on ``x``; None when undefined (fewer than two pairs, or
+    ``x`` constant)."""
+    if len(x) != len(y):
+        raise ValueError("slope needs two sequences of the same length")
+    if len(x) < 2 or len(set(x)) == 1:
+        return None
+    return float(np.polyfit(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64), 1)[0])
+
+
 class Share(NamedTuple):
     """``matches`` of ``positions`` trials (moves equal to the expert's), with Wilson's interval."""
 

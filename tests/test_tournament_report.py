@@ -4,6 +4,7 @@ import csv
 import io
 import json
 
+import numpy as np
 import pytest
 
 from tournament.__main__ import main
@@ -65,6 +66,10 @@ def test_json_and_csv_hold_the_same_numbers(run_dir):
     assert first["decisive_percent"] == 50 and first["time_requirement_met"] is False
     assert first["points"]["a-2600"] == {"b-2500": 2.0, "c-2400": 1.0}
     assert second["matches_elo_order"] is None and second["spearman"] is None
+    ratings = [r["rating"] for r in first["ratings"]]  # a-2600, b-2500, c-2400
+    assert first["slope"] == pytest.approx(np.polyfit([2600, 2500, 2400], ratings, 1)[0]) and first["slope"] > 0
+    assert second["slope"] == pytest.approx(0, abs=0.01)  # all draws: one estimate for all
+    assert f"near-from (0.8 0.8 0.5) {first['slope']:+.2f}; balanced" in (run_dir / "report.md").read_text()
     rows = list(csv.DictReader((run_dir / "results.csv").open()))
     assert len(rows) == 6
     by = {(r["config_number"], r["player"]): r for r in rows}

@@ -19,7 +19,7 @@ import numpy as np
 
 from common.figures import FiguresUnavailable
 from common.files import write_atomic
-from common.stats import spearman
+from common.stats import slope, spearman
 from engine.cbr.configurations import Configuration
 from tournament.elo import Estimate, fit_ratings
 from tournament.ordering import follows_elo, longest_ordering
@@ -90,6 +90,7 @@ def _analyse_config(number: int, games: list[GameResult], players: Sequence[Play
         played={a: dict(row) for a, row in played.items()},
         behaviours=behaviours,
         spearman=spearman(*zip(*rated)) if rated else None,
+        slope=slope(*zip(*rated)) if rated else None,
         terminations=Counter(g.termination for g in games),
     )
 
@@ -174,7 +175,9 @@ def markdown(results: Sequence[ConfigResult], players: Sequence[Player],
     out += [_table(["configuration", "player", "Elo", "score", "estimate", "95 % interval"], rows), ""]
     out += ["Spearman rank correlation of expert Elo and estimate: "
             + "; ".join(f"{r.title} {_rho(r.spearman)}" for r in results)
-            + f"; all behaviours {_rho(overall_spearman(results, players))}.", ""]
+            + f"; all behaviours {_rho(overall_spearman(results, players))}.",
+            "Slope of the estimate against expert Elo (1: the players as far apart as their experts): "
+            + "; ".join(f"{r.title} {_rho(r.slope)}" for r in results) + ".", ""]
     kinds = sorted({t for r in results for t in r.terminations},
                    key=lambda t: -sum(r.terminations[t] for r in results))
     out += ["## Terminations", "",
@@ -198,7 +201,7 @@ def to_json(results: Sequence[ConfigResult], players: Sequence[Player]) -> dict[
                 "points": r.points, "games_played": r.played,
                 "ratings": [{"player": b.player, "games": b.games, "points": b.points,
                              **asdict(b.estimate)} for b in r.behaviours],
-                "spearman": r.spearman, "terminations": dict(r.terminations),
+                "spearman": r.spearman, "slope": r.slope, "terminations": dict(r.terminations),
             }
             for r in results
         ],

@@ -45,6 +45,8 @@ class ConfigResult:
     played: dict[str, dict[str, int]]
     behaviours: list[Behaviour]
     spearman: float | None
+    #: The least-squares slope of the estimates against the experts' Elo (1: as far apart as they).
+    slope: float | None = None
     terminations: Counter[str] = field(default_factory=Counter)
 
     @property
