@@ -65,7 +65,7 @@ def main() -> int:
         values = {"Mode": "guided", "Judge": args.judge, "Selection": "calibrated", "Seed": args.seed,
                   "JudgeDepth": depth}
         agents[name] = make_agent(values, casebase, loader)
-        agents[name].choose(chess.Board(), limits=SearchLimits(depth=1))  # no clock: waits for the judge's start
+        agents[name].agent.judge.start()  # as isready would: the built-in search judges while it starts
     referee = launch([args.judge])
     loss: dict[tuple[str, str], list[float]] = defaultdict(list)
     mistakes: dict[tuple[str, str], list[float]] = defaultdict(list)
