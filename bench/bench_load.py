@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from casebase.format import Casebase  # noqa: E402
 from engine.agents.factory import Loader, make_agent  # noqa: E402
+from engine.agents.guided import GuidedAgent  # noqa: E402
 from engine.outside.launch import launch  # noqa: E402
 from engine.search.limits import SearchLimits  # noqa: E402
 from engine.style.profile import MISTAKE_CP, Profile  # noqa: E402
@@ -65,7 +66,9 @@ def main() -> int:
         values = {"Mode": "guided", "Judge": args.judge, "Selection": "calibrated", "Seed": args.seed,
                   "JudgeDepth": depth}
         agents[name] = make_agent(values, casebase, loader)
-        agents[name].agent.judge.start()  # as isready would: the built-in search judges while it starts
+        guided = agents[name].agent
+        assert isinstance(guided, GuidedAgent) and guided.judge is not None
+        guided.judge.start()  # as isready would: the built-in search judges while it starts
     referee = launch([args.judge])
     loss: dict[tuple[str, str], list[float]] = defaultdict(list)
     mistakes: dict[tuple[str, str], list[float]] = defaultdict(list)
