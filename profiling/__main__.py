@@ -19,12 +19,12 @@ from casebase.format import Casebase, CasebaseError
 from casebase.info import describe_profile
 from common.cli import positive_int
 from common.paths import casebase_path
-from engine.style.calibration import CALIBRATION_POSITIONS
+from engine.style.calibration import CALIBRATION_POSITIONS, PLAY_JUDGE_DEPTH
 from engine.style.profile import Profile
 from profiling import ProfileError
 from profiling.judging import POSITIONS, Settings, add_judge_arguments
 from profiling.pipeline import add_play, make_profile
-from profiling.play import JUDGE_DEPTH, PlaySettings
+from profiling.play import PlaySettings
 
 
 def _profile(args: argparse.Namespace) -> None:
@@ -74,8 +74,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                              " this journal")
     parser.add_argument("--play-positions", type=positive_int, default=CALIBRATION_POSITIONS, metavar="N",
                         help=f"the profile's positions played with --play (default {CALIBRATION_POSITIONS})")
-    parser.add_argument("--judge-depth", type=positive_int, default=JUDGE_DEPTH, metavar="D",
-                        help=f"the engine's judge's depth with --play (default {JUDGE_DEPTH})")
+    parser.add_argument("--judge-depth", type=positive_int, default=PLAY_JUDGE_DEPTH, metavar="D",
+                        help=f"the engine's judge's depth with --play (default {PLAY_JUDGE_DEPTH})")
     parser.add_argument("--report", type=Path, metavar="OUT.png",
                         help="draw the profile beside the other casebases' of its folder (needs matplotlib:"
                              " pip install 'cbr-chess[plots]')")

@@ -48,8 +48,6 @@ from profiling.judging import MAX_SECONDS, case_keys
 
 #: The header's ``journal`` value of a play-time journal.
 PLAY_JOURNAL = "cbr-chess-play-journal"
-#: The play-time judge's depth: the one calibrated play keeps on a clock.
-JUDGE_DEPTH = PLAY_JUDGE_DEPTH
 
 
 @dataclass(frozen=True)
@@ -57,7 +55,7 @@ class PlaySettings:
     """Which profile positions are played and how the engine's judge scores them."""
 
     positions: int = CALIBRATION_POSITIONS
-    judge_depth: int = JUDGE_DEPTH
+    judge_depth: int = PLAY_JUDGE_DEPTH
     seed: int = 1
 
     def header(self, casebase: Casebase, profile: Profile) -> dict[str, Any]:

@@ -226,9 +226,7 @@ class Lineup:
         """A fresh side of ``player`` for one game of ``config`` with ``seed``."""
         entrant = self._by_id[player]
         if entrant.is_engine:
-            side = UciSide(self._engine(entrant.id, entrant.command), dict(entrant.options))
-            side.ready()
-            return side
+            return self._uci_side(entrant.id, entrant.command, dict(entrant.options))
         assert entrant.path is not None  # a casebase entrant
         if self.in_process:  # the agent the UCI engine would make from the same options
             agent = make_agent({**self.options, "Mode": "pure", **weight_values(config.weights),
@@ -236,11 +234,8 @@ class Lineup:
                                self._casebase(entrant.id, entrant.path), self._loader)
             agent.new_game(seed)
             return agent
-        engine = self._engine(entrant.id, uci_main_command())
-        side = UciSide(engine, casebase_options(entrant.path, config, self.mode, seed, self.judge,
-                                                 self.tables, self.model, self.options))
-        side.ready()
-        return side
+        return self._uci_side(entrant.id, uci_main_command(), casebase_options(
+            entrant.path, config, self.mode, seed, self.judge, self.tables, self.model, self.options))
 
     def _casebase(self, player: str, path: str) -> Casebase:
         if player not in self._casebases:
@@ -250,14 +245,18 @@ class Lineup:
                 raise RuntimeError(f"player {player}: {exc}") from exc
         return self._casebases[player]
 
-    def _engine(self, key: str, command: Sequence[str]) -> chess.engine.SimpleEngine:
+    def _uci_side(self, key: str, command: Sequence[str], options: Mapping[str, OptionValue]) -> UciSide:
+        """A side played by player ``key``'s engine process (started once, and again if it ended),
+        ready with ``options`` before the game's clock starts."""
         engine = self._engines.get(key)
         if engine is None or engine.protocol.returncode.done():
             try:
                 self._engines[key] = engine = launch(command)
             except LaunchError as exc:
                 raise RuntimeError(f"player {key}: {exc}") from None
-        return engine
+        side = UciSide(engine, options)
+        side.ready()
+        return side
 
     def close(self) -> None:
         """Quit every engine process this lineup started."""

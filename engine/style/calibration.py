@@ -219,15 +219,16 @@ def _fit(casebase: Casebase, profile: Profile, model: StyleModel | None) -> Cali
 def _at_play(calibration: Calibration, play: PlayRecord, target: float) -> Calibration:
     """``calibration`` with the sensitivity whose play-time choices lose ``target`` (the expert's own
     mean loss in the same positions) as the profile judges them (strength.md §3)."""
+    depth = int(play.meta["judge_depth"])  # casebase.checks requires it with the record
     model = _sensitivity_for(calibration.model, play.loss, play.log_prior, target, play.true_loss)
     reached = model.expected_loss(play.loss, play.log_prior, play.true_loss)
     weight = "" if model.prior_weight == calibration.model.prior_weight else f", prior weight {model.prior_weight:.2f}"
     source = (f"{calibration.source}; s {model.sensitivity:.4f}{weight} set on the engine's own choices"
-              f" in {len(play.moves)} of them (judge depth {play.meta.get('judge_depth', '?')}) to lose {100 * reached:.2f} %"
+              f" in {len(play.moves)} of them (judge depth {depth}) to lose {100 * reached:.2f} %"
               f" a move as {calibration.expert} did")
     return replace(calibration, model=model, source=source, loss=play.loss, log_prior=play.log_prior,
                    judged=play.true_loss, fitted=calibration.model,
-                   judge_depth=int(play.meta.get("judge_depth", PLAY_JUDGE_DEPTH)))
+                   judge_depth=depth)
 
 
 def judged_candidates(proposal: Proposal, result: SearchResult) -> tuple[list[chess.Move], list[int], list[float]]:
