@@ -69,18 +69,23 @@ casebases: $(CASEBASES)
 # Each carries its error profile, fitted from the shipped judged positions (data/profiles/, made by
 # make profiles) without a judge.
 # (PROFILE_CODE: the code that fits and stores it, whose change refits them.)
-PROFILE_CODE = $(filter-out profiling/intrinsic.py,$(wildcard profiling/*.py)) engine/style/errormodel.py engine/style/rating.py engine/style/profile.py \
+PROFILE_CODE = $(wildcard profiling/*.py) engine/style/errormodel.py engine/style/rating.py engine/style/profile.py \
     engine/style/calibration.py
-casebases/%.npz: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) $(PROFILE_CODE) $(wildcard data/profiles/*.jsonl) | $(STAMP)
+# The games the shipped engines' games records are drawn from: the calibrated round robin of the seven
+# ladder engines at 40/20 before those records (docs/results.md, issue #29).
+GAMES_PGN := data/games/round-robin-40-20.pgn
+casebases/%.npz: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) $(PROFILE_CODE) $(wildcard data/profiles/*.jsonl) $(GAMES_PGN) | $(STAMP)
 	$(PY) -m casebase build $< -o $@ \
 	    --player "$$(awk -F'\t' '$$1 == "$*" {print $$2}' data/experts.tsv)"
-	$(call PROFILE,$@,$*,,data/profiles/$*.play.jsonl)
+	$(call PROFILE,$@,$*,,data/profiles/$*.play.jsonl,data/profiles/$*.games.play.jsonl)
 
-# $(call PROFILE,casebase,id[,flags[,play journal]]): the error profile from data/profiles/id.jsonl, where
-# it exists, and the play-time record of the engine's own choices (strength.md §3) from the play journal,
-# where that exists.
+# $(call PROFILE,casebase,id[,flags[,play journal[,games play journal]]]): the error profile from
+# data/profiles/id.jsonl, where it exists, the play-time record of the engine's own choices (strength.md §3)
+# from the play journal, and the games record of its choices in positions of its own games (GAMES_PGN,
+# judged in data/profiles/id.games.jsonl) from the games play journal, where those exist.
 PROFILE = if [ -f data/profiles/$(2).jsonl ]; then $(PY) -m profiling $(1) --journal data/profiles/$(2).jsonl --quiet $(3) \
-    $(if $(wildcard $(4)),--play $(4)); fi
+    $(if $(wildcard $(4)),--play $(4)) $(if $(wildcard $(5)),--games $(GAMES_PGN) \
+        --games-journal data/profiles/$(2).games.jsonl --games-play $(5)); fi
 # The held-out casebases (the fidelity benches) keep the 400 positions their profiles were judged at;
 # the shipped casebases have 1,200 (profiling's default, issue #29).
 HELDOUT_POSITIONS := 400
@@ -93,10 +98,16 @@ HELDOUT_POSITIONS := 400
 profiles: install $(CASEBASES) $(LADDER:%=casebases/heldout/%.npz)
 	for id in $(patsubst casebases/%.npz,%,$(CASEBASES)); do \
 	    $(PY) -m profiling casebases/$$id.npz --judge $(JUDGE) --journal data/profiles/$$id.jsonl \
-	        --play data/profiles/$$id.play.jsonl || exit 1; \
+	        --play data/profiles/$$id.play.jsonl \
+	        $$(if [ -f data/profiles/$$id.games.play.jsonl ]; then echo --games $(GAMES_PGN) \
+	            --games-journal data/profiles/$$id.games.jsonl --games-play data/profiles/$$id.games.play.jsonl; fi) \
+	        || exit 1; \
 	    if [ -f casebases/heldout/$$id.npz ]; then \
 	        $(PY) -m profiling casebases/heldout/$$id.npz --judge $(JUDGE) --journal data/profiles/$$id.jsonl \
-	            --positions $(HELDOUT_POSITIONS) --play data/profiles/$$id.heldout.play.jsonl || exit 1; fi; \
+	            --positions $(HELDOUT_POSITIONS) --play data/profiles/$$id.heldout.play.jsonl \
+	            $$(if [ -f data/profiles/$$id.heldout.games.play.jsonl ]; then echo --games $(GAMES_PGN) \
+	                --games-journal data/profiles/$$id.games.jsonl --games-play data/profiles/$$id.heldout.games.play.jsonl; fi) \
+	            || exit 1; fi; \
 	done
 	$(PY) bench/bench_profiles.py casebases/*.npz
 
@@ -239,9 +250,9 @@ fidelity-judge: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases
 fidelity-ceiling: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldout/%.pgn)
 	$(PY) bench/bench_fidelity_ceiling.py --positions $(FIDELITY_POSITIONS)
 
-casebases/heldout/%.npz: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) $(PROFILE_CODE) $(wildcard data/profiles/*.jsonl) | $(STAMP)
+casebases/heldout/%.npz: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) $(PROFILE_CODE) $(wildcard data/profiles/*.jsonl) $(GAMES_PGN) | $(STAMP)
 	$(PY) -m casebase build $< -o $@ --exclude-latest $(HELD_OUT) --player $(EXPERT_NAME)
-	$(call PROFILE,$@,$*,--positions $(HELDOUT_POSITIONS),data/profiles/$*.heldout.play.jsonl)
+	$(call PROFILE,$@,$*,--positions $(HELDOUT_POSITIONS),data/profiles/$*.heldout.play.jsonl,data/profiles/$*.heldout.games.play.jsonl)
 
 casebases/heldout/%.pgn: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) | $(STAMP)
 	$(PY) -m casebase holdout $< -o $@ --latest $(HELD_OUT) --player $(EXPERT_NAME)

@@ -40,9 +40,9 @@ from common.cli import positive_int  # noqa: E402
 from common.figures import new_figure, save_png  # noqa: E402
 from engine.style.errormodel import ErrorModel  # noqa: E402
 from engine.style.profile import Profile  # noqa: E402
-from engine.style.rating import rating_of  # noqa: E402
+from engine.style.rating import ImpliedRating, implied_rating  # noqa: E402
 from profiling import ProfileError  # noqa: E402
-from profiling.intrinsic import Intrinsic, intrinsic, rate  # noqa: E402
+from profiling.intrinsic import Intrinsic, Report, intrinsic, rate  # noqa: E402
 from profiling.judging import DEPTH, MULTIPV  # noqa: E402
 from tournament.store import MANIFEST, RESULTS  # noqa: E402
 
@@ -56,9 +56,10 @@ class Row:
     expert: Intrinsic | None
     expert_name: str
     note: str = ""
-    #: The losses of the moves judged in the expert's own profile positions: the common positions
-    #: both fitted models are read on (:attr:`on_experts_positions`).
-    reference: np.ndarray | None = None
+    #: The engine's fitted model read on the expert's own profile positions (Regan's reference-set
+    #: reading: the rating its (s, c) would earn where the expert's was earned, so that easier
+    #: positions in its own games do not count as skill), with the bootstrap of its moves.
+    common: ImpliedRating | None = None
 
     @property
     def difference(self) -> float | None:
@@ -66,12 +67,15 @@ class Row:
 
     @property
     def on_experts_positions(self) -> float | None:
-        """The engine's fitted model read on the expert's own positions (Regan's reference-set
-        reading): the rating its (s, c) would earn where the expert's was earned, so that easier
-        positions in its own games do not count as skill."""
-        if self.engine is None or self.reference is None:
-            return None
-        return rating_of(ErrorModel(self.engine.sensitivity, self.engine.consistency).expected_loss(self.reference))
+        return None if self.common is None else self.common.rating
+
+
+def read_on(report: Report, reference: Profile) -> ImpliedRating:
+    """The player's fit read on the ``reference`` profile's positions, with the bootstrap of the
+    player's moves (each refit read there)."""
+    r, profile = report.result, report.profile
+    return implied_rating(profile.loss, profile.played.astype(np.int64), ErrorModel(r.sensitivity, r.consistency),
+                          reference=reference.loss)
 
 
 def run_games(run: Path) -> list[Path]:
@@ -131,7 +135,10 @@ def table(rows: list[Row]) -> str:
         lines.append((r.player, str(r.engine.moves) if r.engine else "", _interval(r.engine) or r.note,
                       r.expert_name, _interval(r.expert) or (r.note if r.engine else ""),
                       str(r.expert.moves) if r.expert else "", "" if d is None else f"{d:+.0f}{spread}",
-                      "" if common is None or r.expert is None else f"{common:.0f} ({common - r.expert.rating:+.0f})"))
+                      "" if common is None or r.expert is None or r.common is None else
+                      f"{common:.0f} ({r.common.bootstrap_low:.0f}..{r.common.bootstrap_high:.0f})"
+                      f" {common - r.expert.rating:+.0f}"
+                      f" ± {math.hypot(r.common.bootstrap_high - common, r.expert.high - r.expert.rating):.0f}"))
     widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip()
                      for line in lines)
@@ -193,14 +200,16 @@ def main() -> int:
         own_casebase = (args.casebases / f"{player}.npz").exists()
         expert, expert_name, note, profile = expert_of(player if own_casebase or not args.expert else args.expert,
                                                        args.casebases, digests)
+        common = None
         try:
             report = intrinsic(games, player, args.judge, positions=args.positions, depth=args.depth,
                                multipv=args.multipv, exact=True, progress=not args.quiet,
                                journal=journals / f"{player}.d{args.depth}.m{args.multipv}.jsonl")
             engine: Intrinsic | None = report.result
+            common = None if profile is None else read_on(report, profile)
         except ProfileError as exc:
             engine, note = None, " ".join(str(exc).split())
-        rows.append(Row(player, engine, expert, expert_name, note, None if profile is None else profile.loss))
+        rows.append(Row(player, engine, expert, expert_name, note, common))
     print(f"{', '.join(str(g) for g in games[:3])}{' ...' if len(games) > 3 else ''}: judged at depth {args.depth},"
           f" MultiPV {args.multipv}; ratings on the experts' line (engine/style/rating.py), 95 % intervals of the"
           " positions' bootstrap; the difference's ± combines both")

@@ -44,10 +44,9 @@ from engine.style.calibration import Calibration  # noqa: E402
 from engine.style.errormodel import ErrorModel  # noqa: E402
 from engine.style.profile import MISTAKE_CP, PlayRecord, Profile  # noqa: E402
 from engine.style.rating import rating_of  # noqa: E402
-from profiling.intrinsic import judge_games, read_games  # noqa: E402
-from profiling.journal import Journal  # noqa: E402
-from profiling.judging import Settings  # noqa: E402
-from profiling.play import PlaySettings, play_arrays, record_play  # noqa: E402
+from profiling.games import choices_in  # noqa: E402
+from profiling.intrinsic import read_games  # noqa: E402
+from profiling.play import PlaySettings, play_arrays  # noqa: E402
 
 #: The table's columns: expected loss (expected score %, centipawns), mistakes (%) and first
 #: choices (%: moves losing nothing against the profile judge's best).
@@ -99,11 +98,9 @@ def held_out(expert: str, args: argparse.Namespace) -> tuple[Calibration, PlayRe
     folder = ROOT / "casebases" / "heldout"
     casebase = Casebase.load(folder / f"{expert}.npz")
     games = read_games([folder / f"{expert}.pgn"], casebase.expert)
-    profile, _ = judge_games(games, Settings(positions=args.positions), args.judge, args.out / f"{expert}.judged.jsonl")
-    settings = PlaySettings(positions=args.positions)
-    journal = Journal(args.out / f"{expert}.play.jsonl", settings.header(casebase, profile))
-    entries = record_play(casebase, profile, settings, args.judge, journal)
-    return calibration_of(casebase), PlayRecord.of(play_arrays(entries), profile.scores[:, 0], {}), profile
+    profile, entries = choices_in(casebase, games, PlaySettings(positions=args.positions), args.judge,
+                                  args.out / f"{expert}.judged.jsonl", args.out / f"{expert}.play.jsonl")
+    return calibration_of(casebase), PlayRecord.of(play_arrays(entries), profile.scores[:, 0], profile.own_loss, {}), profile
 
 
 def held_out_rows(expert: str, args: argparse.Namespace) -> dict[str, np.ndarray]:

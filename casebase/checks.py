@@ -57,6 +57,17 @@ PLAY_DTYPES = {
     "profile_play_prior": np.float32,
     "profile_play_judged": np.int32,
 }
+#: The games record (issue #29), optional, all present or none: the same for R positions of the
+#: engine's own games (``python -m profiling --games``), with each position's best score by the
+#: profile's judge and the loss the expert's fitted model expects there (the calibration's target).
+GAMES_DTYPES = {
+    "profile_games_moves": np.uint16,
+    "profile_games_scores": np.int32,
+    "profile_games_prior": np.float32,
+    "profile_games_judged": np.int32,
+    "profile_games_best": np.int32,
+    "profile_games_target": np.float32,
+}
 #: The profile's scores are the judge's, as the engine reads every score: centipawns, mates beyond
 #: them up to the mate score (``engine.search.scores.MATE``; this layer cannot import it).
 SCORE_BOUND = 100_000
@@ -142,7 +153,7 @@ def check_profile(profile: Mapping[str, np.ndarray] | None, meta: Mapping[str, A
     p = len(profile["profile_row"])
     k = profile["profile_moves"].shape[-1] if profile["profile_moves"].ndim == 2 else -1
     for name, dtype in PROFILE_DTYPES.items():
-        array = profile[name]  # the play-time record's arrays are _check_play's
+        array = profile[name]  # the records' arrays are _check_play's and _check_games's
         shape = (p, k) if name in ("profile_moves", "profile_scores") else (p,)
         if array.dtype != dtype or array.shape != shape:
             raise CasebaseError(f"profile array {name!r} has dtype {array.dtype} and shape {array.shape},"
@@ -153,48 +164,75 @@ def check_profile(profile: Mapping[str, np.ndarray] | None, meta: Mapping[str, A
     _check_profile_scores(profile)
     _check_profile_meta(meta["profile"], p)
     _check_play(profile, meta["profile"], p)
+    _check_games(profile, meta["profile"])
 
 
 def _check_play(profile: Mapping[str, np.ndarray], description: Mapping[str, Any], p: int) -> None:
     """The play-time record (:data:`PLAY_DTYPES`), where there is one: all four arrays of one
     shape, at most the profile's positions, real moves with none missing before the last, scores
     a judge can give, priors within 0..1, and its description (``positions``, ``judge_depth``)."""
-    present = [name for name in PLAY_DTYPES if name in profile]
-    if not present:
-        if "play" in description:
-            raise CasebaseError("the error profile's description has a play-time record whose arrays are missing")
+    play = _check_record(profile, description, PLAY_DTYPES, "play", "play-time record")
+    if play is not None:
+        if len(profile["profile_play_moves"]) > p:
+            raise CasebaseError(f"the play-time record holds {len(profile['profile_play_moves'])} positions: no more"
+                                f" than the profile's {p}")
+        _check_stored_fit(play.get("fit"))
+
+
+def _check_games(profile: Mapping[str, np.ndarray], description: Mapping[str, Any]) -> None:
+    """The games record (:data:`GAMES_DTYPES`), where there is one: as a play-time record, with each
+    position's best score a judge can give and a target loss within 0..1."""
+    if _check_record(profile, description, GAMES_DTYPES, "games", "games record") is None:
         return
-    if len(present) < len(PLAY_DTYPES):
-        raise CasebaseError(f"the play-time record is incomplete (has only {', '.join(present)})")
-    shape = profile["profile_play_moves"].shape
-    for name, dtype in PLAY_DTYPES.items():
-        if profile[name].dtype != dtype or profile[name].shape != shape or len(shape) != 2:
-            raise CasebaseError(f"play-time array {name!r} has dtype {profile[name].dtype} and shape"
-                                f" {profile[name].shape}, expected {np.dtype(dtype)} of the moves' two-dimensional shape")
+    if (np.abs(profile["profile_games_best"].astype(np.int64)) > SCORE_BOUND).any():
+        raise CasebaseError(f"the games record's best scores lie beyond the mate score (±{SCORE_BOUND:,} cp)")
+    target = profile["profile_games_target"]
+    if not (np.isfinite(target) & (target >= 0) & (target <= 1)).all():
+        raise CasebaseError("the games record's target losses are not all numbers within 0..1")
+
+
+def _check_record(profile: Mapping[str, np.ndarray], description: Mapping[str, Any], dtypes: Mapping[str, type],
+                  key: str, what: str) -> dict[str, Any] | None:
+    """A record of the engine's own choices (``dtypes``, named ``profile_KEY_*``), where there is
+    one: its arrays, the moves' four of one shape and the others one value a position, real moves
+    with none missing before the last, scores a judge can give, priors within 0..1, and its
+    description ``description[key]`` (``positions``, ``judge_depth``), which is returned."""
+    present = [name for name in dtypes if name in profile]
+    if not present:
+        if key in description:
+            raise CasebaseError(f"the error profile's description has a {what} whose arrays are missing")
+        return None
+    if len(present) < len(dtypes):
+        raise CasebaseError(f"the {what} is incomplete (has only {', '.join(present)})")
+    shape = profile[f"profile_{key}_moves"].shape
+    for name, dtype in dtypes.items():
+        expected = shape if name.rsplit("_", 1)[1] in ("moves", "scores", "prior", "judged") else shape[:1]
+        if profile[name].dtype != dtype or profile[name].shape != expected or len(shape) != 2:
+            raise CasebaseError(f"{what} array {name!r} has dtype {profile[name].dtype} and shape"
+                                f" {profile[name].shape}, expected {np.dtype(dtype)} of the moves'"
+                                f" {'two-dimensional shape' if expected == shape else 'length'}")
     q, w = shape
-    if not 0 < q <= p or w == 0:
-        raise CasebaseError(f"the play-time record holds {q} positions of {w} moves: at least one, and no more"
-                            f" positions than the profile's {p}")
-    codes = profile["profile_play_moves"].astype(np.int64)
-    moved = _check_moves(codes, "a position of the play-time record has no move", "the play-time record's move")
-    for name in ("profile_play_scores", "profile_play_judged"):
-        if (moved & (np.abs(profile[name].astype(np.int64)) > SCORE_BOUND)).any():
-            raise CasebaseError(f"the play-time record's {name.rsplit('_', 1)[1]} scores lie beyond the mate score"
-                                f" (±{SCORE_BOUND:,} cp)")
-    prior = profile["profile_play_prior"]
+    if not q or not w:
+        raise CasebaseError(f"the {what} holds {q} positions of {w} moves: at least one")
+    codes = profile[f"profile_{key}_moves"].astype(np.int64)
+    moved = _check_moves(codes, f"a position of the {what} has no move", f"the {what}'s move")
+    for field in ("scores", "judged"):
+        if (moved & (np.abs(profile[f"profile_{key}_{field}"].astype(np.int64)) > SCORE_BOUND)).any():
+            raise CasebaseError(f"the {what}'s {field} scores lie beyond the mate score (±{SCORE_BOUND:,} cp)")
+    prior = profile[f"profile_{key}_prior"]
     if not (np.isfinite(prior) & (prior >= 0) & (prior <= 1))[moved].all():
-        raise CasebaseError("the play-time record's priors are not all numbers within 0..1")
-    play = description.get("play")
-    if not isinstance(play, dict):
-        raise CasebaseError("the error profile's description has no play-time record 'play'" if play is None else
-                            f"the error profile's 'play' is a {_kind(play)}, not a JSON object")
-    if play.get("positions") != q:
-        raise CasebaseError(f"the play-time record's description says {_shown(play.get('positions'))} positions,"
+        raise CasebaseError(f"the {what}'s priors are not all numbers within 0..1")
+    record = description.get(key)
+    if not isinstance(record, dict):
+        raise CasebaseError(f"the error profile's description has no {what} {key!r}" if record is None else
+                            f"the error profile's {key!r} is a {_kind(record)}, not a JSON object")
+    if record.get("positions") != q:
+        raise CasebaseError(f"the {what}'s description says {_shown(record.get('positions'))} positions,"
                             f" its arrays hold {q}")
-    depth = play.get("judge_depth")
+    depth = record.get("judge_depth")
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
-        raise CasebaseError(f"the play-time record's judge depth is {_shown(depth)}, not a positive whole number")
-    _check_stored_fit(play.get("fit"))
+        raise CasebaseError(f"the {what}'s judge depth is {_shown(depth)}, not a positive whole number")
+    return record
 
 
 #: The likelihood fit a play-time record may store (the engine reads it instead of fitting again).

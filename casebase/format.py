@@ -34,10 +34,15 @@ profile_play_moves     uint16 Q×W   optional (issue #29), Q <= P: the moves the
 profile_play_scores    int32 Q×W    their scores then (centipawns for the mover)
 profile_play_prior     float32 Q×W  the prior the engine proposed for each
 profile_play_judged    int32 Q×W    their scores by the profile's judge, as profile_scores
+profile_games_*        R            optional (issue #29): the same four for R positions of
+                                    the engine's own games (``python -m profiling --games``),
+                                    and ``best`` (int32 R), each position's best score by the
+                                    profile's judge, ``target`` (float32 R), the loss the
+                                    expert's fitted model expects there
 =====================  ===========  ==================================================
 
 ``meta["profile"]`` then says how the positions were judged and what was fitted, and its
-``play`` how the play-time record was made (:mod:`engine.style.profile` reads them,
+``play`` and ``games`` how the records were made (:mod:`engine.style.profile` reads them,
 :mod:`profiling` makes them). Version 1 files are read
 as they are: they have no profile. The arrays' dtypes and the checks they pass are
 :mod:`casebase.checks`. A file whose profile fails them is still read for its cases:
@@ -67,6 +72,7 @@ from casebase.checks import (
     CASE_DTYPES,
     GAME_COLUMNS,
     GAME_TEXT_COLUMNS,
+    GAMES_DTYPES,
     PLAY_DTYPES,
     PROFILE_DTYPES,
     CasebaseError,
@@ -348,7 +354,7 @@ def _read_profile(zf: zipfile.ZipFile, members: dict[str, str]) -> tuple[dict[st
     if present and len(present) < len(PROFILE_DTYPES):
         return None, f"error profile incomplete (has only {', '.join(present)})"
     if present:
-        present += [name for name in PLAY_DTYPES if name in members]
+        present += [name for name in (*PLAY_DTYPES, *GAMES_DTYPES) if name in members]
     try:
         return {name: _read_member(zf, members[name]) for name in present} or None, None
     except (OSError, ValueError, EOFError, MemoryError, zipfile.BadZipFile, struct.error) as exc:

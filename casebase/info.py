@@ -99,7 +99,10 @@ def _play_record(meta: dict[str, Any]) -> str:
     play = meta.get("play")
     if not isinstance(play, dict):
         return "; no play-time record (python -m profiling FILE.npz --judge PATH --play J.jsonl makes one)"
-    return f"; play-time record of {play['positions']} positions (the engine's judge at depth {play['judge_depth']})"
+    games = meta.get("games")
+    return (f"; play-time record of {play['positions']} positions (the engine's judge at depth {play['judge_depth']})"
+            + (f"; games record of {games['positions']} positions of {games['player']}'s games"
+               if isinstance(games, dict) else ""))
 
 
 def describe(casebase: Casebase) -> str:

@@ -5,7 +5,8 @@ and the expert's, at a fixed depth. Each finished position is kept in a journal,
 failed run goes on where it stopped when run again. The fitted error model and the rating it
 implies are stored in the casebase (``python -m casebase info`` shows them). docs/strength.md §1.
 With --play, the engine's own choices on the first of those positions are recorded beside them
-for the play-time calibration (§3).
+for the play-time calibration (§3); with --games, its choices in positions of its own games too
+(a round robin's PGN: profiling.games).
 """
 
 from __future__ import annotations
@@ -22,12 +23,16 @@ from common.paths import casebase_path
 from engine.style.calibration import CALIBRATION_POSITIONS, PLAY_JUDGE_DEPTH
 from engine.style.profile import Profile
 from profiling import ProfileError
+from profiling.games import add_games
 from profiling.judging import POSITIONS, Settings, add_judge_arguments
 from profiling.pipeline import add_play, make_profile
 from profiling.play import PlaySettings
 
 
 def _profile(args: argparse.Namespace) -> None:
+    if args.games and (args.games_journal is None or args.games_play is None):
+        raise ProfileError("--games needs --games-journal and --games-play (the journals of the judged positions and of"
+                           " the engine's choices)")
     path = casebase_path(args.casebase)
     casebase = Casebase.load(path)
     if casebase.profile_problem is not None:  # never stored over: the user should see what was there
@@ -45,6 +50,14 @@ def _profile(args: argparse.Namespace) -> None:
         elif existing is not None and existing.play is not None:  # a profile made again drops it: say so
             print(f"profiling: {path}: the play-time record it had is not kept (strength.md §3): give --play"
                   " with its journal to store it again", file=sys.stderr)
+        if args.games:
+            add_games(casebase, args.games, args.games_player or Path(path).stem,
+                      PlaySettings(args.games_positions, args.judge_depth), args.judge, args.games_journal,
+                      args.games_play, progress=not args.quiet)
+            casebase = Casebase.load(path)
+        elif existing is not None and existing.games is not None:
+            print(f"profiling: {path}: the games record it had is not kept (strength.md §3): give --games"
+                  " with its journals to store it again", file=sys.stderr)
         if not args.quiet:
             print(f"{casebase.expert}: error profile {describe_profile(casebase)}; written to {path}.")
     if args.report:
@@ -75,7 +88,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--play-positions", type=positive_int, default=CALIBRATION_POSITIONS, metavar="N",
                         help=f"the profile's positions played with --play (default {CALIBRATION_POSITIONS})")
     parser.add_argument("--judge-depth", type=positive_int, default=PLAY_JUDGE_DEPTH, metavar="D",
-                        help=f"the engine's judge's depth with --play (default {PLAY_JUDGE_DEPTH})")
+                        help=f"the engine's judge's depth with --play and --games (default {PLAY_JUDGE_DEPTH})")
+    parser.add_argument("--games", nargs="+", type=Path, metavar="GAMES.pgn",
+                        help="also record the engine's own choices in positions of its own games (a round robin's"
+                             " PGN), for the play-time calibration (docs/strength.md §3)")
+    parser.add_argument("--games-player", metavar="NAME",
+                        help="the engine's name in those games (default: the casebase's file name without .npz,"
+                             " as a round robin names it)")
+    parser.add_argument("--games-positions", type=positive_int, default=CALIBRATION_POSITIONS, metavar="N",
+                        help=f"the games' positions judged and played with --games (default {CALIBRATION_POSITIONS})")
+    parser.add_argument("--games-journal", type=Path, metavar="FILE.jsonl",
+                        help="with --games: where the games' judged positions are kept")
+    parser.add_argument("--games-play", type=Path, metavar="FILE.jsonl",
+                        help="with --games: where the engine's choices in them are kept")
     parser.add_argument("--report", type=Path, metavar="OUT.png",
                         help="draw the profile beside the other casebases' of its folder (needs matplotlib:"
                              " pip install 'cbr-chess[plots]')")

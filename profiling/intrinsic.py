@@ -142,6 +142,7 @@ class Report:
     eligible: int  # the player's moves from move settings.first_move on
     skipped: int  # of those drawn, forced moves (or moves the stored position cannot show)
     result: Intrinsic
+    profile: Profile  # the judged moves, fitted: to read the fit elsewhere (bench/bench_intrinsic.py)
 
     def lines(self) -> list[str]:
         g, s, r = self.games, self.settings, self.result
@@ -223,7 +224,7 @@ def intrinsic(paths: Sequence[str | os.PathLike[str]], player: str, judge: str |
     profile, skipped = judge_games(games, settings, judge, journal_path, progress=progress)
     if journal is None:
         journal_path.unlink(missing_ok=True)
-    return Report(games, settings, profile.meta.get("judge"), eligible, skipped, rate(profile))
+    return Report(games, settings, profile.meta.get("judge"), eligible, skipped, rate(profile), profile)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

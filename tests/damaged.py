@@ -107,6 +107,9 @@ def damage_profile(sound: Path, target: Path, damage: str) -> Path:
         "play fit garbage": {"meta": _description(lambda d: d["play"]["fit"].update(consistency="x"))},
         "play fit prior weight": {"meta": _description(lambda d: d["play"]["fit"].update(prior_weight=-1e300))},
         "play arrays emptied": {name: array[:0, :0] for name, array in arrays.items() if "_play_" in name},
+        "games targets above 1": {"profile_games_target": arrays["profile_games_target"] + 2},
+        "games best cut": {"profile_games_best": arrays["profile_games_best"][:3]},
+        "games undescribed": {"meta": _description(lambda d: d.pop("games"))},
     }[damage]
     os.makedirs(target.parent, exist_ok=True)
     return rewrite_casebase(sound, target, **changes)
@@ -123,9 +126,12 @@ PROFILE_DAMAGE = {
     "NaN fit": "the error profile's fit sensitivity is nan, not a finite number",
     "text interval": "the error profile's rating bootstrap_low is '2300', not a finite number",
     "play priors above 1": "the play-time record's priors are not all numbers within 0..1",
-    "play scores cut": "play-time array 'profile_play_scores' has dtype int32 and shape",
+    "play scores cut": "play-time record array 'profile_play_scores' has dtype int32 and shape",
     "play positions": "the play-time record's description says 7 positions, its arrays hold 400",
     "play arrays emptied": "the play-time record holds 0 positions of 0 moves",
     "play fit garbage": "the play-time record's fit consistency is 'x', not a finite number",
     "play fit prior weight": "its prior weight within ±20.0",
+    "games targets above 1": "the games record's target losses are not all numbers within 0..1",
+    "games best cut": "games record array 'profile_games_best' has dtype int32 and shape (3,)",
+    "games undescribed": "the error profile's description has no games record 'games'",
 }

@@ -21,6 +21,7 @@ from casebase.format import Casebase
 from engine.style.calibration import calibrate
 from engine.style.profile import Profile
 from profiling.__main__ import main as profiling_main
+from profiling.games import add_games
 from profiling.judging import POSITIONS, Settings
 from profiling.pipeline import add_play, make_profile
 from profiling.play import PlaySettings
@@ -32,7 +33,7 @@ MOVES = ["e2e4", "e7e5", "g1f3"]
 
 @pytest.fixture(scope="module")
 def profiled(kosteniuk_casebase: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """A copy of a shipped casebase with its shipped profile and play-time record (fitted from
+    """A copy of a shipped casebase with its shipped profile, play-time record and games record (fitted from
     data/profiles, as ``make casebases`` does, no judge needed), and the journal it was fitted from."""
     folder = tmp_path_factory.mktemp("profiled")
     path, journal = folder / "kosteniuk-2200.npz", folder / "kosteniuk-2200.jsonl"
@@ -40,6 +41,9 @@ def profiled(kosteniuk_casebase: Path, tmp_path_factory: pytest.TempPathFactory)
     shutil.copy(DATA / "profiles" / "kosteniuk-2200.jsonl", journal)
     make_profile(Casebase.load(path), Settings(), None, journal, progress=False)
     add_play(Casebase.load(path), PlaySettings(), None, DATA / "profiles" / "kosteniuk-2200.play.jsonl", progress=False)
+    add_games(Casebase.load(path), [DATA / "games" / "round-robin-40-20.pgn"], "kosteniuk-2200", PlaySettings(), None,
+              DATA / "profiles" / "kosteniuk-2200.games.jsonl", DATA / "profiles" / "kosteniuk-2200.games.play.jsonl",
+              progress=False)
     return path, journal
 
 

@@ -70,6 +70,9 @@ class Calibration:
     fitted: ErrorModel | None = None
     #: The judge's depth the choice was calibrated at: it plays there on a clock (strength.md §3).
     judge_depth: int = PLAY_JUDGE_DEPTH
+    #: What the positions at_rating reaches its loss on ask of the expert, over what the expert's
+    #: own positions ask: with a games record, whose positions are easier, less than 1 (strength.md §4).
+    target_scale: float = 1.0
 
     def chances(self, scores: Sequence[int], prior: Sequence[float]) -> np.ndarray:
         """The chance of each judged move (scores in centipawns for the mover, prior as proposed)."""
@@ -91,7 +94,8 @@ class Calibration:
             a, b, r0 = SHIPPED_SENSITIVITY_LINE
             model = replace(self.model, sensitivity=math.exp(a + b * (rating - r0)))
         else:
-            model = _sensitivity_for(self.fitted or self.model, self.loss, self.log_prior, loss_at(rating), self.judged)
+            model = _sensitivity_for(self.fitted or self.model, self.loss, self.log_prior,
+                                     loss_at(rating) * self.target_scale, self.judged)
         return replace(self, model=model, rating=rating, source=f"{self.source}, set to {rating:.0f}")
 
 
@@ -150,7 +154,7 @@ def _calibration(casebase: Casebase | None, model: StyleModel | None) -> Calibra
         return shipped_calibration("the engine" if casebase is None else casebase.expert,
                                    refused or "no error profile")
     key = (str(casebase.path), profile.meta.get("fit", {}).get("sensitivity"), len(profile.rows),
-           repr(profile.meta.get("play")), None if model is None else str(model.path))
+           repr(profile.meta.get("play")), repr(profile.meta.get("games")), None if model is None else str(model.path))
     if key not in _CACHE:
         _CACHE[key] = _fit(casebase, profile, model)
     return _CACHE[key]
@@ -207,28 +211,34 @@ def _fit(casebase: Casebase, profile: Profile, model: StyleModel | None) -> Cali
     source = (f"{casebase.expert}'s error profile ({found.positions} positions"
               f"{', with the model' if model is not None else ''}: {fitted.describe()})")
     calibration = Calibration(fitted, casebase.expert, rating_of(expected), source, own, found.loss, found.log_prior)
-    play = profile.play
-    if play is None:
+    play, games = profile.play, profile.games
+    if play is None and games is None:
         return calibration
     try:
-        return _at_play(calibration, play, float(lost[:len(play.moves)].mean()))
+        return _at_play(calibration, play, games)
     except (ValueError, RuntimeError, FloatingPointError) as exc:  # brentq on a record it cannot solve
         return replace(calibration, source=f"{calibration.source}; the play-time record is not usable ({exc})")
 
 
-def _at_play(calibration: Calibration, play: PlayRecord, target: float) -> Calibration:
-    """``calibration`` with the sensitivity whose play-time choices lose ``target`` (the expert's own
-    mean loss in the same positions) as the profile judges them (strength.md §3)."""
-    depth = int(play.meta["judge_depth"])  # casebase.checks requires it with the record
-    model = _sensitivity_for(calibration.model, play.loss, play.log_prior, target, play.true_loss)
-    reached = model.expected_loss(play.loss, play.log_prior, play.true_loss)
+def _at_play(calibration: Calibration, play: PlayRecord | None, games: PlayRecord | None) -> Calibration:
+    """``calibration`` with the sensitivity whose own choices, in the play-time record's positions
+    and the games record's together, lose what they ask (the expert's own loss in the first, what
+    the expert's fitted model expects in the second) as the profile judges them (strength.md §3)."""
+    records = [r for r in (play, games) if r is not None]
+    record = PlayRecord.pooled(records)
+    depth = int(records[0].meta["judge_depth"])  # casebase.checks requires it with each record
+    target = float(record.target.mean())
+    model = _sensitivity_for(calibration.model, record.loss, record.log_prior, target, record.true_loss)
+    reached = model.expected_loss(record.loss, record.log_prior, record.true_loss)
     weight = "" if model.prior_weight == calibration.model.prior_weight else f", prior weight {model.prior_weight:.2f}"
+    where = " and ".join(([f"{len(play.moves)} of them"] if play is not None else [])
+                         + ([f"{len(games.moves)} positions of its own games"] if games is not None else []))
     source = (f"{calibration.source}; s {model.sensitivity:.4f}{weight} set on the engine's own choices"
-              f" in {len(play.moves)} of them (judge depth {depth}) to lose {100 * reached:.2f} %"
-              f" a move as {calibration.expert} did")
-    return replace(calibration, model=model, source=source, loss=play.loss, log_prior=play.log_prior,
-                   judged=play.true_loss, fitted=calibration.model,
-                   judge_depth=depth)
+              f" in {where} (judge depth {depth}) to lose {100 * reached:.2f} % a move as {calibration.expert}"
+              f" would")
+    scale = 1.0 if play is None else target / float(play.target.mean())
+    return replace(calibration, model=model, source=source, loss=record.loss, log_prior=record.log_prior,
+                   judged=record.true_loss, fitted=calibration.model, judge_depth=depth, target_scale=scale)
 
 
 def judged_candidates(proposal: Proposal, result: SearchResult) -> tuple[list[chess.Move], list[int], list[float]]:

@@ -10,7 +10,7 @@ says what they mean, :mod:`engine.style.calibration` fits the calibrated choice 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -51,24 +51,40 @@ def position(casebase: Casebase, row: int) -> chess.Board:
 
 @dataclass(frozen=True)
 class PlayRecord:
-    """The play-time record of a profile's first positions (``python -m profiling --play``): the
-    moves the engine's judge scored exactly as it plays, their play-time ``scores``, the ``prior``
-    proposed for each, and their scores by the profile's judge (``judged``, beside ``best``, the
-    profile's best score of each position); ``moves`` 0 for none."""
+    """A record of the engine's own choices (``python -m profiling --play``, ``--games``): in each
+    position, the moves the engine's judge scored exactly as it plays, their play-time ``scores``,
+    the ``prior`` proposed for each, their scores by the profile's judge (``judged``, beside
+    ``best``, that judge's best score of the position), and the loss the engine's choice should
+    lose there (``target``: the expert's own move's, or what the expert's fitted model expects);
+    ``moves`` 0 for none."""
 
     moves: np.ndarray
     scores: np.ndarray
     prior: np.ndarray
     judged: np.ndarray
     best: np.ndarray
+    target: np.ndarray
     meta: dict[str, Any]
 
     @classmethod
-    def of(cls, arrays: Mapping[str, np.ndarray], best: np.ndarray, meta: dict[str, Any]) -> PlayRecord:
-        """The record of the arrays (:data:`casebase.format.PLAY_DTYPES`), with the profile's best
-        score of each position (``best``, of at least as many positions)."""
-        moves, scores, prior, judged = (arrays[name] for name in PLAY_DTYPES)
-        return cls(moves, scores, prior, judged, best[:len(moves)], meta)
+    def of(cls, arrays: Mapping[str, np.ndarray], best: np.ndarray, target: np.ndarray, meta: dict[str, Any],
+           key: str = "play") -> PlayRecord:
+        """The record of the arrays ``profile_KEY_*`` (:data:`casebase.format.PLAY_DTYPES`), with the
+        best score and the target of each position (of at least as many positions)."""
+        moves, scores, prior, judged = (arrays[name.replace("_play_", f"_{key}_")] for name in PLAY_DTYPES)
+        return cls(moves, scores, prior, judged, best[:len(moves)], target[:len(moves)], meta)
+
+    @classmethod
+    def pooled(cls, records: Sequence[PlayRecord]) -> PlayRecord:
+        """The records' positions one after the other (the moves padded with none)."""
+        width = max(r.moves.shape[1] for r in records)
+
+        def stacked(field: str) -> np.ndarray:
+            return np.concatenate([np.pad(getattr(r, field), ((0, 0), (0, width - r.moves.shape[1]))) for r in records])
+
+        return cls(stacked("moves"), stacked("scores"), stacked("prior"), stacked("judged"),
+                   np.concatenate([r.best for r in records]), np.concatenate([r.target for r in records]),
+                   {"records": [r.meta for r in records]})
 
     @property
     def loss(self) -> np.ndarray:
@@ -124,7 +140,16 @@ class Profile:
         p = self.casebase.profile
         if p is None or "profile_play_moves" not in p:
             return None
-        return PlayRecord.of(p, p["profile_scores"][:, 0], self.meta.get("play", {}))
+        return PlayRecord.of(p, p["profile_scores"][:, 0], self.own_loss, self.meta.get("play", {}))
+
+    @property
+    def games(self) -> PlayRecord | None:
+        """The games record (positions of the engine's own games), where the casebase has one."""
+        p = self.casebase.profile
+        if p is None or "profile_games_moves" not in p:
+            return None
+        return PlayRecord.of(p, p["profile_games_best"], p["profile_games_target"].astype(np.float64),
+                             self.meta.get("games", {}), key="games")
 
     def first(self, n: int) -> Profile:
         """The first ``n`` judged positions (the first of the seeded order the judge went through)."""

@@ -49,17 +49,21 @@ class ImpliedRating(NamedTuple):
     bootstrap_high: float
 
 
-def implied_rating(loss: np.ndarray, chosen: np.ndarray, model: ErrorModel, *, seed: int = 0) -> ImpliedRating:
+def implied_rating(loss: np.ndarray, chosen: np.ndarray, model: ErrorModel, *, seed: int = 0,
+                   reference: np.ndarray | None = None) -> ImpliedRating:
     """The rating the fitted model implies and its 95 % intervals: the positions resampled and
-    refitted, and that widened by the spread of rated players about the line."""
-    rating = rating_of(model.expected_loss(loss))
+    refitted, and that widened by the spread of rated players about the line. With ``reference``
+    (the losses of other positions' moves) each fit is read there instead of on its own positions:
+    Regan's reading on one reference set, so that easier positions do not count as skill."""
+    rating = rating_of(model.expected_loss(loss if reference is None else reference))
     # A loop of refits, not scipy.stats.bootstrap: the statistic is a maximum-likelihood fit of
     # the resampled rows, which bootstrap would call as often and which it cannot vectorise.
     rng = np.random.default_rng(seed)
     resampled = []
     for _ in range(RESAMPLES):
         pick = rng.integers(0, len(loss), len(loss))
-        resampled.append(rating_of(fit(loss[pick], chosen[pick]).model.expected_loss(loss[pick])))
+        refit = fit(loss[pick], chosen[pick]).model
+        resampled.append(rating_of(refit.expected_loss(loss[pick] if reference is None else reference)))
     boot = 1.96 * float(np.std(resampled))
     half = math.hypot(boot, 1.96 * RATING_SPREAD)
     return ImpliedRating(rating, rating - half, rating + half, rating - boot, rating + boot)

@@ -1,0 +1,75 @@
+"""The games record: the engine's own choices in positions of its own games, for the play-time
+calibration (docs/strength.md §3, issue #29).
+
+The play-time record (:mod:`profiling.play`) holds the engine's choices in the expert's positions.
+But the engine plays other positions: those its games bring, which are easier than the expert's
+(its choices there lost 7 to 22 % more than the expert's fitted model would, in a round robin of
+the seven ladder engines). So positions of the engine's own games (a round robin's PGN, the
+engine's name as the player) are judged as the profile judges the expert's (MultiPV at its depth:
+:mod:`profiling.intrinsic`), the engine's choices there are recorded as the play-time record's
+are (:func:`profiling.play.record_play`), and each position gets its target: the loss the expert's
+fitted model (the profile's s and c) expects there. :mod:`engine.style.calibration` then sets the
+sensitivity on both records together. Both journals are kept and resumed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from casebase.format import PLAY_DTYPES, Casebase
+from engine.style.errormodel import ErrorModel
+from engine.style.profile import Profile
+from profiling import ProfileError
+from profiling.intrinsic import Games, judge_games, read_games
+from profiling.journal import Journal
+from profiling.judging import DEPTH, MULTIPV, Settings
+from profiling.pipeline import store
+from profiling.play import PlaySettings, play_arrays, record_play
+
+
+def targets(profile: Profile, positions: Profile) -> np.ndarray:
+    """The loss the expert's fitted model (``profile``'s s and c) expects in each of ``positions``."""
+    fitted = profile.meta["fit"]
+    model = ErrorModel(float(fitted["sensitivity"]), float(fitted["consistency"]))
+    loss = positions.loss
+    return np.asarray((model.probabilities(loss) * np.nan_to_num(loss)).sum(axis=-1))
+
+
+def choices_in(casebase: Casebase, games: Games, settings: PlaySettings, judge: str | None, judged_path: Path,
+               play_path: Path, *, depth: int = DEPTH, multipv: int = MULTIPV,
+               progress: bool = True) -> tuple[Profile, list[dict[str, Any]]]:
+    """The first ``settings.positions`` of the moves of ``games`` (a seeded sample from move 9)
+    judged as a profile's (resuming the journal ``judged_path``), and the engine's choices on
+    ``casebase`` there (:func:`profiling.play.record_play`, resuming ``play_path``)."""
+    judged, _ = judge_games(games, Settings(positions=settings.positions, depth=depth, multipv=multipv), judge,
+                            judged_path, progress=progress)
+    journal = Journal(play_path, settings.header(casebase, judged))
+    return judged, record_play(casebase, judged, settings, judge, journal, progress=progress)
+
+
+def add_games(casebase: Casebase, paths: Sequence[str | Path], player: str, settings: PlaySettings, judge: str | None,
+              judged_path: Path, play_path: Path, *, progress: bool = True) -> Profile:
+    """Judge the first ``settings.positions`` of ``player``'s moves in ``paths`` (a seeded sample from
+    move 9, resuming the journal ``judged_path``), record the engine's choices there (resuming
+    ``play_path``), and store them with the casebase's profile, beside its play-time record."""
+    profile = Profile.of(casebase)
+    if profile is None:
+        raise ProfileError("the casebase has no error profile to record the games beside: profile it first")
+    games = read_games(paths, player, exact=True, progress=False)
+    judged, entries = choices_in(casebase, games, settings, judge, judged_path, play_path,
+                                 depth=int(profile.meta.get("depth", DEPTH)),
+                                 multipv=int(profile.meta.get("multipv", MULTIPV)), progress=progress)
+    n = len(entries)
+    arrays = {name.replace("_play_", "_games_"): array for name, array in play_arrays(entries).items()}
+    arrays["profile_games_best"] = judged.scores[:n, 0].astype(np.int32)
+    arrays["profile_games_target"] = targets(profile, judged.first(n)).astype(np.float32)
+    play = {name: np.asarray(casebase.profile[name]) for name in PLAY_DTYPES if casebase.profile and name in casebase.profile}
+    profile.meta = {**profile.meta, "games": {"positions": n, "judge_depth": settings.judge_depth,
+                                              "seed": settings.seed, "judge": judged.meta.get("judge"),
+                                              "player": games.player, "files": [Path(p).name for p in paths]}}
+    store(casebase, profile, {**play, **arrays})
+    return profile

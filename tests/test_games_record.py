@@ -1,0 +1,135 @@
+"""The games record (issue #29; docs/strength.md §3): the engine's own choices in positions of its
+own games, each with the loss the expert's fitted model expects there, stored beside the play-time
+record; the sensitivity is set on both together, and a UCI_Elo on both alike."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import replace
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from test_play import PLAYED, PROFILE, reachable
+from test_profiling import scripted
+
+from casebase.format import Casebase
+from casebase.info import describe_profile
+from engine.style.calibration import calibrate
+from engine.style.errormodel import expected_score
+from engine.style.profile import PlayRecord, Profile
+from engine.style.rating import loss_at
+from profiling import ProfileError
+from profiling.__main__ import main as profiling_main
+from profiling.games import add_games, targets
+from profiling.pipeline import add_play, make_profile
+from profiling.play import PlaySettings
+
+GAMES = Path(__file__).resolve().parent.parent / "data" / "games" / "round-robin-40-20.pgn"
+#: The engine's positions of its own games recorded (a few: each is a judged position).
+RECORDED = PlaySettings(positions=12, judge_depth=2)
+
+
+@pytest.fixture(scope="module")
+def recorded(kosteniuk_casebase: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
+    """Kosteniuk's casebase profiled, played, and played in its engine's round-robin games by a
+    scripted judge: the file, the games' judged journal and the judge."""
+    folder = tmp_path_factory.mktemp("recorded")
+    path, judged = folder / "kosteniuk-2200.npz", folder / "games.jsonl"
+    shutil.copy(kosteniuk_casebase, path)
+    judge = scripted(folder)
+    make_profile(Casebase.load(path), PROFILE, judge, progress=False)
+    add_play(Casebase.load(path), PLAYED, judge, folder / "play.jsonl", progress=False)
+    add_games(Casebase.load(path), [GAMES], "kosteniuk-2200", RECORDED, judge, judged, folder / "games.play.jsonl",
+              progress=False)
+    return path, judged, judge
+
+
+def records(path: Path) -> tuple[Profile, PlayRecord, PlayRecord]:
+    profile = Profile.of(Casebase.load(path))
+    assert profile is not None and profile.play is not None and profile.games is not None
+    return profile, profile.play, profile.games
+
+
+def test_the_record_holds_the_engine_s_choices_in_its_games_and_what_the_expert_s_model_expects_there(recorded):
+    path, judged, _ = recorded
+    profile, play, games = records(path)
+    assert len(games.moves) == RECORDED.positions and len(play.moves) == PLAYED.positions  # the play record kept
+    assert games.meta["player"] == "kosteniuk-2200" and games.meta["files"] == [GAMES.name]
+    assert describe_profile(Casebase.load(path)).endswith("; games record of 12 positions of kosteniuk-2200's games")
+    # each target is the loss the profile's fitted model expects over the judge's moves of that position
+    entries = [json.loads(line) for line in judged.read_text().splitlines()[1:]]
+    entries = [e for e in entries if "skip" not in e][:RECORDED.positions]
+    width = max(len(e["scores"]) for e in entries)
+    win = expected_score(np.array([e["scores"] + [-99999] * (width - len(e["scores"])) for e in entries], float))
+    loss = np.where(np.array([[i < len(e["scores"]) for i in range(width)] for e in entries]),
+                    win.max(axis=1, keepdims=True) - win, np.nan)
+    assert games.best.tolist() == [max(e["scores"]) for e in entries]
+
+    def expected(s: float, c: float) -> np.ndarray:
+        chances = np.exp(-np.power(np.nan_to_num(loss, nan=1.0) / s, c)) * ~np.isnan(loss)
+        return (chances / chances.sum(axis=1, keepdims=True) * np.nan_to_num(loss)).sum(axis=1)
+
+    fitted = profile.meta["fit"]
+    assert games.target == pytest.approx(expected(fitted["sensitivity"], fitted["consistency"]), rel=1e-5, abs=1e-7)
+    # the scripted judge's profile fits a choice near uniform: a sharper model expects less, as targets says
+    sharp = replace(profile, meta={**profile.meta, "fit": {**fitted, "sensitivity": 0.02, "consistency": 0.6}})
+    assert targets(sharp, SimpleNamespace(loss=loss)) == pytest.approx(expected(0.02, 0.6), rel=1e-6, abs=1e-9)
+    assert expected(0.02, 0.6).mean() < 0.8 * games.target.mean()
+    present = games.moves > 0
+    assert np.isfinite(games.true_loss[present]).all() and (games.true_loss[present] >= 0).all()
+
+
+def test_the_sensitivity_is_set_on_the_expert_s_positions_and_the_engine_s_games_together(recorded):
+    casebase = Casebase.load(recorded[0])
+    _, play, games = records(recorded[0])
+    pooled = PlayRecord.pooled([play, games])
+    calibration = calibrate(casebase, None)
+    assert calibration.fitted is not None
+    assert "in 16 of them and 12 positions of its own games" in calibration.source
+    target = float(np.concatenate([play.target, games.target]).mean())
+    least, most = reachable(calibration.fitted, pooled.loss, pooled.log_prior, pooled.true_loss)
+    reached = calibration.model.expected_loss(pooled.loss, pooled.log_prior, pooled.true_loss)
+    assert reached == pytest.approx(min(max(target, least), most), rel=1e-6, abs=1e-9)
+    # a set rating asks the pooled positions for what the expert's own ask, scaled as they differ
+    assert calibration.target_scale == pytest.approx(target / float(play.target.mean()))
+    assert calibration.target_scale != pytest.approx(1)
+
+
+@pytest.mark.parametrize("rating", [1600, 2800])
+def test_a_set_rating_asks_the_games_positions_for_as_much_less_as_the_expert_s_own(recorded, rating):
+    casebase = Casebase.load(recorded[0])
+    _, play, games = records(recorded[0])
+    pooled = PlayRecord.pooled([play, games])
+    base = calibrate(casebase, None)
+    at = base.at_rating(rating).model
+    least, most = reachable(base.fitted or base.model, pooled.loss, pooled.log_prior, pooled.true_loss)
+    target = min(max(loss_at(rating) * base.target_scale, least), most)
+    assert at.expected_loss(pooled.loss, pooled.log_prior, pooled.true_loss) == pytest.approx(target, rel=1e-6, abs=1e-9)
+
+
+def test_a_profile_made_again_without_games_drops_the_record_and_says_so(recorded, tmp_path, capsys):
+    copy = tmp_path / "kosteniuk-2200.npz"
+    shutil.copy(recorded[0], copy)
+    journal = tmp_path / "profile.jsonl"
+    assert profiling_main([str(copy), "--judge", recorded[2], "--positions", str(PROFILE.positions), "--depth",
+                           str(PROFILE.depth), "--multipv", str(PROFILE.multipv), "--journal", str(journal),
+                           "--quiet"]) == 0
+    assert "the games record it had is not kept" in capsys.readouterr().err
+    profile = Profile.of(Casebase.load(copy))
+    assert profile is not None and profile.games is None
+
+
+def test_games_without_journals_or_with_no_game_of_the_player_are_refused_with_a_clear_error(recorded, tmp_path,
+                                                                                               capsys):
+    copy = tmp_path / "kosteniuk-2200.npz"
+    shutil.copy(recorded[0], copy)
+    assert profiling_main([str(copy), "--judge", recorded[2], "--positions", str(PROFILE.positions), "--depth",
+                           str(PROFILE.depth), "--multipv", str(PROFILE.multipv), "--journal",
+                           str(tmp_path / "p.jsonl"), "--quiet", "--games", str(GAMES)]) == 1
+    assert "--games needs --games-journal and --games-play" in capsys.readouterr().err
+    with pytest.raises(ProfileError, match="no game of .* has a player matching 'nobody'.*kosteniuk-2200"):
+        add_games(Casebase.load(recorded[0]), [GAMES], "nobody", RECORDED, recorded[2], tmp_path / "g.jsonl",
+                  tmp_path / "g.play.jsonl", progress=False)
