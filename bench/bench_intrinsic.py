@@ -11,9 +11,11 @@ name in the PGN and, for an expert, its casebase's file name). Every player's mo
 on where it stopped). The table gives, for each player, its intrinsic rating on the experts' line
 (engine/style/rating.py) with the 95 % interval of the positions' bootstrap, its expert's own
 (the error profile stored in CASEBASES/ID.npz: python -m profiling), the difference and the
-judged moves. Beside them, the engine's fitted model read on its expert's own positions: each
-player's rating is read on its own positions, and an engine's games may be easier or harder
-than its expert's, which the last column removes (Regan reads every fit on one reference set).
+judged moves. Beside them, the engine's fitted model read on its expert's own positions, with
+the 95 % interval of the bootstrap of its moves (each refit read there) and the difference's ±
+combining it with the expert's: each player's rating is read on its own positions, and an
+engine's games may be easier or harder than its expert's, which the last column removes (Regan
+reads every fit on one reference set).
 The plot (--plot) draws the engine's rating against the expert's, with both intervals and the
 line y = x. docs/strength.md, "The intrinsic rating of any games".
 """

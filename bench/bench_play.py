@@ -3,11 +3,13 @@
     python bench/bench_play.py kosteniuk-2200 carlsen-2800 ... --judge /usr/games/stockfish \
         [--positions 200] [--out bench/out/play]
 
-Two tables, each with the expert's own moves beside two calibrations' choices among the moves the
-engine's judge scores as it plays (:mod:`profiling.play`):
+Tables of the expert's own moves beside the calibrations' choices among the moves the engine's
+judge scores as it plays (:mod:`profiling.play`):
 
 - *profile fit*: the sensitivity of the likelihood fit on the profile's moves (before issue #29);
-- *play-time fit*: the sensitivity set on the engine's own choices (``Selection calibrated`` now).
+- *play record alone*: the sensitivity set on the engine's own choices in the play-time record's
+  positions (where the casebase has a games record too; the default before it);
+- *play-time fit*: the sensitivity ``Selection calibrated`` plays (on both records, where both are).
 
 From each calibration's chances come the expected loss (expected score and centipawns, as the
 profiles judge moves: Stockfish at depth 12) and the expected share of mistakes (50 cp or more).
@@ -15,13 +17,15 @@ profiles judge moves: Stockfish at depth 12) and the expected share of mistakes 
 1. **Recorded**: the shipped casebase (``casebases/ID.npz``) on the positions of its play-time
    record (the game of each held out of retrieval), where the play-time fit is made: it should
    hit the expert's loss there.
-2. **Held out**: the held-out casebase (``casebases/heldout/ID.npz``, made by ``make fidelity``'s
+2. **In its own games**: the same on the positions of the shipped casebase's games record (its
+   engine's own round-robin games), beside the loss the expert's fitted model expects there.
+3. **Held out**: the held-out casebase (``casebases/heldout/ID.npz``, made by ``make fidelity``'s
    rules, with its profile and record) on the player's moves from move 9 on in the held-out games
    (``casebases/heldout/ID.pgn``, a seeded sample of ``--positions``), judged as the profiles are
    (:func:`profiling.intrinsic.judge_games`) and played as the record plays
    (:func:`profiling.play.record_play`). Both journals of each expert are kept in ``--out``, so a
    stopped run goes on where it stopped.
-3. **UCI_Elo per move**: on the same held-out moves, each ``--ratings`` setting's expected loss
+4. **UCI_Elo per move**: on the same held-out moves, each ``--ratings`` setting's expected loss
    read on the rating line (``engine.style.rating.rating_of``), beside the player's own moves'.
 """
 
@@ -40,7 +44,7 @@ sys.path.insert(0, str(ROOT))
 from casebase.format import Casebase  # noqa: E402
 from engine.agents.factory import Loader, make_agent  # noqa: E402
 from engine.agents.guided import GuidedAgent  # noqa: E402
-from engine.style.calibration import Calibration  # noqa: E402
+from engine.style.calibration import Calibration, set_on  # noqa: E402
 from engine.style.errormodel import ErrorModel  # noqa: E402
 from engine.style.profile import MISTAKE_CP, PlayRecord, Profile  # noqa: E402
 from engine.style.rating import rating_of  # noqa: E402
@@ -77,36 +81,61 @@ def calibration_of(casebase: Casebase) -> Calibration:
     return agent.calibration
 
 
-def compared(calibration: Calibration, play: PlayRecord, player: np.ndarray) -> dict[str, np.ndarray]:
-    """The rows of the player and of each calibration's choice."""
-    return {"the player (own moves)": player, "profile fit": measured(calibration.fitted or calibration.model, play),
-            "play-time fit": measured(calibration.model, play)}
+def compared(casebase: Casebase, play: PlayRecord, player: np.ndarray, who: str = "the player (own moves)"
+             ) -> dict[str, np.ndarray]:
+    """The rows of the player (``who``) and of each calibration's choice: the profile's fit, the
+    play-time fit on the casebase's play-time record alone (where it has a games record too), and the
+    one the engine plays."""
+    calibration = calibration_of(casebase)
+    fitted = calibration.fitted or calibration.model
+    profile = Profile.of(casebase)
+    rows = {who: player, "profile fit": measured(fitted, play)}
+    if profile is not None and profile.play is not None and profile.games is not None:
+        rows["play record alone"] = measured(set_on(fitted, profile.play), play)
+    return {**rows, "play-time fit": measured(calibration.model, play)}
 
 
-def recorded_rows(expert: str) -> dict[str, np.ndarray]:
-    """On the positions of the shipped casebase's play-time record."""
+def shipped(expert: str) -> tuple[Casebase, Profile]:
     casebase = Casebase.load(ROOT / "casebases" / f"{expert}.npz")
     profile = Profile.of(casebase)
     if profile is None or profile.play is None:
         raise SystemExit(f"casebases/{expert}.npz has no play-time record: make casebases")
-    return compared(calibration_of(casebase), profile.play, own(profile.first(len(profile.play.moves))))
+    return casebase, profile
 
 
-def held_out(expert: str, args: argparse.Namespace) -> tuple[Calibration, PlayRecord, Profile]:
-    """The held-out casebase's calibration, its choices on the player's moves in the held-out
-    games, and those moves judged."""
+def recorded_rows(expert: str) -> dict[str, np.ndarray]:
+    """On the positions of the shipped casebase's play-time record."""
+    casebase, profile = shipped(expert)
+    assert profile.play is not None
+    return compared(casebase, profile.play, own(profile.first(len(profile.play.moves))))
+
+
+def games_rows(expert: str) -> dict[str, np.ndarray]:
+    """On the positions of the shipped casebase's games record: beside what the expert's fitted model
+    expects there (only the loss is known of it)."""
+    casebase, profile = shipped(expert)
+    if profile.games is None:
+        return {}
+    expected = np.full((len(profile.games.target), len(COLUMNS)), np.nan)
+    expected[:, 0] = profile.games.target
+    return compared(casebase, profile.games, expected, "the expert's model")
+
+
+def held_out(expert: str, args: argparse.Namespace) -> tuple[Casebase, PlayRecord, Profile]:
+    """The held-out casebase, its choices on the player's moves in the held-out games, and those
+    moves judged."""
     folder = ROOT / "casebases" / "heldout"
     casebase = Casebase.load(folder / f"{expert}.npz")
     games = read_games([folder / f"{expert}.pgn"], casebase.expert)
     profile, entries = choices_in(casebase, games, PlaySettings(positions=args.positions), args.judge,
                                   args.out / f"{expert}.judged.jsonl", args.out / f"{expert}.play.jsonl")
-    return calibration_of(casebase), PlayRecord.of(play_arrays(entries), profile.scores[:, 0], profile.own_loss, {}), profile
+    return casebase, PlayRecord.of(play_arrays(entries), profile.scores[:, 0], profile.own_loss, {}), profile
 
 
 def held_out_rows(expert: str, args: argparse.Namespace) -> dict[str, np.ndarray]:
     """On the player's moves in the held-out games, played by the held-out casebase."""
-    calibration, play, profile = held_out(expert, args)
-    return compared(calibration, play, own(profile))
+    casebase, play, profile = held_out(expert, args)
+    return compared(casebase, play, own(profile))
 
 
 def ratings_table(experts: list[str], args: argparse.Namespace) -> None:
@@ -115,7 +144,8 @@ def ratings_table(experts: list[str], args: argparse.Namespace) -> None:
           f"| expert | {' | '.join(str(r) for r in args.ratings)} | own (the player's moves) |")
     print("|---|" + "---:|" * (len(args.ratings) + 1))
     for expert in experts:
-        calibration, play, profile = held_out(expert, args)
+        casebase, play, profile = held_out(expert, args)
+        calibration = calibration_of(casebase)
         measured_at = [rating_of(measured(calibration.at_rating(r).model, play)[:, 0].mean()) for r in args.ratings]
         print(f"| {expert} | " + " | ".join(f"{m:.0f}" for m in measured_at)
               + f" | {rating_of(float(profile.own_loss.mean())):.0f} |", flush=True)
@@ -132,12 +162,15 @@ def table(title: str, experts: list[str], rows_of: Callable[[str], dict[str, np.
             print(f"| {expert} | {who} | {len(rows)} | " + " | ".join(_cells(rows)) + " |", flush=True)
     for who, parts in pooled.items():
         print(f"| all | {who} | {sum(len(p) for p in parts)} | " + " | ".join(_cells(np.concatenate(parts))) + " |")
-    player = np.concatenate(pooled["the player (own moves)"]).mean(0)
-    for who in ("profile fit", "play-time fit"):
+    reference, *fits = pooled
+    player = np.concatenate(pooled[reference]).mean(0)
+    for who in fits:
         mean = np.concatenate(pooled[who]).mean(0)
-        print(f"\n{who}: expected loss {100 * (mean[0] / player[0] - 1):+.1f} % (expected score),"
-              f" {100 * (mean[1] / player[1] - 1):+.1f} % (cp) against the players'; mistakes"
-              f" {100 * (mean[2] - player[2]):+.1f} points, first choices {100 * (mean[3] - player[3]):+.1f} points")
+        gaps = [f"expected loss {100 * (mean[0] / player[0] - 1):+.1f} % (expected score)"]
+        if not np.isnan(player[1:]).any():  # the expert's model in the games gives its loss alone
+            gaps += [f"{100 * (mean[1] / player[1] - 1):+.1f} % (cp)", f"mistakes {100 * (mean[2] - player[2]):+.1f} points",
+                     f"first choices {100 * (mean[3] - player[3]):+.1f} points"]
+        print(f"\n{who} against {reference}: {', '.join(gaps)}")
 
 
 def main() -> int:
@@ -151,6 +184,7 @@ def main() -> int:
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     table("Recorded: the play-time record's positions of the shipped casebase", args.experts, recorded_rows)
+    table("In its own games: the games record's positions of the shipped casebase", args.experts, games_rows)
     table("Held out: the player's moves in the held-out games", args.experts, lambda e: held_out_rows(e, args))
     ratings_table(args.experts, args)
     return 0
@@ -158,7 +192,7 @@ def main() -> int:
 
 def _cells(rows: np.ndarray) -> list[str]:
     mean = rows.mean(0)
-    return [f"{100 * mean[0]:.2f}", f"{mean[1]:.1f}", f"{100 * mean[2]:.1f}", f"{100 * mean[3]:.1f}"]
+    return [f"{100 * mean[0]:.2f}"] + ["" if np.isnan(m) else f"{f * m:.1f}" for f, m in zip((1, 100, 100), mean[1:])]
 
 
 if __name__ == "__main__":

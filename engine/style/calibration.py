@@ -228,7 +228,7 @@ def _at_play(calibration: Calibration, play: PlayRecord | None, games: PlayRecor
     record = PlayRecord.pooled(records)
     depth = int(records[0].meta["judge_depth"])  # casebase.checks requires it with each record
     target = float(record.target.mean())
-    model = _sensitivity_for(calibration.model, record.loss, record.log_prior, target, record.true_loss)
+    model = set_on(calibration.model, record)
     reached = model.expected_loss(record.loss, record.log_prior, record.true_loss)
     weight = "" if model.prior_weight == calibration.model.prior_weight else f", prior weight {model.prior_weight:.2f}"
     where = " and ".join(([f"{len(play.moves)} of them"] if play is not None else [])
@@ -239,6 +239,12 @@ def _at_play(calibration: Calibration, play: PlayRecord | None, games: PlayRecor
     scale = 1.0 if play is None else target / float(play.target.mean())
     return replace(calibration, model=model, source=source, loss=record.loss, log_prior=record.log_prior,
                    judged=record.true_loss, fitted=calibration.model, judge_depth=depth, target_scale=scale)
+
+
+def set_on(model: ErrorModel, record: PlayRecord) -> ErrorModel:
+    """``model`` with the sensitivity whose choices in ``record``'s positions lose, as the profile
+    judges them, the mean of its targets (§3)."""
+    return _sensitivity_for(model, record.loss, record.log_prior, float(record.target.mean()), record.true_loss)
 
 
 def judged_candidates(proposal: Proposal, result: SearchResult) -> tuple[list[chess.Move], list[int], list[float]]:
