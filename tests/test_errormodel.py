@@ -17,7 +17,7 @@ from engine.style.calibration import calibrate, shipped_calibration
 from engine.style.errormodel import ErrorModel, expected_score, fit, losses
 from engine.style.prior import share_text
 from engine.style.profile import Profile, position
-from engine.style.rating import loss_at, rating_of
+from engine.style.rating import implied_rating, loss_at, rating_of
 from profiling.judging import Settings, sample
 from profiling.pipeline import store
 
@@ -88,6 +88,30 @@ def test_the_rating_line_and_its_inverse_agree():
     for rating in (1500, 2300, 2800):
         assert rating_of(loss_at(rating)) == pytest.approx(rating)
     assert loss_at(1800) > loss_at(2600)  # weaker players lose more
+
+
+def test_a_fit_read_on_a_reference_set_rates_the_player_not_the_positions():
+    # one model plays easy positions and hard ones: read on its own positions it rates higher in the
+    # easy ones; read on one reference set both fits rate alike, within their bootstrap intervals
+    rng = np.random.default_rng(3)
+    truth = ErrorModel(0.03, 0.6)
+    hard, easy = synthetic(1500, 10, rng), synthetic(1500, 10, rng)
+    easy[:, 1:] = np.minimum(easy[:, 1:] * 20, 1)  # the same kind of position with the others far worse
+    reference = synthetic(1500, 10, rng)
+    readings = {}
+    for name, loss in (("hard", hard), ("easy", easy)):
+        chosen = choices(truth, loss, rng)
+        model = fit(loss, chosen).model
+        readings[name] = (implied_rating(loss, chosen, model), implied_rating(loss, chosen, model, reference=reference))
+    own_gap = readings["easy"][0].rating - readings["hard"][0].rating
+    common = [r for _, r in readings.values()]
+    assert own_gap > 150
+    assert abs(common[0].rating - common[1].rating) < max(r.bootstrap_high - r.rating for r in common)
+    assert common[0].rating == pytest.approx(rating_of(truth.expected_loss(reference)), abs=60)
+    # the default reads each fit on its own positions
+    loss, chosen = hard, choices(truth, hard, rng)
+    assert implied_rating(loss, chosen, fit(loss, chosen).model).rating == pytest.approx(
+        implied_rating(loss, chosen, fit(loss, chosen).model, reference=loss).rating)
 
 
 # -- the calibrated choice -------------------------------------------------------------------
