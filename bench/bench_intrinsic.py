@@ -15,7 +15,9 @@ judged moves. Beside them, the engine's fitted model read on its expert's own po
 the 95 % interval of the bootstrap of its moves (each refit read there) and the difference's ±
 combining it with the expert's: each player's rating is read on its own positions, and an
 engine's games may be easier or harder than its expert's, which the last column removes (Regan
-reads every fit on one reference set).
+reads every fit on one reference set). The last column needs no refit: the engine's mean loss in
+its own positions against the loss its expert's fitted model expects in them, as Elo on the
+line's slope.
 The plot (--plot) draws the engine's rating against the expert's, with both intervals and the
 line y = x. docs/strength.md, "The intrinsic rating of any games".
 """
@@ -42,8 +44,9 @@ from common.cli import positive_int  # noqa: E402
 from common.figures import new_figure, save_png  # noqa: E402
 from engine.style.errormodel import ErrorModel  # noqa: E402
 from engine.style.profile import Profile  # noqa: E402
-from engine.style.rating import ImpliedRating, implied_rating  # noqa: E402
+from engine.style.rating import RATING_LINE, RESAMPLES, ImpliedRating, implied_rating  # noqa: E402
 from profiling import ProfileError  # noqa: E402
+from profiling.games import targets  # noqa: E402
 from profiling.intrinsic import Intrinsic, Report, intrinsic, rate  # noqa: E402
 from profiling.judging import DEPTH, MULTIPV  # noqa: E402
 from tournament.store import MANIFEST, RESULTS  # noqa: E402
@@ -62,6 +65,9 @@ class Row:
     #: reading: the rating its (s, c) would earn where the expert's was earned, so that easier
     #: positions in its own games do not count as skill), with the bootstrap of its moves.
     common: ImpliedRating | None = None
+    #: The engine's mean loss in its own positions against what its expert's fitted model expects
+    #: in them, as Elo on the line's slope (negative: it loses more), with its 95 % bootstrap interval.
+    against: tuple[float, float, float] | None = None
 
     @property
     def difference(self) -> float | None:
@@ -70,6 +76,20 @@ class Row:
     @property
     def on_experts_positions(self) -> float | None:
         return None if self.common is None else self.common.rating
+
+
+def against_model(report: Report, expert: Profile, *, seed: int = 0) -> tuple[float, float, float]:
+    """The player's mean loss in its positions against the loss ``expert``'s fitted model expects
+    in the same positions (profiling.games.targets), read as Elo on the rating line's slope, and
+    the 95 % interval of the positions' bootstrap: a reading of the player against its expert
+    that needs no refit of the player's moves."""
+    played, expected = report.profile.own_loss, targets(expert, report.profile)
+    slope = RATING_LINE[1]
+    rng = np.random.default_rng(seed)
+    picks = [rng.integers(0, len(played), len(played)) for _ in range(RESAMPLES)]
+    resampled = [slope * math.log(played[k].mean() / expected[k].mean()) for k in picks]
+    low, high = np.percentile(resampled, [2.5, 97.5])
+    return slope * math.log(played.mean() / expected.mean()), float(low), float(high)
 
 
 def read_on(report: Report, reference: Profile) -> ImpliedRating:
@@ -128,7 +148,7 @@ def _interval(r: Intrinsic | None) -> str:
 
 def table(rows: list[Row]) -> str:
     head = ("player", "moves", "its rating (95 %)", "expert", "expert's rating (95 %)", "positions", "difference",
-            "on the expert's positions")
+            "on the expert's positions", "against the expert's model (95 %)")
     lines = [head]
     for r in rows:
         d, common = r.difference, r.on_experts_positions
@@ -140,7 +160,8 @@ def table(rows: list[Row]) -> str:
                       "" if common is None or r.expert is None or r.common is None else
                       f"{common:.0f} ({r.common.bootstrap_low:.0f}..{r.common.bootstrap_high:.0f})"
                       f" {common - r.expert.rating:+.0f}"
-                      f" ± {math.hypot(r.common.bootstrap_high - common, r.expert.high - r.expert.rating):.0f}"))
+                      f" ± {math.hypot(r.common.bootstrap_high - common, r.expert.high - r.expert.rating):.0f}",
+                      "" if r.against is None else f"{r.against[0]:+.0f} ({r.against[1]:+.0f}..{r.against[2]:+.0f})"))
     widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip()
                      for line in lines)
@@ -149,18 +170,20 @@ def table(rows: list[Row]) -> str:
 def plot(rows: list[Row], path: Path) -> None:
     """Each engine's rating against its expert's, with the bootstraps' 95 % intervals, its model read
     on the expert's positions (a hollow mark of the same colour), and y = x."""
-    pairs = [(r.player, r.engine, r.expert, r.on_experts_positions) for r in rows
-             if r.engine is not None and r.expert is not None]
+    pairs = [(r.player, r.engine, r.expert, r.common) for r in rows if r.engine is not None and r.expert is not None]
     figure, ax = new_figure(6, 5.5)
     for i, (name, engine, expert, common) in enumerate(pairs):
         bars = ax.errorbar([expert.rating], [engine.rating], xerr=[[expert.rating - expert.low], [expert.high - expert.rating]],
                            yerr=[[engine.rating - engine.low], [engine.high - engine.rating]], fmt="o", capsize=3)
         if common is not None:
-            ax.plot([expert.rating], [common], marker="o", markerfacecolor="none", linestyle="none",
-                    color=bars.lines[0].get_color(), label="read on the expert's positions" if i == 0 else None)
+            ax.errorbar([expert.rating + 8], [common.rating], yerr=[[common.rating - common.bootstrap_low],
+                        [common.bootstrap_high - common.rating]], fmt="o", markerfacecolor="none", capsize=2,
+                        color=bars.lines[0].get_color(), linestyle="none", alpha=0.8,
+                        label="read on the expert's positions" if i == 0 else None)
         ax.annotate(name, (expert.rating, engine.rating), textcoords="offset points", xytext=(5, 5 if i % 2 else -12),
                     fontsize=8)
-    values = [v for _, e, x, c in pairs for v in (e.low, e.high, x.low, x.high, c or x.rating)] or [1500.0, 3000.0]
+    values = [v for _, e, x, c in pairs for v in (e.low, e.high, x.low, x.high,
+                                                   *((c.bootstrap_low, c.bootstrap_high) if c else ()))] or [1500.0, 3000.0]
     low, high = min(values) - 50, max(values) + 50
     ax.plot([low, high], [low, high], color="grey", linestyle="--", label="y = x")
     ax.set_xlim(low, high)
@@ -202,16 +225,17 @@ def main() -> int:
         own_casebase = (args.casebases / f"{player}.npz").exists()
         expert, expert_name, note, profile = expert_of(player if own_casebase or not args.expert else args.expert,
                                                        args.casebases, digests)
-        common = None
+        common, against = None, None
         try:
             report = intrinsic(games, player, args.judge, positions=args.positions, depth=args.depth,
                                multipv=args.multipv, exact=True, progress=not args.quiet,
                                journal=journals / f"{player}.d{args.depth}.m{args.multipv}.jsonl")
             engine: Intrinsic | None = report.result
             common = None if profile is None else read_on(report, profile)
+            against = None if profile is None else against_model(report, profile)
         except ProfileError as exc:
             engine, note = None, " ".join(str(exc).split())
-        rows.append(Row(player, engine, expert, expert_name, note, common))
+        rows.append(Row(player, engine, expert, expert_name, note, common, against))
     print(f"{', '.join(str(g) for g in games[:3])}{' ...' if len(games) > 3 else ''}: judged at depth {args.depth},"
           f" MultiPV {args.multipv}; ratings on the experts' line (engine/style/rating.py), 95 % intervals of the"
           " positions' bootstrap; the difference's ± combines both")
