@@ -17,7 +17,7 @@ combining it with the expert's: each player's rating is read on its own position
 engine's games may be easier or harder than its expert's, which the last column removes (Regan
 reads every fit on one reference set). The last column needs no refit: the engine's mean loss in
 its own positions against the loss its expert's fitted model expects in them, as Elo on the
-line's slope.
+line's slope, with a bootstrap of whole games.
 The plot (--plot) draws the engine's rating against the expert's, with both intervals and the
 line y = x. docs/strength.md, "The intrinsic rating of any games".
 """
@@ -66,7 +66,7 @@ class Row:
     #: positions in its own games do not count as skill), with the bootstrap of its moves.
     common: ImpliedRating | None = None
     #: The engine's mean loss in its own positions against what its expert's fitted model expects
-    #: in them, as Elo on the line's slope (negative: it loses more), with its 95 % bootstrap interval.
+    #: in them, as Elo on the line's slope (negative: it loses more), with its 95 % interval (games resampled).
     against: tuple[float, float, float] | None = None
 
     @property
@@ -81,13 +81,17 @@ class Row:
 def against_model(report: Report, expert: Profile, *, seed: int = 0) -> tuple[float, float, float]:
     """The player's mean loss in its positions against the loss ``expert``'s fitted model expects
     in the same positions (profiling.games.targets), read as Elo on the rating line's slope, and
-    the 95 % interval of the positions' bootstrap: a reading of the player against its expert
-    that needs no refit of the player's moves."""
-    played, expected = report.profile.own_loss, targets(expert, report.profile)
+    the 95 % interval of a bootstrap of whole games (a game's moves are not independent: one bad
+    position brings others): a reading of the player against its expert that needs no refit."""
+    profile = report.profile
+    played, expected = profile.own_loss, targets(expert, profile)
+    game = np.asarray(profile.casebase.game)[profile.rows]
+    games, where = np.unique(game, return_inverse=True)
+    lost, asked = np.bincount(where, played, len(games)), np.bincount(where, expected, len(games))
     slope = RATING_LINE[1]
     rng = np.random.default_rng(seed)
-    picks = [rng.integers(0, len(played), len(played)) for _ in range(RESAMPLES)]
-    resampled = [slope * math.log(played[k].mean() / expected[k].mean()) for k in picks]
+    picks = [rng.integers(0, len(games), len(games)) for _ in range(RESAMPLES)]
+    resampled = [slope * math.log(lost[k].sum() / asked[k].sum()) for k in picks]
     low, high = np.percentile(resampled, [2.5, 97.5])
     return slope * math.log(played.mean() / expected.mean()), float(low), float(high)
 
