@@ -73,10 +73,6 @@ class Row:
     def difference(self) -> float | None:
         return None if self.engine is None or self.expert is None else self.engine.rating - self.expert.rating
 
-    @property
-    def on_experts_positions(self) -> float | None:
-        return None if self.common is None else self.common.rating
-
 
 def against_model(report: Report, expert: Profile, *, seed: int = 0) -> tuple[float, float, float]:
     """The player's mean loss in its positions against the loss ``expert``'s fitted model expects
@@ -155,16 +151,15 @@ def table(rows: list[Row]) -> str:
             "on the expert's positions", "against the expert's model (95 %)")
     lines = [head]
     for r in rows:
-        d, common = r.difference, r.on_experts_positions
+        d, c = r.difference, r.common
         spread = "" if r.engine is None or r.expert is None else \
             f" ± {math.hypot(r.engine.high - r.engine.rating, r.expert.high - r.expert.rating):.0f}"
         lines.append((r.player, str(r.engine.moves) if r.engine else "", _interval(r.engine) or r.note,
                       r.expert_name, _interval(r.expert) or (r.note if r.engine else ""),
                       str(r.expert.moves) if r.expert else "", "" if d is None else f"{d:+.0f}{spread}",
-                      "" if common is None or r.expert is None or r.common is None else
-                      f"{common:.0f} ({r.common.bootstrap_low:.0f}..{r.common.bootstrap_high:.0f})"
-                      f" {common - r.expert.rating:+.0f}"
-                      f" ± {math.hypot(r.common.bootstrap_high - common, r.expert.high - r.expert.rating):.0f}",
+                      "" if c is None or r.expert is None else
+                      f"{c.rating:.0f} ({c.bootstrap_low:.0f}..{c.bootstrap_high:.0f}) {c.rating - r.expert.rating:+.0f}"
+                      f" ± {math.hypot(c.bootstrap_high - c.rating, r.expert.high - r.expert.rating):.0f}",
                       "" if r.against is None else f"{r.against[0]:+.0f} ({r.against[1]:+.0f}..{r.against[2]:+.0f})"))
     widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip()

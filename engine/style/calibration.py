@@ -224,9 +224,8 @@ def _at_play(calibration: Calibration, play: PlayRecord | None, games: PlayRecor
     """``calibration`` with the sensitivity whose own choices, in the play-time record's positions
     and the games record's together, lose what they ask (the expert's own loss in the first, what
     the expert's fitted model expects in the second) as the profile judges them (strength.md §3)."""
-    records = [r for r in (play, games) if r is not None]
-    record = PlayRecord.pooled(records)
-    depth = int(records[0].meta["judge_depth"])  # casebase.checks requires it with each record
+    record = PlayRecord.pooled([r for r in (play, games) if r is not None])
+    depth = int(record.meta["judge_depth"])  # casebase.checks requires it with each record
     target = float(record.target.mean())
     model = set_on(calibration.model, record)
     reached = model.expected_loss(record.loss, record.log_prior, record.true_loss)

@@ -76,7 +76,8 @@ class PlayRecord:
 
     @classmethod
     def pooled(cls, records: Sequence[PlayRecord]) -> PlayRecord:
-        """The records' positions one after the other (the moves padded with none)."""
+        """The records' positions one after the other (the moves padded with none), described as the
+        first is (their judge depth is the same: one ``--judge-depth`` makes both)."""
         width = max(r.moves.shape[1] for r in records)
 
         def stacked(field: str) -> np.ndarray:
@@ -84,7 +85,7 @@ class PlayRecord:
 
         return cls(stacked("moves"), stacked("scores"), stacked("prior"), stacked("judged"),
                    np.concatenate([r.best for r in records]), np.concatenate([r.target for r in records]),
-                   {"records": [r.meta for r in records]})
+                   records[0].meta)
 
     @property
     def loss(self) -> np.ndarray:
