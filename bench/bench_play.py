@@ -9,7 +9,7 @@ judge scores as it plays (:mod:`profiling.play`):
 - *profile fit*: the sensitivity of the likelihood fit on the profile's moves (before issue #29);
 - *play record alone*: the sensitivity set on the engine's own choices in the play-time record's
   positions (where the casebase has a games record too; the default before it);
-- *play-time fit*: the sensitivity ``Selection calibrated`` plays (on both records, where both are).
+- *play-time fit*: the sensitivity ``Selection calibrated`` plays (on the games record, where there is one).
 
 From each calibration's chances come the expected loss (expected score and centipawns, as the
 profiles judge moves: Stockfish at depth 12) and the expected share of mistakes (50 cp or more).

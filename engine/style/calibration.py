@@ -221,21 +221,21 @@ def _fit(casebase: Casebase, profile: Profile, model: StyleModel | None) -> Cali
 
 
 def _at_play(calibration: Calibration, play: PlayRecord | None, games: PlayRecord | None) -> Calibration:
-    """``calibration`` with the sensitivity whose own choices, in the play-time record's positions
-    and the games record's together, lose what they ask (the expert's own loss in the first, what
-    the expert's fitted model expects in the second) as the profile judges them (strength.md §3)."""
-    record = PlayRecord.pooled([r for r in (play, games) if r is not None])
+    """``calibration`` with the sensitivity whose own choices lose, as the profile judges them, what
+    the positions the engine plays ask: those of its own games where there is a games record (what
+    the expert's fitted model expects there), else the play-time record's (the expert's own loss);
+    strength.md §3."""
+    record = games if games is not None else play
+    assert record is not None
     depth = int(record.meta["judge_depth"])  # casebase.checks requires it with each record
-    target = float(record.target.mean())
     model = set_on(calibration.model, record)
     reached = model.expected_loss(record.loss, record.log_prior, record.true_loss)
     weight = "" if model.prior_weight == calibration.model.prior_weight else f", prior weight {model.prior_weight:.2f}"
-    where = " and ".join(([f"{len(play.moves)} of them"] if play is not None else [])
-                         + ([f"{len(games.moves)} positions of its own games"] if games is not None else []))
+    where = f"{len(record.moves)} {'positions of its own games' if games is not None else 'of them'}"
     source = (f"{calibration.source}; s {model.sensitivity:.4f}{weight} set on the engine's own choices"
               f" in {where} (judge depth {depth}) to lose {100 * reached:.2f} % a move as {calibration.expert}"
               f" would")
-    scale = 1.0 if play is None else target / float(play.target.mean())
+    scale = 1.0 if play is None else float(record.target.mean()) / float(play.target.mean())
     return replace(calibration, model=model, source=source, loss=record.loss, log_prior=record.log_prior,
                    judged=record.true_loss, fitted=calibration.model, judge_depth=depth, target_scale=scale)
 

@@ -10,7 +10,7 @@ says what they mean, :mod:`engine.style.calibration` fits the calibrated choice 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -73,19 +73,6 @@ class PlayRecord:
         best score and the target of each position (of at least as many positions)."""
         moves, scores, prior, judged = (arrays[name.replace("_play_", f"_{key}_")] for name in PLAY_DTYPES)
         return cls(moves, scores, prior, judged, best[:len(moves)], target[:len(moves)], meta)
-
-    @classmethod
-    def pooled(cls, records: Sequence[PlayRecord]) -> PlayRecord:
-        """The records' positions one after the other (the moves padded with none), described as the
-        first is (their judge depth is the same: one ``--judge-depth`` makes both)."""
-        width = max(r.moves.shape[1] for r in records)
-
-        def stacked(field: str) -> np.ndarray:
-            return np.concatenate([np.pad(getattr(r, field), ((0, 0), (0, width - r.moves.shape[1]))) for r in records])
-
-        return cls(stacked("moves"), stacked("scores"), stacked("prior"), stacked("judged"),
-                   np.concatenate([r.best for r in records]), np.concatenate([r.target for r in records]),
-                   records[0].meta)
 
     @property
     def loss(self) -> np.ndarray:
