@@ -90,7 +90,7 @@ def test_the_rating_line_and_its_inverse_agree():
     assert loss_at(1800) > loss_at(2600)  # weaker players lose more
 
 
-def test_a_fit_read_on_a_reference_set_rates_the_player_not_the_positions():
+def test_a_fit_read_on_a_reference_set_rates_the_player_not_the_positions(monkeypatch):
     # one model plays easy positions and hard ones: read on its own positions it rates higher in the
     # easy ones; read on one reference set both fits rate alike, within their bootstrap intervals
     rng = np.random.default_rng(3)
@@ -108,10 +108,12 @@ def test_a_fit_read_on_a_reference_set_rates_the_player_not_the_positions():
     assert own_gap > 150
     assert abs(common[0].rating - common[1].rating) < max(r.bootstrap_high - r.rating for r in common)
     assert common[0].rating == pytest.approx(rating_of(truth.expected_loss(reference)), abs=60)
-    # the default reads each fit on its own positions
+    # the default reads each fit on its own positions (the rating only: few resamples will do)
+    monkeypatch.setattr("engine.style.rating.RESAMPLES", 2)
     loss, chosen = hard, choices(truth, hard, rng)
-    assert implied_rating(loss, chosen, fit(loss, chosen).model).rating == pytest.approx(
-        implied_rating(loss, chosen, fit(loss, chosen).model, reference=loss).rating)
+    model = fit(loss, chosen).model
+    assert implied_rating(loss, chosen, model).rating == pytest.approx(
+        implied_rating(loss, chosen, model, reference=loss).rating)
 
 
 # -- the calibrated choice -------------------------------------------------------------------
