@@ -4,13 +4,13 @@ calibration (docs/strength.md §3, issue #29).
 The play-time record (:mod:`profiling.play`) holds the engine's choices in the expert's positions.
 But the engine plays other positions: those its games bring, which are easier than the expert's
 (its choices there lost from 16 % less to 21 % more than the expert's fitted model would, in a
-round robin of the seven ladder engines calibrated on the expert's positions alone). So positions of the engine's own games (a round robin's PGN, the
-engine's name as the player) are judged as the profile judges the expert's (MultiPV at its depth:
-:mod:`profiling.intrinsic`), the engine's choices there are recorded as the play-time record's
-are (:func:`profiling.play.record_play`), and each position gets its target: the loss the expert's
-fitted model (the profile's s and c) expects there. :mod:`engine.style.calibration` then sets the
-sensitivity on this record (the play-time record is the check on the expert's own positions). Both
-journals are kept and resumed.
+round robin of the seven ladder engines calibrated on the expert's positions alone). So positions
+of the engine's own games (a round robin's PGN, the engine's name as the player) are judged as
+the profile judges the expert's (MultiPV at its depth: :mod:`profiling.intrinsic`), the engine's
+choices there are recorded as the play-time record's are (:func:`profiling.play.record_play`),
+and each position gets its target: the loss the expert's fitted model (the profile's s and c)
+expects there. :mod:`engine.style.calibration` then sets the sensitivity on this record (the
+play-time record is the check on the expert's own positions). Both journals are kept and resumed.
 """
 
 from __future__ import annotations
