@@ -44,7 +44,7 @@ from common.cli import positive_int  # noqa: E402
 from common.figures import new_figure, save_png  # noqa: E402
 from engine.style.errormodel import ErrorModel  # noqa: E402
 from engine.style.profile import Profile  # noqa: E402
-from engine.style.rating import RATING_LINE, RESAMPLES, ImpliedRating, implied_rating  # noqa: E402
+from engine.style.rating import RESAMPLES, ImpliedRating, implied_rating, rating_of  # noqa: E402
 from profiling import ProfileError  # noqa: E402
 from profiling.games import targets  # noqa: E402
 from profiling.intrinsic import Intrinsic, Report, intrinsic, rate  # noqa: E402
@@ -84,12 +84,12 @@ def against_model(report: Report, expert: Profile, *, seed: int = 0) -> tuple[fl
     game = np.asarray(profile.casebase.game)[profile.rows]
     games, where = np.unique(game, return_inverse=True)
     lost, asked = np.bincount(where, played, len(games)), np.bincount(where, expected, len(games))
-    slope = RATING_LINE[1]
+    moves = np.bincount(where, minlength=len(games))
     rng = np.random.default_rng(seed)
     picks = [rng.integers(0, len(games), len(games)) for _ in range(RESAMPLES)]
-    resampled = [slope * math.log(lost[k].sum() / asked[k].sum()) for k in picks]
+    resampled = [rating_of(lost[k].sum() / moves[k].sum()) - rating_of(asked[k].sum() / moves[k].sum()) for k in picks]
     low, high = np.percentile(resampled, [2.5, 97.5])
-    return slope * math.log(played.mean() / expected.mean()), float(low), float(high)
+    return rating_of(played.mean()) - rating_of(expected.mean()), float(low), float(high)
 
 
 def read_on(report: Report, reference: Profile) -> ImpliedRating:

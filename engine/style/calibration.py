@@ -60,9 +60,9 @@ class Calibration:
     source: str
     #: The expert's own moves' losses in each phase (sorted), from the profile.
     expert_losses: Mapping[str, np.ndarray]
-    #: The positions at_rating reaches its loss on: the play-time record's (the moves the engine
-    #: chooses among, their losses as it sees them, the prior, and ``judged``: their losses as the
-    #: profile judges), else the profile's own (``judged`` None).
+    #: The positions at_rating reaches its loss on: the games record's, else the play-time record's
+    #: (the moves the engine chooses among, their losses as it sees them, the prior, and ``judged``:
+    #: their losses as the profile judges), else the profile's own (``judged`` None).
     loss: np.ndarray | None = None
     log_prior: np.ndarray | None = None
     judged: np.ndarray | None = None
