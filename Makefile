@@ -109,7 +109,7 @@ profiles: install $(CASEBASES) $(LADDER:%=casebases/heldout/%.npz)
 	                --games-journal data/profiles/$$id.games.jsonl --games-play data/profiles/$$id.heldout.games.play.jsonl; fi) \
 	            || exit 1; fi; \
 	done
-	$(PY) bench/bench_profiles.py casebases/*.npz
+	$(PY) -m experiments.profiles casebases/*.npz
 
 ## profile-report: the picture of Carlsen's error profile beside the other shipped experts' (docs/strength/)
 profile-report: install casebases
@@ -117,18 +117,18 @@ profile-report: install casebases
 
 ## bench: the speed benchmarks' tables (build, retrieval, start-up, tournament, search, model, tables)
 bench: install
-	$(PY) bench/bench_build.py
-	$(PY) bench/bench_retrieval.py
-	$(PY) bench/bench_startup.py
-	$(PY) bench/bench_tournament.py
-	$(PY) bench/bench_search.py
-	$(PY) bench/bench_model.py
-	$(PY) bench/bench_tables.py
+	$(PY) -m bench.build
+	$(PY) -m bench.retrieval
+	$(PY) -m bench.startup
+	$(PY) -m bench.round_robin
+	$(PY) -m bench.search
+	$(PY) -m bench.model
+	$(PY) -m bench.tables
 
 ## bench-cluster: games per hour on a local Ray cluster of 1 and 2 nodes, beside the local pool (12 minutes; root)
 bench-cluster: install casebases
 	$(PY) -m pip install -q -e '.[cluster]'
-	$(PY) bench/bench_cluster.py --rounds 2
+	$(PY) -m bench.cluster --rounds 2
 
 # The style model: a residual network trained on every move of the masters collection
 # (data/masters-2500plus.pgn.gz, which holds no game of the ladder experts), written to
@@ -248,7 +248,7 @@ fidelity-judge: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases
 # perfect choice among its sound proposals could reach, on make fidelity's positions. ~6 minutes.
 ## fidelity-ceiling: where guided mode's fidelity comes from, and its ceiling (6 minutes)
 fidelity-ceiling: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldout/%.pgn)
-	$(PY) bench/bench_fidelity_ceiling.py --positions $(FIDELITY_POSITIONS)
+	$(PY) -m experiments.fidelity_ceiling --positions $(FIDELITY_POSITIONS)
 
 casebases/heldout/%.npz: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) $(PROFILE_CODE) $(wildcard data/profiles/*.jsonl) $(GAMES_PGN) | $(STAMP)
 	$(PY) -m casebase build $< -o $@ --exclude-latest $(HELD_OUT) --player $(EXPERT_NAME)
@@ -265,7 +265,7 @@ STRENGTH_TC ?= 40/20
 
 ## strength: the guided Carlsen against Stockfish at UCI_Elo 1350 and 1800 (about an hour)
 strength: install casebases
-	$(PY) bench/bench_strength.py --games $(STRENGTH_GAMES) --tc $(STRENGTH_TC)
+	$(PY) -m experiments.strength --games $(STRENGTH_GAMES) --tc $(STRENGTH_TC)
 
 # As strong as the expert (strength.md §5): each ladder expert's calibrated engine (guided, Selection
 # expert, judged by JUDGE) against Stockfish at LADDER_ELOS, LADDER_GAMES games a level at LADDER_TC,
@@ -278,7 +278,7 @@ CALIBRATED_ROUNDS ?= 3
 
 ## ladder: the calibrated engines against Stockfish's UCI_Elo ladder, then their round robin (hours)
 ladder: install casebases
-	$(PY) bench/bench_ladder.py --elos $(LADDER_ELOS) --games $(LADDER_GAMES) --tc $(LADDER_TC) --judge $(JUDGE) \
+	$(PY) -m experiments.ladder --elos $(LADDER_ELOS) --games $(LADDER_GAMES) --tc $(LADDER_TC) --judge $(JUDGE) \
 	    --plot docs/strength/ladder.png $(LADDER_ARGS)
 	$(PY) -m tournament run --casebases $(LADDER:%=casebases/%.npz) --mode guided --configs balanced \
 	    --rounds $(CALIBRATED_ROUNDS) --tc $(LADDER_TC) --judge $(JUDGE) --option Selection=calibrated --out results/calibrated

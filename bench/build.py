@@ -5,7 +5,7 @@ Reads the first GAMES games of the masters collection (every move of both player
 replaying the main line, nothing stored), the builder with 1 worker and with all workers,
 in games per second, with the ratios the builder is meant to reach.
 
-    python bench/bench_build.py [--pgn masters-2500plus.pgn.gz] [--games 3000] [--repeat 2]
+    python -m bench.build [--pgn masters-2500plus.pgn.gz] [--games 3000] [--repeat 2]
 """
 
 from __future__ import annotations
@@ -22,9 +22,8 @@ from pathlib import Path
 
 import chess.pgn
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from casebase.builder import build  # noqa: E402
-from casebase.games import GameFilter  # noqa: E402
+from casebase.builder import build
+from casebase.games import GameFilter
 
 DEFAULT_PGN = Path(__file__).resolve().parents[1] / "data" / "masters-2500plus.pgn.gz"
 TARGET_ONE_WORKER = 0.70  # builder with 1 worker / bare parse

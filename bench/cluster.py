@@ -1,11 +1,11 @@
 """Games per hour on a Ray cluster of one and of two nodes, and in the local pool, side by side.
 
-    python bench/bench_cluster.py [--mode guided] [--tc 40/8] [--rounds 1] [--casebases A.npz B.npz C.npz]
+    python -m bench.cluster [--mode guided] [--tc 40/8] [--rounds 1] [--casebases A.npz B.npz C.npz]
 
 The same round robin (default: Carlsen, Ivanchuk and Kosteniuk in guided mode at 40/8, one
 round: 6 games) is played four ways, each into a fresh directory under ``--out`` (default
-bench/out/cluster; its games are real games to read, e.g. their lengths for bench_cost.py): the
-local process pool with 1 and with 2 workers, and ``--cluster`` on a local Ray cluster (bench/local_cluster.py, in a network
+bench/out/cluster; its games are real games to read, e.g. their lengths for experiments/cost.py): the
+local process pool with 1 and with 2 workers, and ``--cluster`` on a local Ray cluster (testing/local_cluster.py, in a network
 namespace of its own) of 1 node and of 2 nodes, each node offering 1 CPU. The time counted is the
 driver's ``run`` alone (the cluster is up before it starts, as a real one would be). Needs the
 [cluster] extra and a machine where a network namespace can be made (root); the rows it cannot
@@ -23,16 +23,15 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from engine.cbr.configurations import parse_configurations  # noqa: E402
-from tournament.clock import TimeControl  # noqa: E402
-from tournament.players import casebase_entrant  # noqa: E402
-from tournament.runner import TournamentSettings, run  # noqa: E402
+from common.paths import PROJECT_ROOT as ROOT
+from engine.cbr.configurations import parse_configurations
+from tournament.clock import TimeControl
+from tournament.players import casebase_entrant
+from tournament.runner import TournamentSettings, run
 
 CASEBASES = [ROOT / "casebases" / f"{name}.npz" for name in ("carlsen-2800", "ivanchuk-2700", "kosteniuk-2200")]
-LOCAL_CLUSTER = ROOT / "bench" / "local_cluster.py"
+#: The cluster helper and this bench, run as modules of the source tree (cwd ROOT).
+LOCAL_CLUSTER = ["-m", "testing.local_cluster"]
 
 
 def settings(args: argparse.Namespace) -> TournamentSettings:
@@ -54,11 +53,11 @@ def on_cluster(args: argparse.Namespace, nodes: int) -> dict[str, float] | str:
     """``play`` on a fresh local cluster of ``nodes`` nodes (1 CPU each), or why it could not run."""
     with tempfile.TemporaryDirectory() as folder:
         report = Path(folder) / "row.json"
-        command = [sys.executable, __file__, "--inside", str(report), "--out", str(args.out / f"ray-{nodes}-nodes"),
+        command = [sys.executable, "-m", "bench.cluster", "--inside", str(report), "--out", str(args.out / f"ray-{nodes}-nodes"),
                    "--mode", args.mode, "--tc", args.tc,
                    "--rounds", str(args.rounds), "--seed", str(args.seed), "--casebases", *map(str, args.casebases)]
-        done = subprocess.run([sys.executable, str(LOCAL_CLUSTER), "--nodes", str(nodes), "--cpus", "1", "--", *command],
-                              capture_output=True, text=True)
+        done = subprocess.run([sys.executable, *LOCAL_CLUSTER, "--nodes", str(nodes), "--cpus", "1", "--", *command],
+                              capture_output=True, text=True, cwd=ROOT)
         if done.returncode != 0 or not report.exists():
             return f"not measured: {done.stderr.strip().splitlines()[-1] if done.stderr.strip() else done.returncode}"
         row: dict[str, float] = json.loads(report.read_text())

@@ -1,6 +1,6 @@
 """Speed of the style model's numpy inference: one position at a time on one core, and batched.
 
-    python bench/bench_model.py [--model engine/style/models/style.npz]
+    python -m bench.model [--model engine/style/models/style.npz]
 
 One core: BLAS is held to one thread (the variables are set before numpy loads), as a UCI
 engine with Threads 1 would run. The budget is 10 ms a position.
@@ -15,14 +15,10 @@ for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import statistics  # noqa: E402
-import sys  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import chess  # noqa: E402
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from engine.style.model import StyleModel, generic_model  # noqa: E402
 

@@ -1,6 +1,6 @@
 """Time per move of retrieval at 10 k … 4 M cases, next to the memory floor measured in the same run.
 
-    python bench/bench_retrieval.py [--pgn masters-2500plus.pgn.gz] [--sizes 10000 100000 1000000 4000000]
+    python -m bench.retrieval [--pgn masters-2500plus.pgn.gz] [--sizes 10000 100000 1000000 4000000]
 
 The casebases are prefixes of one "all players" casebase built from a large PGN (by default
 the shipped data/masters-2500plus.pgn.gz; --pgn takes any big PGN collection) and cached in
@@ -20,13 +20,11 @@ from pathlib import Path
 import chess
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from casebase.format import GAME_COLUMNS, Casebase  # noqa: E402
-from engine.agents.pure import PureAgent  # noqa: E402
-from engine.cbr.retrieval import CaseIndex  # noqa: E402
-from engine.cbr.weights import WEIGHT_CONFIGS  # noqa: E402
+from casebase.format import GAME_COLUMNS, Casebase
+from common.paths import PROJECT_ROOT as ROOT
+from engine.agents.pure import PureAgent
+from engine.cbr.retrieval import CaseIndex
+from engine.cbr.weights import WEIGHT_CONFIGS
 
 OUT = ROOT / "bench" / "out"
 DEFAULT_PGN = ROOT / "data" / "masters-2500plus.pgn.gz"

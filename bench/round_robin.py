@@ -1,6 +1,6 @@
 """Speed of the pure-mode round robin: games per minute, by number of workers, side by side.
 
-    python bench/bench_tournament.py [--rounds 3] [--configs thesis] [--workers 1 2]
+    python -m bench.round_robin [--rounds 3] [--configs thesis] [--workers 1 2]
 
 Plays the thesis-sized experiment (7 shipped FIDE experts, 5 configurations, 3 rounds:
 630 games) once per worker count and prints a table next to the thesis's own speed
@@ -18,12 +18,10 @@ from pathlib import Path
 
 import chess.pgn
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from engine.cbr.configurations import parse_configurations  # noqa: E402
-from tournament.players import casebase_entrant  # noqa: E402
-from tournament.runner import TournamentSettings, run  # noqa: E402
+from common.paths import PROJECT_ROOT as ROOT
+from engine.cbr.configurations import parse_configurations
+from tournament.players import casebase_entrant
+from tournament.runner import TournamentSettings, run
 
 LADDER = ["kosteniuk-2200", "gaprindashvili-2300", "paehtz-2400", "miles-2500",
           "vanwely-2600", "ivanchuk-2700", "carlsen-2800"]

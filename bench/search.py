@@ -1,7 +1,7 @@
 """Speed of the guided mode's search: nodes per second, the cost of the root's exact scores,
 the Zobrist key options, and a guided move end to end.
 
-    python bench/bench_search.py [--depth 4]
+    python -m bench.search [--depth 4]
 
 Needs nothing outside the repository (the guided move uses the shipped Kosteniuk PGN).
 """
@@ -9,24 +9,20 @@ Needs nothing outside the repository (the guided move uses the shipped Kosteniuk
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 import timeit
-from pathlib import Path
 
 import chess
 import chess.polyglot
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from casebase.builder import build  # noqa: E402
-from casebase.games import GameFilter  # noqa: E402
-from engine.agents.guided import GuidedAgent  # noqa: E402
-from engine.cbr.weights import WEIGHT_CONFIGS  # noqa: E402
-from engine.search.alphabeta import Searcher  # noqa: E402
-from engine.search.limits import SearchLimits  # noqa: E402
-from engine.search.zobrist import board_pieces_key, full_key, pieces_delta  # noqa: E402
+from casebase.builder import build
+from casebase.games import GameFilter
+from common.paths import PROJECT_ROOT as ROOT
+from engine.agents.guided import GuidedAgent
+from engine.cbr.weights import WEIGHT_CONFIGS
+from engine.search.alphabeta import Searcher
+from engine.search.limits import SearchLimits
+from engine.search.zobrist import board_pieces_key, full_key, pieces_delta
 
 POSITIONS = {
     "start": chess.STARTING_FEN,

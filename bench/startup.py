@@ -1,9 +1,9 @@
 """Engine start-up: time from launch to ``uciok``, to ``readyok`` (casebase loaded) and to the first move.
 
-    python bench/bench_startup.py [--pgn masters-2500plus.pgn.gz] [--runs 5]
+    python -m bench.startup [--pgn masters-2500plus.pgn.gz] [--runs 5]
 
 Measured with a casebase of the shipped size (Kosteniuk's 121 games, built into bench/out/)
-and with a ~1 M-case casebase (a prefix of the masters casebase of bench_retrieval.py).
+and with a ~1 M-case casebase (a prefix of the masters casebase of bench/retrieval.py).
 """
 
 from __future__ import annotations
@@ -15,9 +15,8 @@ import sys
 import time
 from pathlib import Path
 
-from bench_retrieval import DEFAULT_PGN, OUT, ROOT, masters_casebase
-
-from casebase.format import Casebase  # importable once bench_retrieval has set the path
+from bench.retrieval import DEFAULT_PGN, OUT, ROOT, masters_casebase
+from casebase.format import Casebase
 
 
 def one_start(casebase: Path) -> tuple[float, float, float]:

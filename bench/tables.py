@@ -1,29 +1,27 @@
 """Endgame tables: generation time, memory and file size of the small ones, and the speed of a
 probe and of a distance-to-mate-optimal move (the four-man tables when ``make tables`` made them).
 
-    python bench/bench_tables.py
+    python -m bench.tables
 """
 
 from __future__ import annotations
 
+import argparse
 import resource
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from endgame import default_folder  # noqa: E402
-from endgame.check import random_position  # noqa: E402
-from endgame.retrograde import ENDINGS, generate  # noqa: E402
-from endgame.tablebase import Stored, Tablebase  # noqa: E402
+from endgame import default_folder
+from endgame.check import random_position
+from endgame.retrograde import ENDINGS, generate
+from endgame.tablebase import Stored, Tablebase
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__).parse_args()  # no options: --help only
     print(f"{'ending':<8} {'generation s':>13} {'peak MB':>8} {'file KB':>8} {'longest mate':>13}")
     with tempfile.TemporaryDirectory() as folder:
         for ending in ("KQK", "KRK"):

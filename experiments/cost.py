@@ -1,8 +1,8 @@
 """What a game of the card's experiment costs: thinking seconds measured on real moves at 40/90,
 and the core-hours of a whole experiment projected from them.
 
-    python bench/bench_cost.py measure --mode guided [--judge /usr/games/stockfish] [--plies 16]
-    python bench/bench_cost.py project bench/out/cost-guided.json [...] --lengths GAMES.pgn [...] [--games 630]
+    python -m experiments.cost measure --mode guided [--judge /usr/games/stockfish] [--plies 16]
+    python -m experiments.cost project bench/out/cost-guided.json [...] --lengths GAMES.pgn [...] [--games 630]
 
 ``measure`` plays the first ``--plies`` half-moves of a real game between two shipped experts
 (default Carlsen - Ivanchuk), each side our UCI engine in ``--mode`` (a judge for judged mode), on
@@ -28,15 +28,13 @@ from pathlib import Path
 import chess
 import chess.pgn
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from engine.agents.base import Decision  # noqa: E402
-from engine.cbr.configurations import parse_configurations  # noqa: E402
-from engine.search.limits import SearchLimits, time_budget  # noqa: E402
-from tournament.clock import Clock, TimeControl  # noqa: E402
-from tournament.game import play_game  # noqa: E402
-from tournament.players import Lineup, Side, casebase_entrant  # noqa: E402
+from common.paths import PROJECT_ROOT as ROOT
+from engine.agents.base import Decision
+from engine.cbr.configurations import parse_configurations
+from engine.search.limits import SearchLimits, time_budget
+from tournament.clock import Clock, TimeControl
+from tournament.game import play_game
+from tournament.players import Lineup, Side, casebase_entrant
 
 WHITE = ROOT / "casebases" / "carlsen-2800.npz"
 BLACK = ROOT / "casebases" / "ivanchuk-2700.npz"

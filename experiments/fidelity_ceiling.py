@@ -1,6 +1,6 @@
 """Where the guided mode's fidelity comes from, and the most its design could reach (search.md).
 
-    python bench/bench_fidelity_ceiling.py [--positions 200] [--nodes 10000] [--workers 2]
+    python -m experiments.fidelity_ceiling [--positions 200] [--nodes 10000] [--workers 2]
 
 Needs the held-out casebases and games of ``make fidelity`` (casebases/heldout/); Stockfish
 (``/usr/games/stockfish``) for its rows, which are left out when it is missing.
@@ -45,21 +45,19 @@ import chess
 import chess.engine
 from tqdm import tqdm
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from casebase.format import Casebase  # noqa: E402
-from casebase.phases import PHASES  # noqa: E402
-from common.stats import wilson  # noqa: E402
-from engine.agents.guided import GuidedAgent  # noqa: E402
-from engine.cbr.adaptation import candidate_moves  # noqa: E402
-from engine.cbr.weights import WEIGHT_CONFIGS  # noqa: E402
-from engine.search.alphabeta import Searcher  # noqa: E402
-from engine.search.scores import MATE  # noqa: E402
-from engine.style.prior import AdaptedCase, vote_shares  # noqa: E402
-from fidelity.positions import Position, plain_uci, read_positions, spread  # noqa: E402
-from fidelity.replay import open_engine, position_seed  # noqa: E402
-from fidelity.settings import DEFAULT_GUIDED_NODES, DEFAULT_STOCKFISH  # noqa: E402
+from casebase.format import Casebase
+from casebase.phases import PHASES
+from common.paths import PROJECT_ROOT as ROOT
+from common.stats import wilson
+from engine.agents.guided import GuidedAgent
+from engine.cbr.adaptation import candidate_moves
+from engine.cbr.weights import WEIGHT_CONFIGS
+from engine.search.alphabeta import Searcher
+from engine.search.scores import MATE
+from engine.style.prior import AdaptedCase, vote_shares
+from fidelity.positions import Position, plain_uci, read_positions, spread
+from fidelity.replay import open_engine, position_seed
+from fidelity.settings import DEFAULT_GUIDED_NODES, DEFAULT_STOCKFISH
 
 HELD_OUT = ROOT / "casebases" / "heldout"
 RETRIEVED = 256

@@ -1,6 +1,6 @@
 """Each player of a round robin rated by its own moves, beside its expert's rating from the expert's own.
 
-    python bench/bench_intrinsic.py RUN_DIR --judge /usr/games/stockfish [--casebases casebases]
+    python -m experiments.intrinsic RUN_DIR --judge /usr/games/stockfish [--casebases casebases]
         [--positions N] [--plot OUT.png]
 
 RUN_DIR is what ``python -m tournament run --out RUN_DIR`` writes: its games (results.pgn, or
@@ -36,20 +36,18 @@ from pathlib import Path
 import chess.pgn
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from casebase.format import Casebase, CasebaseError  # noqa: E402
-from common.cli import positive_int  # noqa: E402
-from common.figures import new_figure, save_png  # noqa: E402
-from engine.style.errormodel import ErrorModel  # noqa: E402
-from engine.style.profile import Profile  # noqa: E402
-from engine.style.rating import RESAMPLES, ImpliedRating, implied_rating, rating_of  # noqa: E402
-from profiling import ProfileError  # noqa: E402
-from profiling.games import targets  # noqa: E402
-from profiling.intrinsic import Intrinsic, Report, intrinsic, rate  # noqa: E402
-from profiling.judging import DEPTH, MULTIPV  # noqa: E402
-from tournament.store import MANIFEST, RESULTS  # noqa: E402
+from casebase.format import Casebase, CasebaseError
+from common.cli import positive_int
+from common.figures import new_figure, save_png
+from common.paths import PROJECT_ROOT as ROOT
+from engine.style.errormodel import ErrorModel
+from engine.style.profile import Profile
+from engine.style.rating import RESAMPLES, ImpliedRating, implied_rating, rating_of
+from profiling import ProfileError
+from profiling.games import targets
+from profiling.intrinsic import Intrinsic, Report, intrinsic, rate
+from profiling.judging import DEPTH, MULTIPV
+from tournament.store import MANIFEST, RESULTS
 
 
 @dataclass
@@ -108,7 +106,7 @@ def run_games(run: Path) -> list[Path]:
         return [run / RESULTS]
     games = sorted((run / "games").glob("*.pgn"))
     if not games:
-        raise SystemExit(f"bench_intrinsic: {run}: no {RESULTS} and no games/*.pgn: not a tournament's run directory")
+        raise SystemExit(f"experiments.intrinsic: {run}: no {RESULTS} and no games/*.pgn: not a tournament's run directory")
     return games
 
 

@@ -1,6 +1,6 @@
 """The ladder: each expert's calibrated engine against Stockfish at fixed UCI_Elo levels.
 
-    python bench/bench_ladder.py [--casebases casebases/kosteniuk-2200.npz ...] [--elos 1800 2200 2600]
+    python -m experiments.ladder [--casebases casebases/kosteniuk-2200.npz ...] [--elos 1800 2200 2600]
         [--games 10] [--tc 40/10] [--option Selection=expert] [--judge /usr/games/stockfish]
         [--workers 2 | --cluster ADDRESS] [--out bench/out/ladder]
 
@@ -25,16 +25,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from bench_strength import STOCKFISH, engine_spec, tally  # noqa: E402
-
-from casebase.format import Casebase  # noqa: E402
-from common.figures import new_figure, save_png  # noqa: E402
-from common.stats import spearman  # noqa: E402
-from tournament.clock import TimeControl  # noqa: E402
-from tournament.elo import Estimate, fit_ratings  # noqa: E402
+from casebase.format import Casebase
+from common.figures import new_figure, save_png
+from common.paths import PROJECT_ROOT as ROOT
+from common.stats import spearman
+from experiments.strength import STOCKFISH, engine_spec, tally
+from tournament.clock import TimeControl
+from tournament.elo import Estimate, fit_ratings
 
 
 def ladder_casebases() -> list[Path]:

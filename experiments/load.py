@@ -1,12 +1,12 @@
 """Does the calibrated engine's strength follow the machine's load? (issue #29)
 
-    python bench/bench_load.py casebases/heldout/kosteniuk-2200.npz --positions 80 --movetime 300 --busy 1
+    python -m experiments.load casebases/heldout/kosteniuk-2200.npz --positions 80 --movetime 300 --busy 1
 
 The calibrated choice (``Selection calibrated``, a Stockfish judge) plays each of the casebase's
 profiled positions on a clock (``go movetime``), once on a quiet machine and once with ``--busy``
 cores kept busy by processes that spin, side by side, position after position. Each time, what
 its choice is expected to lose is reckoned from its chances (``Decision.chances``) and the moves'
-losses judged as the profiles judge (Stockfish at depth 12, bench_losses.judge_moves): the
+losses judged as the profiles judge (Stockfish at depth 12, experiments.losses.judge_moves): the
 expected centipawn loss and the expected share of mistakes (50 cp or more). Two judges are
 compared: ``JudgeDepth 0`` (the default: the depth the choice was calibrated at, within what the
 clock allows, strength.md §3) and ``--judge-depth`` plies within the clock (99: whatever the clock
@@ -23,18 +23,15 @@ from pathlib import Path
 
 import chess
 import numpy as np
-from bench_losses import judge_moves
 from tqdm import tqdm
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from casebase.format import Casebase  # noqa: E402
-from engine.agents.factory import Loader, make_agent  # noqa: E402
-from engine.agents.guided import GuidedAgent  # noqa: E402
-from engine.outside.launch import launch  # noqa: E402
-from engine.search.limits import SearchLimits  # noqa: E402
-from engine.style.profile import MISTAKE_CP, Profile  # noqa: E402
+from casebase.format import Casebase
+from engine.agents.factory import Loader, make_agent
+from engine.agents.guided import GuidedAgent
+from engine.outside.launch import launch
+from engine.search.limits import SearchLimits
+from engine.style.profile import MISTAKE_CP, Profile
+from experiments.losses import judge_moves
 
 
 def spinners(count: int) -> list[subprocess.Popen[bytes]]:

@@ -1,7 +1,7 @@
 """What the moves of a fidelity run lose, by mode and for the expert: do the calibrated engine's
 mistakes match the expert's?
 
-    python bench/bench_losses.py results/strength/*.json [--judge /usr/games/stockfish] [--depth 12]
+    python -m experiments.losses results/strength/*.json [--judge /usr/games/stockfish] [--depth 12]
 
 Every position of the runs (``python -m tournament fidelity --out``) from move 9 on is judged
 once by the judge at ``--depth``: its best score, and the score of each distinct move played
@@ -23,13 +23,10 @@ import chess.engine
 import numpy as np
 from tqdm import tqdm
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from engine.outside.launch import launch  # noqa: E402
-from engine.search.scores import from_pov_score  # noqa: E402
-from engine.style.profile import CP_LOSS_CLIP, MISTAKE_CP  # noqa: E402
-from profiling.judging import FIRST_MOVE  # noqa: E402
+from engine.outside.launch import launch
+from engine.search.scores import from_pov_score
+from engine.style.profile import CP_LOSS_CLIP, MISTAKE_CP
+from profiling.judging import FIRST_MOVE
 
 #: The row of the player's own moves.
 PLAYER = "the player (own moves)"

@@ -1,6 +1,6 @@
 """Per move: does the calibrated choice lose what the players lost? (issue #29)
 
-    python bench/bench_play.py kosteniuk-2200 carlsen-2800 ... --judge /usr/games/stockfish \
+    python -m experiments.play kosteniuk-2200 carlsen-2800 ... --judge /usr/games/stockfish \
         [--positions 200] [--out bench/out/play]
 
 Tables of the expert's own moves beside the calibrations' choices among the moves the engine's
@@ -38,19 +38,17 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from casebase.format import Casebase  # noqa: E402
-from engine.agents.factory import Loader, make_agent  # noqa: E402
-from engine.agents.guided import GuidedAgent  # noqa: E402
-from engine.style.calibration import Calibration, set_on  # noqa: E402
-from engine.style.errormodel import ErrorModel  # noqa: E402
-from engine.style.profile import MISTAKE_CP, PlayRecord, Profile  # noqa: E402
-from engine.style.rating import rating_of  # noqa: E402
-from profiling.games import choices_in  # noqa: E402
-from profiling.intrinsic import read_games  # noqa: E402
-from profiling.play import PlaySettings, play_arrays  # noqa: E402
+from casebase.format import Casebase
+from common.paths import PROJECT_ROOT as ROOT
+from engine.agents.factory import Loader, make_agent
+from engine.agents.guided import GuidedAgent
+from engine.style.calibration import Calibration, set_on
+from engine.style.errormodel import ErrorModel
+from engine.style.profile import MISTAKE_CP, PlayRecord, Profile
+from engine.style.rating import rating_of
+from profiling.games import choices_in
+from profiling.intrinsic import read_games
+from profiling.play import PlaySettings, play_arrays
 
 #: The table's columns: expected loss (expected score %, centipawns), mistakes (%) and first
 #: choices (%: moves losing nothing against the profile judge's best).

@@ -1,6 +1,6 @@
 """The shipped experts' error profiles side by side, and the constants fitted across them.
 
-    python bench/bench_profiles.py casebases/*.npz
+    python -m experiments.profiles casebases/*.npz
 
 For every casebase with an error profile (``python -m profiling``): its rating (the
 median of the expert's own ratings in its games), the judged positions, the mean centipawn loss,
@@ -22,16 +22,14 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from casebase.format import Casebase  # noqa: E402
-from common.stats import spearman  # noqa: E402
-from engine.style.calibration import calibrate  # noqa: E402
-from engine.style.model import StyleModel  # noqa: E402
-from engine.style.personal import choose_model  # noqa: E402
-from engine.style.profile import Profile  # noqa: E402
-from engine.style.rating import rating_of  # noqa: E402
+from casebase.format import Casebase
+from common.paths import PROJECT_ROOT as ROOT
+from common.stats import spearman
+from engine.style.calibration import calibrate
+from engine.style.model import StyleModel
+from engine.style.personal import choose_model
+from engine.style.profile import Profile
+from engine.style.rating import rating_of
 
 
 def systems() -> dict[str, str]:

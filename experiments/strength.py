@@ -1,6 +1,6 @@
 """Playing strength against Stockfish at calibrated Elo levels: one table.
 
-    python bench/bench_strength.py [--games 100] [--tc 40/20] [--elos 1350 1800] [--mode guided] [--cluster ADDRESS]
+    python -m experiments.strength [--games 100] [--tc 40/20] [--elos 1350 1800] [--mode guided] [--cluster ADDRESS]
 
 Our engine on one casebase (default the Carlsen casebase, ``make casebases``) plays Debian's
 Stockfish 15.1 (``/usr/games/stockfish``) with ``UCI_LimitStrength=true`` at each ``UCI_Elo``
@@ -33,12 +33,10 @@ from pathlib import Path
 
 import chess.pgn
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from tournament.clock import TimeControl  # noqa: E402
-from tournament.elo import fit_ratings  # noqa: E402
-from tournament.game import points  # noqa: E402
+from common.paths import PROJECT_ROOT as ROOT
+from tournament.clock import TimeControl
+from tournament.elo import fit_ratings
+from tournament.game import points
 
 STOCKFISH = Path("/usr/games/stockfish")
 CASEBASE = ROOT / "casebases" / "carlsen-2800.npz"

@@ -142,7 +142,7 @@ class Report:
     eligible: int  # the player's moves from move settings.first_move on
     skipped: int  # of those drawn, forced moves (or moves the stored position cannot show)
     result: Intrinsic
-    profile: Profile  # the judged moves, fitted: to read the fit elsewhere (bench/bench_intrinsic.py)
+    profile: Profile  # the judged moves, fitted: to read the fit elsewhere (experiments/intrinsic.py)
 
     def lines(self) -> list[str]:
         g, s, r = self.games, self.settings, self.result

@@ -1,7 +1,7 @@
 """A UCI fuzzer (issue #28): thousands of random, malformed and hostile lines, and what came back.
 
-    python bench/fuzz_uci.py --lines 4000 --seed 1                 # about 10 minutes on 2 busy cores
-    python bench/fuzz_uci.py --lines 500 --seed 7 --json out.json  # the counts and examples as JSON
+    python -m testing.fuzz_uci --lines 4000 --seed 1                 # about 10 minutes on 2 busy cores
+    python -m testing.fuzz_uci --lines 500 --seed 7 --json out.json  # the counts and examples as JSON
 
 It drives ``uci_main.py`` (or ``--engine "CMD ARGS"``) as a subprocess over its stdin and stdout
 directly, byte by byte, not through python-chess's client, because it must send what no client
@@ -57,9 +57,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from fuzz_uci_lines import SCENARIOS, Fixtures, LineMaker
-from fuzz_uci_protocol import OUTPUT_WORDS, ROOT, EngineProcess, Event, Option, alive, command_line, parse_option
-from fuzz_uci_state import FAULTS, LONG_LINE, Expectations, Recorder
+from testing.fuzz_uci_lines import SCENARIOS, Fixtures, LineMaker
+from testing.fuzz_uci_protocol import OUTPUT_WORDS, ROOT, EngineProcess, Event, Option, alive, command_line, parse_option
+from testing.fuzz_uci_state import FAULTS, LONG_LINE, Expectations, Recorder
 
 
 class Fuzzer:

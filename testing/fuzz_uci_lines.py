@@ -1,4 +1,4 @@
-"""The lines bench/fuzz_uci.py sends: the fixtures (files and programs given as option values,
+"""The lines testing/fuzz_uci.py sends: the fixtures (files and programs given as option values,
 a lying judge among them), the sessions' scenarios, positions, and random lines of every kind."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import chess
-from fuzz_uci_protocol import ROOT, Option
+
+from testing.fuzz_uci_protocol import ROOT, Option
 
 SHIPPED_CASEBASE = ROOT / "casebases" / "kosteniuk-2200.npz"
 STOCKFISH = "/usr/games/stockfish"
@@ -19,7 +20,7 @@ STOCKFISH = "/usr/games/stockfish"
 
 
 LIAR = '''\
-"""A judge that speaks UCI and lies in answer to go (bench/fuzz_uci.py)."""
+"""A judge that speaks UCI and lies in answer to go (testing/fuzz_uci.py)."""
 import os, random, sys, time
 rng = random.Random(int(os.environ.get("LIAR_SEED", "0")) ^ os.getpid())
 held = None

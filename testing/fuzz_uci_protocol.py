@@ -1,4 +1,4 @@
-"""UCI as bench/fuzz_uci.py reads it: the commands, option and info lines, positions and go
+"""UCI as testing/fuzz_uci.py reads it: the commands, option and info lines, positions and go
 arguments, and the engine as a subprocess whose lines come back as timed events."""
 
 from __future__ import annotations

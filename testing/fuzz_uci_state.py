@@ -1,4 +1,4 @@
-"""What bench/fuzz_uci.py expects of the engine: the state UCI (and docs/usage.md) gives it after
+"""What testing/fuzz_uci.py expects of the engine: the state UCI (and docs/usage.md) gives it after
 each line sent (the position in force, the searches that owe a bestmove, the isready that owe a
 readyok), the checks of what comes back, and the record of the faults with the lines before them."""
 
@@ -13,7 +13,8 @@ import time
 from typing import TextIO
 
 import chess
-from fuzz_uci_protocol import INFO_KEYS, command_of, info_problem, parse_go, parse_move, parse_position
+
+from testing.fuzz_uci_protocol import INFO_KEYS, command_of, info_problem, parse_go, parse_move, parse_position
 
 LONG_LINE = 4096
 SLOW_ISREADY = 0.5

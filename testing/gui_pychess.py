@@ -2,7 +2,7 @@
 discovered (PyChess reads its UCI options), chosen as the opponent on the welcome screen, and
 played against by hand (1.e4 and 2.d4, dragged with xdotool); a screenshot after each reply.
 
-    python bench/gui_pychess.py [--out docs/gui]
+    python -m testing.gui_pychess [--out docs/gui]
 
 Needs xvfb, pychess and xdotool (apt-get install xvfb pychess xdotool) and ``make casebases``;
 says so and exits 0 where they are absent. The clicks are where PyChess 1.0.3 draws its

@@ -1,6 +1,6 @@
 """Our engine in a real GUI: XBoard, through polyglot (its UCI adapter), under Xvfb.
 
-    python bench/gui_xboard.py [--out docs/gui] [--tc 1] [--timeout 600]
+    python -m testing.gui_xboard [--out docs/gui] [--tc 1] [--timeout 600]
 
 First XBoard loads one engine and its *Engine #1 Settings* dialog is opened (with xdotool) and
 photographed: the UCI options as a GUI shows them. Then XBoard plays a match of one game, guided

@@ -14,9 +14,9 @@ loses, as on Lichess (where, too, each side's first move is not timed).
 Two steps (lichess-bot's own ``config.yml.default``, changed only where it must be: the token,
 the URL, the engine's folder and name; every default engine option is kept):
 
-    python bench/lichess_standin.py config --template LICHESS_BOT/config.yml.default \\
+    python -m testing.lichess_standin config --template LICHESS_BOT/config.yml.default \\
         --engine /tmp/cbr-guided.sh --port 8765 -o /tmp/lb/config.yml
-    python bench/lichess_standin.py serve --port 8765 --pgn /tmp/lb/game.pgn \\
+    python -m testing.lichess_standin serve --port 8765 --pgn /tmp/lb/game.pgn \\
         --bot "LB_VENV/bin/python lichess-bot.py --config /tmp/lb/config.yml -v -l /tmp/lb/bot.log" \\
         --bot-cwd LICHESS_BOT
 
@@ -44,8 +44,9 @@ from pathlib import Path
 import chess
 import chess.engine
 import chess.pgn
-from lichess_standin_game import TOKEN, Game, game_pgn
-from lichess_standin_http import StandinServer
+
+from testing.lichess_standin_game import TOKEN, Game, game_pgn
+from testing.lichess_standin_http import StandinServer
 
 
 def opponent_loop(server: StandinServer, kind: str, stockfish: str, skill: int, movetime: float, seed: int) -> None:

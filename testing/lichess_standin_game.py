@@ -1,4 +1,4 @@
-"""The stand-in's game (bench/lichess_standin.py): the board, both clocks as Lichess keeps them,
+"""The stand-in's game (testing/lichess_standin.py): the board, both clocks as Lichess keeps them,
 the status, and the JSON that Lichess's streams carry for one bot account, one challenge, one game."""
 
 from __future__ import annotations
@@ -187,7 +187,7 @@ def game_pgn(game: Game) -> str:
     """The game so far as PGN, with the stand-in's tags."""
     record = chess.pgn.Game.from_board(game.board)
     white, black = game.players()
-    record.headers.update({"Event": "lichess-bot against the stand-in (bench/lichess_standin.py)",
+    record.headers.update({"Event": "lichess-bot against the stand-in (testing/lichess_standin.py)",
                            "Site": "127.0.0.1", "White": str(white["name"]), "Black": str(black["name"]),
                            "TimeControl": f"{game.base_ms // 1000}+{game.increment_ms // 1000}",
                            "Termination": game.status, "Date": datetime.date.today().strftime("%Y.%m.%d")})

@@ -1,4 +1,4 @@
-"""The stand-in's HTTP endpoints (bench/lichess_standin.py): those lichess-bot's ``lib/lichess.py``
+"""The stand-in's HTTP endpoints (testing/lichess_standin.py): those lichess-bot's ``lib/lichess.py``
 calls for one bot account, with the event and game streams as chunked NDJSON, on 127.0.0.1."""
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import chess
-from lichess_standin_game import BOT, CHALLENGE_ID, GAME_ID, KEEPALIVE, Game, game_pgn
+
+from testing.lichess_standin_game import BOT, CHALLENGE_ID, GAME_ID, KEEPALIVE, Game, game_pgn
 
 
 class Handler(BaseHTTPRequestHandler):

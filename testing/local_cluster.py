@@ -1,6 +1,6 @@
 """A Ray cluster of several nodes on this machine, inside a network namespace of its own, for a command.
 
-    python bench/local_cluster.py [--nodes 2] [--cpus 1] -- COMMAND [ARG ...]
+    python -m testing.local_cluster [--nodes 2] [--cpus 1] -- COMMAND [ARG ...]
 
 Ray binds to the machine's interface address even when told 127.0.0.1, so the cluster runs in
 a new network namespace that holds only the loopback device (``unshare -n``; needs root or user

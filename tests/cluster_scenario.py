@@ -1,4 +1,4 @@
-"""What tests/test_cluster.py runs inside a local Ray cluster (bench/local_cluster.py, two nodes).
+"""What tests/test_cluster.py runs inside a local Ray cluster (testing/local_cluster.py, two nodes).
 
     python tests/cluster_scenario.py CASEBASE_A CASEBASE_B HELDOUT.npz HELDOUT.pgn OUT_DIR
 

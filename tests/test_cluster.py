@@ -1,7 +1,7 @@
 """Round robins and fidelity on a Ray cluster (parallel/cluster.py).
 
 The scenario (tests/cluster_scenario.py) runs on a real two-node Ray cluster of processes on this
-machine, inside a network namespace holding only the loopback device (bench/local_cluster.py),
+machine, inside a network namespace holding only the loopback device (testing/local_cluster.py),
 once for the module: a node killed mid-run, the same games and moves as the local pool, and a
 judge that no node has. It is skipped without Ray (the [cluster] extra) or where no network
 namespace can be made. The other tests need no cluster.
@@ -30,7 +30,7 @@ from tournament.players import casebase_entrant, engine_entrant
 from tournament.runner import TournamentSettings, run
 
 ROOT = Path(__file__).resolve().parent.parent
-LOCAL_CLUSTER = ROOT / "bench" / "local_cluster.py"
+LOCAL_CLUSTER = ["-m", "testing.local_cluster"]
 NO_NAMESPACE = 3
 
 
@@ -46,7 +46,7 @@ def kill_settings(a: Path, b: Path) -> TournamentSettings:
 def scenario(kosteniuk_casebase, gaprindashvili_casebase, heldout, tmp_path_factory) -> dict:
     pytest.importorskip("ray", reason="the [cluster] extra (Ray) is not installed")
     out = tmp_path_factory.mktemp("cluster")
-    done = subprocess.run([sys.executable, LOCAL_CLUSTER, "--nodes", "2", "--", sys.executable,
+    done = subprocess.run([sys.executable, *LOCAL_CLUSTER, "--nodes", "2", "--", sys.executable,
                            ROOT / "tests" / "cluster_scenario.py", kosteniuk_casebase, gaprindashvili_casebase,
                            *heldout, out], cwd=ROOT, capture_output=True, text=True, timeout=600)
     if done.returncode == NO_NAMESPACE:

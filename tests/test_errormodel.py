@@ -198,7 +198,7 @@ def test_the_calibrated_agent_plays_its_likeliest_move_and_draws_by_the_seed(kos
     assert any("the likeliest by the error model" in line for line in decision.explanation)
     chances = reckoned[-1]
     assert len(chances) > 1 and decision.move == max(chances, key=chances.__getitem__)  # the most likely move
-    assert decision.chances == chances  # told with the decision (bench_load reckons the expected loss from them)
+    assert decision.chances == chances  # told with the decision (experiments.load reckons the expected loss from them)
     assert decision.reason is Reason.LIKELY
     seeds = (1, 1, *range(2, 13))
     decisions = [GuidedAgent(casebase, Weights(0.5, 0.5, 0.5), seed, selection=Selection.CALIBRATED, prior="cases")

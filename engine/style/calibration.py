@@ -31,7 +31,7 @@ from engine.style.rating import loss_at, rating_of
 
 #: Without a profile: the median over the shipped experts of their fitted prior weight and
 #: consistency, and the line of the log-sensitivity in rating through their fits
-#: (``python bench/bench_profiles.py`` prints both).
+#: (``python -m experiments.profiles`` prints both).
 SHIPPED_PRIOR_WEIGHT = 0.54
 SHIPPED_CONSISTENCY = 0.57
 SHIPPED_SENSITIVITY_LINE = (-3.76, -0.001934, 2500.0)  # ln s = a + b (rating - r0)

@@ -17,7 +17,7 @@ from engine.style.errormodel import ErrorModel, fit
 
 #: The implied rating as a line in the log of the fitted model's expected loss per move
 #: (expected score, percent): rating = A + B ln(loss). Fitted across the eight FIDE-rated
-#: shipped experts' profiles (Stockfish 15.1, depth 12; ``python bench/bench_profiles.py``),
+#: shipped experts' profiles (Stockfish 15.1, depth 12; ``python -m experiments.profiles``),
 #: with the spread of their ratings about the line (Elo, one standard deviation).
 RATING_LINE = (2931.0, -852.0)
 RATING_SPREAD = 98.0
