@@ -95,6 +95,16 @@ def test_no_module_is_over_400_lines():
     assert not long
 
 
+def test_no_module_changes_the_import_path():
+    """Every module, the benches', experiments' and testing tools' too, imports the project's packages
+    as packages (``python -m experiments.NAME`` from the source tree), never by editing sys.path."""
+    def edits_the_path(node: ast.AST) -> bool:
+        return isinstance(node, ast.Attribute) and node.attr == "path" and isinstance(node.value, ast.Name) \
+            and node.value.id == "sys"
+    found = [str(p.relative_to(ROOT)) for p in _modules() if any(map(edits_the_path, ast.walk(ast.parse(p.read_text()))))]
+    assert not found
+
+
 def test_no_module_below_the_engine_runs_an_outside_engine():
     """chess.engine (python-chess's UCI client) is the engine layer's: casebase, endgame and
     common hold data and rules only (import-linter cannot name a sub-module of python-chess)."""
