@@ -59,7 +59,7 @@ from engine.search.scores import MATE  # noqa: E402
 from engine.style.prior import AdaptedCase, vote_shares  # noqa: E402
 from fidelity.positions import Position, plain_uci, read_positions, spread  # noqa: E402
 from fidelity.replay import open_engine, position_seed  # noqa: E402
-from fidelity.settings import DEFAULT_GUIDED_NODES, DEFAULT_STOCKFISH  # noqa: E402
+from fidelity.settings import DEFAULT_GUIDED_NODES, DEFAULT_JUDGE  # noqa: E402
 
 HELD_OUT = ROOT / "casebases" / "heldout"
 RETRIEVED = 256
@@ -130,7 +130,7 @@ def measure(job: tuple[str, Position, int]) -> tuple[str, int, Measured]:
 
 def add_stockfish(positions: list[Position], measured: list[Measured]) -> None:
     """Stockfish's move at each of :data:`STOCKFISH_DEPTHS` into ``measured``."""
-    engine = open_engine(DEFAULT_STOCKFISH)
+    engine = open_engine(DEFAULT_JUDGE)
     try:
         for position, m in zip(positions, measured, strict=True):
             board = position.board()
@@ -176,7 +176,7 @@ def main() -> None:
             measured[done, index] = m
     seconds = time.perf_counter() - start
     everything = list(measured.values())
-    stockfish = shutil.which(DEFAULT_STOCKFISH) is not None
+    stockfish = shutil.which(DEFAULT_JUDGE) is not None
     if stockfish:
         for name, sample in tqdm(positions.items(), desc="stockfish", file=sys.stderr):
             add_stockfish(sample, [measured[name, p.index] for p in sample])
@@ -210,7 +210,7 @@ def main() -> None:
             print(f"| {label} | {share([hit(m) for m in everything], True)} | "
                   + " | ".join(share([hit(m) for m in group]) for group in groups.values()) + " |")
     if not stockfish:
-        print(f"\n(Stockfish rows left out: no {DEFAULT_STOCKFISH}; apt install stockfish)")
+        print(f"\n(Stockfish rows left out: no {DEFAULT_JUDGE}; apt install stockfish)")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Chess0's classic and adaptive engines (endgames.md §3): mode chess0 (old name: search), Style classic or adaptive."""
+"""Chess0's classic and adaptive engines (endgames.md §3): mode chess0, Style classic or adaptive."""
 
 from __future__ import annotations
 
