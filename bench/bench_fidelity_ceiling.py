@@ -55,6 +55,7 @@ from engine.agents.guided import GuidedAgent  # noqa: E402
 from engine.cbr.adaptation import candidate_moves  # noqa: E402
 from engine.cbr.weights import WEIGHT_CONFIGS  # noqa: E402
 from engine.search.alphabeta import Searcher  # noqa: E402
+from engine.search.limits import Budget  # noqa: E402
 from engine.search.scores import MATE  # noqa: E402
 from engine.style.prior import AdaptedCase, vote_shares  # noqa: E402
 from fidelity.positions import Position, plain_uci, read_positions, spread  # noqa: E402
@@ -119,7 +120,7 @@ def measure(job: tuple[str, Position, int]) -> tuple[str, int, Measured]:
     cases, _ = agent.adapted_cases(board, candidates)
     expert = next(m for m in candidates if plain_uci(board, m) == position.expert)
     result = Searcher().search(
-        board, nodes=nodes, prior=vote_shares(cases[:64], 4.0), moves=candidates,
+        board, Budget(nodes=nodes), prior=vote_shares(cases[:64], 4.0), moves=candidates,
         tolerance=MAX_TOLERANCE, exact={c.move for c in cases} | {expert},
     )
     assert result.move is not None and result.score is not None

@@ -33,7 +33,7 @@ from engine.agents.endings import TablebaseAgent
 from engine.agents.factory import Loader, make_agent
 from engine.agents.guided import GuidedAgent
 from engine.outside.launch import LaunchError, launch
-from engine.search.limits import SearchLimits
+from engine.search.limits import SearchLimits, to_limit
 from engine.style.prior import PriorSource
 from fidelity.modes import FIDELITY_MODES, JUDGED_MODES, FidelityMode, parse_modes
 from fidelity.positions import Position, casebase_games, plain_uci, read_positions, spread
@@ -80,7 +80,7 @@ class _UciPlayer:
 
     def __init__(self, command: str, depth: int) -> None:
         self.engine = open_engine(command)
-        self.limit = chess.engine.Limit(depth=depth)
+        self.limit = to_limit(SearchLimits(depth=depth))
 
     def move(self, position: Position) -> str | None:
         board = position.board()
