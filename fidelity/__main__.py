@@ -126,7 +126,7 @@ def settings_of(args: argparse.Namespace) -> FidelitySettings:
         casebase=str(args.casebase), config=parse_configurations([args.config])[0], seed=args.seed,
         guided_depth=args.guided_depth, guided_nodes=None if args.guided_depth is not None else args.guided_nodes,
         judge=args.judge, judge_depth=args.judge_depth, prior=args.prior, model=args.model,
-        case_weight=args.case_weight, tolerance=args.tolerance, judge_tolerance=args.judge_tolerance,
+        case_weight_percent=args.case_weight, tolerance=args.tolerance, judge_tolerance=args.judge_tolerance,
     )
 
 

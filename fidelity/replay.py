@@ -241,8 +241,8 @@ def measure(
         raise ValueError(f"{games_path}: the games of {expert!r} have no moves of theirs")
     if min(settings.tolerance, settings.judge_tolerance) < 0:
         raise ValueError("--tolerance and --judge-tolerance must not be negative")
-    if not 0 <= settings.case_weight <= 100:
-        raise ValueError(f"--case-weight must lie in 0..100 (percent), not {settings.case_weight}")
+    if not 0 <= settings.case_weight_percent <= 100:
+        raise ValueError(f"--case-weight must lie in 0..100 (percent), not {settings.case_weight_percent}")
     if settings.prior != PriorSource.CASES and {FidelityMode.PRIOR, FidelityMode.GUIDED} & set(modes):
         Loader().model(settings.model)  # a bad model file stops the run before any work
     engine_name = None
@@ -266,7 +266,7 @@ def measure(
                   "weights": settings.config.label, "modes": [str(m) for m in modes],
                   "guided_depth": settings.guided_depth, "guided_nodes": settings.guided_nodes,
                   "judge": settings.judge, "judge_depth": settings.judge_depth,
-                  "prior": settings.prior, "model": settings.model, "case_weight_percent": settings.case_weight,
+                  "prior": settings.prior, "model": settings.model, "case_weight_percent": settings.case_weight_percent,
                   "tolerance": settings.tolerance, "judge_tolerance": settings.judge_tolerance,
                   "neighbours": settings.neighbours, "temperature_tenths": settings.temperature_tenths},
         positions=sample,

@@ -47,7 +47,7 @@ class FidelitySettings:
     #: A model file, or ``auto``: the casebase's personal model where there is one (engine.style.personal).
     model: str = defaults.MODEL
     #: Option CaseWeight (percent).
-    case_weight: int = defaults.CASE_WEIGHT_PERCENT
+    case_weight_percent: int = defaults.CASE_WEIGHT_PERCENT
     #: Guided mode's Tolerance and JudgeTolerance (centipawns).
     tolerance: int = defaults.TOLERANCE
     judge_tolerance: int = defaults.JUDGE_TOLERANCE
@@ -61,7 +61,8 @@ class FidelitySettings:
         """How ``mode`` plays, for the table and the JSON."""
         weights = f"weights {self.config.name} ({self.config.label})"
         prior = {PriorSource.CASES: "the cases' votes", PriorSource.MODEL: f"model {Path(self.model).name}",
-                 PriorSource.BLEND: f"model {Path(self.model).name} and the cases (weight {self.case_weight} %)"}[self.prior]
+                 PriorSource.BLEND: f"model {Path(self.model).name} and the cases"
+                                    f" (weight {self.case_weight_percent} %)"}[self.prior]
         if mode == FidelityMode.PURE:
             return f"PureAgent, {weights}"
         if mode == FidelityMode.PRIOR:
@@ -91,7 +92,7 @@ class FidelitySettings:
         values: dict[str, OptionValue] = {
             **tables, "Mode": "guided", **weight_values(self.config.weights),
             "Prior": PriorSource.CASES if mode == FidelityMode.ALPHABETA else self.prior,
-            "Model": self.model, "CaseWeight": self.case_weight, "Tolerance": self.tolerance,
+            "Model": self.model, "CaseWeight": self.case_weight_percent, "Tolerance": self.tolerance,
             "JudgeTolerance": self.judge_tolerance, "Neighbours": self.neighbours,
             "Temperature": self.temperature_tenths}
         if mode.judged:

@@ -32,7 +32,7 @@ def test_every_default_of_the_settings_is_the_engines_or_named_as_the_benchs_own
         "judge_depth": defaults.BENCH_DEPTH,  # the engine's JudgeDepth 0 follows the clock: the bench does not
         "prior": options["Prior"],
         "model": options["Model"],
-        "case_weight": options["CaseWeight"],
+        "case_weight_percent": options["CaseWeight"],
         "tolerance": options["Tolerance"],
         "judge_tolerance": options["JudgeTolerance"],
         "neighbours": options["Neighbours"],
@@ -65,6 +65,9 @@ def test_the_command_lines_defaults_are_the_settings_defaults():
     assert args.modes == list(FIDELITY_MODES) and args.positions is None and args.cluster is None
     depth = parser().parse_args(["run", "--casebase", "x.npz", "--heldout", "x.pgn", "--guided-depth", "3"])
     assert (settings_of(depth).guided_depth, settings_of(depth).guided_nodes) == (3, None)
+    # --case-weight is a percent, as option CaseWeight
+    weighted = parser().parse_args(["run", "--casebase", "x.npz", "--heldout", "x.pgn", "--case-weight", "80"])
+    assert settings_of(weighted).values(FidelityMode.GUIDED)["CaseWeight"] == 80
 
 
 def test_modes_have_one_name_each_and_the_old_names_are_refused():
