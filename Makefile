@@ -84,8 +84,8 @@ casebases/%.npz: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) $
 # from the play journal, and the games record of its choices in positions of its own games (GAMES_PGN,
 # judged in data/profiles/id.games.jsonl) from the games play journal, where those exist.
 PROFILE = if [ -f data/profiles/$(2).jsonl ]; then $(PY) -m profiling $(1) --journal data/profiles/$(2).jsonl --quiet $(3) \
-    $(if $(wildcard $(4)),--play $(4)) $(if $(wildcard $(5)),--games $(GAMES_PGN) \
-        --games-journal data/profiles/$(2).games.jsonl --games-play $(5)); fi
+    $(if $(wildcard $(4)),--play $(4)) $(if $(wildcard $(5)),--engine-games $(GAMES_PGN) \
+        --engine-games-journal data/profiles/$(2).games.jsonl --engine-games-play $(5)); fi
 # The held-out casebases (the fidelity benches) keep the 400 positions their profiles were judged at;
 # the shipped casebases have 1,200 (profiling's default, issue #29).
 HELDOUT_POSITIONS := 400
@@ -99,14 +99,14 @@ profiles: install $(CASEBASES) $(LADDER:%=casebases/heldout/%.npz)
 	for id in $(patsubst casebases/%.npz,%,$(CASEBASES)); do \
 	    $(PY) -m profiling casebases/$$id.npz --judge $(JUDGE) --journal data/profiles/$$id.jsonl \
 	        --play data/profiles/$$id.play.jsonl \
-	        $$(if [ -f data/profiles/$$id.games.play.jsonl ]; then echo --games $(GAMES_PGN) \
-	            --games-journal data/profiles/$$id.games.jsonl --games-play data/profiles/$$id.games.play.jsonl; fi) \
+	        $$(if [ -f data/profiles/$$id.games.play.jsonl ]; then echo --engine-games $(GAMES_PGN) \
+	            --engine-games-journal data/profiles/$$id.games.jsonl --engine-games-play data/profiles/$$id.games.play.jsonl; fi) \
 	        || exit 1; \
 	    if [ -f casebases/heldout/$$id.npz ]; then \
 	        $(PY) -m profiling casebases/heldout/$$id.npz --judge $(JUDGE) --journal data/profiles/$$id.jsonl \
 	            --positions $(HELDOUT_POSITIONS) --play data/profiles/$$id.heldout.play.jsonl \
-	            $$(if [ -f data/profiles/$$id.heldout.games.play.jsonl ]; then echo --games $(GAMES_PGN) \
-	                --games-journal data/profiles/$$id.games.jsonl --games-play data/profiles/$$id.heldout.games.play.jsonl; fi) \
+	            $$(if [ -f data/profiles/$$id.heldout.games.play.jsonl ]; then echo --engine-games $(GAMES_PGN) \
+	                --engine-games-journal data/profiles/$$id.games.jsonl --engine-games-play data/profiles/$$id.heldout.games.play.jsonl; fi) \
 	            || exit 1; fi; \
 	done
 	$(PY) -m experiments.profiles casebases/*.npz
@@ -139,7 +139,7 @@ MODEL_ARGS ?=
 
 ## model: train the style model by engine/style/models/style.toml (torch; resumable)
 model: casebases/masters.npz | $(TRAIN_STAMP)
-	$(PY) -m learn train casebases/masters.npz -o engine/style/models/style.npz --config engine/style/models/style.toml $(MODEL_ARGS)
+	$(PY) -m learn train casebases/masters.npz -o engine/style/models/style.npz --recipe engine/style/models/style.toml $(MODEL_ARGS)
 
 # Personal models (learn/personal.py): for each shipped expert, the generic model's last block and head
 # fitted to the expert's casebase as long as it helps on the expert's latest games, into
@@ -214,7 +214,7 @@ EXPERT_NAME = "$$(awk -F'\t' '$$1 == "$*" {print $$2}' data/experts.tsv)"
 ## fidelity: how often each mode plays the expert's own move on held-out games (10 minutes; personalising 25 more)
 fidelity: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldout/%.pgn) $(LADDER:%=casebases/heldout/%.model.npz)
 	for id in $(LADDER); do \
-	    $(PY) -m fidelity run --casebase casebases/heldout/$$id.npz --games casebases/heldout/$$id.pgn \
+	    $(PY) -m fidelity run --casebase casebases/heldout/$$id.npz --heldout casebases/heldout/$$id.pgn \
 	        --modes $(FIDELITY_MODES) --positions $(FIDELITY_POSITIONS) --out results/fidelity/$$id.json || exit 1; \
 	done
 	$(PY) -m fidelity summary $(LADDER:%=results/fidelity/%.json) --out results/fidelity/summary.md
@@ -229,20 +229,20 @@ personal-table: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases
 	$(PY) -m fidelity personal-gains $(wildcard engine/style/models/personal/*.npz) --out results/personal/gains.md
 
 # The outside judge (search.md §7): guided mode's proposals judged by JUDGE at depth 10 ("judged"),
-# the error model's likeliest move and its draw among them ("likely", "calibrated"; strength.md) and
+# the error model's likeliest move and its draw among them ("judged-likely", "judged-calibrated"; strength.md) and
 # JUDGE alone at depth 10 ("stockfish"), on make fidelity's positions, into results/judge/; then
-# the table and the paired differences judged - stockfish and likely - judged. About 8 minutes.
+# the table and the paired differences judged - stockfish and judged-likely - judged. About 8 minutes.
 JUDGE ?= /usr/games/stockfish
 
 ## fidelity-judge: the same with a Stockfish judge, the error model's choices, and Stockfish alone (8 minutes)
 fidelity-judge: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldout/%.pgn) $(LADDER:%=casebases/heldout/%.model.npz)
 	for id in $(LADDER); do \
-	    $(PY) -m fidelity run --casebase casebases/heldout/$$id.npz --games casebases/heldout/$$id.pgn \
-	        --modes judged likely calibrated stockfish --judge $(JUDGE) --positions $(FIDELITY_POSITIONS) --out results/judge/$$id.json || exit 1; \
+	    $(PY) -m fidelity run --casebase casebases/heldout/$$id.npz --heldout casebases/heldout/$$id.pgn \
+	        --modes judged judged-likely judged-calibrated stockfish --judge $(JUDGE) --positions $(FIDELITY_POSITIONS) --out results/judge/$$id.json || exit 1; \
 	done
 	$(PY) -m fidelity summary $(LADDER:%=results/judge/%.json) --out results/judge/summary.md
 	$(PY) -m fidelity compare judged stockfish $(LADDER:%=results/judge/%.json)
-	$(PY) -m fidelity compare likely judged $(LADDER:%=results/judge/%.json)
+	$(PY) -m fidelity compare judged-likely judged $(LADDER:%=results/judge/%.json)
 
 # Where guided mode's fidelity comes from (prior, search, their combination) and the most a
 # perfect choice among its sound proposals could reach, on make fidelity's positions. ~6 minutes.

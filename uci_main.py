@@ -20,7 +20,6 @@ from pathlib import Path
 
 from engine.agents import defaults as agent_defaults
 from engine.agents.modes import (
-    MODE_ALIASES,
     MODES,
     SEED_MAX,
     WEIGHT_OPTIONS,
@@ -41,7 +40,7 @@ def parse_args(argv: list[str] | None = None) -> dict[str, str]:
     )
     parser.add_argument(
         "--mode",
-        choices=[*MODES, *MODE_ALIASES],
+        choices=list(MODES),
         help="how to play: "
         + "; ".join(f"{name}, {mode.summary}" for name, mode in MODES.items())
         + f" (default: {agent_defaults.MODE})",

@@ -21,7 +21,7 @@ from common.paths import PROJECT_ROOT as ROOT
 from engine.agents.guided import GuidedAgent
 from engine.cbr.weights import WEIGHT_CONFIGS
 from engine.search.alphabeta import Searcher
-from engine.search.limits import SearchLimits
+from engine.search.limits import Budget, SearchLimits
 from engine.search.zobrist import board_pieces_key, full_key, pieces_delta
 
 POSITIONS = {
@@ -39,13 +39,13 @@ def search_table(depth: int) -> None:
     print(f"{'position':<18} {'root scores':<26} {'nodes':>9} {'seconds':>8} {'nodes/s':>8} {'sound':>6}")
     for name, fen in POSITIONS.items():
         board = chess.Board(fen)
-        shallow = Searcher().search(board, depth=1, tolerance=10_000)
+        shallow = Searcher().search(board, Budget(depth=1), tolerance=10_000)
         proposed = sorted(shallow.scores, key=lambda m: -shallow.scores[m].score)[:6]
         for label, tolerance, exact in (("best only (tolerance 0)", 0, None),
                                         ("all exact to -50 cp", 50, None),
                                         ("6 proposed exact to -50", 50, proposed)):
             start = time.perf_counter()
-            result = Searcher().search(board, depth=depth, tolerance=tolerance, exact=exact)
+            result = Searcher().search(board, Budget(depth=depth), tolerance=tolerance, exact=exact)
             seconds = time.perf_counter() - start
             print(f"{name:<18} {label:<26} {result.nodes:>9} {seconds:>8.2f}"
                   f" {result.nodes / seconds:>8.0f} {len(result.sound()):>6}")

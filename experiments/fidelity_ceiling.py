@@ -53,11 +53,12 @@ from engine.agents.guided import GuidedAgent
 from engine.cbr.adaptation import candidate_moves
 from engine.cbr.weights import WEIGHT_CONFIGS
 from engine.search.alphabeta import Searcher
+from engine.search.limits import Budget
 from engine.search.scores import MATE
 from engine.style.prior import AdaptedCase, vote_shares
 from fidelity.positions import Position, plain_uci, read_positions, spread
 from fidelity.replay import open_engine, position_seed
-from fidelity.settings import DEFAULT_GUIDED_NODES, DEFAULT_STOCKFISH
+from fidelity.settings import DEFAULT_GUIDED_NODES, DEFAULT_JUDGE
 
 HELD_OUT = ROOT / "casebases" / "heldout"
 RETRIEVED = 256
@@ -117,7 +118,7 @@ def measure(job: tuple[str, Position, int]) -> tuple[str, int, Measured]:
     cases, _ = agent.adapted_cases(board, candidates)
     expert = next(m for m in candidates if plain_uci(board, m) == position.expert)
     result = Searcher().search(
-        board, nodes=nodes, prior=vote_shares(cases[:64], 4.0), moves=candidates,
+        board, Budget(nodes=nodes), prior=vote_shares(cases[:64], 4.0), moves=candidates,
         tolerance=MAX_TOLERANCE, exact={c.move for c in cases} | {expert},
     )
     assert result.move is not None and result.score is not None
@@ -128,7 +129,7 @@ def measure(job: tuple[str, Position, int]) -> tuple[str, int, Measured]:
 
 def add_stockfish(positions: list[Position], measured: list[Measured]) -> None:
     """Stockfish's move at each of :data:`STOCKFISH_DEPTHS` into ``measured``."""
-    engine = open_engine(DEFAULT_STOCKFISH)
+    engine = open_engine(DEFAULT_JUDGE)
     try:
         for position, m in zip(positions, measured, strict=True):
             board = position.board()
@@ -174,7 +175,7 @@ def main() -> None:
             measured[done, index] = m
     seconds = time.perf_counter() - start
     everything = list(measured.values())
-    stockfish = shutil.which(DEFAULT_STOCKFISH) is not None
+    stockfish = shutil.which(DEFAULT_JUDGE) is not None
     if stockfish:
         for name, sample in tqdm(positions.items(), desc="stockfish", file=sys.stderr):
             add_stockfish(sample, [measured[name, p.index] for p in sample])
@@ -208,7 +209,7 @@ def main() -> None:
             print(f"| {label} | {share([hit(m) for m in everything], True)} | "
                   + " | ".join(share([hit(m) for m in group]) for group in groups.values()) + " |")
     if not stockfish:
-        print(f"\n(Stockfish rows left out: no {DEFAULT_STOCKFISH}; apt install stockfish)")
+        print(f"\n(Stockfish rows left out: no {DEFAULT_JUDGE}; apt install stockfish)")
 
 
 if __name__ == "__main__":

@@ -1,12 +1,12 @@
 """The ladder: each expert's calibrated engine against Stockfish at fixed UCI_Elo levels.
 
     python -m experiments.ladder [--casebases casebases/kosteniuk-2200.npz ...] [--elos 1800 2200 2600]
-        [--games 10] [--tc 40/10] [--option Selection=expert] [--judge /usr/games/stockfish]
+        [--games 10] [--tc 40/10] [--option Selection=calibrated] [--judge /usr/games/stockfish]
         [--workers 2 | --cluster ADDRESS] [--out bench/out/ladder]
 
 Every casebase (default: the seven ladder experts of data/experts.tsv) plays Debian's Stockfish
 15.1 limited to each ``UCI_Elo`` of ``--elos``, ``--games`` games a level (colours alternating),
-in guided mode with ``--option``s (default ``Selection=expert``: the expert's calibrated choice,
+in guided mode with ``--option``s (default ``Selection=calibrated``: the expert's calibrated choice,
 strength.md) and the outside judge ``--judge``. The games are the tournament's own, one run per
 casebase under ``--out`` (resumable: run again to go on). The engine's measured rating is fitted
 to its games with the Stockfish levels fixed at their UCI_Elo (tournament/elo.py).
@@ -55,7 +55,7 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=10, help="games per level, rounded up to even (default 10)")
     parser.add_argument("--tc", default="40/10", help="time control (default 40/10: 40 moves in 10 s, repeating)")
     parser.add_argument("--option", action="append", default=None, metavar="NAME=VALUE",
-                        help="our engine's options (default Selection=expert)")
+                        help="our engine's options (default Selection=calibrated)")
     parser.add_argument("--judge", default=str(STOCKFISH), metavar="PATH", help="option Judge ('' for none)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--cluster", metavar="ADDRESS")
@@ -67,7 +67,7 @@ def main() -> int:
     if not args.stockfish.exists():
         print(f"{args.stockfish} not found: apt-get install stockfish; nothing measured", file=sys.stderr)
         return 0
-    options = args.option if args.option is not None else ["Selection=expert"]
+    options = args.option if args.option is not None else ["Selection=calibrated"]
     casebases = args.casebases or ladder_casebases()
     control = TimeControl.parse(args.tc)
     rounds = (args.games + 1) // 2

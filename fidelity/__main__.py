@@ -16,24 +16,23 @@ from engine.cbr.configurations import parse_configurations
 from engine.outside.launch import LaunchError
 from engine.style.model import ModelError
 from engine.style.prior import PriorSource
-from fidelity.modes import ALIASES, FIDELITY_MODES, FidelityMode
+from fidelity.modes import FIDELITY_MODES, FidelityMode
 from fidelity.personal_table import Gain, cross_table, gains_markdown, plot_gains
 from fidelity.replay import measure, write_json
 from fidelity.report import compare_markdown, load_run, plot_summary, run_markdown, summary_markdown
-from fidelity.settings import DEFAULT_GUIDED_NODES, DEFAULT_STOCKFISH, FidelitySettings
+from fidelity.settings import DEFAULT_GUIDED_NODES, DEFAULT_JUDGE, FidelitySettings
 
 #: The weight configuration of pure and guided mode: the engine's default weights (50 50 50).
 DEFAULT_CONFIG = "balanced"
-_OLD_NAMES = ", ".join(f"{old} for {new}" for old, new in ALIASES.items())
 
 
 def mode_word(word: str) -> FidelityMode:
-    """A mode named on the command line (an old name read as the new one)."""
+    """A mode named on the command line."""
     try:
         return FidelityMode(word)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"{word!r} is not a mode: one of {', '.join(FIDELITY_MODES)} (or the old names {_OLD_NAMES})") from None
+            f"{word!r} is not a mode: one of {', '.join(FIDELITY_MODES)}") from None
 
 
 def parser() -> argparse.ArgumentParser:
@@ -46,23 +45,23 @@ def parser() -> argparse.ArgumentParser:
         " holdout): for every move the expert made, give each mode the position with the"
         " game's history and count how often it plays the expert's move. The defaults are the engine's.")
     f.add_argument("--casebase", required=True, type=Path, metavar="X.npz",
-                   help="the expert's casebase, built without the games of --games")
-    f.add_argument("--games", required=True, type=Path, metavar="HELDOUT.pgn",
+                   help="the expert's casebase, built without the games of --heldout")
+    f.add_argument("--heldout", required=True, type=Path, metavar="HELDOUT.pgn",
                    help="the held-out games (.pgn or .pgn.gz)")
     f.add_argument("--player", metavar="NAME", help="the expert as named in the games"
                    " (default: the casebase's expert), matched as the builder matches it")
     f.add_argument("--exact-name", action="store_true", help="match the name literally")
     f.add_argument("--modes", nargs="+", type=mode_word, default=list(FIDELITY_MODES), metavar="MODE",
-                   help=f"any of {', '.join(FIDELITY_MODES)} (default: all; the old names {_OLD_NAMES})")
+                   help=f"any of {', '.join(FIDELITY_MODES)} (default: all)")
     f.add_argument("--config", default=DEFAULT_CONFIG,
                    help=f"weights of pure and guided mode: a name or \"v1 v2 v3\" (default {DEFAULT_CONFIG})")
     g = f.add_mutually_exclusive_group()
     g.add_argument("--guided-depth", type=positive_int, metavar="D", help="guided search depth")
     g.add_argument("--guided-nodes", type=positive_int, default=DEFAULT_GUIDED_NODES, metavar="N",
                    help=f"guided search nodes (default {DEFAULT_GUIDED_NODES})")
-    f.add_argument("--stockfish", "--judge", default=DEFAULT_STOCKFISH, metavar="PATH",
-                   help=f"the UCI engine of stockfish mode, and the judge of judged mode (default {DEFAULT_STOCKFISH})")
-    f.add_argument("--depth", type=positive_int, default=defaults.BENCH_DEPTH,
+    f.add_argument("--judge", default=DEFAULT_JUDGE, metavar="PATH",
+                   help=f"the UCI engine of stockfish mode, and the judge of the judged modes (default {DEFAULT_JUDGE})")
+    f.add_argument("--judge-depth", type=positive_int, default=defaults.BENCH_DEPTH, metavar="D",
                    help=f"the depth of stockfish mode and of the judge (default {defaults.BENCH_DEPTH})")
     f.add_argument("--tolerance", type=int, default=defaults.TOLERANCE, metavar="CP",
                    help=f"guided mode's Tolerance in centipawns (default {defaults.TOLERANCE})")
@@ -73,9 +72,9 @@ def parser() -> argparse.ArgumentParser:
     f.add_argument("--model", default=defaults.MODEL, metavar="MODEL.npz",
                    help="the style model of --prior model or blend (default auto: the casebase's personal"
                    " model where there is one, else the generic one; mode generic always plays the generic one)")
-    f.add_argument("--case-weight", type=float, default=defaults.CASE_WEIGHT_PERCENT / 100, metavar="W",
-                   help="the cases' weight in the blend where the position is a case"
-                   f" (default {defaults.CASE_WEIGHT_PERCENT / 100:g})")
+    f.add_argument("--case-weight", type=int, default=defaults.CASE_WEIGHT_PERCENT, metavar="PERCENT",
+                   help="the cases' weight in the blend where the position is a case, as option CaseWeight"
+                   f" (default {defaults.CASE_WEIGHT_PERCENT})")
     f.add_argument("--positions", type=positive_int, metavar="N",
                    help="play only N of the expert's moves, spread evenly (default: all)")
     f.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
@@ -126,13 +125,13 @@ def settings_of(args: argparse.Namespace) -> FidelitySettings:
     return FidelitySettings(
         casebase=str(args.casebase), config=parse_configurations([args.config])[0], seed=args.seed,
         guided_depth=args.guided_depth, guided_nodes=None if args.guided_depth is not None else args.guided_nodes,
-        stockfish=args.stockfish, stockfish_depth=args.depth, prior=args.prior, model=args.model,
-        case_weight=args.case_weight, tolerance=args.tolerance, judge_tolerance=args.judge_tolerance,
+        judge=args.judge, judge_depth=args.judge_depth, prior=args.prior, model=args.model,
+        case_weight_percent=args.case_weight, tolerance=args.tolerance, judge_tolerance=args.judge_tolerance,
     )
 
 
 def _run(args: argparse.Namespace) -> str:
-    run = measure(args.casebase, args.games, settings_of(args), args.modes, player=args.player,
+    run = measure(args.casebase, args.heldout, settings_of(args), args.modes, player=args.player,
                   exact_name=args.exact_name, positions=args.positions, workers=args.workers,
                   cluster=args.cluster)
     if args.out:

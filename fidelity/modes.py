@@ -6,13 +6,14 @@
 - ``alphabeta``: the built-in alpha-beta search alone (guided mode without cases or model);
 - ``guided``: the prior's proposals vetted by the built-in search;
 - ``judged``: the same proposals judged by an outside UCI engine (Selection argmax);
-- ``likely``: among the judged proposals, the expert's error model's likeliest move;
-- ``calibrated``: among the judged proposals, a move drawn by the expert's error model;
+- ``judged-likely``: among the judged proposals, the expert's error model's likeliest move
+  (Selection likely);
+- ``judged-calibrated``: among the judged proposals, a move drawn by the expert's error model
+  (Selection calibrated);
 - ``stockfish``: the outside engine alone.
 
-Older runs named ``alphabeta`` ``search`` (also chess0's old name) and ``calibrated`` ``expert``
-(the expert is the one whose moves are matched): :data:`ALIASES` reads those names, on the command
-line and in old result files.
+The two error model's modes are not called ``likely`` and ``calibrated``: those are Selection's
+words, and a word means one thing (CHANGELOG.md lists the old names, which are not read).
 """
 
 from __future__ import annotations
@@ -32,13 +33,9 @@ class FidelityMode(StrEnum):
     ALPHABETA = "alphabeta"
     GUIDED = "guided"
     JUDGED = "judged"
-    LIKELY = "likely"
-    CALIBRATED = "calibrated"
+    JUDGED_LIKELY = "judged-likely"
+    JUDGED_CALIBRATED = "judged-calibrated"
     STOCKFISH = "stockfish"
-
-    @classmethod
-    def _missing_(cls, value: object) -> FidelityMode | None:
-        return ALIASES.get(str(value))
 
     @property
     def judged(self) -> bool:
@@ -55,17 +52,13 @@ class FidelityMode(StrEnum):
 FIDELITY_MODES: tuple[FidelityMode, ...] = tuple(FidelityMode)
 #: The modes the outside engine plays in as guided mode's judge: with Selection argmax, the error
 #: model's likeliest move, or a move drawn by it.
-JUDGED_MODES = (FidelityMode.JUDGED, FidelityMode.LIKELY, FidelityMode.CALIBRATED)
-#: The old names still read: on the command line, and in result files written before the renaming.
-ALIASES = {"search": FidelityMode.ALPHABETA, "expert": FidelityMode.CALIBRATED}
+JUDGED_MODES = (FidelityMode.JUDGED, FidelityMode.JUDGED_LIKELY, FidelityMode.JUDGED_CALIBRATED)
 #: The error model's modes, and the engine's Selection they play with.
-_SELECTIONS = {FidelityMode.LIKELY: Selection.LIKELY, FidelityMode.CALIBRATED: Selection.CALIBRATED}
-#: Every word the command line takes for a mode: the names, then the old names.
-MODE_WORDS: tuple[str, ...] = (*FIDELITY_MODES, *ALIASES)
+_SELECTIONS = {FidelityMode.JUDGED_LIKELY: Selection.LIKELY, FidelityMode.JUDGED_CALIBRATED: Selection.CALIBRATED}
 
 
 def parse_modes(words: Iterable[str]) -> list[FidelityMode]:
-    """The modes ``words`` name, old names read as the new ones; ValueError on another word."""
+    """The modes ``words`` name; ValueError on another word."""
     modes = []
     for word in words:
         try:

@@ -33,7 +33,7 @@ from engine.agents.endings import TablebaseAgent
 from engine.agents.factory import Loader, make_agent
 from engine.agents.guided import GuidedAgent
 from engine.outside.launch import LaunchError, launch
-from engine.search.limits import SearchLimits
+from engine.search.limits import SearchLimits, to_limit
 from engine.style.prior import PriorSource
 from fidelity.modes import FIDELITY_MODES, JUDGED_MODES, FidelityMode, parse_modes
 from fidelity.positions import Position, casebase_games, plain_uci, read_positions, spread
@@ -80,7 +80,7 @@ class _UciPlayer:
 
     def __init__(self, command: str, depth: int) -> None:
         self.engine = open_engine(command)
-        self.limit = chess.engine.Limit(depth=depth)
+        self.limit = to_limit(SearchLimits(depth=depth))
 
     def move(self, position: Position) -> str | None:
         board = position.board()
@@ -97,9 +97,9 @@ def open_engine(command: str) -> chess.engine.SimpleEngine:
         engine = launch([command])
     except LaunchError as exc:
         raise ValueError(
-            f"stockfish mode: {exc}. Install Stockfish (Debian/Ubuntu: apt install stockfish, which"
-            " puts it at /usr/games/stockfish), give its path with --stockfish PATH, or leave stockfish"
-            " out of --modes") from None
+            f"the outside engine: {exc}. Install Stockfish (Debian/Ubuntu: apt install stockfish, which"
+            " puts it at /usr/games/stockfish), give its path with --judge PATH, or leave stockfish and"
+            " the judged modes out of --modes") from None
     if "Threads" in engine.options:
         engine.configure({"Threads": 1})
     return engine
@@ -112,7 +112,7 @@ class _PositionWorker:
         mode = FidelityMode(mode)  # a mode's name will do
         self.player: _AgentPlayer | _UciPlayer
         if mode == FidelityMode.STOCKFISH:
-            self.player = _UciPlayer(settings.stockfish, settings.stockfish_depth)
+            self.player = _UciPlayer(settings.judge, settings.judge_depth)
             return
         # the engine's own agents (tables included); one model and one judge process for the
         # worker, every position a new game (its seed, the judge's hash cleared)
@@ -222,7 +222,7 @@ def measure(
 ) -> Fidelity:
     """Replay the expert's moves of ``games_path`` with each of ``modes``.
 
-    ``modes`` are :class:`~fidelity.modes.FidelityMode` names (old names read as the new ones);
+    ``modes`` are :class:`~fidelity.modes.FidelityMode` names;
     ``player`` defaults to the casebase's expert; ``positions`` samples that many of the
     expert's moves evenly (:func:`fidelity.positions.spread`). Raises ValueError on bad input before any work.
     """
@@ -241,14 +241,14 @@ def measure(
         raise ValueError(f"{games_path}: the games of {expert!r} have no moves of theirs")
     if min(settings.tolerance, settings.judge_tolerance) < 0:
         raise ValueError("--tolerance and --judge-tolerance must not be negative")
-    if not 0 <= settings.case_weight <= 1:
-        raise ValueError(f"--case-weight must lie in 0..1, not {settings.case_weight}")
+    if not 0 <= settings.case_weight_percent <= 100:
+        raise ValueError(f"--case-weight must lie in 0..100 (percent), not {settings.case_weight_percent}")
     if settings.prior != PriorSource.CASES and {FidelityMode.PRIOR, FidelityMode.GUIDED} & set(modes):
         Loader().model(settings.model)  # a bad model file stops the run before any work
     engine_name = None
     if {FidelityMode.STOCKFISH, *JUDGED_MODES} & set(modes) and not cluster:  # a cluster's nodes check it themselves
-        probe = open_engine(settings.stockfish)
-        engine_name = probe.id.get("name", settings.stockfish)
+        probe = open_engine(settings.judge)
+        engine_name = probe.id.get("name", settings.judge)
         probe.quit()
     sample = [held_out.positions[i] for i in spread(len(held_out.positions), positions)]
     run = Fidelity(
@@ -265,8 +265,8 @@ def measure(
         settings={"seed": settings.seed, "positions": positions, "config": settings.config.name,
                   "weights": settings.config.label, "modes": [str(m) for m in modes],
                   "guided_depth": settings.guided_depth, "guided_nodes": settings.guided_nodes,
-                  "stockfish": settings.stockfish, "stockfish_depth": settings.stockfish_depth,
-                  "prior": settings.prior, "model": settings.model, "case_weight": settings.case_weight,
+                  "judge": settings.judge, "judge_depth": settings.judge_depth,
+                  "prior": settings.prior, "model": settings.model, "case_weight_percent": settings.case_weight_percent,
                   "tolerance": settings.tolerance, "judge_tolerance": settings.judge_tolerance,
                   "neighbours": settings.neighbours, "temperature_tenths": settings.temperature_tenths},
         positions=sample,

@@ -12,7 +12,7 @@ from typing import Any
 from casebase.phases import PHASES
 from common.figures import new_figure, save_png
 from common.stats import Share, paired, wilson
-from fidelity.modes import ALIASES, FIDELITY_MODES, FidelityMode
+from fidelity.modes import FIDELITY_MODES, FidelityMode
 from fidelity.replay import FORMAT, Fidelity
 
 
@@ -69,28 +69,13 @@ def run_markdown(run: Fidelity) -> str:
 
 
 def load_run(path: Path) -> dict[str, Any]:
-    """A ``fidelity run --out`` file, its modes by their present names (:data:`fidelity.modes.ALIASES`);
-    ValueError if it is not one."""
+    """A ``fidelity run --out`` file; ValueError if it is not one."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}: not JSON ({exc})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"{path}: not the output of python -m fidelity run --out")
-    return renamed(data)
-
-
-def renamed(data: dict[str, Any]) -> dict[str, Any]:
-    """A run's JSON with the modes' old names (``search``, ``expert``) made the present ones."""
-
-    def new(name: str) -> str:
-        return str(ALIASES.get(name, name))
-
-    data["results"] = {new(mode): result for mode, result in data["results"].items()}
-    for position in data["positions"]:
-        position["moves"] = {new(mode): move for mode, move in position["moves"].items()}
-    if isinstance(data.get("settings", {}).get("modes"), list):
-        data["settings"]["modes"] = [new(mode) for mode in data["settings"]["modes"]]
     return data
 
 

@@ -23,7 +23,8 @@ from engine.style.prior import PriorSource
 from fidelity.modes import JUDGED_MODES, FidelityMode
 from parallel.cluster import table_files
 
-DEFAULT_STOCKFISH = "/usr/games/stockfish"
+#: The outside engine of the judged modes and of stockfish mode (``--judge``).
+DEFAULT_JUDGE = "/usr/games/stockfish"
 #: The guided mode's default search: reproducible (nodes, not time), about 0.4 s a position here.
 DEFAULT_GUIDED_NODES = 10_000
 
@@ -37,14 +38,16 @@ class FidelitySettings:
     seed: int = 0
     guided_depth: int | None = None
     guided_nodes: int | None = DEFAULT_GUIDED_NODES
-    stockfish: str = DEFAULT_STOCKFISH
+    #: The outside engine, alone (stockfish mode) and as guided mode's judge (option Judge).
+    judge: str = DEFAULT_JUDGE
     #: The depth of the outside engine, alone and as judge (option JudgeDepth).
-    stockfish_depth: int = defaults.BENCH_DEPTH
+    judge_depth: int = defaults.BENCH_DEPTH
     #: Guided mode's prior (engine.style.prior) and, for a model's, the model file and the cases' weight.
     prior: PriorSource = defaults.PRIOR
     #: A model file, or ``auto``: the casebase's personal model where there is one (engine.style.personal).
     model: str = defaults.MODEL
-    case_weight: float = defaults.CASE_WEIGHT_PERCENT / 100
+    #: Option CaseWeight (percent).
+    case_weight_percent: int = defaults.CASE_WEIGHT_PERCENT
     #: Guided mode's Tolerance and JudgeTolerance (centipawns).
     tolerance: int = defaults.TOLERANCE
     judge_tolerance: int = defaults.JUDGE_TOLERANCE
@@ -58,7 +61,8 @@ class FidelitySettings:
         """How ``mode`` plays, for the table and the JSON."""
         weights = f"weights {self.config.name} ({self.config.label})"
         prior = {PriorSource.CASES: "the cases' votes", PriorSource.MODEL: f"model {Path(self.model).name}",
-                 PriorSource.BLEND: f"model {Path(self.model).name} and the cases (weight {self.case_weight:g})"}[self.prior]
+                 PriorSource.BLEND: f"model {Path(self.model).name} and the cases"
+                                    f" (weight {self.case_weight_percent} %)"}[self.prior]
         if mode == FidelityMode.PURE:
             return f"PureAgent, {weights}"
         if mode == FidelityMode.PRIOR:
@@ -68,7 +72,7 @@ class FidelitySettings:
         bound = f"depth {self.guided_depth}" if self.guided_depth is not None else f"{self.guided_nodes} nodes"
         if mode == FidelityMode.ALPHABETA:
             return f"the guided search's own best move, {bound}"
-        engine = f"{engine_name or self.stockfish}, depth {self.stockfish_depth}"
+        engine = f"{engine_name or self.judge}, depth {self.judge_depth}"
         if mode == FidelityMode.GUIDED:
             return f"GuidedAgent, prior: {prior}, {weights}, {bound}, tolerance {self.tolerance} cp"
         if mode == FidelityMode.JUDGED:
@@ -88,11 +92,11 @@ class FidelitySettings:
         values: dict[str, OptionValue] = {
             **tables, "Mode": "guided", **weight_values(self.config.weights),
             "Prior": PriorSource.CASES if mode == FidelityMode.ALPHABETA else self.prior,
-            "Model": self.model, "CaseWeight": round(100 * self.case_weight), "Tolerance": self.tolerance,
+            "Model": self.model, "CaseWeight": self.case_weight_percent, "Tolerance": self.tolerance,
             "JudgeTolerance": self.judge_tolerance, "Neighbours": self.neighbours,
             "Temperature": self.temperature_tenths}
         if mode.judged:
-            values |= {"Judge": self.stockfish, "JudgeDepth": self.stockfish_depth, "Selection": mode.selection}
+            values |= {"Judge": self.judge, "JudgeDepth": self.judge_depth, "Selection": mode.selection}
         return values
 
     def resolved(self) -> FidelitySettings:
@@ -104,7 +108,7 @@ class FidelitySettings:
 
     def for_mode(self, mode: FidelityMode) -> FidelitySettings:
         """These settings as ``mode`` needs them: without the outside engine where it plays no part."""
-        return self if mode in (*JUDGED_MODES, FidelityMode.STOCKFISH) else dataclasses.replace(self, stockfish="")
+        return self if mode in (*JUDGED_MODES, FidelityMode.STOCKFISH) else dataclasses.replace(self, judge="")
 
     # what a cluster's workers need (parallel.cluster.Portable)
 
@@ -117,4 +121,4 @@ class FidelitySettings:
         return dataclasses.replace(self, casebase=str(root / "casebase.npz"), model=model, tables=str(root / "tables"))
 
     def programs(self) -> list[str]:
-        return [self.stockfish] if self.stockfish else []
+        return [self.judge] if self.judge else []

@@ -16,7 +16,7 @@ from endgame import default_folder
 from endgame.tablebase import TablebaseError
 from engine.style.model import ModelError
 
-#: The training options a recipe file (``--config``) may set.
+#: The training options a recipe file (``--recipe``) may set.
 RECIPE_KEYS = ("blocks", "filters", "epochs", "positions", "batch", "lr", "seed")
 
 
@@ -50,7 +50,7 @@ def build_parser(recipe: dict[str, Any] | None = None) -> argparse.ArgumentParse
     t.add_argument("--seed", type=int, default=0, help="seed of the weights, split and order (default 0)")
     t.add_argument("--device", help="cpu, cuda, cuda:1 ... (default: cuda when present, else cpu)")
     t.add_argument("--checkpoint", type=Path, help="checkpoint file (default: OUT.ckpt)")
-    t.add_argument("--config", type=Path, metavar="RECIPE.toml",
+    t.add_argument("--recipe", type=Path, metavar="RECIPE.toml",
                    help="defaults of the options above from a recipe file (e.g. engine/style/models/style.toml)")
     t.set_defaults(**(recipe or {}))
     p = commands.add_parser("personalise", help="an expert's personal model on top of the generic one (CPU, minutes)",
@@ -81,7 +81,7 @@ def build_parser(recipe: dict[str, Any] | None = None) -> argparse.ArgumentParse
     kd = commands.add_parser("kbnk-deep", help="a deep network learns the whole KBNK table (torch, GPU if present)")
     kd.add_argument("-o", "--out", type=Path, required=True, metavar="MODEL.npz")
     kd.add_argument("--hidden", type=positive_int, default=1024)
-    kd.add_argument("--depth", type=positive_int, default=4, help="hidden layers (default 4)")
+    kd.add_argument("--hidden-layers", type=positive_int, default=4, help="hidden layers (default 4)")
     kd.add_argument("--epochs", type=positive_int, default=60)
     kd.add_argument("--tables", type=Path, default=default_folder())
     return parser
@@ -89,9 +89,9 @@ def build_parser(recipe: dict[str, Any] | None = None) -> argparse.ArgumentParse
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if getattr(args, "config", None) is not None:
+    if getattr(args, "recipe", None) is not None:
         try:
-            args = build_parser(read_recipe(args.config)).parse_args(argv)
+            args = build_parser(read_recipe(args.recipe)).parse_args(argv)
         except ValueError as exc:
             print(f"python -m learn: error: {exc}", file=sys.stderr)
             return 2
@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
             from endgame.tablebase import Stored
             from learn.kbnk_deep import train as train_deep
 
-            print(train_deep(Stored.load(args.tables / "KBNK.npz"), args.out, args.hidden, args.depth, args.epochs))
+            print(train_deep(Stored.load(args.tables / "KBNK.npz"), args.out, args.hidden, args.hidden_layers, args.epochs))
         else:
             from learn.evaluate import legal_top1
 

@@ -56,7 +56,7 @@ class DeepNetwork:
         return (out - 0.1) / 0.8 * LONGEST
 
 
-def train(stored: Stored, out: str | os.PathLike[str], hidden: int = 1024, depth: int = 3, epochs: int = 40,
+def train(stored: Stored, out: str | os.PathLike[str], hidden: int = 1024, hidden_layers: int = 3, epochs: int = 40,
           batch: int = 8192, lr: float = 2e-3, seed: int = 0) -> str:
     """Train on every won Black-to-move position of ``stored``; write the weights to ``out``."""
     import torch
@@ -70,7 +70,7 @@ def train(stored: Stored, out: str | os.PathLike[str], hidden: int = 1024, depth
     offsets = np.array([0, len(TRIANGLE), len(TRIANGLE) + 64, len(TRIANGLE) + 128])
     hot = torch.from_numpy(won + offsets).to(device)
     y = torch.from_numpy(0.1 + 0.8 * plies / LONGEST).to(device)
-    sizes = [INPUTS] + [hidden] * depth + [1]
+    sizes = [INPUTS] + [hidden] * hidden_layers + [1]
     layers: list[torch.nn.Module] = []
     for i in range(len(sizes) - 1):
         layers.append(torch.nn.Linear(sizes[i], sizes[i + 1]))
@@ -112,5 +112,5 @@ def train(stored: Stored, out: str | os.PathLike[str], hidden: int = 1024, depth
     arrays |= {f"b{i}": m.bias.detach().float().cpu().numpy().astype(np.float16) for i, m in enumerate(linear)}
     with atomic_file(out) as f:
         np.savez_compressed(f, **arrays)
-    return (f"{len(y):,} won positions, {depth} x {hidden} ReLU, {epochs} epochs: mean error {error:.2f} plies,"
+    return (f"{len(y):,} won positions, {hidden_layers} x {hidden} ReLU, {epochs} epochs: mean error {error:.2f} plies,"
             f" {exact:.1%} within half a ply; {time.perf_counter() - started:.0f} s on {device.type}")

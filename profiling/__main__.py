@@ -5,7 +5,7 @@ and the expert's, at a fixed depth. Each finished position is kept in a journal,
 failed run goes on where it stopped when run again. The fitted error model and the rating it
 implies are stored in the casebase (``python -m casebase info`` shows them). docs/strength.md §1.
 With --play, the engine's own choices on the first of those positions are recorded beside them
-for the play-time calibration (§3); with --games, its choices in positions of its own games too
+for the play-time calibration (§3); with --engine-games, its choices in positions of its own games too
 (a round robin's PGN: profiling.games).
 """
 
@@ -30,9 +30,9 @@ from profiling.play import PlaySettings
 
 
 def _profile(args: argparse.Namespace) -> None:
-    if args.games and (args.games_journal is None or args.games_play is None):
-        raise ProfileError("--games needs --games-journal and --games-play (the journals of the judged positions and of"
-                           " the engine's choices)")
+    if args.engine_games and (args.engine_games_journal is None or args.engine_games_play is None):
+        raise ProfileError("--engine-games needs --engine-games-journal and --engine-games-play (the journals of the"
+                           " judged positions and of the engine's choices)")
     path = casebase_path(args.casebase)
     casebase = Casebase.load(path)
     if casebase.profile_problem is not None:  # never stored over: the user should see what was there
@@ -50,13 +50,13 @@ def _profile(args: argparse.Namespace) -> None:
         elif existing is not None and existing.play is not None:  # a profile made again drops it: say so
             print(f"profiling: {path}: the play-time record it had is not kept (strength.md §3): give --play"
                   " with its journal to store it again", file=sys.stderr)
-        if args.games:
-            add_games(casebase, args.games, args.games_player or Path(path).stem,
-                      PlaySettings(args.games_positions, args.judge_depth), args.judge, args.games_journal,
-                      args.games_play, progress=not args.quiet)
+        if args.engine_games:
+            add_games(casebase, args.engine_games, args.engine_games_player or Path(path).stem,
+                      PlaySettings(args.engine_games_positions, args.judge_depth), args.judge, args.engine_games_journal,
+                      args.engine_games_play, progress=not args.quiet)
             casebase = Casebase.load(path)
         elif existing is not None and existing.games is not None:
-            print(f"profiling: {path}: the games record it had is not kept (strength.md §3): give --games"
+            print(f"profiling: {path}: the games record it had is not kept (strength.md §3): give --engine-games"
                   " with its journals to store it again", file=sys.stderr)
         if not args.quiet:
             print(f"{casebase.expert}: error profile {describe_profile(casebase)}; written to {path}.")
@@ -88,19 +88,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--play-positions", type=positive_int, default=CALIBRATION_POSITIONS, metavar="N",
                         help=f"the profile's positions played with --play (default {CALIBRATION_POSITIONS})")
     parser.add_argument("--judge-depth", type=positive_int, default=PLAY_JUDGE_DEPTH, metavar="D",
-                        help=f"the engine's judge's depth with --play and --games (default {PLAY_JUDGE_DEPTH})")
-    parser.add_argument("--games", nargs="+", type=Path, metavar="GAMES.pgn",
+                        help=f"the engine's judge's depth with --play and --engine-games (default {PLAY_JUDGE_DEPTH})")
+    parser.add_argument("--engine-games", nargs="+", type=Path, metavar="GAMES.pgn",
                         help="also record the engine's own choices in positions of its own games (a round robin's"
                              " PGN), for the play-time calibration (docs/strength.md §3)")
-    parser.add_argument("--games-player", metavar="NAME",
+    parser.add_argument("--engine-games-player", metavar="NAME",
                         help="the engine's name in those games (default: the casebase's file name without .npz,"
                              " as a round robin names it)")
-    parser.add_argument("--games-positions", type=positive_int, default=CALIBRATION_POSITIONS, metavar="N",
-                        help=f"the games' positions judged and played with --games (default {CALIBRATION_POSITIONS})")
-    parser.add_argument("--games-journal", type=Path, metavar="FILE.jsonl",
-                        help="with --games: where the games' judged positions are kept")
-    parser.add_argument("--games-play", type=Path, metavar="FILE.jsonl",
-                        help="with --games: where the engine's choices in them are kept")
+    parser.add_argument("--engine-games-positions", type=positive_int, default=CALIBRATION_POSITIONS, metavar="N",
+                        help=f"the games' positions judged and played with --engine-games (default {CALIBRATION_POSITIONS})")
+    parser.add_argument("--engine-games-journal", type=Path, metavar="FILE.jsonl",
+                        help="with --engine-games: where the games' judged positions are kept")
+    parser.add_argument("--engine-games-play", type=Path, metavar="FILE.jsonl",
+                        help="with --engine-games: where the engine's choices in them are kept")
     parser.add_argument("--report", type=Path, metavar="OUT.png",
                         help="draw the profile beside the other casebases' of its folder (needs matplotlib:"
                              " pip install 'cbr-chess[plots]')")

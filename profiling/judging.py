@@ -25,6 +25,7 @@ from tqdm import tqdm
 from casebase.format import Casebase
 from common.cli import positive_int
 from engine.outside.launch import LaunchError, launch
+from engine.search.limits import SearchLimits, to_limit
 from engine.search.scores import from_pov_score
 from engine.style.profile import position
 from profiling import ProfileError
@@ -37,8 +38,8 @@ FIRST_MOVE = 9
 DEPTH = 12
 #: The judge's best moves scored in each position, besides the expert's own.
 MULTIPV = 10
-#: The longest a judge may think about one position (seconds) before it counts as hung.
-MAX_SECONDS = 60.0
+#: The longest a judge may think about one position (milliseconds) before it counts as hung.
+MAX_MS = 60_000
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ def judge_position(engine: chess.engine.SimpleEngine, board: chess.Board, played
                    settings: Settings) -> tuple[list[chess.Move], list[int]]:
     """The judge's best moves and the expert's, with their scores (centipawns for the mover, mates as
     :mod:`engine.search.scores` writes them: beyond any centipawn score)."""
-    limit = chess.engine.Limit(depth=settings.depth, time=MAX_SECONDS)
+    limit = to_limit(SearchLimits(depth=settings.depth, movetime=MAX_MS))
     infos = engine.analyse(board, limit, multipv=settings.multipv)
     scored = {}
     for info in infos:

@@ -38,13 +38,13 @@ from engine.agents.guided import GuidedAgent
 from engine.agents.options import OptionValue
 from engine.outside.judge import JudgeError
 from engine.outside.launch import LaunchError, launch
-from engine.search.limits import SearchLimits
+from engine.search.limits import SearchLimits, to_limit
 from engine.search.scores import from_pov_score
 from engine.style.calibration import CALIBRATION_POSITIONS, PLAY_JUDGE_DEPTH, judged_candidates
 from engine.style.profile import Profile, position
 from profiling import ProfileError
 from profiling.journal import Journal
-from profiling.judging import MAX_SECONDS, case_keys
+from profiling.judging import MAX_MS, case_keys
 
 #: The header's ``journal`` value of a play-time journal.
 PLAY_JOURNAL = "cbr-chess-play-journal"
@@ -144,7 +144,7 @@ def _profile_scores(referee: chess.engine.SimpleEngine, profile: Profile, judged
     scored = dict(zip(judged, profile.scores[i].tolist()))
     others = [m for m in moves if m not in scored]
     if others:
-        limit = chess.engine.Limit(depth=int(profile.meta.get("depth", 12)), time=MAX_SECONDS)
+        limit = to_limit(SearchLimits(depth=int(profile.meta.get("depth", 12)), movetime=MAX_MS))
         for info in referee.analyse(board, limit, multipv=len(others), root_moves=others):
             if info.get("pv") and info.get("score") is not None and info["pv"][0] not in scored:
                 scored[info["pv"][0]] = from_pov_score(info["score"].relative)

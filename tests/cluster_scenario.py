@@ -82,7 +82,7 @@ def main() -> int:
     folder = Path(out)
     report: dict[str, object] = {"round_robin": round_robin_with_a_kill(a, b, folder / "rr"),
                                  "resumed": driver_killed_and_resumed(a, b, folder / "resumed")}
-    fidelity = subprocess.run(fidelity_command("run", "--casebase", heldout_npz, "--games", heldout_pgn,
+    fidelity = subprocess.run(fidelity_command("run", "--casebase", heldout_npz, "--heldout", heldout_pgn,
                                                "--modes", "pure", "prior", "--positions", 24, "--seed", 3,
                                                "--cluster", "ray://127.0.0.1:10001", "--out", folder / "fidelity.json"),
                               capture_output=True, text=True, timeout=300)

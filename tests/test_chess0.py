@@ -1,4 +1,4 @@
-"""Chess0's classic and adaptive engines (endgames.md §3): mode chess0 (old name: search), Style classic or adaptive."""
+"""Chess0's classic and adaptive engines (endgames.md §3): mode chess0, Style classic or adaptive."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from engine.agents.chess0 import (
     phase_depth,
 )
 from engine.search.alphabeta import Searcher
+from engine.search.limits import Budget
 
 ROOT = Path(__file__).resolve().parent.parent
 MIDDLEGAME = [
@@ -63,7 +64,7 @@ def test_the_adaptive_style_draws_within_its_threshold():
     for fen in MIDDLEGAME:
         board = chess.Board(fen)
         depth = phase_depth(board, 3, 1)
-        reference = Searcher(evaluation=adaptive_evaluation).search(board, depth=depth, tolerance=50)
+        reference = Searcher(evaluation=adaptive_evaluation).search(board, Budget(depth=depth), tolerance=50)
         assert reference.score is not None
         allowed = set(reference.sound())
         for seed in range(8):
@@ -74,7 +75,7 @@ def test_the_adaptive_style_draws_within_its_threshold():
     assert any(len(moves) > 1 for moves in seen.values())  # it does draw
     # threshold 0: only the best moves
     board = chess.Board(MIDDLEGAME[0])
-    best = Searcher(evaluation=adaptive_evaluation).search(board, depth=3, tolerance=0)
+    best = Searcher(evaluation=adaptive_evaluation).search(board, Budget(depth=3), tolerance=0)
     assert Chess0Agent("adaptive", depth=3, deviation=1, window=0).choose(board).move in best.sound()
 
 

@@ -147,7 +147,7 @@ def test_settings_travel_as_their_files_and_come_back_around_the_copies(kosteniu
         personal.unlink()
     fidelity = FidelitySettings(casebase=str(kosteniuk_casebase), config=parse_configurations(["balanced"])[0])
     assert fidelity.for_mode(FidelityMode.PURE).programs() == []
-    assert fidelity.for_mode(FidelityMode.JUDGED).programs() == [fidelity.stockfish]
+    assert fidelity.for_mode(FidelityMode.JUDGED).programs() == [fidelity.judge]
     assert {"casebase.npz", "model.npz"} <= set(fidelity.cargo())
     assert fidelity.unpacked(tmp_path).model == str(tmp_path / "model.npz")
 

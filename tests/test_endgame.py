@@ -15,6 +15,7 @@ from endgame.check import check, random_position
 from endgame.retrograde import generate
 from endgame.tablebase import Stored, Tablebase, TablebaseError, ending_of
 from engine.search.alphabeta import Searcher
+from engine.search.limits import Budget
 from engine.search.scores import MATE
 
 
@@ -87,8 +88,8 @@ def test_files_round_trip_and_bad_ones_are_refused(tables_dir: Path, tmp_path: P
 def test_the_search_scores_table_positions_as_mates(tables: Tablebase):
     # Rxd7 leaves KRK: with the tables, a mate at depth 1; without them, a rook up
     board = chess.Board("k7/3n4/2K5/8/8/8/8/3R4 w - - 0 1")
-    with_tables = Searcher(tablebase=tables).search(board, depth=1)
-    without = Searcher().search(board, depth=1)
+    with_tables = Searcher(tablebase=tables).search(board, Budget(depth=1))
+    without = Searcher().search(board, Budget(depth=1))
     assert with_tables.move == chess.Move.from_uci("d1d7") and with_tables.score > MATE - 40
     assert without.score < 2000
 

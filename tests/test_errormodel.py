@@ -298,7 +298,7 @@ def test_tournament_options_are_read_as_the_engine_declares_them():
     from engine.cbr.configurations import parse_configurations
     from tournament.players import casebase_options, parse_options
 
-    values = parse_options(["selection=expert", "UCI_LimitStrength=true", "UCI_Elo=1800"])  # expert: the old name
+    values = parse_options(["selection=calibrated", "UCI_LimitStrength=true", "UCI_Elo=1800"])
     assert values == {"Selection": Selection.CALIBRATED.value, "UCI_LimitStrength": True, "UCI_Elo": 1800}
     config = parse_configurations(["balanced"])[0]
     sent = casebase_options("x.npz", config, "guided", 5, judge="/j", options=values)

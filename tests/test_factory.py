@@ -86,7 +86,7 @@ def test_guided_mode_is_the_same_agent_through_uci_and_the_fidelity_bench(tmp_pa
     model = favourite_model(tmp_path / "e4.npz", chess.E4)
     judge = "/usr/games/stockfish"  # never started: the agent is only made
     settings = FidelitySettings(str(kosteniuk_casebase), Configuration("balanced", WEIGHT_CONFIGS["balanced"]),
-                                model=str(model), stockfish=judge, stockfish_depth=8)
+                                model=str(model), judge=judge, judge_depth=8)
     worker = _PositionWorker(mode, settings)
     bench = worker.player.make(11)
     values = {"Casebase": str(kosteniuk_casebase), "Mode": "guided", "Seed": 11, "Model": str(model)}

@@ -139,7 +139,7 @@ def test_each_position_draws_with_its_own_seed(kosteniuk_casebase, heldout):
 
 
 def _run(casebase: Path, games: Path, out: Path, *extra: object) -> dict:
-    done = cli("run", "--casebase", casebase, "--games", games, "--out", out, *extra)
+    done = cli("run", "--casebase", casebase, "--heldout", games, "--out", out, *extra)
     assert done.returncode == 0, done.stderr
     data = json.loads(out.read_text())
     data["stdout"] = done.stdout
@@ -208,7 +208,7 @@ def test_uci_mode_plays_the_engines_moves_in_the_games_positions(tmp_path, heldo
     engine.write_text(f"#!{sys.executable}\n{FAKE_ENGINE}")
     engine.chmod(0o755)
     casebase, games = heldout
-    data = _run(casebase, games, tmp_path / "uci.json", "--modes", "stockfish", "--stockfish", engine,
+    data = _run(casebase, games, tmp_path / "uci.json", "--modes", "stockfish", "--judge", engine,
                 "--positions", 30, "--workers", 2)
     positions = read_positions(games, KOSTENIUK).positions
     expected = {p.index: min(m.uci() for m in p.board().legal_moves) for p in positions}
@@ -223,7 +223,7 @@ def test_uci_mode_plays_the_engines_moves_in_the_games_positions(tmp_path, heldo
 def test_judged_mode_at_tolerance_0_mostly_plays_the_judges_own_move(tmp_path, heldout):
     casebase, games = heldout
     # Depth 10: shallower, Stockfish's own choice among near-equal moves is a coin toss.
-    data = _run(casebase, games, tmp_path / "j.json", "--modes", "judged", "stockfish", "--depth", 10,
+    data = _run(casebase, games, tmp_path / "j.json", "--modes", "judged", "stockfish", "--judge-depth", 10,
                 "--judge-tolerance", 0, "--positions", 40, "--workers", 2)
     boards = {p["index"]: chess.Board(p["fen"]) for p in data["positions"]}
     assert all(chess.Move.from_uci(p["moves"]["judged"]) in boards[p["index"]].legal_moves for p in data["positions"])
@@ -237,10 +237,10 @@ def test_judged_mode_at_tolerance_0_mostly_plays_the_judges_own_move(tmp_path, h
 def test_a_missing_engine_or_bad_input_is_a_clear_error_and_writes_nothing(tmp_path, heldout):
     casebase, games = heldout
     out = tmp_path / "x.json"
-    done = cli("run", "--casebase", casebase, "--games", games, "--out", out,
-               "--modes", "pure", "stockfish", "--stockfish", tmp_path / "no-stockfish")
-    assert done.returncode == 2 and "no engine at" in done.stderr and "--stockfish PATH" in done.stderr
-    done = cli("run", "--casebase", casebase, "--games", games, "--out", out, "--modes", "pure",
+    done = cli("run", "--casebase", casebase, "--heldout", games, "--out", out,
+               "--modes", "pure", "stockfish", "--judge", tmp_path / "no-stockfish")
+    assert done.returncode == 2 and "no engine at" in done.stderr and "--judge PATH" in done.stderr
+    done = cli("run", "--casebase", casebase, "--heldout", games, "--out", out, "--modes", "pure",
                "--player", "Magnus Carlsen")
     assert done.returncode == 2 and "no game of 'Magnus Carlsen'" in done.stderr
     assert not out.exists()
@@ -294,7 +294,7 @@ def test_prior_mode_plays_the_priors_favourite_and_runs_compare_paired(tmp_path,
     assert f"| 40 | {100 * a / 40:.1f} % | {100 * b / 40:.1f} % | {100 * (a - b) / 40:+.1f} (" in row
     done = cli("compare", "prior", "pure", tmp_path / "model.json")
     assert done.returncode == 0 and "| **all** | 40 |" in done.stdout
-    done = cli("run", "--casebase", casebase, "--games", games, "--modes", "prior", "--prior", "model",
+    done = cli("run", "--casebase", casebase, "--heldout", games, "--modes", "prior", "--prior", "model",
                "--model", tmp_path / "missing.npz")
     assert done.returncode == 2 and "no such model file" in done.stderr
 

@@ -1,5 +1,5 @@
 """The fidelity bench measures the engine people play: its defaults are the engine's, and its
-modes are one vocabulary (old names read as the new ones, on the command line and in old runs)."""
+modes are one vocabulary (one name each; the old names are refused, on the command line and in old runs)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from casebase.phases import PHASES
 from engine.agents import defaults
@@ -18,7 +20,7 @@ from fidelity.__main__ import DEFAULT_CONFIG, parser, settings_of
 from fidelity.modes import FIDELITY_MODES, JUDGED_MODES, FidelityMode
 from fidelity.replay import FORMAT
 from fidelity.report import compare_markdown, load_run, summary_markdown
-from fidelity.settings import DEFAULT_GUIDED_NODES, DEFAULT_STOCKFISH, FidelitySettings
+from fidelity.settings import DEFAULT_GUIDED_NODES, DEFAULT_JUDGE, FidelitySettings
 
 ROOT = Path(__file__).resolve().parent.parent
 BALANCED = parse_configurations(["balanced"])[0]
@@ -27,24 +29,24 @@ BALANCED = parse_configurations(["balanced"])[0]
 def test_every_default_of_the_settings_is_the_engines_or_named_as_the_benchs_own():
     options = option_defaults()
     the_engines = {
-        "stockfish_depth": defaults.BENCH_DEPTH,  # the engine's JudgeDepth 0 follows the clock: the bench does not
+        "judge_depth": defaults.BENCH_DEPTH,  # the engine's JudgeDepth 0 follows the clock: the bench does not
         "prior": options["Prior"],
         "model": options["Model"],
-        "case_weight": options["CaseWeight"] / 100,
+        "case_weight_percent": options["CaseWeight"],
         "tolerance": options["Tolerance"],
         "judge_tolerance": options["JudgeTolerance"],
         "neighbours": options["Neighbours"],
         "temperature_tenths": options["Temperature"],
     }
     the_benchs = {"seed": 0, "guided_depth": None, "guided_nodes": DEFAULT_GUIDED_NODES,
-                  "stockfish": DEFAULT_STOCKFISH, "tables": ""}
+                  "judge": DEFAULT_JUDGE, "tables": ""}
     fields = {f.name: f.default for f in dataclasses.fields(FidelitySettings) if f.default is not dataclasses.MISSING}
     assert fields == the_engines | the_benchs  # a new setting must be tied to the engine or named here
 
 
 def test_the_default_agents_take_every_option_at_the_engines_default():
     options = option_defaults()
-    settings = FidelitySettings("x.npz", BALANCED, stockfish="/sf")
+    settings = FidelitySettings("x.npz", BALANCED, judge="/sf")
     for mode in FIDELITY_MODES:
         if mode == FidelityMode.STOCKFISH:
             continue
@@ -58,39 +60,46 @@ def test_the_default_agents_take_every_option_at_the_engines_default():
 
 
 def test_the_command_lines_defaults_are_the_settings_defaults():
-    args = parser().parse_args(["run", "--casebase", "x.npz", "--games", "x.pgn"])
+    args = parser().parse_args(["run", "--casebase", "x.npz", "--heldout", "x.pgn"])
     assert settings_of(args) == FidelitySettings("x.npz", parse_configurations([DEFAULT_CONFIG])[0])
     assert args.modes == list(FIDELITY_MODES) and args.positions is None and args.cluster is None
-    depth = parser().parse_args(["run", "--casebase", "x.npz", "--games", "x.pgn", "--guided-depth", "3"])
+    depth = parser().parse_args(["run", "--casebase", "x.npz", "--heldout", "x.pgn", "--guided-depth", "3"])
     assert (settings_of(depth).guided_depth, settings_of(depth).guided_nodes) == (3, None)
+    # --case-weight is a percent, as option CaseWeight
+    weighted = parser().parse_args(["run", "--casebase", "x.npz", "--heldout", "x.pgn", "--case-weight", "80"])
+    assert settings_of(weighted).values(FidelityMode.GUIDED)["CaseWeight"] == 80
 
 
-def test_modes_have_one_name_each_and_the_old_names_still_read():
+def test_modes_have_one_name_each_and_the_old_names_are_refused():
     assert [str(m) for m in FIDELITY_MODES] == ["pure", "generic", "prior", "alphabeta", "guided", "judged",
-                                                "likely", "calibrated", "stockfish"]
-    assert FidelityMode("search") is FidelityMode.ALPHABETA and FidelityMode("expert") is FidelityMode.CALIBRATED
-    args = parser().parse_args(["run", "--casebase", "x.npz", "--games", "x.pgn", "--modes", "search", "expert", "pure"])
-    assert args.modes == [FidelityMode.ALPHABETA, FidelityMode.CALIBRATED, FidelityMode.PURE]
-    assert parser().parse_args(["compare", "search", "expert", "r.json"]).a is FidelityMode.ALPHABETA
-    done = subprocess.run([sys.executable, "-m", "fidelity", "compare", "chess0", "pure", "r.json"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 2 and "'chess0' is not a mode" in done.stderr and "search for alphabeta" in done.stderr
+                                                "judged-likely", "judged-calibrated", "stockfish"]
+    selections = {str(s) for s in Selection}
+    assert not selections & set(FIDELITY_MODES)  # a Selection's word is never a fidelity mode's
+    args = parser().parse_args(["run", "--casebase", "x.npz", "--heldout", "x.pgn", "--modes", "alphabeta",
+                                "judged-calibrated", "pure"])
+    assert args.modes == [FidelityMode.ALPHABETA, FidelityMode.JUDGED_CALIBRATED, FidelityMode.PURE]
+    for old in ("search", "expert", "likely", "calibrated"):
+        with pytest.raises(ValueError):
+            FidelityMode(old)
+        done = subprocess.run([sys.executable, "-m", "fidelity", "compare", old, "pure", "r.json"], cwd=ROOT,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2 and f"'{old}' is not a mode: one of pure," in done.stderr
 
 
 def test_the_judged_modes_play_the_error_models_selections_with_the_judge():
-    settings = FidelitySettings("x.npz", BALANCED, stockfish="/sf")
-    assert settings.values(FidelityMode.CALIBRATED)["Selection"] == Selection.CALIBRATED
-    assert settings.values(FidelityMode.LIKELY)["Selection"] == Selection.LIKELY
+    settings = FidelitySettings("x.npz", BALANCED, judge="/sf")
+    assert settings.values(FidelityMode.JUDGED_CALIBRATED)["Selection"] == Selection.CALIBRATED
+    assert settings.values(FidelityMode.JUDGED_LIKELY)["Selection"] == Selection.LIKELY
     assert settings.values(FidelityMode.JUDGED)["Selection"] == Selection.ARGMAX
     assert all(settings.values(m)["Judge"] == "/sf" and settings.values(m)["JudgeDepth"] == defaults.BENCH_DEPTH
                for m in JUDGED_MODES)
-    assert all(settings.for_mode(m).stockfish == "/sf" for m in (*JUDGED_MODES, FidelityMode.STOCKFISH))
-    assert settings.for_mode(FidelityMode.GUIDED).stockfish == "" and "Judge" not in settings.values(FidelityMode.GUIDED)
-    assert "Selection calibrated (the error model)" in settings.describe(FidelityMode.CALIBRATED)
+    assert all(settings.for_mode(m).judge == "/sf" for m in (*JUDGED_MODES, FidelityMode.STOCKFISH))
+    assert settings.for_mode(FidelityMode.GUIDED).judge == "" and "Judge" not in settings.values(FidelityMode.GUIDED)
+    assert "Selection calibrated (the error model)" in settings.describe(FidelityMode.JUDGED_CALIBRATED)
 
 
-def old_run(expert: str, hits: dict[str, list[bool]]) -> dict:
-    """A run as written before the modes were renamed: modes ``search`` and ``expert``."""
+def a_run(expert: str, hits: dict[str, list[bool]]) -> dict:
+    """A run's JSON with these modes' hits (the mode names as given)."""
     n = len(next(iter(hits.values())))
     positions = [{"index": i, "game": 0, "ply": 30 + i, "phase": "middlegame", "fen": f"fen {i}", "expert": "e2e4",
                   "moves": {mode: "e2e4" if hit[i] else "d2d4" for mode, hit in hits.items()}} for i in range(n)]
@@ -101,15 +110,18 @@ def old_run(expert: str, hits: dict[str, list[bool]]) -> dict:
             "phases": {p: n if p == "middlegame" else 0 for p in PHASES}, "results": results, "positions": positions}
 
 
-def test_old_runs_are_read_with_the_new_names(tmp_path):
-    path = tmp_path / "old.json"
-    path.write_text(json.dumps(old_run("X", {"search": [True, False, True, True], "expert": [False, False, True, False]})))
+def test_runs_are_compared_by_the_modes_names_and_old_names_are_not_read(tmp_path):
+    hits = {"alphabeta": [True, False, True, True], "judged-calibrated": [False, False, True, False]}
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(a_run("X", hits)))
     run = load_run(path)
-    assert set(run["results"]) == {"alphabeta", "calibrated"} and run["settings"]["modes"] == ["alphabeta", "calibrated"]
-    assert all(set(p["moves"]) == {"alphabeta", "calibrated"} for p in run["positions"])
-    table = compare_markdown([run], [run], FidelityMode.ALPHABETA, FidelityMode.CALIBRATED)
+    table = compare_markdown([run], [run], FidelityMode.ALPHABETA, FidelityMode.JUDGED_CALIBRATED)
     assert "| X | 4 | 75.0 % | 25.0 % | +50.0 (" in table
-    assert "alphabeta % (95 % interval)" in summary_markdown([run]) and "search" not in summary_markdown([run])
+    assert "alphabeta % (95 % interval)" in summary_markdown([run])
+    old = tmp_path / "old.json"  # written before the renaming (CHANGELOG.md): no alias reads it
+    old.write_text(json.dumps(a_run("X", {"search": hits["alphabeta"], "expert": hits["judged-calibrated"]})))
+    with pytest.raises(ValueError, match="no 'alphabeta' or no 'judged-calibrated'"):
+        compare_markdown([load_run(old)], [load_run(old)], FidelityMode.ALPHABETA, FidelityMode.JUDGED_CALIBRATED)
 
 
 def test_the_uci_loop_never_imports_scipy():

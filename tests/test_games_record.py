@@ -130,8 +130,8 @@ def test_games_without_journals_or_with_no_game_of_the_player_are_refused_with_a
     shutil.copy(recorded[0], copy)
     assert profiling_main([str(copy), "--judge", recorded[2], "--positions", str(PROFILE.positions), "--depth",
                            str(PROFILE.depth), "--multipv", str(PROFILE.multipv), "--journal",
-                           str(tmp_path / "p.jsonl"), "--quiet", "--games", str(GAMES)]) == 1
-    assert "--games needs --games-journal and --games-play" in capsys.readouterr().err
+                           str(tmp_path / "p.jsonl"), "--quiet", "--engine-games", str(GAMES)]) == 1
+    assert "--engine-games needs --engine-games-journal and --engine-games-play" in capsys.readouterr().err
     with pytest.raises(ProfileError, match="no game of .* has a player matching 'nobody'.*kosteniuk-2200"):
         add_games(Casebase.load(recorded[0]), [GAMES], "nobody", RECORDED, recorded[2], tmp_path / "g.jsonl",
                   tmp_path / "g.play.jsonl", progress=False)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import threading
 from pathlib import Path
+from typing import Any
 
 import chess
 import pytest
@@ -15,7 +16,7 @@ from casebase.format import Casebase
 from engine.agents.guided import GuidedAgent
 from engine.cbr.weights import WEIGHT_CONFIGS
 from engine.search.alphabeta import CHECK_EVERY
-from engine.search.limits import DEFAULT_NODES, SearchLimits
+from engine.search.limits import DEFAULT_NODES, Budget, SearchLimits
 from engine.search.result import SearchResult
 from engine.style.model import StyleModel
 from engine.style.prior import MIN_SHARE
@@ -146,7 +147,7 @@ def test_most_voted_sound_move_beats_the_best_scored_one() -> None:
     board = chess.Board()
     cases = [(board, move("a2a3")), (board, move("a2a3")), (board, move("e2e4"))]
     agent = GuidedAgent(cases_casebase(cases), BALANCED, seed=1, tolerance=100)
-    result = agent.searcher.search(board, depth=1, tolerance=100)
+    result = agent.searcher.search(board, Budget(depth=1), tolerance=100)
     assert result.scores[move("e2e4")].score > result.scores[move("a2a3")].score
     decision = agent.choose(board, limits=SearchLimits(depth=1))
     assert decision.move == move("a2a3") and decision.votes == 2
@@ -263,9 +264,9 @@ def test_go_limits_become_the_search_budget(limits: SearchLimits, budget: dict,
     asked: dict = {}
     real = agent.searcher.search
 
-    def spy(board: chess.Board, **kwargs: object) -> SearchResult:
-        asked.update(kwargs)
-        return real(board, **{**kwargs, "movetime": None, "soft_time": None, "depth": 1})  # type: ignore[arg-type]
+    def spy(board: chess.Board, given: Budget, **kwargs: Any) -> SearchResult:
+        asked.update(vars(given))
+        return real(board, Budget(depth=1), **kwargs)
 
     monkeypatch.setattr(agent.searcher, "search", spy)
     decision = agent.choose(board, limits=limits)

@@ -18,7 +18,7 @@ from uci_helpers import PROTOCOL, Engine, popen, stop_latency
 
 from engine.agents.guided import GuidedAgent
 from engine.cbr.weights import Weights
-from engine.outside.judge import Judge, JudgeError, JudgeSettings
+from engine.outside.judge import UNBOUNDED_PROPOSAL_DEPTH, Judge, JudgeError, JudgeSettings
 from engine.search.limits import Budget, SearchLimits
 from engine.search.scores import MATE, from_pov_score, mate_moves
 
@@ -144,6 +144,15 @@ def test_a_missing_judge_is_refused_once_and_tried_again_when_its_program_appear
     finally:
         judge.close()
     assert judge.name == "Scripted" and result.scores[chess.Move.from_uci("e2e4")].score == 10
+
+
+def test_the_judges_limits_are_its_budget_through_the_one_conversion():
+    judge = Judge(JudgeSettings("no-such-engine"))  # never started: a limit needs no process
+    assert judge._limit(Budget(movetime=2.0, nodes=500), 0, bounded=False) == chess.engine.Limit(time=0.7, nodes=500)
+    assert judge._limit(Budget(movetime=0.001), 0, bounded=True) == chess.engine.Limit(time=0.01)  # 10 ms at least
+    assert judge._limit(Budget(depth=20, nodes=9), 6, bounded=False) == chess.engine.Limit(depth=6)  # JudgeDepth
+    assert judge._limit(Budget(), 0, bounded=False) is None  # go infinite: until stop
+    assert judge._limit(Budget(), 0, bounded=True) == chess.engine.Limit(depth=UNBOUNDED_PROPOSAL_DEPTH)
 
 
 # -- the engine with a judge, through python-chess's client -----------------------

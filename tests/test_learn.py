@@ -172,6 +172,16 @@ def test_the_shipped_models_recipe_sets_the_training_options_and_the_command_lin
     assert (args.blocks, args.filters, args.epochs) == (recipe["blocks"], 8, recipe["epochs"])
 
 
+def test_the_recipe_is_given_with_recipe_and_kbnk_deeps_layers_with_hidden_layers(capsys):
+    parser = build_parser()
+    assert parser.parse_args(["train", "x.npz", "-o", "m.npz", "--recipe", "r.toml"]).recipe == Path("r.toml")
+    assert parser.parse_args(["kbnk-deep", "-o", "k.npz", "--hidden-layers", "3"]).hidden_layers == 3
+    for old in (["train", "x.npz", "-o", "m.npz", "--config", "r.toml"], ["kbnk-deep", "-o", "k.npz", "--depth", "3"]):
+        with pytest.raises(SystemExit):  # the old names (CHANGELOG.md) are unknown flags
+            parser.parse_args(old)
+        assert "unrecognized arguments: " + old[-2] in capsys.readouterr().err
+
+
 def test_a_recipe_with_an_unknown_key_is_refused(tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text("blocks = 2\nfilter = 8\n")

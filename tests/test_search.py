@@ -14,15 +14,16 @@ from search_helpers import random_positions, shuffled
 
 from engine.search.alphabeta import Searcher
 from engine.search.evaluation import PIECE_VALUES, evaluate, material_white, move_delta
+from engine.search.limits import Budget
 from engine.search.result import RootScore, SearchResult
 from engine.search.scores import MATE, MATE_BOUND
 from engine.search.zobrist import board_pieces_key, full_key, pieces_delta
 from engine.uci.lines import uci_score
 
 
-def search(board: chess.Board, **limits: object) -> SearchResult:
-    """One search with a fresh searcher."""
-    return Searcher().search(board, **limits)  # type: ignore[arg-type]
+def search(board: chess.Board, depth: int) -> SearchResult:
+    """One search to ``depth`` with a fresh searcher."""
+    return Searcher().search(board, Budget(depth=depth))
 
 PGN = Path(__file__).resolve().parent.parent / "data" / "experts" / "kosteniuk-2200.pgn"
 
@@ -133,8 +134,8 @@ def test_alpha_beta_equals_minimax_with_static_leaves(
     with_table, without_table = Searcher(quiescence=False), Searcher(table=False, quiescence=False)
     for board in positions[::step]:
         expected = minimax(board, depth, evaluate)
-        assert with_table.search(board, depth=depth).score == expected, board.fen()
-        assert without_table.search(board, depth=depth).score == expected, board.fen()
+        assert with_table.search(board, Budget(depth=depth)).score == expected, board.fen()
+        assert without_table.search(board, Budget(depth=depth)).score == expected, board.fen()
 
 
 def test_quiescence_equals_capture_minimax(positions: list[chess.Board]) -> None:
@@ -157,7 +158,7 @@ def test_alpha_beta_equals_minimax_with_quiescence(
     leaf = Searcher().quiescence
     for board in positions[:count]:
         expected = minimax(board, depth, leaf)
-        assert Searcher().search(board, depth=depth).score == expected, board.fen()
+        assert Searcher().search(board, Budget(depth=depth)).score == expected, board.fen()
 
 
 @pytest.mark.parametrize("only_some", [False, True])
@@ -170,7 +171,7 @@ def test_root_scores_exact_down_to_tolerance(
         legal = list(board.legal_moves)
         wanted = set(rng.sample(legal, len(legal) // 3)) if only_some else set(legal)
         result = Searcher(quiescence=False).search(
-            board, depth=2, tolerance=tolerance, exact=wanted if only_some else None
+            board, Budget(depth=2), tolerance=tolerance, exact=wanted if only_some else None
         )
         truth = {}
         for move in legal:
@@ -253,7 +254,7 @@ def test_side_ahead_avoids_threefold_repetition() -> None:
     # Rb1 would bring the position after it about for the third time: a draw.
     board = shuffled(2)
     rb1 = chess.Move.from_uci("a1b1")
-    result = Searcher().search(board, depth=3, prior={rb1: 1.0}, tolerance=1000)
+    result = Searcher().search(board, Budget(depth=3), prior={rb1: 1.0}, tolerance=1000)
     assert result.scores[rb1] == RootScore(0, True)
     assert result.move != rb1
     assert result.score > 400
@@ -263,7 +264,7 @@ def test_twofold_repetition_of_the_game_is_not_a_draw_at_the_root() -> None:
     # After one shuffle Rb1 repeats a position only once: not a draw yet, so it keeps its value.
     board = shuffled(1)
     rb1 = chess.Move.from_uci("a1b1")
-    result = Searcher().search(board, depth=3, prior={rb1: 1.0}, tolerance=1000)
+    result = Searcher().search(board, Budget(depth=3), prior={rb1: 1.0}, tolerance=1000)
     assert result.scores[rb1].exact and result.scores[rb1].score > 400
 
 
@@ -279,7 +280,7 @@ def test_fifty_move_rule_draws_unless_the_move_mates() -> None:
 
 def test_stalemate_and_insufficient_material_score_zero() -> None:
     board = chess.Board("k7/8/8/2K5/8/8/8/1Q6 w - - 0 1")
-    result = Searcher().search(board, depth=2, tolerance=2000)
+    result = Searcher().search(board, Budget(depth=2), tolerance=2000)
     assert result.scores[chess.Move.from_uci("b1b6")] == RootScore(0, True)  # stalemate
     assert result.score > 800 and result.move != chess.Move.from_uci("b1b6")
     assert search(chess.Board("8/8/4k3/8/8/3BK3/8/8 w - - 0 1"), depth=3).score == 0

@@ -6,26 +6,27 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import replace
+from typing import Any
 
 import chess
 import pytest
 
 from engine.search import alphabeta as search_module
 from engine.search.alphabeta import CHECK_EVERY, Searcher
-from engine.search.limits import SearchLimits, after_ponderhit, pondering, search_budget, time_budget
+from engine.search.limits import Budget, SearchLimits, after_ponderhit, pondering, search_budget, time_budget
 from engine.search.result import SearchResult
 from engine.search.scores import MATE
 from engine.uci.lines import iteration_info, uci_score
 
 
-def search(board: chess.Board, **limits: object) -> SearchResult:
-    return Searcher().search(board, **limits)  # type: ignore[arg-type]
+def search(board: chess.Board, budget: Budget | None = None, **options: Any) -> SearchResult:
+    return Searcher().search(board, budget, **options)
 
 
 def test_searchmoves_restrict_the_root() -> None:
     board = chess.Board("rnb1kbnr/pppp1ppp/8/4p3/4P2q/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
     only = [chess.Move.from_uci("a2a3"), chess.Move.from_uci("b2b3")]
-    result = search(board, depth=2, moves=only)
+    result = search(board, Budget(depth=2), moves=only)
     assert result.move in only and set(result.scores) == set(only)
 
 
@@ -34,8 +35,8 @@ def test_searchmoves_restrict_the_root() -> None:
 
 def test_node_limit_is_exact_and_reproducible() -> None:
     board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
-    first = search(board, nodes=5000, tolerance=50)
-    second = search(board, nodes=5000, tolerance=50)
+    first = search(board, Budget(nodes=5000), tolerance=50)
+    second = search(board, Budget(nodes=5000), tolerance=50)
     assert first.nodes == second.nodes == 5000
     assert (first.move, first.score, first.depth, first.pv, first.scores) == (
         second.move, second.score, second.depth, second.pv, second.scores
@@ -46,7 +47,7 @@ def test_node_limit_is_exact_and_reproducible() -> None:
 def test_tiny_node_limit_still_gives_a_legal_move() -> None:
     board = chess.Board()
     for nodes in (1, 2, 10, 50):
-        result = search(board, nodes=nodes)
+        result = search(board, Budget(nodes=nodes))
         assert result.move in board.legal_moves
         assert result.nodes <= nodes
 
@@ -98,7 +99,7 @@ def test_movetime_is_respected(monkeypatch: pytest.MonkeyPatch) -> None:
     board = chess.Board("r1bq1rk1/pp1nbppp/2p1pn2/3p4/2PP4/2N1PN2/PPQ1BPPP/R1B2RK1 w - - 0 9")
     clock = FakeClock(0.001)
     monkeypatch.setattr(search_module, "time", clock)
-    result = search(board, movetime=0.2)
+    result = search(board, Budget(movetime=0.2))
     # 0.2 s at 1 ms a look: the search ends by the 200th look, looking every CHECK_EVERY nodes.
     assert clock.looks <= 200 + 10 and result.nodes <= (clock.looks + 1) * CHECK_EVERY
     assert result.move in board.legal_moves and result.depth >= 1
@@ -107,7 +108,7 @@ def test_movetime_is_respected(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_clocked_search_stops_at_an_only_move() -> None:
     board = chess.Board("7k/8/8/8/8/8/6q1/7K w - - 0 1")  # Kxg2 is forced
     assert board.legal_moves.count() == 1
-    result = search(board, movetime=5.0, soft_time=3.0)
+    result = search(board, Budget(movetime=5.0, soft_time=3.0))
     assert result.depth == 1 and result.move == chess.Move.from_uci("h1g2")
 
 
@@ -139,7 +140,7 @@ def test_the_move_overhead_is_kept_back_from_every_time_limit() -> None:
 
 def test_every_iteration_is_reported_and_becomes_a_uci_info_line() -> None:
     results: list[SearchResult] = []
-    final = search(chess.Board(), depth=3, on_iteration=results.append)
+    final = search(chess.Board(), Budget(depth=3), on_iteration=results.append)
     assert [r.depth for r in results] == [1, 2, 3] and results[-1].move == final.move
     pattern = re.compile(
         r"info depth (\d+) seldepth \d+ score (cp -?\d+|mate -?\d+) nodes \d+ nps \d+ time \d+"

@@ -115,7 +115,7 @@ def test_new_options_are_declared_set_and_checked(kosteniuk_casebase):
                       "Temperature takes 1..10000, not 0; ignored", "Tolerance takes 0..1000, not -1; ignored",
                       "Tolerance takes 0..1000, not 1001; ignored",
                       "Selection takes one of argmax, sample, calibrated, likely, auto, not 'best'; ignored",
-                      "Selection expert is an old name: playing Selection calibrated"):
+                      "Selection takes one of argmax, sample, calibrated, likely, auto, not 'expert'; ignored"):
         assert complaint in text
     # The values in force are the last good ones, told when the agent is made.
     assert "guided mode: casebase Alexandra Kosteniuk" in text

@@ -198,14 +198,14 @@ def test_an_invalid_fen_of_a_megabyte_is_echoed_cut_short():
     assert lines[-1] == "readyok"
 
 
-def test_the_old_name_of_chess0_mode_still_plays_it_with_a_notice():
+def test_the_old_name_of_chess0_mode_is_refused_and_the_mode_stays():
     lines = session(["setoption name Mode value search", "setoption name Depth value 1", "go depth 1"], Casebase="")
-    assert "info string Mode search is an old name: playing Mode chess0" in lines
-    assert any(line.startswith("info string classic style: depth 1") for line in lines)
+    assert "info string Mode takes one of pure, guided, chess0, not 'search'; ignored" in lines
+    assert not any(line.startswith("info string classic style") for line in lines)
     assert lines[-1].startswith("bestmove ") and lines[-1] != "bestmove 0000"
 
 
-def test_the_move_overhead_reaches_the_agents_limits_and_old_option_names_still_work(scripted_mode):
+def test_the_move_overhead_reaches_the_agents_limits_and_old_option_names_are_unknown(scripted_mode):
     out = io.StringIO()
     engine = UciEngine({"Casebase": ""}, out=out)
     engine.run(["setoption name Mode value scripted", "setoption name move overhead value 250",
@@ -213,5 +213,5 @@ def test_the_move_overhead_reaches_the_agents_limits_and_old_option_names_still_
     agent = engine.builder.agent(engine.values)
     assert isinstance(agent.agent, ScriptedAgent)
     assert [limits.overhead for limits in agent.agent.limits] == [250]
-    assert engine.values["Hash"] == 64 and engine.values["Move Overhead"] == 250
-    assert "info string option JudgeHash is an old name of Hash" in out.getvalue().splitlines()
+    assert engine.values["Hash"] == 16 and engine.values["Move Overhead"] == 250
+    assert "info string no option named 'JudgeHash'; ignored" in out.getvalue().splitlines()

@@ -24,24 +24,32 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("common", "casebase", "endgame", "engine", "learn", "parallel", "profiling", "fidelity", "tournament", "web")
 
 
-def test_the_registry_reads_names_without_case_and_old_names_as_the_new():
+def test_the_registry_reads_names_without_case_and_refuses_the_old_names():
     registry = option_registry()
-    assert registry.option("judgethreads").name == "Threads" and registry.option("MULTIPV").name == "MultiPV"
-    parsed = registry.parse("Selection", "Expert")
-    assert parsed.value == Selection.CALIBRATED and any("old name" in notice for notice in parsed.notices)
-    assert registry.parse("mode", "search").value == "chess0"
-    with pytest.raises(ValueError, match="no option named 'Nonsense'"):
-        registry.option("Nonsense")
+    assert registry.option("threads").name == "Threads" and registry.option("MULTIPV").name == "MultiPV"
+    assert registry.parse("Selection", "Calibrated") == (registry.option("Selection"), Selection.CALIBRATED)
+    for old in ("JudgeThreads", "JudgeHash", "Nonsense"):  # old names (CHANGELOG.md) are unknown names
+        with pytest.raises(ValueError, match=f"no option named '{old}'"):
+            registry.option(old)
+    for option, old in (("Selection", "expert"), ("Mode", "search")):
+        with pytest.raises(ValueError, match=f"{option} takes one of .*, not '{old}'"):
+            registry.parse(option, old)
 
 
 def test_the_factory_and_the_tournament_read_the_same_registry():
     """The agent factory, the tournament's --option and the UCI engine (test_uci_guided) take the
-    same old names, and the tournament's options reach the factory unchanged."""
-    assert parse_options(["judgehash=32", "selection=expert", "UCI_Elo=1800"]) \
+    same names, refuse the same old ones, and the tournament's options reach the factory unchanged."""
+    assert parse_options(["hash=32", "selection=calibrated", "UCI_Elo=1800"]) \
         == {"Hash": 32, "Selection": "calibrated", "UCI_Elo": 1800}
-    values = option_values({"JudgeHash": 32, "Selection": "expert"})
+    values = option_values({"Hash": 32, "Selection": "calibrated"})
     assert values["Hash"] == 32 and values["Selection"] == "calibrated"
-    assert values == option_registry().values({"Hash": 32, "Selection": "calibrated"})
+    for old in (["judgehash=32"], ["selection=expert"]):
+        with pytest.raises(ValueError, match="--option"):
+            parse_options(old)
+    with pytest.raises(ValueError, match="no option named 'JudgeHash'"):
+        option_values({"JudgeHash": 32})
+    with pytest.raises(ValueError, match="Selection takes one of"):
+        option_values({"Selection": "expert"})
 
 
 def test_the_engines_defaults_are_guided_mode_and_the_default_tables():

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from casebase.format import CasebaseError
 from engine.agents.factory import Loader
-from engine.agents.modes import MODE_ALIASES, MODES
+from engine.agents.modes import MODES
 from engine.cbr.configurations import parse_configurations
 from engine.outside.launch import LaunchError
 from engine.style.model import ModelError
@@ -35,8 +35,7 @@ def _parser() -> argparse.ArgumentParser:
                    " or weight lists such as \"0.8 0.8 0.5\"; a match of --engines alone plays"
                    " one ('balanced' unless given): the weights are the casebase players'")
     r.add_argument("--rounds", type=int, default=3, help="games per ordered pair (default 3)")
-    r.add_argument("--mode", choices=[*MODES, *MODE_ALIASES], default="pure",
-                   help="engine mode (default pure; search is the old name of chess0)")
+    r.add_argument("--mode", choices=list(MODES), default="pure", help="engine mode (default pure)")
     r.add_argument("--tc", default="40/5400", help="time control, PGN style (default 40/5400)")
     r.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
     r.add_argument("--cluster", default=None, metavar="ADDRESS",
@@ -60,7 +59,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="guided mode's style model for every engine, as option Model (default: each engine's own choice,"
                    " its casebase's personal model where there is one, else the generic one)")
     r.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                   help="an option of our engine for every casebase player, e.g. Selection=expert,"
+                   help="an option of our engine for every casebase player, e.g. Selection=calibrated,"
                    " UCI_LimitStrength=true, UCI_Elo=1800 or JudgeDepth=8 (repeatable)")
     r.add_argument("--event", default="CBR expert round robin", help="PGN Event tag")
     r.add_argument("--out", required=True, type=Path, help="run directory")
@@ -73,7 +72,7 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--black", type=Path, default=DEFAULT_BLACK)
     d.add_argument("--plies", type=int, default=DEFAULT_PLIES,
                    help=f"stop after this many half-moves if the rules have not ended the game (default {DEFAULT_PLIES})")
-    d.add_argument("--mode", choices=[*MODES, *MODE_ALIASES], default=DEFAULT_MODE,
+    d.add_argument("--mode", choices=list(MODES), default=DEFAULT_MODE,
                    help=f"how the engines play (default {DEFAULT_MODE}; pure: the thesis's agent)")
     d.add_argument("--tc", default=DEFAULT_CONTROL, help=f"time control (default {DEFAULT_CONTROL})")
     d.add_argument("--config", default="balanced", help="weight configuration (default balanced)")
@@ -105,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
                 entrants=tuple(entrants), configs=tuple(parse_configurations(_configs(args.configs, args.casebases))),
                 rounds=args.rounds, mode=args.mode, control=TimeControl.parse(args.tc),
                 seed=args.seed, event=args.event, via_uci=args.uci, judge=args.judge, model=args.model,
-                tables=_tables(args.tables, MODE_ALIASES.get(args.mode, args.mode)),
+                tables=_tables(args.tables, args.mode),
                 options=tuple(parse_options(args.option).items()),
             )
             if len(entrants) < 2:
@@ -122,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.plies < 1:
                 raise ValueError("--plies must be at least 1")
             demo(args.white, args.black, plies=args.plies, config=parse_configurations([args.config])[0],
-                 seed=args.seed, mode=MODE_ALIASES.get(args.mode, args.mode), control=TimeControl.parse(args.tc))
+                 seed=args.seed, mode=args.mode, control=TimeControl.parse(args.tc))
     except (ValueError, OSError, CasebaseError, ModelError, LaunchError, RuntimeError) as exc:
         print(f"python -m tournament {args.command}: error: {exc}", file=sys.stderr)
         return 2

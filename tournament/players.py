@@ -24,7 +24,7 @@ from casebase.format import Casebase, CasebaseError
 from common.text import clip
 from engine.agents.base import Decision, Reason
 from engine.agents.factory import Loader, make_agent
-from engine.agents.modes import MODE_ALIASES, MODES, WEIGHT_OPTIONS, option_registry, weight_values
+from engine.agents.modes import MODES, WEIGHT_OPTIONS, option_registry, weight_values
 from engine.agents.options import OptionValue
 from engine.cbr.configurations import Configuration
 from engine.outside.launch import LaunchError, launch
@@ -124,7 +124,7 @@ _OWN_OPTIONS = ("Casebase", "Mode", "Seed", "Judge", "Tables", "Model")
 
 
 def parse_options(texts: Sequence[str]) -> dict[str, OptionValue]:
-    """``["Selection=expert", "UCI_Elo=1800"]`` as our engine's option values; ValueError says
+    """``["Selection=calibrated", "UCI_Elo=1800"]`` as our engine's option values; ValueError says
     what is wrong (an unknown option, a bad value, one the tournament sets itself)."""
     registry = option_registry()
     values: dict[str, OptionValue] = {}
@@ -133,13 +133,13 @@ def parse_options(texts: Sequence[str]) -> dict[str, OptionValue]:
         try:
             if not sep:
                 raise ValueError("no '='")
-            parsed = registry.parse(name, value.strip())
+            option, parsed = registry.parse(name, value.strip())
         except ValueError as exc:
             raise ValueError(f"--option {clip(text)!r}: expected NAME=VALUE with one of the engine's options"
                              f" ({exc})") from None
-        if parsed.option.name in _OWN_OPTIONS or parsed.option.name in WEIGHT_OPTIONS:
-            raise ValueError(f"--option {parsed.option.name}: set by the tournament itself (its own flags)")
-        values[parsed.option.name] = parsed.value
+        if option.name in _OWN_OPTIONS or option.name in WEIGHT_OPTIONS:
+            raise ValueError(f"--option {option.name}: set by the tournament itself (its own flags)")
+        values[option.name] = parsed
     return values
 
 
@@ -208,7 +208,6 @@ class Lineup:
     _loader: Loader = field(default_factory=Loader)
 
     def __post_init__(self) -> None:
-        self.mode = MODE_ALIASES.get(self.mode, self.mode)
         if self.mode not in MODES:
             raise ValueError(f"mode {self.mode!r}: expected one of {', '.join(MODES)}")
         if self.judge and self.mode != "guided":

@@ -53,7 +53,7 @@ class TournamentSettings:
     #: guided mode's style model (option Model; "": the engine's default).
     tables: str | None = None
     model: str = ""
-    #: Further options of our engine for every casebase player (``--option``), e.g. Selection expert.
+    #: Further options of our engine for every casebase player (``--option``), e.g. Selection calibrated.
     options: tuple[tuple[str, OptionValue], ...] = ()
 
     def schedule(self) -> list[GameSpec]:

@@ -23,6 +23,7 @@ from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Res
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from engine.search.limits import SearchLimits, to_limit
 from web.ask import MAX_LINES, ask
 from web.experts import Experts, UnknownExpert
 from web.games import Game, GameError, Settings
@@ -39,7 +40,7 @@ class Config:
     judge: str | None = None
     mode: str | None = None  # an engine mode other than its default (guided)
     limit: chess.engine.Limit | None = None  # a fixed limit for every engine move instead of the clock
-    ask_limit: chess.engine.Limit = field(default_factory=lambda: chess.engine.Limit(time=1.0))
+    ask_limit: chess.engine.Limit = field(default_factory=lambda: to_limit(SearchLimits(movetime=1000)))
     max_games: int = 4
     max_asks: int = 2
     idle_seconds: float = 1800.0

@@ -7,9 +7,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-import chess.engine
-
 from common.paths import casebase_folder, casebase_path
+from engine.search.limits import SearchLimits, to_limit
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -58,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if extra is not None and not extra.is_file():
         print(f"cbr-chess web: --casebase {args.casebase}: no such file", file=sys.stderr)
         return 2
-    limit = chess.engine.Limit(depth=args.depth) if args.depth else None
+    limit = to_limit(SearchLimits(depth=args.depth)) if args.depth else None
     config = Config(Experts(folders, extra), judge=args.judge, limit=limit, max_games=args.max_games,
                     idle_seconds=args.idle)
     if args.host not in ("127.0.0.1", "localhost", "::1"):

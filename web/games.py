@@ -21,6 +21,7 @@ import chess
 import chess.engine
 import chess.pgn
 
+from engine.search.limits import SearchLimits, to_limit
 from web.reasons import gather, parse_line
 
 #: Sends one JSON message to the page.
@@ -241,10 +242,9 @@ class Game:
         """The clock as ``go wtime btime winc binc movestogo``, or the fixed limit."""
         if self.fixed_limit is not None:
             return self.fixed_limit
-        inc = self.clock.inc_ms / 1000
-        return chess.engine.Limit(white_clock=self.clock.left(chess.WHITE) / 1000,
-                                  black_clock=self.clock.left(chess.BLACK) / 1000, white_inc=inc, black_inc=inc,
-                                  remaining_moves=self.clock.movestogo(self._moves_made(self.board.turn)))
+        inc = self.clock.inc_ms
+        return to_limit(SearchLimits(wtime=self.clock.left(chess.WHITE), btime=self.clock.left(chess.BLACK), winc=inc,
+                                     binc=inc, movestogo=self.clock.movestogo(self._moves_made(self.board.turn))))
 
     async def engine_move(self, send: Send) -> None:
         """Let the engine think, sending each info line as it comes, then play its move."""

@@ -27,7 +27,7 @@ from engine.agents import defaults
 from engine.agents.base import Decision, IterationCallback, Reason
 from engine.agents.defaults import Chess0Style
 from engine.search.alphabeta import Searcher
-from engine.search.limits import SearchLimits, search_budget
+from engine.search.limits import Budget, SearchLimits, search_budget
 from engine.search.scores import score_text
 
 MATERIAL = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 300, chess.ROOK: 500, chess.QUEEN: 900,
@@ -123,8 +123,8 @@ class Chess0Agent:
             depth = min(depth, limits.depth)
         budget = search_budget(limits, board.turn, 0.0) if limits is not None else None
         result = self.searcher.search(
-            board, depth=depth, nodes=None if limits is None else limits.nodes,
-            movetime=None if budget is None else budget.movetime, stop=stop, moves=moves,
+            board, Budget(depth=depth, nodes=None if limits is None else limits.nodes,
+                          movetime=None if budget is None else budget.movetime), stop=stop, moves=moves,
             tolerance=self.window if adaptive else 0, on_iteration=on_iteration)
         if result.move is None:
             return Decision(move=None, reason=Reason.NO_MOVE, explanation=[f"{self.style} style: no legal move"])

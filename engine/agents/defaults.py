@@ -30,11 +30,6 @@ class Selection(StrEnum):
         return self in (Selection.CALIBRATED, Selection.LIKELY)
 
 
-#: Old names of the selections, still read (``expert`` meant the error model's draw; the expert
-#: is the player now, and only the player).
-SELECTION_ALIASES = (("expert", Selection.CALIBRATED.value),)
-
-
 class Chess0Style(StrEnum):
     """Chess0's engines (option Style)."""
 

@@ -19,7 +19,7 @@ from engine.style.model import StyleModel
 
 def option_values(overrides: Mapping[str, OptionValue] | None = None) -> dict[str, OptionValue]:
     """Every option's value: the defaults, with ``overrides`` by name (looked up in the one
-    registry, old names included; ValueError for an unknown one)."""
+    registry; ValueError for an unknown one)."""
     return option_registry().values(overrides)
 
 

@@ -186,10 +186,7 @@ class GuidedAgent(CaseAgent):
             budget = search_budget(limits, board.turn, time.monotonic() - started)
         result = self.searcher.search(
             board,
-            depth=budget.depth,
-            nodes=budget.nodes,
-            movetime=budget.movetime,
-            soft_time=budget.soft_time,
+            budget,
             stop=stop,
             prior=proposal.prior,
             moves=candidates,

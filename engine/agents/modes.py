@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Protocol
 from common.paths import casebase_folder
 from endgame import default_folder
 from engine.agents import defaults
-from engine.agents.defaults import SELECTION_ALIASES, Chess0Style, Selection
+from engine.agents.defaults import Chess0Style, Selection
 from engine.agents.options import Option, OptionRegistry, OptionValue
 from engine.cbr.weights import Weights, from_hundredths
 from engine.style.prior import PriorSource
@@ -176,8 +176,7 @@ MODES: dict[str, Mode] = {
             Option("Temperature", "spin", defaults.TEMPERATURE_TENTHS, 1, 10_000),
             # the soundness margin of the built-in search, in centipawns
             Option("Tolerance", "spin", defaults.TOLERANCE, 0, 1000),
-            Option("Selection", "combo", Selection.AUTO.value, choices=tuple(s.value for s in Selection),
-                   aliases=SELECTION_ALIASES),
+            Option("Selection", "combo", Selection.AUTO.value, choices=tuple(s.value for s in Selection)),
             Option("Prior", "combo", defaults.PRIOR.value, choices=tuple(p.value for p in PriorSource)),
             # auto: the casebase's personal model where there is one, else the generic model
             Option("Model", "string", defaults.MODEL),
@@ -207,16 +206,12 @@ MODES: dict[str, Mode] = {
     ),
 }
 
-#: Old names of modes and options, still accepted (with a notice) so that old scripts keep working.
-MODE_ALIASES = {"search": "chess0"}
-OPTION_ALIASES = {"JudgeThreads": "Threads", "JudgeHash": "Hash"}
-
 
 def engine_options() -> list[Option]:
     """Every option the engine declares: the common ones, then each mode's own."""
     options = [
         Option("Casebase", "string", str(default_casebase())),
-        Option("Mode", "combo", defaults.MODE, choices=tuple(MODES), aliases=tuple(MODE_ALIASES.items())),
+        Option("Mode", "combo", defaults.MODE, choices=tuple(MODES)),
         *(Option(name, "spin", 50, 0, 100) for name in WEIGHT_OPTIONS),
         Option("Seed", "spin", 0, 0, SEED_MAX),
         # every mode plays the tables' move where they cover the position
@@ -243,9 +238,9 @@ def engine_options() -> list[Option]:
 
 
 def option_registry() -> OptionRegistry:
-    """The registry of every option, by name and old name: where the UCI engine, the agent
-    factory, the tournament and the fidelity bench look options up."""
-    return OptionRegistry(engine_options(), OPTION_ALIASES)
+    """The registry of every option, by name: where the UCI engine, the agent factory, the
+    tournament and the fidelity bench look options up."""
+    return OptionRegistry(engine_options())
 
 
 def option_defaults() -> dict[str, OptionValue]:

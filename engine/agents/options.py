@@ -22,8 +22,6 @@ class Option:
     minimum: int = 0
     maximum: int = 0
     choices: tuple[str, ...] = ()
-    #: Old names of choices, read as the choice they stand for.
-    aliases: tuple[tuple[str, str], ...] = ()
 
     def parse(self, text: str) -> OptionValue:
         """The value ``text`` stands for; ValueError says why it is not acceptable."""
@@ -34,7 +32,6 @@ class Option:
                 raise ValueError(f"{self.name} takes true or false, not {clip(text)!r}")
             return text.lower() == "true"
         if self.kind == "combo":
-            text = dict(self.aliases).get(text.lower(), text)
             for choice in self.choices:
                 if choice.lower() == text.lower():
                     return choice
@@ -47,57 +44,37 @@ class Option:
             raise ValueError(f"{self.name} takes {self.minimum}..{self.maximum}, not {clip(str(value))}")
         return value
 
-    def is_old_choice(self, text: str) -> bool:
-        """Whether ``text`` is an old name of one of the choices (read as the new one)."""
-        return text.lower() in dict(self.aliases)
-
-
-@dataclass(frozen=True)
-class Parsed:
-    """A value read for an option, and the notices a user should see (old names used)."""
-
-    option: Option
-    value: OptionValue
-    notices: tuple[str, ...] = ()
-
 
 class OptionRegistry:
-    """Every option by name: names match without regard to case, as UCI's ``setoption`` does,
-    and old names are read as the options they stand for."""
+    """Every option by name: names match without regard to case, as UCI's ``setoption`` does
+    (one name each: the project has no old names, CHANGELOG.md)."""
 
-    def __init__(self, options: Iterable[Option], aliases: Mapping[str, str]) -> None:
+    def __init__(self, options: Iterable[Option]) -> None:
         self.options = tuple(options)
         self._by_name = {option.name.lower(): option for option in self.options}
-        self._aliases = {old.lower(): new for old, new in aliases.items()}
 
     def __iter__(self) -> Iterator[Option]:
         return iter(self.options)
 
     def option(self, name: str) -> Option:
-        """The option called ``name`` (or by an old name); ValueError when there is none."""
-        option = self._by_name.get(self._aliases.get(name.strip().lower(), name.strip()).lower())
+        """The option called ``name``; ValueError when there is none."""
+        option = self._by_name.get(name.strip().lower())
         if option is None:
             raise ValueError(f"no option named {clip(name)!r}")
         return option
 
-    def parse(self, name: str, text: str) -> Parsed:
-        """The option ``name`` set to ``text``, with notices where an old name was used."""
+    def parse(self, name: str, text: str) -> tuple[Option, OptionValue]:
+        """The option ``name`` and the value ``text`` stands for; ValueError says what is wrong."""
         option = self.option(name)
-        value = option.parse(text)
-        notices = []
-        if option.name.lower() != name.strip().lower():
-            notices.append(f"option {clip(name)} is an old name of {option.name}")
-        if option.is_old_choice(text):
-            notices.append(f"{option.name} {clip(text)} is an old name: playing {option.name} {value}")
-        return Parsed(option, value, tuple(notices))
+        return option, option.parse(text)
 
     def defaults(self) -> dict[str, OptionValue]:
         """Every option's default value, by name."""
         return {option.name: option.default for option in self.options}
 
     def values(self, overrides: Mapping[str, OptionValue] | None = None) -> dict[str, OptionValue]:
-        """Every option's value: the defaults, with ``overrides`` by name (old names read as the
-        options they stand for; ValueError for an unknown name)."""
+        """Every option's value: the defaults, with ``overrides`` by name (ValueError for an
+        unknown name)."""
         values = self.defaults()
         for name, value in (overrides or {}).items():
             option = self.option(name)

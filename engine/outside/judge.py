@@ -34,7 +34,7 @@ import chess.engine
 
 from common.text import clip
 from engine.outside.process import KILL_GRACE, EngineProcess, ProcessError
-from engine.search.limits import Budget
+from engine.search.limits import Budget, SearchLimits, to_limit
 from engine.search.result import RootScore, SearchResult
 from engine.search.scores import from_pov_score
 
@@ -244,12 +244,13 @@ class Judge:
     def _limit(self, budget: Budget, depth: int, *, bounded: bool) -> chess.engine.Limit | None:
         """The limit of one of the two searches: JudgeDepth or the ``go``'s depth and nodes, and
         :data:`SEARCH_SHARE` of the move's time; None (until stop) when nothing bounds it."""
-        seconds = None if budget.movetime is None else max(budget.movetime * SEARCH_SHARE, 0.01)
+        # milliseconds, as the go sends them (at least 10)
+        movetime = None if budget.movetime is None else max(round(budget.movetime * SEARCH_SHARE * 1000), 10)
         plies = depth or budget.depth
         nodes = None if depth else budget.nodes
-        if plies is None and nodes is None and seconds is None:
-            return chess.engine.Limit(depth=UNBOUNDED_PROPOSAL_DEPTH) if bounded else None
-        return chess.engine.Limit(depth=plies, nodes=nodes, time=seconds)
+        if plies is None and nodes is None and movetime is None:
+            return to_limit(SearchLimits(depth=UNBOUNDED_PROPOSAL_DEPTH)) if bounded else None
+        return to_limit(SearchLimits(depth=plies, nodes=nodes, movetime=movetime))
 
     def _analyse(
         self, board: chess.Board, limit: chess.engine.Limit | None, stop: threading.Event, *,

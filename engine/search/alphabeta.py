@@ -36,15 +36,16 @@ layer's business. Standard chess only (no Chess960).
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping
-from dataclasses import dataclass
 
 import chess
 
 from engine.search.evaluation import evaluate, material_white, move_delta
 from engine.search.leaves import Endgames, past_counts, table_score
+from engine.search.limits import Budget
 from engine.search.moveorder import MoveOrder, noisy_moves
 from engine.search.result import RootScore, SearchResult
 from engine.search.scores import MATE, from_root, is_mate_score, to_root
@@ -65,16 +66,6 @@ _PAWN = chess.PAWN
 
 class _Abort(Exception):
     """Raised inside the tree when a limit is reached; the iteration is abandoned."""
-
-
-@dataclass
-class _Limits:
-    depth: int
-    nodes: int | None
-    deadline: float | None
-    soft_deadline: float | None
-    stop: threading.Event | None
-    clocked: bool = False
 
 
 def _child_keys(board: chess.Board, move: chess.Move, pieces: int, material: int) -> tuple[int, int]:
@@ -103,17 +94,22 @@ class Searcher:
         self.use_quiescence = quiescence
         self.tablebase = tablebase
         self.evaluate = evaluation
-        self._reset(chess.Board(), _Limits(MAX_DEPTH, None, None, None, None), 0, time.monotonic())
+        self._reset(chess.Board(), Budget(), None, 0, time.monotonic())
 
-    def _reset(self, board: chess.Board, limits: _Limits, tolerance: int, start: float) -> None:
-        """Fresh state for searching ``board``: counters, table, killers, history, PV."""
+    def _reset(self, board: chess.Board, budget: Budget, stop: threading.Event | None, tolerance: int,
+               start: float) -> None:
+        """Fresh state for searching ``board`` within ``budget`` from ``start``: counters, table,
+        killers, history, PV."""
         self._start = start
-        self._limits = limits
+        self._budget, self._stop = budget, stop
+        # the budget's seconds as moments of time.monotonic, which the tree looks at
+        self._deadline = None if budget.movetime is None else start + budget.movetime
+        self._soft_deadline = None if budget.soft_time is None else start + budget.soft_time
         self.board = board.copy(stack=False)
         self.tolerance = tolerance
         self.nodes = 0
         self.seldepth = 0
-        self._next_check = CHECK_EVERY if limits.nodes is None else min(CHECK_EVERY, limits.nodes)
+        self._next_check = CHECK_EVERY if budget.nodes is None else min(CHECK_EVERY, budget.nodes)
         self.table: dict[int, tuple[int, int, int, chess.Move | None]] | None = (
             {} if self.use_table else None
         )
@@ -124,18 +120,15 @@ class Searcher:
 
     def quiescence(self, board: chess.Board) -> int:
         """The quiescence value of ``board`` (no draw rules; the search's leaf value)."""
-        self._reset(board, _Limits(MAX_DEPTH, None, None, None, None), 0, time.monotonic())
+        self._reset(board, Budget(), None, 0, time.monotonic())
         self.nodes = 1
         return self._quiesce(-INF, INF, 0, material_white(self.board))
 
     def search(
         self,
         board: chess.Board,
+        budget: Budget | None = None,
         *,
-        depth: int | None = None,
-        nodes: int | None = None,
-        movetime: float | None = None,
-        soft_time: float | None = None,
         stop: threading.Event | None = None,
         prior: Mapping[chess.Move, float] | None = None,
         moves: Iterable[chess.Move] | None = None,
@@ -143,9 +136,9 @@ class Searcher:
         exact: Collection[chess.Move] | None = None,
         on_iteration: Callable[[SearchResult], None] | None = None,
     ) -> SearchResult:
-        """Search ``board`` by iterative deepening until a limit is reached.
+        """Search ``board`` by iterative deepening until a limit of ``budget`` (None: none) is reached.
 
-        ``depth`` iterations at most; ``nodes`` visited positions at most (exactly
+        Its ``depth`` iterations at most; ``nodes`` visited positions at most (exactly
         reproducible); ``movetime`` seconds at most; no new iteration after ``soft_time``
         seconds (the clock-managed budget; a search on the clock also stops at an
         only move or a mate found); ``stop`` set by another thread ends it within a few
@@ -153,20 +146,15 @@ class Searcher:
         by ``prior`` at first. Every root score down to ``best - tolerance`` is exact, of
         the moves in ``exact`` (and the best move) when that is given.
         ``on_iteration`` gets the result of every finished iteration. A ``depth`` below 1
-        searches depth 1.
+        searches depth 1, one beyond :data:`MAX_DEPTH` that depth; no depth is MAX_DEPTH.
         """
         if board.chess960:
             raise ValueError("the search plays standard chess only, not Chess960")
         start = time.monotonic()
-        limits = _Limits(
-            depth=max(1, min(depth, MAX_DEPTH)) if depth is not None else MAX_DEPTH,
-            nodes=max(nodes, 1) if nodes is not None else None,
-            deadline=start + movetime if movetime is not None else None,
-            soft_deadline=start + soft_time if soft_time is not None else None,
-            stop=stop,
-            clocked=soft_time is not None,
-        )
-        self._reset(board, limits, tolerance, start)
+        budget = budget or Budget()
+        depth = max(1, min(budget.depth, MAX_DEPTH)) if budget.depth is not None else MAX_DEPTH
+        nodes = max(budget.nodes, 1) if budget.nodes is not None else None
+        self._reset(board, dataclasses.replace(budget, depth=depth, nodes=nodes), stop, tolerance, start)
         self.exact = None if exact is None else frozenset(exact)
         self.past = past_counts(board)
 
@@ -185,7 +173,7 @@ class Searcher:
         root_pieces = board_pieces_key(self.board)
         root_material = material_white(self.board)
         result: SearchResult | None = None
-        for iteration in range(1, self._limits.depth + 1):
+        for iteration in range(1, depth + 1):
             self._partial = {}
             try:
                 best_move, best, pv = self._root(iteration, order, root_key, root_pieces, root_material)
@@ -212,30 +200,28 @@ class Searcher:
 
     def _finished(self, result: SearchResult, root_moves: int) -> bool:
         """Whether to stop after a finished iteration."""
-        limits = self._limits
         assert result.score is not None
         # A mate within the full-width depth cannot get shorter by searching deeper.
         if is_mate_score(result.score) and MATE - abs(result.score) <= result.depth:
             return True
-        if limits.clocked and root_moves == 1:
-            return True
-        if limits.soft_deadline is not None and time.monotonic() >= limits.soft_deadline:
-            return True
-        return limits.stop is not None and limits.stop.is_set()
+        if self._soft_deadline is not None:  # on the clock
+            if root_moves == 1 or time.monotonic() >= self._soft_deadline:
+                return True
+        return self._stop is not None and self._stop.is_set()
 
     def _check(self) -> None:
         """Look at the limits before counting a node (every :data:`CHECK_EVERY` nodes, and at
         the node limit); raise :class:`_Abort` at one."""
-        limits = self._limits
-        if limits.nodes is not None and self.nodes >= limits.nodes:
+        nodes = self._budget.nodes
+        if nodes is not None and self.nodes >= nodes:
             raise _Abort
-        if limits.stop is not None and limits.stop.is_set():
+        if self._stop is not None and self._stop.is_set():
             raise _Abort
-        if limits.deadline is not None and time.monotonic() >= limits.deadline:
+        if self._deadline is not None and time.monotonic() >= self._deadline:
             raise _Abort
         self._next_check = self.nodes + CHECK_EVERY
-        if limits.nodes is not None:
-            self._next_check = min(self._next_check, limits.nodes)
+        if nodes is not None:
+            self._next_check = min(self._next_check, nodes)
 
     def _result_of_partial(self, order: list[chess.Move]) -> SearchResult:
         """The result when the first iteration did not finish: the root moves it did score."""

@@ -50,7 +50,8 @@ class SearchLimits:
 
 @dataclass(frozen=True)
 class Budget:
-    """One search's limits: iterations, nodes, a hard time limit and a soft one (seconds)."""
+    """One search's limits, derived from a ``go``'s :class:`SearchLimits` by :func:`search_budget`:
+    iterations, nodes, a hard time limit and a soft one (seconds, for the side to move)."""
 
     depth: int | None = None
     nodes: int | None = None
@@ -136,8 +137,8 @@ def after_ponderhit(limits: SearchLimits, turn: chess.Color) -> float | None:
 
 
 def to_limit(limits: SearchLimits) -> chess.engine.Limit:
-    """The python-chess limit of a ``go`` with ``limits`` (milliseconds), to drive another engine
-    (``infinite`` and ``ponder`` have no place in it)."""
+    """The python-chess limit of a ``go`` with ``limits`` (milliseconds): the one conversion, for
+    every outside engine driven (``infinite`` and ``ponder`` have no place in it)."""
     def seconds(ms: int | None) -> float | None:
         return None if ms is None else ms / 1000
 

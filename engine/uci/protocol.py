@@ -48,8 +48,8 @@ class UciEngine:
         self.options = option_registry()
         self.values: dict[str, OptionValue] = self.options.defaults()
         for name, text in (defaults or {}).items():
-            parsed = self.options.parse(name, text)
-            self.values[parsed.option.name] = parsed.value
+            option, value = self.options.parse(name, text)
+            self.values[option.name] = value
         self.board = chess.Board()
         self.builder = AgentBuilder()
         self._write_lock = threading.Lock()
@@ -144,15 +144,13 @@ class UciEngine:
         cut = args.index("value") if "value" in args else len(args)
         name, text = " ".join(args[1:cut]), " ".join(args[cut + 1 :])
         try:
-            parsed = self.options.parse(name, text)
+            option, value = self.options.parse(name, text)
         except ValueError as exc:
             self.info(f"{exc}; ignored")
             return
-        for notice in parsed.notices:
-            self.info(notice)
-        self.values[parsed.option.name] = parsed.value
+        self.values[option.name] = value
         if self.builder.debug:
-            self.info(f"{parsed.option.name} = {clip(str(parsed.value))}")
+            self.info(f"{option.name} = {clip(str(value))}")
 
     def _ucinewgame(self, _: list[str]) -> None:
         self._finish_search()
