@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from engine.cbr.configurations import parse_configurations  # noqa: E402
-from tournament.clock import TimeControl  # noqa: E402
+from engine.outside.clock import TimeControl  # noqa: E402
 from tournament.players import casebase_entrant  # noqa: E402
 from tournament.runner import TournamentSettings, run  # noqa: E402
 

@@ -33,8 +33,8 @@ sys.path.insert(0, str(ROOT))
 
 from engine.agents.base import Decision  # noqa: E402
 from engine.cbr.configurations import parse_configurations  # noqa: E402
+from engine.outside.clock import Clock, TimeControl  # noqa: E402
 from engine.search.limits import SearchLimits, time_budget  # noqa: E402
-from tournament.clock import Clock, TimeControl  # noqa: E402
 from tournament.game import play_game  # noqa: E402
 from tournament.players import Lineup, Side, casebase_entrant  # noqa: E402
 

@@ -33,7 +33,7 @@ from bench_strength import STOCKFISH, engine_spec, tally  # noqa: E402
 from casebase.format import Casebase  # noqa: E402
 from common.figures import new_figure, save_png  # noqa: E402
 from common.stats import spearman  # noqa: E402
-from tournament.clock import TimeControl  # noqa: E402
+from engine.outside.clock import TimeControl  # noqa: E402
 from tournament.elo import Estimate, fit_ratings  # noqa: E402
 
 

@@ -36,7 +36,7 @@ import chess.pgn
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tournament.clock import TimeControl  # noqa: E402
+from engine.outside.clock import TimeControl  # noqa: E402
 from tournament.elo import fit_ratings  # noqa: E402
 from tournament.game import points  # noqa: E402
 
