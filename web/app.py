@@ -23,7 +23,7 @@ from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Res
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from engine.agents.defaults import UCI_ELO_RANGE
+from engine.agents import defaults
 from engine.outside.launch import LaunchError
 from web.ask import MAX_LINES, ask
 from web.experts import Experts, UnknownExpert
@@ -103,7 +103,7 @@ def create_app(config: Config) -> FastAPI:
     async def experts() -> dict[str, Any]:
         listing = await asyncio.to_thread(config.experts.listing)
         return {"experts": listing, "default": config.experts.default_id(), "judge": config.judge,
-                "limits": {"minutes": 90, "moves": 40, "increment": 60, "elo": list(UCI_ELO_RANGE), "lines": MAX_LINES}}
+                "limits": {"minutes": 90, "moves": 40, "increment": 60, "elo": list(defaults.UCI_ELO_RANGE), "lines": MAX_LINES}}
 
     @app.get("/api/experts/{expert_id}")
     async def expert(expert_id: str) -> dict[str, Any]:
@@ -348,7 +348,7 @@ def _settings(message: dict[str, Any], experts: Experts) -> Settings:
     if not isinstance(increment, int | float) or not 0 <= increment <= 60:
         raise GameError("increment: 0 to 60 seconds")
     elo = message.get("elo")
-    low, high = UCI_ELO_RANGE
+    low, high = defaults.UCI_ELO_RANGE  # the engine's option UCI_Elo
     if elo is not None and (not isinstance(elo, int) or not low <= elo <= high):
         raise GameError(f"strength: the expert's own (no elo) or an Elo from {low} to {high}")
     fen = message.get("fen")

@@ -107,15 +107,15 @@ class Clock:
             return self.remaining[colour]
         return self.remaining[colour] - ((time.monotonic() if now is None else now) - self.since)
 
-    def start(self, colour: chess.Color) -> None:
-        """Run ``colour``'s time from now."""
-        self.running, self.since = colour, time.monotonic()
+    def start(self, colour: chess.Color, now: float | None = None) -> None:
+        """Run ``colour``'s time from the monotonic time ``now`` (default: now)."""
+        self.running, self.since = colour, time.monotonic() if now is None else now
 
-    def stop(self) -> bool:
-        """Charge the running side (if any) for one move, its time since :meth:`start`; False when
-        its flag fell."""
+    def stop(self, now: float | None = None) -> bool:
+        """Charge the running side (if any) for one move, its time from :meth:`start` to ``now``
+        (default: now); False when its flag fell."""
         colour, self.running = self.running, None
-        return colour is None or self.charge(colour, time.monotonic() - self.since)
+        return colour is None or self.charge(colour, (time.monotonic() if now is None else now) - self.since)
 
     def limits(self, colour: chess.Color) -> SearchLimits:
         """The ``go`` parameters (milliseconds) that tell ``colour``, to move, about both clocks."""
