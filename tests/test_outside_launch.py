@@ -98,6 +98,8 @@ def test_the_clock_tells_an_engine_both_sides_time_as_go_does():
     clock.charge(chess.WHITE, 10.25)
     assert clock.limits(chess.BLACK) == SearchLimits(wtime=291_750, btime=300_000, winc=2000, binc=2000)
     assert Clock(TimeControl(40, 5400)).limits(chess.WHITE).movestogo == 40
+    assert [str(TimeControl(40, 900, 2)), str(TimeControl(None, 300, 0.5)), str(TimeControl(40, 5400))] == [
+        "40/900+2", "300+0.5", "40/5400"]  # the web's PGN tag; the tournament's
 
 
 def test_the_pages_elo_range_is_the_engines(kosteniuk_casebase, monkeypatch):

@@ -266,7 +266,7 @@ class Game:
         game.headers.update({
             "Event": "cbr-chess in the browser", "Site": "localhost", "Date": self.started.strftime("%Y.%m.%d"),
             "White": you if self.human == chess.WHITE else expert, "Black": expert if self.human == chess.WHITE else you,
-            "Result": self.result or "*", "TimeControl": self._time_control(), "Annotator": f"cbr-chess, strength {strength}",
+            "Result": self.result or "*", "TimeControl": str(self.clock.control), "Annotator": f"cbr-chess, strength {strength}",
         })
         if self.termination:
             game.headers["Termination"] = self.termination
@@ -276,11 +276,6 @@ class Game:
                 lines = [s for s in record["strings"] if parse_line(s)["kind"] != "setup"]
                 node.comment = " | ".join(lines).replace("}", ")")
         return str(game) + "\n"
-
-    def _time_control(self) -> str:
-        control = self.clock.control
-        seconds, inc = int(control.seconds), f"+{int(control.increment)}" if control.increment else ""
-        return f"{control.moves}/{seconds}{inc}" if control.moves else f"{seconds}{inc}"
 
     # -- rules ----------------------------------------------------------------------------------
 

@@ -47,9 +47,8 @@ class TimeControl:
         )
 
     def __str__(self) -> str:
-        text = f"{self.seconds:g}"
-        if self.moves is not None:
-            return f"{self.moves}/{text}"
+        """As the PGN tag writes it (a period with an increment, as the web's games have, ``40/900+2``)."""
+        text = f"{self.seconds:g}" if self.moves is None else f"{self.moves}/{self.seconds:g}"
         return f"{text}+{self.increment:g}" if self.increment else text
 
 
