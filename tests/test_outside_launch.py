@@ -9,13 +9,14 @@ import logging
 import os
 
 import chess
+import chess.engine
 import pytest
 from test_judge import HANGS, children, fake_engine, gone
 from test_judge_faults import BAD_OPTIONS, logged
 
 from engine.agents import defaults
 from engine.outside.clock import Clock, TimeControl
-from engine.outside.launch import LaunchError, launch, own_engine, start
+from engine.outside.launch import CommandFailed, Complaints, LaunchError, launch, own_engine, start, watched
 from engine.search.limits import SearchLimits
 
 #: A UCI engine that answers the handshake and isready, and ignores quit.
@@ -46,6 +47,34 @@ def test_quit_kills_an_engine_that_does_not_quit(tmp_path):
 
     pid, code = asyncio.run(session())
     assert code == -9 and gone(pid, within=1.0)
+
+
+async def bestmove(analysis: chess.engine.AnalysisResult) -> chess.engine.BestMove:
+    """A search's infos read until its bestmove (as the judge reads them)."""
+    async for _ in analysis:
+        pass
+    return await analysis.wait()
+
+
+def test_a_watched_search_is_stopped_at_its_deadline_and_a_deaf_engine_called_hung(tmp_path):
+    deaf, _ = logged(tmp_path, "deaf", DEAF)
+
+    async def search(stopped: bool) -> str:
+        outside = await start([deaf])
+        try:
+            analysis = await outside.protocol.analysis(chess.Board())
+            stop = asyncio.Event()
+            if stopped:
+                stop.set()
+            deadline = asyncio.get_running_loop().time() + (60 if stopped else 0.05)
+            with pytest.raises(CommandFailed) as failed:
+                await watched(bestmove(analysis), deadline, stop, Complaints(), analysis, grace=0.1)
+            return str(failed.value)
+        finally:
+            await outside.quit(0.1)
+
+    assert asyncio.run(search(False)) == "it hung: no bestmove 0.1 s past its time; killed"
+    assert asyncio.run(search(True)) == "it hung: no bestmove 0.1 s after stop; killed"
 
 
 def test_an_engines_complaints_reach_its_listener_and_nothing_else_is_silenced(tmp_path, caplog):

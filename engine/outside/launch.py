@@ -3,7 +3,9 @@ that does, built as python-chess is: an asyncio core and a thin sync facade over
 
 - :func:`start` (the core) starts the engine on the running event loop and waits for ``uciok``;
   :class:`Outside` holds its process and python-chess's protocol, and ends them
-  (:meth:`Outside.quit`). The web's games drive it on the server's loop.
+  (:meth:`Outside.quit`). The web's games drive it on the server's loop. :func:`watched` runs one
+  of python-chess's commands against a deadline, a stop and the engine's :class:`Complaints`
+  (the judge's commands, :mod:`engine.outside.process`).
 - :func:`launch` (the facade) is the same start on an event loop of its own, on a thread of its
   own, handed back as python-chess's :class:`chess.engine.SimpleEngine`: the judge, the profile,
   the tournament's players and the fidelity bench drive that.
@@ -25,10 +27,11 @@ import shutil
 import signal
 import sys
 import threading
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import chess.engine
 
@@ -38,6 +41,10 @@ from common.text import clip
 START_TIMEOUT = 10.0
 #: How long a killed engine's process may take to be reaped.
 REAP_TIMEOUT = 5.0
+#: The most seconds an engine has to answer ``stop`` before it is killed as hung.
+STOP_GRACE = 0.2
+
+T = TypeVar("T")
 
 
 class LaunchError(Exception):
@@ -137,6 +144,55 @@ async def start(command: Sequence[str], *, timeout: float = START_TIMEOUT, own_g
     return outside
 
 
+class Complaints:
+    """What python-chess found wrong in one engine's output, one line each, heard on its event loop."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.heard = asyncio.Event()
+
+    def __call__(self, line: str) -> None:
+        self.lines.append(line)
+        self.heard.set()
+
+
+class CommandFailed(Exception):
+    """The engine answered garbage or hung: the message says how (it is to be killed)."""
+
+
+async def watched(coroutine: Coroutine[Any, Any, T], deadline: float | None, stopped: asyncio.Event,
+                  complaints: Complaints, analysis: chess.engine.AnalysisResult | None, grace: float) -> T:
+    """``coroutine``'s result, on the engine's event loop. Past the monotonic ``deadline``, or once
+    ``stopped``, a running ``analysis`` is told to stop; an engine that has not answered ``grace``
+    seconds after that (:data:`STOP_GRACE` at most after ``stopped``; for any other command, at
+    ``deadline``) hung, and one with ``complaints`` answered garbage: CommandFailed, the command cancelled."""
+    command = asyncio.ensure_future(coroutine)
+    heard = asyncio.ensure_future(complaints.heard.wait())
+    signals = [heard, asyncio.ensure_future(stopped.wait())]
+    try:
+        timeout = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+        await asyncio.wait([command, *signals], timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        after = ""
+        if not command.done() and not complaints.lines:
+            if stopped.is_set():
+                grace = min(grace, STOP_GRACE)
+                after = f"{grace:.2g} s after stop"
+            else:
+                grace = grace if analysis is not None else 0.0
+                after = f"{grace:.2g} s past its time" if grace else "in time"
+            if analysis is not None:
+                analysis.stop()
+            await asyncio.wait([command, heard], timeout=grace, return_when=asyncio.FIRST_COMPLETED)
+        if complaints.lines:
+            raise CommandFailed(f"it answered garbage ({complaints.lines[0]})")
+        if not command.done():
+            raise CommandFailed(f"it hung: no {'bestmove' if analysis is not None else 'answer'} {after}; killed")
+        return command.result()
+    finally:
+        for waiting in (command, *signals):
+            waiting.cancel()
+
+
 def launch(command: Sequence[str], *, timeout: float = START_TIMEOUT, own_group: bool = False,
            launching: Launching | None = None,
            complaints: Callable[[str], None] | None = None) -> chess.engine.SimpleEngine:
@@ -177,26 +233,26 @@ def _protocol(launching: Launching | None,
     """python-chess's UCI client, telling ``launching`` of its process and ``complaints`` of faults."""
 
     class Watched(chess.engine.UciProtocol):
-        heard: _Complaints | None = None
+        routed: _LoopFilter | None = None
 
         def connection_made(self, transport: asyncio.BaseTransport) -> None:  # a SubprocessTransport
             super().connection_made(transport)
             if complaints is not None:
-                self.heard = _Complaints(self.loop, complaints)
-                logging.getLogger("chess.engine").addFilter(self.heard)
+                self.routed = _LoopFilter(self.loop, complaints)
+                logging.getLogger("chess.engine").addFilter(self.routed)
                 self.loop.set_exception_handler(lambda _, context: complaints(_context_text(context)))
             if launching is not None and self.transport is not None:
                 launching._made(self.transport, self.loop)
 
         def connection_lost(self, exc: Exception | None) -> None:
             super().connection_lost(exc)
-            if self.heard is not None:
-                logging.getLogger("chess.engine").removeFilter(self.heard)
+            if self.routed is not None:
+                logging.getLogger("chess.engine").removeFilter(self.routed)
 
     return Watched
 
 
-class _Complaints(logging.Filter):
+class _LoopFilter(logging.Filter):
     """python-chess's log records made on one engine's event loop go to its listener instead (the
     errors, one line each; its warnings, a stray line, are no faults)."""
 

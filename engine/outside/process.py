@@ -14,13 +14,11 @@ from typing import Any, TypeVar
 import chess.engine
 
 from common.text import clip
-from engine.outside.launch import LaunchError, Launching, launch
+from engine.outside.launch import CommandFailed, Complaints, LaunchError, Launching, launch, watched
 
 #: The most seconds an engine has to answer a command (``quit``, a search past its time) before
 #: it is killed as hung.
 KILL_GRACE = 0.5
-#: The most seconds an engine has to answer ``stop`` before it is killed as hung.
-STOP_GRACE = 0.2
 #: How often a waiting thread looks at ``stop`` (seconds): a thread's flag cannot wake it.
 POLL = 0.005
 
@@ -148,7 +146,7 @@ class EngineProcess:
              stop: threading.Event | None = None, analysis: chess.engine.AnalysisResult | None = None,
              engine: chess.engine.SimpleEngine | None = None, grace: float = KILL_GRACE,
              complaints: Complaints | None = None) -> T:
-        """Run ``coroutine`` on the client's event loop, watched there (:func:`_watched`) against
+        """Run ``coroutine`` on the client's event loop, watched there (:func:`~engine.outside.launch.watched`) against
         ``deadline``, ``stop`` and python-chess's ``complaints`` (the running engine's by default),
         and wait for it. An engine that failed is killed: ProcessError."""
         engine = engine or self.engine
@@ -161,7 +159,7 @@ class EngineProcess:
         stopped = asyncio.Event()  # the watcher's copy of ``stop``
         try:
             future = asyncio.run_coroutine_threadsafe(
-                _watched(coroutine, deadline, stopped, complaints, analysis, grace), engine.protocol.loop)
+                watched(coroutine, deadline, stopped, complaints, analysis, grace), engine.protocol.loop)
         except RuntimeError:  # its event loop has ended: so has the process
             coroutine.close()
             raise ProcessError("its process has ended") from None
@@ -177,7 +175,7 @@ class EngineProcess:
                     _tell(engine, stopped.set)
             except chess.engine.EngineTerminatedError:
                 raise ProcessError("its process ended (crashed or killed)") from None
-            except _Failed as exc:
+            except CommandFailed as exc:
                 self._kill(engine, future)
                 raise ProcessError(str(exc)) from None
             except (chess.engine.EngineError, ValueError, AssertionError) as exc:
@@ -193,58 +191,9 @@ class EngineProcess:
                 self.engine = None
 
 
-class Complaints:
-    """What python-chess found wrong in one engine's output, one line each, heard on its event loop."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-        self.heard = asyncio.Event()
-
-    def __call__(self, line: str) -> None:
-        self.lines.append(line)
-        self.heard.set()
-
-
-class _Failed(Exception):
-    """The engine answered garbage or hung: the message says how (it is to be killed)."""
-
-
 def _tell(engine: chess.engine.SimpleEngine, callback: Callable[[], object]) -> None:
     """Run ``callback`` on the engine's event loop (ProcessError if that has ended)."""
     try:
         engine.protocol.loop.call_soon_threadsafe(callback)
     except RuntimeError:  # its event loop has ended
         raise ProcessError("its process ended (crashed or killed)") from None
-
-
-async def _watched(coroutine: Coroutine[Any, Any, T], deadline: float | None, stopped: asyncio.Event,
-                   complaints: Complaints, analysis: chess.engine.AnalysisResult | None, grace: float) -> T:
-    """``coroutine``'s result, on the engine's event loop. Past the monotonic ``deadline``, or once
-    ``stopped``, a running ``analysis`` is told to stop; an engine that has not answered ``grace``
-    seconds after that (:data:`STOP_GRACE` at most after ``stopped``; for any other command, at
-    ``deadline``) hung, and one with ``complaints`` answered garbage: _Failed, the command cancelled."""
-    command = asyncio.ensure_future(coroutine)
-    heard = asyncio.ensure_future(complaints.heard.wait())
-    signals = [heard, asyncio.ensure_future(stopped.wait())]
-    try:
-        timeout = None if deadline is None else max(deadline - time.monotonic(), 0.0)
-        await asyncio.wait([command, *signals], timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-        after = ""
-        if not command.done() and not complaints.lines:
-            if stopped.is_set():
-                grace = min(grace, STOP_GRACE)
-                after = f"{grace:.2g} s after stop"
-            else:
-                grace = grace if analysis is not None else 0.0
-                after = f"{grace:.2g} s past its time" if grace else "in time"
-            if analysis is not None:
-                analysis.stop()
-            await asyncio.wait([command, heard], timeout=grace, return_when=asyncio.FIRST_COMPLETED)
-        if complaints.lines:
-            raise _Failed(f"it answered garbage ({complaints.lines[0]})")
-        if not command.done():
-            raise _Failed(f"it hung: no {'bestmove' if analysis is not None else 'answer'} {after}; killed")
-        return command.result()
-    finally:
-        for waiting in (command, *signals):
-            waiting.cancel()
