@@ -78,8 +78,12 @@ class EngineProcess:
         """Wait for the start under way until the monotonic time ``until`` (None: its end) or
         ``stop``; whether no start is under way any more."""
         attempt = self._start
-        while attempt is not None and not attempt.done.wait(POLL):
-            if (stop is not None and stop.is_set()) or (until is not None and time.monotonic() > until):
+        if attempt is None:
+            return True
+        if stop is None:  # nothing to look at: a plain wait
+            return attempt.done.wait(None if until is None else max(until - time.monotonic(), 0.0))
+        while not attempt.done.wait(POLL):
+            if stop.is_set() or (until is not None and time.monotonic() > until):
                 return False
         return True
 
