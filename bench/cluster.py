@@ -25,7 +25,7 @@ from pathlib import Path
 
 from common.paths import PROJECT_ROOT as ROOT
 from engine.cbr.configurations import parse_configurations
-from tournament.clock import TimeControl
+from engine.outside.clock import TimeControl
 from tournament.players import casebase_entrant
 from tournament.runner import TournamentSettings, run
 

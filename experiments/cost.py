@@ -31,8 +31,8 @@ import chess.pgn
 from common.paths import PROJECT_ROOT as ROOT
 from engine.agents.base import Decision
 from engine.cbr.configurations import parse_configurations
+from engine.outside.clock import Clock, TimeControl
 from engine.search.limits import SearchLimits, time_budget
-from tournament.clock import Clock, TimeControl
 from tournament.game import play_game
 from tournament.players import Lineup, Side, casebase_entrant
 

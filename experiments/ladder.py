@@ -29,8 +29,8 @@ from casebase.format import Casebase
 from common.figures import new_figure, save_png
 from common.paths import PROJECT_ROOT as ROOT
 from common.stats import spearman
+from engine.outside.clock import TimeControl
 from experiments.strength import STOCKFISH, engine_spec, tally
-from tournament.clock import TimeControl
 from tournament.elo import Estimate, fit_ratings
 
 

@@ -34,7 +34,7 @@ from pathlib import Path
 import chess.pgn
 
 from common.paths import PROJECT_ROOT as ROOT
-from tournament.clock import TimeControl
+from engine.outside.clock import TimeControl
 from tournament.elo import fit_ratings
 from tournament.game import points
 

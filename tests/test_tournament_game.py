@@ -12,7 +12,7 @@ import pytest
 
 from engine.agents.base import Decision, Reason
 from engine.cbr.configurations import parse_configurations
-from tournament.clock import TimeControl
+from engine.outside.clock import TimeControl
 from tournament.game import play_game
 from tournament.pgnout import RunTags, game_pgn, read_results
 from tournament.players import Lineup, engine_entrant

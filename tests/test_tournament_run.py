@@ -8,9 +8,10 @@ import pytest
 
 import tournament.runner
 from engine.cbr.configurations import parse_configurations
+from engine.outside.clock import TimeControl
+from engine.outside.launch import own_engine
 from tournament.__main__ import main
-from tournament.clock import TimeControl
-from tournament.players import casebase_entrant, engine_entrant, uci_main_command
+from tournament.players import casebase_entrant, engine_entrant
 from tournament.runner import TournamentSettings, run
 
 
@@ -107,7 +108,7 @@ def test_resuming_with_other_settings_is_refused(settings, tmp_path):
 def test_uci_path_plays_the_same_games_and_outside_engines_join(reference, settings,
                                                                  kosteniuk_casebase, tmp_path):
     # Our own engine, started as any outside engine would be, as a rated reference player.
-    command = shlex.join([*uci_main_command(), "--casebase", str(kosteniuk_casebase), "--seed", "5"])
+    command = shlex.join([*own_engine(), "--casebase", str(kosteniuk_casebase), "--seed", "5"])
     ref = engine_entrant(f"name=ref cmd={shlex.quote(command)} option.Mode=pure elo=2000")
     uci = TournamentSettings(settings.entrants + (ref,), settings.configs[:1], rounds=1, seed=11, via_uci=True,
                    control=TimeControl(40, 600))

@@ -7,7 +7,7 @@ import pytest
 
 from engine.cbr.configurations import Configuration, parse_configurations
 from engine.cbr.weights import WEIGHT_CONFIGS
-from tournament.clock import Clock, TimeControl
+from engine.outside.clock import Clock, TimeControl
 from tournament.schedule import build_schedule, side_seed
 
 EXPERTS = ["hirsch", "andersson", "abaeji", "vidarte", "wegerle", "prusikin", "postny"]

@@ -8,7 +8,7 @@ import chess.pgn
 from test_fidelity import FAKE_ENGINE
 
 from engine.cbr.configurations import parse_configurations
-from tournament.clock import TimeControl
+from engine.outside.clock import TimeControl
 from tournament.players import casebase_entrant, engine_entrant
 from tournament.runner import TournamentSettings, run
 

@@ -11,9 +11,9 @@ from casebase.format import CasebaseError
 from engine.agents.factory import Loader
 from engine.agents.modes import MODES
 from engine.cbr.configurations import parse_configurations
+from engine.outside.clock import TimeControl
 from engine.outside.launch import LaunchError
 from engine.style.model import ModelError
-from tournament.clock import TimeControl
 from tournament.demo import DEFAULT_BLACK, DEFAULT_CONTROL, DEFAULT_MODE, DEFAULT_PLIES, DEFAULT_WHITE, demo
 from tournament.players import casebase_entrant, engine_entrant, parse_options
 from tournament.report import write_report

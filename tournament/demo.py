@@ -17,15 +17,10 @@ import chess.engine
 
 from engine.agents.base import Decision
 from engine.cbr.configurations import Configuration
-from engine.outside.launch import launch
-from tournament.clock import TimeControl
+from engine.outside.clock import TimeControl
+from engine.outside.launch import launch, own_engine
 from tournament.game import UNTERMINATED, play_game
-from tournament.players import (
-    UciSide,
-    casebase_entrant,
-    casebase_options,
-    uci_main_command,
-)
+from tournament.players import UciSide, casebase_entrant, casebase_options
 from tournament.schedule import side_seed
 
 DEFAULT_WHITE = Path("casebases/carlsen-2800.npz")
@@ -62,7 +57,7 @@ def demo(
         sides = []
         for colour, entrant in zip(chess.COLORS, players):
             assert entrant.path is not None  # casebase players
-            engine = launch(uci_main_command())
+            engine = launch(own_engine())
             engines.append(engine)
             seed_ = side_seed(seed, config, players[0].id, players[1].id, 1, colour)
             sides.append(UciSide(engine, casebase_options(entrant.path, config, mode, seed_)))

@@ -16,8 +16,7 @@ from dataclasses import dataclass
 import chess
 
 from engine.agents.base import Decision
-from engine.search.limits import SearchLimits
-from tournament.clock import Clock, TimeControl
+from engine.outside.clock import Clock, TimeControl
 from tournament.players import Side
 
 #: PGN ``Termination`` values: of python-chess's terminations, and the tournament's own.
@@ -71,17 +70,6 @@ def _loss(colour: chess.Color) -> str:
     return "0-1" if colour == chess.WHITE else "1-0"
 
 
-def search_limits(clock: Clock, colour: chess.Color) -> SearchLimits:
-    """The ``go`` parameters (milliseconds) that tell ``colour`` about both clocks."""
-    inc = round(clock.control.increment * 1000)
-    return SearchLimits(
-        wtime=max(0, round(clock.remaining[chess.WHITE] * 1000)),
-        btime=max(0, round(clock.remaining[chess.BLACK] * 1000)),
-        winc=inc, binc=inc,
-        movestogo=clock.moves_to_go(colour),
-    )
-
-
 def play_game(
     white: Side,
     black: Side,
@@ -104,7 +92,7 @@ def play_game(
         if max_plies is not None and record.plies >= max_plies:
             return record
         colour = board.turn
-        limits = search_limits(clock, colour)
+        limits = clock.limits(colour)
         start = timer()
         decision = sides[colour].choose(board, limits=limits)
         elapsed = timer() - start

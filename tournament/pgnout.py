@@ -10,7 +10,7 @@ from typing import TextIO
 import chess
 import chess.pgn
 
-from tournament.clock import TimeControl
+from engine.outside.clock import TimeControl
 from tournament.game import WHITE_POINTS, GameRecord, points
 from tournament.schedule import GameSpec
 

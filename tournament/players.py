@@ -9,9 +9,7 @@ path) or our own UCI engine; outside engines always play over UCI (:class:`UciSi
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import shlex
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +25,7 @@ from engine.agents.factory import Loader, make_agent
 from engine.agents.modes import MODES, WEIGHT_OPTIONS, option_registry, weight_values
 from engine.agents.options import OptionValue
 from engine.cbr.configurations import Configuration
-from engine.outside.launch import LaunchError, launch
+from engine.outside.launch import LaunchError, launch, own_engine
 from engine.search.limits import SearchLimits, to_limit
 from engine.search.scores import from_pov_score
 
@@ -97,14 +95,6 @@ def engine_entrant(text: str) -> Entrant:
         raise ValueError(f"--engine {text!r}: elo={fields['elo']!r} is not an integer") from None
     return Entrant(id=fields["name"], name=fields["name"], elo=elo,
                    command=tuple(shlex.split(fields["cmd"])), options=tuple(options))
-
-
-def uci_main_command() -> tuple[str, ...]:
-    """How to start this project's UCI engine with the running interpreter."""
-    spec = importlib.util.find_spec("uci_main")
-    if spec is None or spec.origin is None:
-        raise RuntimeError("the module uci_main is not installed: run `make install`")
-    return (sys.executable, spec.origin)
 
 
 def casebase_options(path: str, config: Configuration, mode: str, seed: int,
@@ -233,7 +223,7 @@ class Lineup:
                                self._casebase(entrant.id, entrant.path), self._loader)
             agent.new_game(seed)
             return agent
-        return self._uci_side(entrant.id, uci_main_command(), casebase_options(
+        return self._uci_side(entrant.id, own_engine(), casebase_options(
             entrant.path, config, self.mode, seed, self.judge, self.tables, self.model, self.options))
 
     def _casebase(self, player: str, path: str) -> Casebase:

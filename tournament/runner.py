@@ -22,9 +22,9 @@ from tqdm import tqdm
 from casebase.format import Casebase
 from engine.agents.options import OptionValue
 from engine.cbr.configurations import Configuration
+from engine.outside.clock import Clock, TimeControl
 from engine.style.personal import SUFFIX, choose_model
 from parallel.cluster import Failed, distribute, node_id, table_files
-from tournament.clock import Clock, TimeControl
 from tournament.game import play_game
 from tournament.pgnout import RunTags, game_pgn
 from tournament.players import Entrant, Lineup, Side

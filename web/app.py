@@ -23,6 +23,8 @@ from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Res
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from engine.agents import defaults
+from engine.outside.launch import LaunchError
 from engine.search.limits import SearchLimits, to_limit
 from web.ask import MAX_LINES, ask
 from web.experts import Experts, UnknownExpert
@@ -102,7 +104,7 @@ def create_app(config: Config) -> FastAPI:
     async def experts() -> dict[str, Any]:
         listing = await asyncio.to_thread(config.experts.listing)
         return {"experts": listing, "default": config.experts.default_id(), "judge": config.judge,
-                "limits": {"minutes": 90, "moves": 40, "increment": 60, "elo": [1000, 3000], "lines": MAX_LINES}}
+                "limits": {"minutes": 90, "moves": 40, "increment": 60, "elo": list(defaults.UCI_ELO_RANGE), "lines": MAX_LINES}}
 
     @app.get("/api/experts/{expert_id}")
     async def expert(expert_id: str) -> dict[str, Any]:
@@ -155,7 +157,7 @@ def create_app(config: Config) -> FastAPI:
 
         try:
             answers = await asyncio.gather(*(one(p) for p in paths))
-        except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError) as exc:
+        except (chess.engine.EngineError, TimeoutError, LaunchError) as exc:
             raise HTTPException(503, f"the engine failed: {exc}") from None
         return {"fen": board.fen(), "answers": [{"expert": i, "name": n, **a} for i, n, a in zip(ids, names, answers)]}
 
@@ -239,7 +241,7 @@ class _Session:
         wait = self.config.idle_seconds - (time.monotonic() - self.last)
         game = self.game
         if game is not None and game.result is None and game.clock.running is not None:
-            wait = min(wait, game.clock.left(game.clock.running) / 1000 + 0.05)  # to see a flag fall
+            wait = min(wait, game.clock.left(game.clock.running) + 0.05)  # to see a flag fall
         return max(wait, 0.05)
 
     def _parse(self, text: str | None) -> dict[str, Any]:
@@ -290,7 +292,7 @@ class _Session:
         self.game = game
         try:
             await game.start()
-        except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError, OSError) as exc:
+        except (chess.engine.EngineError, TimeoutError, OSError, LaunchError) as exc:
             await self.registry.close(game)
             self.game = None
             raise GameError(f"the engine did not start: {exc}") from None
@@ -347,8 +349,9 @@ def _settings(message: dict[str, Any], experts: Experts) -> Settings:
     if not isinstance(increment, int | float) or not 0 <= increment <= 60:
         raise GameError("increment: 0 to 60 seconds")
     elo = message.get("elo")
-    if elo is not None and (not isinstance(elo, int) or not 1000 <= elo <= 3000):
-        raise GameError("strength: the expert's own (no elo) or an Elo from 1000 to 3000")
+    low, high = defaults.UCI_ELO_RANGE  # the engine's option UCI_Elo
+    if elo is not None and (not isinstance(elo, int) or not low <= elo <= high):
+        raise GameError(f"strength: the expert's own (no elo) or an Elo from {low} to {high}")
     fen = message.get("fen")
     if fen is not None:
         board = board_from_fen(str(fen))

@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import chess
 import chess.engine
 
+from engine.outside.launch import start
 from web.games import QUIT_SECONDS, START_SECONDS, engine_command
 from web.reasons import gather
 
@@ -21,21 +21,17 @@ async def ask(board: chess.Board, casebase: str, lines: int, limit: chess.engine
     """The expert's ``lines`` likeliest moves in ``board`` (MultiPV) and the reasons of its choice."""
     if board.is_game_over():
         return {"best": None, "lines": [], "reasons": gather([]), "strings": [], "over": board.result()}
-    transport, engine = await asyncio.wait_for(chess.engine.popen_uci(engine_command(casebase, judge, mode)), START_SECONDS)
+    outside = await start(engine_command(casebase, judge, mode), timeout=START_SECONDS)
     strings: list[str] = []
     try:
-        with await engine.analysis(board, limit, multipv=max(1, min(lines, MAX_LINES)),
+        with await outside.protocol.analysis(board, limit, multipv=max(1, min(lines, MAX_LINES)),
                                          info=chess.engine.INFO_ALL) as analysis:
             async for info in analysis:
                 if "string" in info:
                     strings.append(info["string"])
             best = await analysis.wait()
-        try:
-            await asyncio.wait_for(engine.quit(), QUIT_SECONDS)
-        except (TimeoutError, chess.engine.EngineError):
-            pass
     finally:
-        transport.close()  # kills the process if it is still there
+        await outside.quit(QUIT_SECONDS)
     reasons = gather(strings)
     return {"best": None if best.move is None else board.san(best.move), "lines": reasons["lines"],
             "reasons": reasons, "strings": strings, "over": None}

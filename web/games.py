@@ -9,19 +9,19 @@ from __future__ import annotations
 
 import asyncio
 import datetime
-import importlib.util
 import secrets
-import sys
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import chess
 import chess.engine
 import chess.pgn
 
-from engine.search.limits import SearchLimits, to_limit
+from engine.outside.clock import Clock, TimeControl
+from engine.outside.launch import Outside, own_engine, start
+from engine.search.limits import to_limit
 from web.reasons import gather, parse_line
 
 #: Sends one JSON message to the page.
@@ -38,11 +38,8 @@ class GameError(ValueError):
 
 
 def engine_command(casebase: str, judge: str | None, mode: str | None) -> list[str]:
-    """The command a GUI would run: this Python on uci_main.py (the ``cbr-chess`` console script)."""
-    spec = importlib.util.find_spec("uci_main")
-    if spec is None or spec.origin is None:
-        raise RuntimeError("uci_main.py is not importable: install the project (pip install -e .)")
-    command = [sys.executable, spec.origin, "--casebase", casebase]
+    """The command a GUI would run (:func:`engine.outside.launch.own_engine`) with its flags."""
+    command = own_engine("--casebase", casebase)
     if judge:
         command += ["--judge", judge]
     if mode:
@@ -69,50 +66,12 @@ class Settings:
         return {"Selection": "calibrated", "UCI_LimitStrength": True, "UCI_Elo": self.elo}
 
 
-@dataclass
-class Clock:
-    """Both sides' remaining time in ms, the running side's since when, and the periods of ``moves``."""
-
-    base_ms: int
-    moves: int
-    inc_ms: int
-    remaining: dict[bool, int] = field(default_factory=dict)
-    running: chess.Color | None = None
-    since: float = 0.0
-
-    def __post_init__(self) -> None:
-        self.remaining = {chess.WHITE: self.base_ms, chess.BLACK: self.base_ms}
-
-    def left(self, colour: chess.Color, now: float | None = None) -> int:
-        """Milliseconds left to ``colour`` now."""
-        spent = ((now or time.monotonic()) - self.since) * 1000 if self.running == colour else 0
-        return int(self.remaining[colour] - spent)
-
-    def start(self, colour: chess.Color) -> None:
-        self.running, self.since = colour, time.monotonic()
-
-    def stop(self, moves_made: int) -> bool:
-        """Stop the running side after its ``moves_made``-th move; False when its flag fell."""
-        colour = self.running
-        if colour is None:
-            return True
-        self.remaining[colour] = self.left(colour)
-        self.running = None
-        if self.remaining[colour] <= 0:
-            return False
-        self.remaining[colour] += self.inc_ms
-        if self.moves and moves_made % self.moves == 0:  # a new period
-            self.remaining[colour] += self.base_ms
-        return True
-
-    def movestogo(self, moves_made: int) -> int | None:
-        return self.moves - moves_made % self.moves if self.moves else None
-
-    def snapshot(self) -> dict[str, Any]:
-        now = time.monotonic()
-        running = None if self.running is None else chess.COLOR_NAMES[self.running]
-        return {"white": max(self.left(chess.WHITE, now), 0), "black": max(self.left(chess.BLACK, now), 0),
-                "running": running}
+def clock_shown(clock: Clock) -> dict[str, Any]:
+    """Both sides' milliseconds left (none below 0) and whose time runs, as the page shows them."""
+    now = time.monotonic()
+    running = None if clock.running is None else chess.COLOR_NAMES[clock.running]
+    return {"white": max(int(clock.left(chess.WHITE, now) * 1000), 0),
+            "black": max(int(clock.left(chess.BLACK, now) * 1000), 0), "running": running}
 
 
 class Game:
@@ -129,15 +88,14 @@ class Game:
         self.case_lookup = case_lookup
         self.board = chess.Board(settings.fen) if settings.fen else chess.Board()
         self.start_fen = self.board.fen() if settings.fen else None
-        base_ms = int(settings.minutes * 60_000)
-        self.clock = Clock(base_ms, settings.moves, int(settings.increment * 1000))
+        self.clock = Clock(TimeControl(settings.moves or None, settings.minutes * 60, settings.increment))
         self.reasons: dict[int, dict[str, Any]] = {}  # ply index in the move stack -> the engine's reasons
         self.result: str | None = None
         self.termination = ""
         self.busy = False  # the engine is thinking
         self.task: asyncio.Task[None] | None = None  # its thinking, to cancel at the end
         self.engine: chess.engine.UciProtocol | None = None
-        self._transport: asyncio.SubprocessTransport | None = None
+        self._outside: Outside | None = None
         self.last_activity = time.monotonic()
         self.started = datetime.date.today()
 
@@ -147,8 +105,8 @@ class Game:
 
     async def start(self) -> None:
         """Start the engine process and set the strength's options."""
-        self._transport, engine = await asyncio.wait_for(chess.engine.popen_uci(self.command), START_SECONDS)
-        self.engine = engine
+        self._outside = await start(self.command, timeout=START_SECONDS)
+        self.engine = engine = self._outside.protocol
         await engine.configure(self.settings.options())
         await engine.ping()
         if self.board.turn == self.human:
@@ -162,14 +120,9 @@ class Game:
                 await asyncio.wait_for(self.task, QUIT_SECONDS)
             except (asyncio.CancelledError, TimeoutError, chess.engine.EngineError, chess.engine.EngineTerminatedError):
                 pass
-        if self.engine is not None and self._transport is not None:
-            try:
-                await asyncio.wait_for(self.engine.quit(), QUIT_SECONDS)
-            except (TimeoutError, chess.engine.EngineError, asyncio.CancelledError, OSError):
-                pass
-            finally:
-                self._transport.close()  # kills the process if it still runs
-        self.engine = None
+        if self._outside is not None:
+            await self._outside.quit(QUIT_SECONDS)
+        self.engine = self._outside = None
 
     # -- the human's requests ------------------------------------------------------------------
 
@@ -190,7 +143,7 @@ class Game:
             raise GameError(f"not a move: {str(uci)[:20]!r} (UCI text such as e2e4 or e7e8q)") from None
         if move not in self.board.legal_moves:
             raise GameError(f"illegal move {move.uci()} in this position")
-        if not self.clock.stop(self._moves_made(self.human) + 1):
+        if not self.clock.stop():
             self._end(self._on_time(self.human), "time forfeit")
             raise GameError("your time ran out")
         self.board.push(move)
@@ -207,6 +160,7 @@ class Game:
             self.reasons.pop(len(self.board.move_stack), None)
             if self.board.turn == self.human:
                 break
+        self.clock.moves_made.update({colour: self._moves_made(colour) for colour in chess.COLORS})
         self.clock.start(self.human)
 
     def resign(self) -> None:
@@ -228,7 +182,7 @@ class Game:
         """End the game if the running side's time is up; whether it did."""
         colour = self.clock.running
         if self.result is None and colour is not None and self.clock.left(colour) <= 0:
-            self.clock.stop(0)
+            self.clock.stop()
             self._end(self._on_time(colour), "time forfeit")
             return True
         return False
@@ -242,9 +196,7 @@ class Game:
         """The clock as ``go wtime btime winc binc movestogo``, or the fixed limit."""
         if self.fixed_limit is not None:
             return self.fixed_limit
-        inc = self.clock.inc_ms
-        return to_limit(SearchLimits(wtime=self.clock.left(chess.WHITE), btime=self.clock.left(chess.BLACK), winc=inc,
-                                     binc=inc, movestogo=self.clock.movestogo(self._moves_made(self.board.turn))))
+        return to_limit(self.clock.limits(self.board.turn))
 
     async def engine_move(self, send: Send) -> None:
         """Let the engine think, sending each info line as it comes, then play its move."""
@@ -260,7 +212,7 @@ class Game:
                         strings.append(info["string"])
                     await send({"type": "info", "ply": ply, "info": describe_info(board, info)})
                 best = await analysis.wait()
-        if not self.clock.stop(self._moves_made(colour) + 1):
+        if not self.clock.stop():
             self._end(self._on_time(colour), "time forfeit")
             return
         if best.move is None or best.move not in self.board.legal_moves:
@@ -300,7 +252,7 @@ class Game:
         last = board.move_stack[-1].uci() if board.move_stack else None
         return {"type": "state", "game": self.id, "fen": board.fen(), "turn": chess.COLOR_NAMES[board.turn],
                 "human": chess.COLOR_NAMES[self.human], "dests": dests, "last": last, "check": board.is_check(),
-                "moves": sans, "start_fen": self.start_fen, "clock": self.clock.snapshot(),
+                "moves": sans, "start_fen": self.start_fen, "clock": clock_shown(self.clock),
                 "thinking": self.busy,
                 "can_claim_draw": self.result is None and board.turn == self.human and board.can_claim_draw(),
                 "result": self.result, "termination": self.termination, "expert": self.expert_name,
@@ -314,7 +266,7 @@ class Game:
         game.headers.update({
             "Event": "cbr-chess in the browser", "Site": "localhost", "Date": self.started.strftime("%Y.%m.%d"),
             "White": you if self.human == chess.WHITE else expert, "Black": expert if self.human == chess.WHITE else you,
-            "Result": self.result or "*", "TimeControl": self._time_control(), "Annotator": f"cbr-chess, strength {strength}",
+            "Result": self.result or "*", "TimeControl": str(self.clock.control), "Annotator": f"cbr-chess, strength {strength}",
         })
         if self.termination:
             game.headers["Termination"] = self.termination
@@ -324,11 +276,6 @@ class Game:
                 lines = [s for s in record["strings"] if parse_line(s)["kind"] != "setup"]
                 node.comment = " | ".join(lines).replace("}", ")")
         return str(game) + "\n"
-
-    def _time_control(self) -> str:
-        seconds = int(self.clock.base_ms / 1000)
-        inc = f"+{self.clock.inc_ms // 1000}" if self.clock.inc_ms else ""
-        return f"{self.clock.moves}/{seconds}{inc}" if self.clock.moves else f"{seconds}{inc}"
 
     # -- rules ----------------------------------------------------------------------------------
 

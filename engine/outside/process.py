@@ -1,27 +1,25 @@
 """One outside UCI engine process that nobody waits for: started on a thread of its own, and
-driven by commands each watched against a deadline, ``stop`` and what python-chess finds wrong
-in the engine's output (the judge's, :mod:`engine.outside.judge`)."""
+driven by commands each watched on the engine's event loop against a deadline, ``stop`` and what
+python-chess finds wrong in the engine's output (the judge's, :mod:`engine.outside.judge`)."""
 
 from __future__ import annotations
 
 import asyncio
 import threading
 import time
-from collections.abc import Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
 import chess.engine
 
 from common.text import clip
-from engine.outside.launch import LaunchError, Launching, launch
+from engine.outside.launch import CommandFailed, Complaints, LaunchError, Launching, launch, watched
 
 #: The most seconds an engine has to answer a command (``quit``, a search past its time) before
 #: it is killed as hung.
 KILL_GRACE = 0.5
-#: The most seconds an engine has to answer ``stop`` before it is killed as hung.
-STOP_GRACE = 0.2
-#: How often a waiting command looks at ``stop``, the clock and the complaints (seconds).
+#: How often a waiting thread looks at ``stop`` (seconds): a thread's flag cannot wake it.
 POLL = 0.005
 
 T = TypeVar("T")
@@ -57,7 +55,7 @@ class EngineProcess:
         self.command = command
         self.options = dict(options)
         self.engine: chess.engine.SimpleEngine | None = None
-        self._complaints: list[str] = []  # what python-chess found wrong in the running engine's output
+        self._complaints = Complaints()  # what python-chess found wrong in the running engine's output
         self._lock = threading.Lock()
         self._start: _Start | None = None  # the start under way, or finished and not yet collected
 
@@ -80,8 +78,12 @@ class EngineProcess:
         """Wait for the start under way until the monotonic time ``until`` (None: its end) or
         ``stop``; whether no start is under way any more."""
         attempt = self._start
-        while attempt is not None and not attempt.done.wait(POLL):
-            if (stop is not None and stop.is_set()) or (until is not None and time.monotonic() > until):
+        if attempt is None:
+            return True
+        if stop is None:  # nothing to look at: a plain wait
+            return attempt.done.wait(None if until is None else max(until - time.monotonic(), 0.0))
+        while not attempt.done.wait(POLL):
+            if stop.is_set() or (until is not None and time.monotonic() > until):
                 return False
         return True
 
@@ -122,17 +124,17 @@ class EngineProcess:
 
     def _launch(self, attempt: _Start, timeout: float) -> None:
         """The start's thread: the engine, past ``uciok`` and its options set, or why not."""
-        complaints: list[str] = []
+        complaints = Complaints()
         engine = None
         try:
             engine = launch([self.command], timeout=timeout, own_group=True, launching=attempt.launching,
-                            complaints=complaints.append)
+                            complaints=complaints)
             options = {name: _within(engine.protocol.options[name], value) for name, value in self.options.items()
                        if name in engine.protocol.options}
             self.call(engine.protocol.configure(options), time.monotonic() + timeout, engine=engine,
                       complaints=complaints)
-            if complaints:
-                raise ProcessError(f"it answered garbage ({complaints[0]})")
+            if complaints.lines:
+                raise ProcessError(f"it answered garbage ({complaints.lines[0]})")
         except (LaunchError, ProcessError) as exc:
             attempt.error = str(exc)
         except Exception as exc:  # whatever else went wrong, the start ends, with its reason
@@ -147,59 +149,42 @@ class EngineProcess:
     def call(self, coroutine: Coroutine[Any, Any, T], deadline: float | None, *,
              stop: threading.Event | None = None, analysis: chess.engine.AnalysisResult | None = None,
              engine: chess.engine.SimpleEngine | None = None, grace: float = KILL_GRACE,
-             complaints: list[str] | None = None) -> T:
-        """Run ``coroutine`` on the client's event loop and wait for it, looking at the clock,
-        ``stop`` and python-chess's ``complaints`` (the running engine's by default) every
-        :data:`POLL` seconds. Past ``deadline`` a running ``analysis`` is told to stop; an engine
-        that has not answered ``grace`` seconds after that (or, for any other command, at
-        ``deadline``), :data:`STOP_GRACE` after ``stop``, or that answered garbage is killed:
-        ProcessError."""
+             complaints: Complaints | None = None) -> T:
+        """Run ``coroutine`` on the client's event loop, watched there (:func:`~engine.outside.launch.watched`) against
+        ``deadline``, ``stop`` and python-chess's ``complaints`` (the running engine's by default),
+        and wait for it. An engine that failed is killed: ProcessError."""
         engine = engine or self.engine
         assert engine is not None
         if complaints is None:
-            complaints = self._complaints if engine is self.engine else []
+            complaints = self._complaints if engine is self.engine else Complaints()
         if engine.returncode.done():
             coroutine.close()  # never to run
             raise ProcessError("its process has ended")
+        stopped = asyncio.Event()  # the watcher's copy of ``stop``
         try:
-            future = asyncio.run_coroutine_threadsafe(coroutine, engine.protocol.loop)
+            future = asyncio.run_coroutine_threadsafe(
+                watched(coroutine, deadline, stopped, complaints, analysis, grace), engine.protocol.loop)
         except RuntimeError:  # its event loop has ended: so has the process
             coroutine.close()
             raise ProcessError("its process has ended") from None
-        stopped: float | None = None
-        after = ""
+        told = False
         while True:
             try:
-                return future.result(timeout=POLL)
+                # ``stop`` is a thread's flag with no way to wake a waiter: it alone is looked at
+                # every POLL, and handed to the watcher once set
+                return future.result(timeout=None if stop is None or told else POLL)
             except TimeoutError:  # concurrent.futures' timeout, the builtin since Python 3.11
-                pass
+                if stop is not None and stop.is_set():
+                    told = True
+                    _tell(engine, stopped.set)
             except chess.engine.EngineTerminatedError:
                 raise ProcessError("its process ended (crashed or killed)") from None
+            except CommandFailed as exc:
+                self._kill(engine, future)
+                raise ProcessError(str(exc)) from None
             except (chess.engine.EngineError, ValueError, AssertionError) as exc:
                 self._kill(engine, future)
                 raise ProcessError(f"it answered garbage ({clip(str(exc))})") from None
-            if complaints:
-                self._kill(engine, future)
-                raise ProcessError(f"it answered garbage ({complaints[0]})")
-            now = time.monotonic()
-            if stopped is None:
-                if stop is not None and stop.is_set():
-                    grace = min(grace, STOP_GRACE)
-                    after = f"{grace:.2g} s after stop"
-                elif deadline is not None and now > deadline:
-                    grace = grace if analysis is not None else 0.0
-                    after = f"{grace:.2g} s past its time" if grace else "in time"
-                else:
-                    continue
-                stopped = now
-                if analysis is not None:
-                    try:
-                        engine.protocol.loop.call_soon_threadsafe(analysis.stop)
-                    except RuntimeError:  # its event loop has ended
-                        raise ProcessError("its process ended (crashed or killed)") from None
-            if now >= stopped + grace:
-                self._kill(engine, future)
-                raise ProcessError(f"it hung: no {'bestmove' if analysis is not None else 'answer'} {after}; killed")
 
     def _kill(self, engine: chess.engine.SimpleEngine, future: Future[Any]) -> None:
         """Kill ``engine`` (closed: a later start makes another) and abandon its command."""
@@ -208,3 +193,11 @@ class EngineProcess:
         with self._lock:
             if engine is self.engine:
                 self.engine = None
+
+
+def _tell(engine: chess.engine.SimpleEngine, callback: Callable[[], object]) -> None:
+    """Run ``callback`` on the engine's event loop (ProcessError if that has ended)."""
+    try:
+        engine.protocol.loop.call_soon_threadsafe(callback)
+    except RuntimeError:  # its event loop has ended
+        raise ProcessError("its process ended (crashed or killed)") from None

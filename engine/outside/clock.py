@@ -1,4 +1,7 @@
-"""Time controls and game clocks: thinking time is measured by the caller and charged here.
+"""Time controls and game clocks, as whoever drives the engines keeps them: the tournament charges
+the thinking time it measured and adjudicates flag falls; the web's live game runs the side to
+move's clock (:meth:`Clock.start`, :meth:`Clock.stop`) and shows it. Both tell an engine its time
+as a ``go`` would (:meth:`Clock.limits`).
 
 A :class:`TimeControl` is written as in the PGN ``TimeControl`` tag: ``"40/5400"`` (40 moves
 in 5400 s, repeating: the thesis's 40 moves in 90 minutes), ``"300"`` (sudden death) or
@@ -8,9 +11,12 @@ in 5400 s, repeating: the thesis's 40 moves in 90 minutes), ``"300"`` (sudden de
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, field
 
 import chess
+
+from engine.search.limits import SearchLimits
 
 _SPEC = re.compile(r"^(?:(?P<moves>\d+)/)?(?P<seconds>\d+(?:\.\d+)?)(?:\+(?P<inc>\d+(?:\.\d+)?))?$")
 
@@ -41,9 +47,8 @@ class TimeControl:
         )
 
     def __str__(self) -> str:
-        text = f"{self.seconds:g}"
-        if self.moves is not None:
-            return f"{self.moves}/{text}"
+        """As the PGN tag writes it (a period with an increment, as the web's games have, ``40/900+2``)."""
+        text = f"{self.seconds:g}" if self.moves is None else f"{self.moves}/{self.seconds:g}"
         return f"{text}+{self.increment:g}" if self.increment else text
 
 
@@ -53,6 +58,7 @@ class Clock:
 
     ``first_period_met`` records, per colour, that the side has not overstepped the first
     period (the thesis's "first 40 moves within 90 minutes"; the whole game for sudden death).
+    ``running`` is the side whose time runs (a live game), since the monotonic time ``since``.
     """
 
     control: TimeControl
@@ -60,6 +66,8 @@ class Clock:
     moves_made: dict[chess.Color, int] = field(init=False)
     used: dict[chess.Color, float] = field(init=False)
     first_period_met: dict[chess.Color, bool] = field(init=False)
+    running: chess.Color | None = field(default=None, init=False)
+    since: float = field(default=0.0, init=False)
 
     def __post_init__(self) -> None:
         self.remaining = {chess.WHITE: self.control.seconds, chess.BLACK: self.control.seconds}
@@ -91,6 +99,29 @@ class Clock:
         if self.control.moves is not None and self.moves_made[colour] % self.control.moves == 0:
             self.remaining[colour] += self.control.seconds
         return True
+
+    def left(self, colour: chess.Color, now: float | None = None) -> float:
+        """Seconds left to ``colour`` at the monotonic time ``now`` (default: now), its running time counted."""
+        if colour != self.running:
+            return self.remaining[colour]
+        return self.remaining[colour] - ((time.monotonic() if now is None else now) - self.since)
+
+    def start(self, colour: chess.Color, now: float | None = None) -> None:
+        """Run ``colour``'s time from the monotonic time ``now`` (default: now)."""
+        self.running, self.since = colour, time.monotonic() if now is None else now
+
+    def stop(self, now: float | None = None) -> bool:
+        """Charge the running side (if any) for one move, its time from :meth:`start` to ``now``
+        (default: now); False when its flag fell."""
+        colour, self.running = self.running, None
+        return colour is None or self.charge(colour, (time.monotonic() if now is None else now) - self.since)
+
+    def limits(self, colour: chess.Color) -> SearchLimits:
+        """The ``go`` parameters (milliseconds) that tell ``colour``, to move, about both clocks."""
+        inc = round(self.control.increment * 1000)
+        return SearchLimits(wtime=max(0, round(self.left(chess.WHITE) * 1000)),
+                            btime=max(0, round(self.left(chess.BLACK) * 1000)),
+                            winc=inc, binc=inc, movestogo=self.moves_to_go(colour))
 
     @property
     def requirement_met(self) -> bool:
