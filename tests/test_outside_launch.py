@@ -88,7 +88,9 @@ def test_an_engines_complaints_reach_its_listener_and_nothing_else_is_silenced(t
         engine.quit()
     assert heard == ["Exception parsing option min (invalid literal for int() with base 10: 'y')",
                      "Exception parsing option max (invalid literal for int() with base 10: 'z')"]
-    assert [r.getMessage() for r in caplog.records] == ["another engine's fault"]
+    # other tests' engines may still log while closing: look only at what this test's two sources said
+    logged = [r.getMessage() for r in caplog.records]
+    assert "another engine's fault" in logged and not any("parsing option" in m for m in logged)
     engine.returncode.result(timeout=5)
     assert logging.getLogger("chess.engine").filters == []  # its filter went with it
 
