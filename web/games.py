@@ -2,7 +2,8 @@
 engine in its own process, spoken to by python-chess's asyncio client as a GUI would.
 
 Every engine move is played through ``analysis()`` so that each ``info`` line arrives as it comes
-(``play()`` would merge them); the ``info string`` lines are the move's reasons (web/reasons.py).
+(``play()`` would merge them); the engine runs with ``Explain json``, and its record of the move is the
+move's reasons (web/reasons.py).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import chess
 import chess.engine
 import chess.pgn
 
-from web.reasons import gather, parse_line
+from web.reasons import OPTIONS, gather
 
 #: Sends one JSON message to the page.
 Send = Callable[[dict[str, Any]], Awaitable[None]]
@@ -62,10 +63,11 @@ class Settings:
     fen: str | None = None  # a position to start from
 
     def options(self) -> dict[str, str | int | bool]:
-        """The UCI options of this strength (option names as the engine declares them)."""
+        """The UCI options of this strength (option names as the engine declares them), and the
+        record of every move as JSON (the page's reasons)."""
         if self.elo is None:
-            return {"Selection": "calibrated", "UCI_LimitStrength": False}
-        return {"Selection": "calibrated", "UCI_LimitStrength": True, "UCI_Elo": self.elo}
+            return {"Selection": "calibrated", "UCI_LimitStrength": False, **OPTIONS}
+        return {"Selection": "calibrated", "UCI_LimitStrength": True, "UCI_Elo": self.elo, **OPTIONS}
 
 
 @dataclass
@@ -271,7 +273,7 @@ class Game:
                                   "strings": strings, "reasons": reasons}
         case = reasons.get("case")
         if case and self.case_lookup is not None:
-            record["position"] = self.case_lookup(case["case"])
+            record["position"] = self.case_lookup(case["row"])
         self.reasons[ply] = record
         self.board.push(best.move)
         self._check_end()
@@ -321,8 +323,7 @@ class Game:
         for ply, node in enumerate(game.mainline()):
             record = self.reasons.get(ply)
             if record:
-                lines = [s for s in record["strings"] if parse_line(s)["kind"] != "setup"]
-                node.comment = " | ".join(lines).replace("}", ")")
+                node.comment = " | ".join(record["reasons"]["words"]).replace("}", ")")
         return str(game) + "\n"
 
     def _time_control(self) -> str:
@@ -356,7 +357,7 @@ class Game:
 
 
 def describe_info(board: chess.Board, info: chess.engine.InfoDict) -> dict[str, Any]:
-    """One info line for the page: the numbers, the score from White's side, the line in SAN, or the string parsed."""
+    """One info line for the page: the numbers, the score from White's side, the line in SAN, or the string."""
     out: dict[str, Any] = {key: info[key] for key in ("depth", "seldepth", "nodes", "nps", "multipv") if key in info}
     if "time" in info:
         out["time"] = info["time"]
@@ -369,5 +370,5 @@ def describe_info(board: chess.Board, info: chess.engine.InfoDict) -> dict[str, 
         except (ValueError, AssertionError):
             out["pv"] = " ".join(m.uci() for m in info["pv"])
     if "string" in info:
-        out["string"] = parse_line(info["string"])
+        out["string"] = info["string"]
     return out
