@@ -7,8 +7,11 @@ import chess
 import pytest
 
 from casebase.format import Casebase
+from engine.agents.base import Decision, Reason
 from engine.agents.factory import Loader, make_agent
+from engine.agents.record import Choice, Guided, Named, Proposal, Record, Share, Verdict
 from engine.search.limits import SearchLimits
+from engine.style.prior import PriorSource
 from engine.uci.explain import explain
 from engine.uci.record_json import record_string
 from web.reasons import bars, gather, record_of, score_text, shape
@@ -53,8 +56,9 @@ def test_a_guided_move_gives_the_prior_the_verdict_the_reason_the_case_and_its_w
         [board.san(m) for m in board.legal_moves]
     played = reasons["played"]
     assert played["san"] == board.san(decision.move) and played["reason"] == decision.reason.value
-    if decision.case is not None:
-        assert reasons["case"]["row"] == decision.case and reasons["case"]["similarity"] == decision.similarity
+    assert decision.case is not None  # seed 3 plays a move of the expert's cases
+    assert reasons["case"]["row"] == decision.case and reasons["case"]["similarity"] == decision.similarity
+    assert reasons["case"]["expert"] == "Alexandra Kosteniuk" and reasons["case"]["votes"] > 0
 
 
 def test_a_limited_move_says_what_it_loses(casebase):
@@ -79,3 +83,22 @@ def test_rewording_the_engine_changes_nothing_the_page_reads(casebase):
     ours, theirs = gather(lines), gather(reworded)
     assert theirs.pop("words") == reworded[2:] and ours.pop("words") == lines[2:]
     assert ours == theirs and shape({})["played"] is None
+
+
+def test_a_judged_calibrated_move_gives_the_judge_and_how_often_the_expert_loses_as_much():
+    board = chess.Board()
+    e4, d4 = (Share(m, board.san(chess.Move.from_uci(m)), p) for m, p in (("e2e4", 0.6), ("d2d4", 0.4)))
+    guided = Guided(Proposal(PriorSource.MODEL, [e4, d4], "8x96", [e4, d4]),
+                    Verdict("Stockfish 15.1", 7, 962, 0.01, Named("d2d4", "d4"), 25, 2, 2, 1, 25),
+                    Choice("calibrated", e4, e4, 20, True, 20, chances=[e4, d4], loss=0.004, expert="A. Expert",
+                           phase="opening", often=0.88, calibration="A. Expert's error profile"))
+    decision = Decision(move=chess.Move.from_uci("e2e4"), reason=Reason.CALIBRATED,
+                        record=Record(["judge Stockfish 15.1 refused once"], guided))
+    reasons = gather([record_string(decision, board), *explain(decision.record)])
+    verdict, played = reasons["verdict"], reasons["played"]
+    assert verdict["by"] == "Stockfish 15.1" and verdict["seconds"] == 0.01 and verdict["scored"] == 2
+    assert verdict["best"] == "d4" and verdict["score"] == "+25 cp" and verdict["sound"] == 1
+    assert played["loss"] == 0.4 and played["often"] == 88 and played["phase"] == "opening" and played["chances"] == 2
+    assert reasons["prior"]["proposes"]["moves"][0] == {"san": "e4", "uci": "e2e4", "share": 60}
+    assert reasons["prior"]["votes"] is None and reasons["case"] is None
+    assert reasons["notes"] == ["judge Stockfish 15.1 refused once"]

@@ -75,10 +75,11 @@ class Case:
     cases: int = 0
 
     @classmethod
-    def of(cls, casebase: Casebase, row: int, similarity: int, **guided: float | int) -> Case:
+    def of(cls, casebase: Casebase, row: int, similarity: int, votes: float | None = None, voters: int = 0,
+           cases: int = 0) -> Case:
         src = casebase.source(row)
         return cls(row, casebase.expert, src.white, src.black, src.event, src.date, src.move_number,
-                   src.ply, similarity, **guided)  # type: ignore[arg-type]
+                   src.ply, similarity, votes, voters, cases)
 
 
 @dataclass(frozen=True)

@@ -55,10 +55,10 @@ def guided_record(
 
 def _proposal(agent: GuidedView, board: chess.Board, proposal: priors.Proposal) -> Proposal:
     expert = None if agent.casebase is None else agent.casebase.expert
-    uses_model = agent.prior_source.uses_model and agent.model is not None
+    model = agent.model if agent.prior_source.uses_model else None
     return Proposal(
         source=agent.prior_source, prior=ranked(board, proposal.prior),
-        model=agent.model.describe() if uses_model and agent.model is not None else None,
+        model=None if model is None else model.describe(),
         proposes=ranked(board, proposal.model), votes=ranked(board, proposal.votes), case_weight=proposal.case_weight,
         expert=expert, cases=proposal.cases, retrieved=proposal.retrieved,
         similarity=proposal.sims if proposal.cases else None,
