@@ -80,3 +80,17 @@ def test_the_json_line_stays_under_4_kb_with_many_candidates_and_long_texts():
         record = json.loads(text.removeprefix("json "))
         assert record["version"] == 1 and record["guided"]["proposal"]["prior"]["total"] == 240
         assert explain(decision.record)  # the words are not cut: only the JSON line is
+
+
+def test_the_schema_names_every_field_of_the_record():
+    import dataclasses
+    from pathlib import Path
+
+    from engine.agents import record as kinds
+
+    schema = (Path(__file__).resolve().parent.parent / "docs" / "explain.md").read_text()
+    assert "version 1" in schema.lower() and f"Schema, version {VERSION}" in schema
+    types = [t for t in vars(kinds).values() if dataclasses.is_dataclass(t) and t.__module__ == kinds.__name__]
+    missing = {f"{t.__name__}.{f.name}" for t in types for f in dataclasses.fields(t)
+               if f"`{f.name}`" not in schema and f'"{f.name}"' not in schema}
+    assert len(types) >= 12 and not missing
