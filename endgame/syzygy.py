@@ -27,8 +27,10 @@ class SyzygyMove:
     wdl: int
     dtz: int
 
-    def text(self) -> str:
-        return WDL_WORDS[self.wdl] + (f", {abs(self.dtz)} plies to zeroing" if self.wdl else "")
+
+def wdl_text(wdl: int, dtz: int) -> str:
+    """What the tables say of a position, in words: ``win, 12 plies to zeroing``."""
+    return WDL_WORDS[wdl] + (f", {abs(dtz)} plies to zeroing" if wdl else "")
 
 
 class SyzygyTables:

@@ -11,6 +11,7 @@ from engine_helpers import cases_casebase, pgn_casebase
 from engine.agents.pure import PureAgent
 from engine.cbr.weights import WEIGHT_CONFIGS, Weights
 from engine.search.limits import SearchLimits
+from engine.uci.explain import explain
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "experts"
 BALANCED = WEIGHT_CONFIGS["balanced"]
@@ -57,7 +58,7 @@ def test_plays_the_expert_move_in_a_known_position():
 def test_explanation_names_case_similarity_ties_and_moves():
     casebase = cases_casebase([(after("e4"), move("c7c5")), (after("e4"), move("e7e5"))])
     decision = PureAgent(casebase, BALANCED, 1).choose(after("d4"))
-    text = "\n".join(decision.explanation)
+    text = "\n".join(explain(decision.record))
     for part in ("Expert - Opponent", "Test", "2015.01.01", "move 1", "ply 1",
                  "248/256", "2 of 2 cases", "case move", "played"):
         assert part in text
@@ -74,7 +75,7 @@ def test_colour_filter_falls_back_to_a_uniform_legal_move():
         decision = agent.choose(board)
         assert decision.case is None and decision.similarity is None
         assert board.is_legal(decision.move)
-        assert "no case with Black to move" in decision.explanation[0]
+        assert "no case with Black to move" in explain(decision.record)[0]
         seen.add(decision.move)
     assert len(seen) > 5  # uniform over 20 replies, not the case move copied over
 
@@ -105,15 +106,15 @@ def test_moves_restrict_the_choice():
     agent = PureAgent(casebase, BALANCED, 0)
     assert agent.choose(chess.Board(), [move("d2d4"), move("a2a3")]).move == move("d2d4")
     decision = agent.choose(chess.Board(), [move("e2e5")])  # nothing legal listed: all moves
-    assert decision.move == move("e2e4") and "none of the listed moves" in decision.explanation[0]
+    assert decision.move == move("e2e4") and "none of the listed moves" in explain(decision.record)[0]
 
 
 def test_no_legal_move():
     mate = chess.Board("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1")
     stalemate = chess.Board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")
     agent = PureAgent(cases_casebase([(after("e4"), move("e7e5"))]), BALANCED, 0)
-    assert agent.choose(mate).move is None and "checkmate" in agent.choose(mate).explanation[0]
-    assert agent.choose(stalemate).move is None and "stalemate" in agent.choose(stalemate).explanation[0]
+    assert agent.choose(mate).move is None and "checkmate" in explain(agent.choose(mate).record)[0]
+    assert agent.choose(stalemate).move is None and "stalemate" in explain(agent.choose(stalemate).record)[0]
 
 
 @pytest.mark.parametrize("name", list(WEIGHT_CONFIGS))

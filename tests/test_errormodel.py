@@ -18,6 +18,7 @@ from engine.style.errormodel import ErrorModel, expected_score, fit, losses
 from engine.style.prior import share_text
 from engine.style.profile import Profile, position
 from engine.style.rating import implied_rating, loss_at, rating_of
+from engine.uci.explain import explain
 from profiling.judging import Settings, sample
 from profiling.pipeline import store
 
@@ -195,7 +196,7 @@ def test_the_calibrated_agent_plays_its_likeliest_move_and_draws_by_the_seed(kos
     board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
     likely = GuidedAgent(casebase, Weights(0.5, 0.5, 0.5), 1, selection=Selection.LIKELY, prior="cases")
     decision = likely.choose(board, limits=SearchLimits(depth=2))
-    assert any("the likeliest by the error model" in line for line in decision.explanation)
+    assert any("the likeliest by the error model" in line for line in explain(decision.record))
     chances = reckoned[-1]
     assert len(chances) > 1 and decision.move == max(chances, key=chances.__getitem__)  # the most likely move
     assert decision.chances == chances  # told with the decision (experiments.load reckons the expected loss from them)
@@ -232,7 +233,7 @@ def test_the_chances_are_reckoned_once_a_move_and_the_explanation_says_them(kost
     decision = agent.choose(board, limits=SearchLimits(depth=2))
     assert len(reckoned) == 1
     chance = reckoned[0][decision.move]
-    assert any(f"({share_text(chance)} of {len(reckoned[0])} moves" in line for line in decision.explanation)
+    assert any(f"({share_text(chance)} of {len(reckoned[0])} moves" in line for line in explain(decision.record))
 
 
 def test_uci_limit_strength_and_elo_round_trip_through_python_chess(kosteniuk):

@@ -20,6 +20,7 @@ from engine.search.limits import DEFAULT_NODES, Budget, SearchLimits
 from engine.search.result import SearchResult
 from engine.style.model import StyleModel
 from engine.style.prior import MIN_SHARE
+from engine.uci.explain import explain
 
 BALANCED = WEIGHT_CONFIGS["balanced"]
 DEPTH2 = SearchLimits(depth=2)
@@ -61,7 +62,7 @@ def test_every_move_is_legal(kosteniuk: Casebase, options: dict) -> None:
     for board in random_positions(8, seed=len(options)):
         decision = agent.choose(board, limits=SearchLimits(depth=1))
         assert decision.move in board.legal_moves, board.fen()
-        assert decision.explanation
+        assert explain(decision.record)
 
 
 def test_listed_moves_restrict_the_choice(kosteniuk: Casebase) -> None:
@@ -72,13 +73,13 @@ def test_listed_moves_restrict_the_choice(kosteniuk: Casebase) -> None:
     # Nothing listed is legal: every legal move is allowed again, and the reason is given.
     decision = agent.choose(board, [move("e2e5")], limits=DEPTH2)
     assert decision.move in board.legal_moves
-    assert "none of the listed moves is legal" in decision.explanation[0]
+    assert "none of the listed moves is legal" in explain(decision.record)[0]
 
 
 def test_no_legal_move() -> None:
     agent = GuidedAgent(None, BALANCED, seed=1)
     decision = agent.choose(chess.Board("R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1"), limits=DEPTH2)
-    assert decision.move is None and "checkmate" in decision.explanation[-1]
+    assert decision.move is None and "checkmate" in explain(decision.record)[-1]
 
 
 @pytest.mark.parametrize("selection", ["argmax", "sample"])
@@ -103,7 +104,7 @@ def test_sound_casebase_move_is_kept() -> None:
     decision = agent.choose(board, limits=SearchLimits(depth=3))
     assert decision.move == move("g1f3")
     assert decision.case == 0 and decision.similarity == 256 and decision.votes == 1
-    assert any("played Nf3, the casebase's first choice (100%)" in line for line in decision.explanation)
+    assert any("played Nf3, the casebase's first choice (100%)" in line for line in explain(decision.record))
 
 
 def test_hanging_queen_is_overruled() -> None:
@@ -113,7 +114,7 @@ def test_hanging_queen_is_overruled() -> None:
     decision = agent.choose(board, limits=SearchLimits(depth=3))
     assert decision.move != move("d1g4")
     assert decision.case is None  # the search's own move, proposed by no case
-    text = "\n".join(decision.explanation)
+    text = "\n".join(explain(decision.record))
     assert "casebase move Qg4 (100%) loses" in text
     assert "no proposed move is sound" in text
 
@@ -125,7 +126,7 @@ def test_sound_runner_up_beats_unsound_favourite() -> None:
     decision = agent.choose(board, limits=SearchLimits(depth=3))
     assert decision.move == move("e4d5")
     assert decision.case == 2
-    line = next(line for line in decision.explanation if line.startswith("casebase move Qg4"))
+    line = next(line for line in explain(decision.record) if line.startswith("casebase move Qg4"))
     assert "(67%) loses" in line and "played exd5 (33%) instead" in line
 
 
@@ -135,7 +136,7 @@ def test_side_ahead_does_not_repeat_into_a_draw() -> None:
     agent = GuidedAgent(cases_casebase([(board.copy(stack=False), move("a1b1"))]), BALANCED, seed=1)
     decision = agent.choose(board, limits=SearchLimits(depth=3))
     assert decision.move != move("a1b1")
-    assert any("casebase move Rb1 (100%) loses" in line for line in decision.explanation)
+    assert any("casebase move Rb1 (100%) loses" in line for line in explain(decision.record))
     # One repetition earlier the same move is no draw yet, so the casebase is followed.
     board = shuffled(1)
     assert agent.choose(board, limits=SearchLimits(depth=3)).move == move("a1b1")
@@ -191,11 +192,11 @@ def test_explanation_names_the_case(kosteniuk: Casebase) -> None:
     decision = agent.choose(board, limits=DEPTH2)
     assert decision.case is not None
     src = kosteniuk.source(decision.case)
-    line = next(line for line in decision.explanation if "adapted from case" in line)
+    line = next(line for line in explain(decision.record) if "adapted from case" in line)
     for part in (src.white, src.black, src.event, src.date, f"ply {src.ply}",
                  f"similarity {decision.similarity}/256", "of the votes"):
         assert part in line
-    assert any(line.startswith("search depth 2") for line in decision.explanation)
+    assert any(line.startswith("search depth 2") for line in explain(decision.record))
 
 
 def test_without_cases_the_search_decides() -> None:
@@ -203,10 +204,10 @@ def test_without_cases_the_search_decides() -> None:
     board = played("e4")
     decision = GuidedAgent(white_only, BALANCED, seed=1).choose(board, limits=DEPTH2)
     assert decision.move in board.legal_moves and decision.case is None
-    assert "no case with Black to move" in decision.explanation[0]
+    assert "no case with Black to move" in explain(decision.record)[0]
     decision = GuidedAgent(None, BALANCED, seed=1).choose(board, limits=DEPTH2)
     assert decision.move in board.legal_moves
-    assert "no casebase loaded" in decision.explanation[0]
+    assert "no casebase loaded" in explain(decision.record)[0]
 
 
 # -- limits --------------------------------------------------------------------------------
@@ -228,7 +229,7 @@ def test_stop_ends_an_infinite_search(kosteniuk: Casebase) -> None:
     stop.set()
     decision = agent.choose(board, limits=SearchLimits(infinite=True), stop=stop)
     assert decision.move in board.legal_moves
-    nodes = int(re.search(r"(\d+) nodes", "\n".join(decision.explanation)).group(1))  # type: ignore[union-attr]
+    nodes = int(re.search(r"(\d+) nodes", "\n".join(explain(decision.record))).group(1))  # type: ignore[union-attr]
     assert nodes <= CHECK_EVERY + 1
 
 
@@ -243,7 +244,7 @@ def test_stop_cuts_the_proposal_short(kosteniuk: Casebase) -> None:
     assert (cut.cases, cut.retrieved) == (1, 64) and list(cut.prior.values()) == [1.0]
     decision = GuidedAgent(kosteniuk, BALANCED, seed=1).choose(board, limits=SearchLimits(infinite=True), stop=stop)
     assert decision.move in board.legal_moves
-    assert "(stop came after 1 of 64 adaptations)" in decision.explanation[0]
+    assert "(stop came after 1 of 64 adaptations)" in explain(decision.record)[0]
 
 
 @pytest.mark.parametrize(
@@ -303,7 +304,7 @@ def test_model_prior_proposes_the_models_favourite(likes_e4: StyleModel) -> None
     assert set(proposal.prior) == {m for m, p in proposal.model.items() if p >= MIN_SHARE}
     decision = agent.choose(board, limits=DEPTH2)
     assert decision.move == move("e2e4")
-    text = "\n".join(decision.explanation)
+    text = "\n".join(explain(decision.record))
     assert "the style model (1x4) proposes e4" in text and "the style model's first choice" in text
     # Black sees the board mirrored: its e5 is the model's e4.
     black = played("d4")
@@ -319,11 +320,11 @@ def test_blend_lets_the_cases_vote_only_in_their_own_position(likes_e4: StyleMod
     assert here.prior[move("g1f3")] == pytest.approx(0.8 + 0.2 * here.model[move("g1f3")])
     decision = agent.choose(board, limits=DEPTH2)
     assert decision.move == move("g1f3") and decision.case == 0
-    assert "vote Nf3 100%, weighing 80%" in decision.explanation[0]
+    assert "vote Nf3 100%, weighing 80%" in explain(decision.record)[0]
     elsewhere = played("d4 d5")  # the cases are not this position: the model alone
     away = agent.propose(elsewhere, list(elsewhere.legal_moves))
     assert away.case_weight == 0 and away.prior == {m: p for m, p in away.model.items() if p >= MIN_SHARE}
-    assert "not the position itself, so they do not vote" in agent.choose(elsewhere, limits=DEPTH2).explanation[0]
+    assert "not the position itself, so they do not vote" in explain(agent.choose(elsewhere, limits=DEPTH2).record)[0]
 
 
 def test_without_a_model_the_cases_propose(kosteniuk: Casebase) -> None:

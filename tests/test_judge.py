@@ -21,6 +21,7 @@ from engine.cbr.weights import Weights
 from engine.outside.judge import UNBOUNDED_PROPOSAL_DEPTH, Judge, JudgeError, JudgeSettings
 from engine.search.limits import Budget, SearchLimits
 from engine.search.scores import MATE, from_pov_score, mate_moves
+from engine.uci.explain import explain
 
 STOCKFISH = shutil.which("stockfish") or "/usr/games/stockfish"
 needs_stockfish = pytest.mark.skipif(not Path(STOCKFISH).is_file(),
@@ -119,7 +120,7 @@ def test_guided_mode_plays_the_most_liked_sound_proposal_and_names_its_judge(kos
         decision = agent.choose(board, limits=SearchLimits(depth=3))
     finally:
         judge.close()
-    text = "\n".join(decision.explanation)
+    text = "\n".join(explain(decision.record))
     assert "judge Stockfish 15.1: depth 8" in text and "sound at depth 8" in text, text
     assert decision.votes > 0 and decision.score_cp is not None and abs(decision.score_cp) < 150
 
@@ -328,7 +329,7 @@ def test_stop_reaches_a_judge_that_never_answers(tmp_path):
         judge.close()
     assert decision.move in chess.Board().legal_moves
     assert time.monotonic() - started < 0.3 + 1.5
-    assert "hung" in "\n".join(decision.explanation)
+    assert "hung" in "\n".join(explain(decision.record))
 
 
 def test_the_tournament_hands_its_judge_to_the_casebase_players():
@@ -382,6 +383,6 @@ def test_guided_mode_plays_the_proposal_a_scripted_judge_finds_sound(tmp_path, e
         decision = agent.choose(chess.Board(), limits=SearchLimits(depth=2))
     finally:
         judge.close()
-    text = "\n".join(decision.explanation)
+    text = "\n".join(explain(decision.record))
     assert decision.move == chess.Move.from_uci(played), text
     assert "judge Scripted: depth 7" in text and why in text, text

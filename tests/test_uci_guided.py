@@ -229,7 +229,7 @@ def test_multipv_shows_the_move_played_then_the_experts_most_likely_moves_throug
 
 
 def test_multipv_puts_a_played_move_the_expert_did_not_propose_first():
-    decision = Decision(move=chess.Move.from_uci("d2d4"), reason=Reason.ENGINE, explanation=[], score=-5, depth=18,
+    decision = Decision(move=chess.Move.from_uci("d2d4"), reason=Reason.ENGINE, score=-5, depth=18,
                         candidates=[Candidate(chess.Move.from_uci(uci), share, 10, True, 8)
                                     for uci, share in (("e2e4", 0.5), ("c2c4", 0.3), ("g1f3", 0.2))])
     ranked = decision.analysis_lines(3)

@@ -4,6 +4,8 @@ casebase, every engine move at depth 1: games, their reasons, bad input and requ
 from __future__ import annotations
 
 import io
+import sys
+from pathlib import Path
 
 import chess
 import chess.pgn
@@ -107,14 +109,14 @@ def test_a_game_move_by_move_with_reasons_take_back_and_pgn(app):
         record = next(r for r in records if r["reasons"]["case"])
         case = record["reasons"]["case"]
         assert case["expert"] == "Alexandra Kosteniuk" and case["white"] and case["date"] and case["move"] >= 1
-        assert record["position"]["case"] == case["case"] and chess.Board(record["position"]["fen"]).is_valid()
+        assert record["position"]["case"] == case["row"] and chess.Board(record["position"]["fen"]).is_valid()
         pgn = app.get(f"/api/games/{seen[-1]['game']}/pgn")
         game = chess.pgn.read_game(io.StringIO(pgn.text))
         assert pgn.headers["content-disposition"].startswith("attachment")
         assert game.headers["Black"] == "Alexandra Kosteniuk (cbr-chess)" and game.headers["TimeControl"] == "40/300"
         commented = game.mainline()
         node = list(commented)[record["ply"]]
-        assert f"played {record['san']}" in node.comment and "adapted from case" in node.comment
+        assert record["reasons"]["words"] and node.comment == " | ".join(record["reasons"]["words"]).replace("}", ")")
         for _ in records:
             ws.send_json({"type": "takeback"})
             state = until(ws, settled)[-1]
@@ -225,4 +227,32 @@ def test_a_pawn_promotes_to_the_piece_chosen_and_a_move_to_the_last_rank_needs_o
         state = until(ws, lambda m: settled(m) and m["plies"] == 2)[-1]
         assert state["moves"][0] == "e8=N" and state["result"] is None
         assert chess.Piece(chess.KNIGHT, chess.WHITE) in chess.Board(state["fen"]).piece_map().values()
+    assert no_engines_left()
+
+
+#: The engine with its sentences reworded (each line reversed): what the page shows must not change.
+REWORDED = ("import runpy, sys, engine.uci.explain as e; words = e.explain;"
+            " e.explain = lambda record: [line[::-1] for line in words(record)];"
+            " runpy.run_path({main!r}, run_name='__main__')")
+
+
+def test_rewording_the_engines_sentences_breaks_nothing_on_the_page(app, monkeypatch):
+    main = str(Path(__file__).resolve().parent.parent / "uci_main.py")
+    monkeypatch.setattr("web.games.engine_command", lambda casebase, judge, mode: [
+        sys.executable, "-c", REWORDED.format(main=main), "--casebase", casebase, *(["--mode", mode] if mode else [])])
+    with app.websocket_connect("/api/play") as ws:
+        ws.send_json({"type": "new", "expert": EXPERT, "colour": "white", "minutes": 5, "moves": 40})
+        until(ws, settled)
+        ws.send_json({"type": "move", "uci": "e2e4"})
+        seen = until(ws, lambda m: settled(m) and m["plies"] == 2)
+        record = next(m for m in seen if m["type"] == "reasons")
+        reasons = record["reasons"]
+        assert reasons["prior"]["prior"]["moves"] and reasons["verdict"]["by"] == "search"
+        assert reasons["played"]["san"] == record["san"]
+        assert any("deyalp" in w for w in reasons["words"])  # the engine's "played", reversed
+        pgn = app.get(f"/api/games/{seen[-1]['game']}/pgn").text
+        node = list(chess.pgn.read_game(io.StringIO(pgn)).mainline())[1]
+        assert node.comment == " | ".join(reasons["words"]).replace("}", ")")
+        ws.send_json({"type": "resign"})
+        until(ws, settled)
     assert no_engines_left()

@@ -76,8 +76,9 @@ def test_a_move_clicked_on_the_board_gets_the_experts_reply_and_its_reasons(serv
             assert moves[0] == "1. e4" and len(moves) == 2
             card = page.locator("#reasons article.reason").first
             assert card.locator("h3").inner_text() == moves[1]
-            assert "played" in card.locator(".played").inner_text()
+            assert card.locator(".played").inner_text().startswith(f"Played {moves[1].split()[-1]}")  # the page's words
             assert card.locator(".bar").count() >= 2 and "Search:" in card.inner_text()
+            assert "undefined" not in card.inner_text() and "null" not in card.inner_text(), card.inner_text()
             # an illegal move is refused by the board itself (no destination), and the position stays
             _click(page, "e4")
             _click(page, "e6")

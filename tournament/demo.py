@@ -19,6 +19,7 @@ from engine.agents.base import Decision
 from engine.cbr.configurations import Configuration
 from engine.outside.clock import TimeControl
 from engine.outside.launch import launch, own_engine
+from engine.uci.explain import explain
 from tournament.game import UNTERMINATED, play_game
 from tournament.players import UciSide, casebase_entrant, casebase_options
 from tournament.schedule import side_seed
@@ -65,7 +66,7 @@ def demo(
         def show(board: chess.Board, move: chess.Move, decision: Decision, seconds: float) -> None:
             number = f"{board.fullmove_number}." if board.turn == chess.WHITE else f"{board.fullmove_number}..."
             print(f"\n{number} {board.san(move)}   ({seconds * 1000:.0f} ms)", file=out)
-            for line in decision.explanation:
+            for line in explain(decision.record):
                 print(f"    {line}", file=out)
 
         record = play_game(sides[0], sides[1], control, max_plies=plies, on_move=show)

@@ -24,6 +24,7 @@ from engine.agents.base import Decision, Reason
 from engine.agents.factory import Loader, make_agent
 from engine.agents.modes import MODES, WEIGHT_OPTIONS, option_registry, weight_values
 from engine.agents.options import OptionValue
+from engine.agents.record import Record
 from engine.cbr.configurations import Configuration
 from engine.outside.launch import LaunchError, launch, own_engine
 from engine.search.limits import SearchLimits, to_limit
@@ -136,8 +137,8 @@ def parse_options(texts: Sequence[str]) -> dict[str, OptionValue]:
 class UciSide:
     """A side played by a UCI engine process (kept open across games by a :class:`Lineup`).
 
-    Every ``info string`` the engine prints for a move becomes a line of the Decision's
-    explanation. ``options`` are sent before the game's first ``go``, then ``ucinewgame``.
+    Every ``info string`` the engine prints for a move becomes a note of the Decision's record.
+    ``options`` are sent before the game's first ``go``, then ``ucinewgame``.
     ``nodes`` and ``search_seconds`` sum, over the game's moves, the last ``info nodes`` and
     ``info time`` the engine reported for each move (None until it reports any).
     """
@@ -176,7 +177,7 @@ class UciSide:
             self.nodes = (self.nodes or 0) + nodes
         if seconds is not None:
             self.search_seconds = (self.search_seconds or 0.0) + seconds
-        return Decision(move=best.move, reason=Reason.ENGINE, explanation=lines, score=score)
+        return Decision(move=best.move, reason=Reason.ENGINE, record=Record(lines), score=score)
 
 
 @dataclass

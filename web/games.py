@@ -2,7 +2,8 @@
 engine in its own process, spoken to by python-chess's asyncio client as a GUI would.
 
 Every engine move is played through ``analysis()`` so that each ``info`` line arrives as it comes
-(``play()`` would merge them); the ``info string`` lines are the move's reasons (web/reasons.py).
+(``play()`` would merge them); the engine runs with ``Explain json``, and its record of the move is the
+move's reasons (web/reasons.py).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import chess.pgn
 from engine.outside.clock import Clock, TimeControl
 from engine.outside.launch import Outside, own_engine, start
 from engine.search.limits import to_limit
-from web.reasons import gather, parse_line
+from web.reasons import OPTIONS, gather
 
 #: Sends one JSON message to the page.
 Send = Callable[[dict[str, Any]], Awaitable[None]]
@@ -60,10 +61,11 @@ class Settings:
     fen: str | None = None  # a position to start from
 
     def options(self) -> dict[str, str | int | bool]:
-        """The UCI options of this strength (option names as the engine declares them)."""
+        """The UCI options of this strength (option names as the engine declares them), and the
+        record of every move as JSON (the page's reasons)."""
         if self.elo is None:
-            return {"Selection": "calibrated", "UCI_LimitStrength": False}
-        return {"Selection": "calibrated", "UCI_LimitStrength": True, "UCI_Elo": self.elo}
+            return {"Selection": "calibrated", "UCI_LimitStrength": False, **OPTIONS}
+        return {"Selection": "calibrated", "UCI_LimitStrength": True, "UCI_Elo": self.elo, **OPTIONS}
 
 
 def clock_shown(clock: Clock) -> dict[str, Any]:
@@ -223,7 +225,7 @@ class Game:
                                   "strings": strings, "reasons": reasons}
         case = reasons.get("case")
         if case and self.case_lookup is not None:
-            record["position"] = self.case_lookup(case["case"])
+            record["position"] = self.case_lookup(case["row"])
         self.reasons[ply] = record
         self.board.push(best.move)
         self._check_end()
@@ -273,8 +275,7 @@ class Game:
         for ply, node in enumerate(game.mainline()):
             record = self.reasons.get(ply)
             if record:
-                lines = [s for s in record["strings"] if parse_line(s)["kind"] != "setup"]
-                node.comment = " | ".join(lines).replace("}", ")")
+                node.comment = " | ".join(record["reasons"]["words"]).replace("}", ")")
         return str(game) + "\n"
 
     # -- rules ----------------------------------------------------------------------------------
@@ -303,7 +304,7 @@ class Game:
 
 
 def describe_info(board: chess.Board, info: chess.engine.InfoDict) -> dict[str, Any]:
-    """One info line for the page: the numbers, the score from White's side, the line in SAN, or the string parsed."""
+    """One info line for the page: the numbers, the score from White's side, the line in SAN, or the string."""
     out: dict[str, Any] = {key: info[key] for key in ("depth", "seldepth", "nodes", "nps", "multipv") if key in info}
     if "time" in info:
         out["time"] = info["time"]
@@ -316,5 +317,5 @@ def describe_info(board: chess.Board, info: chess.engine.InfoDict) -> dict[str, 
         except (ValueError, AssertionError):
             out["pv"] = " ".join(m.uci() for m in info["pv"])
     if "string" in info:
-        out["string"] = parse_line(info["string"])
+        out["string"] = info["string"]
     return out

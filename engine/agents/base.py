@@ -13,6 +13,7 @@ import chess
 import numpy as np
 
 from casebase.format import Casebase
+from engine.agents.record import NoCase, NoMove, Record
 from engine.cbr.adaptation import candidate_moves
 from engine.cbr.retrieval import CaseIndex
 from engine.cbr.weights import Weights
@@ -26,7 +27,7 @@ IterationCallback = Callable[["SearchResult"], None]
 
 
 class Reason(StrEnum):
-    """What decided a move (:attr:`Decision.reason`; the explanation says it in words)."""
+    """What decided a move (:attr:`Decision.reason`; its record says how, :mod:`engine.agents.record`)."""
 
     #: pure mode: the most similar case's move, adapted
     CASE = "case"
@@ -65,8 +66,8 @@ class Candidate:
 
 @dataclass(kw_only=True)
 class Decision:
-    """A chosen move (None when there is no legal move), what decided it (``reason``) and why, in
-    lines a person can read.
+    """A chosen move (None when there is no legal move), what decided it (``reason``) and why, as a
+    typed record (:mod:`engine.agents.record`; the UCI layer words it).
 
     ``case`` and ``similarity`` name the case the move came from (None when none did);
     ``tied_cases`` is how many cases tied at the best similarity (pure mode), ``votes`` how
@@ -82,7 +83,7 @@ class Decision:
 
     move: chess.Move | None
     reason: Reason
-    explanation: list[str]
+    record: Record = field(default_factory=Record)
     case: int | None = None
     similarity: int | None = None
     tied_cases: int = 0
@@ -172,7 +173,7 @@ class CaseAgent:
 
     :meth:`choose` falls back to all legal moves when none of the listed ones is legal, and
     answers a position without a legal move itself; a mode implements :meth:`_choose` for the
-    rest, and its explanation follows the fallback's note.
+    rest, and its record's notes follow the fallback's.
     """
 
     def __init__(self, casebase: Casebase | None, weights: Weights, seed: int) -> None:
@@ -204,9 +205,9 @@ class CaseAgent:
             candidates = candidate_moves(board)
         if not candidates:
             reason = "checkmate" if board.is_checkmate() else "stalemate"
-            return Decision(move=None, reason=Reason.NO_MOVE, explanation=[*notes, f"no legal move ({reason})"])
+            return Decision(move=None, reason=Reason.NO_MOVE, record=Record(notes, NoMove(reason)))
         decision = self._choose(board, candidates, limits, stop, on_iteration)
-        decision.explanation[:0] = notes
+        decision.record.notes[:0] = notes
         return decision
 
     def _choose(self, board: chess.Board, candidates: list[chess.Move], limits: SearchLimits | None,
@@ -214,9 +215,6 @@ class CaseAgent:
         """The mode's own choice among ``candidates`` (legal, at least one)."""
         raise NotImplementedError
 
-    def no_case_reason(self, colour: chess.Color) -> str:
+    def no_case(self, colour: chess.Color) -> NoCase:
         """Why there is no case to follow for ``colour`` (no casebase, or none of its cases)."""
-        if self.casebase is None:
-            return "no casebase loaded"
-        side = chess.COLOR_NAMES[colour].capitalize()
-        return f"the casebase of {self.casebase.expert} has no case with {side} to move"
+        return NoCase(None if self.casebase is None else self.casebase.expert, chess.COLOR_NAMES[colour])

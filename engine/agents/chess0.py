@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 
 import chess
 import numpy as np
@@ -26,9 +27,9 @@ import numpy as np
 from engine.agents import defaults
 from engine.agents.base import Decision, IterationCallback, Reason
 from engine.agents.defaults import Chess0Style
+from engine.agents.record import Chess0, Named, Record
 from engine.search.alphabeta import Searcher
 from engine.search.limits import Budget, SearchLimits, search_budget
-from engine.search.scores import score_text
 
 MATERIAL = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 300, chess.ROOK: 500, chess.QUEEN: 900,
             chess.KING: 0}
@@ -127,13 +128,11 @@ class Chess0Agent:
                           movetime=None if budget is None else budget.movetime), stop=stop, moves=moves,
             tolerance=self.window if adaptive else 0, on_iteration=on_iteration)
         if result.move is None:
-            return Decision(move=None, reason=Reason.NO_MOVE, explanation=[f"{self.style} style: no legal move"])
-        line = f"{self.style} style: depth {result.depth} of {depth}, best {board.san(result.move)}"
-        if result.score is not None:
-            line += f" ({score_text(result.score)})"
+            return Decision(move=None, reason=Reason.NO_MOVE, record=Record(detail=Chess0(self.style.value)))
+        record = Chess0(self.style.value, result.depth, depth, Named.of(board, result.move), result.score)
         move = result.move
         if adaptive:
             sound = result.sound() or [result.move]
             move = sound[int(self.rng.integers(len(sound)))]
-            line += (f"; {len(sound)} move(s) within {self.window} cp of it: drew {board.san(move)} uniformly")
-        return Decision(move=move, reason=Reason.SEARCH, explanation=[line]).searched(result)
+            record = replace(record, window=self.window, within=len(sound), drawn=Named.of(board, move))
+        return Decision(move=move, reason=Reason.SEARCH, record=Record(detail=record)).searched(result)

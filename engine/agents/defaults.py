@@ -37,6 +37,17 @@ class Chess0Style(StrEnum):
     ADAPTIVE = "adaptive"
 
 
+class Explain(StrEnum):
+    """How the engine tells what decided each move (option Explain; docs/explain.md)."""
+
+    #: ``info string`` lines in words
+    TEXT = "text"
+    #: the same, and the record itself as one JSON ``info string`` line before them
+    JSON = "json"
+    #: none of the record's lines
+    OFF = "off"
+
+
 #: The engine's mode unless told otherwise: guided, the project's best self-contained play
 #: (pure, the thesis's agent, is one option away).
 MODE = "guided"
@@ -44,6 +55,9 @@ MODE = "guided"
 #: Milliseconds kept back from every clock budget (Stockfish's default; Python's pauses are
 #: covered by the search's own margins).
 MOVE_OVERHEAD_MS = 10
+
+#: Option Explain's default: the record in words.
+EXPLAIN = Explain.TEXT
 
 # Guided mode (search.md)
 NEIGHBOURS = 64

@@ -12,6 +12,7 @@ import chess
 from endgame.syzygy import SyzygyTables
 from endgame.tablebase import Tablebase, ending_of
 from engine.agents.base import Agent, Decision, IterationCallback, Reason
+from engine.agents.record import Named, Record, Tables
 from engine.search.limits import SearchLimits
 from engine.search.scores import from_mate_moves
 
@@ -50,17 +51,17 @@ class TablebaseAgent:
             move, verdict = found
             ending = ending_of(board)
             assert ending is not None
-            why = f"tablebase: {verdict.text()} ({ending[0]}); played {board.san(move)}, the distance-to-mate-optimal move"
+            record = Record(news, Tables(Named.of(board, move), ending[0], verdict.wins, verdict.plies))
             score = 0 if verdict.wins is None else from_mate_moves(verdict.moves if verdict.wins else -verdict.moves)
-            return Decision(move=move, reason=Reason.TABLES, explanation=[*news, why], score=score, depth=1,
+            return Decision(move=move, reason=Reason.TABLES, record=record, score=score, depth=1,
                             seldepth=1, nodes=1, pv=[move])
         if syzygy is not None:
-            why = f"Syzygy tables: {syzygy.text()}; played {board.san(syzygy.move)}, the best result soonest"
+            record = Record(news, Tables(Named.of(board, syzygy.move), wdl=syzygy.wdl, dtz=syzygy.dtz))
             score = 0 if abs(syzygy.wdl) < 2 else (TB_WIN - abs(syzygy.dtz)) * (1 if syzygy.wdl > 0 else -1)
-            return Decision(move=syzygy.move, reason=Reason.TABLES, explanation=[*news, why], score=score, depth=1,
+            return Decision(move=syzygy.move, reason=Reason.TABLES, record=record, score=score, depth=1,
                             seldepth=1, nodes=1, pv=[syzygy.move])
         decision = self.agent.choose(board, moves, limits=limits, stop=stop, on_iteration=on_iteration)
-        decision.explanation[:0] = news
+        decision.record.notes[:0] = news
         return decision
 
     def _news(self) -> list[str]:

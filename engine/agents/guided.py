@@ -29,7 +29,8 @@ from endgame.tablebase import Tablebase
 from engine.agents import defaults
 from engine.agents.base import Candidate, CaseAgent, Decision, IterationCallback, Reason
 from engine.agents.defaults import Selection
-from engine.agents.explain import explain_guided
+from engine.agents.record import Record
+from engine.agents.recording import guided_record
 from engine.cbr.adaptation import adapt_to
 from engine.cbr.weights import Weights
 from engine.outside.judge import Judge, JudgeError
@@ -198,7 +199,7 @@ class GuidedAgent(CaseAgent):
 
     def _choose(self, board: chess.Board, candidates: list[chess.Move], limits: SearchLimits | None,
                 stop: threading.Event | None, on_iteration: IterationCallback | None) -> Decision:
-        """Propose, search, decide (search.md §1–3); the explanation follows §5."""
+        """Propose, search, decide (search.md §1–3); the record follows §5."""
         proposal, result, judge, notes = self.assess(board, candidates, limits, stop, on_iteration)
         chances: dict[chess.Move, float] = {}
         if self.calibration is None:
@@ -206,13 +207,13 @@ class GuidedAgent(CaseAgent):
         else:
             chances = judged_chances(self.calibration, proposal, result)
             move, why = self._calibrated(chances, result)
-        notes += explain_guided(self, board, proposal, result, move, why, judge, chances)
+        record = Record(notes, guided_record(self, board, proposal, result, move, why, judge, chances))
         row, sim = proposal.source.get(move, (None, None))
         ranked = sorted(proposal.prior, key=lambda m: -proposal.prior[m])  # stable: first proposed first
         considered = [Candidate(m, proposal.prior[m], s.score if (s := result.scores.get(m)) else None,
                                 s is not None and s.exact, result.depth) for m in ranked]
         reply = result.pv[1] if move == result.move and len(result.pv) > 1 else None
-        return Decision(move=move, reason=why, explanation=notes, case=row, similarity=sim,
+        return Decision(move=move, reason=why, record=record, case=row, similarity=sim,
                         votes=proposal.count.get(move, 0), candidates=considered, chances=chances,
                         ponder=reply).searched(result)
 

@@ -221,6 +221,8 @@ def engine_options() -> list[Option]:
         Option("SyzygyPath", "string", ""),
         # a win/draw/loss estimate beside every score, as other engines show it
         Option("UCI_ShowWDL", "check", False),
+        # what decided each move: in words, also as one JSON line, or not at all (docs/explain.md)
+        Option("Explain", "combo", defaults.EXPLAIN.value, choices=tuple(e.value for e in defaults.Explain)),
         # the expert's N most likely moves as analysis lines, in modes with a prior (search.md §8)
         Option("MultiPV", "spin", 1, 1, 256),
         # milliseconds kept back from every clock budget, for the GUI's and the pipes' lag

@@ -6,7 +6,7 @@ import chess
 import numpy as np
 
 from engine.agents.base import CaseAgent, Decision, Reason
-from engine.agents.explain import adaptation_line, pure_case_lines
+from engine.agents.record import Case, Named, Pure, Record, Uniform
 from engine.cbr.adaptation import best_moves, draw, draw_index
 
 
@@ -25,14 +25,8 @@ class PureAgent(CaseAgent):
         rows, sim = self.index.most_similar(board) if self.index else (np.empty(0), -1)
         if not len(rows):
             move = draw(candidates, self.rng)
-            return Decision(
-                move=move,
-                reason=Reason.RANDOM,
-                explanation=[
-                    f"{self.no_case_reason(board.turn)}: played {board.san(move)}, drawn"
-                    f" uniformly from {len(candidates)} legal moves",
-                ],
-            )
+            return Decision(move=move, reason=Reason.RANDOM,
+                            record=Record(detail=Uniform(Named.of(board, move), len(candidates), self.no_case(board.turn))))
         assert self.casebase is not None and self.index is not None
         case = int(rows[draw_index(len(rows), self.rng)])
         case_move, case_board = self.casebase.move(case), self.casebase.board(case)
@@ -41,11 +35,19 @@ class PureAgent(CaseAgent):
         return Decision(
             move=move,
             reason=Reason.CASE,
-            explanation=[
-                *pure_case_lines(self.casebase, self.index, case, board.turn, sim, len(rows)),
-                adaptation_line(case_move, case_board, board, move, score, len(tied_moves)),
-            ],
+            record=Record(detail=Pure(Case.of(self.casebase, case, int(sim)), chess.COLOR_NAMES[board.turn], len(rows),
+                                      self.index.count(board.turn), Named(case_move.uci(), _san(case_board, case_move)),
+                                      Named.of(board, move),
+                                      float(score), len(tied_moves))),
             case=case,
             similarity=sim,
             tied_cases=len(rows),
         )
+
+
+def _san(board: chess.Board, move: chess.Move) -> str:
+    """SAN when python-chess can write it, else UCI: a case board lacks castling and en-passant rights."""
+    try:
+        return board.san(move)
+    except (ValueError, AssertionError):
+        return move.uci()

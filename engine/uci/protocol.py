@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, TextIO
 import chess
 
 from common.text import clip
+from engine.agents.defaults import Explain
 from engine.agents.modes import option_registry
 from engine.agents.options import OptionValue
 from engine.search.limits import SearchLimits, after_ponderhit, pondering
@@ -210,7 +211,7 @@ class UciEngine:
 
     def _search(self, agent: Agent | None, board: chess.Board, moves: list[chess.Move] | None,
                 limits: SearchLimits, lines: int) -> None:
-        """Choose a move and send its lines: the explanation, the move's own ``info``, with
+        """Choose a move and send its lines: its record (option Explain), the move's own ``info``, with
         ``lines`` > 1 that many of the expert's candidate moves (MultiPV), then ``bestmove``."""
         started = time.perf_counter()
         wdl = bool(self.values["UCI_ShowWDL"])
@@ -225,12 +226,14 @@ class UciEngine:
             traceback.print_exc(file=sys.stderr)
             decision = _uniform_decision(board, f"error while choosing a move: {clip(str(exc))}")
         elapsed = int((time.perf_counter() - started) * 1000)
-        for line in decision.explanation:
-            self.info(line)
+        explain = str(self.values["Explain"])
+        if explain != Explain.OFF:
+            self._explain(decision, board, as_json=explain == Explain.JSON)
         # with MultiPV, the analysis lines: the move played first, then the expert's likeliest moves
         for rank, candidate in enumerate(decision.analysis_lines(lines), 1):
             self.send(multipv_info(rank, candidate, elapsed))
-            self.info(multipv_string(board, rank, candidate))
+            if explain != Explain.OFF:
+                self.info(multipv_string(board, rank, candidate))
         # the move's own line last, what match runners and bots record (a line without multipv is
         # line 1 to GUIs and python-chess: the move played, with its nodes and whole pv)
         if decision.move is not None:
@@ -247,6 +250,16 @@ class UciEngine:
             self.send(f"bestmove {decision.move.uci()} ponder {decision.ponder.uci()}")
         else:
             self.send(f"bestmove {decision.move.uci()}")
+
+    def _explain(self, decision: Decision, board: chess.Board, *, as_json: bool) -> None:
+        """The decision's record: as JSON first with ``Explain json``, then in words."""
+        from engine.uci.explain import explain  # the record's modules need numpy: not before uciok
+        from engine.uci.record_json import record_string
+
+        if as_json:
+            self.info(record_string(decision, board))
+        for line in explain(decision.record):
+            self.info(line)
 
     def _searching(self) -> bool:
         return self._worker is not None and self._worker.is_alive()
@@ -287,13 +300,13 @@ def _legal_after(board: chess.Board, move: chess.Move, reply: chess.Move) -> boo
 def _uniform_decision(board: chess.Board, reason: str) -> Decision:
     """A uniformly random legal move, for when no agent could choose."""
     from engine.agents.base import Decision, Reason
+    from engine.agents.record import Named, NoMove, Record, Uniform
 
     moves = list(board.legal_moves)
     if not moves:
-        return Decision(move=None, reason=Reason.NO_MOVE, explanation=[reason, "no legal move"])
+        return Decision(move=None, reason=Reason.NO_MOVE, record=Record([reason], NoMove()))
     move = moves[secrets.randbelow(len(moves))]
-    return Decision(move=move, reason=Reason.RANDOM,
-                    explanation=[reason, f"played {board.san(move)}, a uniformly random legal move"])
+    return Decision(move=move, reason=Reason.RANDOM, record=Record([reason], Uniform(Named.of(board, move), len(moves))))
 
 
 def main_loop(defaults: Mapping[str, str] | None = None) -> int:

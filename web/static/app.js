@@ -186,12 +186,33 @@ function miniBoard(fen, move) {
   return node;
 }
 
+// The page's own words for the record's reasons (docs/explain.md): nothing here reads the engine's.
+const WHY = { case: 'the most similar case\'s move', argmax: 'the prior\'s likeliest sound move',
+  sample: 'drawn by the prior among the sound moves', calibrated: 'drawn by the expert\'s error model',
+  likely: 'the error model\'s likeliest move', search: 'the search\'s best move', tables: 'the endgame tables\' move',
+  random: 'drawn at random', engine: 'the engine\'s own move' };
+
+function playedText(p) {
+  let text = `Played ${p.san}: ${WHY[p.reason] ?? p.reason}`;
+  if (p.share !== undefined) text += ` (${p.share}% of the prior)`;
+  if (p.top && p.top !== p.san) text += `; the prior's first choice was ${p.top} (${p.top_share}%)`;
+  if (p.case_move) text += `; the case's move was ${p.case_move}`;
+  return text + '.';
+}
+
+function verdictText(v) {
+  if (v.score === null) return `stopped after ${v.nodes} nodes, before depth 1`;
+  let text = `depth ${v.depth}, ${v.nodes} nodes${v.by === 'search' ? '' : `, ${v.seconds.toFixed(2)} s`}: best ${v.best} (${v.score})`;
+  if (v.proposed) text += `; ${v.sound} of ${v.proposed} proposed moves sound (within ${v.tolerance} cp)`;
+  return text;
+}
+
 function reasonCard(record) {
   const r = record.reasons;
   const number = Math.floor(record.ply / 2) + 1;
   const card = el('article', { class: 'reason', 'data-ply': record.ply },
     el('h3', {}, `${number}${record.ply % 2 ? '…' : '.'} ${record.san}`));
-  if (r.played) card.append(el('p', { class: 'played' }, r.played.text));
+  if (r.played) card.append(el('p', { class: 'played' }, playedText(r.played)));
   if (r.played && r.played.loss !== undefined) {
     card.append(el('p', { class: 'loss' }, `It loses ${r.played.loss}% of the expected score; ` +
       (r.played.often !== null ? `${r.played.expert} loses that much or more in ${r.played.often}% of ${r.played.phase} moves.` : '')));
@@ -201,7 +222,7 @@ function reasonCard(record) {
     const where = p ? `${p.white} – ${p.black}, ${p.event}, ${p.year}, move ${p.move}`
       : `${c.white} – ${c.black}, ${c.event}, ${c.date.slice(0, 4)}, move ${c.move}`;
     const box = el('div', { class: 'case' }, el('p', {}, el('strong', {}, `From ${c.expert}'s game: `), where,
-      c.similarity !== undefined ? ` (similarity ${c.similarity}/256)` : ''));
+      ` (similarity ${c.similarity}/256)`));
     if (p) box.append(miniBoard(p.fen, p.uci), el('p', { class: 'small' }, `there the expert played ${p.san} (case ${p.case})`));
     card.append(box);
   }
@@ -210,11 +231,16 @@ function reasonCard(record) {
     for (const b of [bars('style model', r.prior.proposes), bars(`${r.prior.cases} cases vote`, r.prior.votes),
       bars('prior', r.prior.prior)]) if (b) row.append(b);
     card.append(row);
-    if (r.prior.note) card.append(el('p', { class: 'small' }, `${r.prior.cases} cases: ${r.prior.note}`));
+    if (r.prior.model && r.prior.cases && !r.prior.voting) {
+      card.append(el('p', { class: 'small' }, `${r.prior.cases} near cases, none of them this position: no votes`));
+    }
   }
-  if (r.verdict) card.append(el('p', { class: 'verdict' }, el('strong', {}, r.verdict.by === 'search' ? 'Search: ' : 'Judge: '), r.verdict.text));
-  if (r.similarity) card.append(el('p', { class: 'small' }, r.similarity.text));
-  for (const t of r.text) card.append(el('p', { class: 'small' }, t.text));
+  if (r.verdict) card.append(el('p', { class: 'verdict' }, el('strong', {}, r.verdict.by === 'search' ? 'Search: ' : `Judge ${r.verdict.by}: `), verdictText(r.verdict)));
+  if (r.similarity) {
+    const s = r.similarity;
+    card.append(el('p', { class: 'small' }, `similarity ${s.similarity}/256; ${s.tied} of ${s.count} cases tied at best`));
+  }
+  for (const note of r.notes) card.append(el('p', { class: 'small' }, note));
   return card;
 }
 
@@ -260,8 +286,8 @@ $('#ask-go').onclick = async () => {
     out.replaceChildren(...data.answers.map((a) => {
       const box = el('div', { class: 'answer' }, el('h3', {}, `${a.name}: ${a.best ?? (a.over ? `game over ${a.over}` : 'no move')}`));
       box.append(bars('candidates (share of the prior)', { moves: a.lines.map((l) => ({ san: l.san, share: l.share })), more: 0 }) || '');
-      for (const l of a.lines) box.append(el('p', { class: 'small' }, l.text));
-      if (a.reasons.played) box.append(el('p', { class: 'played' }, a.reasons.played.text));
+      for (const l of a.lines) box.append(el('p', { class: 'small' }, `${l.rank}. ${l.san}, ${l.share}% of the prior${l.score ? `, ${l.score}` : ''}`));
+      if (a.reasons.played) box.append(el('p', { class: 'played' }, playedText(a.reasons.played)));
       return box;
     }));
   } catch (e) { out.replaceChildren(); showError(e.message); }
