@@ -24,6 +24,9 @@ class Option:
     choices: tuple[str, ...] = ()
     #: Old names of choices, read as the choice they stand for.
     aliases: tuple[tuple[str, str], ...] = ()
+    #: What it does, in one line of Markdown: the options table of README.md and docs/usage.md
+    #: is made from it (engine/agents/optiontable.py).
+    doc: str = ""
 
     def parse(self, text: str) -> OptionValue:
         """The value ``text`` stands for; ValueError says why it is not acceptable."""
