@@ -17,6 +17,8 @@ from endgame.tablebase import Stored, Tablebase, TablebaseError, ending_of
 from engine.search.alphabeta import Searcher
 from engine.search.scores import MATE
 
+pytestmark = pytest.mark.slow  # the tables are made (KQK, KRK: seconds), and games played through the engine
+
 
 @pytest.fixture(scope="session")
 def tables_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -21,6 +21,8 @@ from engine.style.rating import implied_rating, loss_at, rating_of
 from profiling.judging import Settings, sample
 from profiling.pipeline import store
 
+pytestmark = pytest.mark.slow  # fits and calibrated games through the engine and judges
+
 
 def choices(model: ErrorModel, loss: np.ndarray, rng: np.random.Generator, log_prior: np.ndarray | None = None) -> np.ndarray:
     """Moves drawn by ``model`` itself, one per row."""

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from casebase.phases import PHASES
 from engine.agents import defaults
 from engine.agents.defaults import Selection
@@ -65,6 +67,7 @@ def test_the_command_lines_defaults_are_the_settings_defaults():
     assert (settings_of(depth).guided_depth, settings_of(depth).guided_nodes) == (3, None)
 
 
+@pytest.mark.slow
 def test_modes_have_one_name_each_and_the_old_names_still_read():
     assert [str(m) for m in FIDELITY_MODES] == ["pure", "generic", "prior", "alphabeta", "guided", "judged",
                                                 "likely", "calibrated", "stockfish"]

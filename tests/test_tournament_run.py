@@ -13,6 +13,8 @@ from tournament.clock import TimeControl
 from tournament.players import casebase_entrant, engine_entrant, uci_main_command
 from tournament.runner import TournamentSettings, run
 
+pytestmark = pytest.mark.slow  # round robins of engine games
+
 
 def games_of(path):
     """{(Round, White, Black): PGN text without the Date tag} of a PGN file."""
