@@ -7,7 +7,7 @@ TEST_STAMP := $(VENV)/.installed-test
 TRAIN_STAMP := $(VENV)/.installed-train
 WEB_STAMP := $(VENV)/.installed-web
 
-.PHONY: help install demo web test lint bench bench-cluster casebases profiles profile-report experiment fidelity fidelity-judge fidelity-ceiling personal personal-table strength ladder model tables kbnk chess0 clean
+.PHONY: help install demo web test check docs lint bench bench-cluster casebases profiles profile-report experiment fidelity fidelity-judge fidelity-ceiling personal personal-table strength ladder model tables kbnk chess0 clean
 
 ## help: this list of targets
 help:
@@ -34,6 +34,16 @@ $(TEST_STAMP): $(STAMP)
 test: lint
 	$(PY) -m mypy
 	$(PY) -m pytest -q -n 2 --dist loadgroup
+
+## check: the fast tier for the edit loop, within a minute: ruff, the import layers, the tests not marked slow
+check: $(TEST_STAMP)
+	$(PY) -m ruff check .
+	$(VENV)/bin/lint-imports
+	$(PY) -m pytest -q -n 2 --dist loadgroup -m "not slow"
+
+## docs: the options table of README.md and docs/usage.md, made from the option registry
+docs: $(STAMP)
+	$(PY) -m engine.agents.optiontable
 
 # The browser app needs its server (the [web] extra) and the board widget, fetched from npm.
 $(WEB_STAMP): $(STAMP)

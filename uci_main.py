@@ -51,14 +51,15 @@ def parse_args(argv: list[str] | None = None) -> dict[str, str]:
         metavar="W",
         help="adaptation weights v1 v2 v3, each 0..1 in hundredths, or one of: "
         + ", ".join(WEIGHT_CONFIGS)
-        + " (default: 0.5 0.5 0.5)",
+        + f" (default: {' '.join([str(agent_defaults.WEIGHT_HUNDREDTHS / 100)] * 3)})",
     )
     parser.add_argument(
         "--judge", metavar="PATH",
         help="guided mode: an outside UCI engine that judges the proposals (option Judge), e.g. /usr/games/stockfish",
     )
     parser.add_argument(
-        "--seed", type=int, help=f"generator seed 1..{SEED_MAX}; 0 (default) = a fresh seed every game"
+        "--seed", type=int,
+        help=f"generator seed 1..{SEED_MAX}; 0 = a fresh seed every game (default: {agent_defaults.SEED})"
     )
     args = parser.parse_args(argv)
     defaults: dict[str, str] = {}

@@ -24,6 +24,19 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
                     " (pytest-xdist issue #1386): install the test extra's pytest (<9.2)", pytrace=False)
 
 
+#: Session fixtures that take seconds to build: only tests marked slow may use them, so that the fast
+#: tier (make check) builds none (kosteniuk_casebase, 5.6 k cases, takes under a second).
+SLOW_FIXTURES = ("gaprindashvili_casebase", "heldout")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Refuse a test outside the slow tier that would build a fixture of seconds."""
+    for item in items:
+        used = sorted(set(SLOW_FIXTURES) & set(getattr(item, "fixturenames", ())))
+        if used and item.get_closest_marker("slow") is None:
+            raise pytest.UsageError(f"{item.nodeid} uses {', '.join(used)} (seconds to build): mark it slow")
+
+
 def _registered_names() -> dict[str, str]:
     with open(DATA_DIR / "experts.tsv", newline="", encoding="utf-8") as f:
         return {row["file"]: row["player"] for row in csv.DictReader(f, delimiter="\t")}

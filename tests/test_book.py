@@ -74,6 +74,7 @@ def _positions(casebase: Casebase, plies: int) -> list[chess.Board]:
     return [board for _, moves in replayed_games(casebase, plies) for board, _ in moves]
 
 
+@pytest.mark.slow
 def test_by_results_and_the_command_line(tmp_path, kosteniuk_casebase):
     out = tmp_path / "r.bin"
     done = subprocess.run([sys.executable, "-m", "casebase", "book", str(kosteniuk_casebase), "-o", str(out),

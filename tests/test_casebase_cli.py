@@ -22,6 +22,7 @@ def run(*args: object) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow
 def test_build_reports_spellings_and_writes_the_same_bytes_with_any_workers(tmp_path, data_dir,
                                                                              gaprindashvili_casebase):
     pgn = data_dir / "experts" / "gaprindashvili-2300.pgn"
@@ -89,6 +90,7 @@ def test_no_match_lists_closest_names_and_writes_nothing(tmp_path, data_dir):
     assert not out.exists() and list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_missing_input_and_empty_result_write_nothing(tmp_path, data_dir):
     out = tmp_path / "x.npz"
     missing = run("build", tmp_path / "none.pgn", "--player", "X", "-o", out)
@@ -99,6 +101,7 @@ def test_missing_input_and_empty_result_write_nothing(tmp_path, data_dir):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_holdout_writes_the_games_left_out_by_exclude_latest(tmp_path, data_dir):
     pgn = data_dir / "experts" / "kosteniuk-2200.pgn"
     kept, heldout = tmp_path / "kept.npz", tmp_path / "heldout.pgn"

@@ -59,6 +59,7 @@ def test_the_classic_style_is_deterministic():
         assert len(moves) == 1
 
 
+@pytest.mark.slow
 def test_the_adaptive_style_draws_within_its_threshold():
     seen: dict[str, set[chess.Move]] = {}
     for fen in MIDDLEGAME:
@@ -79,6 +80,7 @@ def test_the_adaptive_style_draws_within_its_threshold():
     assert Chess0Agent("adaptive", depth=3, deviation=1, window=0).choose(board).move in best.sound()
 
 
+@pytest.mark.slow
 def test_search_mode_over_uci_plays_the_same_classic_game_twice():
     games = []
     for _ in range(2):
@@ -91,6 +93,7 @@ def test_search_mode_over_uci_plays_the_same_classic_game_twice():
     assert games[0] == games[1]
 
 
+@pytest.mark.slow
 def test_a_match_of_two_engines_needs_no_casebase(tmp_path):
     engine = f"cmd='{sys.executable} {ROOT / 'uci_main.py'} --mode chess0'"
     done = subprocess.run(

@@ -29,6 +29,8 @@ from tournament.__main__ import main
 from tournament.players import casebase_entrant, engine_entrant
 from tournament.runner import TournamentSettings, run
 
+pytestmark = pytest.mark.slow  # a local Ray cluster plays games
+
 ROOT = Path(__file__).resolve().parent.parent
 LOCAL_CLUSTER = ["-m", "testing.local_cluster"]
 NO_NAMESPACE = 3

@@ -26,6 +26,9 @@ from profiling.judging import POSITIONS, Settings
 from profiling.pipeline import add_play, make_profile
 from profiling.play import PlaySettings
 
+pytestmark = [pytest.mark.slow,  # its fixture fits a shipped profile, and the tests play through the engine
+              pytest.mark.xdist_group("damaged-profile")]  # its module fixture is built once, on one worker
+
 DATA = Path(__file__).resolve().parent.parent / "data"
 #: After 1. e4 e5 2. Nf3, where the calibrated choice draws among the judged replies.
 MOVES = ["e2e4", "e7e5", "g1f3"]

@@ -18,6 +18,8 @@ from engine.search.alphabeta import Searcher
 from engine.search.limits import Budget
 from engine.search.scores import MATE
 
+pytestmark = pytest.mark.slow  # the tables are made (KQK, KRK: seconds), and games played through the engine
+
 
 @pytest.fixture(scope="session")
 def tables_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:

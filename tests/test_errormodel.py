@@ -22,6 +22,8 @@ from engine.uci.explain import explain
 from profiling.judging import Settings, sample
 from profiling.pipeline import store
 
+pytestmark = pytest.mark.slow  # fits and calibrated games through the engine and judges
+
 
 def choices(model: ErrorModel, loss: np.ndarray, rng: np.random.Generator, log_prior: np.ndarray | None = None) -> np.ndarray:
     """Moves drawn by ``model`` itself, one per row."""

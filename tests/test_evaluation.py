@@ -40,11 +40,13 @@ def test_side_to_move_point_of_view() -> None:
     assert evaluate(black_to_move) == -evaluate(white_to_move)
 
 
+@pytest.mark.slow
 def test_bit_scan_matches_square_by_square_sum() -> None:
     for board in random_positions(200, seed=1):
         assert evaluate_white(board) == _reference_white(board), board.fen()
 
 
+@pytest.mark.slow
 def test_colour_mirror_negates() -> None:
     for board in random_positions(200, seed=2):
         assert evaluate_white(board.mirror()) == -evaluate_white(board), board.fen()

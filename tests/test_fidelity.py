@@ -24,6 +24,8 @@ from fidelity.positions import read_positions, spread
 from fidelity.replay import play_positions
 from fidelity.settings import FidelitySettings
 
+pytestmark = pytest.mark.slow  # the fidelity benches' commands replay an expert's games through processes
+
 ROOT = Path(__file__).resolve().parent.parent
 KOSTENIUK = "Alexandra Kosteniuk"
 BALANCED = parse_configurations(["balanced"])[0]

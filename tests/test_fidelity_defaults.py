@@ -70,6 +70,7 @@ def test_the_command_lines_defaults_are_the_settings_defaults():
     assert settings_of(weighted).values(FidelityMode.GUIDED)["CaseWeight"] == 80
 
 
+@pytest.mark.slow
 def test_modes_have_one_name_each_and_the_old_names_are_refused():
     assert [str(m) for m in FIDELITY_MODES] == ["pure", "generic", "prior", "alphabeta", "guided", "judged",
                                                 "judged-likely", "judged-calibrated", "stockfish"]

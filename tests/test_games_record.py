@@ -28,6 +28,9 @@ from profiling.games import add_games, targets
 from profiling.pipeline import add_play, make_profile
 from profiling.play import PlaySettings
 
+pytestmark = [pytest.mark.slow,  # the games record plays the engine's games and judges them
+              pytest.mark.xdist_group("games-record")]  # its module fixture is built once, on one worker
+
 GAMES = Path(__file__).resolve().parent.parent / "data" / "games" / "round-robin-40-20.pgn"
 #: The engine's positions of its own games recorded (a few: each is a judged position).
 RECORDED = PlaySettings(positions=12, judge_depth=2)

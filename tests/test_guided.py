@@ -45,6 +45,7 @@ def kosteniuk(kosteniuk_casebase: Path) -> Casebase:
 # -- legality and determinism --------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "options",
     [
@@ -82,6 +83,7 @@ def test_no_legal_move() -> None:
     assert decision.move is None and "checkmate" in explain(decision.record)[-1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("selection", ["argmax", "sample"])
 @pytest.mark.parametrize("limits", [SearchLimits(depth=2), SearchLimits(nodes=1500)])
 def test_same_seed_same_game(kosteniuk: Casebase, selection: str, limits: SearchLimits) -> None:
@@ -154,6 +156,7 @@ def test_most_voted_sound_move_beats_the_best_scored_one() -> None:
     assert decision.move == move("a2a3") and decision.votes == 2
 
 
+@pytest.mark.slow
 def test_sample_draws_sound_moves_by_their_votes() -> None:
     board = chess.Board()
     cases = [(board, move("e2e4")), (board, move("e2e4")), (board, move("d2d4"))]

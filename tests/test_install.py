@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # it builds the wheel and installs it in a fresh environment
+
 ROOT = Path(__file__).resolve().parent.parent
 #: What the wheel is made of.
 PACKAGED = ("pyproject.toml", "README.md", "uci_main.py", "common", "casebase", "endgame", "engine", "learn",

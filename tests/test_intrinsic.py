@@ -23,6 +23,8 @@ from engine.style.profile import MISTAKE_CP, Profile
 from engine.style.rating import rating_of
 from profiling.intrinsic import main, rate
 
+pytestmark = pytest.mark.slow  # ratings of games judged through an outside engine
+
 SCRIPT = Path(__file__).resolve().parent / "scripted_engine.py"
 PLAYER = "Tester, Tina"
 

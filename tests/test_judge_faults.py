@@ -3,7 +3,10 @@ UCI engine is refused once, in the background, while the engine keeps reading it
 keeping its clock; what the user typed is echoed cut; nonsense from a judge leaves no traceback.
 
 Each test talks to the real engine process; the judges are shell or Python scripts that log each
-start, so that tests count starts and lines rather than time, except where time is the point.
+start, so that tests count starts and lines rather than time. Where a wait is the fault, the test
+asks whether it happened before the judge's start ran out (a judge still starting: its process is
+there) rather than timing it; the few bounds in seconds left are generous on purpose, each below the
+fault it catches and far above a quiet machine's time, for a machine shared with other work.
 """
 
 from __future__ import annotations
@@ -20,7 +23,14 @@ import pytest
 from test_judge import HANGS, children, fake_engine, gone, scripted_judge
 from uci_helpers import MAIN, PROTOCOL, ROOT
 
+from engine.outside.judge import START_TIMEOUT
 from engine.outside.launch import LaunchError, launch
+
+pytestmark = pytest.mark.slow  # each test talks to the engine's process and its judges' processes
+
+#: A bound on a wait whose fault is waiting out a judge's start (START_TIMEOUT, 5 s): generous for a
+#: busy machine (a quiet one takes 0.03 to 0.5 s), still below what the fault costs.
+BELOW_A_START = START_TIMEOUT - 0.5
 
 #: A UCI engine that answers every go with an info python-chess cannot parse and an illegal bestmove.
 BAD_MOVES = HANGS.replace('    elif words[:1] == ["quit"]:',
@@ -87,6 +97,12 @@ def starts(log: Path) -> int:
     return len(log.read_text().split()) if log.exists() else 0
 
 
+def still_starting(log: Path, pid: int) -> bool:
+    """Whether the engine ``pid``'s judge, which logs its starts to ``log``, has not been refused
+    yet: not started, or its process still there (a refusal ends it)."""
+    return starts(log) == 0 or bool(children(pid))
+
+
 def legal(line: str, board: chess.Board) -> bool:
     return chess.Move.from_uci(line.split()[1]) in board.legal_moves
 
@@ -100,24 +116,25 @@ def test_a_judge_that_never_answers_uciok_blocks_nothing_and_is_refused_once(tmp
         engine.send("isready")
         engine.until("readyok")  # the casebase loaded
         engine.send(f"setoption name Judge value {cat}", "isready")
-        _, ready = engine.until("readyok")
-        assert ready < 1.5, ready  # was 5.0 s; 0.03 s on a quiet machine, the rest is room for a busy one
+        engine.until("readyok")
+        assert still_starting(log, engine.proc.pid)  # readyok did not wait for the judge's start (was 5.0 s)
         board = chess.Board()
         for _ in range(3):  # on a 253 ms clock, 15 moves to go (was 7.05 s)
             engine.send(f"position startpos moves {' '.join(m.uci() for m in board.move_stack)}",
                         "go wtime 253 btime 253 movestogo 15")
-            lines, seconds = engine.until("bestmove")
-            assert seconds < 1.0 and legal(lines[-1], board), (seconds, lines)  # 0.06 s quiet; room for load
+            lines, _ = engine.until("bestmove")
+            assert legal(lines[-1], board), lines
             board.push_uci(lines[-1].split()[1])
+        assert still_starting(log, engine.proc.pid)  # nor did the three moves (0.06 s each on a quiet machine)
         started = time.monotonic()
         while starts(log) and children(engine.proc.pid) and time.monotonic() < started + 10:
             time.sleep(0.05)  # its start timeout runs out in the background
         assert starts(log) == 1 and not children(engine.proc.pid)
         for _ in range(2):
             engine.send(f"position startpos moves {' '.join(m.uci() for m in board.move_stack)}", "go depth 1")
-            lines, seconds = engine.until("bestmove")
-            assert seconds < 1.0 and legal(lines[-1], board), (seconds, lines)
-        assert starts(log) == 1  # refused: not started again at every go
+            lines, _ = engine.until("bestmove")
+            assert legal(lines[-1], board), lines
+        assert starts(log) == 1  # refused: not started again at every go (nor waited for)
         text = engine.text()
         assert text.count("the built-in search judges until it answers uciok") == 1, text
         assert text.count("did not answer uciok within 5 s") == 1, text
@@ -136,15 +153,15 @@ def test_stop_and_quit_are_honoured_while_a_judge_starts(tmp_path):
         engine.send(f"setoption name Judge value {cat}", "position startpos", "go infinite")
         time.sleep(0.3)
         engine.send("stop")
-        lines, seconds = engine.until("bestmove")
-        assert seconds < 1.5 and legal(lines[-1], chess.Board()), (seconds, lines)  # was 5 s
-        [judge] = children(engine.proc.pid)  # still starting
+        lines, _ = engine.until("bestmove")
+        assert legal(lines[-1], chess.Board()), lines
+        [judge] = children(engine.proc.pid)  # still starting: the bestmove did not wait for it (was 5 s)
         engine.send("go infinite")
         time.sleep(0.3)
         engine.send("quit")
         assert engine.proc.wait(timeout=30) == 0
-        assert time.monotonic() - engine.sent < 2.5, time.monotonic() - engine.sent
-        assert gone(judge, within=1.0)
+        assert time.monotonic() - engine.sent < BELOW_A_START, time.monotonic() - engine.sent
+        assert gone(judge)  # not left behind (it would be there for good)
     finally:
         errors = engine.close()
     assert "Traceback" not in errors, errors
@@ -166,12 +183,13 @@ def test_stop_and_quit_end_a_hung_judges_search_at_once(tmp_path):
             [judge] = children(engine.proc.pid)
             engine.send("stop" if searches == 1 else "quit")
             if searches == 1:
-                lines, seconds = engine.until("bestmove")
-                assert seconds < 1.0 and legal(lines[-1], chess.Board()), (seconds, lines)  # was 0.51 s
+                lines, _ = engine.until("bestmove")
+                assert legal(lines[-1], chess.Board()), lines
+                # the engine's own clock: it gave the judge 0.2 s, then killed it (its wait is not timed here)
                 assert "it hung: no bestmove 0.2 s after stop; killed" in "\n".join(lines), lines
-            else:
-                assert engine.proc.wait(timeout=30) == 0 and time.monotonic() - engine.sent < 2.5
-            assert gone(judge, within=1.0)
+            else:  # it never answers: quit kills it rather than waits (30 s would be a hang)
+                assert engine.proc.wait(timeout=30) == 0 and time.monotonic() - engine.sent < BELOW_A_START
+            assert gone(judge)
     finally:
         errors = engine.close()
     assert "Traceback" not in errors, errors
@@ -215,7 +233,7 @@ def test_a_program_that_is_not_a_uci_engine_is_refused_once_until_it_changes(tmp
         for moves in ("", "e2e4", "e2e4 e7e5"):
             engine.send(f"position startpos moves {moves}", "go movetime 300")
             lines, seconds = engine.until("bestmove")
-            assert seconds < 2.0, seconds
+            assert seconds < BELOW_A_START, seconds  # the move did not wait out the refused program's start
         text = engine.text()
         assert text.count(reason) == 1 and text.count("refused (see above)") == 2, text
         assert starts(log) <= 1  # started once at most (where it could start at all)

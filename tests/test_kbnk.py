@@ -20,6 +20,8 @@ from learn.kbnk import (
     train,
 )
 
+pytestmark = pytest.mark.slow  # it trains Bergbom's networks (torch)
+
 
 @pytest.fixture(scope="module")
 def tables(tmp_path_factory: pytest.TempPathFactory) -> Tablebase:

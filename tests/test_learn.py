@@ -24,6 +24,8 @@ from learn.evaluate import legal_top1  # noqa: E402
 from learn.net import StyleNet  # noqa: E402
 from learn.train import TrainConfig, train  # noqa: E402
 
+pytestmark = pytest.mark.slow  # it trains style models (torch)
+
 TINY = TrainConfig(blocks=1, filters=8, positions=1024, batch=128, validation=0.1, validation_positions=500)
 
 

@@ -7,6 +7,10 @@ import sys
 import textwrap
 import time
 
+import pytest
+
+pytestmark = pytest.mark.slow  # it starts a pool of processes and kills their parent
+
 SCRIPT = textwrap.dedent('''
     import os, sys, time
     from parallel.pool import unordered_map

@@ -25,6 +25,9 @@ from test_uci_loop import session, strings  # noqa: E402
 from learn.__main__ import main as learn_main  # noqa: E402
 from learn.personal import PersonalConfig, latest_games, personalise  # noqa: E402
 
+pytestmark = [pytest.mark.slow,  # it trains personal models (torch)
+              pytest.mark.xdist_group("personal")]  # its module fixture is built once, on one worker
+
 
 @pytest.fixture(scope="module")
 def made(kosteniuk_casebase: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:

@@ -31,6 +31,9 @@ from profiling.judging import Settings
 from profiling.pipeline import add_play, make_profile, store
 from profiling.play import PlaySettings
 
+pytestmark = [pytest.mark.slow,  # the play-time record is judged and fitted (a session's worth of searches)
+              pytest.mark.xdist_group("play")]  # its module fixture is built once, on one worker
+
 #: The profile's positions and the play-time record's (a few: each is a judged position).
 PROFILE, PLAYED = Settings(positions=24, depth=2, multipv=4), PlaySettings(positions=16, judge_depth=2)
 

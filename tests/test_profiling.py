@@ -24,6 +24,8 @@ from profiling.judging import POSITIONS, Settings, sample
 from profiling.pipeline import make_profile
 from profiling.report import LOSS_AXIS, report_figure
 
+pytestmark = pytest.mark.slow  # the profile's commands judge positions through outside engines' processes
+
 SCRIPT = Path(__file__).resolve().parent / "scripted_engine.py"
 
 

@@ -127,6 +127,7 @@ def positions() -> list[chess.Board]:
 # -- correctness against minimax ---------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("depth", "step"), [(1, 1), (2, 1), (3, 10)])
 def test_alpha_beta_equals_minimax_with_static_leaves(
     positions: list[chess.Board], depth: int, step: int
@@ -138,6 +139,7 @@ def test_alpha_beta_equals_minimax_with_static_leaves(
         assert without_table.search(board, Budget(depth=depth)).score == expected, board.fen()
 
 
+@pytest.mark.slow
 def test_quiescence_equals_capture_minimax(positions: list[chess.Board]) -> None:
     # The full tree explodes in about half the positions: compare where it stays small.
     sizes = {board.fen(): _capture_tree_size(board, 1000) for board in positions}
@@ -149,6 +151,7 @@ def test_quiescence_equals_capture_minimax(positions: list[chess.Board]) -> None
         assert searcher.quiescence(board) == capture_minimax(board), board.fen()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("depth", "count"), [(1, 40), (2, 4)])
 def test_alpha_beta_equals_minimax_with_quiescence(
     positions: list[chess.Board], depth: int, count: int
@@ -161,6 +164,7 @@ def test_alpha_beta_equals_minimax_with_quiescence(
         assert Searcher().search(board, Budget(depth=depth)).score == expected, board.fen()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("only_some", [False, True])
 @pytest.mark.parametrize("tolerance", [0, 60])
 def test_root_scores_exact_down_to_tolerance(
@@ -193,6 +197,7 @@ def test_root_scores_exact_down_to_tolerance(
         assert sound <= set(result.sound()) <= {m for m, v in truth.items() if v >= floor}
 
 
+@pytest.mark.slow
 def test_incremental_key_and_material_are_recomputed_ones() -> None:
     rng = random.Random(3)
     seen = {"castling": 0, "en passant": 0, "promotion": 0}

@@ -63,6 +63,7 @@ class StopAfter(threading.Event):
         return self.searcher.nodes >= self.nodes or super().is_set()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("after", [1, 3000, 20_000])
 def test_stop_is_seen_within_check_every_nodes(after: int) -> None:
     board = chess.Board("r1bq1rk1/pp1nbppp/2p1pn2/3p4/2PP4/2N1PN2/PPQ1BPPP/R1B2RK1 w - - 0 9")
@@ -95,6 +96,7 @@ class FakeClock:
         return self.now
 
 
+@pytest.mark.slow
 def test_movetime_is_respected(monkeypatch: pytest.MonkeyPatch) -> None:
     board = chess.Board("r1bq1rk1/pp1nbppp/2p1pn2/3p4/2PP4/2N1PN2/PPQ1BPPP/R1B2RK1 w - - 0 9")
     clock = FakeClock(0.001)

@@ -166,6 +166,7 @@ def test_reading_a_pgn_without_the_experiment_tags_names_the_game():
         list(read_results(io.StringIO(text)))
 
 
+@pytest.mark.slow
 def test_the_clock_starts_once_a_uci_engine_has_loaded_its_options():
     # An engine that takes 3 s to load what its options name (as ours loads a casebase and its
     # calibration at isready) must not be charged for it: the clock gives 2 s for the whole game.

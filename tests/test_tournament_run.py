@@ -14,6 +14,8 @@ from tournament.__main__ import main
 from tournament.players import casebase_entrant, engine_entrant
 from tournament.runner import TournamentSettings, run
 
+pytestmark = pytest.mark.slow  # round robins of engine games
+
 
 def games_of(path):
     """{(Round, White, Black): PGN text without the Date tag} of a PGN file."""

@@ -29,6 +29,7 @@ def test_uci_handshake_declares_options_and_loads_lazily(kosteniuk_casebase):
     assert "cannot load" not in strings(lines)  # nothing read before isready
 
 
+@pytest.mark.slow
 def test_command_line_sets_option_defaults(kosteniuk_casebase):
     lines = converse(["uci"], "--casebase", str(kosteniuk_casebase), "--weights", "0.8", "0.2", "0.5", "--seed", "9")
     options = " ".join(line for line in lines if line.startswith("option"))
@@ -157,6 +158,7 @@ def test_searchmoves_restrict_the_move(kosteniuk_casebase):
     assert chess.Board().is_legal(chess.Move.from_uci(second))
 
 
+@pytest.mark.slow
 def test_fixed_seed_replays_and_ucinewgame_reseeds(kosteniuk_casebase):
     def play(seed: int, games: int) -> tuple[list[list[str]], str]:
         """Opening moves of ``games`` games of the engine against itself, and its info strings."""
@@ -182,6 +184,7 @@ def test_fixed_seed_replays_and_ucinewgame_reseeds(kosteniuk_casebase):
     assert play(seed, games=1)[0] == [fresh]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("go", "release"), [("go infinite", "stop"), ("go ponder wtime 5000 btime 5000", "ponderhit"),
                                              ("go ponder", "stop")])
 def test_held_search_answers_isready_and_waits_for_release(kosteniuk_casebase, go, release):
@@ -208,6 +211,7 @@ def test_quit_during_infinite_search_ends_cleanly(kosteniuk_casebase):
     assert engine.proc.wait(timeout=30) == 0
 
 
+@pytest.mark.slow
 def test_casebase_built_after_start_is_picked_up(kosteniuk_casebase, tmp_path):
     path = tmp_path / "later.npz"
     engine = Engine("--mode", "pure", "--casebase", str(path))

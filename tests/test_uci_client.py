@@ -9,6 +9,8 @@ import chess.engine
 import pytest
 from uci_helpers import popen
 
+pytestmark = pytest.mark.slow  # games through python-chess's client and the engine's process
+
 MAX_PLIES = 200
 
 

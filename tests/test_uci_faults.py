@@ -10,6 +10,8 @@ import chess.engine
 import pytest
 from uci_helpers import ROOT, bestmoves, conversation, popen, strings
 
+pytestmark = pytest.mark.slow  # each test plays through the engine's process
+
 SYZYGY = ROOT / "tests" / "data" / "syzygy"
 #: The fuzzer's position where the error model once had no move to choose among.
 FUZZED = ("position startpos moves h2h3 c7c5 f2f3 g7g6 c2c3 f7f5 c3c4 a7a5 g2g4 d8c7 d2d4 c7d6 b1a3 b7b6 b2b4"

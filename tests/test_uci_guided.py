@@ -13,6 +13,8 @@ from uci_helpers import Engine, bestmoves, converse, popen, stop_latency, string
 from casebase.format import Casebase
 from engine.agents.base import Candidate, Decision, Reason
 
+pytestmark = pytest.mark.slow  # each test plays guided moves through the engine's process
+
 #: Plies after which a test game is cut short when no rule has ended it.
 MAX_PLIES = 80
 AFTER_E4 = chess.Board("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1")

@@ -139,6 +139,7 @@ def test_a_casebase_path_the_system_refuses_gets_an_answer(tmp_path, monkeypatch
     (f"go movetime 1{'0' * 309}", "go movetime 10000000...(310 digits) is beyond"),
     ("go depth 1e309", "go depth needs a whole number; ignored"),
 ])
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["pure", "guided"])
 def test_limits_no_search_can_honour_are_said_and_searched_normally(go, complaint, mode, capsys):
     lines = session([f"setoption name Mode value {mode}", "position startpos moves e2e4",

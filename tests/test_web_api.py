@@ -14,6 +14,8 @@ from web_helpers import EXPERT, client, engine_processes, error, no_engines_left
 
 from web.games import Game, GameError, Settings
 
+pytestmark = pytest.mark.slow  # games through the app's engine processes
+
 START = chess.STARTING_FEN
 
 

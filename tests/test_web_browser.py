@@ -16,7 +16,8 @@ from web_helpers import EXPERT, no_engines_left
 from web import vendor
 
 CHROMIUM = next((p for p in ("/usr/bin/chromium", shutil.which("chromium") or "") if p and Path(p).is_file()), None)
-pytestmark = [pytest.mark.skipif(CHROMIUM is None, reason="no chromium: apt-get install chromium runs this test"),
+pytestmark = [pytest.mark.slow,  # a browser plays through the served app
+              pytest.mark.skipif(CHROMIUM is None, reason="no chromium: apt-get install chromium runs this test"),
               pytest.mark.xdist_group("web-browser")]
 
 

@@ -8,6 +8,8 @@ import chess
 import pytest
 from web_helpers import EXPERT, client, engine_processes, no_engines_left, settled, until
 
+pytestmark = pytest.mark.slow  # twenty games through engine processes
+
 GAMES = 20
 
 

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from casebase.format import CasebaseError
+from engine.agents import defaults
 from engine.agents.factory import Loader
 from engine.agents.modes import MODES
 from engine.cbr.configurations import parse_configurations
@@ -35,7 +36,8 @@ def _parser() -> argparse.ArgumentParser:
                    " or weight lists such as \"0.8 0.8 0.5\"; a match of --engines alone plays"
                    " one ('balanced' unless given): the weights are the casebase players'")
     r.add_argument("--rounds", type=int, default=3, help="games per ordered pair (default 3)")
-    r.add_argument("--mode", choices=list(MODES), default="pure", help="engine mode (default pure)")
+    r.add_argument("--mode", choices=list(MODES), default=defaults.TOURNAMENT_MODE,
+                   help=f"engine mode (default {defaults.TOURNAMENT_MODE})")
     r.add_argument("--tc", default="40/5400", help="time control, PGN style (default 40/5400)")
     r.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
     r.add_argument("--cluster", default=None, metavar="ADDRESS",

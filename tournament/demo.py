@@ -15,6 +15,7 @@ from typing import TextIO
 import chess
 import chess.engine
 
+from engine.agents import defaults
 from engine.agents.base import Decision
 from engine.cbr.configurations import Configuration
 from engine.outside.clock import TimeControl
@@ -26,7 +27,7 @@ from tournament.schedule import side_seed
 
 DEFAULT_WHITE = Path("casebases/carlsen-2800.npz")
 DEFAULT_BLACK = Path("casebases/ivanchuk-2700.npz")
-DEFAULT_MODE = "guided"
+DEFAULT_MODE = defaults.MODE
 #: The demo's clock: 40 moves in 12 seconds, so that a guided game takes about a minute.
 DEFAULT_CONTROL = "40/12"
 DEFAULT_PLIES = 160

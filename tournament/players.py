@@ -20,6 +20,7 @@ import chess.engine
 
 from casebase.format import Casebase, CasebaseError
 from common.text import clip
+from engine.agents import defaults
 from engine.agents.base import Decision, Reason
 from engine.agents.factory import Loader, make_agent
 from engine.agents.modes import MODES, WEIGHT_OPTIONS, option_registry, weight_values
@@ -185,7 +186,7 @@ class Lineup:
     """The players of one worker process: casebases loaded once, engine processes started once."""
 
     entrants: Sequence[Entrant]
-    mode: str = "pure"
+    mode: str = defaults.TOURNAMENT_MODE
     via_uci: bool = False
     judge: str = ""
     #: The endgame tables' folder (None: the engine's default folder; "": no tables) and guided

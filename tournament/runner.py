@@ -20,6 +20,7 @@ import chess
 from tqdm import tqdm
 
 from casebase.format import Casebase
+from engine.agents import defaults
 from engine.agents.options import OptionValue
 from engine.cbr.configurations import Configuration
 from engine.outside.clock import Clock, TimeControl
@@ -41,7 +42,7 @@ class TournamentSettings:
     entrants: tuple[Entrant, ...]
     configs: tuple[Configuration, ...]
     rounds: int = 3
-    mode: str = "pure"
+    mode: str = defaults.TOURNAMENT_MODE
     control: TimeControl = field(default_factory=lambda: TimeControl(40, 5400))
     seed: int = 0
     event: str = "CBR expert round robin"

@@ -1,5 +1,6 @@
 """The one set of defaults of the agents' settings: the engine's options, the agents'
-constructors, the tournament and the fidelity bench all read them here (cheap to import)."""
+constructors, the cbr-chess command, the tournament and the fidelity bench all read them here
+(cheap to import); no other module writes a default's value."""
 
 from __future__ import annotations
 
@@ -51,6 +52,25 @@ class Explain(StrEnum):
 #: The engine's mode unless told otherwise: guided, the project's best self-contained play
 #: (pure, the thesis's agent, is one option away).
 MODE = "guided"
+#: The round robin's mode unless told otherwise: pure, the thesis's experiment (experiment.md).
+TOURNAMENT_MODE = "pure"
+#: The shipped expert played when no casebase is given (a name in the casebases' folder).
+CASEBASE = "carlsen-2800"
+
+# Every mode
+#: The adaptation weights v1, v2, v3 (cbr-agent.md §5) in hundredths: the thesis's balanced 0.5 each.
+WEIGHT_HUNDREDTHS = 50
+#: 0: a fresh seed every game, told so that the game can be replayed.
+SEED = 0
+#: The expert's N most likely moves shown as analysis lines: 1, the move played alone.
+MULTI_PV = 1
+#: No Syzygy tables, no win/draw/loss beside the scores, no pondering unless the GUI asks.
+SYZYGY_PATH = ""
+SHOW_WDL = False
+PONDER = False
+#: The standard options, handed to an outside judge: one thread and a table of 16 MB (Stockfish's own).
+THREADS = 1
+HASH_MB = 16
 
 #: Milliseconds kept back from every clock budget (Stockfish's default; Python's pauses are
 #: covered by the search's own margins).
@@ -65,6 +85,7 @@ NEIGHBOURS = 64
 TEMPERATURE_TENTHS = 40
 #: The soundness margin of the built-in search (centipawns).
 TOLERANCE = 50
+SELECTION = Selection.AUTO
 PRIOR = PriorSource.BLEND
 #: Option Model's default: the casebase's personal model where there is one, else the generic model.
 MODEL = "auto"
@@ -73,9 +94,15 @@ CASE_WEIGHT_PERCENT = 50
 #: How far below its best the built-in search scores proposals exactly when the error model
 #: chooses (centipawns): a move losing more is all but never drawn.
 EXPERT_TOLERANCE = 300
+#: The expert's own strength unless UCI_LimitStrength asks for UCI_Elo's.
+LIMIT_STRENGTH = False
 #: UCI_Elo's default and range (the shipped experts' middle; what the rating line reaches).
 UCI_ELO = 2500
 UCI_ELO_RANGE = (1000, 3000)
+#: No outside judge: the built-in search judges the proposals.
+JUDGE = ""
+#: The outside judge's depth: 0, by the go's limits and the clock.
+JUDGE_DEPTH = 0
 #: The soundness margin on an outside judge's scale (25: measured best for fidelity, search.md §7).
 JUDGE_TOLERANCE = 25
 #: The outside engine's depth in the fidelity bench (alone, and as guided mode's judge): the bench
@@ -83,6 +110,7 @@ JUDGE_TOLERANCE = 25
 BENCH_DEPTH = 10
 
 # Chess0's engines
+CHESS0_STYLE = Chess0Style.CLASSIC
 CHESS0_DEPTH = 4
 CHESS0_DEPTH_DEVIATION = 2
 #: The adaptive style's randomisation window: root moves this close to the best are drawn among.

@@ -37,6 +37,10 @@ SEED_MAX = 2**31 - 1
 
 #: v1, v2, v3 (cbr-agent.md §5) as spins of hundredths.
 WEIGHT_OPTIONS = ("DistanceWeight", "FromDistanceWeight", "FromContentWeight")
+#: What each weighs (cbr-agent.md §5).
+WEIGHT_DOCS = ("v1 × 100: nearness of the moves' squares over their contents",
+               "v2 × 100: in nearness, the from squares over the to squares",
+               "v3 × 100: in contents, the from squares over the to squares")
 
 
 class Resources(Protocol):
@@ -160,7 +164,7 @@ def _chess0_agent(_: Casebase | None, values: Mapping[str, OptionValue], __: Res
 
 def default_casebase() -> Path:
     """The shipped casebase played when none is given (built by ``make casebases``)."""
-    return casebase_folder() / "carlsen-2800.npz"
+    return casebase_folder() / f"{defaults.CASEBASE}.npz"
 
 
 #: Modes by the name the ``Mode`` option uses; a new mode is one more entry.
@@ -172,22 +176,44 @@ MODES: dict[str, Mode] = {
         "the k nearest cases vote, an alpha-beta search vetoes unsound moves (search.md)",
         "playing the search's best move",
         (
-            Option("Neighbours", "spin", defaults.NEIGHBOURS, 1, 1024),
-            Option("Temperature", "spin", defaults.TEMPERATURE_TENTHS, 1, 10_000),
-            # the soundness margin of the built-in search, in centipawns
-            Option("Tolerance", "spin", defaults.TOLERANCE, 0, 1000),
-            Option("Selection", "combo", Selection.AUTO.value, choices=tuple(s.value for s in Selection)),
-            Option("Prior", "combo", defaults.PRIOR.value, choices=tuple(p.value for p in PriorSource)),
-            # auto: the casebase's personal model where there is one, else the generic model
-            Option("Model", "string", defaults.MODEL),
-            Option("CaseWeight", "spin", defaults.CASE_WEIGHT_PERCENT, 0, 100),
-            # an outside UCI engine that scores the proposals instead of the built-in search
-            Option("Judge", "string", ""),
-            Option("JudgeDepth", "spin", 0, 0, 99),  # 0: by the go's limits and the clock
-            Option("JudgeTolerance", "spin", defaults.JUDGE_TOLERANCE, 0, 1000),
-            # the standard options: the expert's error model at the rating UCI_Elo (strength.md)
-            Option("UCI_LimitStrength", "check", False),
-            Option("UCI_Elo", "spin", defaults.UCI_ELO, *defaults.UCI_ELO_RANGE),
+            Option("Neighbours", "spin", defaults.NEIGHBOURS, 1, 1024,
+                   doc="guided: k, how many of the most similar cases vote"),
+            Option("Temperature", "spin", defaults.TEMPERATURE_TENTHS, 1, 10_000,
+                   doc="guided: τ × 10 (tenths of a similarity point; 40 = τ 4): a case's vote is"
+                       " exp((Sim − Sim_best) / τ)"),
+            Option("Tolerance", "spin", defaults.TOLERANCE, 0, 1000,
+                   doc="guided: the soundness margin, centipawns a move may score below the search's best and still be"
+                       " sound (a move that lets a win above +200 cp slip to a draw never is)"),
+            Option("Selection", "combo", defaults.SELECTION.value, choices=tuple(s.value for s in Selection),
+                   doc="guided: `auto` plays `calibrated` where a judge (option `Judge`) scores the moves and the casebase"
+                       " has an error profile (the expert's own strength; the engine says so in an `info string`), `argmax`"
+                       " otherwise (strength.md §4); `argmax` plays the sound move with the largest prior, `sample` draws a"
+                       " sound move by its prior; `calibrated` draws among the judged moves"
+                       " by the expert's error model (the prior times the chance of making that move's loss, fitted to the"
+                       " expert's own moves: strength.md), `likely` plays that model's most likely move"),
+            Option("Prior", "combo", defaults.PRIOR.value, choices=tuple(p.value for p in PriorSource),
+                   doc="guided: where the prior comes from: `cases` (the nearest cases' votes), `model` (the style model),"
+                       " `blend` (the model, and the cases' votes where the position itself is a case)"),
+            Option("Model", "string", defaults.MODEL,
+                   doc="guided: the style model file (`make model`, `python -m learn train`); `auto`: the casebase's"
+                       " personal model where there is one, else the generic `engine/style/models/style.npz`"
+                       " (personal.md §2)"),
+            Option("CaseWeight", "spin", defaults.CASE_WEIGHT_PERCENT, 0, 100,
+                   doc="guided, `Prior blend`: the cases' weight in percent where the nearest case is the position itself"),
+            Option("Judge", "string", defaults.JUDGE,
+                   doc="guided: an outside UCI engine that judges the proposals instead of the built-in search, e.g."
+                       " `/usr/games/stockfish` (see \"An outside judge\" in docs/usage.md); `--judge`"),
+            Option("JudgeDepth", "spin", defaults.JUDGE_DEPTH, 0, 99,
+                   doc="guided, with a judge: its depth; 0 = the `go`'s limits and the clock (the calibrated choice: its"
+                       " calibration's depth, 10, within the clock)"),
+            Option("JudgeTolerance", "spin", defaults.JUDGE_TOLERANCE, 0, 1000,
+                   doc="guided, with a judge: centipawns (its scale) a proposal may score below its best and still be"
+                       " sound"),
+            Option("UCI_LimitStrength", "check", defaults.LIMIT_STRENGTH,
+                   doc="guided: play at the rating `UCI_Elo` by the expert's error model (`Selection calibrated` with the"
+                       " sensitivity of that rating; the expert's prior is kept; strength.md §4)"),
+            Option("UCI_Elo", "spin", defaults.UCI_ELO, *defaults.UCI_ELO_RANGE,
+                   doc="guided, with `UCI_LimitStrength`: the rating to play at"),
         ),
     ),
     "chess0": Mode(
@@ -195,12 +221,15 @@ MODES: dict[str, Mode] = {
         "Chess0's engines, no casebase: Style classic (fixed-depth alpha-beta) or adaptive",
         "searching alone",
         (
-            Option("Style", "combo", Chess0Style.CLASSIC.value, choices=tuple(s.value for s in Chess0Style)),
-            # the classic depth; the adaptive style's base depth
-            Option("Depth", "spin", defaults.CHESS0_DEPTH, 1, 20),
-            Option("DepthDeviation", "spin", defaults.CHESS0_DEPTH_DEVIATION, 0, 10),
-            # the adaptive style's randomisation window, in centipawns
-            Option("Window", "spin", defaults.CHESS0_WINDOW, 0, 1000),
+            Option("Style", "combo", defaults.CHESS0_STYLE.value, choices=tuple(s.value for s in Chess0Style),
+                   doc="chess0: `classic` (fixed depth, static evaluation, no quiescence, no randomness) or `adaptive`"),
+            Option("Depth", "spin", defaults.CHESS0_DEPTH, 1, 20,
+                   doc="chess0: the classic depth, the adaptive style's base depth"),
+            Option("DepthDeviation", "spin", defaults.CHESS0_DEPTH_DEVIATION, 0, 10,
+                   doc="chess0, adaptive: the opening's depth is `Depth` minus this"),
+            Option("Window", "spin", defaults.CHESS0_WINDOW, 0, 1000,
+                   doc="chess0, adaptive: the randomisation window, centipawns; a root move this close to the best may be"
+                       " drawn"),
         ),
         casebase=False,
     ),
@@ -210,29 +239,45 @@ MODES: dict[str, Mode] = {
 def engine_options() -> list[Option]:
     """Every option the engine declares: the common ones, then each mode's own."""
     options = [
-        Option("Casebase", "string", str(default_casebase())),
-        Option("Mode", "combo", defaults.MODE, choices=tuple(MODES)),
-        *(Option(name, "spin", 50, 0, 100) for name in WEIGHT_OPTIONS),
-        Option("Seed", "spin", 0, 0, SEED_MAX),
-        # every mode plays the tables' move where they cover the position
-        Option("Tables", "string", str(default_folder())),
-        # Syzygy tables (python-chess's probing), as other engines: every mode plays their
-        # won and drawn endings perfectly, beside our own tables
-        Option("SyzygyPath", "string", ""),
-        # a win/draw/loss estimate beside every score, as other engines show it
-        Option("UCI_ShowWDL", "check", False),
-        # what decided each move: in words, also as one JSON line, or not at all (docs/explain.md)
-        Option("Explain", "combo", defaults.EXPLAIN.value, choices=tuple(e.value for e in defaults.Explain)),
-        # the expert's N most likely moves as analysis lines, in modes with a prior (search.md §8)
-        Option("MultiPV", "spin", 1, 1, 256),
-        # milliseconds kept back from every clock budget, for the GUI's and the pipes' lag
-        Option("Move Overhead", "spin", defaults.MOVE_OVERHEAD_MS, 0, 5000),
-        # declared so that GUIs ponder with us: go ponder thinks on the opponent's time (search.md §4)
-        Option("Ponder", "check", False),
-        # the standard names; this engine searches on one thread with a table per move, so
-        # they are the judge's (an outside engine set with option Judge)
-        Option("Threads", "spin", 1, 1, 1024),
-        Option("Hash", "spin", 16, 1, 65536),  # MB
+        Option("Casebase", "string", str(default_casebase()),
+               doc="the expert's casebase (`.npz` from `python -m casebase build`, or a casebase's name); `--casebase`"),
+        Option("Mode", "combo", defaults.MODE, choices=tuple(MODES),
+               doc="`guided` (the default: the project's best self-contained play): the nearest cases vote, a search"
+                   " vetoes unsound moves; `pure`: the thesis's agent, the most similar case's move adapted"
+                   " (cbr-agent.md); `chess0`: Chess0's engines, no casebase; `--mode`"),
+        *(Option(name, "spin", defaults.WEIGHT_HUNDREDTHS, 0, 100, doc=f"{doc}; `--weights`")
+          for name, doc in zip(WEIGHT_OPTIONS, WEIGHT_DOCS, strict=True)),
+        Option("Seed", "spin", defaults.SEED, 0, SEED_MAX,
+               doc="the generator's seed, restarted at every `ucinewgame`; 0 = a fresh seed each game, told in an"
+                   " `info string` so the game can be replayed; `--seed`"),
+        Option("Tables", "string", str(default_folder()),
+               doc="every mode: the endgame tables' folder (`make tables`); KQK and KRK are made there at first use"
+                   " (a second each); empty (`<empty>`): no tables"),
+        Option("SyzygyPath", "string", defaults.SYZYGY_PATH,
+               doc="every mode: folders of Syzygy tables (separated as the system separates paths, `:` here), probed"
+                   " by python-chess: where they cover the position, the engine plays the move that keeps the best"
+                   " result and reaches it soonest (distance to zeroing), after our own `Tables`; a folder that cannot"
+                   " be read is told once"),
+        Option("UCI_ShowWDL", "check", defaults.SHOW_WDL,
+               doc="`wdl W D L` (per mille, for the side to move) beside every score, from a rough model of the score"
+                   " (a mate: `1000 0 0`)"),
+        Option("Explain", "combo", defaults.EXPLAIN.value, choices=tuple(e.value for e in defaults.Explain),
+               doc="what decided each move: `text`, English `info string` lines; `json`, also the decision's record as"
+                   " one `info string json {...}` line before them (docs/explain.md); `off`, neither"),
+        Option("MultiPV", "spin", defaults.MULTI_PV, 1, 256,
+               doc="guided: the move played and the expert's next N−1 most likely moves as analysis lines (`info"
+                   " multipv k …`), line 1 the move played, then by the prior, each with the search's or judge's"
+                   " score and an `info string` with its share (search.md §8)"),
+        Option("Move Overhead", "spin", defaults.MOVE_OVERHEAD_MS, 0, 5000,
+               doc="milliseconds kept back from every time limit, for the GUI's lag"),
+        Option("Ponder", "check", defaults.PONDER,
+               doc="declared so that GUIs ponder: `go ponder` thinks on the opponent's time, the clock starts at"
+                   " `ponderhit` (search.md §4)"),
+        Option("Threads", "spin", defaults.THREADS, 1, 1024,
+               doc="the standard option; this engine searches on one thread, so it goes to the judge, when one is set"),
+        Option("Hash", "spin", defaults.HASH_MB, 1, 65536,
+               doc="the standard option, MB; this engine keeps a table per move, so it goes to the judge, when one is"
+                   " set"),
     ]
     for mode in MODES.values():
         options += [o for o in mode.options if o.name not in {x.name for x in options}]

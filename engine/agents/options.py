@@ -22,6 +22,9 @@ class Option:
     minimum: int = 0
     maximum: int = 0
     choices: tuple[str, ...] = ()
+    #: What it does, in one line of Markdown: the options table of README.md and docs/usage.md
+    #: is made from it (engine/agents/optiontable.py).
+    doc: str = ""
 
     def parse(self, text: str) -> OptionValue:
         """The value ``text`` stands for; ValueError says why it is not acceptable."""
