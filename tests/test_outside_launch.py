@@ -26,13 +26,14 @@ DEAF = "while read line; do case \"$line\" in uci) echo 'id name Deaf'; echo uci
 def test_a_start_that_fails_leaves_no_process(tmp_path):
     """No uciok within the timeout, or a program that is no engine: LaunchError, the process reaped."""
     mute, _ = logged(tmp_path, "mute", "exec /bin/cat")
+    before = set(children(os.getpid()))  # an earlier test's engines on this worker may still be closing
     with pytest.raises(LaunchError, match="did not answer uciok within 0.3 s"):
         asyncio.run(start([mute], timeout=0.3))
     with pytest.raises(LaunchError, match="does not start as a UCI engine"):
         launch(["/bin/false"])
     with pytest.raises(LaunchError, match="no engine at"):
         asyncio.run(start([str(tmp_path / "missing")]))
-    assert children(os.getpid()) == []
+    assert set(children(os.getpid())) - before == set()
 
 
 def test_quit_kills_an_engine_that_does_not_quit(tmp_path):
@@ -79,6 +80,7 @@ def test_a_watched_search_is_stopped_at_its_deadline_and_a_deaf_engine_called_hu
 
 def test_an_engines_complaints_reach_its_listener_and_nothing_else_is_silenced(tmp_path, caplog):
     heard: list[str] = []
+    others = list(logging.getLogger("chess.engine").filters)  # other tests' judges on this worker may be alive
     engine = launch([fake_engine(tmp_path, "junk", BAD_OPTIONS)], complaints=heard.append)
     try:
         with caplog.at_level(logging.ERROR, logger="chess.engine"):
@@ -92,7 +94,7 @@ def test_an_engines_complaints_reach_its_listener_and_nothing_else_is_silenced(t
     logged = [r.getMessage() for r in caplog.records]
     assert "another engine's fault" in logged and not any("parsing option" in m for m in logged)
     engine.returncode.result(timeout=5)
-    assert logging.getLogger("chess.engine").filters == []  # its filter went with it
+    assert [f for f in logging.getLogger("chess.engine").filters if f not in others] == []  # its filter went with it
 
 
 def test_the_sync_facade_is_python_chess_simple_engine_over_the_same_start(tmp_path):
