@@ -17,6 +17,7 @@ from web.games import Game, GameError, Settings
 pytestmark = pytest.mark.slow  # games through the app's engine processes
 
 START = chess.STARTING_FEN
+JSON = {"content-type": "application/json"}  # the one type of a body (web/guard.py)
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +55,7 @@ def test_positions_are_read_from_fen_and_pgn_and_bad_ones_refused(app):
                         ({"pgn": "1. e4 e5 2. Ke3 *"}, "malformed PGN"), ({"pgn": "hello"}, "malformed PGN"), ({}, "send")]:
         response = app.post("/api/position", json=body)
         assert response.status_code == 400 and words in response.json()["error"], (body, response.json())
-    assert app.post("/api/position", content=b"{not json").status_code == 400
+    assert app.post("/api/position", content=b"{not json", headers=JSON).status_code == 400
 
 
 def test_an_oversized_upload_is_413_with_the_limit(app):
@@ -62,7 +63,7 @@ def test_an_oversized_upload_is_413_with_the_limit(app):
     response = app.post("/api/position", json=big)
     assert response.status_code == 413 and "at most 2000 bytes" in response.json()["error"]
     # without a declared length (chunked), counted as it arrives
-    chunked = app.post("/api/position", content=iter([b'{"pgn": "', b"x" * 3000, b'"}']))
+    chunked = app.post("/api/position", content=iter([b'{"pgn": "', b"x" * 3000, b'"}']), headers=JSON)
     assert chunked.status_code == 413
 
 

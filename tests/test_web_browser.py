@@ -36,7 +36,7 @@ def server(kosteniuk_casebase):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    config = Config(Experts([("shipped", kosteniuk_casebase.parent)]), limit=chess.engine.Limit(depth=1))
+    config = Config(Experts([("shipped", kosteniuk_casebase.parent)]), limit=chess.engine.Limit(depth=1), port=port)
     server = uvicorn.Server(uvicorn.Config(create_app(config), host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

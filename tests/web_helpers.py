@@ -17,14 +17,18 @@ with warnings.catch_warnings():
 
 from web.app import Config, create_app
 from web.experts import Experts
+from web.guard import LOOPBACK
 
 EXPERT = "kosteniuk-2200"
+#: The host name TestClient's requests and websockets are addressed to.
+HOST = "testserver"
 
 
 def client(folder: Path, **options: Any) -> TestClient:
     """A TestClient of an app offering ``folder``'s casebases, every engine move at depth 1."""
     options.setdefault("limit", chess.engine.Limit(depth=1))
     options.setdefault("ask_limit", chess.engine.Limit(depth=1))
+    options.setdefault("hosts", (*LOOPBACK, HOST))
     return TestClient(create_app(Config(Experts([("shipped", folder)]), **options)))
 
 

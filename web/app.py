@@ -1,7 +1,9 @@
 """The web app (FastAPI): the page, the experts' API, asking the expert, and the games' websocket.
 
 Requests name experts by id (web/experts.py), never by path; bodies are capped (413); every game
-owns one engine process, ended when its websocket closes, when it idles, or at shutdown.
+owns one engine process, ended when its websocket closes, when it idles, or at shutdown. Host, Origin
+and content type are checked before a request gets here (web/guard.py), and what goes to the page
+carries no path of this machine (web/redact.py).
 """
 
 from __future__ import annotations
@@ -29,7 +31,9 @@ from engine.search.limits import SearchLimits, to_limit
 from web.ask import MAX_LINES, ask
 from web.experts import Experts, UnknownExpert
 from web.games import Game, GameError, Settings
+from web.guard import LOOPBACK, Bound, Busy, Guard
 from web.positions import PositionError, board_from_fen, positions_of_pgn
+from web.redact import redact
 
 STATIC = Path(__file__).resolve().parent / "static"
 
@@ -45,9 +49,12 @@ class Config:
     ask_limit: chess.engine.Limit = field(default_factory=lambda: to_limit(SearchLimits(movetime=1000)))
     max_games: int = 4
     max_asks: int = 2
+    max_ask_queue: int = 8  # asks running or waiting for an engine; one more is 503
     idle_seconds: float = 1800.0
     max_body: int = 1_000_000  # bytes of a request body (a PGN upload)
     max_message: int = 65_536  # characters of one websocket message
+    hosts: tuple[str, ...] = LOOPBACK  # the Host names the page is served as (web/guard.py)
+    port: int | None = None  # the port it is served on (None: any)
 
 
 class Registry:
@@ -74,6 +81,7 @@ def create_app(config: Config) -> FastAPI:
     """The app for ``config``; its games end with it."""
     registry = Registry(config.max_games)
     asks = asyncio.Semaphore(config.max_asks)
+    ask_queue = Bound(config.max_ask_queue, "asks")
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -82,11 +90,13 @@ def create_app(config: Config) -> FastAPI:
 
     app = FastAPI(title="cbr-chess", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.registry = registry
+    app.state.asks = ask_queue
+    app.add_middleware(Guard, hosts=config.hosts, port=config.port)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.exception_handler(UnknownExpert)
     async def unknown(_: Request, exc: UnknownExpert) -> JSONResponse:
-        return JSONResponse({"error": str(exc)}, status_code=404)
+        return JSONResponse({"error": redact(str(exc))}, status_code=404)
 
     @app.exception_handler(PositionError)
     async def bad_position(_: Request, exc: PositionError) -> JSONResponse:
@@ -94,7 +104,11 @@ def create_app(config: Config) -> FastAPI:
 
     @app.exception_handler(StarletteHTTPException)  # FastAPI's and the router's (no such route)
     async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return JSONResponse({"error": str(exc.detail)}, status_code=exc.status_code)
+        return JSONResponse({"error": redact(str(exc.detail))}, status_code=exc.status_code)
+
+    @app.exception_handler(Busy)
+    async def busy(_: Request, exc: Busy) -> JSONResponse:
+        return JSONResponse({"error": str(exc)}, status_code=503, headers={"Retry-After": "5"})
 
     @app.get("/", include_in_schema=False)
     async def index() -> FileResponse:
@@ -103,7 +117,7 @@ def create_app(config: Config) -> FastAPI:
     @app.get("/api/experts")
     async def experts() -> dict[str, Any]:
         listing = await asyncio.to_thread(config.experts.listing)
-        return {"experts": listing, "default": config.experts.default_id(), "judge": config.judge,
+        return {"experts": listing, "default": config.experts.default_id(), "judge": redact(config.judge),
                 "limits": {"minutes": 90, "moves": 40, "increment": 60, "elo": list(defaults.UCI_ELO_RANGE), "lines": MAX_LINES}}
 
     @app.get("/api/experts/{expert_id}")
@@ -148,7 +162,7 @@ def create_app(config: Config) -> FastAPI:
         lines = body.get("lines", 4)
         if not isinstance(lines, int) or not 1 <= lines <= MAX_LINES:
             raise HTTPException(400, f'"lines" is a whole number from 1 to {MAX_LINES}')
-        paths = [str(config.experts.get(i).path) for i in ids]
+        paths = [str(config.experts.get(i).path.resolve()) for i in ids]  # absolute: web/redact.py finds it
         names = [config.experts.casebase(i).expert for i in ids]
 
         async def one(path: str) -> dict[str, Any]:
@@ -156,17 +170,19 @@ def create_app(config: Config) -> FastAPI:
                 return await ask(board, path, lines, config.ask_limit, judge=config.judge, mode=config.mode)
 
         try:
-            answers = await asyncio.gather(*(one(p) for p in paths))
+            with ask_queue.hold():
+                answers = await asyncio.gather(*(one(p) for p in paths))
         except (chess.engine.EngineError, TimeoutError, LaunchError) as exc:
             raise HTTPException(503, f"the engine failed: {exc}") from None
-        return {"fen": board.fen(), "answers": [{"expert": i, "name": n, **a} for i, n, a in zip(ids, names, answers)]}
+        return redact({"fen": board.fen(),
+                       "answers": [{"expert": i, "name": n, **a} for i, n, a in zip(ids, names, answers)]})
 
     @app.get("/api/games/{game_id}/pgn")
     async def pgn(game_id: str) -> PlainTextResponse:
         game = registry.games.get(game_id)
         if game is None:
             raise HTTPException(404, "no such game open (a game ends when its tab closes)")
-        return PlainTextResponse(game.pgn(), media_type="application/x-chess-pgn",
+        return PlainTextResponse(redact(game.pgn()), media_type="application/x-chess-pgn",
                                  headers={"Content-Disposition": f'attachment; filename="cbr-chess-{game_id[:8]}.pgn"'})
 
     @app.websocket("/api/play")
@@ -214,7 +230,7 @@ class _Session:
 
     async def send(self, message: dict[str, Any]) -> None:
         async with self.lock:
-            await self.ws.send_json(message)
+            await self.ws.send_json(redact(message))
 
     async def run(self) -> None:
         while True:
@@ -286,7 +302,7 @@ class _Session:
             self.game = None
         expert = self.config.experts.get(settings.expert)
         casebase = self.config.experts.casebase(settings.expert)
-        game = Game(settings, str(expert.path), casebase.expert, judge=self.config.judge, mode=self.config.mode,
+        game = Game(settings, str(expert.path.resolve()), casebase.expert, judge=self.config.judge, mode=self.config.mode,
                     limit=self.config.limit, case_lookup=lambda i: _case(self.config.experts, settings.expert, i))
         self.registry.add(game)
         self.game = game

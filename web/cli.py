@@ -10,6 +10,9 @@ from pathlib import Path
 from common.paths import casebase_folder, casebase_path
 from engine.search.limits import SearchLimits, to_limit
 
+#: Connections and requests at once (websockets included); uvicorn answers 503 beyond.
+CONNECTIONS = 64
+
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="cbr-chess web", description="Play the expert in a browser (docs/web.md).")
@@ -20,6 +23,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                                                         "e.g. /usr/games/stockfish")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                        help="another host name the page is opened as (e.g. this machine's name on the network "
+                             "with --host 0.0.0.0); repeatable. Requests for any other name are refused")
     parser.add_argument("--max-games", type=int, default=4, metavar="N", help="games (engine processes) at once (default 4)")
     parser.add_argument("--idle", type=float, default=1800, metavar="SECONDS",
                         help="a game idle this long ends with its engine (default 1800)")
@@ -37,6 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         from web.app import Config, create_app
         from web.experts import Experts
+        from web.guard import served_as
         from web.vendor import VendorError, fetch
     except ImportError as exc:
         print(f"cbr-chess web needs the web extra: pip install -e '.[web]' ({exc})", file=sys.stderr)
@@ -58,12 +65,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"cbr-chess web: --casebase {args.casebase}: no such file", file=sys.stderr)
         return 2
     limit = to_limit(SearchLimits(depth=args.depth)) if args.depth else None
+    hosts = served_as(args.host, args.allow_host)
     config = Config(Experts(folders, extra), judge=args.judge, limit=limit, max_games=args.max_games,
-                    idle_seconds=args.idle)
+                    idle_seconds=args.idle, hosts=hosts, port=args.port)
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"cbr-chess web: listening on {args.host}: other machines can reach the page", file=sys.stderr)
-    print(f"cbr-chess web: open http://{'127.0.0.1' if args.host == '127.0.0.1' else args.host}:{args.port}", file=sys.stderr)
-    uvicorn.run(create_app(config), host=args.host, port=args.port, log_level="warning", ws_max_size=1_000_000)
+    print(f"cbr-chess web: open http://{hosts[0]}:{args.port}", file=sys.stderr)  # a name it answers to
+    uvicorn.run(create_app(config), host=args.host, port=args.port, log_level="warning", ws_max_size=1_000_000,
+                limit_concurrency=CONNECTIONS)
     return 0
 
 
