@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from casebase.format import Casebase  # noqa: E402
+from casebase.profilefile import SUFFIX  # noqa: E402
 from common.stats import spearman  # noqa: E402
 from engine.style.calibration import calibrate  # noqa: E402
 from engine.style.model import StyleModel  # noqa: E402
@@ -46,6 +47,8 @@ def main() -> int:
     args = parser.parse_args()
     rows = []
     for path in args.casebases:
+        if path.name.endswith(SUFFIX):  # a casebase's profile file, read with it
+            continue
         casebase = Casebase.load(path)
         profile = Profile.of(casebase)
         if profile is None or casebase.elo is None:

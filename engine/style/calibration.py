@@ -199,7 +199,24 @@ def stored_fit(profile: Profile, model: StyleModel | None) -> LikelihoodFit | No
                          stored["expected_loss"], stored["positions"])
 
 
+def _other_model(profile: Profile, model: StyleModel | None) -> str | None:
+    """Why the profile's records of the engine's own choices cannot calibrate the engine playing
+    ``model``: they were made with another style model (its prior is in them); None where they can."""
+    made = profile.records_model
+    if model is None or model.path is None or made is None:
+        return None
+    plays = file_sha256(model.path)
+    if plays == made:
+        return None
+    return (f"its records of the engine's own choices were made with another style model (SHA-256 {made[:12]}…)"
+            f" than the one it plays now, {model.path.name} ({plays[:12]}…): record them again with"
+            " python -m profiling --play to play this model calibrated")
+
+
 def _fit(casebase: Casebase, profile: Profile, model: StyleModel | None) -> Calibration:
+    other = _other_model(profile, model)
+    if other is not None:
+        return shipped_calibration(casebase.expert, refused(casebase, other))
     found = stored_fit(profile, model) or likelihood_fit(profile, model)
     fitted, expected = found.model, found.expected
     if not all(math.isfinite(x) and x > 0 for x in (fitted.sensitivity, fitted.consistency)) \
