@@ -7,7 +7,7 @@ TEST_STAMP := $(VENV)/.installed-test
 TRAIN_STAMP := $(VENV)/.installed-train
 WEB_STAMP := $(VENV)/.installed-web
 
-.PHONY: help install demo web test lint bench bench-cluster casebases profiles profile-report experiment fidelity fidelity-judge fidelity-ceiling personal personal-table strength ladder model tables kbnk chess0 clean
+.PHONY: help install demo web test lint bench bench-cluster casebases profiles fitted profile-report experiment fidelity fidelity-judge fidelity-ceiling personal personal-table strength ladder model tables kbnk chess0 clean
 
 ## help: this list of targets
 help:
@@ -114,6 +114,10 @@ profiles: install $(CASEBASES) $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=ca
 	            || exit 1; fi; \
 	done
 	$(PY) bench/bench_profiles.py casebases/*.npz
+
+## fitted: the rating line and the shipped parameters fitted across the profiles (engine/style/models/fitted.json)
+fitted: install casebases
+	$(PY) -m profiling.fitted $(PROFILED:%=casebases/%.npz) --out engine/style/models/fitted.json
 
 ## profile-report: the picture of Carlsen's error profile beside the other shipped experts' (docs/strength/)
 profile-report: install casebases

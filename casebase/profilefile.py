@@ -16,8 +16,6 @@ version and the date. A casebase of the format before (its profile inside) is st
 
 from __future__ import annotations
 
-import datetime
-import importlib.metadata
 import json
 import os
 import struct
@@ -30,7 +28,7 @@ import numpy as np
 from casebase.checks import CasebaseError
 from casebase.npzfile import check_format, members_of, read_member, write_npz
 from casebase.profile_checks import GAMES_DTYPES, PLAY_DTYPES, PROFILE_DTYPES, check_provenance
-from common.files import file_sha256
+from common.files import file_sha256, made_stamp
 from common.text import clip
 
 PROFILE_FORMAT = "cbr-chess-profile"
@@ -54,14 +52,9 @@ def with_profile(name: str, casebase: Path) -> dict[str, Path]:
 def provenance(description: dict[str, Any], casebase_path: Path, model_sha256: str | None) -> dict[str, Any]:
     """What the profile ``description`` was made of and with, for the file beside ``casebase_path``
     (its SHA-256 as it is now); ``model_sha256``: the style model of its play-time records, if any."""
-    try:
-        project = f"cbr-chess {importlib.metadata.version('cbr-chess')}"
-    except importlib.metadata.PackageNotFoundError:  # run from a source tree never installed
-        project = "cbr-chess (version unknown: not installed)"
     return {"casebase": casebase_path.name, "casebase_sha256": file_sha256(casebase_path),
             "model_sha256": model_sha256, "judge": description.get("judge"), "depth": description.get("depth"),
-            "multipv": description.get("multipv"), "project": project,
-            "made": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")}
+            "multipv": description.get("multipv"), **made_stamp()}
 
 
 def write_profile(path: Path, arrays: dict[str, np.ndarray], description: dict[str, Any]) -> None:

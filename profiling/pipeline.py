@@ -45,6 +45,7 @@ def make_profile(casebase: Casebase, settings: Settings, judge: str | None, jour
                                f" the casebase's case {row}: a journal of other games")
     profile = profile_of(casebase, judged, {**journal.header, "seed": settings.seed,
                                             "first_move": settings.first_move})
+    profile.meta["journal"] = {"name": journal_path.name, "sha256": file_sha256(journal_path)}  # what it was fitted from
     store(casebase, profile)
     if not keep:
         journal_path.unlink(missing_ok=True)

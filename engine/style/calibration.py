@@ -24,17 +24,18 @@ from casebase.format import Casebase
 from casebase.phases import PHASES, phase
 from engine.search.result import SearchResult
 from engine.style.errormodel import PRIOR_FLOOR, ErrorModel, fit, losses
+from engine.style.fitted import FITTED
 from engine.style.model import StyleModel, file_sha256
 from engine.style.prior import Proposal
 from engine.style.profile import PlayRecord, Profile, refusal, refused
 from engine.style.rating import loss_at, rating_of
 
 #: Without a profile: the median over the shipped experts of their fitted prior weight and
-#: consistency, and the line of the log-sensitivity in rating through their fits
-#: (``python bench/bench_profiles.py`` prints both).
-SHIPPED_PRIOR_WEIGHT = 0.54
-SHIPPED_CONSISTENCY = 0.57
-SHIPPED_SENSITIVITY_LINE = (-3.76, -0.001934, 2500.0)  # ln s = a + b (rating - r0)
+#: consistency, and the line of the log-sensitivity in rating through their fits, ln s = a + b
+#: (rating - r0): data, made by ``python -m profiling.fitted`` (:mod:`engine.style.fitted`).
+SHIPPED_PRIOR_WEIGHT = FITTED.prior_weight
+SHIPPED_CONSISTENCY = FITTED.consistency
+SHIPPED_SENSITIVITY_LINE = FITTED.sensitivity_line
 #: The profile's positions the calibrated choice is fitted on with a style model's prior: the
 #: first ones of its seeded order (without a model, all of them).
 #: The fit needs the style model's prior in each, about 5 ms a position on one core, and is made
