@@ -38,8 +38,10 @@ SUFFIX = ".profile.npz"
 
 
 def profile_path(casebase_path: str | os.PathLike[str]) -> Path:
-    """Where the error profile of the casebase at ``casebase_path`` is: ``X.profile.npz`` for ``X.npz``."""
-    return Path(casebase_path).with_suffix(SUFFIX)
+    """Where the error profile of the casebase at ``casebase_path`` is: ``X.profile.npz`` for ``X.npz``
+    (for a path without a name, such as the empty option or ``.``, a name no casebase has beside it)."""
+    path = Path(casebase_path)
+    return path.with_suffix(SUFFIX) if path.name else path / SUFFIX
 
 
 def with_profile(name: str, casebase: Path) -> dict[str, Path]:

@@ -149,3 +149,10 @@ def test_a_profile_file_whose_provenance_is_not_an_object_is_refused(profiled, t
     write_profile(profile_path(path), casebase.profile, {**casebase.meta["profile"], "provenance": "garbage"})
     assert Casebase.load(path).profile_problem == ("kosteniuk-2200.profile.npz: the error profile's provenance is a"
                                                    " str, not a JSON object")
+
+
+@pytest.mark.parametrize("casebase", ["", "."])
+def test_a_casebase_option_without_a_file_name_has_no_profile_beside_it_to_look_for(casebase):
+    lines = converse(["uci", "isready", "position startpos", "go depth 1"], "--casebase", casebase)
+    assert not [line for line in lines if "error in" in line or "cannot make the agent" in line], lines
+    assert lines[-1].startswith("bestmove ")
