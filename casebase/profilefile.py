@@ -53,10 +53,12 @@ def with_profile(name: str, casebase: Path) -> dict[str, Path]:
 
 def provenance(description: dict[str, Any], casebase_path: Path, model_sha256: str | None) -> dict[str, Any]:
     """What the profile ``description`` was made of and with, for the file beside ``casebase_path``
-    (its SHA-256 as it is now); ``model_sha256``: the style model of its play-time records, if any."""
+    (its SHA-256 as it is now); ``model_sha256``: the style model of its play-time records, if any. The
+    depths are the profile's judge's and, where there are records, the engine's judge's as it played."""
+    records = {f"{key}_judge_depth": (description.get(key) or {}).get("judge_depth") for key in ("play", "games")}
     return {"casebase": casebase_path.name, "casebase_sha256": file_sha256(casebase_path),
             "model_sha256": model_sha256, "judge": description.get("judge"), "depth": description.get("depth"),
-            "multipv": description.get("multipv"), **made_stamp()}
+            "multipv": description.get("multipv"), **records, **made_stamp()}
 
 
 def write_profile(path: Path, arrays: dict[str, np.ndarray], description: dict[str, Any]) -> None:

@@ -50,6 +50,7 @@ def test_the_casebase_holds_cases_only_and_its_profile_file_its_provenance(profi
     made = casebase.meta["profile"]["provenance"]
     assert made["casebase"] == path.name and made["casebase_sha256"] == file_sha256(path)
     assert made["judge"] == "Stockfish 15.1" and (made["depth"], made["multipv"]) == (12, 10)
+    assert (made["play_judge_depth"], made["games_judge_depth"]) == (10, 10)
     played = choose_model(casebase)  # the records were made with the model Model auto plays
     assert made["model_sha256"] == file_sha256(played.path) == casebase.meta["profile"]["play"]["fit"]["model"]
 
