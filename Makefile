@@ -73,7 +73,7 @@ casebases: $(CASEBASES) $(PROFILED:%=casebases/%.profile.npz)
 # judged positions (data/profiles/, made by make profiles) without a judge.
 # (PROFILE_CODE: the code that fits and stores it, whose change refits them.)
 PROFILE_CODE = $(wildcard profiling/*.py) engine/style/errormodel.py engine/style/rating.py engine/style/profile.py \
-    engine/style/calibration.py
+    engine/style/calibration.py engine/style/fitted.py engine/style/models/fitted.json
 # The games the shipped engines' games records are drawn from: the calibrated round robin of the seven
 # ladder engines at 40/20 before those records (docs/results.md, issue #29).
 GAMES_PGN := data/games/round-robin-40-20.pgn
