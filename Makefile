@@ -7,7 +7,7 @@ TEST_STAMP := $(VENV)/.installed-test
 TRAIN_STAMP := $(VENV)/.installed-train
 WEB_STAMP := $(VENV)/.installed-web
 
-.PHONY: help install demo web test check docs lint bench bench-cluster casebases profiles profile-report experiment fidelity fidelity-judge fidelity-ceiling personal personal-table strength ladder model tables kbnk chess0 clean
+.PHONY: help install demo web test check docs lint bench bench-cluster casebases profiles fitted profile-report experiment fidelity fidelity-judge fidelity-ceiling personal personal-table strength ladder model tables kbnk chess0 clean
 
 ## help: this list of targets
 help:
@@ -73,21 +73,25 @@ CASEBASES := $(patsubst data/experts/%.pgn,casebases/%.npz,$(wildcard data/exper
 # The ladder: the experts marked so in data/experts.tsv, in the file's order (by rating).
 LADDER := $(shell awk -F'\t' 'NR > 1 && $$4 == "yes" {print $$1}' data/experts.tsv)
 
-## casebases: one casebase per shipped expert (data/experts/*.pgn) into casebases/
-casebases: $(CASEBASES)
+# The experts whose judged positions ship (data/profiles/ID.jsonl): their casebases get a profile.
+PROFILED := $(filter $(CASEBASES:casebases/%.npz=%),$(patsubst data/profiles/%.jsonl,%,$(wildcard data/profiles/*.jsonl)))
 
-# Each carries its error profile, fitted from the shipped judged positions (data/profiles/, made by
-# make profiles) without a judge.
+## casebases: one casebase per shipped expert (data/experts/*.pgn) into casebases/, with its error profile
+casebases: $(CASEBASES) $(PROFILED:%=casebases/%.profile.npz)
+
+# Each profiled one gets its error profile beside it (casebases/ID.profile.npz), fitted from the shipped
+# judged positions (data/profiles/, made by make profiles) without a judge.
 # (PROFILE_CODE: the code that fits and stores it, whose change refits them.)
 PROFILE_CODE = $(wildcard profiling/*.py) engine/style/errormodel.py engine/style/rating.py engine/style/profile.py \
-    engine/style/calibration.py
+    engine/style/calibration.py engine/style/fitted.py engine/style/models/fitted.json
 # The games the shipped engines' games records are drawn from: the calibrated round robin of the seven
 # ladder engines at 40/20 before those records (docs/results.md, issue #29).
 GAMES_PGN := data/games/round-robin-40-20.pgn
-casebases/%.npz: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) $(PROFILE_CODE) $(wildcard data/profiles/*.jsonl) $(GAMES_PGN) | $(STAMP)
+casebases/%.npz: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) | $(STAMP)
 	$(PY) -m casebase build $< -o $@ \
 	    --player "$$(awk -F'\t' '$$1 == "$*" {print $$2}' data/experts.tsv)"
-	$(call PROFILE,$@,$*,,data/profiles/$*.play.jsonl,data/profiles/$*.games.play.jsonl)
+casebases/%.profile.npz: casebases/%.npz $(PROFILE_CODE) $(wildcard data/profiles/*.jsonl) $(GAMES_PGN) | $(STAMP)
+	$(call PROFILE,$<,$*,,data/profiles/$*.play.jsonl,data/profiles/$*.games.play.jsonl)
 
 # $(call PROFILE,casebase,id[,flags[,play journal[,games play journal]]]): the error profile from
 # data/profiles/id.jsonl, where it exists, the play-time record of the engine's own choices (strength.md §3)
@@ -105,7 +109,7 @@ HELDOUT_POSITIONS := 400
 # engine's own choices on the first 400 of them played with JUDGE as the judge (data/profiles/id.play.jsonl
 # and id.heldout.play.jsonl; about 4 minutes an expert).
 ## profiles: judge the shipped experts' own moves with Stockfish again (data/profiles/; 2 hours)
-profiles: install $(CASEBASES) $(LADDER:%=casebases/heldout/%.npz)
+profiles: install $(CASEBASES) $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldout/%.model.npz)
 	for id in $(patsubst casebases/%.npz,%,$(CASEBASES)); do \
 	    $(PY) -m profiling casebases/$$id.npz --judge $(JUDGE) --journal data/profiles/$$id.jsonl \
 	        --play data/profiles/$$id.play.jsonl \
@@ -120,6 +124,10 @@ profiles: install $(CASEBASES) $(LADDER:%=casebases/heldout/%.npz)
 	            || exit 1; fi; \
 	done
 	$(PY) -m experiments.profiles casebases/*.npz
+
+## fitted: the rating line and the shipped parameters fitted across the profiles (engine/style/models/fitted.json)
+fitted: install casebases
+	$(PY) -m profiling.fitted $(PROFILED:%=casebases/%.npz) --out engine/style/models/fitted.json
 
 ## profile-report: the picture of Carlsen's error profile beside the other shipped experts' (docs/strength/)
 profile-report: install casebases
@@ -222,7 +230,7 @@ HELD_OUT := 0.15
 EXPERT_NAME = "$$(awk -F'\t' '$$1 == "$*" {print $$2}' data/experts.tsv)"
 
 ## fidelity: how often each mode plays the expert's own move on held-out games (10 minutes; personalising 25 more)
-fidelity: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldout/%.pgn) $(LADDER:%=casebases/heldout/%.model.npz)
+fidelity: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldout/%.pgn) $(LADDER:%=casebases/heldout/%.model.npz) $(LADDER:%=casebases/heldout/%.profile.npz)
 	for id in $(LADDER); do \
 	    $(PY) -m fidelity run --casebase casebases/heldout/$$id.npz --heldout casebases/heldout/$$id.pgn \
 	        --modes $(FIDELITY_MODES) --positions $(FIDELITY_POSITIONS) --out results/fidelity/$$id.json || exit 1; \
@@ -245,7 +253,7 @@ personal-table: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases
 JUDGE ?= /usr/games/stockfish
 
 ## fidelity-judge: the same with a Stockfish judge, the error model's choices, and Stockfish alone (8 minutes)
-fidelity-judge: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldout/%.pgn) $(LADDER:%=casebases/heldout/%.model.npz)
+fidelity-judge: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldout/%.pgn) $(LADDER:%=casebases/heldout/%.model.npz) $(LADDER:%=casebases/heldout/%.profile.npz)
 	for id in $(LADDER); do \
 	    $(PY) -m fidelity run --casebase casebases/heldout/$$id.npz --heldout casebases/heldout/$$id.pgn \
 	        --modes judged judged-likely judged-calibrated stockfish --judge $(JUDGE) --positions $(FIDELITY_POSITIONS) --out results/judge/$$id.json || exit 1; \
@@ -260,9 +268,11 @@ fidelity-judge: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases
 fidelity-ceiling: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldout/%.pgn)
 	$(PY) -m experiments.fidelity_ceiling --positions $(FIDELITY_POSITIONS)
 
-casebases/heldout/%.npz: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) $(PROFILE_CODE) $(wildcard data/profiles/*.jsonl) $(GAMES_PGN) | $(STAMP)
+casebases/heldout/%.npz: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) | $(STAMP)
 	$(PY) -m casebase build $< -o $@ --exclude-latest $(HELD_OUT) --player $(EXPERT_NAME)
-	$(call PROFILE,$@,$*,--positions $(HELDOUT_POSITIONS),data/profiles/$*.heldout.play.jsonl,data/profiles/$*.heldout.games.play.jsonl)
+# made once the held-out personal model is: its records' fit is with the model the benches play (Model auto)
+casebases/heldout/%.profile.npz: casebases/heldout/%.npz casebases/heldout/%.model.npz $(PROFILE_CODE) $(wildcard data/profiles/*.jsonl) $(GAMES_PGN) | $(STAMP)
+	$(call PROFILE,$<,$*,--positions $(HELDOUT_POSITIONS),data/profiles/$*.heldout.play.jsonl,data/profiles/$*.heldout.games.play.jsonl)
 
 casebases/heldout/%.pgn: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) | $(STAMP)
 	$(PY) -m casebase holdout $< -o $@ --latest $(HELD_OUT) --player $(EXPERT_NAME)

@@ -1,4 +1,4 @@
-"""Command line: ``python -m casebase build|holdout|info|book`` (``--help`` on each; the error
+"""Command line: ``python -m casebase build|holdout|info|book|split`` (``--help`` on each; the error
 profile is ``python -m profiling``)."""
 
 from __future__ import annotations
@@ -65,6 +65,17 @@ def _info(args: argparse.Namespace) -> None:
         raise CasebaseError(f"{casebase.path}: error profile refused: {casebase.profile_problem}")
 
 
+def _split(args: argparse.Namespace) -> None:
+    casebase = Casebase.load(casebase_path(args.casebase), tell=False)
+    if casebase.profile_problem is not None:
+        raise CasebaseError(f"{casebase.path}: error profile refused: {casebase.profile_problem}; the file is left as it is")
+    if not casebase.profile_inside:
+        raise CasebaseError(f"{casebase.path}: holds no error profile inside: nothing to split")
+    fit = casebase.meta["profile"].get("play", {}).get("fit") or {}  # the model its play-time fit was made with
+    written = casebase.save_profile(fit.get("model"))
+    print(f"{casebase.path}: the cases stay, the error profile is now in {written}.")
+
+
 def _book(args: argparse.Namespace) -> None:
     casebase = Casebase.load(casebase_path(args.casebase))
     book, entries = write_book(args.output, casebase, min_games=args.min_games, max_ply=args.max_ply,
@@ -100,6 +111,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     info_parser = commands.add_parser("info", help="describe a casebase file")
     info_parser.add_argument("casebase", metavar="FILE.npz")
     info_parser.set_defaults(run=_info)
+
+    split_parser = commands.add_parser(
+        "split", help="move the error profile a casebase holds inside (made before it had its own file) to"
+                      " FILE.profile.npz beside it")
+    split_parser.add_argument("casebase", metavar="FILE.npz")
+    split_parser.set_defaults(run=_split)
 
     book_parser = commands.add_parser(
         "book", help="the expert's repertoire as a Polyglot opening book (.bin), for GUIs",

@@ -1,7 +1,6 @@
 """The casebase file: one expert's cases in an ``.npz``, and the :class:`Casebase` that reads it.
 
-Layout (format ``cbr-chess-casebase``, version 2). N cases, G source games, P positions of
-the error profile (version 2; absent until ``python -m profiling`` has made one):
+Layout (format ``cbr-chess-casebase``, version 2). N cases, G source games:
 
 =====================  ===========  ==================================================
 array                  dtype/shape  meaning
@@ -22,41 +21,30 @@ games_<column>         G            White, Black, Date, Event, Site, Result (str
                                     expert_white (bool), expert_elo (int32, -1 unknown),
                                     index (int32, game's index in its source file),
                                     source (int32, index into meta["sources"])
-profile_row            int32 P      the case each analysed position is (its row)
-profile_moves          uint16 P×K   moves the judge scored (:func:`encode_move`: from |
-                                    to << 6 | promotion << 12; 0: no move), best first
-profile_scores         int32 P×K    their scores, centipawns for the mover (mates as the
-                                    engine scores them: within ±100,000)
-profile_played         int16 P      the column of the expert's own move (the case's move)
-profile_play_moves     uint16 Q×W   optional (issue #29), Q <= P: the moves the engine's
-                                    judge scored exactly in the profile's first Q positions
-                                    as the engine plays (``python -m profiling --play``)
-profile_play_scores    int32 Q×W    their scores then (centipawns for the mover)
-profile_play_prior     float32 Q×W  the prior the engine proposed for each
-profile_play_judged    int32 Q×W    their scores by the profile's judge, as profile_scores
-profile_games_*        R            optional (issue #29): the same four for R positions of
-                                    the engine's own games (``python -m profiling --games``),
-                                    and ``best`` (int32 R), each position's best score by the
-                                    profile's judge, ``target`` (float32 R), the loss the
-                                    expert's fitted model expects there
 =====================  ===========  ==================================================
 
-``meta["profile"]`` then says how the positions were judged and what was fitted, and its
-``play`` and ``games`` how the records were made (:mod:`engine.style.profile` reads them,
-:mod:`profiling` makes them). Version 1 files are read
-as they are: they have no profile. The arrays' dtypes and the checks they pass are
-:mod:`casebase.checks`. A file whose profile fails them is still read for its cases:
-:meth:`Casebase.load` drops the profile and says why in ``profile_problem`` (the engine plays
-the cases without calibration; ``casebase info`` and ``python -m profiling`` refuse the file).
+The expert's error profile (``python -m profiling``) is a file of its own beside it,
+``X.profile.npz`` for ``X.npz`` (:mod:`casebase.profilefile`: its arrays, ``profile_*``, the
+judged positions and the records of the engine's own choices, are described there and checked by
+:mod:`casebase.profile_checks`); :meth:`Casebase.load` reads it with the cases, and in memory
+``meta["profile"]`` is its description. Version 1 files are read as they are: they have no
+profile. A version 2 file made before the profile had its own file may hold the profile's arrays
+and ``meta["profile"]`` inside: they are read as before, and the casebase is said to be split
+(``python -m casebase split``). A profile that fails its checks, or was made for other cases,
+costs the profile, not the cases: :meth:`Casebase.load` drops it and says why in
+``profile_problem`` (the engine plays the cases without calibration; ``casebase info`` and
+``python -m profiling`` refuse the file).
 
 Files are plain (stored, uncompressed) zip members so that :meth:`Casebase.load` can
 memory-map the large arrays, and are written with fixed zip timestamps so that the same
-input gives byte-identical files.
+input gives byte-identical files (:mod:`casebase.npzfile`): a casebase built again from the same
+games has the same SHA-256, and its profile stays its own.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import struct
 import zipfile
@@ -72,22 +60,22 @@ from casebase.checks import (
     CASE_DTYPES,
     GAME_COLUMNS,
     GAME_TEXT_COLUMNS,
-    GAMES_DTYPES,
-    PLAY_DTYPES,
-    PROFILE_DTYPES,
     CasebaseError,
     check,
-    check_profile,
 )
-from common.files import atomic_file
-from common.text import clip
+from casebase.npzfile import check_format, members_of, memmap_member, read_member, write_npz
+from casebase.profile_checks import GAMES_DTYPES, PLAY_DTYPES, PROFILE_DTYPES, ProfileMismatch, check_profile
+from casebase.profilefile import profile_path, provenance, read_inside, read_profile, write_profile
+from common.files import file_sha256
 
-__all__ = ["BITBOARDS", "FORMAT_NAME", "FORMAT_VERSION", "GAME_COLUMNS", "GAME_TEXT_COLUMNS", "PROFILE_DTYPES",
-           "CaseSource", "Casebase", "CasebaseError", "decode_board", "decode_move", "encode_board", "encode_move"]
+__all__ = ["BITBOARDS", "FORMAT_NAME", "FORMAT_VERSION", "GAMES_DTYPES", "GAME_COLUMNS", "GAME_TEXT_COLUMNS",
+           "PLAY_DTYPES", "PROFILE_DTYPES", "CaseSource", "Casebase", "CasebaseError", "decode_board", "decode_move",
+           "encode_board", "encode_move"]
 
 FORMAT_NAME = "cbr-chess-casebase"
 FORMAT_VERSION = 2
-_ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+#: Paths whose error profile inside has been told to be split (once a process, by :meth:`Casebase.load`).
+_TOLD: set[Path] = set()
 
 
 def encode_board(board: chess.BaseBoard) -> np.ndarray:
@@ -190,16 +178,23 @@ class Casebase:
         #: The error profile's arrays (PROFILE_DTYPES), or None (read by engine.style.profile).
         self.profile = profile
         #: Why the file's error profile was refused, or None: :meth:`load` keeps the cases of a file
-        #: whose profile is damaged, without the profile (the engine plays them uncalibrated, and
-        #: ``casebase info`` and ``python -m profiling`` refuse the file with this reason).
+        #: whose profile is damaged, foreign or made for other cases, without the profile (the engine
+        #: plays them uncalibrated, and ``casebase info`` and ``python -m profiling`` refuse it with this reason).
         self.profile_problem: str | None = None
+        #: Whether the casebase file holds its error profile inside (the format before its own file).
+        self.profile_inside = False
+        #: Whether the profile file beside it was refused for being another casebase's (a new one replaces it).
+        self.profile_stale = False
         self.validate()
 
     # -- reading ---------------------------------------------------------------------
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str], *, mmap: bool = True) -> Casebase:
-        """Read and validate a casebase; raise :class:`CasebaseError` saying what is wrong."""
+    def load(cls, path: str | os.PathLike[str], *, mmap: bool = True, tell: bool = True) -> Casebase:
+        """Read and validate a casebase; raise :class:`CasebaseError` saying what is wrong. Its error
+        profile is read from the file beside it (``X.profile.npz``), or from inside a casebase of the
+        format before, which is then said, once a process, to be split (``tell``: as a warning of
+        :mod:`logging`; the engine tells its user itself, :attr:`profile_notice`)."""
         path = Path(path)
         try:
             if not path.exists():
@@ -210,33 +205,16 @@ class Casebase:
             raise CasebaseError(f"{path}: cannot be opened ({exc})") from exc
         try:
             with zipfile.ZipFile(path) as zf:
-                members = {name.removesuffix(".npy"): name for name in zf.namelist()}
-                if "format" not in members:
-                    raise CasebaseError(
-                        f"{path}: an .npz without a 'format' entry: another program's file,"
-                        f" not a {FORMAT_NAME}"
-                    )
-                fmt = str(_read_member(zf, members["format"]))
-                if fmt != FORMAT_NAME:
-                    raise CasebaseError(
-                        f"{path}: format {fmt!r} is not {FORMAT_NAME!r}: another program's file"
-                    )
-                version = int(_read_member(zf, members.get("version", "version.npy")))
-                if version > FORMAT_VERSION:
-                    raise CasebaseError(
-                        f"{path}: format version {version} is newer than this engine reads"
-                        f" ({FORMAT_VERSION}); upgrade the engine or rebuild the casebase"
-                    )
-                if version < 1:
-                    raise CasebaseError(f"{path}: invalid format version {version}")
+                members = members_of(zf)
+                check_format(path, zf, members, FORMAT_NAME, FORMAT_VERSION)
                 arrays: dict[str, np.ndarray] = {}
                 for name in [*CASE_DTYPES, "meta", *(f"games_{c}" for c in GAME_COLUMNS)]:
                     if name not in members:
                         raise CasebaseError(f"{path}: missing array {name!r}")
                     member = members[name]
-                    mapped = _memmap_member(path, zf, member) if mmap else None
-                    arrays[name] = mapped if mapped is not None else _read_member(zf, member)
-                profile, profile_problem = _read_profile(zf, members)
+                    mapped = memmap_member(path, zf, member) if mmap else None
+                    arrays[name] = mapped if mapped is not None else read_member(zf, member)
+                profile, profile_problem = read_inside(zf, members)
         except CasebaseError:
             raise
         except zipfile.BadZipFile as exc:
@@ -255,50 +233,95 @@ class Casebase:
             casebase = cls(**arrays, games=games, meta=meta, path=path, profile=None)  # the cases, checked
         except CasebaseError as exc:
             raise CasebaseError(f"{path}: {exc}") from exc
-        if profile_problem is None and (profile is not None or described):
-            # a damaged profile costs the profile, not the cases: the engine plays them uncalibrated
-            with_description = {**meta, "profile": description} if described else meta
+        casebase.profile_inside = profile is not None or described or profile_problem is not None
+        if casebase.profile_inside:
+            casebase._attach(profile, {"profile": description} if described else {}, profile_problem)
+            notice = casebase.profile_notice
+            if tell and notice is not None and path.resolve() not in _TOLD:
+                _TOLD.add(path.resolve())
+                logging.getLogger("casebase").warning(notice)
+        elif profile_path(path).is_file():
             try:
-                check_profile(profile, with_description, {name: getattr(casebase, name) for name in CASE_DTYPES})
+                profile, description = read_profile(profile_path(path), file_sha256(path))
             except CasebaseError as exc:
-                profile_problem = str(exc)
+                casebase.profile_problem, casebase.profile_stale = str(exc), isinstance(exc, ProfileMismatch)
             else:
-                casebase.meta, casebase.profile = with_description, profile
-        casebase.profile_problem = profile_problem
+                casebase._attach(profile, {"profile": description}, None, f"{profile_path(path).name}: ")
         return casebase
+
+    def _attach(self, profile: dict[str, np.ndarray] | None, described: dict[str, Any], problem: str | None,
+                where: str = "") -> None:
+        """Take the error profile ``profile`` described by ``described["profile"]`` where it passes
+        :func:`check_profile` (a damaged one costs the profile, not the cases: the engine plays them
+        uncalibrated), else record why not (``where`` it came from first) in :attr:`profile_problem`."""
+        if problem is None:
+            try:
+                check_profile(profile, described, {name: getattr(self, name) for name in CASE_DTYPES})
+            except CasebaseError as exc:
+                problem = f"{where}{exc}"
+            else:
+                self.meta, self.profile = {**self.meta, **described}, profile
+        self.profile_problem = problem
+
+    @property
+    def profile_notice(self) -> str | None:
+        """Where the casebase file holds its error profile inside (the format before the profile had a
+        file of its own): that it should be split, and the command that splits it; else None."""
+        if not self.profile_inside or self.path is None:
+            return None
+        return (f"{self.path.name} holds its error profile inside, as casebases made before the profile's own file"
+                f" did; split it with `python -m casebase split {self.path}` (writes"
+                f" {profile_path(self.path).name} beside it)")
 
     def validate(self) -> None:
         """Check dtypes, shapes and invariants (:func:`casebase.checks.check`); raise
         :class:`CasebaseError` on the first fault."""
-        check({name: getattr(self, name) for name in CASE_DTYPES}, self.games, self.meta, self.profile)
+        check({name: getattr(self, name) for name in CASE_DTYPES}, self.games, self.meta)
 
     def with_profile(self, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> Casebase:
         """The same cases with the error profile ``arrays`` (:data:`PROFILE_DTYPES`) and its ``meta``
-        (``meta["profile"]``), checked; not yet written (:meth:`save`)."""
-        return Casebase(**{name: np.asarray(getattr(self, name)) for name in CASE_DTYPES}, games=self.games,
-                        meta={**self.meta, "profile": meta}, path=self.path, profile=arrays)
+        (``meta["profile"]``), checked (:func:`check_profile`); not yet written (:meth:`save_profile`)."""
+        cases = {name: np.asarray(getattr(self, name)) for name in CASE_DTYPES}
+        check_profile(arrays, {"profile": meta}, cases)
+        casebase = Casebase(**cases, games=self.games, meta={**self.meta, "profile": meta}, path=self.path,
+                            profile=arrays)
+        casebase.profile_inside = self.profile_inside
+        return casebase
 
     # -- writing ---------------------------------------------------------------------
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write atomically (temporary file, then rename) and deterministically."""
+        """Write the cases atomically (temporary file, then rename) and deterministically: the same
+        cases give the same bytes. The error profile is not written (:meth:`save_profile`)."""
         path = Path(path)
-        arrays: dict[str, np.ndarray] = {
+        write_npz(path, {
             "format": np.array(FORMAT_NAME),
             "version": np.array(FORMAT_VERSION, dtype=np.int64),
-            "meta": np.array(json.dumps(self.meta, sort_keys=True, ensure_ascii=False)),
-            **{name: np.ascontiguousarray(getattr(self, name)) for name in CASE_DTYPES},
-            **{f"games_{c}": np.ascontiguousarray(self.games[c]) for c in GAME_COLUMNS},
-            **{name: np.ascontiguousarray(array) for name, array in (self.profile or {}).items()},
-        }
-        with atomic_file(path) as raw:
-            with zipfile.ZipFile(raw, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
-                for name, array in arrays.items():
-                    info = zipfile.ZipInfo(f"{name}.npy", date_time=_ZIP_DATE)
-                    info.external_attr = 0o644 << 16
-                    with zf.open(info, "w", force_zip64=True) as member:
-                        np.lib.format.write_array(member, array, allow_pickle=False)
-        self.path = path
+            "meta": np.array(json.dumps({k: v for k, v in self.meta.items() if k != "profile"}, sort_keys=True,
+                                        ensure_ascii=False)),
+            **{name: getattr(self, name) for name in CASE_DTYPES},
+            **{f"games_{c}": self.games[c] for c in GAME_COLUMNS},
+        })
+        self.path, self.profile_inside = path, False
+
+    def save_profile(self, model_sha256: str | None) -> Path:
+        """Write the error profile beside the casebase file (``X.profile.npz``) with its provenance
+        (``model_sha256``: the style model its play-time records were made with, if any), atomically;
+        a casebase file holding its profile inside is written again without it, once the profile
+        file names its new SHA-256 (a run stopped between the two leaves the old file, still read).
+        Returns the profile file's path."""
+        assert self.path is not None and self.profile is not None
+        path, description = self.path, self.meta["profile"]
+        cases = path.with_name(f".{path.name}.split.npz") if self.profile_inside else path
+        if self.profile_inside:
+            self.save(cases)
+        description = {**description, "provenance": provenance(description, cases, model_sha256)}
+        description["provenance"]["casebase"] = path.name
+        write_profile(profile_path(path), self.profile, description)
+        if cases != path:
+            os.replace(cases, path)
+        self.path, self.meta = path, {**self.meta, "profile": description}
+        return profile_path(path)
 
     # -- access ----------------------------------------------------------------------
 
@@ -345,49 +368,3 @@ class Casebase:
             game_index=int(self.games["index"][row]),
             source_file=str(sources[src]["name"]) if 0 <= src < len(sources) else "?",
         )
-
-
-def _read_profile(zf: zipfile.ZipFile, members: dict[str, str]) -> tuple[dict[str, np.ndarray] | None, str | None]:
-    """The error profile's arrays (all or none) with its play-time record's where there is one
-    (checked by check_profile), or None and why they cannot be read."""
-    present = [name for name in PROFILE_DTYPES if name in members]
-    if present and len(present) < len(PROFILE_DTYPES):
-        return None, f"error profile incomplete (has only {', '.join(present)})"
-    if present:
-        present += [name for name in (*PLAY_DTYPES, *GAMES_DTYPES) if name in members]
-    try:
-        return {name: _read_member(zf, members[name]) for name in present} or None, None
-    except (OSError, ValueError, EOFError, MemoryError, zipfile.BadZipFile, struct.error) as exc:
-        return None, f"error profile damaged ({clip(' '.join(str(exc).split()))})"
-
-
-def _read_member(zf: zipfile.ZipFile, member: str) -> np.ndarray:
-    with zf.open(member) as f:
-        return np.lib.format.read_array(f, allow_pickle=False)
-
-
-def _memmap_member(path: Path, zf: zipfile.ZipFile, member: str) -> np.ndarray | None:
-    """Map a stored (uncompressed) numeric member straight from the file, or None."""
-    info = zf.getinfo(member)
-    if info.compress_type != zipfile.ZIP_STORED or info.file_size < 4096:
-        return None
-    with open(path, "rb") as f:
-        f.seek(info.header_offset)
-        local = f.read(30)
-        if local[:4] != b"PK\x03\x04":
-            raise CasebaseError(f"{path}: damaged zip header for {member}")
-        name_len, extra_len = struct.unpack("<HH", local[26:30])
-        f.seek(info.header_offset + 30 + name_len + extra_len)
-        version = np.lib.format.read_magic(f)
-        if version == (1, 0):
-            shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
-        else:
-            shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
-        if dtype.hasobject or dtype.kind == "U":
-            return None
-        offset = f.tell()
-    needed = offset + int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-    if needed > path.stat().st_size:
-        raise CasebaseError(f"{path}: truncated: array {member} runs past the end of the file")
-    return np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=shape,
-                     order="F" if fortran else "C")

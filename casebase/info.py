@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from casebase.format import Casebase
+from casebase.profilefile import profile_path
 
 
 def summary(casebase: Casebase) -> str:
@@ -94,6 +95,18 @@ def describe_profile(casebase: Casebase) -> str:
             + _play_record(meta))
 
 
+def _provenance(casebase: Casebase) -> str:
+    """The ``profile file:`` line: where the error profile is and what made it, or that there is none."""
+    if casebase.profile_inside:
+        return f"inside the casebase file: split it with python -m casebase split {casebase.path}"
+    made = casebase.meta.get("profile", {}).get("provenance")
+    if casebase.profile is None or not isinstance(made, dict):
+        return "none"
+    model = made["model_sha256"]
+    return (f"{profile_path(made['casebase']).name}, made {made['made']} by {made['project']} for {made['casebase']}"
+            f" (SHA-256 {made['casebase_sha256'][:12]}…)" + (f", records with the model {model[:12]}…" if model else ""))
+
+
 def _play_record(meta: dict[str, Any]) -> str:
     """What the play-time record adds to the ``error profile:`` line (strength.md §3), or nothing."""
     play = meta.get("play")
@@ -128,5 +141,6 @@ def describe(casebase: Casebase) -> str:
         for source in meta["sources"]
     )
     lines.append("error profile: " + describe_profile(casebase))
+    lines.append("profile file:  " + _provenance(casebase))
     lines.append("summary:       " + summary(casebase))
     return "\n".join(lines)

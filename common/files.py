@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import datetime
 import glob
+import hashlib
+import importlib.metadata
 import os
 import tempfile
 from collections.abc import Iterator
@@ -35,6 +38,21 @@ def atomic_file(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def file_sha256(path: str | os.PathLike[str]) -> str:
+    """The SHA-256 of a file's bytes (hex)."""
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def made_stamp() -> dict[str, str]:
+    """What makes a file now, for its provenance: the project and its version, and the time (UTC)."""
+    try:
+        project = f"cbr-chess {importlib.metadata.version('cbr-chess')}"
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree never installed
+        project = "cbr-chess (version unknown: not installed)"
+    return {"project": project, "made": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")}
 
 
 def write_atomic(path: Path, data: str | bytes) -> None:

@@ -9,7 +9,8 @@ rating they imply and, with the casebase's style model (option Model auto), the 
 of the calibrated choice (engine.style.calibration). Then, over the FIDE-rated experts
 (data/experts.tsv): the rating line of engine/style/rating.py (RATING_LINE, RATING_SPREAD) fitted
 anew, the Spearman correlations of rating with each statistic, and the shipped parameters of
-engine/style/calibration.py (SHIPPED_*) as they come out of these fits.
+engine/style/calibration.py (SHIPPED_*) as they come out of these fits (profiling.fitted's, which
+``make fitted`` writes to engine/style/models/fitted.json).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from casebase.format import Casebase
+from casebase.profilefile import SUFFIX
 from common.paths import PROJECT_ROOT as ROOT
 from common.stats import spearman
 from engine.style.calibration import calibrate
@@ -30,6 +32,7 @@ from engine.style.model import StyleModel
 from engine.style.personal import choose_model
 from engine.style.profile import Profile
 from engine.style.rating import rating_of
+from profiling.fitted import expert_fits, fitted_numbers
 
 
 def systems() -> dict[str, str]:
@@ -44,6 +47,8 @@ def main() -> int:
     args = parser.parse_args()
     rows = []
     for path in args.casebases:
+        if path.name.endswith(SUFFIX):  # a casebase's profile file, read with it
+            continue
         casebase = Casebase.load(path)
         profile = Profile.of(casebase)
         if profile is None or casebase.elo is None:
@@ -60,7 +65,7 @@ def main() -> int:
                      "implied": meta["rating"]["implied"], "low": meta["rating"]["low"], "high": meta["rating"]["high"],
                      # profiles stored before the bootstrap interval was kept have only the widened one
                      "boot": (meta["rating"].get("bootstrap_low", math.nan), meta["rating"].get("bootstrap_high", math.nan)),
-                     "joint": calibration.model})
+                     "joint": calibration.model, "casebase": casebase})
     rows.sort(key=lambda r: r["rating"])
     print("| expert | system | rating | positions | mean loss cp | mistakes % | first choice % | s | c"
           " | expected loss % | implied rating (95 %, the positions' bootstrap) | (95 %, widened by the line's spread)"
@@ -78,23 +83,19 @@ def main() -> int:
         print("\nfewer than three FIDE-rated profiles: no line fitted")
         return 0
     rating = np.array([r["rating"] for r in fide], float)
-    log_loss = np.log([100 * r["loss"] for r in fide])
-    b, a = np.polyfit(log_loss, rating, 1)
-    spread = float(np.sqrt(((rating - (a + b * log_loss)) ** 2).sum() / (len(fide) - 2)))
-    print(f"\nover the {len(fide)} FIDE-rated experts:")
-    print(f"  RATING_LINE = ({a:.0f}, {b:.0f})  RATING_SPREAD = {spread:.0f}"
+    fitted = fitted_numbers([expert_fits(r["casebase"]) for r in fide], "bench/bench_profiles.py")
+    print(f"\nover the {len(fide)} FIDE-rated experts (python -m profiling.fitted writes these):")
+    print(f"  RATING_LINE = {fitted.rating_line}  RATING_SPREAD = {fitted.rating_spread}"
           f"  (now: rating_of(1 %) = {rating_of(0.01):.0f})")
     for name, key, sign in (("mean loss", "cp", -1), ("mistakes", "mistakes", -1), ("first choice", "first", 1),
                             ("implied rating", "implied", 1), ("s", "s", -1), ("c", "c", 1)):
         print(f"  Spearman of rating and {name}: {spearman(list(rating), [r[key] for r in fide]):+.2f}"
               f" (a better player: {'higher' if sign > 0 else 'lower'})")
     joint = [r["joint"] for r in fide]
-    slope, intercept = np.polyfit(rating - 2500, np.log([j.sensitivity for j in joint]), 1)
-    print(f"  SHIPPED_PRIOR_WEIGHT = {np.median([j.prior_weight for j in joint]):.2f}"
-          f"  SHIPPED_CONSISTENCY = {np.median([j.consistency for j in joint]):.2f}"
-          f"  SHIPPED_SENSITIVITY_LINE = ({intercept:.2f}, {slope:.6f}, 2500.0)"
+    print(f"  SHIPPED_PRIOR_WEIGHT = {fitted.prior_weight}  SHIPPED_CONSISTENCY = {fitted.consistency}"
+          f"  SHIPPED_SENSITIVITY_LINE = {fitted.sensitivity_line}"
           f"  (Spearman of rating and the joint s: {spearman(list(rating), [j.sensitivity for j in joint]):+.2f},"
-          f" e^line at 2500: {math.exp(intercept):.4f})")
+          f" e^line at 2500: {math.exp(fitted.sensitivity_line[0]):.4f})")
     return 0
 
 

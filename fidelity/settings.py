@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Self
 
 from casebase.format import Casebase
+from casebase.profilefile import with_profile
 from engine.agents import defaults
 from engine.agents.modes import OptionValue, weight_values
 from engine.cbr.configurations import Configuration
@@ -114,7 +115,7 @@ class FidelitySettings:
 
     def cargo(self) -> dict[str, Path]:
         model = {"model.npz": Path(self.resolved().model)} if self.prior != PriorSource.CASES else {}
-        return {"casebase.npz": Path(self.casebase), **model, **table_files(self.tables)}
+        return {**with_profile("casebase.npz", Path(self.casebase)), **model, **table_files(self.tables)}
 
     def unpacked(self, root: Path) -> Self:
         model = str(root / "model.npz") if self.prior != PriorSource.CASES else self.model

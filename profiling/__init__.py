@@ -4,12 +4,12 @@ the fit, the report picture (``python -m profiling FILE.npz --judge PATH``; docs
 - :mod:`profiling.judging`: which positions are judged, and judging them (the judge started
   by :mod:`engine.outside.launch`, its scores read by :mod:`engine.search.scores`);
 - :mod:`profiling.journal`: the judged positions, one JSON line each, resumable;
-- :mod:`profiling.pipeline`: judge, fit (:mod:`engine.style.profile`), store in the casebase;
+- :mod:`profiling.pipeline`: judge, fit (:mod:`engine.style.profile`), store beside the casebase (``X.profile.npz``);
 - :mod:`profiling.report`: the picture (matplotlib, the optional extra ``plots``).
 - :mod:`profiling.intrinsic`: the same judging and fit for any player's games in a PGN, read
   as a rating on the experts' line (``python -m profiling.intrinsic``; docs/strength.md §6).
 
-The casebase only stores the profile (:mod:`casebase.format`); the engine reads it and plays by
+The casebase layer only stores the profile (:mod:`casebase.profilefile`); the engine reads it and plays by
 it (:mod:`engine.style.calibration`).
 """
 

@@ -1,9 +1,11 @@
-"""Judge the expert's own moves with a UCI engine, fit the error model, store it in the casebase.
+"""Judge the expert's own moves with a UCI engine, fit the error model, store it beside the casebase.
 
 A seeded sample of the expert's positions (from move 9) is judged by the engine: its best moves
 and the expert's, at a fixed depth. Each finished position is kept in a journal, so a stopped or
 failed run goes on where it stopped when run again. The fitted error model and the rating it
-implies are stored in the casebase (``python -m casebase info`` shows them). docs/strength.md §1.
+implies are stored beside the casebase, in FILE.profile.npz for FILE.npz (``python -m casebase info``
+shows them), with their provenance (the casebase's SHA-256, the judge, the project's version, the
+date). docs/strength.md §1.
 With --play, the engine's own choices on the first of those positions are recorded beside them
 for the play-time calibration (§3); with --engine-games, its choices in positions of its own games too
 (a round robin's PGN: profiling.games).
@@ -35,9 +37,9 @@ def _profile(args: argparse.Namespace) -> None:
                            " judged positions and of the engine's choices)")
     path = casebase_path(args.casebase)
     casebase = Casebase.load(path)
-    if casebase.profile_problem is not None:  # never stored over: the user should see what was there
+    if casebase.profile_problem is not None and not casebase.profile_stale:  # never stored over: the user should see it
         raise ProfileError(f"{path}: error profile refused: {casebase.profile_problem}; the file is left as it is"
-                           " (build the casebase again with python -m casebase build, then profile it)")
+                           " (move it away, or build the casebase again with python -m casebase build, then profile it)")
     settings = Settings(positions=args.positions, depth=args.depth, multipv=args.multipv, seed=args.seed)
     existing = Profile.of(casebase)
     if not (args.report and existing is not None and args.judge is None and args.journal is None):

@@ -1,6 +1,6 @@
 """Making an expert's error profile: judge the sampled positions (resuming the journal), fit the
-error model, and store the profile in the casebase file, atomically (docs/strength.md §1); then,
-where asked, the play-time record beside it (§3).
+error model, and store the profile in its own file beside the casebase (``X.profile.npz``),
+atomically (docs/strength.md §1); then, where asked, the play-time record with it (§3).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from profiling.play import PlaySettings, play_arrays, record_play
 
 def make_profile(casebase: Casebase, settings: Settings, judge: str | None, journal_path: Path | None = None, *,
                  progress: bool = True) -> Profile:
-    """Judge (resuming the journal), fit, and store the profile in the casebase file.
+    """Judge (resuming the journal), fit, and store the profile beside the casebase file.
 
     The default journal (``FILE.profile.jsonl`` beside the casebase) is removed once the profile
     is stored; one named by ``journal_path`` is kept."""
@@ -45,6 +45,7 @@ def make_profile(casebase: Casebase, settings: Settings, judge: str | None, jour
                                f" the casebase's case {row}: a journal of other games")
     profile = profile_of(casebase, judged, {**journal.header, "seed": settings.seed,
                                             "first_move": settings.first_move})
+    profile.meta["journal"] = {"name": journal_path.name, "sha256": file_sha256(journal_path)}  # what it was fitted from
     store(casebase, profile)
     if not keep:
         journal_path.unlink(missing_ok=True)
@@ -85,12 +86,19 @@ def add_play(casebase: Casebase, settings: PlaySettings, judge: str | None, jour
     return profile
 
 
+def _played_model(casebase: Casebase) -> StyleModel:
+    """The model the engine plays the casebase with by default (``Model auto``): the records' model."""
+    choice = choose_model(casebase)
+    model = choice.model if choice.model is not None else StyleModel.load(choice.path)
+    assert model.path is not None
+    return model
+
+
 def _default_fit(casebase: Casebase, profile: Profile) -> dict[str, Any]:
     """The calibrated choice's likelihood fit with the model the engine plays by default
     (``Model auto``), and that model's SHA-256: the engine reads it instead of fitting again
     (engine.style.calibration.stored_fit)."""
-    choice = choose_model(casebase)
-    model = choice.model if choice.model is not None else StyleModel.load(choice.path)
+    model = _played_model(casebase)
     assert model.path is not None
     found = likelihood_fit(profile, model)
     return {"sensitivity": found.model.sensitivity, "consistency": found.model.consistency,
@@ -99,10 +107,13 @@ def _default_fit(casebase: Casebase, profile: Profile) -> dict[str, Any]:
 
 
 def store(casebase: Casebase, profile: Profile, play: dict[str, np.ndarray] | None = None) -> None:
-    """Write the casebase with ``profile`` and its ``play``-time record if any (atomically, over its file)."""
+    """Write ``profile`` and its records of the engine's choices (``play``: the play-time and games
+    records' arrays) if any beside the casebase file (``X.profile.npz``, atomically), with its
+    provenance: the casebase's SHA-256 and, with records, the model they were made with."""
     assert casebase.path is not None
     try:
         updated = casebase.with_profile(profile.meta, {**profile.arrays(), **(play or {})})
     except CasebaseError as exc:
         raise ProfileError(f"the profile does not fit the casebase: {exc}") from exc
-    updated.save(casebase.path)
+    model = _played_model(casebase).path if play else None
+    updated.save_profile(None if model is None else file_sha256(model))

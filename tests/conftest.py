@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import csv
+import shutil
 from pathlib import Path
 
 import pytest
 
 from casebase.builder import build
+from casebase.format import Casebase
 from casebase.games import GameFilter
 from casebase.holdout import held_out_games, write_pgn
+from profiling.games import add_games
+from profiling.judging import Settings
+from profiling.pipeline import add_play, make_profile
+from profiling.play import PlaySettings
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
@@ -82,3 +88,19 @@ def heldout(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     build(pgn, selection, workers=1, progress=False).save(folder / "k.npz")
     write_pgn(folder / "k.pgn", held_out_games(pgn, selection, workers=1, progress=False))
     return folder / "k.npz", folder / "k.pgn"
+
+
+@pytest.fixture(scope="session")
+def profiled(kosteniuk_casebase: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A copy of a shipped casebase with its shipped profile, play-time record and games record (fitted from
+    data/profiles, as ``make casebases`` does, no judge needed), and the journal it was fitted from."""
+    folder = tmp_path_factory.mktemp("profiled")
+    path, journal = folder / "kosteniuk-2200.npz", folder / "kosteniuk-2200.jsonl"
+    shutil.copy(kosteniuk_casebase, path)
+    shutil.copy(DATA_DIR / "profiles" / "kosteniuk-2200.jsonl", journal)
+    make_profile(Casebase.load(path), Settings(), None, journal, progress=False)
+    add_play(Casebase.load(path), PlaySettings(), None, DATA_DIR / "profiles" / "kosteniuk-2200.play.jsonl", progress=False)
+    add_games(Casebase.load(path), [DATA_DIR / "games" / "round-robin-40-20.pgn"], "kosteniuk-2200", PlaySettings(), None,
+              DATA_DIR / "profiles" / "kosteniuk-2200.games.jsonl", DATA_DIR / "profiles" / "kosteniuk-2200.games.play.jsonl",
+              progress=False)
+    return path, journal

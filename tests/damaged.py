@@ -1,17 +1,21 @@
 """Damaged copies of sound files, as a user's disk, an editor or another program leaves them:
-personal models (issue #28, item 4) and casebases whose error profile is damaged (item 5)."""
+personal models (issue #28, item 4) and casebases whose error profile is damaged (item 5), or
+made for other cases (issue #39)."""
 
 from __future__ import annotations
 
 import io
 import json
 import os
+import shutil
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from casebase.profilefile import profile_path
 
 
 def npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
@@ -53,18 +57,15 @@ MODEL_DAMAGE = {
 }
 
 
-def rewrite_casebase(source: Path, target: Path, meta: Callable[[dict[str, Any]], None] | None = None,
-                     **arrays: np.ndarray) -> Path:
-    """A copy of the casebase file ``source`` at ``target``, its metadata changed by ``meta`` and the
+def rewrite_npz(source: Path, target: Path, meta: Callable[[Any], Any] | None = None, **arrays: np.ndarray) -> Path:
+    """A copy of the ``.npz`` file ``source`` at ``target``, its metadata made ``meta(metadata)`` and the
     members ``arrays`` replaced, byte for byte otherwise: no check of the casebase code is passed."""
     with zipfile.ZipFile(source) as src, zipfile.ZipFile(target, "w", zipfile.ZIP_STORED) as dst:
         for item in src.infolist():
             name = item.filename.removesuffix(".npy")
             if name == "meta" and meta is not None:
                 with src.open(item) as f:
-                    stored = json.loads(str(np.lib.format.read_array(f)))
-                meta(stored)
-                value = np.array(json.dumps(stored))
+                    value = np.array(json.dumps(meta(json.loads(str(np.lib.format.read_array(f))))))
             elif name in arrays:
                 value = arrays[name]
             else:
@@ -76,23 +77,35 @@ def rewrite_casebase(source: Path, target: Path, meta: Callable[[dict[str, Any]]
     return target
 
 
+def copy_profiled(source: Path, target: Path) -> Path:
+    """A copy of the casebase file ``source`` at ``target``, with its profile file beside where it has one."""
+    shutil.copy(source, target)
+    if profile_path(source).is_file():
+        shutil.copy(profile_path(source), profile_path(target))
+    return target
+
+
 def profile_arrays(path: Path) -> dict[str, np.ndarray]:
-    """The stored ``profile_*`` arrays of the casebase file ``path``."""
+    """The stored ``profile_*`` arrays of the profile file (or old casebase file) ``path``."""
     with zipfile.ZipFile(path) as zf:
         return {name.removesuffix(".npy"): np.lib.format.read_array(zf.open(name))
                 for name in zf.namelist() if name.startswith("profile_")}
 
 
-def _description(change: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, Any]], None]:
-    return lambda meta: change(meta["profile"])
+def _description(change: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    def changed(description: dict[str, Any]) -> dict[str, Any]:
+        change(description)
+        return description
+    return changed
 
 
 def damage_profile(sound: Path, target: Path, damage: str) -> Path:
-    """A copy of the profiled casebase ``sound`` whose profile has ``damage`` (one of :data:`PROFILE_DAMAGE`)."""
-    arrays = profile_arrays(sound)
+    """A copy of the profiled casebase ``sound`` (and its profile file beside) at ``target``, whose profile
+    has ``damage`` (one of :data:`PROFILE_DAMAGE`)."""
+    arrays = profile_arrays(profile_path(sound))
     scores = arrays["profile_scores"]
     changes: dict[str, Any] = {
-        "meta garbage": {"meta": lambda meta: meta.update(profile="garbage")},
+        "meta garbage": {"meta": lambda meta: "garbage"},
         "fit garbage": {"meta": _description(lambda d: d.update(fit="garbage"))},
         "empty arrays": {name: array[:0] for name, array in arrays.items()},
         "moves all 65535": {"profile_moves": np.full_like(arrays["profile_moves"], 65535)},
@@ -110,11 +123,17 @@ def damage_profile(sound: Path, target: Path, damage: str) -> Path:
         "games targets above 1": {"profile_games_target": arrays["profile_games_target"] + 2},
         "games best cut": {"profile_games_best": arrays["profile_games_best"][:3]},
         "games undescribed": {"meta": _description(lambda d: d.pop("games"))},
+        "another casebase's": {"meta": _description(lambda d: d["provenance"].update(casebase_sha256="0" * 64))},
+        "no provenance": {"meta": _description(lambda d: d.pop("provenance"))},
     }[damage]
     os.makedirs(target.parent, exist_ok=True)
-    return rewrite_casebase(sound, target, **changes)
+    shutil.copy(sound, target)
+    rewrite_npz(profile_path(sound), profile_path(target), **changes)
+    return target
 
 
+#: The profile file of another casebase (built again differently): refused, and replaced by profiling.
+STALE = "another casebase's"
 #: Each damaged profile, and what the refusal says of it.
 PROFILE_DAMAGE = {
     "meta garbage": "the error profile's description in the metadata is a str, not a JSON object",
@@ -134,4 +153,6 @@ PROFILE_DAMAGE = {
     "games targets above 1": "the games record's target losses are not all numbers within 0..1",
     "games best cut": "games record array 'profile_games_best' has dtype int32 and shape (3,)",
     "games undescribed": "the error profile's description has no games record 'games'",
+    "another casebase's": "made for another casebase (kosteniuk-2200.npz, SHA-256 000000000000…) than this one",
+    "no provenance": "the error profile has no provenance",
 }

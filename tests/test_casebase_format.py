@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from casebase.format import FORMAT_VERSION, Casebase, CasebaseError, decode_move, encode_move
+from common.files import file_sha256
 
 
 @pytest.fixture(scope="module")
@@ -147,8 +148,16 @@ def test_a_profile_is_stored_with_its_description_and_checked(kosteniuk_casebase
     cb = Casebase.load(kosteniuk_casebase)
     with_profile = cb.with_profile(description(2), profile_arrays(cb, [0, 5], [0, 1]))
     with_profile.save(tmp_path / "p.npz")
+    assert with_profile.save_profile(None) == tmp_path / "p.profile.npz"
+    with np.load(tmp_path / "p.npz") as cases:  # the casebase holds cases only
+        assert not [name for name in cases.files if "profile" in name] and "profile" not in str(cases["meta"])
     loaded = Casebase.load(tmp_path / "p.npz")
+    made = loaded.meta["profile"].pop("provenance")
     assert loaded.meta["profile"] == description(2) and loaded.profile is not None and loaded.profile_problem is None
+    assert made["casebase"] == "p.npz" and made["casebase_sha256"] == file_sha256(tmp_path / "p.npz")
+    assert made["judge"] == "test" and made["depth"] == 1 and made["model_sha256"] is None
+    assert made["project"].startswith("cbr-chess ") and made["made"].startswith("20")
+    assert not loaded.profile_inside and loaded.profile_notice is None
     assert loaded.profile["profile_row"].tolist() == [0, 5] and len(loaded) == len(cb)
     good = profile_arrays(cb, [0, 5], [0, 1])
     moves = good["profile_moves"]
@@ -176,7 +185,7 @@ def test_a_profile_is_stored_with_its_description_and_checked(kosteniuk_casebase
 
 
 def test_the_profiles_score_bound_is_the_engines_mate_score():
-    from casebase.checks import SCORE_BOUND
+    from casebase.profile_checks import SCORE_BOUND
     from engine.search.scores import MATE
 
     assert SCORE_BOUND == MATE  # the casebase cannot import the engine's: the two are kept equal here

@@ -19,6 +19,7 @@ import pytest
 from engine_helpers import shipped_personal
 from test_tournament_run import games_of
 
+from casebase.profilefile import profile_path
 from engine.cbr.configurations import parse_configurations
 from engine.style.model import generic_model
 from fidelity.modes import FidelityMode
@@ -152,6 +153,17 @@ def test_settings_travel_as_their_files_and_come_back_around_the_copies(kosteniu
     assert fidelity.for_mode(FidelityMode.JUDGED).programs() == [fidelity.judge]
     assert {"casebase.npz", "model.npz"} <= set(fidelity.cargo())
     assert fidelity.unpacked(tmp_path).model == str(tmp_path / "model.npz")
+
+
+def test_a_casebase_s_error_profile_travels_beside_it(profiled, tmp_path):
+    engine = engine_entrant("name=sf cmd=/usr/games/stockfish elo=1350")
+    settings = TournamentSettings(entrants=(casebase_entrant(profiled[0]), engine),
+                                  configs=tuple(parse_configurations(["balanced"])))
+    assert settings.cargo()["casebases/kosteniuk-2200.profile.npz"] == profile_path(profiled[0])
+    assert profile_path(settings.unpacked(tmp_path).entrants[0].path) == tmp_path / "casebases/kosteniuk-2200.profile.npz"
+    fidelity = FidelitySettings(casebase=str(profiled[0]), config=parse_configurations(["balanced"])[0])
+    assert fidelity.cargo()["casebase.profile.npz"] == profile_path(profiled[0])
+    assert profile_path(fidelity.unpacked(tmp_path).casebase) == tmp_path / "casebase.profile.npz"
 
 
 def test_cluster_without_ray_says_how_to_install_it(kosteniuk_casebase, gaprindashvili_casebase, tmp_path,

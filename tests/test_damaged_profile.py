@@ -1,7 +1,8 @@
 """A casebase whose error profile is damaged keeps its cases: the engine plays them without calibration
 and says why in one ``info string``, never random moves or a traceback; ``casebase info`` and
 ``python -m profiling`` refuse the file in one line and leave it as it is (issue #28, item 5;
-docs/strength.md §1, §3)."""
+docs/strength.md §1, §3). A profile file made for another casebase is refused as a damaged one is,
+and replaced when the casebase is profiled again (issue #39)."""
 
 from __future__ import annotations
 
@@ -13,18 +14,17 @@ from pathlib import Path
 import chess
 import numpy as np
 import pytest
-from damaged import PROFILE_DAMAGE, damage_profile
+from damaged import PROFILE_DAMAGE, STALE, damage_profile
 from uci_helpers import bestmoves, converse, strings
 
 from casebase.__main__ import main as casebase_main
 from casebase.format import Casebase
+from casebase.profilefile import profile_path
+from common.files import file_sha256
 from engine.style.calibration import calibrate
 from engine.style.profile import Profile
 from profiling.__main__ import main as profiling_main
-from profiling.games import add_games
-from profiling.judging import POSITIONS, Settings
-from profiling.pipeline import add_play, make_profile
-from profiling.play import PlaySettings
+from profiling.judging import POSITIONS
 
 pytestmark = [pytest.mark.slow,  # its fixture fits a shipped profile, and the tests play through the engine
               pytest.mark.xdist_group("damaged-profile")]  # its module fixture is built once, on one worker
@@ -32,22 +32,6 @@ pytestmark = [pytest.mark.slow,  # its fixture fits a shipped profile, and the t
 DATA = Path(__file__).resolve().parent.parent / "data"
 #: After 1. e4 e5 2. Nf3, where the calibrated choice draws among the judged replies.
 MOVES = ["e2e4", "e7e5", "g1f3"]
-
-
-@pytest.fixture(scope="module")
-def profiled(kosteniuk_casebase: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """A copy of a shipped casebase with its shipped profile, play-time record and games record (fitted from
-    data/profiles, as ``make casebases`` does, no judge needed), and the journal it was fitted from."""
-    folder = tmp_path_factory.mktemp("profiled")
-    path, journal = folder / "kosteniuk-2200.npz", folder / "kosteniuk-2200.jsonl"
-    shutil.copy(kosteniuk_casebase, path)
-    shutil.copy(DATA / "profiles" / "kosteniuk-2200.jsonl", journal)
-    make_profile(Casebase.load(path), Settings(), None, journal, progress=False)
-    add_play(Casebase.load(path), PlaySettings(), None, DATA / "profiles" / "kosteniuk-2200.play.jsonl", progress=False)
-    add_games(Casebase.load(path), [DATA / "games" / "round-robin-40-20.pgn"], "kosteniuk-2200", PlaySettings(), None,
-              DATA / "profiles" / "kosteniuk-2200.games.jsonl", DATA / "profiles" / "kosteniuk-2200.games.play.jsonl",
-              progress=False)
-    return path, journal
 
 
 @pytest.fixture(params=list(PROFILE_DAMAGE))
@@ -108,13 +92,23 @@ def test_casebase_info_exits_1_in_one_line(damaged, capsys):
     assert f"error profile: refused: {Casebase.load(path).profile_problem}" in captured.out  # the cases described
 
 
-def test_profiling_exits_1_in_one_line_and_leaves_the_file(damaged, profiled, capsys):
-    path, reason = damaged
-    before = path.read_bytes()
+@pytest.mark.parametrize("damage", [damage for damage in PROFILE_DAMAGE if damage != STALE])
+def test_profiling_exits_1_in_one_line_and_leaves_the_files(damage, profiled, tmp_path, capsys):
+    path = damage_profile(profiled[0], tmp_path / profiled[0].name, damage)
+    before = path.read_bytes(), profile_path(path).read_bytes()
     assert profiling_main([str(path), "--journal", str(profiled[1]), "--quiet"]) == 1
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith(f"profiling: error: {path}: error profile refused:") and reason in err
-    assert path.read_bytes() == before
+    assert err.count("\n") == 1 and err.startswith(f"profiling: error: {path}: error profile refused:")
+    assert PROFILE_DAMAGE[damage] in err
+    assert (path.read_bytes(), profile_path(path).read_bytes()) == before
+
+
+def test_profiling_replaces_the_profile_of_another_casebase(profiled, tmp_path):
+    path = damage_profile(profiled[0], tmp_path / profiled[0].name, STALE)
+    assert Casebase.load(path).profile_stale
+    assert profiling_main([str(path), "--journal", str(profiled[1]), "--quiet"]) == 0
+    again = Casebase.load(path)
+    assert again.profile_problem is None and again.meta["profile"]["provenance"]["casebase_sha256"] == file_sha256(path)
 
 
 def test_uci_limit_strength_plays_the_shipped_line_on_a_refused_profile(profiled, tmp_path):
@@ -123,7 +117,8 @@ def test_uci_limit_strength_plays_the_shipped_line_on_a_refused_profile(profiled
                       "setoption name Seed value 2", f"position startpos moves {' '.join(MOVES)}", "go depth 2"],
                      "--casebase", str(path))
     said = strings(lines)
-    assert f"info string strength limited to 1800: error profile of {path.name} refused: the error profile's fit" \
+    assert f"info string strength limited to 1800: error profile of {path.name} refused: {profile_path(path).name}:" \
+           " the error profile's fit" \
            " sensitivity is nan, not a finite number: the shipped experts' typical parameters, set to 1800" in lines
     assert "info string error in " not in said and "error while" not in said
     assert chess.Move.from_uci(bestmoves(lines)[-1]) in after(MOVES).legal_moves
@@ -145,9 +140,11 @@ def test_a_profile_member_numpy_cannot_read_costs_the_profile_only(profiled, tmp
     header = io.BytesIO()  # profile_scores claiming sixteen terabytes
     np.lib.format.write_array_header_1_0(header, {"descr": "<i4", "fortran_order": False, "shape": (2**42,)})
     path = tmp_path / profiled[0].name
-    with zipfile.ZipFile(profiled[0]) as src, zipfile.ZipFile(path, "w") as dst:
+    shutil.copy(profiled[0], path)
+    with zipfile.ZipFile(profile_path(profiled[0])) as src, zipfile.ZipFile(profile_path(path), "w") as dst:
         for item in src.infolist():
             dst.writestr(item, header.getvalue() if item.filename == "profile_scores.npy" else src.read(item))
     casebase = Casebase.load(path)
     assert casebase.profile is None and len(casebase) == 5613
-    assert casebase.profile_problem is not None and casebase.profile_problem.startswith("error profile damaged (")
+    assert casebase.profile_problem is not None
+    assert casebase.profile_problem.startswith(f"{profile_path(path).name}: error profile damaged (")

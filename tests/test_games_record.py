@@ -13,6 +13,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from damaged import copy_profiled
 from test_play import PLAYED, PROFILE, reachable
 from test_profiling import scripted
 
@@ -117,7 +118,7 @@ def test_a_set_rating_asks_the_games_positions_for_as_much_less_as_the_expert_s_
 
 def test_a_profile_made_again_without_games_drops_the_record_and_says_so(recorded, tmp_path, capsys):
     copy = tmp_path / "kosteniuk-2200.npz"
-    shutil.copy(recorded[0], copy)
+    copy_profiled(recorded[0], copy)
     journal = tmp_path / "profile.jsonl"
     assert profiling_main([str(copy), "--judge", recorded[2], "--positions", str(PROFILE.positions), "--depth",
                            str(PROFILE.depth), "--multipv", str(PROFILE.multipv), "--journal", str(journal),
@@ -130,7 +131,7 @@ def test_a_profile_made_again_without_games_drops_the_record_and_says_so(recorde
 def test_games_without_journals_or_with_no_game_of_the_player_are_refused_with_a_clear_error(recorded, tmp_path,
                                                                                                capsys):
     copy = tmp_path / "kosteniuk-2200.npz"
-    shutil.copy(recorded[0], copy)
+    copy_profiled(recorded[0], copy)
     assert profiling_main([str(copy), "--judge", recorded[2], "--positions", str(PROFILE.positions), "--depth",
                            str(PROFILE.depth), "--multipv", str(PROFILE.multipv), "--journal",
                            str(tmp_path / "p.jsonl"), "--quiet", "--engine-games", str(GAMES)]) == 1

@@ -13,6 +13,7 @@ from pathlib import Path
 import chess
 import numpy as np
 import pytest
+from damaged import copy_profiled
 from test_profiling import scripted
 
 from casebase.format import Casebase
@@ -120,7 +121,7 @@ def entries(journal: Path) -> dict[str, dict[str, object]]:
 def test_the_journal_goes_on_where_it_stopped_and_needs_no_judge_once_complete(played, tmp_path):
     path, journal, judge = played
     copy, cut = tmp_path / "kosteniuk-2200.npz", tmp_path / "cut.jsonl"
-    shutil.copy(path, copy)
+    copy_profiled(path, copy)
     lines = journal.read_text().splitlines()
     cut.write_text("\n".join(lines[:6]) + "\n" + lines[6][:20])  # five positions and a half-written line
     with pytest.raises(ProfileError, match="11 of 16 positions are still to be played"):
@@ -133,7 +134,7 @@ def test_the_journal_goes_on_where_it_stopped_and_needs_no_judge_once_complete(p
 def test_the_profile_command_records_and_stores_the_play_time_choices(played, tmp_path, capsys):
     path, journal, judge = played
     copy = tmp_path / "kosteniuk-2200.npz"
-    shutil.copy(path, copy)
+    copy_profiled(path, copy)
     assert profiling_main([str(copy), "--judge", judge, "--positions", "24", "--depth", "2", "--multipv", "4",
                            "--play", str(tmp_path / "p.jsonl"), "--play-positions", "3", "--judge-depth", "2",
                            "--quiet"]) == 0
@@ -170,7 +171,7 @@ def test_the_fit_stored_with_the_record_is_the_engine_s_own_and_only_for_its_mod
 def test_a_play_journal_of_another_judge_is_refused(played, tmp_path):
     path, journal, judge = played
     copy, other = tmp_path / "kosteniuk-2200.npz", tmp_path / "other.jsonl"
-    shutil.copy(path, copy)
+    copy_profiled(path, copy)
     lines = journal.read_text().splitlines()
     header = json.loads(lines[0])
     header["judge"] = "Another Engine 1.0"
@@ -181,7 +182,7 @@ def test_a_play_journal_of_another_judge_is_refused(played, tmp_path):
 
 def test_the_losses_reached_are_the_profile_judge_s_not_the_scores_the_engine_chose_by(played, tmp_path):
     path = tmp_path / "kosteniuk-2200.npz"
-    shutil.copy(played[0], path)
+    copy_profiled(played[0], path)
     casebase = Casebase.load(path)
     profile = Profile.of(casebase)
     assert profile is not None and casebase.profile is not None and profile.play is not None

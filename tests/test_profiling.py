@@ -17,6 +17,7 @@ import pytest
 from casebase.format import Casebase, encode_move
 from casebase.info import describe
 from casebase.phases import PHASES
+from common.files import file_sha256
 from engine.style.profile import MISTAKE_CP, Profile
 from profiling import ProfileError
 from profiling.__main__ import main as profiling_main
@@ -100,7 +101,7 @@ def test_a_held_out_casebase_draws_the_same_positions_where_it_has_their_games(k
     assert sample(Casebase.load(kosteniuk), Settings(seed=1))[1] != full_keys
 
 
-# -- the profile in the casebase -------------------------------------------------------------
+# -- the profile beside the casebase -----------------------------------------------------------
 
 
 def test_the_stored_profile_round_trips_and_info_shows_it(kosteniuk, tmp_path):
@@ -117,6 +118,9 @@ def test_the_stored_profile_round_trips_and_info_shows_it(kosteniuk, tmp_path):
     assert "implied rating" in line and "8 positions judged by Scripted at depth 2" in line
     assert f"lose {MISTAKE_CP} cp or more" in line and line.endswith("; no play-time record (python -m profiling"
                                                                      " FILE.npz --judge PATH --play J.jsonl makes one)")
+    made = next(x for x in describe(loaded).splitlines() if x.startswith("profile file:"))
+    assert made.startswith("profile file:  kosteniuk.profile.npz, made ")  # the profile's own file, its provenance
+    assert made.endswith(f" for kosteniuk.npz (SHA-256 {file_sha256(kosteniuk)[:12]}…)")
     assert len(loaded) == len(casebase) and (np.asarray(loaded.boards) == np.asarray(casebase.boards)).all()
     # the phases are casebase.phases's: every judged position in one of them
     stats = profile.meta["phases"]
@@ -143,18 +147,21 @@ def test_an_old_casebase_is_read_and_says_it_has_no_profile(kosteniuk, tmp_path)
 def test_a_damaged_profile_is_refused_with_what_is_wrong(kosteniuk, tmp_path, capsys):
     make_profile(Casebase.load(kosteniuk), Settings(positions=5, depth=2, multipv=3), scripted(tmp_path), progress=False)
     broken = tmp_path / "broken.npz"
-    with zipfile.ZipFile(kosteniuk) as src, zipfile.ZipFile(broken, "w") as dst:
+    shutil.copy(kosteniuk, broken)
+    with zipfile.ZipFile(kosteniuk.with_suffix(".profile.npz")) as src, \
+            zipfile.ZipFile(broken.with_suffix(".profile.npz"), "w") as dst:
         for item in src.infolist():
             if item.filename != "profile_played.npy":
                 dst.writestr(item, src.read(item))
     casebase = Casebase.load(broken)  # the cases are sound: read, without the profile, saying why
     assert casebase.profile is None and Profile.of(casebase) is None
-    assert casebase.profile_problem == "error profile incomplete (has only profile_row, profile_moves, profile_scores)"
+    assert casebase.profile_problem == ("broken.profile.npz: error profile incomplete (has only profile_row, profile_moves,"
+                                        " profile_scores)")
     assert len(casebase) == len(Casebase.load(kosteniuk))
-    before = broken.read_bytes()
+    before = broken.with_suffix(".profile.npz").read_bytes()
     assert profiling_main([str(broken), "--judge", scripted(tmp_path), "--quiet"]) == 1
-    assert "error profile refused: error profile incomplete" in capsys.readouterr().err
-    assert broken.read_bytes() == before  # left as it is
+    assert "error profile refused: broken.profile.npz: error profile incomplete" in capsys.readouterr().err
+    assert broken.with_suffix(".profile.npz").read_bytes() == before  # left as it is
 
 
 # -- the command and the picture -------------------------------------------------------------

@@ -20,6 +20,7 @@ import chess
 from tqdm import tqdm
 
 from casebase.format import Casebase
+from casebase.profilefile import with_profile
 from engine.agents import defaults
 from engine.agents.options import OptionValue
 from engine.cbr.configurations import Configuration
@@ -84,7 +85,8 @@ class TournamentSettings:
     # what a cluster's workers need (parallel.cluster.Portable)
 
     def cargo(self) -> dict[str, Path]:
-        casebases = {f"casebases/{e.id}.npz": Path(e.path) for e in self.entrants if e.path is not None}
+        casebases = {name: path for e in self.entrants if e.path is not None
+                     for name, path in with_profile(f"casebases/{e.id}.npz", Path(e.path)).items()}
         tables = {} if self.tables == "" else table_files(self.tables or "")
         if self.mode != "guided":
             return {**casebases, **tables}

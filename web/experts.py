@@ -19,6 +19,7 @@ import chess
 from casebase.book import replayed_games
 from casebase.format import Casebase, CasebaseError
 from casebase.info import describe_profile, distinct_positions, first_moves
+from casebase.profilefile import SUFFIX as PROFILE_SUFFIX
 from common.paths import PROJECT_ROOT
 
 #: Plies of the repertoire tree, and the most replies shown at each of its positions.
@@ -58,8 +59,8 @@ class Experts:
             candidates.append(("command line", self.extra))
         seen: set[Path] = set()
         for origin, path in candidates:
-            # personal models (X.model.npz) sit beside their casebases and are not experts
-            if path.name.endswith(".model.npz") or path.resolve() in seen or not path.is_file():
+            # personal models (X.model.npz) and error profiles (X.profile.npz) sit beside their casebases
+            if path.name.endswith((".model.npz", PROFILE_SUFFIX)) or path.resolve() in seen or not path.is_file():
                 continue
             seen.add(path.resolve())
             key = path.stem if path.stem not in found else f"{origin.split()[0]}-{path.stem}"

@@ -24,17 +24,18 @@ from casebase.format import Casebase
 from casebase.phases import PHASES, phase
 from engine.search.result import SearchResult
 from engine.style.errormodel import PRIOR_FLOOR, ErrorModel, fit, losses
+from engine.style.fitted import FITTED
 from engine.style.model import StyleModel, file_sha256
 from engine.style.prior import Proposal
 from engine.style.profile import PlayRecord, Profile, refusal, refused
 from engine.style.rating import loss_at, rating_of
 
 #: Without a profile: the median over the shipped experts of their fitted prior weight and
-#: consistency, and the line of the log-sensitivity in rating through their fits
-#: (``python -m experiments.profiles`` prints both).
-SHIPPED_PRIOR_WEIGHT = 0.54
-SHIPPED_CONSISTENCY = 0.57
-SHIPPED_SENSITIVITY_LINE = (-3.76, -0.001934, 2500.0)  # ln s = a + b (rating - r0)
+#: consistency, and the line of the log-sensitivity in rating through their fits, ln s = a + b
+#: (rating - r0): data, made by ``python -m profiling.fitted`` (:mod:`engine.style.fitted`).
+SHIPPED_PRIOR_WEIGHT = FITTED.prior_weight
+SHIPPED_CONSISTENCY = FITTED.consistency
+SHIPPED_SENSITIVITY_LINE = FITTED.sensitivity_line
 #: The profile's positions the calibrated choice is fitted on with a style model's prior: the
 #: first ones of its seeded order (without a model, all of them).
 #: The fit needs the style model's prior in each, about 5 ms a position on one core, and is made
@@ -199,7 +200,24 @@ def stored_fit(profile: Profile, model: StyleModel | None) -> LikelihoodFit | No
                          stored["expected_loss"], stored["positions"])
 
 
+def _other_model(profile: Profile, model: StyleModel | None) -> str | None:
+    """Why the profile's records of the engine's own choices cannot calibrate the engine playing
+    ``model``: they were made with another style model (its prior is in them); None where they can."""
+    made = profile.records_model
+    if model is None or model.path is None or made is None:
+        return None
+    plays = file_sha256(model.path)
+    if plays == made:
+        return None
+    return (f"its records of the engine's own choices were made with another style model (SHA-256 {made[:12]}…)"
+            f" than the one it plays now, {model.path.name} ({plays[:12]}…): record them again with"
+            " python -m profiling --play to play this model calibrated")
+
+
 def _fit(casebase: Casebase, profile: Profile, model: StyleModel | None) -> Calibration:
+    other = _other_model(profile, model)
+    if other is not None:
+        return shipped_calibration(casebase.expert, refused(casebase, other))
     found = stored_fit(profile, model) or likelihood_fit(profile, model)
     fitted, expected = found.model, found.expected
     if not all(math.isfinite(x) and x > 0 for x in (fitted.sensitivity, fitted.consistency)) \

@@ -18,7 +18,6 @@ is looked for beside it and then among the shipped models, and must be a whole m
 
 from __future__ import annotations
 
-import hashlib
 import importlib.resources
 import json
 import os
@@ -31,7 +30,7 @@ import chess
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from common.files import atomic_file
+from common.files import atomic_file, file_sha256
 from engine.style.planes import FORMAT_ID, MOVES, PLANES, encode_board, legal_indices
 
 FORMAT_NAME = "cbr-chess-model"
@@ -59,12 +58,6 @@ def array_shapes(blocks: int, filters: int) -> dict[str, tuple[int, ...]]:
 def generic_model() -> Path:
     """The shipped generic style model (made by ``make model``), package data of :mod:`engine.style`."""
     return Path(str(importlib.resources.files("engine.style") / "models" / "style.npz"))
-
-
-def file_sha256(path: str | os.PathLike[str]) -> str:
-    """The SHA-256 of a file's bytes (hex)."""
-    with open(path, "rb") as f:
-        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def save_model(path: str | os.PathLike[str], arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> None:

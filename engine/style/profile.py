@@ -1,8 +1,8 @@
-"""The expert's error profile as the engine reads it: the casebase's stored ``profile_*`` arrays
-(the expert's moves judged by an outside engine, ``python -m profiling``) as losses, centipawn
+"""The expert's error profile as the engine reads it: the ``profile_*`` arrays of the profile file
+beside the casebase (the expert's moves judged by an outside engine, ``python -m profiling``) as losses, centipawn
 losses and phases, and the statistics and fit stored with them (docs/strength.md §1–2).
 
-:class:`Profile` is a view: the casebase stores the arrays (:mod:`casebase.format`), this module
+:class:`Profile` is a view: the casebase layer stores the arrays (:mod:`casebase.profilefile`), this module
 says what they mean, :mod:`engine.style.calibration` fits the calibrated choice to them, and
 :mod:`profiling` judges the positions and stores the profile with :meth:`Profile.summary`.
 """
@@ -139,6 +139,17 @@ class Profile:
         return PlayRecord.of(p, p["profile_games_best"], p["profile_games_target"].astype(np.float64),
                              self.meta.get("games", {}), key="games")
 
+    @property
+    def records_model(self) -> str | None:
+        """The SHA-256 of the style model the records of the engine's own choices were made with (the
+        file's provenance; a profile held inside a casebase: its play-time fit's), None without records."""
+        if self.play is None and self.games is None:
+            return None
+        made = self.meta.get("provenance")
+        if isinstance(made, dict):
+            return made.get("model_sha256")
+        return (self.meta.get("play", {}).get("fit") or {}).get("model")
+
     def first(self, n: int) -> Profile:
         """The first ``n`` judged positions (the first of the seeded order the judge went through)."""
         return replace(self, rows=self.rows[:n], moves=self.moves[:n], scores=self.scores[:n], played=self.played[:n])
@@ -178,7 +189,7 @@ class Profile:
 
     def summary(self) -> dict[str, Any]:
         """The fit, the implied rating and the loss statistics (overall and by phase), as stored
-        in the casebase's ``meta["profile"]`` beside how the positions were judged."""
+        in the profile's description (``meta["profile"]``) beside how the positions were judged."""
         loss, chosen = self.loss, self.played.astype(np.int64)
         result = fit(loss, chosen)
         implied = implied_rating(loss, chosen, result.model)

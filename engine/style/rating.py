@@ -14,13 +14,15 @@ from typing import NamedTuple
 import numpy as np
 
 from engine.style.errormodel import ErrorModel, fit
+from engine.style.fitted import FITTED
 
 #: The implied rating as a line in the log of the fitted model's expected loss per move
 #: (expected score, percent): rating = A + B ln(loss). Fitted across the eight FIDE-rated
-#: shipped experts' profiles (Stockfish 15.1, depth 12; ``python -m experiments.profiles``),
-#: with the spread of their ratings about the line (Elo, one standard deviation).
-RATING_LINE = (2931.0, -852.0)
-RATING_SPREAD = 98.0
+#: shipped experts' profiles (Stockfish 15.1, depth 12), with the spread of their ratings about
+#: the line (Elo, one standard deviation): data, made by ``python -m profiling.fitted``
+#: (:mod:`engine.style.fitted`, which says from which profiles and judge).
+RATING_LINE = FITTED.rating_line
+RATING_SPREAD = FITTED.rating_spread
 #: The bootstrap resamples of the implied rating's interval.
 RESAMPLES = 100
 

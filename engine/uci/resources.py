@@ -1,6 +1,6 @@
-"""What the UCI engine loads and keeps across games: the casebase, the style model, the judge process
-and the endgame tables, each read again only when its file or settings change; and the agent made
-from them for the options in force."""
+"""What the UCI engine loads and keeps across games: the casebase (with its error profile beside it),
+the style model, the judge process and the endgame tables, each read again only when its file or
+settings change; and the agent made from them for the options in force."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ class AgentBuilder:
         self.debug = False
         self._agent: Agent | None = None
         self._key: tuple[object, ...] | None = None
-        self._casebase: tuple[FileState, Casebase | None, str] | None = None
+        self._casebase: tuple[FileState, Casebase | None, str] | None = None  # the state of both files
         self._model: tuple[FileState, StyleModel | None, str] | None = None
         self._used_model = False  # whether the agent in use asked for the model
         self._judge: Judge | None = None
@@ -70,10 +70,12 @@ class AgentBuilder:
     def agent(self, values: Mapping[str, OptionValue]) -> Agent:
         """The agent for ``values``; a new one starts from the game's seed, as at a new game.
         Where the endgame tables cover the position, it plays their move."""
+        from casebase.profilefile import profile_path
         from engine.agents.factory import make_agent
 
         path = casebase_path(str(values["Casebase"]))  # a bare name is a casebase of the casebase folder
-        key = (tuple(sorted(values.items())), file_state(path), *map(file_state, self._model_files(values, path)))
+        key = (tuple(sorted(values.items())), file_state(path), file_state(str(profile_path(path))),
+               *map(file_state, self._model_files(values, path)))
         mode = MODES[str(values["Mode"])]
         if self._agent is None or key != self._key:
             casebase = self._load(path) if mode.casebase else None
@@ -199,10 +201,12 @@ class AgentBuilder:
             self.news.append(f"{SEED_NEWS}{self._seed} for this game (set option Seed to it to replay)")
 
     def _load(self, path: str) -> Casebase | None:
-        """The casebase at ``path``, read again only when the file changed; None with a reason."""
+        """The casebase at ``path`` with its error profile, read again only when either file changed; None
+        with a reason. A casebase holding its profile inside is said to be split, once a reading."""
         from casebase.format import Casebase, CasebaseError
+        from casebase.profilefile import profile_path
 
-        state = file_state(path)
+        state = (*file_state(path), *file_state(str(profile_path(path))))
         if self._casebase is not None and self._casebase[0] == state:
             return self._casebase[1]
         casebase, problem = None, ""
@@ -211,7 +215,7 @@ class AgentBuilder:
         else:
             started = time.perf_counter()
             try:
-                casebase = Casebase.load(path)
+                casebase = Casebase.load(path, tell=False)
             except CasebaseError as exc:
                 problem = f"cannot load casebase: {clip(str(exc))}"
                 if Path(path).parent == casebase_folder() and not os.path.exists(path):  # False, not OSError, for a path too long
@@ -220,5 +224,7 @@ class AgentBuilder:
             else:
                 if self.debug:
                     self.news.append(f"loaded {path} in {time.perf_counter() - started:.2f} s")
+                if casebase.profile_notice is not None:
+                    self.news.append(casebase.profile_notice)
         self._casebase = (state, casebase, problem)
         return casebase
