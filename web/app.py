@@ -221,8 +221,6 @@ class _Session:
             try:
                 received = await asyncio.wait_for(self.ws.receive(), self._wait())
             except TimeoutError:
-                if self.game is not None and self.game.check_flag():
-                    await self.send(self.game.state())
                 if time.monotonic() - self.last >= self.config.idle_seconds and not (self.game and self.game.busy):
                     await self.send({"type": "closed", "message": f"idle for {self.config.idle_seconds:.0f} s: game ended"})
                     await self.ws.close()
@@ -231,18 +229,18 @@ class _Session:
             if received["type"] == "websocket.disconnect":
                 raise WebSocketDisconnect(received.get("code", 1000))
             self.last = time.monotonic()
+            game = self.game
+            result = None if game is None else game.result
             try:
                 await self.handle(self._parse(received.get("text")))
             except (GameError, PositionError, UnknownExpert) as exc:
                 await self.send({"type": "error", "message": str(exc).strip("'\"")})
+                if game is not None and game is self.game and result is None and game.result is not None:
+                    await self.send(game.state())  # the refused move ended the game (a flag fell): show the end
             self.last = time.monotonic()  # idle counts from the end of the last request (a start takes seconds)
 
     def _wait(self) -> float:
-        wait = self.config.idle_seconds - (time.monotonic() - self.last)
-        game = self.game
-        if game is not None and game.result is None and game.clock.running is not None:
-            wait = min(wait, game.clock.left(game.clock.running) + 0.05)  # to see a flag fall
-        return max(wait, 0.05)
+        return max(self.config.idle_seconds - (time.monotonic() - self.last), 0.05)
 
     def _parse(self, text: str | None) -> dict[str, Any]:
         if text is None:
@@ -296,6 +294,7 @@ class _Session:
             await self.registry.close(game)
             self.game = None
             raise GameError(f"the engine did not start: {exc}") from None
+        game.watcher = asyncio.create_task(self._watch(game))
         self._think()
         await self.send(game.state())
 
@@ -317,6 +316,12 @@ class _Session:
                 await self.send(game.state())
             except (WebSocketDisconnect, RuntimeError):
                 pass  # the tab closed while the engine thought
+
+    async def _watch(self, game: Game) -> None:
+        try:
+            await game.watch_flag(self.send)
+        except (WebSocketDisconnect, RuntimeError):
+            pass  # the tab closed as the flag fell
 
     async def end(self) -> None:
         if self.game is not None:

@@ -96,6 +96,8 @@ class Game:
         self.termination = ""
         self.busy = False  # the engine is thinking
         self.task: asyncio.Task[None] | None = None  # its thinking, to cancel at the end
+        self.clock_started = asyncio.Event()  # set when a side's time starts to run (the flag's watch)
+        self.watcher: asyncio.Task[None] | None = None  # the flag's watch (:meth:`watch_flag`), ended with the game
         self.engine: chess.engine.UciProtocol | None = None
         self._outside: Outside | None = None
         self.last_activity = time.monotonic()
@@ -112,10 +114,12 @@ class Game:
         await engine.configure(self.settings.options())
         await engine.ping()
         if self.board.turn == self.human:
-            self.clock.start(self.human)
+            self._start_clock(self.human)
 
     async def close(self) -> None:
         """End the engine process: quit, and kill it if it does not."""
+        if self.watcher is not None:
+            self.watcher.cancel()
         if self.task is not None and not self.task.done():
             self.task.cancel()  # its analysis stops the engine's search as it unwinds
             try:
@@ -163,7 +167,7 @@ class Game:
             if self.board.turn == self.human:
                 break
         self.clock.moves_made.update({colour: self._moves_made(colour) for colour in chess.COLORS})
-        self.clock.start(self.human)
+        self._start_clock(self.human)
 
     def resign(self) -> None:
         if self.result is not None:
@@ -181,13 +185,28 @@ class Game:
             raise GameError("no draw to claim: neither a threefold repetition nor fifty moves without a capture or pawn move")
 
     def check_flag(self) -> bool:
-        """End the game if the running side's time is up; whether it did."""
+        """End the game if the running side's time is up (the engine's thinking stopped); whether it did."""
         colour = self.clock.running
         if self.result is None and colour is not None and self.clock.left(colour) <= 0:
             self.clock.stop()
             self._end(self._on_time(colour), "time forfeit")
+            if self.task is not None and not self.task.done():
+                self.task.cancel()
+                self.busy = False
             return True
         return False
+
+    async def watch_flag(self, send: Send) -> None:
+        """Until the game ends: the moment the running side's time is up, end the game and send its state
+        (woken each time a clock starts, which may be in the engine's task)."""
+        while self.result is None:
+            self.clock_started.clear()
+            colour = self.clock.running
+            try:
+                await asyncio.wait_for(self.clock_started.wait(), None if colour is None else self.clock.left(colour))
+            except TimeoutError:
+                if self.check_flag():
+                    await send(self.state())
 
     # -- the engine's move ----------------------------------------------------------------------
 
@@ -204,7 +223,7 @@ class Game:
         """Let the engine think, sending each info line as it comes, then play its move."""
         assert self.engine is not None
         board, ply, colour = self.board.copy(), len(self.board.move_stack), self.board.turn
-        self.clock.start(colour)
+        self._start_clock(colour)
         strings: list[str] = []
         limit = self.limit()
         with await self.engine.analysis(board, limit, game=self.id, info=chess.engine.INFO_ALL) as analysis:
@@ -230,7 +249,7 @@ class Game:
         self.board.push(best.move)
         self._check_end()
         if self.result is None:
-            self.clock.start(self.human)
+            self._start_clock(self.human)
         await send({"type": "reasons", **record})
 
     def _think_budget(self, limit: chess.engine.Limit) -> float:
@@ -297,6 +316,10 @@ class Game:
         outcome = self.board.outcome(claim_draw=False)
         if outcome is not None:
             self._end(outcome.result(), outcome.termination.name.lower().replace("_", " "))
+
+    def _start_clock(self, colour: chess.Color) -> None:
+        self.clock.start(colour)
+        self.clock_started.set()
 
     def _end(self, result: str, termination: str) -> None:
         self.result, self.termination = result, termination

@@ -75,7 +75,7 @@ async function send(message) {
 }
 
 function onMessage(m) {
-  if (m.type === 'state') showState(m);
+  if (m.type === 'state') { clockSeen = performance.now(); showState(m); }
   else if (m.type === 'info') showInfo(m);
   else if (m.type === 'reasons') { reasons[m.ply] = m; renderReasons(); }
   else if (m.type === 'error') { showError(m.message); if (state) showState(state); }
@@ -83,8 +83,7 @@ function onMessage(m) {
 }
 
 function showState(s) {
-  state = s;
-  clockSeen = performance.now();
+  state = s;  // redrawn after an error too: the clocks run on from when the state came
   for (const ply of Object.keys(reasons)) if (Number(ply) >= s.plies) delete reasons[ply];
   const last = s.last ? [s.last.slice(0, 2), s.last.slice(2, 4)] : undefined;
   const dests = new Map(Object.entries(s.dests));

@@ -1,0 +1,59 @@
+"""The web page's faults of issue #41 through the API (web/app.py): flags that fall at once, bodies the
+server cannot use, the profile picture drawn once, move numbers from a FEN, one sign of a score, and
+the smaller ones (Chess960, a FEN with a typo, a request cut short, the OpenAPI schema)."""
+
+from __future__ import annotations
+
+import time
+
+import chess
+import chess.engine
+import pytest
+from web_helpers import EXPERT, client, error, no_engines_left, settled, until
+
+pytestmark = pytest.mark.slow  # games through the app's engine processes
+
+
+@pytest.fixture(scope="module")
+def app(kosteniuk_casebase):
+    with client(kosteniuk_casebase.parent, idle_seconds=20) as test_client:
+        yield test_client
+
+
+def over(message: dict) -> bool:
+    return message["type"] == "state" and message["result"] is not None
+
+
+@pytest.mark.parametrize(("fen", "move", "result"), [
+    (chess.STARTING_FEN, "e2e4", "0-1"),
+    ("4k3/8/8/8/8/8/8/Q3K3 w - - 0 1", "a1a2", "1/2-1/2"),  # Black has only its king: it cannot win on time
+])
+def test_the_humans_flag_falls_at_once_after_the_engines_reply(app, fen, move, result):
+    with app.websocket_connect("/api/play") as ws:  # 6 s each for the whole game; the engine replies at depth 1
+        ws.send_json({"type": "new", "expert": EXPERT, "colour": "white", "minutes": 0.1, "moves": 0, "fen": fen})
+        until(ws, settled)
+        time.sleep(3)  # the human has 3 s left, the engine 6 s: the flag's watch follows the clock that runs
+        ws.send_json({"type": "move", "uci": move})
+        moved = time.monotonic()
+        until(ws, lambda m: settled(m) and m["plies"] == 2)
+        state = until(ws, lambda m: m["type"] != "info")[-1]  # the flag's state, not the idle's "closed"
+        assert time.monotonic() - moved < 5  # at once: not when the engine's time or the idle time is up
+        assert over(state) and state["result"] == result and state["termination"] == "time forfeit", state
+        assert state["clock"]["white"] == 0 and state["clock"]["running"] is None and state["dests"] == {}
+        pgn = app.get(f"/api/games/{state['game']}/pgn").text
+        assert f'[Result "{result}"]' in pgn and '[Termination "time forfeit"]' in pgn
+        ws.send_json({"type": "move", "uci": "a2a3"})
+        assert "game is over" in until(ws, error)[-1]["message"]
+    assert no_engines_left()
+
+
+def test_the_engines_flag_falls_while_it_thinks_and_its_search_stops(kosteniuk_casebase):
+    with client(kosteniuk_casebase.parent, limit=chess.engine.Limit(time=30)) as slow:
+        with slow.websocket_connect("/api/play") as ws:  # the engine thinks 30 s on a clock of 3 s
+            ws.send_json({"type": "new", "expert": EXPERT, "colour": "black", "minutes": 0.05, "moves": 0})
+            began = time.monotonic()
+            state = until(ws, over, limit=5000)[-1]
+            assert time.monotonic() - began < 15  # not the 30 s of the search
+            assert state["result"] == "0-1" and state["termination"] == "time forfeit" and not state["thinking"]
+            assert state["moves"] == [] and state["clock"]["white"] == 0
+    assert no_engines_left()
