@@ -57,3 +57,20 @@ def test_the_engines_flag_falls_while_it_thinks_and_its_search_stops(kosteniuk_c
             assert state["result"] == "0-1" and state["termination"] == "time forfeit" and not state["thinking"]
             assert state["moves"] == [] and state["clock"]["white"] == 0
     assert no_engines_left()
+
+
+NESTED = "[" * 5000 + "]" * 5000  # deeper than Python's JSON reader goes
+
+
+def test_json_nested_too_deep_is_a_400_and_on_the_websocket_an_error_and_the_game_goes_on(app):
+    for path in ("/api/ask", "/api/position"):
+        response = app.post(path, content=NESTED.encode())
+        assert response.status_code == 400 and "not JSON" in response.json()["error"]
+    with app.websocket_connect("/api/play") as ws:
+        ws.send_json({"type": "new", "expert": EXPERT, "colour": "white"})
+        until(ws, settled)
+        ws.send_text(NESTED)
+        assert "JSON" in until(ws, error)[-1]["message"]
+        ws.send_json({"type": "move", "uci": "e2e4"})
+        assert until(ws, lambda m: settled(m) and m["plies"] == 2)[-1]["result"] is None
+    assert no_engines_left()

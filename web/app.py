@@ -196,7 +196,7 @@ async def _json_body(request: Request, limit: int) -> dict[str, Any]:
         chunks.append(chunk)
     try:
         body = json.loads(b"".join(chunks) or b"null")
-    except (ValueError, UnicodeError):
+    except (ValueError, UnicodeError, RecursionError):  # RecursionError: nested too deep for the reader
         raise HTTPException(400, "the request is not JSON") from None
     if not isinstance(body, dict):
         raise HTTPException(400, "the request is not a JSON object")
@@ -249,7 +249,7 @@ class _Session:
             raise GameError(f"message too large: at most {self.config.max_message} characters")
         try:
             message = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested too deep for the reader
             raise GameError("not a JSON message") from None
         if not isinstance(message, dict) or not isinstance(message.get("type"), str):
             raise GameError('a message is a JSON object with a "type"')
