@@ -74,3 +74,35 @@ def test_json_nested_too_deep_is_a_400_and_on_the_websocket_an_error_and_the_gam
         ws.send_json({"type": "move", "uci": "e2e4"})
         assert until(ws, lambda m: settled(m) and m["plies"] == 2)[-1]["result"] is None
     assert no_engines_left()
+
+
+#: A stand-in for the profile's drawing: notes when it starts and ends, takes a while, writes a "picture".
+DRAW = ("import sys, time; from pathlib import Path; log = open(sys.argv[1], 'a');"
+        " log.write(f'start {time.monotonic()}\\n'); log.flush(); time.sleep(0.5);"
+        " Path(sys.argv[3]).write_bytes(b'png of ' + Path(sys.argv[2]).stem.encode());"
+        " log.write(f'end {time.monotonic()}\\n')")
+
+
+def test_the_profile_picture_is_drawn_once_however_many_ask_and_one_drawing_at_a_time(tmp_path, monkeypatch):
+    import asyncio
+    import sys
+    from types import SimpleNamespace
+
+    from web.experts import Experts
+
+    for name in ("a-2000", "b-2000"):
+        (tmp_path / f"{name}.npz").write_bytes(b"")
+    log = tmp_path / "drawings.log"
+    monkeypatch.setattr("web.experts.picture_command", lambda casebase, out: [sys.executable, "-c", DRAW, str(log),
+                                                                               str(casebase), str(out)])
+    monkeypatch.setattr(Experts, "casebase", lambda self, expert_id: SimpleNamespace(profile=object()))
+    experts = Experts([("shipped", tmp_path)])
+
+    async def ask_all() -> list[bytes]:
+        return await asyncio.gather(*(experts.profile_picture(e) for e in ["a-2000"] * 4 + ["b-2000"] * 2))
+
+    pictures = asyncio.run(ask_all())
+    assert pictures == [b"png of a-2000"] * 4 + [b"png of b-2000"] * 2
+    assert asyncio.run(experts.profile_picture("a-2000")) == b"png of a-2000"  # kept: not drawn again
+    events = [line.split() for line in log.read_text().splitlines()]
+    assert [kind for kind, _ in events] == ["start", "end", "start", "end"]  # two drawings, one after the other
