@@ -106,3 +106,21 @@ def test_the_profile_picture_is_drawn_once_however_many_ask_and_one_drawing_at_a
     assert asyncio.run(experts.profile_picture("a-2000")) == b"png of a-2000"  # kept: not drawn again
     events = [line.split() for line in log.read_text().splitlines()]
     assert [kind for kind, _ in events] == ["start", "end", "start", "end"]  # two drawings, one after the other
+
+
+def test_moves_are_numbered_from_the_fens_own_move_number_in_the_list_and_the_reasons(app):
+    fen = "r1bqkbnr/pp1p1ppp/2n1p3/1Bp5/4P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 3 30"  # Black to move, move 30
+    with app.websocket_connect("/api/play") as ws:
+        ws.send_json({"type": "new", "expert": EXPERT, "colour": "white", "fen": fen})
+        seen = until(ws, lambda m: settled(m) and m["plies"] == 1)
+        record = next(m for m in seen if m["type"] == "reasons")
+        assert record["label"] == f"30… {record['san']}" and seen[-1]["numbered"] == [record["label"]]
+        board = chess.Board(seen[-1]["fen"])
+        move = min(board.legal_moves, key=lambda m: m.uci())
+        ws.send_json({"type": "move", "uci": move.uci()})
+        state = until(ws, lambda m: settled(m) and m["plies"] == 3)[-1]
+        assert state["numbered"][1] == f"31. {board.san(move)}" and state["numbered"][2].startswith("31… ")
+        assert state["moves"] == [label.split(" ", 1)[1] for label in state["numbered"]]
+        ws.send_json({"type": "resign"})
+        until(ws, settled)
+    assert no_engines_left()

@@ -240,7 +240,8 @@ class Game:
             self._end("*", f"the engine gave no legal move ({best.move})")
             return
         reasons = gather(strings)
-        record: dict[str, Any] = {"ply": ply, "san": self.board.san(best.move), "uci": best.move.uci(),
+        san = self.board.san(best.move)
+        record: dict[str, Any] = {"ply": ply, "san": san, "label": numbered(self.board, san), "uci": best.move.uci(),
                                   "strings": strings, "reasons": reasons}
         case = reasons.get("case")
         if case and self.case_lookup is not None:
@@ -266,14 +267,15 @@ class Game:
             for move in board.legal_moves:
                 dests.setdefault(chess.square_name(move.from_square), []).append(chess.square_name(move.to_square))
         replay = chess.Board(self.start_fen) if self.start_fen else chess.Board()
-        sans = []
+        sans, labels = [], []
         for move in board.move_stack:
             sans.append(replay.san(move))
+            labels.append(numbered(replay, sans[-1]))
             replay.push(move)
         last = board.move_stack[-1].uci() if board.move_stack else None
         return {"type": "state", "game": self.id, "fen": board.fen(), "turn": chess.COLOR_NAMES[board.turn],
                 "human": chess.COLOR_NAMES[self.human], "dests": dests, "last": last, "check": board.is_check(),
-                "moves": sans, "start_fen": self.start_fen, "clock": clock_shown(self.clock),
+                "moves": sans, "numbered": labels, "start_fen": self.start_fen, "clock": clock_shown(self.clock),
                 "thinking": self.busy,
                 "can_claim_draw": self.result is None and board.turn == self.human and board.can_claim_draw(),
                 "result": self.result, "termination": self.termination, "expert": self.expert_name,
@@ -324,6 +326,12 @@ class Game:
     def _end(self, result: str, termination: str) -> None:
         self.result, self.termination = result, termination
         self.clock.running = None
+
+
+def numbered(board: chess.Board, san: str) -> str:
+    """The move ``san`` of ``board``'s side to move as the page lists it, numbered from the board's own
+    move number (a game from a FEN goes on from its number): ``30. Bb5``, ``30… c6``."""
+    return f"{board.fullmove_number}{'.' if board.turn == chess.WHITE else '…'} {san}"
 
 
 def describe_info(board: chess.Board, info: chess.engine.InfoDict) -> dict[str, Any]:

@@ -94,11 +94,7 @@ function showState(s) {
   });
   const moves = $('#moves');
   moves.replaceChildren();
-  const startsBlack = s.start_fen && s.start_fen.split(' ')[1] === 'b';
-  s.moves.forEach((san, i) => {
-    const ply = i + (startsBlack ? 1 : 0);
-    const number = Math.floor(ply / 2) + 1;
-    const label = ply % 2 === 0 ? `${number}. ${san}` : `${number}… ${san}`;
+  s.numbered.forEach((label, i) => {  // numbered by the server from the game's own move numbers
     moves.append(el('li', { class: reasons[i] ? 'engine' : '', 'data-ply': i }, label));
   });
   moves.scrollTop = moves.scrollHeight;
@@ -208,9 +204,7 @@ function verdictText(v) {
 
 function reasonCard(record) {
   const r = record.reasons;
-  const number = Math.floor(record.ply / 2) + 1;
-  const card = el('article', { class: 'reason', 'data-ply': record.ply },
-    el('h3', {}, `${number}${record.ply % 2 ? '…' : '.'} ${record.san}`));
+  const card = el('article', { class: 'reason', 'data-ply': record.ply }, el('h3', {}, record.label));
   if (r.played) card.append(el('p', { class: 'played' }, playedText(r.played)));
   if (r.played && r.played.loss !== undefined) {
     card.append(el('p', { class: 'loss' }, `It loses ${r.played.loss}% of the expected score; ` +
