@@ -88,3 +88,52 @@ def test_a_move_clicked_on_the_board_gets_the_experts_reply_and_its_reasons(serv
         finally:
             browser.close()
     assert no_engines_left()
+
+
+FEN_30 = "r1bqkbnr/pp1p1ppp/2n1p3/1Bp5/4P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 3 30"  # Black to move, move 30
+#: Records, each time the status changes, the status and whether "Take back" is disabled.
+WATCH = """window.seen = [];
+new MutationObserver(() => window.seen.push([document.querySelector('#status').textContent,
+  document.querySelector('#takeback').disabled])).observe(document.querySelector('#status'), {childList: true})"""
+
+
+def test_the_buttons_follow_the_game_and_a_fen_is_played_once_numbered_from_its_move(server):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1300, "height": 950})
+            page.goto(server)
+            page.wait_for_selector(f"select[name=expert] option[value='{EXPERT}']", state="attached")
+            assert page.locator("#pgn").is_hidden()  # nothing to download, claim, take back or resign yet
+            assert all(page.locator(b).is_disabled() for b in ("#draw", "#takeback", "#resign"))
+            page.click("nav button[data-tab=ask]")
+            page.fill("#ask-text", FEN_30.replace("RNBQK2R", "RNBQK2X"))  # a typo: said to be a malformed FEN
+            page.click("#ask-load")
+            page.wait_for_function("document.querySelector('#error').textContent.includes('malformed FEN')")
+            page.fill("#ask-text", FEN_30)
+            with page.expect_response("**/api/position"):
+                page.click("#ask-load")
+            page.click("#ask-play")
+            page.click("#new-game button[type=submit]")  # from the FEN: the engine, Black, moves first
+            page.wait_for_function("document.querySelectorAll('#moves li').length === 1"
+                                   " && document.querySelector('#status').textContent.includes('Your move')", timeout=30_000)
+            moves = page.locator("#moves li").all_inner_texts()
+            assert moves[0].startswith("30… ") and page.locator("#reasons article.reason h3").first.inner_text() == moves[0]
+            assert page.locator("#pgn").is_visible() and page.locator("#start-from").inner_text() == ""
+            page.click("#new-game button[type=submit]")  # the next game starts from the start again
+            page.wait_for_function("document.querySelectorAll('#moves li').length === 0"
+                                   " && document.querySelector('#status').textContent.includes('Your move')", timeout=30_000)
+            page.evaluate(WATCH)
+            _click(page, "e2")
+            _click(page, "e4")
+            page.wait_for_function("document.querySelectorAll('#moves li').length === 2"
+                                   " && document.querySelector('#status').textContent.includes('Your move')", timeout=30_000)
+            assert page.locator("#moves li").all_inner_texts()[0] == "1. e4"
+            thinking = [disabled for status, disabled in page.evaluate("window.seen") if "thinking" in status]
+            assert thinking and all(thinking)  # no take-back while the engine thinks
+            assert page.locator("#takeback").is_enabled() and page.locator("#resign").is_enabled()
+        finally:
+            browser.close()
+    assert no_engines_left()

@@ -124,3 +124,39 @@ def test_moves_are_numbered_from_the_fens_own_move_number_in_the_list_and_the_re
         ws.send_json({"type": "resign"})
         until(ws, settled)
     assert no_engines_left()
+
+
+CHESS960 = ('[Variant "Chess960"]\n[FEN "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9"]\n\n'
+            "9. g3 *")
+
+
+def test_chess960_is_refused_at_load_and_a_fen_with_a_typo_says_what_is_wrong_as_a_fen(app):
+    for body in ({"pgn": CHESS960}, {"fen": "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9"}):
+        response = app.post("/api/position", json=body)
+        assert response.status_code == 400 and "Chess960 is not supported" in response.json()["error"], body
+    typo = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNX b KQkq - 0 1"  # X for R: the page sends it as PGN
+    response = app.post("/api/position", json={"pgn": typo})
+    assert response.status_code == 400 and response.json()["error"].startswith("malformed FEN"), response.json()
+    fen = app.post("/api/position", json={"pgn": typo.replace("X", "R")}).json()
+    assert fen["positions"] == [{"ply": 0, "san": None, "fen": typo.replace("X", "R")}]
+
+
+def test_a_request_cut_short_is_answered_without_a_traceback_and_the_schema_is_not_served(app):
+    import asyncio
+
+    sent: list[dict] = []
+    parts = iter([{"type": "http.request", "body": b'{"pgn": "1. e4', "more_body": True}, {"type": "http.disconnect"}])
+
+    async def receive() -> dict:
+        return next(parts)
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
+             "path": "/api/position", "raw_path": b"/api/position", "root_path": "", "query_string": b"",
+             "headers": [(b"content-type", b"application/json"), (b"host", b"127.0.0.1")],
+             "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 80)}
+    asyncio.run(app.app(scope, receive, send))  # without the fix, ClientDisconnect escapes (the traceback)
+    assert sent[0]["type"] == "http.response.start" and sent[0]["status"] == 400
+    assert app.get("/openapi.json").status_code == 404

@@ -22,6 +22,7 @@ from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconn
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from engine.agents import defaults
 from engine.outside.launch import LaunchError
@@ -29,7 +30,7 @@ from engine.search.limits import SearchLimits, to_limit
 from web.ask import MAX_LINES, ask
 from web.experts import Experts, UnknownExpert
 from web.games import Game, GameError, Settings
-from web.positions import PositionError, board_from_fen, positions_of_pgn
+from web.positions import PositionError, board_from_fen, positions_of_fen, positions_of_pgn
 
 STATIC = Path(__file__).resolve().parent / "static"
 
@@ -80,7 +81,7 @@ def create_app(config: Config) -> FastAPI:
         yield
         await registry.close_all()
 
-    app = FastAPI(title="cbr-chess", lifespan=lifespan, docs_url=None, redoc_url=None)
+    app = FastAPI(title="cbr-chess", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.registry = registry
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
@@ -91,6 +92,10 @@ def create_app(config: Config) -> FastAPI:
     @app.exception_handler(PositionError)
     async def bad_position(_: Request, exc: PositionError) -> JSONResponse:
         return JSONResponse({"error": str(exc)}, status_code=400)
+
+    @app.exception_handler(ClientDisconnect)  # a request cut short: no one to answer, and no traceback in the log
+    async def cut_short(_: Request, __: ClientDisconnect) -> JSONResponse:
+        return JSONResponse({"error": "the request was cut short"}, status_code=400)
 
     @app.exception_handler(StarletteHTTPException)  # FastAPI's and the router's (no such route)
     async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -131,8 +136,7 @@ def create_app(config: Config) -> FastAPI:
         """A FEN or a PGN (JSON ``{"fen": ...}`` or ``{"pgn": ...}``): its positions, or why not."""
         body = await _json_body(request, config.max_body)
         if isinstance(body.get("fen"), str):
-            board = board_from_fen(body["fen"])
-            return {"headers": {}, "positions": [{"ply": 0, "san": None, "fen": board.fen()}]}
+            return positions_of_fen(body["fen"])
         if isinstance(body.get("pgn"), str):
             return positions_of_pgn(body["pgn"])
         raise HTTPException(400, 'send {"fen": "..."} or {"pgn": "..."}')

@@ -103,7 +103,10 @@ function showState(s) {
   if (s.can_claim_draw) status += ' — you may claim a draw';
   $('#status').textContent = status;
   $('#draw').disabled = !s.can_claim_draw;
+  $('#takeback').disabled = Boolean(s.result || s.thinking) || s.plies === 0;
+  $('#resign').disabled = Boolean(s.result);
   $('#pgn').href = `/api/games/${s.game}/pgn`;
+  $('#pgn').hidden = false;
   if (!s.thinking) $('#thinking').textContent = '';
   renderReasons();
   tickClocks();
@@ -154,7 +157,11 @@ $('#new-game').addEventListener('submit', async (event) => {
   const message = { type: 'new', expert: f.get('expert'), colour: f.get('colour'), minutes: Number(f.get('minutes')),
     moves: Number(f.get('moves')), increment: Number(f.get('increment')),
     elo: f.get('strength') === 'elo' ? Number(f.get('elo')) : null };
-  if (f.get('fen')) message.fen = f.get('fen');
+  if (f.get('fen')) {  // "Play from here" is for this game only: the next starts from the start again
+    message.fen = f.get('fen');
+    event.target.elements.fen.value = '';
+    $('#start-from').textContent = '';
+  }
   $('#status').textContent = 'starting the engine…';
   try { await send(message); } catch (e) { showError(e.message); }
 });
