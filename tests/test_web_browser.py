@@ -122,6 +122,7 @@ def test_the_buttons_follow_the_game_and_a_fen_is_played_once_numbered_from_its_
             moves = page.locator("#moves li").all_inner_texts()
             assert moves[0].startswith("30… ") and page.locator("#reasons article.reason h3").first.inner_text() == moves[0]
             assert page.locator("#pgn").is_visible() and page.locator("#start-from").inner_text() == ""
+            assert "for the side to move" in page.locator("#reasons article.reason .verdict").first.inner_text()
             page.click("#new-game button[type=submit]")  # the next game starts from the start again
             page.wait_for_function("document.querySelectorAll('#moves li').length === 0"
                                    " && document.querySelector('#status').textContent.includes('Your move')", timeout=30_000)

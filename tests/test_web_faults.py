@@ -160,3 +160,18 @@ def test_a_request_cut_short_is_answered_without_a_traceback_and_the_schema_is_n
     asyncio.run(app.app(scope, receive, send))  # without the fix, ClientDisconnect escapes (the traceback)
     assert sent[0]["type"] == "http.response.start" and sent[0]["status"] == 400
     assert app.get("/openapi.json").status_code == 404
+
+
+def test_every_score_on_the_page_is_for_the_side_to_move(app):
+    fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1KBNR b KQkq - 0 1"  # Black, a queen up, to move
+    with app.websocket_connect("/api/play") as ws:  # the engine plays Black and moves first
+        ws.send_json({"type": "new", "expert": EXPERT, "colour": "white", "fen": fen})
+        seen = until(ws, lambda m: settled(m) and m["plies"] == 1)
+        thinking = [m["info"]["score"] for m in seen if m["type"] == "info" and "score" in m["info"]]
+        verdict = next(m for m in seen if m["type"] == "reasons")["reasons"]["verdict"]["score"]
+        assert thinking and all(s.startswith("+") and s.endswith(" cp") for s in thinking + [verdict]), (thinking, verdict)
+        ws.send_json({"type": "resign"})
+        until(ws, settled)
+    lines = app.post("/api/ask", json={"fen": fen, "experts": [EXPERT], "lines": 2}).json()["answers"][0]["lines"]
+    assert all(line["score"].startswith("+") and line["score"].endswith(" cp") for line in lines), lines
+    assert no_engines_left()

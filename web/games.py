@@ -23,7 +23,7 @@ import chess.pgn
 from engine.outside.clock import Clock, TimeControl
 from engine.outside.launch import Outside, own_engine, start
 from engine.search.limits import to_limit
-from web.reasons import OPTIONS, gather
+from web.reasons import OPTIONS, gather, pov_text
 
 #: Sends one JSON message to the page.
 Send = Callable[[dict[str, Any]], Awaitable[None]]
@@ -335,13 +335,12 @@ def numbered(board: chess.Board, san: str) -> str:
 
 
 def describe_info(board: chess.Board, info: chess.engine.InfoDict) -> dict[str, Any]:
-    """One info line for the page: the numbers, the score from White's side, the line in SAN, or the string."""
+    """One info line for the page: the numbers, the score for the side to move, the line in SAN, or the string."""
     out: dict[str, Any] = {key: info[key] for key in ("depth", "seldepth", "nodes", "nps", "multipv") if key in info}
     if "time" in info:
         out["time"] = info["time"]
     if "score" in info:
-        score = info["score"].white()
-        out["score"] = str(score) if score.is_mate() else f"{score.score():+d}"
+        out["score"] = pov_text(info["score"])
     if "pv" in info:
         try:
             out["pv"] = board.variation_san(info["pv"])

@@ -145,7 +145,8 @@ function showInfo(m) {
   const info = m.info;
   if (info.string) return;  // reasons come whole with the move
   if (info.depth !== undefined) {
-    $('#thinking').textContent = `depth ${info.depth}${info.score !== undefined ? `, ${info.score}` : ''}` +
+    const score = info.score !== undefined ? `, ${info.score} for ${state ? state.expert : 'the side to move'}` : '';
+    $('#thinking').textContent = `depth ${info.depth}${score}` +  // every score on the page is for the side to move
       `${info.nodes !== undefined ? `, ${info.nodes} nodes` : ''}${info.pv ? `: ${info.pv}` : ''}`;
   }
 }
@@ -204,7 +205,7 @@ function playedText(p) {
 
 function verdictText(v) {
   if (v.score === null) return `stopped after ${v.nodes} nodes, before depth 1`;
-  let text = `depth ${v.depth}, ${v.nodes} nodes${v.by === 'search' ? '' : `, ${v.seconds.toFixed(2)} s`}: best ${v.best} (${v.score})`;
+  let text = `depth ${v.depth}, ${v.nodes} nodes${v.by === 'search' ? '' : `, ${v.seconds.toFixed(2)} s`}: best ${v.best} (${v.score} for the side to move)`;
   if (v.proposed) text += `; ${v.sound} of ${v.proposed} proposed moves sound (within ${v.tolerance} cp)`;
   return text;
 }
@@ -286,7 +287,7 @@ $('#ask-go').onclick = async () => {
     out.replaceChildren(...data.answers.map((a) => {
       const box = el('div', { class: 'answer' }, el('h3', {}, `${a.name}: ${a.best ?? (a.over ? `game over ${a.over}` : 'no move')}`));
       box.append(bars('candidates (share of the prior)', { moves: a.lines.map((l) => ({ san: l.san, share: l.share })), more: 0 }) || '');
-      for (const l of a.lines) box.append(el('p', { class: 'small' }, `${l.rank}. ${l.san}, ${l.share}% of the prior${l.score ? `, ${l.score}` : ''}`));
+      for (const l of a.lines) box.append(el('p', { class: 'small' }, `${l.rank}. ${l.san}, ${l.share}% of the prior${l.score ? `, ${l.score} for the side to move` : ''}`));
       if (a.reasons.played) box.append(el('p', { class: 'played' }, playedText(a.reasons.played)));
       return box;
     }));
