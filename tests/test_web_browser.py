@@ -138,3 +138,28 @@ def test_the_buttons_follow_the_game_and_a_fen_is_played_once_numbered_from_its_
         finally:
             browser.close()
     assert no_engines_left()
+
+
+def test_the_humans_flag_ends_the_game_on_the_page_at_once(server):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1300, "height": 950})
+            page.goto(server)
+            page.wait_for_selector(f"select[name=expert] option[value='{EXPERT}']", state="attached")
+            page.evaluate("""const f = document.querySelector('#new-game');  // 3 s for the whole game
+                f.minutes.min = '0'; f.minutes.step = 'any'; f.minutes.value = '0.05'; f.moves.value = '0'""")
+            page.click("#new-game button[type=submit]")
+            page.wait_for_function("document.querySelector('#status').textContent.includes('Your move')", timeout=30_000)
+            _click(page, "e2")
+            _click(page, "e4")
+            page.wait_for_function("document.querySelector('#status').textContent.includes('Game over')", timeout=10_000)
+            assert page.locator("#status").inner_text() == "Game over: 0-1 (time forfeit)"
+            page.wait_for_timeout(600)  # the clocks do not run on after the end
+            assert page.locator("#clock-bottom").inner_text().endswith("0:00")
+            assert page.locator("#takeback").is_disabled() and page.locator("#resign").is_disabled()
+        finally:
+            browser.close()
+    assert no_engines_left()
