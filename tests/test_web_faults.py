@@ -47,6 +47,21 @@ def test_the_humans_flag_falls_at_once_after_the_engines_reply(app, fen, move, r
     assert no_engines_left()
 
 
+def test_a_move_that_comes_as_the_flag_falls_is_refused_and_the_end_is_sent(app, monkeypatch):
+    async def asleep(self, send) -> None:  # the move comes before the flag's watch wakes
+        return None
+
+    monkeypatch.setattr("web.games.Game.watch_flag", asleep)
+    with app.websocket_connect("/api/play") as ws:
+        ws.send_json({"type": "new", "expert": EXPERT, "colour": "white", "minutes": 0.01, "moves": 0})  # 0.6 s
+        until(ws, settled)
+        time.sleep(1)
+        ws.send_json({"type": "move", "uci": "e2e4"})
+        assert "your time ran out" in until(ws, error)[-1]["message"]
+        state = ws.receive_json()
+        assert over(state) and state["result"] == "0-1" and state["termination"] == "time forfeit" and state["moves"] == []
+    assert no_engines_left()
+
 def test_the_engines_flag_falls_while_it_thinks_and_its_search_stops(kosteniuk_casebase):
     with client(kosteniuk_casebase.parent, limit=chess.engine.Limit(time=30)) as slow:
         with slow.websocket_connect("/api/play") as ws:  # the engine thinks 30 s on a clock of 3 s
