@@ -7,7 +7,10 @@ import shutil
 import socket
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import chess.engine
 import pytest
@@ -56,7 +59,9 @@ def _click(page, square: str) -> None:
     page.mouse.click(box["x"] + (file + 0.5) * size, box["y"] + (7 - rank + 0.5) * size)
 
 
-def test_a_move_clicked_on_the_board_gets_the_experts_reply_and_its_reasons(server):
+@contextmanager
+def _opened(server: str) -> Iterator[tuple[Any, list[str]]]:
+    """The page open in headless chromium, its experts listed, and the page's script errors (none, at the end)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -67,24 +72,87 @@ def test_a_move_clicked_on_the_board_gets_the_experts_reply_and_its_reasons(serv
             page.on("pageerror", lambda exc: errors.append(str(exc)))
             page.goto(server)
             page.wait_for_selector(f"select[name=expert] option[value='{EXPERT}']", state="attached")
-            page.click("#new-game button[type=submit]")
-            page.wait_for_function("document.querySelector('#status').textContent.includes('Your move')", timeout=30_000)
-            _click(page, "e2")
-            _click(page, "e4")
-            page.wait_for_selector("#reasons article.reason", timeout=30_000)
-            page.wait_for_function("document.querySelector('#status').textContent.includes('Your move')", timeout=30_000)
-            moves = page.locator("#moves li").all_inner_texts()
-            assert moves[0] == "1. e4" and len(moves) == 2
-            card = page.locator("#reasons article.reason").first
-            assert card.locator("h3").inner_text() == moves[1]
-            assert card.locator(".played").inner_text().startswith(f"Played {moves[1].split()[-1]}")  # the page's words
-            assert card.locator(".bar").count() >= 2 and "Search:" in card.inner_text()
-            assert "undefined" not in card.inner_text() and "null" not in card.inner_text(), card.inner_text()
-            # an illegal move is refused by the board itself (no destination), and the position stays
-            _click(page, "e4")
-            _click(page, "e6")
-            page.wait_for_timeout(200)
-            assert page.locator("#moves li").count() == 2 and errors == []
+            yield page, errors
+            assert errors == []
         finally:
             browser.close()
+
+
+def test_a_move_clicked_on_the_board_gets_the_experts_reply_and_its_reasons(server):
+    with _opened(server) as (page, errors):
+        page.click("#new-game button[type=submit]")
+        page.wait_for_function("document.querySelector('#status').textContent.includes('Your move')", timeout=30_000)
+        _click(page, "e2")
+        _click(page, "e4")
+        page.wait_for_selector("#reasons article.reason", timeout=30_000)
+        page.wait_for_function("document.querySelector('#status').textContent.includes('Your move')", timeout=30_000)
+        moves = page.locator("#moves li").all_inner_texts()
+        assert moves[0] == "1. e4" and len(moves) == 2
+        card = page.locator("#reasons article.reason").first
+        assert card.locator("h3").inner_text() == moves[1]
+        assert card.locator(".played").inner_text().startswith(f"Played {moves[1].split()[-1]}")  # the page's words
+        assert card.locator(".bar").count() >= 2 and "Search:" in card.inner_text()
+        assert "undefined" not in card.inner_text() and "null" not in card.inner_text(), card.inner_text()
+        # an illegal move is refused by the board itself (no destination), and the position stays
+        _click(page, "e4")
+        _click(page, "e6")
+        page.wait_for_timeout(200)
+        assert page.locator("#moves li").count() == 2 and errors == []
+    assert no_engines_left()
+
+
+FEN_30 = "r1bqkbnr/pp1p1ppp/2n1p3/1Bp5/4P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 3 30"  # Black to move, move 30
+#: Records, each time the status changes, the status and whether "Take back" is disabled.
+WATCH = """window.seen = [];
+new MutationObserver(() => window.seen.push([document.querySelector('#status').textContent,
+  document.querySelector('#takeback').disabled])).observe(document.querySelector('#status'), {childList: true})"""
+
+
+def test_the_buttons_follow_the_game_and_a_fen_is_played_once_numbered_from_its_move(server):
+    with _opened(server) as (page, _):
+        assert page.locator("#pgn").is_hidden()  # nothing to download, claim, take back or resign yet
+        assert all(page.locator(b).is_disabled() for b in ("#draw", "#takeback", "#resign"))
+        page.click("nav button[data-tab=ask]")
+        page.fill("#ask-text", FEN_30.replace("RNBQK2R", "RNBQK2X"))  # a typo: said to be a malformed FEN
+        page.click("#ask-load")
+        page.wait_for_function("document.querySelector('#error').textContent.includes('malformed FEN')")
+        page.fill("#ask-text", FEN_30)
+        with page.expect_response("**/api/position"):
+            page.click("#ask-load")
+        page.click("#ask-play")
+        page.click("#new-game button[type=submit]")  # from the FEN: the engine, Black, moves first
+        page.wait_for_function("document.querySelectorAll('#moves li').length === 1"
+                               " && document.querySelector('#status').textContent.includes('Your move')", timeout=30_000)
+        moves = page.locator("#moves li").all_inner_texts()
+        assert moves[0].startswith("30… ") and page.locator("#reasons article.reason h3").first.inner_text() == moves[0]
+        assert page.locator("#pgn").is_visible() and page.locator("#start-from").inner_text() == ""
+        assert "for the side to move" in page.locator("#reasons article.reason .verdict").first.inner_text()
+        page.click("#new-game button[type=submit]")  # the next game starts from the start again
+        page.wait_for_function("document.querySelectorAll('#moves li').length === 0"
+                               " && document.querySelector('#status').textContent.includes('Your move')", timeout=30_000)
+        page.evaluate(WATCH)
+        _click(page, "e2")
+        _click(page, "e4")
+        page.wait_for_function("document.querySelectorAll('#moves li').length === 2"
+                               " && document.querySelector('#status').textContent.includes('Your move')", timeout=30_000)
+        assert page.locator("#moves li").all_inner_texts()[0] == "1. e4"
+        thinking = [disabled for status, disabled in page.evaluate("window.seen") if "thinking" in status]
+        assert thinking and all(thinking)  # no take-back while the engine thinks
+        assert page.locator("#takeback").is_enabled() and page.locator("#resign").is_enabled()
+    assert no_engines_left()
+
+
+def test_the_humans_flag_ends_the_game_on_the_page_at_once(server):
+    with _opened(server) as (page, _):
+        page.evaluate("""const f = document.querySelector('#new-game');  // 3 s for the whole game
+            f.minutes.min = '0'; f.minutes.step = 'any'; f.minutes.value = '0.05'; f.moves.value = '0'""")
+        page.click("#new-game button[type=submit]")
+        page.wait_for_function("document.querySelector('#status').textContent.includes('Your move')", timeout=30_000)
+        _click(page, "e2")
+        _click(page, "e4")
+        page.wait_for_function("document.querySelector('#status').textContent.includes('Game over')", timeout=10_000)
+        assert page.locator("#status").inner_text() == "Game over: 0-1 (time forfeit)"
+        page.wait_for_timeout(600)  # the clocks do not run on after the end
+        assert page.locator("#clock-bottom").inner_text().endswith("0:00")
+        assert page.locator("#takeback").is_disabled() and page.locator("#resign").is_disabled()
     assert no_engines_left()

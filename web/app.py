@@ -24,6 +24,7 @@ from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconn
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from engine.agents import defaults
 from engine.outside.launch import LaunchError
@@ -32,7 +33,7 @@ from web.ask import MAX_LINES, ask
 from web.experts import Experts, UnknownExpert
 from web.games import Game, GameError, Settings
 from web.guard import LOOPBACK, Bound, Busy, Guard
-from web.positions import PositionError, board_from_fen, positions_of_pgn
+from web.positions import PositionError, board_from_fen, positions_of_fen, positions_of_pgn
 from web.redact import redact
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -88,7 +89,7 @@ def create_app(config: Config) -> FastAPI:
         yield
         await registry.close_all()
 
-    app = FastAPI(title="cbr-chess", lifespan=lifespan, docs_url=None, redoc_url=None)
+    app = FastAPI(title="cbr-chess", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.registry = registry
     app.state.asks = ask_queue
     app.add_middleware(Guard, hosts=config.hosts, port=config.port)
@@ -101,6 +102,10 @@ def create_app(config: Config) -> FastAPI:
     @app.exception_handler(PositionError)
     async def bad_position(_: Request, exc: PositionError) -> JSONResponse:
         return JSONResponse({"error": str(exc)}, status_code=400)
+
+    @app.exception_handler(ClientDisconnect)  # a request cut short: no one to answer, and no traceback in the log
+    async def cut_short(_: Request, __: ClientDisconnect) -> JSONResponse:
+        return JSONResponse({"error": "the request was cut short"}, status_code=400)
 
     @app.exception_handler(StarletteHTTPException)  # FastAPI's and the router's (no such route)
     async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -145,8 +150,7 @@ def create_app(config: Config) -> FastAPI:
         """A FEN or a PGN (JSON ``{"fen": ...}`` or ``{"pgn": ...}``): its positions, or why not."""
         body = await _json_body(request, config.max_body)
         if isinstance(body.get("fen"), str):
-            board = board_from_fen(body["fen"])
-            return {"headers": {}, "positions": [{"ply": 0, "san": None, "fen": board.fen()}]}
+            return positions_of_fen(body["fen"])
         if isinstance(body.get("pgn"), str):
             return positions_of_pgn(body["pgn"])
         raise HTTPException(400, 'send {"fen": "..."} or {"pgn": "..."}')
@@ -212,7 +216,7 @@ async def _json_body(request: Request, limit: int) -> dict[str, Any]:
         chunks.append(chunk)
     try:
         body = json.loads(b"".join(chunks) or b"null")
-    except (ValueError, UnicodeError):
+    except (ValueError, UnicodeError, RecursionError):  # RecursionError: nested too deep for the reader
         raise HTTPException(400, "the request is not JSON") from None
     if not isinstance(body, dict):
         raise HTTPException(400, "the request is not a JSON object")
@@ -237,8 +241,6 @@ class _Session:
             try:
                 received = await asyncio.wait_for(self.ws.receive(), self._wait())
             except TimeoutError:
-                if self.game is not None and self.game.check_flag():
-                    await self.send(self.game.state())
                 if time.monotonic() - self.last >= self.config.idle_seconds and not (self.game and self.game.busy):
                     await self.send({"type": "closed", "message": f"idle for {self.config.idle_seconds:.0f} s: game ended"})
                     await self.ws.close()
@@ -247,18 +249,18 @@ class _Session:
             if received["type"] == "websocket.disconnect":
                 raise WebSocketDisconnect(received.get("code", 1000))
             self.last = time.monotonic()
+            game = self.game
+            result = None if game is None else game.result
             try:
                 await self.handle(self._parse(received.get("text")))
             except (GameError, PositionError, UnknownExpert) as exc:
                 await self.send({"type": "error", "message": str(exc).strip("'\"")})
+                if game is not None and game is self.game and result is None and game.result is not None:
+                    await self.send(game.state())  # the refused move ended the game (a flag fell): show the end
             self.last = time.monotonic()  # idle counts from the end of the last request (a start takes seconds)
 
     def _wait(self) -> float:
-        wait = self.config.idle_seconds - (time.monotonic() - self.last)
-        game = self.game
-        if game is not None and game.result is None and game.clock.running is not None:
-            wait = min(wait, game.clock.left(game.clock.running) + 0.05)  # to see a flag fall
-        return max(wait, 0.05)
+        return max(self.config.idle_seconds - (time.monotonic() - self.last), 0.05)
 
     def _parse(self, text: str | None) -> dict[str, Any]:
         if text is None:
@@ -267,7 +269,7 @@ class _Session:
             raise GameError(f"message too large: at most {self.config.max_message} characters")
         try:
             message = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested too deep for the reader
             raise GameError("not a JSON message") from None
         if not isinstance(message, dict) or not isinstance(message.get("type"), str):
             raise GameError('a message is a JSON object with a "type"')
@@ -312,6 +314,7 @@ class _Session:
             await self.registry.close(game)
             self.game = None
             raise GameError(f"the engine did not start: {exc}") from None
+        game.watcher = asyncio.create_task(self._watch(game))
         self._think()
         await self.send(game.state())
 
@@ -333,6 +336,12 @@ class _Session:
                 await self.send(game.state())
             except (WebSocketDisconnect, RuntimeError):
                 pass  # the tab closed while the engine thought
+
+    async def _watch(self, game: Game) -> None:
+        try:
+            await game.watch_flag(self.send)
+        except (WebSocketDisconnect, RuntimeError):
+            pass  # the tab closed as the flag fell
 
     async def end(self) -> None:
         if self.game is not None:

@@ -11,7 +11,7 @@ import chess.engine
 
 from engine.outside.launch import start
 from web.games import QUIT_SECONDS, START_SECONDS, engine_command
-from web.reasons import OPTIONS, gather, score_text
+from web.reasons import OPTIONS, gather, pov_text
 
 #: The most candidate moves asked for.
 MAX_LINES = 8
@@ -50,10 +50,6 @@ def _lines(board: chess.Board, ranks: dict[int, chess.engine.InfoDict], reasons:
     for rank, info in sorted(ranks.items()):
         move, score = info["pv"][0], info.get("score")
         out.append({"rank": rank, "san": board.san(move), "share": shares.get(move.uci(), 0.0),
-                    "score": None if score is None else score_text(_score(score.relative))})
+                    "score": None if score is None else pov_text(score)})
     return out
 
-
-def _score(score: chess.engine.Score) -> dict[str, int]:
-    mate = score.mate()
-    return {"mate": mate} if mate is not None else {"cp": score.score() or 0}

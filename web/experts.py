@@ -27,6 +27,8 @@ TREE_PLIES = 8
 TREE_WIDTH = 5
 #: How long the error profile's picture may take to draw (it reads the folder's other casebases).
 PICTURE_SECONDS = 120
+#: The most pictures drawn at once (each a process of seconds).
+MAX_DRAWINGS = 1
 
 
 class UnknownExpert(LookupError):
@@ -45,10 +47,12 @@ class Expert:
 class Experts:
     """The listing of the casebase folders, rescanned on every request so that new builds appear."""
 
-    def __init__(self, folders: list[tuple[str, Path]], extra: Path | None = None) -> None:
+    def __init__(self, folders: list[tuple[str, Path]], extra: Path | None = None, max_drawings: int = MAX_DRAWINGS) -> None:
         self.folders = folders
         self.extra = extra
-        self._pictures: dict[str, bytes] = {}
+        self._pictures: dict[tuple[Path, int], bytes] = {}  # by the casebase's file and its time of change
+        self._drawing: dict[tuple[Path, int], asyncio.Future[bytes]] = {}  # a picture being drawn, awaited by all who ask
+        self._drawings = asyncio.Semaphore(max_drawings)
 
     def all(self) -> dict[str, Expert]:
         """Every expert by id; an id met twice gets the folder's origin as a prefix."""
@@ -139,28 +143,49 @@ class Experts:
                 "move": source.move_number}
 
     async def profile_picture(self, expert_id: str) -> bytes:
-        """The error profile's picture, drawn by ``python -m profiling X --report`` (make profile-report's
-        code, in its own process: the web layer does not import profiling) once, then kept."""
+        """The error profile's picture, drawn once (then kept) by ``python -m profiling X --report``
+        (make profile-report's code, in its own process: the web layer does not import profiling);
+        who asks while it is drawn waits for that drawing, and at most ``max_drawings`` draw at once."""
         expert = self.get(expert_id)
-        if expert_id in self._pictures:
-            return self._pictures[expert_id]
-        if self.casebase(expert_id).profile is None:
-            raise UnknownExpert(f"{expert_id!r} has no error profile (python -m profiling FILE.npz --judge PATH makes one)")
-        with tempfile.TemporaryDirectory(prefix="cbr-web-") as folder:
-            out = Path(folder) / "profile.png"
-            process = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "profiling", str(expert.path), "--report", str(out), cwd=PROJECT_ROOT,
-                stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
-            try:
-                _, err = await asyncio.wait_for(process.communicate(), PICTURE_SECONDS)
-            except TimeoutError:
-                process.kill()
-                await process.wait()
-                raise RuntimeError("drawing the profile took too long") from None
-            if process.returncode != 0 or not out.is_file():
-                raise RuntimeError(f"could not draw the profile: {err.decode(errors='replace').strip()[-300:]}")
-            self._pictures[expert_id] = out.read_bytes()
-        return self._pictures[expert_id]
+        key = (expert.path, expert.path.stat().st_mtime_ns)
+        if key in self._pictures:
+            return self._pictures[key]
+        if key not in self._drawing:
+            if self.casebase(expert_id).profile is None:
+                raise UnknownExpert(f"{expert_id!r} has no error profile (python -m profiling FILE.npz --judge PATH makes one)")
+            drawing = asyncio.ensure_future(self._draw(expert.path))
+            self._drawing[key] = drawing
+            drawing.add_done_callback(lambda done: self._drawn(key, done))
+        return await asyncio.shield(self._drawing[key])  # one asker leaving does not stop the others' drawing
+
+    def _drawn(self, key: tuple[Path, int], drawing: asyncio.Future[bytes]) -> None:
+        """Keep a picture drawn, even when no one waits for it any more; a failure is told to those who
+        waited (and read here, so that it is not reported as never read), and the next asker draws again."""
+        del self._drawing[key]
+        if not drawing.cancelled() and drawing.exception() is None:
+            self._pictures[key] = drawing.result()
+
+    async def _draw(self, casebase: Path) -> bytes:
+        async with self._drawings:
+            with tempfile.TemporaryDirectory(prefix="cbr-web-") as folder:
+                out = Path(folder) / "profile.png"
+                process = await asyncio.create_subprocess_exec(
+                    *picture_command(casebase, out), cwd=PROJECT_ROOT,
+                    stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+                try:
+                    _, err = await asyncio.wait_for(process.communicate(), PICTURE_SECONDS)
+                except TimeoutError:
+                    process.kill()
+                    await process.wait()
+                    raise RuntimeError("drawing the profile took too long") from None
+                if process.returncode != 0 or not out.is_file():
+                    raise RuntimeError(f"could not draw the profile: {err.decode(errors='replace').strip()[-300:]}")
+                return out.read_bytes()
+
+
+def picture_command(casebase: Path, out: Path) -> list[str]:
+    """The command that draws ``casebase``'s error profile into ``out`` (make profile-report's)."""
+    return [sys.executable, "-m", "profiling", str(casebase), "--report", str(out)]
 
 
 @lru_cache(maxsize=32)

@@ -23,7 +23,7 @@ import chess.pgn
 from engine.outside.clock import Clock, TimeControl
 from engine.outside.launch import Outside, own_engine, start
 from engine.search.limits import to_limit
-from web.reasons import OPTIONS, gather
+from web.reasons import OPTIONS, gather, pov_text
 
 #: Sends one JSON message to the page.
 Send = Callable[[dict[str, Any]], Awaitable[None]]
@@ -96,6 +96,8 @@ class Game:
         self.termination = ""
         self.busy = False  # the engine is thinking
         self.task: asyncio.Task[None] | None = None  # its thinking, to cancel at the end
+        self.clock_started = asyncio.Event()  # set when a side's time starts to run (the flag's watch)
+        self.watcher: asyncio.Task[None] | None = None  # the flag's watch (:meth:`watch_flag`), ended with the game
         self.engine: chess.engine.UciProtocol | None = None
         self._outside: Outside | None = None
         self.last_activity = time.monotonic()
@@ -112,10 +114,12 @@ class Game:
         await engine.configure(self.settings.options())
         await engine.ping()
         if self.board.turn == self.human:
-            self.clock.start(self.human)
+            self._start_clock(self.human)
 
     async def close(self) -> None:
         """End the engine process: quit, and kill it if it does not."""
+        if self.watcher is not None:
+            self.watcher.cancel()
         if self.task is not None and not self.task.done():
             self.task.cancel()  # its analysis stops the engine's search as it unwinds
             try:
@@ -163,7 +167,7 @@ class Game:
             if self.board.turn == self.human:
                 break
         self.clock.moves_made.update({colour: self._moves_made(colour) for colour in chess.COLORS})
-        self.clock.start(self.human)
+        self._start_clock(self.human)
 
     def resign(self) -> None:
         if self.result is not None:
@@ -181,13 +185,28 @@ class Game:
             raise GameError("no draw to claim: neither a threefold repetition nor fifty moves without a capture or pawn move")
 
     def check_flag(self) -> bool:
-        """End the game if the running side's time is up; whether it did."""
+        """End the game if the running side's time is up (the engine's thinking stopped); whether it did."""
         colour = self.clock.running
         if self.result is None and colour is not None and self.clock.left(colour) <= 0:
             self.clock.stop()
             self._end(self._on_time(colour), "time forfeit")
+            if self.task is not None and not self.task.done():
+                self.task.cancel()
+                self.busy = False
             return True
         return False
+
+    async def watch_flag(self, send: Send) -> None:
+        """Until the game ends: the moment the running side's time is up, end the game and send its state
+        (woken each time a clock starts, which may be in the engine's task)."""
+        while self.result is None:
+            self.clock_started.clear()
+            colour = self.clock.running
+            try:
+                await asyncio.wait_for(self.clock_started.wait(), None if colour is None else self.clock.left(colour))
+            except TimeoutError:
+                if self.check_flag():
+                    await send(self.state())
 
     # -- the engine's move ----------------------------------------------------------------------
 
@@ -204,7 +223,7 @@ class Game:
         """Let the engine think, sending each info line as it comes, then play its move."""
         assert self.engine is not None
         board, ply, colour = self.board.copy(), len(self.board.move_stack), self.board.turn
-        self.clock.start(colour)
+        self._start_clock(colour)
         strings: list[str] = []
         limit = self.limit()
         with await self.engine.analysis(board, limit, game=self.id, info=chess.engine.INFO_ALL) as analysis:
@@ -221,7 +240,8 @@ class Game:
             self._end("*", f"the engine gave no legal move ({best.move})")
             return
         reasons = gather(strings)
-        record: dict[str, Any] = {"ply": ply, "san": self.board.san(best.move), "uci": best.move.uci(),
+        san = self.board.san(best.move)
+        record: dict[str, Any] = {"ply": ply, "san": san, "label": numbered(self.board, san), "uci": best.move.uci(),
                                   "strings": strings, "reasons": reasons}
         case = reasons.get("case")
         if case and self.case_lookup is not None:
@@ -230,7 +250,7 @@ class Game:
         self.board.push(best.move)
         self._check_end()
         if self.result is None:
-            self.clock.start(self.human)
+            self._start_clock(self.human)
         await send({"type": "reasons", **record})
 
     def _think_budget(self, limit: chess.engine.Limit) -> float:
@@ -247,14 +267,15 @@ class Game:
             for move in board.legal_moves:
                 dests.setdefault(chess.square_name(move.from_square), []).append(chess.square_name(move.to_square))
         replay = chess.Board(self.start_fen) if self.start_fen else chess.Board()
-        sans = []
+        sans, labels = [], []
         for move in board.move_stack:
             sans.append(replay.san(move))
+            labels.append(numbered(replay, sans[-1]))
             replay.push(move)
         last = board.move_stack[-1].uci() if board.move_stack else None
         return {"type": "state", "game": self.id, "fen": board.fen(), "turn": chess.COLOR_NAMES[board.turn],
                 "human": chess.COLOR_NAMES[self.human], "dests": dests, "last": last, "check": board.is_check(),
-                "moves": sans, "start_fen": self.start_fen, "clock": clock_shown(self.clock),
+                "moves": sans, "numbered": labels, "start_fen": self.start_fen, "clock": clock_shown(self.clock),
                 "thinking": self.busy,
                 "can_claim_draw": self.result is None and board.turn == self.human and board.can_claim_draw(),
                 "result": self.result, "termination": self.termination, "expert": self.expert_name,
@@ -298,19 +319,28 @@ class Game:
         if outcome is not None:
             self._end(outcome.result(), outcome.termination.name.lower().replace("_", " "))
 
+    def _start_clock(self, colour: chess.Color) -> None:
+        self.clock.start(colour)
+        self.clock_started.set()
+
     def _end(self, result: str, termination: str) -> None:
         self.result, self.termination = result, termination
         self.clock.running = None
 
 
+def numbered(board: chess.Board, san: str) -> str:
+    """The move ``san`` of ``board``'s side to move as the page lists it, numbered from the board's own
+    move number (a game from a FEN goes on from its number): ``30. Bb5``, ``30… c6``."""
+    return f"{board.fullmove_number}{'.' if board.turn == chess.WHITE else '…'} {san}"
+
+
 def describe_info(board: chess.Board, info: chess.engine.InfoDict) -> dict[str, Any]:
-    """One info line for the page: the numbers, the score from White's side, the line in SAN, or the string."""
+    """One info line for the page: the numbers, the score for the side to move, the line in SAN, or the string."""
     out: dict[str, Any] = {key: info[key] for key in ("depth", "seldepth", "nodes", "nps", "multipv") if key in info}
     if "time" in info:
         out["time"] = info["time"]
     if "score" in info:
-        score = info["score"].white()
-        out["score"] = str(score) if score.is_mate() else f"{score.score():+d}"
+        out["score"] = pov_text(info["score"])
     if "pv" in info:
         try:
             out["pv"] = board.variation_san(info["pv"])

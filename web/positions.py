@@ -26,6 +26,8 @@ def board_from_fen(fen: str) -> chess.Board:
         board = chess.Board(text)
     except ValueError as exc:
         raise PositionError(f"malformed FEN {text[:100]!r}: {exc}") from None
+    if board.has_chess960_castling_rights():
+        raise PositionError(f"Chess960 is not supported (castling rights of a Chess960 position in {text[:100]!r})")
     status = board.status()
     if status != chess.STATUS_VALID:
         problems = [(flag.name or "").lower().replace("_", " ") for flag in chess.Status if flag and flag in status]
@@ -33,10 +35,18 @@ def board_from_fen(fen: str) -> chess.Board:
     return board
 
 
+def positions_of_fen(fen: str) -> dict[str, Any]:
+    """A FEN's one position, as :func:`positions_of_pgn` gives a game's."""
+    return {"headers": {}, "positions": [{"ply": 0, "san": None, "fen": board_from_fen(fen).fen()}]}
+
+
 def positions_of_pgn(text: str) -> dict[str, Any]:
-    """The first game of a PGN: its headers, and every position of its main line (FEN, the move to it)."""
+    """The first game of a PGN: its headers, and every position of its main line (FEN, the move to it).
+    A text whose first word holds a ``/`` is a FEN, perhaps with a typo: it is read as one, to say what is wrong."""
     if not text.strip():
         raise PositionError("empty PGN")
+    if "/" in text.split()[0] and not text.lstrip().startswith("["):
+        return positions_of_fen(text)
     try:
         game = chess.pgn.read_game(io.StringIO(text))
     except (ValueError, UnicodeError) as exc:
@@ -46,6 +56,8 @@ def positions_of_pgn(text: str) -> dict[str, Any]:
     if game.errors:
         raise PositionError(f"malformed PGN: {game.errors[0]}")
     board = game.board()
+    if board.chess960:
+        raise PositionError(f"Chess960 is not supported (this PGN's variant is {game.headers.get('Variant', 'Chess960')})")
     positions = [{"ply": 0, "san": None, "fen": board.fen()}]
     for move in game.mainline_moves():
         if len(positions) > MAX_PLIES:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import chess.engine
+
 #: The option the page's engines are started with: the record as JSON beside the words.
 OPTIONS = {"Explain": "json"}
 #: What starts the record's line, and the record's version this page reads.
@@ -75,6 +77,14 @@ def score_text(score: dict[str, int] | None) -> str | None:
     if "mate" in score:
         return f"mate in {score['mate']}" if score["mate"] > 0 else f"mated in {-score['mate']}"
     return f"{score['cp']:+d} cp"
+
+
+def pov_text(score: chess.engine.PovScore) -> str:
+    """An ``info`` line's score as the record's are shown (:func:`score_text`): for the side to move,
+    the one sign of every score on the page."""
+    relative = score.relative
+    mate = relative.mate()
+    return score_text({"mate": mate} if mate is not None else {"cp": relative.score() or 0}) or ""
 
 
 def _guided(guided: dict[str, Any]) -> dict[str, Any]:

@@ -75,7 +75,7 @@ async function send(message) {
 }
 
 function onMessage(m) {
-  if (m.type === 'state') showState(m);
+  if (m.type === 'state') { clockSeen = performance.now(); showState(m); }
   else if (m.type === 'info') showInfo(m);
   else if (m.type === 'reasons') { reasons[m.ply] = m; renderReasons(); }
   else if (m.type === 'error') { showError(m.message); if (state) showState(state); }
@@ -83,8 +83,7 @@ function onMessage(m) {
 }
 
 function showState(s) {
-  state = s;
-  clockSeen = performance.now();
+  state = s;  // redrawn after an error too: the clocks run on from when the state came
   for (const ply of Object.keys(reasons)) if (Number(ply) >= s.plies) delete reasons[ply];
   const last = s.last ? [s.last.slice(0, 2), s.last.slice(2, 4)] : undefined;
   const dests = new Map(Object.entries(s.dests));
@@ -95,11 +94,7 @@ function showState(s) {
   });
   const moves = $('#moves');
   moves.replaceChildren();
-  const startsBlack = s.start_fen && s.start_fen.split(' ')[1] === 'b';
-  s.moves.forEach((san, i) => {
-    const ply = i + (startsBlack ? 1 : 0);
-    const number = Math.floor(ply / 2) + 1;
-    const label = ply % 2 === 0 ? `${number}. ${san}` : `${number}… ${san}`;
+  s.numbered.forEach((label, i) => {  // numbered by the server from the game's own move numbers
     moves.append(el('li', { class: reasons[i] ? 'engine' : '', 'data-ply': i }, label));
   });
   moves.scrollTop = moves.scrollHeight;
@@ -108,7 +103,10 @@ function showState(s) {
   if (s.can_claim_draw) status += ' — you may claim a draw';
   $('#status').textContent = status;
   $('#draw').disabled = !s.can_claim_draw;
+  $('#takeback').disabled = Boolean(s.result || s.thinking) || s.plies === 0;
+  $('#resign').disabled = Boolean(s.result);
   $('#pgn').href = `/api/games/${s.game}/pgn`;
+  $('#pgn').hidden = false;
   if (!s.thinking) $('#thinking').textContent = '';
   renderReasons();
   tickClocks();
@@ -147,7 +145,8 @@ function showInfo(m) {
   const info = m.info;
   if (info.string) return;  // reasons come whole with the move
   if (info.depth !== undefined) {
-    $('#thinking').textContent = `depth ${info.depth}${info.score !== undefined ? `, ${info.score}` : ''}` +
+    const score = info.score !== undefined ? `, ${info.score} for ${state ? state.expert : 'the side to move'}` : '';
+    $('#thinking').textContent = `depth ${info.depth}${score}` +  // every score on the page is for the side to move
       `${info.nodes !== undefined ? `, ${info.nodes} nodes` : ''}${info.pv ? `: ${info.pv}` : ''}`;
   }
 }
@@ -159,7 +158,11 @@ $('#new-game').addEventListener('submit', async (event) => {
   const message = { type: 'new', expert: f.get('expert'), colour: f.get('colour'), minutes: Number(f.get('minutes')),
     moves: Number(f.get('moves')), increment: Number(f.get('increment')),
     elo: f.get('strength') === 'elo' ? Number(f.get('elo')) : null };
-  if (f.get('fen')) message.fen = f.get('fen');
+  if (f.get('fen')) {  // "Play from here" is for this game only: the next starts from the start again
+    message.fen = f.get('fen');
+    event.target.elements.fen.value = '';
+    $('#start-from').textContent = '';
+  }
   $('#status').textContent = 'starting the engine…';
   try { await send(message); } catch (e) { showError(e.message); }
 });
@@ -202,16 +205,14 @@ function playedText(p) {
 
 function verdictText(v) {
   if (v.score === null) return `stopped after ${v.nodes} nodes, before depth 1`;
-  let text = `depth ${v.depth}, ${v.nodes} nodes${v.by === 'search' ? '' : `, ${v.seconds.toFixed(2)} s`}: best ${v.best} (${v.score})`;
+  let text = `depth ${v.depth}, ${v.nodes} nodes${v.by === 'search' ? '' : `, ${v.seconds.toFixed(2)} s`}: best ${v.best} (${v.score} for the side to move)`;
   if (v.proposed) text += `; ${v.sound} of ${v.proposed} proposed moves sound (within ${v.tolerance} cp)`;
   return text;
 }
 
 function reasonCard(record) {
   const r = record.reasons;
-  const number = Math.floor(record.ply / 2) + 1;
-  const card = el('article', { class: 'reason', 'data-ply': record.ply },
-    el('h3', {}, `${number}${record.ply % 2 ? '…' : '.'} ${record.san}`));
+  const card = el('article', { class: 'reason', 'data-ply': record.ply }, el('h3', {}, record.label));
   if (r.played) card.append(el('p', { class: 'played' }, playedText(r.played)));
   if (r.played && r.played.loss !== undefined) {
     card.append(el('p', { class: 'loss' }, `It loses ${r.played.loss}% of the expected score; ` +
@@ -286,7 +287,7 @@ $('#ask-go').onclick = async () => {
     out.replaceChildren(...data.answers.map((a) => {
       const box = el('div', { class: 'answer' }, el('h3', {}, `${a.name}: ${a.best ?? (a.over ? `game over ${a.over}` : 'no move')}`));
       box.append(bars('candidates (share of the prior)', { moves: a.lines.map((l) => ({ san: l.san, share: l.share })), more: 0 }) || '');
-      for (const l of a.lines) box.append(el('p', { class: 'small' }, `${l.rank}. ${l.san}, ${l.share}% of the prior${l.score ? `, ${l.score}` : ''}`));
+      for (const l of a.lines) box.append(el('p', { class: 'small' }, `${l.rank}. ${l.san}, ${l.share}% of the prior${l.score ? `, ${l.score} for the side to move` : ''}`));
       if (a.reasons.played) box.append(el('p', { class: 'played' }, playedText(a.reasons.played)));
       return box;
     }));
