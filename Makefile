@@ -288,7 +288,7 @@ strength: install casebases
 	$(PY) -m experiments.strength --games $(STRENGTH_GAMES) --tc $(STRENGTH_TC)
 
 # As strong as the expert (strength.md §5): each ladder expert's calibrated engine (guided, Selection
-# expert, judged by JUDGE) against Stockfish at LADDER_ELOS, LADDER_GAMES games a level at LADDER_TC,
+# calibrated, judged by JUDGE) against Stockfish at LADDER_ELOS, LADDER_GAMES games a level at LADDER_TC,
 # into bench/out/ladder/ (resumable), with the plot; then the calibrated round robin of the seven,
 # CALIBRATED_ROUNDS rounds, into results/calibrated/. Hours on 2 cores: give LADDER_ARGS="--cluster ADDRESS".
 LADDER_ELOS ?= 1800 2200 2600

@@ -60,7 +60,8 @@ def best_time(run: Callable[[], object], repeat: int) -> float:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="python -m bench.build", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pgn", type=Path, default=DEFAULT_PGN)
     parser.add_argument("--games", type=int, default=3000)
     parser.add_argument("--repeat", type=int, default=2, help="best of this many runs")

@@ -65,7 +65,8 @@ def on_cluster(args: argparse.Namespace, nodes: int) -> dict[str, float] | str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="python -m bench.cluster", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--casebases", nargs="+", type=Path, default=CASEBASES)
     parser.add_argument("--mode", default="guided")
     parser.add_argument("--tc", default="40/8")

@@ -31,7 +31,8 @@ POSITIONS = [
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="python -m bench.model", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", type=Path, default=generic_model())
     parser.add_argument("--repeats", type=int, default=50)
     args = parser.parse_args()

@@ -102,7 +102,8 @@ def measure(casebase: Casebase, queries: list[chess.Board], repeats: int) -> dic
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="python -m bench.retrieval", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pgn", type=Path, default=DEFAULT_PGN)
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000, 4_000_000])
     parser.add_argument("--queries", type=int, default=20, help="positions timed per size")

@@ -40,7 +40,7 @@ def _moves(pgn: Path) -> tuple[list[str], int]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.round_robin", description=__doc__.splitlines()[0])
     parser.add_argument("--casebases", type=Path, default=ROOT / "casebases")
     parser.add_argument("--configs", nargs="+", default=["thesis"])
     parser.add_argument("--rounds", type=int, default=3)

@@ -109,7 +109,7 @@ def guided_table() -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.search", description=__doc__.split("\n\n")[0])
     parser.add_argument("--depth", type=int, default=4, help="search depth of the first table (default 4)")
     args = parser.parse_args()
     search_table(args.depth)

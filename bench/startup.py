@@ -55,7 +55,8 @@ def large_casebase(pgn: Path, cases: int = 1_000_000) -> Path:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="python -m bench.startup", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pgn", type=Path, default=DEFAULT_PGN)
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()

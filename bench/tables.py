@@ -21,7 +21,7 @@ from endgame.tablebase import Stored, Tablebase
 
 
 def main() -> None:
-    argparse.ArgumentParser(description=__doc__).parse_args()  # no options: --help only
+    argparse.ArgumentParser(prog="python -m bench.tables", description=__doc__).parse_args()  # no options: --help only
     print(f"{'ending':<8} {'generation s':>13} {'peak MB':>8} {'file KB':>8} {'longest mate':>13}")
     with tempfile.TemporaryDirectory() as folder:
         for ending in ("KQK", "KRK"):

@@ -64,13 +64,12 @@ from casebase.checks import (
     check,
 )
 from casebase.npzfile import check_format, members_of, memmap_member, read_member, write_npz
-from casebase.profile_checks import GAMES_DTYPES, PLAY_DTYPES, PROFILE_DTYPES, ProfileMismatch, check_profile
+from casebase.profile_checks import ProfileMismatch, check_profile
 from casebase.profilefile import profile_path, provenance, read_inside, read_profile, write_profile
 from common.files import file_sha256
 
-__all__ = ["BITBOARDS", "FORMAT_NAME", "FORMAT_VERSION", "GAMES_DTYPES", "GAME_COLUMNS", "GAME_TEXT_COLUMNS",
-           "PLAY_DTYPES", "PROFILE_DTYPES", "CaseSource", "Casebase", "CasebaseError", "decode_board", "decode_move",
-           "encode_board", "encode_move"]
+__all__ = ["BITBOARDS", "FORMAT_NAME", "FORMAT_VERSION", "GAME_COLUMNS", "GAME_TEXT_COLUMNS", "CaseSource", "Casebase",
+           "CasebaseError", "decode_board", "decode_move", "encode_board", "encode_move"]
 
 FORMAT_NAME = "cbr-chess-casebase"
 FORMAT_VERSION = 2

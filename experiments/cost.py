@@ -1,11 +1,11 @@
 """What a game of the card's experiment costs: thinking seconds measured on real moves at 40/90,
 and the core-hours of a whole experiment projected from them.
 
-    python -m experiments.cost measure --mode guided [--judge /usr/games/stockfish] [--plies 16]
+    python -m experiments.cost measure --out bench/out/cost-guided.json [--judge /usr/games/stockfish] [--plies 16]
     python -m experiments.cost project bench/out/cost-guided.json [...] --lengths GAMES.pgn [...] [--games 630]
 
 ``measure`` plays the first ``--plies`` half-moves of a real game between two shipped experts
-(default Carlsen - Ivanchuk), each side our UCI engine in ``--mode`` (a judge for judged mode), on
+(default Carlsen - Ivanchuk), each side our UCI engine in guided mode (judged by ``--judge`` where one is given), on
 the real clock (default 40/5400), and keeps every move's thinking seconds next to the budget
 the engine's time manager gave it (``engine.search.limits.time_budget``, search.md §4) in a JSON
 file. A whole 40/90 game takes two to three hours of one core, so a slice is measured and the
@@ -134,10 +134,11 @@ def project(args: argparse.Namespace) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="python -m experiments.cost", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
     m = commands.add_parser("measure", help="play a slice of a real game and keep every move's seconds")
-    m.add_argument("--judge", default="", help="a UCI engine judging the proposals (judged mode)")
+    m.add_argument("--judge", default="", help="a UCI engine judging the proposals (none: the built-in search)")
     m.add_argument("--tc", default="40/5400")
     m.add_argument("--plies", type=int, default=16)
     m.add_argument("--seed", type=int, default=1)

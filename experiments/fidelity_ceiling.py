@@ -55,6 +55,7 @@ from engine.cbr.weights import WEIGHT_CONFIGS
 from engine.search.alphabeta import Searcher
 from engine.search.limits import Budget
 from engine.search.scores import MATE
+from engine.style.personal import casebase_files
 from engine.style.prior import AdaptedCase, vote_shares
 from fidelity.positions import Position, plain_uci, read_positions, spread
 from fidelity.replay import open_engine, position_seed
@@ -151,13 +152,13 @@ def share(hits: list[bool], interval: bool = False) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m experiments.fidelity_ceiling", description=__doc__.split("\n")[0])
     parser.add_argument("--positions", type=int, default=200, help="per expert (default 200)")
     parser.add_argument("--nodes", type=int, default=DEFAULT_GUIDED_NODES,
                         help=f"search nodes per position (default {DEFAULT_GUIDED_NODES}, the fidelity bench's)")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    casebases = sorted(HELD_OUT.glob("*.npz"))
+    casebases = casebase_files(sorted(HELD_OUT.glob("*.npz")))
     if not casebases:
         sys.exit(f"no held-out casebases in {HELD_OUT}: run `make fidelity` (or its casebase"
                  " targets) first")

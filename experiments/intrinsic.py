@@ -25,7 +25,6 @@ line y = x. docs/strength.md, "The intrinsic rating of any games".
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
 import sys
@@ -39,6 +38,7 @@ import numpy as np
 from casebase.format import Casebase, CasebaseError
 from common.cli import positive_int
 from common.figures import new_figure, save_png
+from common.files import file_sha256
 from common.paths import PROJECT_ROOT as ROOT
 from engine.style.errormodel import ErrorModel
 from engine.style.profile import Profile
@@ -132,7 +132,7 @@ def expert_of(player: str, folder: Path, digests: dict[str, str]) -> tuple[Intri
         casebase = Casebase.load(path)
     except CasebaseError as exc:
         return None, "", f"casebase refused: {exc}", None
-    note = "" if digests.get(player) in (None, hashlib.sha256(path.read_bytes()).hexdigest()) else \
+    note = "" if digests.get(player) in (None, file_sha256(path)) else \
         f"{path.name} is not the casebase the run played"
     profile = Profile.of(casebase)
     if profile is None:
@@ -193,7 +193,8 @@ def plot(rows: list[Row], path: Path) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="python -m experiments.intrinsic", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run", type=Path, metavar="RUN_DIR", help="a tournament's run directory (or one PGN file)")
     parser.add_argument("--judge", metavar="PATH", help="a UCI engine, e.g. /usr/games/stockfish (needed unless"
                         " the journals hold every position)")

@@ -49,7 +49,7 @@ def measured(results: dict[int, list[float]]) -> Estimate:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m experiments.ladder", description=__doc__.splitlines()[0])
     parser.add_argument("--casebases", type=Path, nargs="+", default=None)
     parser.add_argument("--elos", type=int, nargs="+", default=[1800, 2200, 2600])
     parser.add_argument("--games", type=int, default=10, help="games per level, rounded up to even (default 10)")

@@ -40,12 +40,13 @@ def spinners(count: int) -> list[subprocess.Popen[bytes]]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="python -m experiments.load", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("casebase", type=Path, help="a casebase with an error profile")
     parser.add_argument("--judge", default="/usr/games/stockfish")
     parser.add_argument("--positions", type=int, default=60)
     parser.add_argument("--movetime", type=int, default=300, help="milliseconds a move (go movetime)")
-    parser.add_argument("--depth", type=int, default=12, help="the depth the moves' losses are judged at")
+    parser.add_argument("--referee-depth", type=int, default=12, help="the depth the referee judges the moves' losses at")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--busy", type=int, default=1, help="cores kept busy in the loaded runs")
     parser.add_argument("--judge-depth", type=int, default=99,
@@ -87,7 +88,7 @@ def main() -> int:
                         process.kill()
                         process.wait()
             moves = {m for drawn in chances.values() for m in drawn}
-            lost = judge_moves(referee, board, moves, args.depth)
+            lost = judge_moves(referee, board, moves, args.referee_depth)
             for key, drawn in chances.items():
                 total = sum(p for m, p in drawn.items() if m in lost)
                 loss[key].append(sum(p * lost[m] for m, p in drawn.items() if m in lost) / total)
@@ -96,7 +97,7 @@ def main() -> int:
         referee.quit()
         loader.close()
     print(f"{casebase.expert}: {len(boards)} profiled positions, Selection calibrated, judge {args.judge},"
-          f" go movetime {args.movetime}; losses judged at depth {args.depth}\n")
+          f" go movetime {args.movetime}; losses judged at depth {args.referee_depth}\n")
     print("| judge | load | expected loss cp | expected mistakes % |")
     print("|---|---|---:|---:|")
     for (name, load), lost_cp in loss.items():

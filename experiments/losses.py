@@ -1,9 +1,9 @@
 """What the moves of a fidelity run lose, by mode and for the expert: do the calibrated engine's
 mistakes match the expert's?
 
-    python -m experiments.losses results/strength/*.json [--judge /usr/games/stockfish] [--depth 12]
+    python -m experiments.losses results/judge/*.json [--judge /usr/games/stockfish] [--depth 12]
 
-Every position of the runs (``python -m tournament fidelity --out``) from move 9 on is judged
+Every position of the runs (``python -m fidelity run --out``) from move 9 on is judged
 once by the judge at ``--depth``: its best score, and the score of each distinct move played
 there (the expert's and each mode's, one search with ``searchmoves``). Prints per mode and for
 the player: the mean centipawn loss (clipped at 1000), the share of moves losing 50 cp or more,
@@ -44,7 +44,8 @@ def judge_moves(engine: chess.engine.SimpleEngine, board: chess.Board, moves: se
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="python -m experiments.losses", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", nargs="+", type=Path)
     parser.add_argument("--judge", default="/usr/games/stockfish")
     parser.add_argument("--depth", type=int, default=12)

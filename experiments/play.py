@@ -172,7 +172,8 @@ def table(title: str, experts: list[str], rows_of: Callable[[str], dict[str, np.
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="python -m experiments.play", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("experts", nargs="+", help="expert ids with casebases/ID.npz, casebases/heldout/ID.npz and ID.pgn")
     parser.add_argument("--judge", default="/usr/games/stockfish")
     parser.add_argument("--positions", type=int, default=200, help="held-out moves per expert (a seeded sample)")

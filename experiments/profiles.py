@@ -42,7 +42,8 @@ def systems() -> dict[str, str]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="python -m experiments.profiles", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("casebases", nargs="+", type=Path)
     args = parser.parse_args()
     rows = []
@@ -83,7 +84,7 @@ def main() -> int:
         print("\nfewer than three FIDE-rated profiles: no line fitted")
         return 0
     rating = np.array([r["rating"] for r in fide], float)
-    fitted = fitted_numbers([expert_fits(r["casebase"]) for r in fide], "bench/bench_profiles.py")
+    fitted = fitted_numbers([expert_fits(r["casebase"]) for r in fide], "python -m experiments.profiles")
     print(f"\nover the {len(fide)} FIDE-rated experts (python -m profiling.fitted writes these):")
     print(f"  RATING_LINE = {fitted.rating_line}  RATING_SPREAD = {fitted.rating_spread}"
           f"  (now: rating_of(1 %) = {rating_of(0.01):.0f})")

@@ -114,7 +114,7 @@ def table(tallies: dict[str, Tally]) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m experiments.strength", description=__doc__.splitlines()[0])
     parser.add_argument("--casebase", type=Path, default=CASEBASE)
     parser.add_argument("--mode", default="guided", help="engine mode (default guided)")
     parser.add_argument("--config", default="balanced", help="weight configuration (default balanced)")

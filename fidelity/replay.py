@@ -10,7 +10,6 @@ of worker processes or on which positions a run samples.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
@@ -27,7 +26,7 @@ from tqdm import tqdm
 
 from casebase.format import Casebase
 from casebase.phases import PHASES, Phase
-from common.files import write_atomic
+from common.files import file_sha256, write_atomic
 from common.stats import Share
 from engine.agents.endings import TablebaseAgent
 from engine.agents.factory import Loader, make_agent
@@ -257,7 +256,7 @@ def measure(
         elo=casebase.elo if expert == casebase.expert else None,
         casebase={"path": str(casebase_path), "expert": casebase.expert, "cases": len(casebase),
                   "games": casebase.num_games,
-                  "sha256": hashlib.sha256(Path(casebase_path).read_bytes()).hexdigest()},
+                  "sha256": file_sha256(casebase_path)},
         games={"path": str(games_path), "read": held_out.games_read,
                "expert_games": held_out.expert_games, "skipped": dict(held_out.skipped),
                "damaged": held_out.damaged, "seen_in_casebase": held_out.seen,

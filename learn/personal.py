@@ -33,7 +33,8 @@ from tqdm import tqdm
 
 from casebase.format import Casebase
 from casebase.games import latest
-from engine.style.model import StyleModel, file_sha256, generic_model, save_model
+from common.files import file_sha256
+from engine.style.model import StyleModel, generic_model, save_model
 from engine.style.personal import casebase_identity
 from engine.style.planes import FORMAT_ID, MOVES
 from learn.data import Examples, batches

@@ -5,6 +5,10 @@ the fit, the report picture (``python -m profiling FILE.npz --judge PATH``; docs
   by :mod:`engine.outside.launch`, its scores read by :mod:`engine.search.scores`);
 - :mod:`profiling.journal`: the judged positions, one JSON line each, resumable;
 - :mod:`profiling.pipeline`: judge, fit (:mod:`engine.style.profile`), store beside the casebase (``X.profile.npz``);
+- :mod:`profiling.play` and :mod:`profiling.games`: the engine's own choices recorded at play time, in
+  the expert's positions and in positions of its own games (docs/strength.md §3);
+- :mod:`profiling.fitted`: the numbers fitted across the shipped profiles, written as data
+  (``engine/style/models/fitted.json``);
 - :mod:`profiling.report`: the picture (matplotlib, the optional extra ``plots``).
 - :mod:`profiling.intrinsic`: the same judging and fit for any player's games in a PGN, read
   as a rating on the experts' line (``python -m profiling.intrinsic``; docs/strength.md §6).

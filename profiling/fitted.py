@@ -85,6 +85,16 @@ def fitted_numbers(fits: list[dict[str, Any]], command: str) -> Fitted:
                   (round(float(intercept), 2), round(float(slope), 6), SENSITIVITY_CENTRE), provenance)
 
 
+def _unchanged(path: Path, made: dict[str, Any]) -> bool:
+    """Whether the file at ``path`` already holds ``made`` but for the time it was made."""
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    timeless = [{**f, "provenance": {k: v for k, v in f.get("provenance", {}).items() if k != "made"}} for f in (old, made)]
+    return timeless[0] == timeless[1]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status (1 with a message on stderr on bad input)."""
     parser = argparse.ArgumentParser(prog="python -m profiling.fitted", description=__doc__,
@@ -107,6 +117,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             fits.append(expert_fits(casebase))
         command = " ".join(["python -m profiling.fitted", *(sys.argv[1:] if argv is None else argv)])
         fitted = fitted_numbers(fits, command)
+        if _unchanged(args.out, fitted.to_json()):
+            # its time alone would differ: the file stays, so that the profiles it makes stale are not refitted
+            print(f"{args.out}: unchanged (the same numbers from the same profiles)")
+            return 0
         write_atomic(args.out, json.dumps(fitted.to_json(), indent=1, sort_keys=True) + "\n")
     except (OSError, CasebaseError, ProfileError) as exc:
         print(f"profiling.fitted: error: {exc}", file=sys.stderr)

@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from casebase.format import PLAY_DTYPES, Casebase
+from casebase.format import Casebase
+from casebase.profile_checks import PLAY_DTYPES
 from engine.style.errormodel import ErrorModel
 from engine.style.profile import Profile
 from profiling import ProfileError

@@ -12,8 +12,9 @@ import chess
 import numpy as np
 
 from casebase.format import Casebase, CasebaseError, encode_move
+from common.files import file_sha256
 from engine.style.calibration import likelihood_fit
-from engine.style.model import StyleModel, file_sha256
+from engine.style.model import StyleModel
 from engine.style.personal import choose_model
 from engine.style.profile import Profile, position
 from profiling import ProfileError

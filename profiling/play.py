@@ -32,7 +32,8 @@ import chess.engine
 import numpy as np
 from tqdm import tqdm
 
-from casebase.format import PLAY_DTYPES, Casebase, encode_move
+from casebase.format import Casebase, encode_move
+from casebase.profile_checks import PLAY_DTYPES
 from engine.agents.factory import Loader, make_agent
 from engine.agents.guided import GuidedAgent
 from engine.agents.options import OptionValue
@@ -155,7 +156,7 @@ def _profile_scores(referee: chess.engine.SimpleEngine, profile: Profile, judged
 
 
 def play_arrays(entries: list[dict[str, Any]]) -> dict[str, np.ndarray]:
-    """The play-time entries as the casebase stores them (:data:`casebase.format.PLAY_DTYPES`)."""
+    """The play-time entries as the casebase stores them (:data:`casebase.profile_checks.PLAY_DTYPES`)."""
     width = max(len(entry["moves"]) for entry in entries)
     arrays = {name: np.zeros((len(entries), width), dtype) for name, dtype in PLAY_DTYPES.items()}
     for i, entry in enumerate(entries):

@@ -333,7 +333,7 @@ def _terminate(signum: int, frame: object) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+    parser = argparse.ArgumentParser(prog="python -m testing.fuzz_uci", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument("--lines", type=int, default=4000, help="lines to send in all")
     parser.add_argument("--seed", type=int, default=1, help="the random lines' seed (and the first scenario)")

@@ -36,7 +36,7 @@ MOVES = {"e2e4": ((555, 336), (555, 282)), "d2d4": ((528, 336), (528, 282))}
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m testing.gui_pychess", description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "gui")
     args = parser.parse_args()
     missing = [t for t in ("Xvfb", "xdotool") if shutil.which(t) is None] + ([] if Path(PYCHESS).exists() else ["pychess"])

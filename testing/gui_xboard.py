@@ -61,7 +61,7 @@ def shoot(path: Path) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m testing.gui_xboard", description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "gui")
     parser.add_argument("--tc", type=float, default=1, help="minutes for 40 moves (default 1)")
     parser.add_argument("--timeout", type=float, default=600, help="give the game up after this many seconds")

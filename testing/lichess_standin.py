@@ -209,7 +209,7 @@ def make_config(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m testing.lichess_standin", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     config = commands.add_parser("config", help="make lichess-bot's configuration for the stand-in")
     config.add_argument("--template", type=Path, required=True, help="lichess-bot's config.yml.default")

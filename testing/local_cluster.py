@@ -89,7 +89,8 @@ def _stop(node: subprocess.Popen[bytes]) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="python -m testing.local_cluster", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--nodes", type=int, default=2, help="nodes, the head included (default 2)")
     parser.add_argument("--cpus", type=int, default=1, help="CPUs each node offers (default 1)")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND [ARG ...]")

@@ -17,7 +17,7 @@ from casebase.games import GameFilter
 from common.files import file_sha256
 from engine.style import calibration, rating
 from engine.style.fitted import FITTED, FittedError, fitted_path, read_fitted
-from profiling.fitted import SYSTEM, expert_fits, fitted_numbers, main, rating_systems
+from profiling.fitted import SYSTEM, _unchanged, expert_fits, fitted_numbers, main, rating_systems
 from profiling.judging import Settings
 from profiling.pipeline import make_profile
 
@@ -84,3 +84,17 @@ def test_the_shipped_numbers_are_recomputed_from_the_shipped_journals(data_dir, 
     for fit in fits:  # the same casebases (a build is byte for byte the same) and journals
         assert (fit["casebase_sha256"], fit["journal"]) == (shipped[fit["casebase"]]["casebase_sha256"],
                                                            shipped[fit["casebase"]]["journal"])
+
+
+def test_the_same_numbers_leave_the_file_as_it_was(tmp_path, capsys):
+    """Only the time would differ: the file is not rewritten, so `make fitted` makes no profile stale
+    (PROFILE_CODE holds the file) and `make casebases` settles."""
+    out = tmp_path / "fitted.json"
+    shutil.copy(fitted_path(), out)
+    made = read_fitted(out)
+    again = fitted_numbers(list(made.provenance["profiles"]), made.provenance["command"])
+    before = out.stat().st_mtime_ns
+    assert _unchanged(out, again.to_json())
+    changed = again.to_json() | {"rating_spread": again.rating_spread + 1}
+    assert not _unchanged(out, changed)
+    assert out.stat().st_mtime_ns == before

@@ -157,3 +157,10 @@ def test_a_casebase_option_without_a_file_name_has_no_profile_beside_it_to_look_
     lines = converse(["uci", "isready", "position startpos", "go depth 1"], "--casebase", casebase)
     assert not [line for line in lines if "error in" in line or "cannot make the agent" in line], lines
     assert lines[-1].startswith("bestmove ")
+
+
+def test_a_folders_casebases_leave_out_the_profiles_and_models_beside_them(tmp_path):
+    # `tournament run --casebases casebases/*.npz` and the web's expert list read a folder this way
+    from engine.style.personal import casebase_files
+    names = ["a.npz", "a.profile.npz", "a.model.npz", "b.npz"]
+    assert casebase_files([tmp_path / n for n in names]) == [tmp_path / "a.npz", tmp_path / "b.npz"]

@@ -15,6 +15,7 @@ from engine.cbr.configurations import parse_configurations
 from engine.outside.clock import TimeControl
 from engine.outside.launch import LaunchError
 from engine.style.model import ModelError
+from engine.style.personal import casebase_files
 from tournament.demo import DEFAULT_BLACK, DEFAULT_CONTROL, DEFAULT_MODE, DEFAULT_PLIES, DEFAULT_WHITE, demo
 from tournament.players import casebase_entrant, engine_entrant, parse_options
 from tournament.report import write_report
@@ -100,10 +101,11 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.command == "run":
-            entrants = [casebase_entrant(p) for p in args.casebases]
+            casebases = casebase_files(args.casebases)  # a shell's casebases/*.npz names their profiles too
+            entrants = [casebase_entrant(p) for p in casebases]
             entrants += [engine_entrant(text) for text in args.engine]
             settings = TournamentSettings(
-                entrants=tuple(entrants), configs=tuple(parse_configurations(_configs(args.configs, args.casebases))),
+                entrants=tuple(entrants), configs=tuple(parse_configurations(_configs(args.configs, casebases))),
                 rounds=args.rounds, mode=args.mode, control=TimeControl.parse(args.tc),
                 seed=args.seed, event=args.event, via_uci=args.uci, judge=args.judge, model=args.model,
                 tables=_tables(args.tables, args.mode),

@@ -8,7 +8,6 @@ path) or our own UCI engine; outside engines always play over UCI (:class:`UciSi
 
 from __future__ import annotations
 
-import hashlib
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ import chess
 import chess.engine
 
 from casebase.format import Casebase, CasebaseError
+from common.files import file_sha256
 from common.text import clip
 from engine.agents import defaults
 from engine.agents.base import Decision, Reason
@@ -67,9 +67,8 @@ def casebase_entrant(path: str | Path) -> Entrant:
     """The entrant of a casebase file: id = file stem, name and Elo from its metadata."""
     path = Path(path)
     casebase = Casebase.load(path)
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
     return Entrant(id=path.stem, name=casebase.expert, elo=casebase.elo, path=str(path.resolve()),
-                   digest=digest)
+                   digest=file_sha256(path))
 
 
 def engine_entrant(text: str) -> Entrant:

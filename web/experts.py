@@ -19,8 +19,8 @@ import chess
 from casebase.book import replayed_games
 from casebase.format import Casebase, CasebaseError
 from casebase.info import describe_profile, distinct_positions, first_moves
-from casebase.profilefile import SUFFIX as PROFILE_SUFFIX
 from common.paths import PROJECT_ROOT
+from engine.style.personal import casebase_files
 
 #: Plies of the repertoire tree, and the most replies shown at each of its positions.
 TREE_PLIES = 8
@@ -58,13 +58,12 @@ class Experts:
         """Every expert by id; an id met twice gets the folder's origin as a prefix."""
         found: dict[str, Expert] = {}
         candidates = [(origin, path) for origin, folder in self.folders if folder.is_dir()
-                      for path in sorted(folder.glob("*.npz"))]
+                      for path in casebase_files(sorted(folder.glob("*.npz")))]
         if self.extra is not None:
             candidates.append(("command line", self.extra))
         seen: set[Path] = set()
         for origin, path in candidates:
-            # personal models (X.model.npz) and error profiles (X.profile.npz) sit beside their casebases
-            if path.name.endswith((".model.npz", PROFILE_SUFFIX)) or path.resolve() in seen or not path.is_file():
+            if path.resolve() in seen or not path.is_file():
                 continue
             seen.add(path.resolve())
             key = path.stem if path.stem not in found else f"{origin.split()[0]}-{path.stem}"

@@ -22,10 +22,11 @@ import numpy as np
 
 from casebase.format import Casebase
 from casebase.phases import PHASES, phase
+from common.files import file_sha256
 from engine.search.result import SearchResult
 from engine.style.errormodel import PRIOR_FLOOR, ErrorModel, fit, losses
 from engine.style.fitted import FITTED
-from engine.style.model import StyleModel, file_sha256
+from engine.style.model import StyleModel
 from engine.style.prior import Proposal
 from engine.style.profile import PlayRecord, Profile, refusal, refused
 from engine.style.rating import loss_at, rating_of

@@ -18,16 +18,24 @@ from __future__ import annotations
 
 import importlib.resources
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from casebase.format import Casebase
+from casebase.profilefile import SUFFIX as PROFILE_SUFFIX
 from common.text import clip
 from engine.style.model import ModelError, StyleModel, generic_model
 
 #: How a personal model beside its casebase ``X.npz`` is named: ``X.model.npz``.
 SUFFIX = ".model.npz"
+
+
+def casebase_files(paths: Iterable[Path]) -> list[Path]:
+    """The casebases among ``paths``: a folder's ``*.npz`` also holds the personal models
+    (``X.model.npz``) and error profiles (``X.profile.npz``) that sit beside their casebases."""
+    return [path for path in paths if not path.name.endswith((SUFFIX, PROFILE_SUFFIX))]
 
 
 def personal_folder() -> Path:

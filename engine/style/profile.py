@@ -17,8 +17,9 @@ from typing import Any
 import chess
 import numpy as np
 
-from casebase.format import PLAY_DTYPES, PROFILE_DTYPES, Casebase, decode_move
+from casebase.format import Casebase, decode_move
 from casebase.phases import PHASES, phases_of
+from casebase.profile_checks import PLAY_DTYPES, PROFILE_DTYPES
 from engine.style.errormodel import PRIOR_FLOOR, expected_score, fit, losses
 from engine.style.rating import implied_rating
 
@@ -69,7 +70,7 @@ class PlayRecord:
     @classmethod
     def of(cls, arrays: Mapping[str, np.ndarray], best: np.ndarray, target: np.ndarray, meta: dict[str, Any],
            key: str = "play") -> PlayRecord:
-        """The record of the arrays ``profile_KEY_*`` (:data:`casebase.format.PLAY_DTYPES`), with the
+        """The record of the arrays ``profile_KEY_*`` (:data:`casebase.profile_checks.PLAY_DTYPES`), with the
         best score and the target of each position (of at least as many positions)."""
         moves, scores, prior, judged = (arrays[name.replace("_play_", f"_{key}_")] for name in PLAY_DTYPES)
         return cls(moves, scores, prior, judged, best[:len(moves)], target[:len(moves)], meta)
@@ -155,7 +156,7 @@ class Profile:
         return replace(self, rows=self.rows[:n], moves=self.moves[:n], scores=self.scores[:n], played=self.played[:n])
 
     def arrays(self) -> dict[str, np.ndarray]:
-        """The arrays as the casebase stores them (:data:`casebase.format.PROFILE_DTYPES`)."""
+        """The arrays as the casebase stores them (:data:`casebase.profile_checks.PROFILE_DTYPES`)."""
         return dict(zip(PROFILE_DTYPES, (self.rows, self.moves, self.scores, self.played), strict=True))
 
     @property
