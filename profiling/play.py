@@ -43,6 +43,7 @@ from engine.search.limits import SearchLimits, to_limit
 from engine.search.scores import from_pov_score
 from engine.style.calibration import CALIBRATION_POSITIONS, PLAY_JUDGE_DEPTH, judged_candidates
 from engine.style.profile import Profile, position
+from engine.uci.explain import note_text
 from profiling import ProfileError
 from profiling.journal import Journal
 from profiling.judging import MAX_MS, case_keys
@@ -120,7 +121,7 @@ def _play(casebase: Casebase, profile: Profile, settings: PlaySettings, judge: s
                                                               SearchLimits(depth=settings.judge_depth))
             moves, scores, prior = judged_candidates(proposal, result)
             if judged_by is None or not moves:
-                raise ProfileError(f"the engine's judge scored nothing in {board.fen()}: {' '.join(notes)}")
+                raise ProfileError(f"the engine's judge scored nothing in {board.fen()}: {' '.join(note_text(n) for n in notes)}")
             judged = _profile_scores(referee, profile, judged_moves[i], i, board, moves)
             journal.add({"key": key, "moves": [m.uci() for m in moves], "scores": scores,
                          "prior": [round(p, 6) for p in prior], "judged": [judged[m] for m in moves]})

@@ -21,7 +21,7 @@ from engine.cbr.weights import Weights
 from engine.outside.judge import UNBOUNDED_PROPOSAL_DEPTH, Judge, JudgeError, JudgeSettings
 from engine.search.limits import Budget, SearchLimits
 from engine.search.scores import MATE, from_pov_score, mate_moves
-from engine.uci.explain import explain
+from engine.uci.explain import explain, note_text
 
 pytestmark = pytest.mark.slow  # games and searches judged through outside engines' processes (Stockfish)
 
@@ -137,7 +137,7 @@ def test_a_missing_judge_is_refused_once_and_tried_again_when_its_program_appear
         judge.new_game()
         with pytest.raises(JudgeError):
             judge.search(chess.Board(), [], Budget(depth=1))
-        notes.append(judge.fault("x"))
+        notes.append(note_text(judge.fault("x")))
     assert notes[0].startswith("judge no-such-engine refused: no engine at") and "until option Judge" in notes[0], notes
     assert notes[1] == "judge no-such-engine refused (see above): the built-in search judged", notes
     assert judge.faults == 0 and not judge.retired

@@ -9,7 +9,21 @@ import json
 import chess
 
 from engine.agents.base import Decision, Reason
-from engine.agents.record import VERSION, Case, Choice, Guided, Named, Proposal, Record, Share, Verdict
+from engine.agents.record import (
+    VERSION,
+    Case,
+    Choice,
+    Guided,
+    ListedMovesIllegal,
+    Named,
+    Proposal,
+    Record,
+    Share,
+    TablesProblem,
+    Uniform,
+    Verdict,
+)
+from engine.outside.judge import JudgeEvent, JudgeNote
 from engine.style.prior import PriorSource
 from engine.uci.explain import explain
 from engine.uci.protocol import UciEngine
@@ -73,7 +87,7 @@ def test_the_json_line_stays_under_4_kb_with_many_candidates_and_long_texts():
                     Verdict(long, 10, 1000, 1.0, Named("e2e4", "e4"), 30, 240, 240, 200, 25),
                     Choice("calibrated", many[0], many[1], 20, True, 30, chances=many, loss=0.01, expert=long,
                            phase="opening", often=0.5, calibration=long), case)
-    for notes in ([], [long] * 3, [long] * 100):
+    for notes in ([], [TablesProblem(long)] * 3, [JudgeNote(long, JudgeEvent.REFUSED, long)] * 100):
         decision = Decision(move=moves[0], reason=Reason.CALIBRATED, record=Record(list(notes), guided))
         text = record_string(decision, board)
         assert len(f"info string {text}".encode()) < MAX_LINE and "\n" not in text
@@ -94,3 +108,17 @@ def test_the_schema_names_every_field_of_the_record():
     missing = {f"{t.__name__}.{f.name}" for t in types for f in dataclasses.fields(t)
                if f"`{f.name}`" not in schema and f'"{f.name}"' not in schema}
     assert len(types) >= 12 and not missing
+
+
+def test_notes_are_typed_in_the_json_and_worded_only_in_the_uci_layer():
+    board = chess.Board()
+    notes = [ListedMovesIllegal(), JudgeNote("sf", JudgeEvent.FAILED, "it died"), TablesProblem("cannot read KQK")]
+    decision = Decision(move=chess.Move.from_uci("e2e4"), reason=Reason.RANDOM,
+                        record=Record(notes, Uniform(Named("e2e4", "e4"), 20)))
+    record = json.loads(record_string(decision, board).removeprefix("json "))
+    assert [n["kind"] for n in record["notes"]] == ["listed_moves_illegal", "judge", "tables"]
+    assert record["notes"][1] | {"text": ""} == {"kind": "judge", "judge": "sf", "event": "failed", "why": "it died",
+                                                 "text": ""}
+    words = explain(decision.record)
+    assert [n["text"] for n in record["notes"]] == words[:3]
+    assert words[1] == "judge sf failed: it died; it will be restarted at the next move"

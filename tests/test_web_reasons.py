@@ -10,6 +10,7 @@ from casebase.format import Casebase
 from engine.agents.base import Decision, Reason
 from engine.agents.factory import Loader, make_agent
 from engine.agents.record import Choice, Guided, Named, Proposal, Record, Share, Verdict
+from engine.outside.judge import JudgeEvent, JudgeNote
 from engine.search.limits import SearchLimits
 from engine.style.prior import PriorSource
 from engine.uci.explain import explain
@@ -93,7 +94,7 @@ def test_a_judged_calibrated_move_gives_the_judge_and_how_often_the_expert_loses
                     Choice("calibrated", e4, e4, 20, True, 20, chances=[e4, d4], loss=0.004, expert="A. Expert",
                            phase="opening", often=0.88, calibration="A. Expert's error profile"))
     decision = Decision(move=chess.Move.from_uci("e2e4"), reason=Reason.CALIBRATED,
-                        record=Record(["judge Stockfish 15.1 refused once"], guided))
+                        record=Record([JudgeNote("Stockfish 15.1", JudgeEvent.STILL_REFUSED)], guided))
     reasons = gather([record_string(decision, board), *explain(decision.record)])
     verdict, played = reasons["verdict"], reasons["played"]
     assert verdict["by"] == "Stockfish 15.1" and verdict["seconds"] == 0.01 and verdict["scored"] == 2
@@ -101,4 +102,4 @@ def test_a_judged_calibrated_move_gives_the_judge_and_how_often_the_expert_loses
     assert played["loss"] == 0.4 and played["often"] == 88 and played["phase"] == "opening" and played["chances"] == 2
     assert reasons["prior"]["proposes"]["moves"][0] == {"san": "e4", "uci": "e2e4", "share": 60}
     assert reasons["prior"]["votes"] is None and reasons["case"] is None
-    assert reasons["notes"] == ["judge Stockfish 15.1 refused once"]
+    assert reasons["notes"] == ["judge Stockfish 15.1 refused (see above): the built-in search judged"]

@@ -25,7 +25,7 @@ from engine.agents.base import Decision, Reason
 from engine.agents.factory import Loader, make_agent
 from engine.agents.modes import MODES, WEIGHT_OPTIONS, option_registry, weight_values
 from engine.agents.options import OptionValue
-from engine.agents.record import Record
+from engine.agents.record import EngineLine, Record
 from engine.cbr.configurations import Configuration
 from engine.outside.launch import LaunchError, launch, own_engine
 from engine.search.limits import SearchLimits, to_limit
@@ -177,7 +177,7 @@ class UciSide:
             self.nodes = (self.nodes or 0) + nodes
         if seconds is not None:
             self.search_seconds = (self.search_seconds or 0.0) + seconds
-        return Decision(move=best.move, reason=Reason.ENGINE, record=Record(lines), score=score)
+        return Decision(move=best.move, reason=Reason.ENGINE, record=Record([EngineLine(line) for line in lines]), score=score)
 
 
 @dataclass

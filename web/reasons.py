@@ -44,7 +44,7 @@ def shape(record: dict[str, Any]) -> dict[str, Any]:
     """What the page draws of a record: ``prior`` (bars), ``verdict``, ``played``, ``case``,
     ``similarity`` (pure mode's ties) and ``notes``; None where the record has none."""
     out: dict[str, Any] = {"reason": record.get("reason"), "prior": None, "verdict": None, "played": None,
-                           "case": None, "similarity": None, "notes": record.get("notes", [])}
+                           "case": None, "similarity": None, "notes": [note["text"] for note in record.get("notes", [])]}
     move = record.get("move")
     if move is None:
         return out

@@ -13,7 +13,7 @@ import chess
 import numpy as np
 
 from casebase.format import Casebase
-from engine.agents.record import NoCase, NoMove, Record
+from engine.agents.record import ListedMovesIllegal, NoCase, NoMove, Note, Record
 from engine.cbr.adaptation import candidate_moves
 from engine.cbr.retrieval import CaseIndex
 from engine.cbr.weights import Weights
@@ -198,10 +198,10 @@ class CaseAgent:
         on_iteration: IterationCallback | None = None,
     ) -> Decision:
         """The move to play on ``board`` (restricted to ``moves`` when any of them is legal)."""
-        notes: list[str] = []
+        notes: list[Note] = []
         candidates = candidate_moves(board, moves)
         if moves is not None and not candidates:
-            notes.append("none of the listed moves is legal here: choosing among all legal moves")
+            notes.append(ListedMovesIllegal())
             candidates = candidate_moves(board)
         if not candidates:
             reason = "checkmate" if board.is_checkmate() else "stalemate"

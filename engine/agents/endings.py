@@ -12,7 +12,7 @@ import chess
 from endgame.syzygy import SyzygyTables
 from endgame.tablebase import Tablebase, ending_of
 from engine.agents.base import Agent, Decision, IterationCallback, Reason
-from engine.agents.record import Named, Record, Tables
+from engine.agents.record import Named, Note, Record, Tables, TablesProblem
 from engine.search.limits import SearchLimits
 from engine.search.scores import from_mate_moves
 
@@ -64,11 +64,11 @@ class TablebaseAgent:
         decision.record.notes[:0] = news
         return decision
 
-    def _news(self) -> list[str]:
+    def _news(self) -> list[Note]:
         """The tables' problems the user has not been told yet."""
-        news = []
+        news: list[Note] = []
         for name, tables in (("tables", self.tables), ("syzygy", self.syzygy)):
             if tables is not None:
-                news += tables.problems[self._told[name]:]
+                news += [TablesProblem(problem) for problem in tables.problems[self._told[name]:]]
                 self._told[name] = len(tables.problems)
         return news

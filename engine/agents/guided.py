@@ -29,11 +29,11 @@ from endgame.tablebase import Tablebase
 from engine.agents import defaults
 from engine.agents.base import Candidate, CaseAgent, Decision, IterationCallback, Reason
 from engine.agents.defaults import Selection
-from engine.agents.record import Record
+from engine.agents.record import Note, Record
 from engine.agents.recording import guided_record
 from engine.cbr.adaptation import adapt_to
 from engine.cbr.weights import Weights
-from engine.outside.judge import Judge, JudgeError
+from engine.outside.judge import Judge, JudgeError, JudgeEvent, JudgeNote
 from engine.search.alphabeta import Searcher
 from engine.search.limits import Budget, SearchLimits, search_budget
 from engine.search.result import SearchResult
@@ -172,7 +172,7 @@ class GuidedAgent(CaseAgent):
 
     def assess(self, board: chess.Board, candidates: list[chess.Move], limits: SearchLimits | None,
                stop: threading.Event | None = None, on_iteration: IterationCallback | None = None
-               ) -> tuple[Proposal, SearchResult, str | None, list[str]]:
+               ) -> tuple[Proposal, SearchResult, str | None, list[Note]]:
         """What a move is chosen from (search.md §1–2): the prior over ``candidates``, the judge's
         scores (or the built-in search's, where there is no judge or it failed), the judge's name
         when it scored them, and what went wrong with it. The play-time calibration records this."""
@@ -218,14 +218,14 @@ class GuidedAgent(CaseAgent):
                         ponder=reply).searched(result)
 
     def _judged(self, board: chess.Board, candidates: list[chess.Move], proposal: Proposal, budget: Budget,
-                stop: threading.Event | None, on_iteration: IterationCallback | None) -> tuple[SearchResult | None, list[str]]:
+                stop: threading.Event | None, on_iteration: IterationCallback | None
+                ) -> tuple[SearchResult | None, list[Note]]:
         """The judge's result among ``candidates`` (None when there is no judge or it failed) and
         what went wrong."""
         if self.judge is None:
             return None, []
         if self.judge.retired:
-            return None, [f"judge {self.judge.name} retired after two faults this game:"
-                          " the built-in search judges until the next game"]
+            return None, [JudgeNote(self.judge.name, JudgeEvent.RETIRED)]
         ranked = sorted(proposal.prior, key=lambda m: -proposal.prior[m])  # the judge scores the first few
         try:
             restricted = len(candidates) < board.legal_moves.count()  # go searchmoves: the judge's best among them

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import chess
 
 from casebase.format import Casebase
+from engine.outside.judge import JudgeNote
 from engine.style.prior import PriorSource
 
 #: The version of the record's schema (docs/explain.md); a change of a field's meaning raises it.
@@ -217,10 +218,41 @@ class NoMove:
 Detail = Guided | Pure | Uniform | Chess0 | Tables | NoMove
 
 
+@dataclass(frozen=True)
+class ListedMovesIllegal:
+    """None of the moves the ``go`` listed (``searchmoves``) is legal here: the choice is among all."""
+
+
+@dataclass(frozen=True)
+class TablesProblem:
+    """A problem of the endgame tables, in their own words (a table that cannot be read or made)."""
+
+    problem: str
+
+
+@dataclass(frozen=True)
+class NoAgent:
+    """No agent chose the move (none could be made, or it raised ``error``): a uniformly drawn legal move."""
+
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class EngineLine:
+    """An outside engine's own ``info string`` (a tournament's reference player), as it sent it."""
+
+    text: str
+
+
+#: What the user is told before how the move was decided: a fallback, the judge's fate, the tables'
+#: problems, an outside engine's own words.
+Note = ListedMovesIllegal | NoAgent | JudgeNote | TablesProblem | EngineLine
+
+
 @dataclass
 class Record:
-    """What decided a move: ``notes`` first (a fallback, a fault, the tables' problems, an outside
-    engine's own lines: text for people), then the way it was decided (``detail``)."""
+    """What decided a move: ``notes`` first (a fallback, the judge's fate, the tables' problems), then
+    the way it was decided (``detail``)."""
 
-    notes: list[str] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
     detail: Detail | None = None

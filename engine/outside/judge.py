@@ -26,6 +26,7 @@ import threading
 import time
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -57,6 +58,33 @@ class JudgeError(Exception):
     """The judge failed; the message says how (missing, not UCI, crashed, hung, garbage)."""
 
 
+class JudgeEvent(StrEnum):
+    """What became of the judge during a move (a :class:`JudgeNote`; the UCI layer words it)."""
+
+    #: not ready yet: the built-in search judges until it answers uciok
+    STARTING = "starting"
+    STILL_STARTING = "still starting"
+    #: its first start failed: not tried again until option Judge or its program's file changes
+    REFUSED = "refused"
+    STILL_REFUSED = "still refused"
+    #: a fault closed it: it is restarted at the next move
+    FAILED = "failed"
+    #: its second fault this game: the built-in search judges the rest of the game
+    FAILED_FOR_THE_GAME = "failed for the game"
+    #: retired after two faults this game, until the next game
+    RETIRED = "retired"
+
+
+@dataclass(frozen=True)
+class JudgeNote:
+    """What became of the judge ``judge`` (its name) during a move, and ``why`` (the fault or the
+    refusal, as the engine's process or python-chess said it)."""
+
+    judge: str
+    event: JudgeEvent
+    why: str = ""
+
+
 @dataclass(frozen=True)
 class JudgeSettings:
     """What identifies a judge process: the engine's path and its own options."""
@@ -80,8 +108,8 @@ class Judge:
         self.refused: str | None = None
         self._refused_file: tuple[object, ...] = ()
         self._worked = False  # whether it ever started: then a failed start is a fault, not a refusal
-        self._excuse: str | None = None  # why the search that just failed was no fault of the judge
-        self._told = ""  # the last excuse told in full (said once, then shortly)
+        self._excuse: JudgeNote | None = None  # why the search that just failed was no fault of the judge
+        self._told: JudgeNote | None = None  # the last excuse told in full (said once, then shortly)
         self._game = object()
         self._searched = False  # whether it searched since the last new game
 
@@ -104,7 +132,7 @@ class Judge:
         if self.refused is not None:
             raise JudgeError(self.refused)
 
-    def fault(self, why: str) -> str:
+    def fault(self, why: str) -> JudgeNote:
         """Record a fault (the process is closed); what happens next, for the explanation. After a
         search that failed for no fault of the judge's (it is starting, or was refused), only that."""
         if self._excuse is not None:
@@ -112,9 +140,7 @@ class Judge:
             return excuse
         self.faults += 1
         self.close()
-        then = ("the built-in search judges for the rest of the game" if self.retired
-                else "it will be restarted at the next move")
-        return f"judge {self.name} failed: {why}; {then}"
+        return JudgeNote(self.name, JudgeEvent.FAILED_FOR_THE_GAME if self.retired else JudgeEvent.FAILED, clip(why))
 
     def new_game(self) -> None:
         """A new game: its hash is cleared at the first search, and after a game it played in,
@@ -151,22 +177,20 @@ class Judge:
         self.begin()
         until = None if budget.movetime is None else time.monotonic() + budget.movetime * SEARCH_SHARE
         if not self.process.wait(until, stop):
-            self._excuse = self._tell(f"judge {self.name} is starting: the built-in search judges until it answers"
-                                      f" uciok (within {START_TIMEOUT:.2g} s)",
-                                      f"judge {self.name} is still starting: the built-in search judged")
+            self._excuse = self._tell(JudgeNote(self.name, JudgeEvent.STARTING),
+                                      JudgeNote(self.name, JudgeEvent.STILL_STARTING))
             raise JudgeError("starting")
         self._collect()
         if self.process.engine is not None:
-            self._told = ""
+            self._told = None
             return
         if self.refused is None:  # closed while it started: a new start at the next move
             raise JudgeError("its start was cancelled")
-        self._excuse = self._tell(f"judge {self.name} refused: {self.refused}; the built-in search judges until"
-                                  " option Judge or the program changes",
-                                  f"judge {self.name} refused (see above): the built-in search judged")
+        self._excuse = self._tell(JudgeNote(self.name, JudgeEvent.REFUSED, self.refused),
+                                  JudgeNote(self.name, JudgeEvent.STILL_REFUSED, self.refused))
         raise JudgeError(self.refused)
 
-    def _tell(self, first: str, again: str) -> str:
+    def _tell(self, first: JudgeNote, again: JudgeNote) -> JudgeNote:
         """``first`` the first time in a row, ``again`` after that."""
         told, self._told = self._told, first
         return again if told == first else first

@@ -11,17 +11,23 @@ from endgame.tablebase import Probe
 from engine.agents.record import (
     Chess0,
     Choice,
+    EngineLine,
     Guided,
+    ListedMovesIllegal,
+    NoAgent,
     NoCase,
     NoMove,
+    Note,
     Proposal,
     Pure,
     Record,
     Share,
     Tables,
+    TablesProblem,
     Uniform,
     Verdict,
 )
+from engine.outside.judge import START_TIMEOUT, JudgeEvent, JudgeNote
 from engine.search.scores import is_mate_score, mate_moves, score_text
 from engine.style.prior import PriorSource, share_text
 
@@ -46,7 +52,36 @@ def explain(record: Record) -> list[str]:
         lines = ["no legal move" + (f" ({detail.why})" if detail.why else "")]
     else:
         lines = []
-    return [*record.notes, *lines]
+    return [*(note_text(note) for note in record.notes), *lines]
+
+
+def note_text(note: Note) -> str:
+    """A note in words: the fallback, the judge's fate, or the tables' problem in their own words."""
+    if isinstance(note, TablesProblem):
+        return note.problem
+    if isinstance(note, EngineLine):
+        return note.text
+    if isinstance(note, NoAgent):
+        return "no agent" if note.error is None else f"error while choosing a move: {note.error}"
+    if isinstance(note, ListedMovesIllegal):
+        return "none of the listed moves is legal here: choosing among all legal moves"
+    return _judge_note(note)
+
+
+def _judge_note(note: JudgeNote) -> str:
+    judge, why = f"judge {note.judge}", note.why
+    return {
+        JudgeEvent.STARTING: f"{judge} is starting: the built-in search judges until it answers uciok"
+                             f" (within {START_TIMEOUT:.2g} s)",
+        JudgeEvent.STILL_STARTING: f"{judge} is still starting: the built-in search judged",
+        JudgeEvent.REFUSED: f"{judge} refused: {why}; the built-in search judges until option Judge or the program"
+                            " changes",
+        JudgeEvent.STILL_REFUSED: f"{judge} refused (see above): the built-in search judged",
+        JudgeEvent.FAILED: f"{judge} failed: {why}; it will be restarted at the next move",
+        JudgeEvent.FAILED_FOR_THE_GAME: f"{judge} failed: {why}; the built-in search judges for the rest of the game",
+        JudgeEvent.RETIRED: f"{judge} retired after two faults this game: the built-in search judges until the next"
+                            " game",
+    }[note.event]
 
 
 def no_case_text(no_case: NoCase) -> str:

@@ -217,14 +217,14 @@ class UciEngine:
         wdl = bool(self.values["UCI_ShowWDL"])
         try:
             if agent is None:
-                decision = _uniform_decision(board, "no agent")
+                decision = _uniform_decision(board, None)
             else:
                 searched = pondering(limits) if limits.ponder else limits
                 decision = agent.choose(board, moves, limits=searched, stop=self._stop,
                                         on_iteration=lambda result: self.send(iteration_info(result, wdl=wdl)))
         except Exception as exc:  # the GUI still gets a legal move
             traceback.print_exc(file=sys.stderr)
-            decision = _uniform_decision(board, f"error while choosing a move: {clip(str(exc))}")
+            decision = _uniform_decision(board, clip(str(exc)))
         elapsed = int((time.perf_counter() - started) * 1000)
         explain = str(self.values["Explain"])
         if explain != Explain.OFF:
@@ -297,16 +297,16 @@ def _legal_after(board: chess.Board, move: chess.Move, reply: chess.Move) -> boo
     return reply in after.legal_moves
 
 
-def _uniform_decision(board: chess.Board, reason: str) -> Decision:
-    """A uniformly random legal move, for when no agent could choose."""
+def _uniform_decision(board: chess.Board, error: str | None) -> Decision:
+    """A uniformly random legal move, for when no agent could choose (none was made, or it raised ``error``)."""
     from engine.agents.base import Decision, Reason
-    from engine.agents.record import Named, NoMove, Record, Uniform
+    from engine.agents.record import Named, NoAgent, NoMove, Record, Uniform
 
     moves = list(board.legal_moves)
     if not moves:
-        return Decision(move=None, reason=Reason.NO_MOVE, record=Record([reason], NoMove()))
+        return Decision(move=None, reason=Reason.NO_MOVE, record=Record([NoAgent(error)], NoMove()))
     move = moves[secrets.randbelow(len(moves))]
-    return Decision(move=move, reason=Reason.RANDOM, record=Record([reason], Uniform(Named.of(board, move), len(moves))))
+    return Decision(move=move, reason=Reason.RANDOM, record=Record([NoAgent(error)], Uniform(Named.of(board, move), len(moves))))
 
 
 def main_loop(defaults: Mapping[str, str] | None = None) -> int:

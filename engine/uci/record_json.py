@@ -12,8 +12,10 @@ import chess
 
 from common.text import clip
 from engine.agents.base import Decision
-from engine.agents.record import VERSION, NoMove
+from engine.agents.record import VERSION, EngineLine, ListedMovesIllegal, NoAgent, NoMove, Note, TablesProblem
+from engine.outside.judge import JudgeNote
 from engine.search.scores import is_mate_score, mate_moves
+from engine.uci.explain import note_text
 
 #: The longest line the engine sends, in bytes (``info string json`` and its record included).
 MAX_LINE = 4096
@@ -25,6 +27,9 @@ _SCORES = {"score", "top_score"}
 _RANKED = {"prior", "proposes", "votes", "chances"}
 #: The name of each kind of record in the JSON object.
 _KINDS: dict[type, str] = {NoMove: "no_move"}
+#: The name of each kind of note.
+_NOTES: dict[type, str] = {ListedMovesIllegal: "listed_moves_illegal", NoAgent: "no_agent", JudgeNote: "judge",
+                           TablesProblem: "tables", EngineLine: "engine_line"}
 
 
 def record_string(decision: Decision, board: chess.Board) -> str:
@@ -46,11 +51,16 @@ def record_json(decision: Decision, board: chess.Board, shown: int = SHOWN[0]) -
     notes, and the way it was decided under its kind's name (``guided``, ``pure``...)."""
     move = None if decision.move is None else {"uci": decision.move.uci(), "san": board.san(decision.move)}
     out: dict[str, Any] = {"version": VERSION, "move": move, "reason": decision.reason.value,
-                           "notes": [clip(note) for note in decision.record.notes]}
+                           "notes": [_note(note) for note in decision.record.notes]}
     detail = decision.record.detail
     if detail is not None:
         out[_KINDS.get(type(detail), type(detail).__name__.lower())] = _value(detail, shown)
     return out
+
+
+def _note(note: Note) -> dict[str, Any]:
+    """A note as its kind, its fields and its words (``text``: what the English lines say)."""
+    return {"kind": _NOTES[type(note)], **_value(note, 0), "text": clip(note_text(note))}
 
 
 def _value(value: Any, shown: int, name: str = "") -> Any:
