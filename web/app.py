@@ -292,6 +292,9 @@ class _Session:
             game.resign()
         elif kind == "draw":
             game.claim_draw()
+        elif kind == "offer_draw":
+            said = game.offer_draw()
+            await self.send({"type": "draw_offer", "accepted": said.accepted, "why": said.why})
         elif kind != "state":
             raise GameError(f"unknown message type {kind[:20]!r}")
         self._think()  # first, so that the state says the engine thinks

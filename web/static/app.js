@@ -1,6 +1,7 @@
 // The page: a chessground board fed by the server (python-chess computes the legal moves), the
 // engine's info lines as they come over the websocket, and the experts' API. No rules here.
 import { Chessground } from 'chessground';
+import { setupDrawOffer, showDrawOffer, updateDrawOffer } from './draws.js';
 
 const $ = (sel) => document.querySelector(sel);
 const el = (tag, attrs = {}, ...children) => {
@@ -80,6 +81,7 @@ function onMessage(m) {
   else if (m.type === 'reasons') { reasons[m.ply] = m; renderReasons(); }
   else if (m.type === 'error') { showError(m.message); if (state) showState(state); }
   else if (m.type === 'closed') { showError(m.message); }
+  else if (m.type === 'draw_offer') showDrawOffer(m);
 }
 
 function showState(s) {
@@ -103,6 +105,7 @@ function showState(s) {
   if (s.can_claim_draw) status += ' — you may claim a draw';
   $('#status').textContent = status;
   $('#draw').disabled = !s.can_claim_draw;
+  updateDrawOffer(s);
   $('#takeback').disabled = Boolean(s.result || s.thinking) || s.plies === 0;
   $('#resign').disabled = Boolean(s.result);
   $('#pgn').href = `/api/games/${s.game}/pgn`;
@@ -169,6 +172,7 @@ $('#new-game').addEventListener('submit', async (event) => {
 $('#takeback').onclick = () => send({ type: 'takeback' });
 $('#resign').onclick = () => { if (confirm('Resign this game?')) send({ type: 'resign' }); };
 $('#draw').onclick = () => send({ type: 'draw' });
+setupDrawOffer(send);
 
 // -- the reasons ----------------------------------------------------------------------------------
 function bars(title, ranked) {
