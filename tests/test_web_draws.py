@@ -9,7 +9,8 @@ import chess
 import pytest
 from web_helpers import EXPERT, client, no_engines_left, settled, until
 
-from web.draws import FROM_MOVE, MATE_CP, answer, last_score
+from web.draws import FROM_MOVE, answer, last_score
+from web.scores import MATE_CP
 
 #: Rooks and pawns at move 40: a thin position (16 points of pieces).
 THIN = "3rk3/ppp2ppp/8/8/8/8/PPP2PPP/3RK3 w - - 0 40"

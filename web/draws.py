@@ -17,6 +17,7 @@ import chess
 from casebase.format import encode_board
 from casebase.phases import ENDGAME_MATERIAL, non_pawn_material
 from web.reasons import record_of
+from web.scores import MATE_CP, centipawns, pawns
 
 #: Worse by this much (centipawns, for the expert): a draw is welcome at any move.
 WORSE = 150
@@ -24,8 +25,6 @@ WORSE = 150
 LEVEL = 30
 #: The move number from which a level position is agreed drawn.
 FROM_MOVE = 30
-#: A mate, in centipawns for comparisons (beyond any evaluation).
-MATE_CP = 100_000
 
 
 @dataclass(frozen=True)
@@ -38,7 +37,7 @@ class Answer:
 
 def answer(board: chess.Board, score: int | None) -> Answer:
     """The expert's answer to a draw offered in ``board``, ``score`` its last score for itself
-    (centipawns; :data:`MATE_CP` and beyond a mate; None: none yet)."""
+    (centipawns; :data:`web.scores.MATE_CP` and beyond a mate; None: none yet)."""
     if score is None:
         return Answer(False, "the expert plays on: it has not weighed a position of this game yet")
     seen = pawns(score)
@@ -57,13 +56,6 @@ def answer(board: chess.Board, score: int | None) -> Answer:
                         f" {material} points of pieces left")
 
 
-def pawns(score: int) -> str:
-    """A score as a person says it: ``+1.2``, ``-0.3``, ``mate``, ``mated``."""
-    if abs(score) >= MATE_CP:
-        return "mate" if score > 0 else "mated"
-    return f"{score / 100:+.1f}"
-
-
 def last_score(strings: list[str]) -> int | None:
     """The score the expert saw for itself in a move's record (the move played's, else the best
     move's; tables: a win or a draw), in centipawns; None without one."""
@@ -78,15 +70,6 @@ def last_score(strings: list[str]) -> int | None:
     if tables := record.get("tables"):
         return 0 if tables["wins"] is None else MATE_CP if tables["wins"] else -MATE_CP
     return None
-
-
-def centipawns(score: dict[str, int] | None) -> int | None:
-    """A record's score (``{"cp"}`` or ``{"mate"}``) as centipawns, mates beyond :data:`MATE_CP`."""
-    if score is None:
-        return None
-    if "mate" in score:
-        return MATE_CP + 1000 - score["mate"] if score["mate"] > 0 else -MATE_CP - 1000 - score["mate"]
-    return int(score["cp"])
 
 
 def offer(records: dict[int, dict[str, Any]], board: chess.Board) -> Answer:

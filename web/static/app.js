@@ -1,6 +1,7 @@
 // The page: a chessground board fed by the server (python-chess computes the legal moves), the
 // engine's info lines as they come over the websocket, and the experts' API. No rules here.
 import { Chessground } from 'chessground';
+import { renderAnswer } from './ask.js';
 import { setupDrawOffer, showDrawOffer, updateDrawOffer } from './draws.js';
 
 const $ = (sel) => document.querySelector(sel);
@@ -287,14 +288,9 @@ $('#ask-go').onclick = async () => {
   const out = $('#ask-answers');
   out.replaceChildren(el('p', {}, 'asking…'));
   try {
-    const data = await api('/api/ask', { fen, experts: ids, lines: Number($('#ask-lines').value) });
-    out.replaceChildren(...data.answers.map((a) => {
-      const box = el('div', { class: 'answer' }, el('h3', {}, `${a.name}: ${a.best ?? (a.over ? `game over ${a.over}` : 'no move')}`));
-      box.append(bars('candidates (share of the prior)', { moves: a.lines.map((l) => ({ san: l.san, share: l.share })), more: 0 }) || '');
-      for (const l of a.lines) box.append(el('p', { class: 'small' }, `${l.rank}. ${l.san}, ${l.share}% of the prior${l.score ? `, ${l.score} for the side to move` : ''}`));
-      if (a.reasons.played) box.append(el('p', { class: 'played' }, playedText(a.reasons.played)));
-      return box;
-    }));
+    const data = await api('/api/ask', { fen, experts: ids });
+    out.replaceChildren(...data.answers.map((a) => renderAnswer(a, { el, playedText, showError,
+      ask: async () => (await api('/api/ask', { fen, experts: [a.expert], lines: 1, ratings: true })).answers[0] })));
   } catch (e) { out.replaceChildren(); showError(e.message); }
 };
 $('#ask-play').onclick = () => {
