@@ -44,7 +44,7 @@ def test_a_level_game_is_agreed_late_with_reduced_material_only():
 
 def test_without_a_score_the_expert_plays_on():
     said = answer(chess.Board(THIN), None)
-    assert not said.accepted and "not weighed" in said.why
+    assert not said.accepted and "no score of this game" in said.why
 
 
 def _record(**guided: object) -> str:
@@ -58,6 +58,11 @@ def test_the_score_is_the_played_moves_else_the_best_ones_from_the_record():
     assert last_score(["seed 1", played, "words"]) == -42
     assert last_score([best]) == MATE_CP + 998
     assert last_score(["no record here"]) is None
+    tables = {"version": 1, "move": {"uci": "a1a8", "san": "Ra8#"}, "reason": "tables", "notes": []}
+    ours, syzygy = {"ending": "KRK", "wins": True, "wdl": 0}, {"ending": None, "wins": None}
+    assert last_score(["json " + json.dumps(tables | {"tables": ours})]) == MATE_CP
+    assert [last_score(["json " + json.dumps(tables | {"tables": syzygy | {"wdl": wdl}})]) for wdl in (-2, -1, 0, 1, 2)] \
+        == [-MATE_CP, 0, 0, 0, MATE_CP]
 
 
 @pytest.mark.slow  # games through engine processes
@@ -69,7 +74,7 @@ def test_an_offer_over_the_websocket_is_declined_with_why_or_ends_the_game(koste
         until(ws, settled)
         ws.send_json({"type": "offer_draw"})
         said = until(ws, lambda m: m["type"] == "draw_offer")[-1]
-        assert not said["accepted"] and "not weighed" in said["why"]
+        assert not said["accepted"] and "no score of this game" in said["why"]
         ws.send_json({"type": "new", "expert": EXPERT, "colour": "white", "fen": up})
         until(ws, lambda m: settled(m) and m["plies"] == 1)
         ws.send_json({"type": "offer_draw"})

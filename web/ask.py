@@ -37,8 +37,8 @@ async def ask(board: chess.Board, casebase: str, lines: int, limit: chess.engine
     """The expert's likeliest move in ``board``, its ``lines`` first MultiPV lines, every candidate
     with its chance, and (``ratings``) the candidates' chances at each of :data:`RATINGS`."""
     if board.is_game_over():
-        return {"best": None, "lines": [], "candidates": [], "more": 0, "reasons": gather([]), "strings": [],
-                "over": board.result()}
+        return {"best": None, "lines": [], "candidates": [], "more": 0, "more_chance": None, "reasons": gather([]),
+                "strings": [], "over": board.result()}
     outside = await start(engine_command(casebase, judge, mode), timeout=START_SECONDS)
     try:
         own = {"Selection": "likely" if judge else "argmax", **OPTIONS}

@@ -39,7 +39,7 @@ def answer(board: chess.Board, score: int | None) -> Answer:
     """The expert's answer to a draw offered in ``board``, ``score`` its last score for itself
     (centipawns; :data:`web.scores.MATE_CP` and beyond a mate; None: none yet)."""
     if score is None:
-        return Answer(False, "the expert plays on: it has not weighed a position of this game yet")
+        return Answer(False, "the expert plays on: it has no score of this game to go by")
     seen = pawns(score)
     if score <= -WORSE:
         return Answer(True, f"the expert accepts: it is worse ({seen} for the expert)")
@@ -58,7 +58,7 @@ def answer(board: chess.Board, score: int | None) -> Answer:
 
 def last_score(strings: list[str]) -> int | None:
     """The score the expert saw for itself in a move's record (the move played's, else the best
-    move's; tables: a win or a draw), in centipawns; None without one."""
+    move's; the tables': a win, a loss or a draw), in centipawns; None without one."""
     record = next((r for s in strings if (r := record_of(s)) is not None), None)
     if record is None:
         return None
@@ -67,8 +67,9 @@ def last_score(strings: list[str]) -> int | None:
             else centipawns(guided["verdict"]["score"])
     if chess0 := record.get("chess0"):
         return centipawns(chess0["score"])
-    if tables := record.get("tables"):
-        return 0 if tables["wins"] is None else MATE_CP if tables["wins"] else -MATE_CP
+    if tables := record.get("tables"):  # ours say who wins; Syzygy's wdl: 2 a win, 1 and -1 drawn by the fifty moves
+        wins = tables["wins"] if tables["ending"] is not None else None if abs(tables["wdl"]) < 2 else tables["wdl"] > 0
+        return 0 if wins is None else MATE_CP if wins else -MATE_CP
     return None
 
 

@@ -7,7 +7,7 @@
 function candidateTable(answer, el) {
   const chances = answer.candidates.some((c) => c.chance !== null);
   const table = el('table', { class: 'candidates' }, el('tr', {}, el('th', {}, 'move'),
-    el('th', {}, chances ? 'chance' : 'prior'), el('th', {}, 'score'), el('th', {}, 'loses')));
+    el('th', {}, chances ? 'chance' : 'prior'), el('th', {}, 'score for the side to move'), el('th', {}, 'loses')));
   for (const c of answer.candidates) {
     const pct = chances ? c.chance : c.share;
     table.append(el('tr', { class: c.losing ? 'losing' : '', 'data-san': c.san }, el('td', {}, c.san),
