@@ -157,7 +157,7 @@ def create_app(config: Config) -> FastAPI:
 
     @app.post("/api/ask")
     async def ask_expert(request: Request) -> dict[str, Any]:
-        """The experts' candidate moves in a position: ``{"fen", "experts": [id, ...] (1 or 2), "lines"}``."""
+        """The experts' candidates in a position: ``{"fen", "experts": [id, ...] (1 or 2), "lines", "ratings"}``."""
         body = await _json_body(request, config.max_body)
         board = board_from_fen(str(body.get("fen", "")))
         ids = body.get("experts")
@@ -166,12 +166,14 @@ def create_app(config: Config) -> FastAPI:
         lines = body.get("lines", 4)
         if not isinstance(lines, int) or not 1 <= lines <= MAX_LINES:
             raise HTTPException(400, f'"lines" is a whole number from 1 to {MAX_LINES}')
+        if not isinstance(ratings := body.get("ratings", False), bool):
+            raise HTTPException(400, '"ratings" is true (the chances at several ratings too) or false')
         paths = [str(config.experts.get(i).path.resolve()) for i in ids]  # absolute: web/redact.py finds it
         names = [config.experts.casebase(i).expert for i in ids]
 
         async def one(path: str) -> dict[str, Any]:
             async with asks:
-                return await ask(board, path, lines, config.ask_limit, judge=config.judge, mode=config.mode)
+                return await ask(board, path, lines, config.ask_limit, judge=config.judge, mode=config.mode, ratings=ratings)
 
         try:
             with ask_queue.hold():
@@ -292,6 +294,9 @@ class _Session:
             game.resign()
         elif kind == "draw":
             game.claim_draw()
+        elif kind == "offer_draw":
+            said = game.offer_draw()
+            await self.send({"type": "draw_offer", "accepted": said.accepted, "why": said.why})
         elif kind != "state":
             raise GameError(f"unknown message type {kind[:20]!r}")
         self._think()  # first, so that the state says the engine thinks

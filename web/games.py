@@ -23,6 +23,7 @@ import chess.pgn
 from engine.outside.clock import Clock, TimeControl
 from engine.outside.launch import Outside, own_engine, start
 from engine.search.limits import to_limit
+from web.draws import Answer, offer
 from web.reasons import OPTIONS, gather, pov_text
 
 #: Sends one JSON message to the page.
@@ -183,6 +184,14 @@ class Game:
             self._end("1/2-1/2", "threefold repetition (claimed)")
         else:
             raise GameError("no draw to claim: neither a threefold repetition nor fifty moves without a capture or pawn move")
+
+    def offer_draw(self) -> Answer:
+        """The human offers a draw: the expert answers by web/draws.py's rule, and its yes ends the game."""
+        self._ready_for_human()
+        said = offer(self.reasons, self.board)
+        if said.accepted:
+            self._end("1/2-1/2", "draw agreed")
+        return said
 
     def check_flag(self) -> bool:
         """End the game if the running side's time is up (the engine's thinking stopped); whether it did."""

@@ -1,6 +1,8 @@
 // The page: a chessground board fed by the server (python-chess computes the legal moves), the
 // engine's info lines as they come over the websocket, and the experts' API. No rules here.
 import { Chessground } from 'chessground';
+import { renderAnswer } from './ask.js';
+import { setupDrawOffer, showDrawOffer, updateDrawOffer } from './draws.js';
 
 const $ = (sel) => document.querySelector(sel);
 const el = (tag, attrs = {}, ...children) => {
@@ -80,6 +82,7 @@ function onMessage(m) {
   else if (m.type === 'reasons') { reasons[m.ply] = m; renderReasons(); }
   else if (m.type === 'error') { showError(m.message); if (state) showState(state); }
   else if (m.type === 'closed') { showError(m.message); }
+  else if (m.type === 'draw_offer') showDrawOffer(m);
 }
 
 function showState(s) {
@@ -103,6 +106,7 @@ function showState(s) {
   if (s.can_claim_draw) status += ' — you may claim a draw';
   $('#status').textContent = status;
   $('#draw').disabled = !s.can_claim_draw;
+  updateDrawOffer(s);
   $('#takeback').disabled = Boolean(s.result || s.thinking) || s.plies === 0;
   $('#resign').disabled = Boolean(s.result);
   $('#pgn').href = `/api/games/${s.game}/pgn`;
@@ -169,6 +173,7 @@ $('#new-game').addEventListener('submit', async (event) => {
 $('#takeback').onclick = () => send({ type: 'takeback' });
 $('#resign').onclick = () => { if (confirm('Resign this game?')) send({ type: 'resign' }); };
 $('#draw').onclick = () => send({ type: 'draw' });
+setupDrawOffer(send);
 
 // -- the reasons ----------------------------------------------------------------------------------
 function bars(title, ranked) {
@@ -283,14 +288,9 @@ $('#ask-go').onclick = async () => {
   const out = $('#ask-answers');
   out.replaceChildren(el('p', {}, 'asking…'));
   try {
-    const data = await api('/api/ask', { fen, experts: ids, lines: Number($('#ask-lines').value) });
-    out.replaceChildren(...data.answers.map((a) => {
-      const box = el('div', { class: 'answer' }, el('h3', {}, `${a.name}: ${a.best ?? (a.over ? `game over ${a.over}` : 'no move')}`));
-      box.append(bars('candidates (share of the prior)', { moves: a.lines.map((l) => ({ san: l.san, share: l.share })), more: 0 }) || '');
-      for (const l of a.lines) box.append(el('p', { class: 'small' }, `${l.rank}. ${l.san}, ${l.share}% of the prior${l.score ? `, ${l.score} for the side to move` : ''}`));
-      if (a.reasons.played) box.append(el('p', { class: 'played' }, playedText(a.reasons.played)));
-      return box;
-    }));
+    const data = await api('/api/ask', { fen, experts: ids });
+    out.replaceChildren(...data.answers.map((a) => renderAnswer(a, { el, playedText, showError,
+      ask: async () => (await api('/api/ask', { fen, experts: [a.expert], lines: 1, ratings: true })).answers[0] })));
   } catch (e) { out.replaceChildren(); showError(e.message); }
 };
 $('#ask-play').onclick = () => {
