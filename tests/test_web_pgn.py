@@ -11,6 +11,7 @@ import chess.pgn
 import pytest
 from web_helpers import EXPERT, client, no_engines_left, settled, until
 
+from web.games import Game, Settings
 from web.openings import opening, table
 
 #: After 1.g3 f5 2.e4 fxe4: White's 3.Qh5+ leaves Black one move, 3...g6, the table's Pachman Gambit.
@@ -36,6 +37,13 @@ def test_the_opening_is_the_longest_line_of_the_table_the_moves_follow():
     assert opening(_fens("d4", "d5", "c4")) == opening(_fens("c4", "d5", "d4")) == {"eco": "D06", "name": "Queen's Gambit"}
     assert opening([]) is None and opening(_fens("a3", "h6", board=chess.Board(PACHMAN))) is None
     assert len(table()) > 10_000  # the package's table, not a hand-written one
+
+
+def test_a_game_from_a_position_of_the_table_is_named_before_its_first_move():
+    sicilian = _fens("e4", "c5")[-1]
+    game = Game(Settings(EXPERT, fen=sicilian), "unused.npz", "Nobody")  # not started: no engine
+    assert game.state()["opening"] == {"eco": "B20", "name": "Sicilian Defense"}
+    assert '[ECO "B20"]' in game.pgn() and '[Opening "Sicilian Defense"]' in game.pgn()
 
 
 @pytest.mark.slow  # a game through the app's engine process

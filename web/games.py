@@ -281,7 +281,7 @@ class Game:
                 "can_claim_draw": self.result is None and board.turn == self.human and board.can_claim_draw(),
                 "result": self.result, "termination": self.termination, "expert": self.expert_name,
                 "plies": len(board.move_stack), "fens": fens, "ucis": [move.uci() for move in board.move_stack],
-                "clocks": [round(seconds * 1000) for seconds in self.clocks], "opening": opening(fens)}
+                "clocks": [round(seconds * 1000) for seconds in self.clocks], "opening": self._opening(fens)}
 
     def _replayed(self) -> tuple[list[str], list[str], list[str]]:
         """Each move's SAN, its label as the page lists it (:func:`numbered`), and the position after it."""
@@ -293,6 +293,10 @@ class Game:
             replay.push(move)
             fens.append(replay.fen())
         return sans, labels, fens
+
+    def _opening(self, fens: list[str]) -> dict[str, str] | None:
+        """The opening of the game whose positions after each move are ``fens``, its start from a FEN included."""
+        return opening([self.start_fen, *fens] if self.start_fen else fens)
 
     def pgn(self) -> str:
         """The game as PGN (python-chess writes it): the opening (ECO, Opening), each move's clock ([%clk]) and
@@ -307,7 +311,7 @@ class Game:
         })
         if self.termination:
             game.headers["Termination"] = self.termination
-        named = opening(self._replayed()[2])
+        named = self._opening(self._replayed()[2])
         if named:
             game.headers.update({"ECO": named["eco"], "Opening": named["name"]})
         for ply, node in enumerate(game.mainline()):
