@@ -119,7 +119,8 @@ def test_a_game_move_by_move_with_reasons_take_back_and_pgn(app):
         assert game.headers["Black"] == "Alexandra Kosteniuk (cbr-chess)" and game.headers["TimeControl"] == "40/300"
         commented = game.mainline()
         node = list(commented)[record["ply"]]
-        assert record["reasons"]["words"] and node.comment == " | ".join(record["reasons"]["words"]).replace("}", ")")
+        words = " | ".join(record["reasons"]["words"]).replace("}", ")")
+        assert record["reasons"]["words"] and node.comment.startswith(words + " [%clk ")  # then the move's clock
         for _ in records:
             ws.send_json({"type": "takeback"})
             state = until(ws, settled)[-1]
@@ -151,7 +152,7 @@ def test_a_short_game_from_a_position_to_mate(app):
         state = until(ws, settled)[-1]
         assert state["result"] == "1-0" and state["termination"] == "checkmate" and state["dests"] == {}
         pgn = app.get(f"/api/games/{state['game']}/pgn").text
-        assert f'[FEN "{fen}"]' in pgn and "2. Ra8# 1-0" in pgn.replace("\n", " ")
+        assert f'[FEN "{fen}"]' in pgn and "2. Ra8# { [%clk " in pgn.replace("\n", " ") and pgn.rstrip().endswith("} 1-0")
     assert no_engines_left()
 
 
@@ -255,7 +256,7 @@ def test_rewording_the_engines_sentences_breaks_nothing_on_the_page(app, monkeyp
         assert any("deyalp" in w for w in reasons["words"])  # the engine's "played", reversed
         pgn = app.get(f"/api/games/{seen[-1]['game']}/pgn").text
         node = list(chess.pgn.read_game(io.StringIO(pgn)).mainline())[1]
-        assert node.comment == " | ".join(reasons["words"]).replace("}", ")")
+        assert node.comment.startswith(" | ".join(reasons["words"]).replace("}", ")") + " [%clk ")
         ws.send_json({"type": "resign"})
         until(ws, settled)
     assert no_engines_left()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import math
 import secrets
 import time
 from collections.abc import Awaitable, Callable
@@ -24,6 +25,7 @@ from engine.outside.clock import Clock, TimeControl
 from engine.outside.launch import Outside, own_engine, start
 from engine.search.limits import to_limit
 from web.draws import Answer, offer
+from web.openings import opening
 from web.reasons import OPTIONS, gather, pov_text
 
 #: Sends one JSON message to the page.
@@ -93,6 +95,7 @@ class Game:
         self.start_fen = self.board.fen() if settings.fen else None
         self.clock = Clock(TimeControl(settings.moves or None, settings.minutes * 60, settings.increment))
         self.reasons: dict[int, dict[str, Any]] = {}  # ply index in the move stack -> the engine's reasons
+        self.clocks: list[float] = []  # each move's mover's seconds left after it (the PGN's [%clk])
         self.result: str | None = None
         self.termination = ""
         self.busy = False  # the engine is thinking
@@ -154,6 +157,7 @@ class Game:
             self._end(self._on_time(self.human), "time forfeit")
             raise GameError("your time ran out")
         self.board.push(move)
+        self.clocks.append(self.clock.remaining[self.human])
         self._check_end()
         return move
 
@@ -167,6 +171,7 @@ class Game:
             self.reasons.pop(len(self.board.move_stack), None)
             if self.board.turn == self.human:
                 break
+        del self.clocks[len(self.board.move_stack):]
         self.clock.moves_made.update({colour: self._moves_made(colour) for colour in chess.COLORS})
         self._start_clock(self.human)
 
@@ -257,6 +262,7 @@ class Game:
             record["position"] = self.case_lookup(case["row"])
         self.reasons[ply] = record
         self.board.push(best.move)
+        self.clocks.append(self.clock.remaining[colour])
         self._check_end()
         if self.result is None:
             self._start_clock(self.human)
@@ -275,12 +281,7 @@ class Game:
         if self.result is None and board.turn == self.human:
             for move in board.legal_moves:
                 dests.setdefault(chess.square_name(move.from_square), []).append(chess.square_name(move.to_square))
-        replay = chess.Board(self.start_fen) if self.start_fen else chess.Board()
-        sans, labels = [], []
-        for move in board.move_stack:
-            sans.append(replay.san(move))
-            labels.append(numbered(replay, sans[-1]))
-            replay.push(move)
+        sans, labels, fens = self._replayed()
         last = board.move_stack[-1].uci() if board.move_stack else None
         return {"type": "state", "game": self.id, "fen": board.fen(), "turn": chess.COLOR_NAMES[board.turn],
                 "human": chess.COLOR_NAMES[self.human], "dests": dests, "last": last, "check": board.is_check(),
@@ -288,10 +289,27 @@ class Game:
                 "thinking": self.busy,
                 "can_claim_draw": self.result is None and board.turn == self.human and board.can_claim_draw(),
                 "result": self.result, "termination": self.termination, "expert": self.expert_name,
-                "plies": len(board.move_stack)}
+                "plies": len(board.move_stack), "fens": fens, "ucis": [move.uci() for move in board.move_stack],
+                "clocks": [round(seconds * 1000) for seconds in self.clocks], "opening": self._opening(fens)}
+
+    def _replayed(self) -> tuple[list[str], list[str], list[str]]:
+        """Each move's SAN, its label as the page lists it (:func:`numbered`), and the position after it."""
+        replay = chess.Board(self.start_fen) if self.start_fen else chess.Board()
+        sans, labels, fens = [], [], []
+        for move in self.board.move_stack:
+            sans.append(replay.san(move))
+            labels.append(numbered(replay, sans[-1]))
+            replay.push(move)
+            fens.append(replay.fen())
+        return sans, labels, fens
+
+    def _opening(self, fens: list[str]) -> dict[str, str] | None:
+        """The opening of the game whose positions after each move are ``fens``, its start from a FEN included."""
+        return opening([self.start_fen, *fens] if self.start_fen else fens)
 
     def pgn(self) -> str:
-        """The game as PGN (python-chess writes it), the engine's reasons as comments on its moves."""
+        """The game as PGN (python-chess writes it): the opening (ECO, Opening), each move's clock ([%clk]) and
+        the engine's reasons as comments."""
         game = chess.pgn.Game.from_board(self.board)
         you, expert = "You", f"{self.expert_name} (cbr-chess)"
         strength = "the expert's own" if self.settings.elo is None else f"UCI_Elo {self.settings.elo}"
@@ -302,10 +320,14 @@ class Game:
         })
         if self.termination:
             game.headers["Termination"] = self.termination
+        named = self._opening(self._replayed()[2])
+        if named:
+            game.headers.update({"ECO": named["eco"], "Opening": named["name"]})
         for ply, node in enumerate(game.mainline()):
             record = self.reasons.get(ply)
             if record:
                 node.comment = " | ".join(record["reasons"]["words"]).replace("}", ")")
+            node.set_clock(math.ceil(self.clocks[ply]))  # as the page's clock showed it, in whole seconds
         return str(game) + "\n"
 
     # -- rules ----------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 import { Chessground } from 'chessground';
 import { renderAnswer } from './ask.js';
 import { setupDrawOffer, showDrawOffer, updateDrawOffer } from './draws.js';
+import { oriented, setupHistory, showHistory, viewing } from './history.js';
 
 const $ = (sel) => document.querySelector(sel);
 const el = (tag, attrs = {}, ...children) => {
@@ -91,7 +92,7 @@ function showState(s) {
   const last = s.last ? [s.last.slice(0, 2), s.last.slice(2, 4)] : undefined;
   const dests = new Map(Object.entries(s.dests));
   board.set({
-    fen: s.fen, orientation: s.human, turnColor: s.turn, lastMove: last, check: s.check,
+    fen: s.fen, orientation: oriented(s.human), turnColor: s.turn, lastMove: last, check: s.check,
     movable: { free: false, color: s.result || s.thinking ? undefined : s.human, dests, showDests: true,
       events: { after: onHumanMove } },
   });
@@ -113,6 +114,7 @@ function showState(s) {
   $('#pgn').hidden = false;
   if (!s.thinking) $('#thinking').textContent = '';
   renderReasons();
+  showHistory(s);
   tickClocks();
 }
 
@@ -174,6 +176,7 @@ $('#takeback').onclick = () => send({ type: 'takeback' });
 $('#resign').onclick = () => { if (confirm('Resign this game?')) send({ type: 'resign' }); };
 $('#draw').onclick = () => send({ type: 'draw' });
 setupDrawOffer(send);
+setupHistory({ board, state: () => state, reasons: () => reasons, card: reasonCard, redraw: () => state && showState(state) });
 
 // -- the reasons ----------------------------------------------------------------------------------
 function bars(title, ranked) {
@@ -251,6 +254,7 @@ function reasonCard(record) {
 }
 
 function renderReasons() {
+  if (viewing()) return;  // an earlier move is shown with its reasons (history.js)
   const box = $('#reasons');
   const plies = Object.keys(reasons).map(Number).sort((a, b) => b - a);
   if (!plies.length) return;
