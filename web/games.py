@@ -23,6 +23,7 @@ import chess.pgn
 from engine.outside.clock import Clock, TimeControl
 from engine.outside.launch import Outside, own_engine, start
 from engine.search.limits import to_limit
+from web.plain import pgn_comments, plain
 from web.reasons import OPTIONS, gather, pov_text
 
 #: Sends one JSON message to the page.
@@ -246,6 +247,7 @@ class Game:
         case = reasons.get("case")
         if case and self.case_lookup is not None:
             record["position"] = self.case_lookup(case["row"])
+        record["plain"] = plain(reasons, record.get("position"))
         self.reasons[ply] = record
         self.board.push(best.move)
         self._check_end()
@@ -293,10 +295,7 @@ class Game:
         })
         if self.termination:
             game.headers["Termination"] = self.termination
-        for ply, node in enumerate(game.mainline()):
-            record = self.reasons.get(ply)
-            if record:
-                node.comment = " | ".join(record["reasons"]["words"]).replace("}", ")")
+        pgn_comments(game, self.reasons)
         return str(game) + "\n"
 
     # -- rules ----------------------------------------------------------------------------------
