@@ -32,7 +32,7 @@ function tree(nodes, depth, show) {
 // The trees of /api/experts/ID/repertoire and the board they show their positions on.
 export function repertoireView(rep) {
   const boardBox = make('div', { class: 'repertoire-board' });
-  const board = Chessground(boardBox, { viewOnly: true, coordinates: false });
+  const board = Chessground(boardBox, { fen: '8/8/8/8/8/8/8/8', viewOnly: true, coordinates: false });  // empty until a move is clicked
   const show = (fen) => board.set({ fen });
   return [make('div', {}, make('h3', {}, 'As White'), tree(rep.white, 0, show)),
     make('div', {}, make('h3', {}, 'As Black'), tree(rep.black, 0, show)), boardBox];
