@@ -24,6 +24,7 @@ from engine.style.prior import PriorSource
 from engine.uci.explain import explain
 from engine.uci.record_json import record_string
 from web import repertoire
+from web.differ import differences
 from web.plain import pgn_comments, plain
 from web.reasons import gather
 
@@ -128,3 +129,44 @@ def test_the_repertoire_gives_games_share_score_and_position_and_is_built_once(k
         os.utime(kosteniuk_casebase, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))  # the file changed
         app.get(f"/api/experts/{EXPERT}/repertoire")
         assert len(builds) == 2
+
+
+def answer(model: str, proposes: list[tuple[str, float]], votes: list[tuple[str, float]] | None, best: str) -> dict:
+    """An ask's answer as web/ask.py gives it, with only what web/differ.py reads."""
+    def shaped(moves: list[tuple[str, float]]) -> dict:
+        return {"moves": [{"san": san, "uci": san, "share": share} for san, share in moves], "more": 0}
+    prior = {"model": model, "proposes": shaped(proposes), "votes": None if votes is None else shaped(votes),
+             "prior": shaped(proposes), "cases": 64}
+    return {"best": best, "reasons": {"prior": prior}}
+
+
+def test_two_experts_with_the_generic_model_are_told_apart_by_their_cases_repertoire_and_profile():
+    generic = "the generic 8x96 (no epoch of X's games improved on it)"
+    facts = [{"first_moves": {"white": [["e4", 57]], "black": [["c5", 30]]},
+              "profile": {"rating": {"implied": 2422.4}, "all": {"mistakes": 0.16}}},
+             {"first_moves": {"white": [["d4", 80]], "black": []}, "profile": None}]
+    said = differences(["Kosteniuk", "Carlsen"], [answer(generic, [("e5", 41.5)], [("c5", 42.2), ("d5", 26.9)], "c5"),
+                                                  answer(generic, [("e5", 41.5)], None, "e5")], facts)
+    assert said == [
+        f"Both style models propose alike ({generic}): what differs is the experts' own cases, their repertoire"
+        " and their error profile.",
+        "Kosteniuk's own cases vote c5 42.2 %, d5 26.9 %.",
+        "Carlsen's 64 nearest cases are not this position: they do not vote here.",
+        "Kosteniuk would play c5, Carlsen e5.",
+        "Kosteniuk's first moves: as White e4 (57 games), as Black c5 (30 games).",
+        "Carlsen's first moves: as White d4 (80 games).",
+        "Kosteniuk's error profile: an implied rating of 2422, 16 % of moves losing 50 cp or more.",
+        "Carlsen has no error profile."]
+    other = differences(["A", "B"], [answer(generic, [("e5", 41.5)], None, "e5"),
+                                     answer("Anthony Miles's personal 8x96", [("c5", 50)], None, "e5")], facts)
+    assert other[0] == f"Their style models differ: A's is {generic}, B's Anthony Miles's personal 8x96."
+
+
+@pytest.mark.slow  # two engine processes
+def test_asking_two_experts_says_what_differs(kosteniuk_casebase):
+    with client(kosteniuk_casebase.parent) as app:
+        answer = app.post("/api/ask", json={"fen": chess.STARTING_FEN, "experts": [EXPERT, EXPERT]}).json()
+        assert answer["differences"][0].startswith("Both style models propose alike (the generic 8x96")
+        assert any(line.startswith("Alexandra Kosteniuk's first moves: as White e4") for line in answer["differences"])
+        single = app.post("/api/ask", json={"fen": chess.STARTING_FEN, "experts": [EXPERT]}).json()
+        assert single["differences"] == []

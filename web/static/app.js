@@ -1,7 +1,7 @@
 // The page: a chessground board fed by the server (python-chess computes the legal moves), the
 // engine's info lines as they come over the websocket, and the experts' API. No rules here.
 import { Chessground } from 'chessground';
-import { parametersFold, plainCard } from './plain.js';
+import { differencesBox, parametersFold, plainCard } from './plain.js';
 import { repertoireView } from './repertoire.js';
 
 const $ = (sel) => document.querySelector(sel);
@@ -294,6 +294,8 @@ $('#ask-go').onclick = async () => {
       if (a.reasons.played) box.append(el('p', { class: 'played' }, playedText(a.reasons.played)));
       return box;
     }));
+    const differs = differencesBox(data.differences);
+    if (differs) out.append(differs);
   } catch (e) { out.replaceChildren(); showError(e.message); }
 };
 $('#ask-play').onclick = () => {

@@ -27,3 +27,10 @@ export function parametersFold(records) {
   for (const [key, value] of Object.entries(found)) list.append(make('dt', {}, key), make('dd', {}, value));
   return make('details', { class: 'parameters' }, make('summary', {}, 'the models\' parameters'), list);
 }
+
+// What differs between two experts asked about one position (web/differ.py; null: one expert).
+export function differencesBox(lines) {
+  if (!lines || !lines.length) return null;
+  return make('div', { class: 'answer differences' }, make('h3', {}, 'What differs'),
+    make('ul', {}, ...lines.map((line) => make('li', {}, line))));
+}
