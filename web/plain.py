@@ -16,6 +16,8 @@ from web.reasons import percent
 
 #: The most other moves named as considered.
 CONSIDERED = 3
+#: The reasons of a move the expert's error model chose, sound or not (``Selection calibrated``, ``likely``).
+CHOSEN_BY_ERRORS = ("calibrated", "likely")
 #: Below this share of the expected score (in percent) a move loses nothing worth a word.
 NEGLIGIBLE_LOSS = 0.05
 
@@ -86,7 +88,7 @@ def _source(played: dict[str, Any], case: dict[str, Any] | None, position: dict[
     near = "this very position" if case["similarity"] >= 256 else f"a similar position ({case['similarity']}/256)"
     own = position["san"] if position else played.get("case_move")
     votes = "" if case.get("votes") is None else \
-        f" ({case['voters']} of {case['cases']} near cases voted for it, {_percent(percent(case['votes']))} of the votes)"
+        f"; {case['voters']} of its {case['cases']} near cases voted for it, {_percent(percent(case['votes']))} of the votes"
     if own is None or own == san:
         return f"From {expert}'s game {_game(case, position)}: {expert} played {san} in {near}{votes}."
     return (f"From {expert}'s game {_game(case, position)}: there, in {near}, {expert} played {own}; on this board"
@@ -112,7 +114,9 @@ def _soundness(played: dict[str, Any], verdict: dict[str, Any]) -> str:
     mine = played.get("score")
     if mine is None:
         return f"{who.capitalize()} preferred {verdict['best']} ({verdict['score']}); it did not score this move."
-    return f"Sound: {mine} against {verdict['score']} for {who}'s best move, {verdict['best']}."
+    scored = f"{who} scores it {mine}; its best move, {verdict['best']}, {verdict['score']}."
+    # the error model may choose a move outside the tolerance (its loss is the next sentence); the prior's rules may not
+    return scored[0].upper() + scored[1:] if played["reason"] in CHOSEN_BY_ERRORS else f"Sound: {scored}"
 
 
 def _error_rate(played: dict[str, Any]) -> str:

@@ -12,7 +12,7 @@ const make = (tag, attrs, ...children) => {
 
 function label(n) {
   const score = n.score === null ? '' : `, scores ${n.score}%`;
-  return `${n.san} — ${n.games} games (${n.share}%${score})`;
+  return `${n.san} — ${n.games} game${n.games === 1 ? '' : 's'} (${n.share}%${score})`;
 }
 
 function tree(nodes, depth, show) {
