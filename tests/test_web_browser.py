@@ -174,3 +174,13 @@ def test_the_experts_repertoire_shows_games_share_score_and_a_moves_position(ser
         first.click()
         page.wait_for_function("document.querySelectorAll('.repertoire-board piece:not(.ghost)').length === 32")
 
+
+
+def test_asking_two_experts_shows_what_differs(server):
+    with _opened(server) as (page, _):
+        page.click("nav button[data-tab=ask]")
+        page.select_option("#ask-b", EXPERT)
+        page.click("#ask-go")
+        page.locator("#ask-answers .differences li").first.wait_for(timeout=30_000)  # issue #41 item 15
+        assert page.locator("#ask-answers .answer").count() == 3
+        assert "Both style models propose alike" in page.locator("#ask-answers .differences").inner_text()

@@ -1,13 +1,7 @@
 // A move's reasons in plain words first, the numbers one click away (issue #41, item 14): the
 // server words the record (web/plain.py); here its sentences lead the card, the card's numbers go
 // into a fold, and what is the same for every move (the models' parameters) is shown once.
-
-const make = (tag, attrs, ...children) => {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  node.append(...children);
-  return node;
-};
+import { make } from './dom.js';
 
 // The card (its heading first) led by the record's sentences, its numbers folded beneath them.
 export function plainCard(card, record) {

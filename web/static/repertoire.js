@@ -2,13 +2,7 @@
 // its games, its share of the games at its parent and the expert's score in them; a click on a move
 // shows its position on the board beside the trees.
 import { Chessground } from 'chessground';
-
-const make = (tag, attrs, ...children) => {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  node.append(...children);
-  return node;
-};
+import { make } from './dom.js';
 
 function label(n) {
   const score = n.score === null ? '' : `, scores ${n.score}%`;
