@@ -72,9 +72,11 @@ def _games(casebase: Casebase, max_ply: int) -> Iterator[list[int]]:
             yield cases.tolist()
 
 
-def _replay(casebase: Casebase, cases: list[int]) -> Iterator[tuple[chess.Board, chess.Move]]:
-    """The expert's positions (full boards) and moves of one game, until its cases stop chaining."""
-    board = chess.Board()
+def _replay(casebase: Casebase, cases: list[int], board: chess.Board | None = None,
+            ) -> Iterator[tuple[chess.Board, chess.Move]]:
+    """The expert's positions (full boards) and moves of one game, until its cases stop chaining;
+    played on ``board`` (a new one at the standard start where None)."""
+    board = chess.Board() if board is None else board
     for i in cases:
         ply = int(casebase.ply[i])
         case = casebase.board(i)
@@ -110,13 +112,28 @@ def replayed_games(casebase: Casebase, max_ply: int = DEFAULT_MAX_PLY) -> Iterat
         yield cases, list(_replay(casebase, cases))
 
 
+def replayed_lines(casebase: Casebase, max_ply: int = DEFAULT_MAX_PLY) -> Iterator[tuple[list[int], list[chess.Move]]]:
+    """Per game, its cases in the first ``max_ply`` half-moves, and its moves from the standard start,
+    both sides', up to the expert's last move that chains (the opponent's found in the replay)."""
+    for cases in _games(casebase, max_ply):
+        board, kept = chess.Board(), 0
+        for _ in _replay(casebase, cases, board):
+            kept = len(board.move_stack) + 1  # the expert's move, pushed when the replay goes on
+        yield cases, board.move_stack[:kept]
+
+
+def expert_result(casebase: Casebase, cases: list[int]) -> str | None:
+    """The expert's result in the game of ``cases`` (``win``, ``draw``, ``loss``; None: unknown)."""
+    row = int(casebase.game[cases[0]])
+    return _expert_result(str(casebase.games["result"][row]), bool(casebase.turn[cases[0]]))
+
+
 def repertoire(casebase: Casebase, *, max_ply: int = DEFAULT_MAX_PLY) -> Book:
     """Every move the expert played in the first ``max_ply`` half-moves of a game."""
     book = Book()
     for cases, moves in replayed_games(casebase, max_ply):
         book.read += 1
-        row = int(casebase.game[cases[0]])
-        result = _expert_result(str(casebase.games["result"][row]), bool(casebase.turn[cases[0]]))
+        result = expert_result(casebase, cases)
         for board, move in moves:
             key = chess.polyglot.zobrist_hash(board)
             book.boards.setdefault(key, board)

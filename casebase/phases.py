@@ -9,6 +9,10 @@ Judged on the position before the move, with ``ply`` the half-moves played in th
   3, rook 5, queen 9) is at most :data:`ENDGAME_MATERIAL`, e.g. a rook and a minor piece each,
   or a queen and a minor piece each (the start has 62);
 - *middlegame*: the rest.
+
+A game started from a FEN counts its plies from the FEN's move number (python-chess's
+``Board.ply``), which tells little (a composed position is often "move 1"): such a game is never
+in the opening where its material is an endgame's (:func:`game_phase`, the move records').
 """
 
 from __future__ import annotations
@@ -52,3 +56,14 @@ def phases_of(boards: np.ndarray, ply: np.ndarray) -> np.ndarray:
 def phase(board: chess.BaseBoard, ply: int) -> Phase:
     """The phase of one position, ``ply`` half-moves into its game."""
     return Phase(str(phases_of(encode_board(board)[None], np.array([ply]))[0]))
+
+
+def game_phase(board: chess.Board) -> Phase:
+    """The phase of the position ``board`` is at in its own game (its move stack's root): as
+    :func:`phase` at ``board.ply()``, except that a game from a FEN with an endgame's material is an
+    endgame whatever its move number says (a queen and a rook against a knight at "move 1")."""
+    named = phase(board, board.ply())
+    if named is Phase.OPENING and board.root().board_fen() != chess.STARTING_BOARD_FEN \
+            and non_pawn_material(encode_board(board)[None])[0] <= ENDGAME_MATERIAL:
+        return Phase.ENDGAME
+    return named

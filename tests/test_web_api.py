@@ -119,8 +119,9 @@ def test_a_game_move_by_move_with_reasons_take_back_and_pgn(app):
         assert game.headers["Black"] == "Alexandra Kosteniuk (cbr-chess)" and game.headers["TimeControl"] == "40/300"
         commented = game.mainline()
         node = list(commented)[record["ply"]]
-        words = " | ".join(record["reasons"]["words"]).replace("}", ")")
-        assert record["reasons"]["words"] and node.comment.startswith(words + " [%clk ")  # then the move's clock
+        plain_words = " ".join(record["plain"]["lines"]).replace("}", ")")
+        assert record["plain"]["lines"] and node.comment.startswith(plain_words + " [%clk ")  # then the move's clock
+        assert "Kosteniuk" in record["plain"]["lines"][0] and game.comment.startswith("style model: ")  # issue #41 item 14
         for _ in records:
             ws.send_json({"type": "takeback"})
             state = until(ws, settled)[-1]
@@ -256,7 +257,8 @@ def test_rewording_the_engines_sentences_breaks_nothing_on_the_page(app, monkeyp
         assert any("deyalp" in w for w in reasons["words"])  # the engine's "played", reversed
         pgn = app.get(f"/api/games/{seen[-1]['game']}/pgn").text
         node = list(chess.pgn.read_game(io.StringIO(pgn)).mainline())[1]
-        assert node.comment.startswith(" | ".join(reasons["words"]).replace("}", ")") + " [%clk ")
+        # the page's words, then the move's clock
+        assert node.comment.startswith(" ".join(record["plain"]["lines"]) + " [%clk ") and "deyalp" not in node.comment
         ws.send_json({"type": "resign"})
         until(ws, settled)
     assert no_engines_left()

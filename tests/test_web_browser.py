@@ -90,8 +90,14 @@ def test_a_move_clicked_on_the_board_gets_the_experts_reply_and_its_reasons(serv
         assert moves[0] == "1. e4" and len(moves) == 2
         card = page.locator("#reasons article.reason").first
         assert card.locator("h3").inner_text() == moves[1]
+        assert card.locator("ul.plain li").count() >= 2 and "also considered" in card.locator("ul.plain").inner_text()
+        assert "Search:" not in card.inner_text()  # the numbers are one click away (issue #41 item 14)
+        card.locator("details.numbers > summary").click()
         assert card.locator(".played").inner_text().startswith(f"Played {moves[1].split()[-1]}")  # the page's words
         assert card.locator(".bar").count() >= 2 and "Search:" in card.inner_text()
+        page.locator("#reasons details.parameters > summary").click()  # the models' parameters, once
+        assert page.locator("#reasons details.parameters").count() == 1
+        assert "style model" in page.locator("#reasons details.parameters").inner_text()
         assert "undefined" not in card.inner_text() and "null" not in card.inner_text(), card.inner_text()
         # an illegal move is refused by the board itself (no destination), and the position stays
         _click(page, "e4")
@@ -126,7 +132,7 @@ def test_the_buttons_follow_the_game_and_a_fen_is_played_once_numbered_from_its_
         moves = page.locator("#moves li").all_inner_texts()
         assert moves[0].startswith("30… ") and page.locator("#reasons article.reason h3").first.inner_text() == moves[0]
         assert page.locator("#pgn").is_visible() and page.locator("#start-from").inner_text() == ""
-        assert "for the side to move" in page.locator("#reasons article.reason .verdict").first.inner_text()
+        assert "for the side to move" in page.locator("#reasons article.reason .verdict").first.text_content()  # folded (item 14)
         page.click("#new-game button[type=submit]")  # the next game starts from the start again
         page.wait_for_function("document.querySelectorAll('#moves li').length === 0"
                                " && document.querySelector('#status').textContent.includes('Your move')", timeout=30_000)
@@ -156,3 +162,25 @@ def test_the_humans_flag_ends_the_game_on_the_page_at_once(server):
         assert page.locator("#clock-bottom").inner_text().endswith("0:00")
         assert page.locator("#takeback").is_disabled() and page.locator("#resign").is_disabled()
     assert no_engines_left()
+
+
+def test_the_experts_repertoire_shows_games_share_score_and_a_moves_position(server):
+    with _opened(server) as (page, _):
+        page.click("nav button[data-tab=expert]")
+        first = page.locator("#expert-repertoire .move").first
+        first.wait_for(timeout=30_000)
+        assert first.inner_text().startswith("e4 — 57 games (") and "scores" in first.inner_text()  # issue #41 item 16
+        assert page.locator(".repertoire-board piece:not(.ghost)").count() == 0
+        first.click()
+        page.wait_for_function("document.querySelectorAll('.repertoire-board piece:not(.ghost)').length === 32")
+
+
+
+def test_asking_two_experts_shows_what_differs(server):
+    with _opened(server) as (page, _):
+        page.click("nav button[data-tab=ask]")
+        page.select_option("#ask-b", EXPERT)
+        page.click("#ask-go")
+        page.locator("#ask-answers .differences li").first.wait_for(timeout=30_000)  # issue #41 item 15
+        assert page.locator("#ask-answers .answer").count() == 3
+        assert "Both style models propose alike" in page.locator("#ask-answers .differences").inner_text()

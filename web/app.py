@@ -30,6 +30,7 @@ from engine.agents import defaults
 from engine.outside.launch import LaunchError
 from engine.search.limits import SearchLimits, to_limit
 from web.ask import MAX_LINES, ask
+from web.differ import compared
 from web.experts import Experts, UnknownExpert
 from web.games import Game, GameError, Settings
 from web.guard import LOOPBACK, Bound, Busy, Guard
@@ -180,7 +181,7 @@ def create_app(config: Config) -> FastAPI:
                 answers = await asyncio.gather(*(one(p) for p in paths))
         except (chess.engine.EngineError, TimeoutError, LaunchError) as exc:
             raise HTTPException(503, f"the engine failed: {exc}") from None
-        return redact({"fen": board.fen(),
+        return redact({"fen": board.fen(), "differences": compared(config.experts, ids, names, list(answers)),
                        "answers": [{"expert": i, "name": n, **a} for i, n, a in zip(ids, names, answers)]})
 
     @app.get("/api/games/{game_id}/pgn")

@@ -14,17 +14,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import chess
-
-from casebase.book import replayed_games
 from casebase.format import Casebase, CasebaseError
 from casebase.info import describe_profile, distinct_positions, first_moves
 from common.paths import PROJECT_ROOT
 from engine.style.personal import casebase_files
+from web.repertoire import cached_tree
 
-#: Plies of the repertoire tree, and the most replies shown at each of its positions.
-TREE_PLIES = 8
-TREE_WIDTH = 5
 #: How long the error profile's picture may take to draw (it reads the folder's other casebases).
 PICTURE_SECONDS = 120
 #: The most pictures drawn at once (each a process of seconds).
@@ -123,10 +118,10 @@ class Experts:
         }
 
     def repertoire(self, expert_id: str) -> dict[str, Any]:
-        """The expert's first moves as two trees (as White, as Black): each node a move in SAN with
-        the number of the expert's games that reached it (from casebase/book.py's replayed games)."""
+        """The expert's first moves as two trees (as White, as Black), built once per casebase file
+        and time of change (web/repertoire.py)."""
         expert = self.get(expert_id)
-        return _tree(expert.path, expert.path.stat().st_mtime_ns)
+        return cached_tree(expert.path, expert.path.stat().st_mtime_ns)
 
     def case(self, expert_id: str, index: int) -> dict[str, Any]:
         """Case ``index``: its position (pieces and side to move; a case keeps no castling rights),
@@ -190,48 +185,3 @@ def picture_command(casebase: Path, out: Path) -> list[str]:
 @lru_cache(maxsize=32)
 def _load(path: Path, mtime: int) -> Casebase:
     return Casebase.load(path)
-
-
-@lru_cache(maxsize=16)
-def _tree(path: Path, mtime: int) -> dict[str, Any]:
-    casebase = _load(path, mtime)
-    roots: dict[str, dict[str, Any]] = {"white": {}, "black": {}}
-    for cases, moves in replayed_games(casebase, TREE_PLIES):
-        if not moves:
-            continue
-        colour = "white" if bool(casebase.turn[cases[0]]) else "black"
-        node = roots[colour]
-        for san in _line(moves):
-            child = node.setdefault(san, {"games": 0, "next": {}})
-            child["games"] += 1
-            node = child["next"]
-    return {colour: _pruned(tree) for colour, tree in roots.items()}
-
-
-def _line(moves: list[tuple[chess.Board, chess.Move]]) -> list[str]:
-    """The game's moves in SAN from the start, the opponent's found between the expert's (the one
-    legal move that leads to the next case's position)."""
-    board, line = chess.Board(), []
-    for position, move in moves:
-        if board.epd() != position.epd():
-            reply = next((m for m in board.legal_moves if _after(board, m) == position.epd()), None)
-            if reply is None:
-                break
-            line.append(board.san(reply))
-            board.push(reply)
-        line.append(board.san(move))
-        board.push(move)
-    return line
-
-
-def _after(board: chess.Board, move: chess.Move) -> str:
-    board.push(move)
-    try:
-        return board.epd()
-    finally:
-        board.pop()
-
-
-def _pruned(tree: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    ranked = sorted(tree.items(), key=lambda item: -item[1]["games"])[:TREE_WIDTH]
-    return [{"san": san, "games": node["games"], "next": _pruned(node["next"])} for san, node in ranked]

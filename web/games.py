@@ -26,6 +26,7 @@ from engine.outside.launch import Outside, own_engine, start
 from engine.search.limits import to_limit
 from web.draws import Answer, offer
 from web.openings import opening
+from web.plain import pgn_comments, plain
 from web.reasons import OPTIONS, gather, pov_text
 
 #: Sends one JSON message to the page.
@@ -260,6 +261,7 @@ class Game:
         case = reasons.get("case")
         if case and self.case_lookup is not None:
             record["position"] = self.case_lookup(case["row"])
+        record["plain"] = plain(reasons, record.get("position"))
         self.reasons[ply] = record
         self.board.push(best.move)
         self.clocks.append(self.clock.remaining[colour])
@@ -323,10 +325,8 @@ class Game:
         named = self._opening(self._replayed()[2])
         if named:
             game.headers.update({"ECO": named["eco"], "Opening": named["name"]})
+        pgn_comments(game, self.reasons)
         for ply, node in enumerate(game.mainline()):
-            record = self.reasons.get(ply)
-            if record:
-                node.comment = " | ".join(record["reasons"]["words"]).replace("}", ")")
             node.set_clock(math.ceil(self.clocks[ply]))  # as the page's clock showed it, in whole seconds
         return str(game) + "\n"
 

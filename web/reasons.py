@@ -109,5 +109,5 @@ def _choice(choice: dict[str, Any]) -> dict[str, Any]:
     if choice["loss"] is not None:
         shaped |= {"loss": percent(choice["loss"]), "expert": choice["expert"], "phase": choice["phase"],
                    "often": None if choice["often"] is None else percent(choice["often"]),
-                   "chances": choice["chances"]["total"]}
+                   "chances": choice["chances"]["total"], "calibration": choice["calibration"]}
     return shaped

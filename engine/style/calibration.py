@@ -21,7 +21,7 @@ import chess
 import numpy as np
 
 from casebase.format import Casebase
-from casebase.phases import PHASES, phase
+from casebase.phases import PHASES, game_phase
 from common.files import file_sha256
 from engine.search.result import SearchResult
 from engine.style.errormodel import PRIOR_FLOOR, ErrorModel, fit, losses
@@ -82,9 +82,10 @@ class Calibration:
         log_prior = np.log(np.maximum(np.asarray(prior, dtype=np.float64), PRIOR_FLOOR))[None]
         return self.model.probabilities(loss, log_prior)[0]
 
-    def how_often(self, loss: float, board: chess.Board, ply: int) -> tuple[str, float] | None:
-        """The phase of ``board`` and the share of the expert's moves there losing ``loss`` or more."""
-        name = phase(board, ply)
+    def how_often(self, loss: float, board: chess.Board) -> tuple[str, float] | None:
+        """The phase of ``board`` in its game (a FEN's too, :func:`casebase.phases.game_phase`) and the
+        share of the expert's moves there losing ``loss`` or more."""
+        name = game_phase(board)
         own = self.expert_losses.get(name)
         if own is None or not len(own):
             return None

@@ -113,9 +113,13 @@ class StyleModel:
         self.head = (matrix("head.w"), vector("head.b"))
 
     def describe(self) -> str:
-        """``6x64, validation top-1 34.1 %`` (``Magnus Carlsen's personal 8x96``): the model in a few words."""
+        """``6x64, validation top-1 34.1 %`` (``Magnus Carlsen's personal 8x96``): the model in a few words.
+        A personal model whose fit chose 0 epochs holds the generic model's weights, and says so."""
         if self.personal:
-            return f"{self.personal['expert']}'s personal {self.blocks}x{self.filters}"
+            size = f"{self.blocks}x{self.filters}"
+            if self.personal.get("epochs") == 0:
+                return f"the generic {size} (no epoch of {self.personal['expert']}'s games improved on it)"
+            return f"{self.personal['expert']}'s personal {size}"
         top1 = self.meta.get("validation_top1")
         return f"{self.blocks}x{self.filters}" + (f", validation top-1 {100 * top1:.1f} %" if top1 else "")
 

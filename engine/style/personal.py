@@ -110,9 +110,10 @@ def choose_model(casebase: Casebase | None) -> ModelChoice:
             passed.append(f"{path} was made from another casebase ({made}; this one has {len(casebase)} cases)")
             continue
         also = f"; passed over: {'; '.join(passed)}" if passed else ""
+        same = "; its fit chose 0 epochs: the generic model's weights" if info.get("epochs") == 0 else ""
         return ModelChoice(str(path), model, f"model: personal model of {casebase.expert} ({path}; on the expert's"
                            f" latest {info['validation_games']} games top-1 {100 * info['top1']:.1f} %,"
-                           f" the generic model {100 * info['generic_top1']:.1f} %{also})")
+                           f" the generic model {100 * info['generic_top1']:.1f} %{same}{also})")
     why = "; ".join(passed) if passed else f"no personal model for {Path(casebase.path).name}"
     return ModelChoice(generic, None, f"model: the generic model ({why})")
 

@@ -4,6 +4,8 @@ import { Chessground } from 'chessground';
 import { renderAnswer } from './ask.js';
 import { setupDrawOffer, showDrawOffer, updateDrawOffer } from './draws.js';
 import { oriented, setupHistory, showHistory, viewing } from './history.js';
+import { differencesBox, parametersFold, plainCard } from './plain.js';
+import { repertoireView } from './repertoire.js';
 
 const $ = (sel) => document.querySelector(sel);
 const el = (tag, attrs = {}, ...children) => {
@@ -250,7 +252,7 @@ function reasonCard(record) {
     card.append(el('p', { class: 'small' }, `similarity ${s.similarity}/256; ${s.tied} of ${s.count} cases tied at best`));
   }
   for (const note of r.notes) card.append(el('p', { class: 'small' }, note));
-  return card;
+  return plainCard(card, record);
 }
 
 function renderReasons() {
@@ -258,7 +260,8 @@ function renderReasons() {
   const box = $('#reasons');
   const plies = Object.keys(reasons).map(Number).sort((a, b) => b - a);
   if (!plies.length) return;
-  box.replaceChildren(...plies.map((ply) => reasonCard(reasons[ply])));
+  const fold = parametersFold(plies.map((ply) => reasons[ply]));
+  box.replaceChildren(...(fold ? [fold] : []), ...plies.map((ply) => reasonCard(reasons[ply])));
 }
 
 // -- ask the expert -------------------------------------------------------------------------------
@@ -295,6 +298,8 @@ $('#ask-go').onclick = async () => {
     const data = await api('/api/ask', { fen, experts: ids });
     out.replaceChildren(...data.answers.map((a) => renderAnswer(a, { el, playedText, showError,
       ask: async () => (await api('/api/ask', { fen, experts: [a.expert], lines: 1, ratings: true })).answers[0] })));
+    const differs = differencesBox(data.differences);
+    if (differs) out.append(differs);
   } catch (e) { out.replaceChildren(); showError(e.message); }
 };
 $('#ask-play').onclick = () => {
@@ -306,20 +311,6 @@ $('#ask-play').onclick = () => {
 };
 
 // -- the expert's page ----------------------------------------------------------------------------
-function tree(nodes, depth) {
-  const list = el('ul', {});
-  for (const n of nodes) {
-    const label = `${n.san} (${n.games})`;
-    const item = el('li', {});
-    if (n.next.length) {
-      const details = el('details', depth < 1 ? { open: '' } : {}, el('summary', {}, label), tree(n.next, depth + 1));
-      item.append(details);
-    } else item.append(label);
-    list.append(item);
-  }
-  return list;
-}
-
 let expertShown = 0;  // the latest request: an earlier expert's slower answer must not overwrite it
 async function showExpert(id) {
   if (!id) return;
@@ -343,8 +334,7 @@ async function showExpert(id) {
     $('#expert-repertoire').replaceChildren(el('p', {}, 'replaying the games…'));
     const rep = await api(`/api/experts/${encodeURIComponent(id)}/repertoire`);
     if (mine !== expertShown) return;
-    $('#expert-repertoire').replaceChildren(el('div', {}, el('h3', {}, 'As White'), tree(rep.white, 0)),
-      el('div', {}, el('h3', {}, 'As Black'), tree(rep.black, 0)));
+    $('#expert-repertoire').replaceChildren(...repertoireView(rep));
   } catch (e) { showError(e.message); }
 }
 $('#expert-id').addEventListener('change', (event) => showExpert(event.target.value));

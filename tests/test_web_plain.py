@@ -1,0 +1,172 @@
+"""Issue #41, items 14-16: a move's reasons in plain words with the numbers once (web/plain.py), the
+phase of a game from a FEN, honest labels of a personal model that is the generic one, and the
+expert's repertoire tree with its games, share, score and position, built once per casebase file."""
+
+from __future__ import annotations
+
+import io
+import os
+
+import chess
+import chess.pgn
+import pytest
+from web_helpers import EXPERT, client
+
+from casebase.format import Casebase
+from casebase.phases import Phase, game_phase
+from engine.agents.base import Decision, Reason
+from engine.agents.factory import Loader, make_agent
+from engine.agents.record import Case, Choice, Guided, Named, Proposal, Record, Share, Verdict
+from engine.search.limits import SearchLimits
+from engine.style.model import StyleModel
+from engine.style.personal import choose_model, personal_folder
+from engine.style.prior import PriorSource
+from engine.uci.explain import explain
+from engine.uci.record_json import record_string
+from web import repertoire
+from web.differ import differences
+from web.plain import pgn_comments, plain
+from web.reasons import gather
+
+#: Queen and rook against a knight, set up from a FEN at "move 1".
+QR_VS_N = "4k3/8/3n4/8/8/8/8/Q3K2R w - - 0 1"
+
+
+def calibrated_reasons() -> tuple[dict, chess.Board]:
+    """The reasons of a judged, calibrated Qxe5 whose case played Bxc5 there (adapted, 2 % of the votes)."""
+    board = chess.Board("r4rk1/ppp2ppp/2n5/2b1q3/8/2N5/PPP1QPPP/R1B1K2R w KQ - 0 12")
+    qxe5, bd2, nd5 = (Share(m, board.san(chess.Move.from_uci(m)), p)
+                      for m, p in (("e2e5", 0.5), ("c1d2", 0.3), ("c3d5", 0.2)))
+    case = Case(811, "Magnus Carlsen", "Carlsen, Magnus", "Caruana, Fabiano", "Wijk aan Zee", "2019.01.20", 23, 44,
+                231, votes=0.02, voters=1, cases=64)
+    guided = Guided(Proposal(PriorSource.BLEND, [qxe5, bd2, nd5], "the generic 8x96 (...)", [qxe5, bd2, nd5]),
+                    Verdict("Stockfish 15.1", 10, 9000, 0.3, Named("c3d5", "Nd5"), 40, 3, 3, 2, 25),
+                    Choice("calibrated", qxe5, qxe5, 5, True, 5, chances=[qxe5, bd2], loss=0.031,
+                           expert="Magnus Carlsen", phase="middlegame", often=0.12,
+                           calibration="s 0.0106, c 0.44, prior weight 0.55"), case)
+    decision = Decision(move=chess.Move.from_uci("e2e5"), reason=Reason.CALIBRATED, record=Record([], guided))
+    return gather([record_string(decision, board), *explain(decision.record)]), board
+
+
+def test_a_card_leads_with_the_game_the_adaptation_the_alternatives_the_soundness_and_the_error_rate():
+    reasons, _ = calibrated_reasons()
+    position = {"san": "Bxc5", "uci": "d4c5", "year": "2019", "fen": chess.STARTING_FEN}
+    said = plain(reasons, position)
+    source, considered, sound, errs = said["lines"]
+    assert "Carlsen, Magnus – Caruana, Fabiano, Wijk aan Zee 2019, move 23" in source
+    assert "Magnus Carlsen played Bxc5" in source and "nearest legal move to it is Qxe5" in source
+    assert source.endswith("; 1 of its 64 near cases voted for it, 2 % of the votes.")
+    assert considered == "The expert also considered Bd2 (30 %), Nd5 (20 %)."
+    assert sound == "Stockfish 15.1 scores it +5 cp; its best move, Nd5, +40 cp."  # calibrated: sound or not
+    assert errs == "It gives away 3.1 % of the expected score: Magnus Carlsen errs this much or more in 12 % of middlegame moves."
+    assert said["parameters"] == {"style model": "the generic 8x96 (...)", "error model": "s 0.0106, c 0.44, prior weight 0.55"}
+    assert not any("prior weight" in line or "8x96" in line for line in said["lines"])  # the numbers once, elsewhere
+    same = plain(reasons, position | {"san": "Qxe5", "uci": "e2e5"})["lines"][0]
+    assert "Magnus Carlsen played Qxe5 in a similar position (231/256)" in same and "nearest" not in same
+
+
+def test_the_pgn_says_each_move_in_plain_words_and_the_parameters_once():
+    reasons, _ = calibrated_reasons()
+    game = chess.pgn.Game()
+    for move in ("e2e4", "e7e5", "g1f3"):
+        game.end().add_main_variation(chess.Move.from_uci(move))
+    said = plain(reasons, None)
+    records = {1: {"reasons": reasons, "plain": said}, 2: {"reasons": gather(["old engine's words"]),
+                                                           "plain": plain(gather(["old engine's words"]))}}
+    pgn_comments(game, records)
+    read = chess.pgn.read_game(io.StringIO(str(game)))
+    assert read is not None
+    nodes = list(read.mainline())
+    assert nodes[1].comment == " ".join(said["lines"]) and "prior weight" not in nodes[1].comment
+    assert nodes[2].comment == "" and nodes[0].comment == ""  # no record's words: nothing said (gather keeps none)
+    assert read.comment == "style model: the generic 8x96 (...); error model: s 0.0106, c 0.44, prior weight 0.55"
+
+
+def test_a_game_from_a_fen_is_not_in_the_opening_with_an_endgames_material(profiled):
+    assert game_phase(chess.Board(QR_VS_N)) == Phase.ENDGAME
+    after = chess.Board()
+    after.push_uci("e2e4")
+    assert game_phase(after) == Phase.OPENING == game_phase(chess.Board(after.fen()))  # a FEN of an opening
+    bare = chess.Board("4k3/8/8/8/8/8/8/4K3 w - - 0 1")
+    assert game_phase(chess.Board(bare.fen())) == Phase.ENDGAME
+    casebase = Casebase.load(profiled[0])
+    agent = make_agent({"Mode": "guided", "UCI_LimitStrength": True, "UCI_Elo": 1500}, casebase, Loader())
+    agent.new_game(3)
+    board = chess.Board(QR_VS_N)
+    decision = agent.choose(board, limits=SearchLimits(depth=2))
+    played = gather([record_string(decision, board)])["played"]
+    assert played["reason"] == "calibrated" and played["phase"] == "endgame"  # the record's phase, engine side
+
+
+def test_a_personal_model_that_kept_the_generic_weights_says_so(kosteniuk_casebase):
+    kept = StyleModel.load(personal_folder() / "kosteniuk-2200.npz")  # its fit chose 0 epochs
+    fitted = StyleModel.load(personal_folder() / "miles-2500.npz")  # 4 epochs
+    assert kept.personal["epochs"] == 0 and fitted.personal["epochs"] == 4
+    assert kept.describe() == "the generic 8x96 (no epoch of Alexandra Kosteniuk's games improved on it)"
+    assert fitted.describe() == "Anthony Miles's personal 8x96"
+    note = choose_model(Casebase.load(kosteniuk_casebase)).note
+    assert "personal model of Alexandra Kosteniuk" in note and "0 epochs: the generic model's weights" in note
+
+
+def test_the_repertoire_gives_games_share_score_and_position_and_is_built_once(kosteniuk_casebase, monkeypatch):
+    builds = []
+    build = repertoire.build_tree
+    monkeypatch.setattr(repertoire, "build_tree", lambda casebase: builds.append(1) or build(casebase))
+    repertoire.cached_tree.cache_clear()
+    with client(kosteniuk_casebase.parent) as app:
+        tree = app.get(f"/api/experts/{EXPERT}/repertoire").json()
+        assert app.get(f"/api/experts/{EXPERT}/repertoire").json() == tree and len(builds) == 1  # kept
+        e4 = tree["white"][0]
+        assert e4["san"] == "e4" and e4["games"] == 57 and 0 < e4["share"] <= 100 and 0 <= e4["score"] <= 100
+        assert sum(n["share"] for n in tree["white"]) == pytest.approx(100, abs=0.5)
+        reply = e4["next"][0]
+        assert reply["games"] <= e4["games"] and reply["share"] == round(100 * reply["games"] / e4["games"], 1)
+        board = chess.Board()
+        board.push_san("e4")
+        board.push_san(reply["san"])
+        assert reply["fen"] == board.fen()
+        stat = kosteniuk_casebase.stat()
+        os.utime(kosteniuk_casebase, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))  # the file changed
+        app.get(f"/api/experts/{EXPERT}/repertoire")
+        assert len(builds) == 2
+
+
+def answer(model: str, proposes: list[tuple[str, float]], votes: list[tuple[str, float]] | None, best: str) -> dict:
+    """An ask's answer as web/ask.py gives it, with only what web/differ.py reads."""
+    def shaped(moves: list[tuple[str, float]]) -> dict:
+        return {"moves": [{"san": san, "uci": san, "share": share} for san, share in moves], "more": 0}
+    prior = {"model": model, "proposes": shaped(proposes), "votes": None if votes is None else shaped(votes),
+             "prior": shaped(proposes), "cases": 64}
+    return {"best": best, "reasons": {"prior": prior}}
+
+
+def test_two_experts_with_the_generic_model_are_told_apart_by_their_cases_repertoire_and_profile():
+    generic = "the generic 8x96 (no epoch of X's games improved on it)"
+    facts = [{"first_moves": {"white": [["e4", 57]], "black": [["c5", 30]]},
+              "profile": {"rating": {"implied": 2422.4}, "all": {"mistakes": 0.16}}},
+             {"first_moves": {"white": [["d4", 80]], "black": []}, "profile": None}]
+    said = differences(["Kosteniuk", "Carlsen"], [answer(generic, [("e5", 41.5)], [("c5", 42.2), ("d5", 26.9)], "c5"),
+                                                  answer(generic, [("e5", 41.5)], None, "e5")], facts)
+    assert said == [
+        f"Both style models propose alike ({generic}): what differs is the experts' own cases, their repertoire"
+        " and their error profile.",
+        "Kosteniuk's own cases vote c5 42.2 %, d5 26.9 %.",
+        "Carlsen's 64 nearest cases are not this position: they do not vote here.",
+        "Kosteniuk would play c5, Carlsen e5.",
+        "Kosteniuk's first moves: as White e4 (57 games), as Black c5 (30 games).",
+        "Carlsen's first moves: as White d4 (80 games).",
+        "Kosteniuk's error profile: an implied rating of 2422, 16 % of moves losing 50 cp or more.",
+        "Carlsen has no error profile."]
+    other = differences(["A", "B"], [answer(generic, [("e5", 41.5)], None, "e5"),
+                                     answer("Anthony Miles's personal 8x96", [("c5", 50)], None, "e5")], facts)
+    assert other[0] == f"Their style models differ: A's is {generic}, B's Anthony Miles's personal 8x96."
+
+
+@pytest.mark.slow  # two engine processes
+def test_asking_two_experts_says_what_differs(kosteniuk_casebase):
+    with client(kosteniuk_casebase.parent) as app:
+        answer = app.post("/api/ask", json={"fen": chess.STARTING_FEN, "experts": [EXPERT, EXPERT]}).json()
+        assert answer["differences"][0].startswith("Both style models propose alike (the generic 8x96")
+        assert any(line.startswith("Alexandra Kosteniuk's first moves: as White e4") for line in answer["differences"])
+        single = app.post("/api/ask", json={"fen": chess.STARTING_FEN, "experts": [EXPERT]}).json()
+        assert single["differences"] == []
