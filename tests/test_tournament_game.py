@@ -11,7 +11,7 @@ import chess.pgn
 import pytest
 
 from engine.agents.base import Decision, Reason
-from engine.agents.record import Record
+from engine.agents.record import EngineLine, Record
 from engine.cbr.configurations import parse_configurations
 from engine.outside.clock import TimeControl
 from tournament.game import play_game
@@ -34,7 +34,7 @@ class Scripted:
         self.limits = limits
         if self.timer is not None:
             self.timer.now += self.think
-        return Decision(move=self.moves.pop(0) if self.moves else None, reason=Reason.CASE, record=Record(["scripted"]))
+        return Decision(move=self.moves.pop(0) if self.moves else None, reason=Reason.CASE, record=Record([EngineLine("scripted")]))
 
 
 class FakeTimer:

@@ -14,7 +14,7 @@ from engine.agents import modes
 from engine.agents.base import Decision, Reason
 from engine.agents.modes import Mode
 from engine.agents.options import Option
-from engine.agents.record import Record
+from engine.agents.record import EngineLine, Record
 from engine.search.limits import SearchLimits
 from engine.search.result import RootScore, SearchResult
 from engine.uci.protocol import UciEngine
@@ -39,7 +39,7 @@ class ScriptedAgent:
         self.limits.append(limits)
         on_iteration(SearchResult(move=A3, score=17, depth=3, seldepth=5, nodes=100, seconds=0.01,
                                   pv=[A3], scores={A3: RootScore(17, True)}))
-        return Decision(move=A3, reason=Reason.SEARCH, record=Record(["scripted"]), score=17)
+        return Decision(move=A3, reason=Reason.SEARCH, record=Record([EngineLine("scripted")]), score=17)
 
 
 @pytest.fixture
