@@ -34,7 +34,8 @@ class Scripted:
         self.limits = limits
         if self.timer is not None:
             self.timer.now += self.think
-        return Decision(move=self.moves.pop(0) if self.moves else None, reason=Reason.CASE, record=Record([EngineLine("scripted")]))
+        return Decision(move=self.moves.pop(0) if self.moves else None, reason=Reason.CASE,
+                        record=Record([EngineLine("scripted")]))
 
 
 class FakeTimer:
