@@ -1,6 +1,7 @@
 // The page: a chessground board fed by the server (python-chess computes the legal moves), the
 // engine's info lines as they come over the websocket, and the experts' API. No rules here.
 import { Chessground } from 'chessground';
+import { onKept, resume, showGames } from './store.js';
 
 const $ = (sel) => document.querySelector(sel);
 const el = (tag, attrs = {}, ...children) => {
@@ -64,7 +65,7 @@ function connect() {
     socket = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/play`);
     socket.onopen = () => resolve(socket);
     socket.onerror = () => reject(new Error('could not reach the server'));
-    socket.onclose = () => { socket = null; if (state && !state.result) $('#status').textContent = 'disconnected: the game ended'; };
+    socket.onclose = () => { socket = null; if (state && !state.result) $('#status').textContent = 'disconnected: reload the page to go on'; };
     socket.onmessage = (event) => onMessage(JSON.parse(event.data));
   });
 }
@@ -75,6 +76,7 @@ async function send(message) {
 }
 
 function onMessage(m) {
+  if (onKept(m)) return;  // the game's id and token, kept for a reload (store.js)
   if (m.type === 'state') { clockSeen = performance.now(); showState(m); }
   else if (m.type === 'info') showInfo(m);
   else if (m.type === 'reasons') { reasons[m.ply] = m; renderReasons(); }
@@ -346,3 +348,5 @@ async function showExpert(id) {
 $('#expert-id').addEventListener('change', (event) => showExpert(event.target.value));
 
 loadExperts().then(showAskPosition).catch((e) => showError(e.message));
+resume(send).catch((e) => showError(e.message));  // the game of the last visit, if the server still has it
+showGames();
