@@ -8,7 +8,7 @@ import io
 
 import chess.pgn
 import pytest
-from web_helpers import EXPERT, client, engine_processes, error, no_engines_left, settled, until
+from web_helpers import EXPERT, client, engine_processes, no_engines_left, settled, until
 
 pytestmark = pytest.mark.slow  # games through the app's engine processes
 
@@ -35,6 +35,14 @@ def _resumed(ws, token: dict) -> tuple[list[dict], dict]:
     return [m for m in seen if m["type"] == "reasons"], seen[-1]
 
 
+def _refused(ws, game: str, token: str) -> str:
+    """The error that answers a ``resume`` of ``game`` with ``token`` (a state instead fails the test)."""
+    ws.send_json({"type": "resume", "game": game, "token": token})
+    answer = until(ws, lambda m: m["type"] in ("state", "error"))[-1]
+    assert answer["type"] == "error", answer
+    return str(answer["message"])
+
+
 def test_a_reloaded_tab_takes_its_game_back_from_the_same_engine_only_with_its_token(kosteniuk_casebase, tmp_path):
     with client(kosteniuk_casebase.parent, grace_seconds=60, store=tmp_path / "games.sqlite3") as app:
         with app.websocket_connect("/api/play") as ws:
@@ -42,8 +50,7 @@ def test_a_reloaded_tab_takes_its_game_back_from_the_same_engine_only_with_its_t
         engines = engine_processes()
         assert len(engines) == 1  # the tab closed: its game waits
         with app.websocket_connect("/api/play") as ws:
-            ws.send_json({"type": "resume", "game": token["game"], "token": "guessed"})
-            assert "no such game" in until(ws, error)[-1]["message"]
+            assert "no such game" in _refused(ws, token["game"], "guessed")
             reasons, state = _resumed(ws, token)
             assert state["game"] == token["game"] and state["moves"] == before["moves"] and not state["thinking"]
             assert [r["ply"] for r in reasons] == [1] and reasons[0]["san"] == before["moves"][1]
@@ -60,8 +67,7 @@ def test_a_closed_tabs_game_ends_its_engine_after_the_grace(kosteniuk_casebase):
         assert len(engine_processes()) == 1
         assert no_engines_left(5)
         with app.websocket_connect("/api/play") as ws:  # no store: nothing to take up again
-            ws.send_json({"type": "resume", "game": token["game"], "token": token["token"]})
-            assert "no such game" in until(ws, error)[-1]["message"]
+            assert "no such game" in _refused(ws, token["game"], token["token"])
 
 
 def test_after_a_restart_the_game_goes_on_from_its_last_clean_point(kosteniuk_casebase, tmp_path):
@@ -81,8 +87,7 @@ def test_after_a_restart_the_game_goes_on_from_its_last_clean_point(kosteniuk_ca
             ws.send_json({"type": "move", "uci": "d2d4"})
             assert until(ws, lambda m: settled(m) and m["plies"] == 4)[-1]["moves"][:2] == before["moves"]
         with app.websocket_connect("/api/play") as ws:  # the token is the game's own
-            ws.send_json({"type": "resume", "game": token["game"], "token": token["token"][:-1]})
-            assert "no such game" in until(ws, error)[-1]["message"]
+            assert "no such game" in _refused(ws, token["game"], token["token"][:-1])
     assert no_engines_left()
 
 
@@ -105,6 +110,5 @@ def test_finished_games_are_listed_with_their_pgn_after_a_restart(kosteniuk_case
         assert game.headers["Black"].startswith("Alexandra Kosteniuk") and list(game.mainline())[1].comment
         assert app.get("/api/games/nonesuch/pgn").status_code == 404
         with app.websocket_connect("/api/play") as ws:
-            ws.send_json({"type": "resume", "game": token["game"], "token": token["token"]})
-            assert "over" in until(ws, error)[-1]["message"]
+            assert "over" in _refused(ws, token["game"], token["token"])
     assert no_engines_left()
