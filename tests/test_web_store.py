@@ -1,6 +1,7 @@
 """Games that survive their tab and the server (web/keeper.py, web/store.py) through the API: a game taken
 back after its websocket closed (the same engine), after the app restarted (a fresh engine at its last
-clean point: moves, clocks, reasons), only with its token; finished games listed, each with its PGN."""
+clean point: moves, clocks, reasons), only with its token; finished games listed, each with its PGN; and a
+store that cannot be opened said before the server starts."""
 
 from __future__ import annotations
 
@@ -112,3 +113,16 @@ def test_finished_games_are_listed_with_their_pgn_after_a_restart(kosteniuk_case
         with app.websocket_connect("/api/play") as ws:
             assert "over" in _refused(ws, token["game"], token["token"])
     assert no_engines_left()
+
+
+@pytest.mark.parametrize("junk", ["a file where its folder should be", "a file that is not SQLite"])
+def test_a_store_that_cannot_be_opened_is_said_before_serving(tmp_path, capsys, monkeypatch, junk):
+    from web.cli import main
+
+    monkeypatch.setattr("uvicorn.run", lambda *_, **__: pytest.fail("served with a store it cannot use"))
+    blocker = tmp_path / "x"
+    blocker.write_text("not a database " * 100)
+    store = blocker / "games.sqlite3" if junk.startswith("a file where") else blocker
+    assert main(["--no-fetch", "--store", str(store)]) == 1
+    assert f"cbr-chess web: the games' store {store}: " in capsys.readouterr().err
+    assert blocker.read_text() == "not a database " * 100  # nothing lost
