@@ -126,3 +126,17 @@ def test_a_store_that_cannot_be_opened_is_said_before_serving(tmp_path, capsys, 
     assert main(["--no-fetch", "--store", str(store)]) == 1
     assert f"cbr-chess web: the games' store {store}: " in capsys.readouterr().err
     assert blocker.read_text() == "not a database " * 100  # nothing lost
+
+
+def test_a_damaged_record_is_refused_with_a_message_and_the_page_plays_on(kosteniuk_casebase, tmp_path):
+    from web.store import Store
+
+    store = Store(tmp_path / "games.sqlite3")
+    store.save("bad", "secret", {"settings": {"expert": EXPERT}, "moves": ["e2e5"], "reasons": {}})
+    store.save("worse", "secret", ["not", "a", "game"])
+    with client(kosteniuk_casebase.parent, store=store.path) as app, app.websocket_connect("/api/play") as ws:
+        for game in ("bad", "worse"):
+            assert "record cannot be read" in _refused(ws, game, "secret")
+        ws.send_json({"type": "new", "expert": EXPERT})
+        assert until(ws, settled)[-1]["plies"] == 0
+    assert no_engines_left()

@@ -151,15 +151,20 @@ class Keeper:
         return game
 
     async def _taken_up(self, game_id: str, token: str, config: Config) -> Game:
-        kept = None if self.store is None else await asyncio.to_thread(self.store.load, game_id)
+        try:
+            kept = None if self.store is None else await asyncio.to_thread(self.store.load, game_id)
+        except (StoreError, ValueError) as exc:  # ValueError: a record that is not JSON
+            raise GameError(f"the game could not be read: {exc}") from None
         if kept is None or not secrets.compare_digest(kept[0], token):
             raise GameError("no such game to resume (it ended, or was never kept): start a new one")
-        if kept[1]["result"] is not None:
+        if isinstance(kept[1], dict) and kept[1].get("result") is not None:
             raise GameError("that game is over: its PGN is in the list of finished games")
         try:
             game = restore(config, game_id, token, kept[1])
         except UnknownExpert:
             raise GameError("that game's expert is no longer offered: start a new one") from None
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:  # a record damaged or from another version
+            raise GameError(f"that game's record cannot be read ({exc!r}): start a new one") from None
         await self.start(game)
         return game
 
@@ -176,7 +181,16 @@ class Keeper:
             log.warning("%s", exc)
 
     def finished(self) -> list[dict[str, Any]]:
-        return [] if self.store is None else self.store.finished()
+        """The finished games kept (none when the store cannot be read: the page plays on)."""
+        try:
+            return [] if self.store is None else self.store.finished()
+        except StoreError as exc:
+            log.warning("%s", exc)
+            return []
 
     def pgn(self, game_id: str) -> str | None:
-        return None if self.store is None else self.store.pgn(game_id)
+        try:
+            return None if self.store is None else self.store.pgn(game_id)
+        except StoreError as exc:
+            log.warning("%s", exc)
+            return None

@@ -32,28 +32,28 @@ class Store:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self._open() as db:
                 db.execute(_SCHEMA)
-        except (OSError, sqlite3.Error) as exc:
+        except OSError as exc:
             raise StoreError(f"the games' store {self.path}: {exc}") from None
 
     @contextmanager
     def _open(self) -> Iterator[sqlite3.Connection]:
-        """A connection whose changes are committed as one transaction, closed after."""
-        db = sqlite3.connect(self.path, timeout=10)
+        """A connection whose changes are committed as one transaction, closed after; its failures are StoreError."""
         try:
-            with db:
-                yield db
-        finally:
-            db.close()
+            db = sqlite3.connect(self.path, timeout=10)
+            try:
+                with db:
+                    yield db
+            finally:
+                db.close()
+        except sqlite3.Error as exc:
+            raise StoreError(f"the games' store {self.path}: {exc}") from None
 
     def save(self, game_id: str, token: str, snapshot: dict[str, Any], finished: dict[str, Any] | None = None,
              pgn: str | None = None) -> None:
         """Keep a game's snapshot, with its listing and PGN once it is over."""
         row = (game_id, token, json.dumps(snapshot), None if finished is None else json.dumps(finished), pgn, time.time())
-        try:
-            with self._open() as db:
-                db.execute("INSERT OR REPLACE INTO games VALUES (?, ?, ?, ?, ?, ?)", row)
-        except sqlite3.Error as exc:
-            raise StoreError(f"the games' store {self.path}: {exc}") from None
+        with self._open() as db:
+            db.execute("INSERT OR REPLACE INTO games VALUES (?, ?, ?, ?, ?, ?)", row)
 
     def load(self, game_id: str) -> tuple[str, dict[str, Any]] | None:
         """A kept game's token and snapshot, or None."""
