@@ -27,6 +27,14 @@ pytestmark = [pytest.mark.slow,  # a browser plays through the served app
 @pytest.fixture(scope="module")
 def server(kosteniuk_casebase):
     """The app served by uvicorn on a free local port, in a thread."""
+    with served(kosteniuk_casebase.parent, grace_seconds=0) as url:  # a closed page ends its game at once
+        yield url
+
+
+@contextmanager
+def served(folder: Path, **options: Any) -> Iterator[str]:
+    """The app offering ``folder``'s casebases with ``options``, every engine move at depth 1, served by
+    uvicorn on a free local port in a thread: its address."""
     uvicorn = pytest.importorskip("uvicorn")
     pytest.importorskip("playwright")
     try:
@@ -39,7 +47,7 @@ def server(kosteniuk_casebase):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    config = Config(Experts([("shipped", kosteniuk_casebase.parent)]), limit=chess.engine.Limit(depth=1), port=port)
+    config = Config(Experts([("shipped", folder)]), limit=chess.engine.Limit(depth=1), port=port, **options)
     server = uvicorn.Server(uvicorn.Config(create_app(config), host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -34,8 +34,10 @@ from web.differ import compared
 from web.experts import Experts, UnknownExpert
 from web.games import Game, GameError, Settings
 from web.guard import LOOPBACK, Bound, Busy, Guard
+from web.keeper import Keeper, new_game
 from web.positions import PositionError, board_from_fen, positions_of_fen, positions_of_pgn
 from web.redact import redact
+from web.store import Store
 
 STATIC = Path(__file__).resolve().parent / "static"
 
@@ -57,6 +59,8 @@ class Config:
     max_message: int = 65_536  # characters of one websocket message
     hosts: tuple[str, ...] = LOOPBACK  # the Host names the page is served as (web/guard.py)
     port: int | None = None  # the port it is served on (None: any)
+    store: Path | None = None  # the games' store (web/store.py; None: none kept)
+    grace_seconds: float = 60.0  # how long a game waits for its closed tab to come back (a reload)
 
 
 class Registry:
@@ -65,6 +69,7 @@ class Registry:
     def __init__(self, cap: int) -> None:
         self.cap = cap
         self.games: dict[str, Game] = {}
+        self.keeper: Keeper  # set by create_app
 
     def add(self, game: Game) -> None:
         if len(self.games) >= self.cap:
@@ -82,12 +87,14 @@ class Registry:
 def create_app(config: Config) -> FastAPI:
     """The app for ``config``; its games end with it."""
     registry = Registry(config.max_games)
+    registry.keeper = Keeper(registry, None if config.store is None else Store(config.store), config.grace_seconds)
     asks = asyncio.Semaphore(config.max_asks)
     ask_queue = Bound(config.max_ask_queue, "asks")
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         yield
+        registry.keeper.stop()
         await registry.close_all()
 
     app = FastAPI(title="cbr-chess", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
@@ -184,12 +191,17 @@ def create_app(config: Config) -> FastAPI:
         return redact({"fen": board.fen(), "differences": compared(config.experts, ids, names, list(answers)),
                        "answers": [{"expert": i, "name": n, **a} for i, n, a in zip(ids, names, answers)]})
 
+    @app.get("/api/games")
+    async def games() -> dict[str, Any]:
+        return {"games": redact(await asyncio.to_thread(registry.keeper.finished))}
+
     @app.get("/api/games/{game_id}/pgn")
     async def pgn(game_id: str) -> PlainTextResponse:
         game = registry.games.get(game_id)
-        if game is None:
-            raise HTTPException(404, "no such game open (a game ends when its tab closes)")
-        return PlainTextResponse(redact(game.pgn()), media_type="application/x-chess-pgn",
+        text = game.pgn() if game is not None else await asyncio.to_thread(registry.keeper.pgn, game_id)
+        if text is None:
+            raise HTTPException(404, "no such game, open or finished")
+        return PlainTextResponse(redact(text), media_type="application/x-chess-pgn",
                                  headers={"Content-Disposition": f'attachment; filename="cbr-chess-{game_id[:8]}.pgn"'})
 
     @app.websocket("/api/play")
@@ -259,7 +271,7 @@ class _Session:
             except (GameError, PositionError, UnknownExpert) as exc:
                 await self.send({"type": "error", "message": str(exc).strip("'\"")})
                 if game is not None and game is self.game and result is None and game.result is not None:
-                    await self.send(game.state())  # the refused move ended the game (a flag fell): show the end
+                    await game.relay.send(game.state())  # the refused move ended the game (a flag fell): show the end
             self.last = time.monotonic()  # idle counts from the end of the last request (a start takes seconds)
 
     def _wait(self) -> float:
@@ -283,6 +295,9 @@ class _Session:
         if kind == "new":
             await self.new(message)
             return
+        if kind == "resume":  # a reloaded page asks for its game again (web/keeper.py)
+            game = self.game = await self.registry.keeper.resume(message, self, self.config)
+            kind = "state"
         if game is None:
             raise GameError(f"out of order: {kind!r} before a game was started (send \"new\" first)")
         if kind == "move":
@@ -301,28 +316,19 @@ class _Session:
         elif kind != "state":
             raise GameError(f"unknown message type {kind[:20]!r}")
         self._think()  # first, so that the state says the engine thinks
-        await self.send(game.state())
+        await game.relay.send(game.state())
 
     async def new(self, message: dict[str, Any]) -> None:
         settings = _settings(message, self.config.experts)
         if self.game is not None:
             await self.registry.close(self.game)
             self.game = None
-        expert = self.config.experts.get(settings.expert)
-        casebase = self.config.experts.casebase(settings.expert)
-        game = Game(settings, str(expert.path.resolve()), casebase.expert, judge=self.config.judge, mode=self.config.mode,
-                    limit=self.config.limit, case_lookup=lambda i: _case(self.config.experts, settings.expert, i))
-        self.registry.add(game)
+        game = new_game(self.config, settings)
+        await self.registry.keeper.start(game)
         self.game = game
-        try:
-            await game.start()
-        except (chess.engine.EngineError, TimeoutError, OSError, LaunchError) as exc:
-            await self.registry.close(game)
-            self.game = None
-            raise GameError(f"the engine did not start: {exc}") from None
-        game.watcher = asyncio.create_task(self._watch(game))
+        await self.registry.keeper.hold(game, self)
         self._think()
-        await self.send(game.state())
+        await game.relay.send(game.state())
 
     def _think(self) -> None:
         game = self.game
@@ -332,34 +338,17 @@ class _Session:
 
     async def _engine_move(self, game: Game) -> None:
         try:
-            await game.engine_move(self.send)
+            await game.engine_move(game.relay.send)
         except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError) as exc:
             game.result, game.termination = "*", f"the engine failed: {exc}"
         finally:
             game.busy = False
-        if self.game is game:
-            try:
-                await self.send(game.state())
-            except (WebSocketDisconnect, RuntimeError):
-                pass  # the tab closed while the engine thought
-
-    async def _watch(self, game: Game) -> None:
-        try:
-            await game.watch_flag(self.send)
-        except (WebSocketDisconnect, RuntimeError):
-            pass  # the tab closed as the flag fell
+        await game.relay.send(game.state())  # to the tab that holds it now, if any (web/relay.py)
 
     async def end(self) -> None:
         if self.game is not None:
-            await self.registry.close(self.game)
+            await self.registry.keeper.leave(self.game)  # it waits for a reload (web/keeper.py)
             self.game = None
-
-
-def _case(experts: Experts, expert_id: str, index: int) -> dict[str, Any] | None:
-    try:
-        return experts.case(expert_id, index)
-    except UnknownExpert:
-        return None
 
 
 def _settings(message: dict[str, Any], experts: Experts) -> Settings:

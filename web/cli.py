@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from common.paths import casebase_folder, casebase_path
+from common.paths import casebase_folder, casebase_path, games_store
 from engine.search.limits import SearchLimits, to_limit
 
 #: Connections and requests at once (websockets included); uvicorn answers 503 beyond.
@@ -29,6 +29,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--max-games", type=int, default=4, metavar="N", help="games (engine processes) at once (default 4)")
     parser.add_argument("--idle", type=float, default=1800, metavar="SECONDS",
                         help="a game idle this long ends with its engine (default 1800)")
+    parser.add_argument("--store", type=Path, default=games_store(), metavar="PATH",
+                        help=f"the games kept across reloads and restarts, and the finished ones (default {games_store()})")
+    parser.add_argument("--grace", type=float, default=60, metavar="SECONDS",
+                        help="a game whose tab closed waits this long for a reload before its engine ends (default 60)")
     parser.add_argument("--depth", type=int, metavar="D", help="quick games: the engine searches to depth D instead of "
                                                                "using its clock")
     parser.add_argument("--no-fetch", action="store_true", help="do not fetch the board widget (chessground) from npm")
@@ -44,6 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from web.app import Config, create_app
         from web.experts import Experts
         from web.guard import served_as
+        from web.store import StoreError
         from web.vendor import VendorError, fetch
     except ImportError as exc:
         print(f"cbr-chess web needs the web extra: pip install -e '.[web]' ({exc})", file=sys.stderr)
@@ -67,11 +72,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     limit = to_limit(SearchLimits(depth=args.depth)) if args.depth else None
     hosts = served_as(args.host, args.allow_host)
     config = Config(Experts(folders, extra), judge=args.judge, limit=limit, max_games=args.max_games,
-                    idle_seconds=args.idle, hosts=hosts, port=args.port)
+                    idle_seconds=args.idle, hosts=hosts, port=args.port, store=args.store, grace_seconds=args.grace)
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"cbr-chess web: listening on {args.host}: other machines can reach the page", file=sys.stderr)
     print(f"cbr-chess web: open http://{hosts[0]}:{args.port}", file=sys.stderr)  # a name it answers to
-    uvicorn.run(create_app(config), host=args.host, port=args.port, log_level="warning", ws_max_size=1_000_000,
+    try:
+        app = create_app(config)
+    except StoreError as exc:
+        print(f"cbr-chess web: {exc}", file=sys.stderr)
+        return 1
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", ws_max_size=1_000_000,
                 limit_concurrency=CONNECTIONS)
     return 0
 

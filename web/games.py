@@ -28,6 +28,7 @@ from web.draws import Answer, offer
 from web.openings import opening
 from web.plain import pgn_comments, plain
 from web.reasons import OPTIONS, gather, pov_text
+from web.relay import Relay
 
 #: Sends one JSON message to the page.
 Send = Callable[[dict[str, Any]], Awaitable[None]]
@@ -87,6 +88,7 @@ class Game:
                  mode: str | None = None, limit: chess.engine.Limit | None = None,
                  case_lookup: Callable[[int], dict[str, Any] | None] | None = None) -> None:
         self.id = secrets.token_urlsafe(12)
+        self.relay = Relay()  # the tab that holds the game, and the token to take it back (web/keeper.py)
         self.settings = settings
         self.expert_name = expert_name
         self.command = engine_command(casebase, judge, mode)

@@ -6,6 +6,7 @@ import { setupDrawOffer, showDrawOffer, updateDrawOffer } from './draws.js';
 import { oriented, setupHistory, showHistory, viewing } from './history.js';
 import { differencesBox, parametersFold, plainCard } from './plain.js';
 import { repertoireView } from './repertoire.js';
+import { onKept, resume, showGames } from './store.js';
 
 const $ = (sel) => document.querySelector(sel);
 const el = (tag, attrs = {}, ...children) => {
@@ -69,7 +70,7 @@ function connect() {
     socket = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/play`);
     socket.onopen = () => resolve(socket);
     socket.onerror = () => reject(new Error('could not reach the server'));
-    socket.onclose = () => { socket = null; if (state && !state.result) $('#status').textContent = 'disconnected: the game ended'; };
+    socket.onclose = () => { socket = null; if (state && !state.result) $('#status').textContent = 'disconnected: reload the page to go on'; };
     socket.onmessage = (event) => onMessage(JSON.parse(event.data));
   });
 }
@@ -80,6 +81,7 @@ async function send(message) {
 }
 
 function onMessage(m) {
+  if (onKept(m)) return;  // the game's id and token, kept for a reload (store.js)
   if (m.type === 'state') { clockSeen = performance.now(); showState(m); }
   else if (m.type === 'info') showInfo(m);
   else if (m.type === 'reasons') { reasons[m.ply] = m; renderReasons(); }
@@ -340,3 +342,5 @@ async function showExpert(id) {
 $('#expert-id').addEventListener('change', (event) => showExpert(event.target.value));
 
 loadExperts().then(showAskPosition).catch((e) => showError(e.message));
+resume(send).catch((e) => showError(e.message));  // the game of the last visit, if the server still has it
+showGames();
