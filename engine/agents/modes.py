@@ -270,6 +270,12 @@ def engine_options() -> list[Option]:
                    " score and an `info string` with its share (search.md §8)"),
         Option("Move Overhead", "spin", defaults.MOVE_OVERHEAD_MS, 0, 5000,
                doc="milliseconds kept back from every time limit, for the GUI's lag"),
+        Option("HumanTime", "check", defaults.HUMAN_TIME,
+               doc="on a clock, take the time a person at that clock would (the move chosen stays the same):"
+                   " `remaining / movestogo + increment` (30 moves when not told), a tenth of it for the only move, a"
+                   " fifth for a recapture, a quarter for the expert's own move in this very position, else a half in"
+                   " a quiet position up to twice in a sharp one; never more than a third of the clock nor its last 10"
+                   " s; `stop` ends the wait at once (web.md)"),
         Option("Ponder", "check", defaults.PONDER,
                doc="declared so that GUIs ponder: `go ponder` thinks on the opponent's time, the clock starts at"
                    " `ponderhit` (search.md §4)"),
