@@ -70,6 +70,8 @@ def test_the_clock_sets_the_time_and_the_last_seconds_are_never_spent():
 
 
 @pytest.mark.parametrize("limits", [SearchLimits(depth=3), SearchLimits(nodes=100), SearchLimits(movetime=5000),
+                                    SearchLimits(wtime=MINUTE, btime=MINUTE, depth=3),
+                                    SearchLimits(wtime=MINUTE, btime=MINUTE, nodes=100),
                                     SearchLimits(wtime=MINUTE, btime=MINUTE, infinite=True),
                                     SearchLimits(wtime=MINUTE, btime=MINUTE, ponder=True)])
 def test_without_a_clock_to_follow_no_time_is_added(limits):

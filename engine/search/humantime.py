@@ -6,8 +6,8 @@ GUI does not say), scaled by the position: a tenth for the only legal move, a fi
 recapture, a quarter for the expert's own move in this very position (a case of theirs), else
 from half in a quiet position to twice in a sharp one (many captures and checks on the board, and
 several moves the judge scores within 30 cp of its best). The last seconds are never spent: at most
-a third of what remains, and never the last :data:`RESERVE_MS`. Without a clock (``go depth``,
-``nodes``, ``movetime``, ``infinite``, ``ponder``) nothing is added.
+a third of what remains, and never the last :data:`RESERVE_MS`. Only a clock is followed: a ``go``
+without one, or with ``depth``, ``nodes``, ``mate``, ``movetime``, ``infinite`` or ``ponder``, adds nothing.
 """
 
 from __future__ import annotations
@@ -58,7 +58,8 @@ def human_pace(limits: SearchLimits, board: chess.Board, move: chess.Move, *, kn
     side to move's)."""
     kind, scale = position_scale(board, move, known, scores)
     remaining = limits.wtime if board.turn else limits.btime
-    if remaining is None or limits.movetime is not None or limits.infinite or limits.ponder:
+    if remaining is None or any((limits.movetime is not None, limits.depth, limits.nodes, limits.mate, limits.infinite,
+                                 limits.ponder)):  # a go that says more than the clock: a test's, a quick game's
         return Pace(0.0, kind, scale)
     increment = (limits.winc if board.turn else limits.binc) or 0
     per_move = remaining / (limits.movestogo or DEFAULT_MOVES_TO_GO) + increment
