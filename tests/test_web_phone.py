@@ -15,12 +15,16 @@ PHONE = {"width": 390, "height": 844}
 MEASURE = """() => { const b = document.querySelector('#board cg-board').getBoundingClientRect();
   return {scroll: document.documentElement.scrollWidth, left: b.left, right: b.right, width: b.width}; }"""
 
+#: A long message shown above the board, as the page shows its errors: the board moves down three lines.
+SHIFT = """const box = document.querySelector('#error'); box.textContent = 'a message, '.repeat(12); box.hidden = false"""
+
 
 def test_a_phone_plays_on_a_board_as_wide_as_its_screen_and_nothing_scrolls_sideways(server):  # noqa: F811
     with _opened(server) as (page, errors):
         page.set_viewport_size(PHONE)
         page.click("#new-game button[type=submit]")
         page.wait_for_function("document.querySelector('#status').textContent.includes('Your move')", timeout=30_000)
+        page.evaluate(SHIFT)  # the board moves down: still played where it is drawn
         _click(page, "e2")
         _click(page, "e4")  # clicked where the scaled board draws the squares
         page.wait_for_selector("#reasons article.reason", timeout=30_000)

@@ -1,6 +1,7 @@
 // The page: a chessground board fed by the server (python-chess computes the legal moves), the
 // engine's info lines as they come over the websocket, and the experts' API. No rules here.
 import { Chessground } from 'chessground';
+import { measureOnTouch } from './phone.js';
 
 const $ = (sel) => document.querySelector(sel);
 const el = (tag, attrs = {}, ...children) => {
@@ -54,6 +55,7 @@ async function loadExperts() {
 
 // -- play ----------------------------------------------------------------------------------------
 const board = Chessground($('#board'), { movable: { free: false, color: undefined, showDests: true }, premovable: { enabled: false } });
+measureOnTouch($('#board'));
 let socket = null;
 let state = null;
 let reasons = {};  // ply -> the engine's reasons record
