@@ -18,7 +18,7 @@ def test_uci_handshake_declares_options_and_loads_lazily(kosteniuk_casebase):
     assert set(options) == {"Casebase", "Mode", "DistanceWeight", "FromDistanceWeight", "FromContentWeight", "Seed",
                             "Neighbours", "Temperature", "Tolerance", "Selection", "Prior", "Model", "CaseWeight",
                             "Judge", "JudgeDepth", "JudgeTolerance", "UCI_LimitStrength", "UCI_Elo",
-                            "Tables", "SyzygyPath", "UCI_ShowWDL", "Explain", "MultiPV", "Move Overhead", "Ponder",
+                            "Tables", "SyzygyPath", "UCI_ShowWDL", "Explain", "MultiPV", "Move Overhead", "HumanTime", "Ponder",
                             "Threads", "Hash",
                             "Style", "Depth", "DepthDeviation", "Window"}
     assert options["Judge"].endswith("type string default <empty>")  # the built-in search judges

@@ -37,6 +37,8 @@ START_SECONDS = 60
 QUIT_SECONDS = 3
 #: The most any move may think beyond its clock (a hung engine ends the game, not the server).
 THINK_SLACK_SECONDS = 30
+#: A game's engine takes its time as a person at the clock would (option HumanTime, web.md).
+PACE = {"HumanTime": True}
 
 
 class GameError(ValueError):
@@ -118,7 +120,7 @@ class Game:
         """Start the engine process and set the strength's options."""
         self._outside = await start(self.command, timeout=START_SECONDS)
         self.engine = engine = self._outside.protocol
-        await engine.configure(self.settings.options())
+        await engine.configure({**self.settings.options(), **PACE})
         await engine.ping()
         if self.board.turn == self.human:
             self._start_clock(self.human)

@@ -75,6 +75,8 @@ HASH_MB = 16
 #: Milliseconds kept back from every clock budget (Stockfish's default; Python's pauses are
 #: covered by the search's own margins).
 MOVE_OVERHEAD_MS = 10
+#: Option HumanTime's default: off, so that match runners keep their speed (the web page turns it on).
+HUMAN_TIME = False
 
 #: Option Explain's default: the record in words.
 EXPLAIN = Explain.TEXT

@@ -270,6 +270,13 @@ def engine_options() -> list[Option]:
                    " score and an `info string` with its share (search.md §8)"),
         Option("Move Overhead", "spin", defaults.MOVE_OVERHEAD_MS, 0, 5000,
                doc="milliseconds kept back from every time limit, for the GUI's lag"),
+        Option("HumanTime", "check", defaults.HUMAN_TIME,
+               doc="on a clock alone (no `depth`, `nodes`, `mate`, `movetime`, `infinite` or `ponder`), hold the chosen"
+                   " move until a person at that clock would play it: `remaining / movestogo + increment` (movestogo 30"
+                   " when not told) times a tenth for the only move, a fifth for a recapture, a quarter for the expert's"
+                   " own move in this very position, else a half (quiet) to twice (sharp: many captures and checks,"
+                   " close scores); never over a third of the clock nor into its last 10 s; `stop` ends the wait"
+                   " (web.md)"),
         Option("Ponder", "check", defaults.PONDER,
                doc="declared so that GUIs ponder: `go ponder` thinks on the opponent's time, the clock starts at"
                    " `ponderhit` (search.md §4)"),

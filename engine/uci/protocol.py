@@ -35,6 +35,7 @@ from engine.uci.resources import AgentBuilder
 
 if TYPE_CHECKING:
     from engine.agents.base import Agent, Decision
+    from engine.search.humantime import Pace
 
 ENGINE_NAME = "cbr-chess"
 ENGINE_AUTHOR = "the cbr-chess authors, after Qvarford (2015)"
@@ -225,10 +226,14 @@ class UciEngine:
         except Exception as exc:  # the GUI still gets a legal move
             traceback.print_exc(file=sys.stderr)
             decision = _uniform_decision(board, clip(str(exc)))
+        pace = self._take_time(decision, board, limits, started) if self.values["HumanTime"] else None
         elapsed = int((time.perf_counter() - started) * 1000)
         explain = str(self.values["Explain"])
         if explain != Explain.OFF:
             self._explain(decision, board, as_json=explain == Explain.JSON)
+            if pace is not None and pace.seconds > 0:
+                self.info(f"HumanTime: {pace.seconds:.1f} s for {pace.kind} ({pace.scale:.2f} of a move's time"
+                          " on this clock)")
         # with MultiPV, the analysis lines: the move played first, then the expert's likeliest moves
         for rank, candidate in enumerate(decision.analysis_lines(lines), 1):
             self.send(multipv_info(rank, candidate, elapsed))
@@ -250,6 +255,21 @@ class UciEngine:
             self.send(f"bestmove {decision.move.uci()} ponder {decision.ponder.uci()}")
         else:
             self.send(f"bestmove {decision.move.uci()}")
+
+    def _take_time(self, decision: Decision, board: chess.Board, limits: SearchLimits, started: float) -> Pace | None:
+        """Option HumanTime: the move chosen, wait until a person at this clock would have played it
+        (engine.search.humantime); ``stop`` ends the wait at once. The pace, None without a move."""
+        from engine.search.humantime import human_pace  # the style modules need numpy: not before uciok
+        from engine.style.prior import SAME_POSITION
+
+        if decision.move is None:
+            return None
+        scores = [c.score for c in decision.candidates if c.exact and c.score is not None]
+        pace = human_pace(limits, board, decision.move, known=decision.similarity == SAME_POSITION, scores=scores)
+        left = pace.seconds - (time.perf_counter() - started)
+        if left > 0:
+            self._stop.wait(left)
+        return pace
 
     def _explain(self, decision: Decision, board: chess.Board, *, as_json: bool) -> None:
         """The decision's record: as JSON first with ``Explain json``, then in words."""

@@ -7,6 +7,7 @@ import { oriented, setupHistory, showHistory, viewing } from './history.js';
 import { differencesBox, parametersFold, plainCard } from './plain.js';
 import { repertoireView } from './repertoire.js';
 import { onKept, resume, showGames } from './store.js';
+import { measureOnTouch } from './phone.js';
 
 const $ = (sel) => document.querySelector(sel);
 const el = (tag, attrs = {}, ...children) => {
@@ -60,6 +61,7 @@ async function loadExperts() {
 
 // -- play ----------------------------------------------------------------------------------------
 const board = Chessground($('#board'), { movable: { free: false, color: undefined, showDests: true }, premovable: { enabled: false } });
+measureOnTouch($('#board'));
 let socket = null;
 let state = null;
 let reasons = {};  // ply -> the engine's reasons record
