@@ -85,8 +85,12 @@ def test_after_a_restart_the_game_goes_on_from_its_last_clean_point(kosteniuk_ca
             white, black = state["clock"]["white"], state["clock"]["black"]
             assert state["clock"]["running"] == "white" and before["clock"]["white"] - 2000 < white <= before["clock"]["white"]
             assert black == before["clock"]["black"] and black > 5 * 60_000  # the engine's move was charged, + 2 s
+            assert state["clocks"] == before["clocks"]  # each move's clock, the PGN's [%clk], kept too
             ws.send_json({"type": "move", "uci": "d2d4"})
-            assert until(ws, lambda m: settled(m) and m["plies"] == 4)[-1]["moves"][:2] == before["moves"]
+            after = until(ws, lambda m: settled(m) and m["plies"] == 4)[-1]
+            assert after["moves"][:2] == before["moves"] and len(after["clocks"]) == 4
+            pgn = chess.pgn.read_game(io.StringIO(app.get(f"/api/games/{token['game']}/pgn").text))
+            assert all(node.clock() is not None for node in pgn.mainline())
         with app.websocket_connect("/api/play") as ws:  # the token is the game's own
             assert "no such game" in _refused(ws, token["game"], token["token"][:-1])
     assert no_engines_left()

@@ -11,7 +11,6 @@ import dataclasses
 import datetime
 import logging
 import secrets
-import time
 from typing import Any, Protocol
 
 import chess
@@ -62,11 +61,9 @@ def new_game(config: Config, settings: Settings) -> Game:
 
 def snapshot(game: Game) -> dict[str, Any]:
     """Everything to take ``game`` up again: settings, moves, reasons, both clocks now, result."""
-    now, clock, sides = time.monotonic(), game.clock, chess.COLORS  # white, black
     return {"settings": dataclasses.asdict(game.settings), "moves": [m.uci() for m in game.board.move_stack],
             "reasons": {str(ply): record for ply, record in game.reasons.items()},
-            "clock": {"left": [clock.left(c, now) for c in sides], "moves_made": [clock.moves_made[c] for c in sides],
-                      "used": [clock.used[c] for c in sides], "met": [clock.first_period_met[c] for c in sides]},
+            "clock": game.clock.saved(), "clocks": game.clocks,
             "result": game.result, "termination": game.termination, "started": game.started.isoformat()}
 
 
@@ -77,10 +74,8 @@ def restore(config: Config, game_id: str, token: str, kept: dict[str, Any]) -> G
     for uci in kept["moves"]:
         game.board.push_uci(uci)
     game.reasons = {int(ply): record for ply, record in kept["reasons"].items()}
-    clock = kept["clock"]
-    for i, colour in enumerate(chess.COLORS):
-        game.clock.remaining[colour], game.clock.moves_made[colour] = clock["left"][i], clock["moves_made"][i]
-        game.clock.used[colour], game.clock.first_period_met[colour] = clock["used"][i], clock["met"][i]
+    game.clock.restore(kept["clock"])
+    game.clocks = list(kept["clocks"])
     game.result, game.termination = kept["result"], kept["termination"]
     game.started = datetime.date.fromisoformat(kept["started"])
     return game

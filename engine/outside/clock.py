@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import chess
 
@@ -74,6 +75,17 @@ class Clock:
         self.moves_made = {chess.WHITE: 0, chess.BLACK: 0}
         self.used = {chess.WHITE: 0.0, chess.BLACK: 0.0}
         self.first_period_met = {chess.WHITE: True, chess.BLACK: True}
+
+    def saved(self, now: float | None = None) -> dict[str, list[Any]]:
+        """Both sides' state at ``now``, white then black (JSON), the running side's time charged so far."""
+        return {"left": [self.left(c, now) for c in chess.COLORS], "moves_made": [self.moves_made[c] for c in chess.COLORS],
+                "used": [self.used[c] for c in chess.COLORS], "met": [self.first_period_met[c] for c in chess.COLORS]}
+
+    def restore(self, saved: dict[str, list[Any]]) -> None:
+        """Both sides' state as :meth:`saved` gave it (no side running)."""
+        for i, colour in enumerate(chess.COLORS):
+            self.remaining[colour], self.moves_made[colour] = saved["left"][i], saved["moves_made"][i]
+            self.used[colour], self.first_period_met[colour] = saved["used"][i], saved["met"][i]
 
     def moves_to_go(self, colour: chess.Color) -> int | None:
         """Moves ``colour`` still has to make before its next time control, or None."""
