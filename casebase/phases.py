@@ -53,6 +53,11 @@ def phases_of(boards: np.ndarray, ply: np.ndarray) -> np.ndarray:
     return np.where(np.asarray(ply) < OPENING_PLIES, Phase.OPENING.value, middle)
 
 
+def board_material(board: chess.BaseBoard) -> int:
+    """The non-pawn material of one position, both sides together (:func:`non_pawn_material`)."""
+    return int(non_pawn_material(encode_board(board)[None])[0])
+
+
 def phase(board: chess.BaseBoard, ply: int) -> Phase:
     """The phase of one position, ``ply`` half-moves into its game."""
     return Phase(str(phases_of(encode_board(board)[None], np.array([ply]))[0]))
@@ -64,6 +69,6 @@ def game_phase(board: chess.Board) -> Phase:
     endgame whatever its move number says (a queen and a rook against a knight at "move 1")."""
     named = phase(board, board.ply())
     if named is Phase.OPENING and board.root().board_fen() != chess.STARTING_BOARD_FEN \
-            and non_pawn_material(encode_board(board)[None])[0] <= ENDGAME_MATERIAL:
+            and board_material(board) <= ENDGAME_MATERIAL:
         return Phase.ENDGAME
     return named

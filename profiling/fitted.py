@@ -27,13 +27,12 @@ from typing import Any
 import numpy as np
 
 from casebase.format import Casebase, CasebaseError
-from casebase.profilefile import SUFFIX
 from common.files import made_stamp, write_atomic
 from common.paths import PROJECT_ROOT
 from engine.style.calibration import likelihood_fit, stored_fit
 from engine.style.fitted import Fitted
 from engine.style.model import StyleModel
-from engine.style.personal import choose_model
+from engine.style.personal import casebase_files, choose_model
 from engine.style.profile import Profile
 from profiling import ProfileError
 
@@ -108,8 +107,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         systems = rating_systems(args.registry)
         fits = []
-        for path in args.casebases:
-            if path.name.endswith(SUFFIX) or systems.get(path.stem) != SYSTEM:
+        for path in casebase_files(args.casebases):
+            if systems.get(path.stem) != SYSTEM:
                 continue
             casebase = Casebase.load(path)
             if casebase.profile is None or casebase.elo is None:

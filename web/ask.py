@@ -17,7 +17,7 @@ import chess.engine
 
 from engine.outside.launch import start
 from web.games import QUIT_SECONDS, START_SECONDS, engine_command
-from web.reasons import OPTIONS, gather, percent, pov_text, record_of
+from web.reasons import OPTIONS, first_record, gather, percent, pov_text
 from web.scores import MATE_CP, centipawns
 
 #: The most candidate moves asked for.
@@ -79,7 +79,8 @@ def candidates(strings: list[str], ranks: Ranks) -> dict[str, Any]:
     for the side to move and its ``loss`` below the best move (centipawns, from the MultiPV lines;
     None where unscored), ``losing`` when that is :data:`LOSING` or more; and how many ``more`` the
     record left out, with their ``more_chance``."""
-    record = next((r for s in strings if (r := record_of(s)) is not None), None)
+    found = first_record(strings)
+    record = None if found is None else found[1]
     guided = None if record is None else record.get("guided")
     if guided is None:
         return {"candidates": [], "more": 0, "more_chance": None}

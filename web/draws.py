@@ -14,9 +14,8 @@ from typing import Any
 
 import chess
 
-from casebase.format import encode_board
-from casebase.phases import ENDGAME_MATERIAL, non_pawn_material
-from web.reasons import record_of
+from casebase.phases import ENDGAME_MATERIAL, board_material
+from web.reasons import first_record
 from web.scores import MATE_CP, centipawns, pawns
 
 #: Worse by this much (centipawns, for the expert): a draw is welcome at any move.
@@ -48,7 +47,7 @@ def answer(board: chess.Board, score: int | None) -> Answer:
     if board.fullmove_number < FROM_MOVE:
         return Answer(False, f"the expert plays on: {seen} for the expert, but it is move {board.fullmove_number};"
                              f" it agrees a level game from move {FROM_MOVE}")
-    material = int(non_pawn_material(encode_board(board)[None])[0])
+    material = board_material(board)
     if material > ENDGAME_MATERIAL:
         return Answer(False, f"the expert plays on: {seen} for the expert, but {material} points of pieces are left;"
                              f" it agrees a level game with {ENDGAME_MATERIAL} or fewer")
@@ -59,9 +58,10 @@ def answer(board: chess.Board, score: int | None) -> Answer:
 def last_score(strings: list[str]) -> int | None:
     """The score the expert saw for itself in a move's record (the move played's, else the best
     move's; the tables': a win, a loss or a draw), in centipawns; None without one."""
-    record = next((r for s in strings if (r := record_of(s)) is not None), None)
-    if record is None:
+    found = first_record(strings)
+    if found is None:
         return None
+    record = found[1]
     if guided := record.get("guided"):
         return centipawns(guided["choice"]["score"]) if guided["choice"]["score"] is not None \
             else centipawns(guided["verdict"]["score"])

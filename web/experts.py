@@ -121,7 +121,7 @@ class Experts:
         """The expert's first moves as two trees (as White, as Black), built once per casebase file
         and time of change (web/repertoire.py)."""
         expert = self.get(expert_id)
-        return cached_tree(expert.path, expert.path.stat().st_mtime_ns)
+        return cached_tree(expert.path, expert.path.stat().st_mtime_ns, _load)
 
     def case(self, expert_id: str, index: int) -> dict[str, Any]:
         """Case ``index``: its position (pieces and side to move; a case keeps no castling rights),

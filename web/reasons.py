@@ -30,13 +30,17 @@ def record_of(string: str) -> dict[str, Any] | None:
     return record if isinstance(record, dict) and record.get("version") == VERSION else None
 
 
+def first_record(strings: list[str]) -> tuple[int, dict[str, Any]] | None:
+    """The first record among a move's ``info string`` texts, and where it is; None without one."""
+    return next(((i, r) for i, s in enumerate(strings) if (r := record_of(s)) is not None), None)
+
+
 def gather(strings: list[str]) -> dict[str, Any]:
     """A move's ``info string`` texts as its reasons: the record's, shaped for the page (all None
     without a record), and the lines in words that followed the record (the move's, for people)."""
-    at = next((i for i, s in enumerate(strings) if record_of(s) is not None), None)
-    record = None if at is None else record_of(strings[at])
-    reasons = shape(record or {})
-    reasons["words"] = [] if at is None else strings[at + 1:]
+    found = first_record(strings)
+    reasons = shape({} if found is None else found[1])
+    reasons["words"] = [] if found is None else strings[found[0] + 1:]
     return reasons
 
 

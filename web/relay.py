@@ -5,13 +5,10 @@ which keeps it when it is a clean point."""
 from __future__ import annotations
 
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from starlette.websockets import WebSocketDisconnect
-
-#: Sends one JSON message to a tab.
-Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 
 class Holder(Protocol):

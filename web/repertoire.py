@@ -9,6 +9,7 @@ kept: the expert's page of a large casebase then loads at once after its first t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -24,9 +25,10 @@ TREE_WIDTH = 5
 
 
 @lru_cache(maxsize=16)
-def cached_tree(path: Path, mtime: int) -> dict[str, Any]:
-    """The trees of the casebase at ``path`` as it was at ``mtime`` (nanoseconds): built once each."""
-    return build_tree(Casebase.load(path))
+def cached_tree(path: Path, mtime: int, load: Callable[[Path, int], Casebase]) -> dict[str, Any]:
+    """The trees of the casebase at ``path`` as it was at ``mtime`` (nanoseconds): built once each,
+    from the casebase ``load`` gives (the page's own cache of loaded casebases)."""
+    return build_tree(load(path, mtime))
 
 
 def build_tree(casebase: Casebase) -> dict[str, Any]:

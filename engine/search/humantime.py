@@ -76,7 +76,8 @@ def position_scale(board: chess.Board, move: chess.Move, known: bool, scores: Se
     if known:
         return Kind.KNOWN, KNOWN
     tense = sum(1 for m in board.legal_moves if board.is_capture(m) or board.gives_check(m))
-    close = sum(1 for s in scores if max(scores) - s <= CLOSE_CP) - 1 if scores else 0
+    best = max(scores, default=0)
+    close = sum(1 for s in scores if best - s <= CLOSE_CP) - 1 if scores else 0
     return Kind.POSITION, QUIET + TENSION * min(tense / TENSE_MOVES, 1) + CLOSENESS * min(close / CLOSE_MOVES, 1)
 
 
@@ -84,6 +85,6 @@ def recaptures(board: chess.Board, move: chess.Move) -> bool:
     """Whether ``move`` takes back on the square where the last move captured."""
     if not board.move_stack or not board.is_capture(move) or board.move_stack[-1].to_square != move.to_square:
         return False
-    before = board.copy()
+    before = board.copy(stack=1)  # the last move is all it looks back at
     last = before.pop()
     return before.is_capture(last)
