@@ -5,6 +5,7 @@ stepping back through the game, and its PGN with `[%clk]` on every move and the 
 from __future__ import annotations
 
 import io
+import json
 import re
 
 import chess.pgn
@@ -52,10 +53,13 @@ def test_a_game_by_mouse_survives_a_reload_ends_on_the_flag_steps_back_and_downl
             for key, after in (("ArrowLeft", moves[2]), ("ArrowLeft", moves[1]), ("ArrowRight", moves[2])):
                 page.keyboard.press(key)
                 page.wait_for_function(f"document.querySelector('#reasons .viewing')?.textContent.startsWith('After {after}')")
+                # chessground draws the step a frame or two after the reasons show: wait for the board to change
+                page.wait_for_function(f"({BOARD}) !== {json.dumps(seen[-1])}")
                 seen.append(page.evaluate(BOARD))
             assert len(set(seen[:3])) == 3 and seen[3] == seen[1]  # each step shows its own position
             page.keyboard.press("End")
             page.wait_for_function("!document.querySelector('#reasons .viewing')")
+            page.wait_for_function(f"({BOARD}) === {json.dumps(seen[0])}", timeout=5_000)  # drawn a frame later too
             assert page.evaluate(BOARD) == seen[0]
             pgn = page.request.get(url.rstrip("/") + page.locator("#pgn").get_attribute("href")).text()
             assert errors == []
