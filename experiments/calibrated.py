@@ -9,7 +9,7 @@ For each run K of ``--runs`` (into OUT/run-K, seed K − 1: run 1 is docs/result
 1. **round robin**: the casebases (default the seven ladder experts) in guided mode with the judge,
    so ``Selection auto``, their calibrated choice; the balanced weights, ``--rounds`` games an ordered
    pair at ``--tc``, then the tournament's report (results.md, "The calibrated round robin");
-   on the Ray cluster at ADDRESS with ``--cluster``;
+   on the Ray cluster at ADDRESS with ``--cluster`` (the judging of steps 2 and 3 stays on this machine);
 2. **intrinsic**: every engine's moves judged and rated beside its expert's profile
    (``experiments.intrinsic``): intrinsic.md, intrinsic.json and intrinsic.png;
 3. **records** (``--games-records``): the games records remade from the run's games (profiling's
