@@ -128,7 +128,7 @@ def markdown(runs: Sequence[Run]) -> str:
         values = [(run.name, getattr(run, name)) for run in runs if getattr(run, name) is not None]
         each = ", ".join(f"{run} {value:+.2f}" for run, value in values)
         over = Spread.of([v for _, v in values]).text("+.2f") if values else "n/a"
-        lines.append(f"- **{name.capitalize()}** of engine Elo against expert's Elo: {over} ({each or 'no run'}).")
+        lines.append(f"- **{name.capitalize()}** of engine Elo against expert's Elo: {over} ({each or 'no run gives one'}).")
     return "\n".join(lines) + "\n"
 
 
