@@ -7,7 +7,7 @@ TEST_STAMP := $(VENV)/.installed-test
 TRAIN_STAMP := $(VENV)/.installed-train
 WEB_STAMP := $(VENV)/.installed-web
 
-.PHONY: help install demo web test check docs lint bench bench-cluster casebases profiles fitted profile-report experiment fidelity fidelity-judge fidelity-ceiling personal personal-table strength ladder model tables kbnk chess0 clean
+.PHONY: help install demo web test check docs lint bench bench-cluster casebases profiles fitted profile-report experiment fidelity fidelity-judge fidelity-ceiling personal personal-table strength stockfish-match ladder model tables kbnk chess0 clean
 
 ## help: this list of targets
 help:
@@ -277,31 +277,47 @@ casebases/heldout/%.profile.npz: casebases/heldout/%.npz casebases/heldout/%.mod
 casebases/heldout/%.pgn: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) | $(STAMP)
 	$(PY) -m casebase holdout $< -o $@ --latest $(HELD_OUT) --player $(EXPERT_NAME)
 
-# Strength: the guided Carlsen against Stockfish 15.1 (UCI_LimitStrength) at UCI_Elo
-# 1350 and 1800, STRENGTH_GAMES games each at STRENGTH_TC, 2 workers, into bench/out/ (resumable;
+# The guided Carlsen against Stockfish 15.1 (UCI_LimitStrength) at UCI_Elo
+# 1350 and 1800, MATCH_GAMES games each at MATCH_TC, 2 workers, into bench/out/ (resumable;
 # about an hour with the defaults on 2 cores). Needs /usr/games/stockfish (apt-get install stockfish).
-STRENGTH_GAMES ?= 100
-STRENGTH_TC ?= 40/20
+MATCH_GAMES ?= 100
+MATCH_TC ?= 40/20
 
-## strength: the guided Carlsen against Stockfish at UCI_Elo 1350 and 1800 (about an hour)
-strength: install casebases
-	$(PY) -m experiments.strength --games $(STRENGTH_GAMES) --tc $(STRENGTH_TC)
+## stockfish-match: the guided Carlsen against Stockfish at UCI_Elo 1350 and 1800 (about an hour)
+stockfish-match: install casebases
+	$(PY) -m experiments.strength --games $(MATCH_GAMES) --tc $(MATCH_TC)
 
 # As strong as the expert (strength.md §5): each ladder expert's calibrated engine (guided, Selection
 # calibrated, judged by JUDGE) against Stockfish at LADDER_ELOS, LADDER_GAMES games a level at LADDER_TC,
 # into bench/out/ladder/ (resumable), with the plot; then the calibrated round robin of the seven,
-# CALIBRATED_ROUNDS rounds, into results/calibrated/. Hours on 2 cores: give LADDER_ARGS="--cluster ADDRESS".
+# CALIBRATED_ROUNDS rounds at CALIBRATED_TC, into results/calibrated/: what docs/results.md reports
+# ("The ladder", "The calibrated round robin"). Hours on 2 cores: give LADDER_ARGS="--cluster ADDRESS".
 LADDER_ELOS ?= 1800 2200 2600
-LADDER_GAMES ?= 10
+LADDER_GAMES ?= 6
 LADDER_TC ?= 40/10
-CALIBRATED_ROUNDS ?= 3
+CALIBRATED_ROUNDS ?= 6
+CALIBRATED_TC ?= 40/20
 
 ## ladder: the calibrated engines against Stockfish's UCI_Elo ladder, then their round robin (hours)
 ladder: install casebases
 	$(PY) -m experiments.ladder --elos $(LADDER_ELOS) --games $(LADDER_GAMES) --tc $(LADDER_TC) --judge $(JUDGE) \
 	    --plot docs/strength/ladder.png $(LADDER_ARGS)
 	$(PY) -m tournament run --casebases $(LADDER:%=casebases/%.npz) --mode guided --configs balanced \
-	    --rounds $(CALIBRATED_ROUNDS) --tc $(LADDER_TC) --judge $(JUDGE) --option Selection=calibrated --out results/calibrated
+	    --rounds $(CALIBRATED_ROUNDS) --tc $(CALIBRATED_TC) --judge $(JUDGE) --option Selection=calibrated --out results/calibrated
+
+# The calibrated round robin's figures made again (docs/results.md, "The calibrated round robin"): STRENGTH_RUNS
+# runs (seeds 0, 1, ...) of the seven ladder engines judged by JUDGE at CALIBRATED_TC, CALIBRATED_ROUNDS rounds,
+# each engine then rated by its moves (experiments/intrinsic.py), into results/strength/run-K/ with their
+# reports and plots; then the spread over the runs (results/strength/summary.md, .png). Resumable; about 1.5
+# hours a run on 2 cores. STRENGTH_ARGS: e.g. "--cluster ADDRESS", "--games-records" (the games records
+# made again from each run's games, into copies of the casebases; "--games-records --ship": run 1's into data/).
+STRENGTH_RUNS ?= 3
+STRENGTH_ARGS ?=
+
+## strength: the calibrated round robin, its intrinsic ratings and plots, STRENGTH_RUNS runs and their spread (hours)
+strength: install casebases
+	$(PY) -m experiments.calibrated --runs $(STRENGTH_RUNS) --rounds $(CALIBRATED_ROUNDS) --tc $(CALIBRATED_TC) \
+	    --judge $(JUDGE) --out results/strength $(STRENGTH_ARGS)
 
 ## clean: remove the environment and everything built
 clean:

@@ -192,6 +192,36 @@ def plot(rows: list[Row], path: Path) -> None:
     save_png(figure, path)
 
 
+def rate_players(run: Path, judge: str | None, casebases: Path, *, players_of_run: list[str] | None = None,
+                 positions: int | None = None, depth: int = DEPTH, multipv: int = MULTIPV,
+                 journals: Path | None = None, expert_id: str | None = None,
+                 progress: bool = True) -> tuple[list[Path], list[Row]]:
+    """The run's games and each player's row: its moves judged (resuming its journal under
+    ``journals``, default RUN_DIR/intrinsic) and rated beside its expert's profile in ``casebases``."""
+    games = run_games(run)
+    run_dir = run if run.is_dir() else run.parent
+    manifest = run_dir / MANIFEST
+    digests = {str(p["id"]): str(p.get("sha256")) for p in json.loads(manifest.read_text(encoding="utf-8"))["players"]
+               if p.get("kind") == "casebase"} if run.is_dir() and manifest.exists() else {}
+    folder = journals or run_dir / "intrinsic"
+    rows = []
+    for player in players_of_run or players(run, games):
+        own_casebase = (casebases / f"{player}.npz").exists()
+        expert, expert_name, note, profile = expert_of(player if own_casebase or not expert_id else expert_id,
+                                                       casebases, digests)
+        common, against = None, None
+        try:
+            report = intrinsic(games, player, judge, positions=positions, depth=depth, multipv=multipv, exact=True,
+                               progress=progress, journal=folder / f"{player}.d{depth}.m{multipv}.jsonl")
+            engine: Intrinsic | None = report.result
+            common = None if profile is None else read_on(report, profile)
+            against = None if profile is None else against_model(report, profile)
+        except ProfileError as exc:
+            engine, note = None, " ".join(str(exc).split())
+        rows.append(Row(player, engine, expert, expert_name, note, common, against))
+    return games, rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m experiments.intrinsic", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -212,31 +242,10 @@ def main() -> int:
     parser.add_argument("--plot", type=Path, metavar="OUT.png", help="draw the engines' ratings against the experts'")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     args = parser.parse_args()
-    games = run_games(args.run)
-    run_dir = args.run if args.run.is_dir() else args.run.parent
-    manifest = run_dir / MANIFEST
-    digests = {str(p["id"]): str(p.get("sha256")) for p in json.loads(manifest.read_text(encoding="utf-8"))["players"]
-               if p.get("kind") == "casebase"} if args.run.is_dir() and manifest.exists() else {}
-    journals = args.journals or run_dir / "intrinsic"
-    rows = []
-    for player in args.players or players(args.run, games):
-        own_casebase = (args.casebases / f"{player}.npz").exists()
-        expert, expert_name, note, profile = expert_of(player if own_casebase or not args.expert else args.expert,
-                                                       args.casebases, digests)
-        common, against = None, None
-        try:
-            report = intrinsic(games, player, args.judge, positions=args.positions, depth=args.depth,
-                               multipv=args.multipv, exact=True, progress=not args.quiet,
-                               journal=journals / f"{player}.d{args.depth}.m{args.multipv}.jsonl")
-            engine: Intrinsic | None = report.result
-            common = None if profile is None else read_on(report, profile)
-            against = None if profile is None else against_model(report, profile)
-        except ProfileError as exc:
-            engine, note = None, " ".join(str(exc).split())
-        rows.append(Row(player, engine, expert, expert_name, note, common, against))
-    print(f"{', '.join(str(g) for g in games[:3])}{' ...' if len(games) > 3 else ''}: judged at depth {args.depth},"
-          f" MultiPV {args.multipv}; ratings on the experts' line (engine/style/rating.py), 95 % intervals of the"
-          " positions' bootstrap; the difference's ± combines both")
+    games, rows = rate_players(args.run, args.judge, args.casebases, players_of_run=args.players,
+                               positions=args.positions, depth=args.depth, multipv=args.multipv,
+                               journals=args.journals, expert_id=args.expert, progress=not args.quiet)
+    print(heading(games, args.depth, args.multipv))
     print(table(rows))
     for row in rows:
         if row.note and row.engine is not None and row.expert is not None:
@@ -245,6 +254,13 @@ def main() -> int:
         plot(rows, args.plot)
         print(f"plot written to {args.plot}")
     return 0
+
+
+def heading(games: list[Path], depth: int, multipv: int) -> str:
+    """The table's first line: which games, judged how."""
+    return (f"{', '.join(str(g) for g in games[:3])}{' ...' if len(games) > 3 else ''}: judged at depth {depth},"
+            f" MultiPV {multipv}; ratings on the experts' line (engine/style/rating.py), 95 % intervals of the"
+            " positions' bootstrap; the difference's ± combines both")
 
 
 if __name__ == "__main__":
