@@ -131,7 +131,7 @@ def test_the_calibrated_choice_plays_the_clock_s_profile_and_says_so_once_a_game
         assert first.record.notes == [SpeedProfile(expert, "blitz", 612, 400, True)]
         assert explain(first.record)[0] == f"playing {expert}'s blitz profile (612 positions), the speed the clock implies"
         assert (first.record.detail.choice.speed, first.record.detail.choice.speed_profile) == ("blitz", True)
-        assert guided.calibration == guided.all_games.at_speed("blitz")
+        assert guided.calibration.model == guided.all_games.at_speed("blitz").model != guided.all_games.model
         board.push(first.move)
         assert not agent.choose(board, limits=BLITZ).record.notes  # once a game
         agent.new_game(5)
@@ -141,7 +141,7 @@ def test_the_calibrated_choice_plays_the_clock_s_profile_and_says_so_once_a_game
                                            f" implies: playing the profile of all {expert}'s games")
         assert guided.calibration.model == guided.all_games.model
         assert agent.choose(chess.Board(), limits=SearchLimits(depth=3)).record.detail.choice.speed is None
-        assert guided.calibration == guided.all_games
+        assert guided.calibration is guided.all_games
     finally:
         loader.close()
 

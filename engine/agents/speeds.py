@@ -46,8 +46,7 @@ class GameSpeed:
         if self.setting != defaults.SPEED_AUTO:
             return self.setting if self.forced else None
         earlier, self._ply = board.ply() < self._ply, board.ply()
-        clock = None if limits is None else on_clock(limits, board.turn)
-        if limits is None or clock is None:
+        if limits is None or (clock := on_clock(limits, board.turn)) is None:
             return None
         implied = clock_speed(clock[0] / 1000, clock[1] / 1000, limits.movestogo, board.ply())
         if implied is not None and (self._clock is None or earlier):
