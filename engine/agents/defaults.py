@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from casebase.speed import SPEEDS
 from engine.style.prior import PriorSource
 
 
@@ -101,6 +102,12 @@ LIMIT_STRENGTH = False
 #: UCI_Elo's default and range (the shipped experts' middle; what the rating line reaches).
 UCI_ELO = 2500
 UCI_ELO_RANGE = (1000, 3000)
+#: Option Speed's words besides the speed classes (casebase.speed.SPEEDS): the class the game's clock
+#: implies, or all the expert's games whatever the clock (strength.md §3).
+SPEED_AUTO, SPEED_ALL = "auto", "all"
+SPEED_SETTINGS = (SPEED_AUTO, SPEED_ALL, *SPEEDS)
+#: Option Speed's default: the profile of the speed the clock implies, where the profile has one.
+SPEED = SPEED_AUTO
 #: No outside judge: the built-in search judges the proposals.
 JUDGE = ""
 #: The outside judge's depth: 0, by the go's limits and the clock.

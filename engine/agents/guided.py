@@ -29,15 +29,16 @@ from endgame.tablebase import Tablebase
 from engine.agents import defaults
 from engine.agents.base import Candidate, CaseAgent, Decision, IterationCallback, Reason
 from engine.agents.defaults import Selection
-from engine.agents.record import Note, Record
+from engine.agents.record import Note, Record, SpeedProfile
 from engine.agents.recording import guided_record
+from engine.agents.speeds import GameSpeed
 from engine.cbr.adaptation import adapt_to
 from engine.cbr.weights import Weights
 from engine.outside.judge import Judge, JudgeError, JudgeEvent, JudgeNote
 from engine.search.alphabeta import Searcher
 from engine.search.limits import Budget, SearchLimits, search_budget
 from engine.search.result import SearchResult
-from engine.style.calibration import Calibration, calibrate, choose, judged_chances
+from engine.style.calibration import MIN_SPEED_POSITIONS, Calibration, calibrate, choose, judged_chances
 from engine.style.model import StyleModel
 from engine.style.prior import AdaptedCase, PriorSource, Proposal
 
@@ -67,6 +68,8 @@ class GuidedAgent(CaseAgent):
     at ``judge_depth`` plies (0: by the ``go``'s limits and the clock, where the error model chooses
     at the depth it was calibrated at), and a move is sound within
     ``judge_tolerance`` centipawns of its best (its scale is not the built-in evaluation's).
+    ``speed`` (option Speed) says which of the profile's speed classes the error model plays
+    (:mod:`engine.agents.speeds`; a ``rating`` wins over it).
     """
 
     def __init__(
@@ -87,6 +90,7 @@ class GuidedAgent(CaseAgent):
         judge_tolerance: int = defaults.JUDGE_TOLERANCE,
         tablebase: Tablebase | None = None,
         rating: float | None = None,
+        speed: str = defaults.SPEED,
     ) -> None:
         if neighbours < 1:
             raise ValueError(f"Neighbours must be at least 1, not {neighbours}")
@@ -121,11 +125,17 @@ class GuidedAgent(CaseAgent):
         self.held_out: np.ndarray | None = None
         if calibrated:
             self.calibration = calibrate(casebase, model if self.prior_source.uses_model else None, rating)
+        #: The calibration of all the expert's games (or at ``rating``), and of each speed class asked for.
+        self.all_games, self.rating = self.calibration, rating
+        self.by_speed: dict[str, Calibration] = {}
+        #: The speed class of the game in play (option Speed, or the clock's).
+        self.speed = GameSpeed(speed)
         super().__init__(casebase, weights, seed)
 
     def new_game(self, seed: int | None = None) -> None:
         """Re-seed the generator (see :class:`CaseAgent`); a judge retired last game is tried again."""
         super().new_game(seed)
+        self.speed.new_game()
         if self.judge is not None:  # set before CaseAgent.__init__ starts the first game
             self.judge.new_game()
 
@@ -200,7 +210,9 @@ class GuidedAgent(CaseAgent):
     def _choose(self, board: chess.Board, candidates: list[chess.Move], limits: SearchLimits | None,
                 stop: threading.Event | None, on_iteration: IterationCallback | None) -> Decision:
         """Propose, search, decide (search.md §1–3); the record follows §5."""
+        told = self._play_speed(board, limits)
         proposal, result, judge, notes = self.assess(board, candidates, limits, stop, on_iteration)
+        notes[:0] = told
         chances: dict[chess.Move, float] = {}
         if self.calibration is None:
             move, why = self._decide(board, proposal, result)
@@ -216,6 +228,24 @@ class GuidedAgent(CaseAgent):
         return Decision(move=move, reason=why, record=record, case=row, similarity=sim,
                         votes=proposal.count.get(move, 0), candidates=considered, chances=chances,
                         ponder=reply).searched(result)
+
+    def _play_speed(self, board: chess.Board, limits: SearchLimits | None) -> list[Note]:
+        """Make the calibration in force the profile of the speed class this ``go`` plays at
+        (strength.md §3): where one is played (the clock's or option Speed's), its class's profile, else
+        all the expert's games'; a rating asked for is the rating played. What to tell, once a game."""
+        if self.all_games is None or self.rating is not None:
+            return []
+        speed = self.speed.of(board, limits)
+        if speed is None:
+            self.calibration = self.all_games
+            return []
+        if speed not in self.by_speed:
+            self.by_speed[speed] = self.all_games.at_speed(speed)
+        self.calibration = self.by_speed[speed]
+        entry = self.all_games.speeds.get(speed)
+        note = SpeedProfile(self.all_games.expert, speed, None if entry is None else entry.positions,
+                            MIN_SPEED_POSITIONS, self.calibration.speed_profile, self.speed.forced)
+        return [note] if self.speed.first(note) else []
 
     def _judged(self, board: chess.Board, candidates: list[chess.Move], proposal: Proposal, budget: Budget,
                 stop: threading.Event | None, on_iteration: IterationCallback | None

@@ -138,6 +138,7 @@ def _guided_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], 
         judge_tolerance=int(values["JudgeTolerance"]),
         tablebase=resources.tablebase(str(values["Tables"])),
         rating=rating,
+        speed=str(values["Speed"]),
     )
     if rating is not None and agent.calibration is not None:
         resources.tell(f"strength limited to {rating}: {agent.calibration.source}")
@@ -214,6 +215,11 @@ MODES: dict[str, Mode] = {
                        " sensitivity of that rating; the expert's prior is kept; strength.md §4)"),
             Option("UCI_Elo", "spin", defaults.UCI_ELO, *defaults.UCI_ELO_RANGE,
                    doc="guided, with `UCI_LimitStrength`: the rating to play at"),
+            Option("Speed", "combo", defaults.SPEED, choices=defaults.SPEED_SETTINGS,
+                   doc="guided, by the expert's error model: which speed's profile it plays; `auto`, the speed the"
+                       " game's clock implies (`go wtime …` at the start of a game, or with `movestogo`; none for"
+                       " `depth`, `nodes` or `movetime`), where the profile has one (400 judged positions); `all`, all"
+                       " the expert's games; or a class, whatever the clock; `UCI_Elo` wins (strength.md §3)"),
         ),
     ),
     "chess0": Mode(

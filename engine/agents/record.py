@@ -126,7 +126,9 @@ class Choice:
     proposer's first choice (``top``) and its score (``top_exact``: exact, else an upper bound), the
     move's own score; by the error model, the ``chances`` it drew among, what the move loses (a
     share of the expected score) and how often the expert loses that much in this ``phase``
-    (``often``), with the calibration's ``source``. ``unvetted``: the search stopped before depth 1."""
+    (``often``), with the calibration's ``source``, the ``speed`` class the game is played at (the clock's or
+    option Speed's; None: none) and whether the error model is that class's own profile (``speed_profile``;
+    False: all the expert's games'). ``unvetted``: the search stopped before depth 1."""
 
     reason: str
     move: Share
@@ -141,6 +143,8 @@ class Choice:
     phase: str | None = None
     often: float | None = None
     calibration: str | None = None
+    speed: str | None = None
+    speed_profile: bool = False
 
 
 @dataclass(frozen=True)
@@ -238,6 +242,21 @@ class NoAgent:
 
 
 @dataclass(frozen=True)
+class SpeedProfile:
+    """Which profile of the ``expert`` the error model plays this game (strength.md §3): that of the
+    ``speed`` class the clock implies (or option Speed names: ``forced``), where it has one
+    (``played``), else all the expert's games'; ``positions``: the class's judged positions (None
+    where the profile does not say), ``needed`` for a profile of its own."""
+
+    expert: str
+    speed: str
+    positions: int | None
+    needed: int
+    played: bool
+    forced: bool = False
+
+
+@dataclass(frozen=True)
 class EngineLine:
     """An outside engine's own ``info string`` (a tournament's reference player), as it sent it."""
 
@@ -245,8 +264,8 @@ class EngineLine:
 
 
 #: What the user is told before how the move was decided: a fallback, the judge's fate, the tables'
-#: problems, an outside engine's own words.
-Note = ListedMovesIllegal | NoAgent | JudgeNote | TablesProblem | EngineLine
+#: problems, an outside engine's own words, the speed's profile played.
+Note = ListedMovesIllegal | NoAgent | JudgeNote | TablesProblem | EngineLine | SpeedProfile
 
 
 @dataclass

@@ -95,4 +95,5 @@ def _choice(calibration: Calibration | None, board: chess.Board, proposal: prior
     loss = max(float(expected_score(result.score) - expected_score(own.score)), 0.0)
     often = calibration.how_often(loss, board)
     phase, share = often if often is not None else (None, None)
-    return replace(choice, loss=loss, expert=calibration.expert, phase=phase, often=share, calibration=calibration.source)
+    return replace(choice, loss=loss, expert=calibration.expert, phase=phase, often=share, calibration=calibration.source,
+                   speed=calibration.speed, speed_profile=calibration.speed_profile)

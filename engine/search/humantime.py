@@ -18,7 +18,7 @@ from enum import StrEnum
 
 import chess
 
-from engine.search.limits import DEFAULT_MOVES_TO_GO, SearchLimits
+from engine.search.limits import DEFAULT_MOVES_TO_GO, SearchLimits, on_clock
 
 #: The clock time never spent on a pace: a person keeps some seconds for the moves to come.
 RESERVE_MS = 10_000
@@ -57,11 +57,10 @@ def human_pace(limits: SearchLimits, board: chess.Board, move: chess.Move, *, kn
     expert's own move in this very position, ``scores`` the exact scores of the moves judged (the
     side to move's)."""
     kind, scale = position_scale(board, move, known, scores)
-    remaining = limits.wtime if board.turn else limits.btime
-    if remaining is None or any((limits.movetime is not None, limits.depth, limits.nodes, limits.mate, limits.infinite,
-                                 limits.ponder)):  # a go that says more than the clock: a test's, a quick game's
+    clock = on_clock(limits, board.turn)
+    if clock is None:  # a go that says more than the clock: a test's, a quick game's
         return Pace(0.0, kind, scale)
-    increment = (limits.winc if board.turn else limits.binc) or 0
+    remaining, increment = clock
     per_move = remaining / (limits.movestogo or DEFAULT_MOVES_TO_GO) + increment
     ceiling = min(remaining / 3, remaining - RESERVE_MS) - limits.overhead
     return Pace(max(min(per_move * scale, ceiling), 0.0) / 1000, kind, scale)

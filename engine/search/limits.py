@@ -122,6 +122,17 @@ def search_budget(limits: SearchLimits | None, turn: chess.Color, spent: float) 
     return Budget(depth=depth, nodes=limits.nodes)
 
 
+def on_clock(limits: SearchLimits, turn: chess.Color) -> tuple[int, int] | None:
+    """The time left and the increment (milliseconds) of the side to move where the ``go`` gives the
+    clock alone; None where it says more than the clock (``depth``, ``nodes``, ``mate``, ``movetime``,
+    ``infinite``, ``ponder``: a test's, an analysis's) or has no clock for that side."""
+    remaining = limits.wtime if turn else limits.btime
+    if remaining is None or any((limits.movetime is not None, limits.depth, limits.nodes, limits.mate, limits.infinite,
+                                 limits.ponder)):
+        return None
+    return remaining, (limits.winc if turn else limits.binc) or 0
+
+
 def pondering(limits: SearchLimits) -> SearchLimits:
     """What a search gets for ``go ponder`` (search.md §4): with a clock, no time limit at all, for
     the clock only starts at ``ponderhit``; its depth and node limits stay."""

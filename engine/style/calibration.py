@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import NamedTuple
+from dataclasses import dataclass, field, replace
+from typing import Any, NamedTuple
 
 import chess
 import numpy as np
@@ -48,6 +48,33 @@ CALIBRATION_POSITIONS = 400
 PLAY_JUDGE_DEPTH = 10
 #: The range at_rating searches for the sensitivity (expected score).
 MIN_SENSITIVITY, MAX_SENSITIVITY = 1e-5, 10.0
+#: The judged positions a speed class needs for a profile of its own (``meta["profile"]["speeds"]``).
+MIN_SPEED_POSITIONS = 400
+
+
+class SpeedFit(NamedTuple):
+    """A speed class's entry in the profile: its judged positions (None where it does not say), and
+    its fit's expected loss over the all-games fit's (None: no fit of its own, too few positions)."""
+
+    positions: int | None
+    loss_ratio: float | None
+
+
+def speed_fits(description: Mapping[str, Any]) -> dict[str, SpeedFit]:
+    """The speed classes of a profile's description (``meta["profile"]``): each entry of its
+    ``speeds``, with a loss ratio where it has a usable fit on at least :data:`MIN_SPEED_POSITIONS`."""
+    every = description["fit"]["expected_loss"]
+    found = {}
+    for name, entry in (description.get("speeds") or {}).items():
+        if not isinstance(entry, dict):
+            continue
+        positions = entry.get("positions")
+        positions = positions if isinstance(positions, int) else None
+        loss = (entry.get("fit") or {}).get("expected_loss")
+        usable = isinstance(loss, int | float) and math.isfinite(loss) and loss > 0 and every > 0 \
+            and (positions is None or positions >= MIN_SPEED_POSITIONS)
+        found[str(name)] = SpeedFit(positions, loss / every if usable else None)
+    return found
 
 
 @dataclass(frozen=True)
@@ -75,6 +102,12 @@ class Calibration:
     #: What the positions at_rating reaches its loss on ask of the expert, over what the expert's
     #: own positions ask: with a games record, whose positions are easier, less than 1 (strength.md §4).
     target_scale: float = 1.0
+    #: The profile's speed classes (:func:`speed_fits`).
+    speeds: Mapping[str, SpeedFit] = field(default_factory=dict)
+    #: The speed class it was asked to play at (:meth:`at_speed`; None: none, all games), and whether
+    #: it plays that class's own profile (False: it fell back to all games').
+    speed: str | None = None
+    speed_profile: bool = False
 
     def chances(self, scores: Sequence[int], prior: Sequence[float]) -> np.ndarray:
         """The chance of each judged move (scores in centipawns for the mover, prior as proposed)."""
@@ -100,6 +133,24 @@ class Calibration:
             model = _sensitivity_for(self.fitted or self.model, self.loss, self.log_prior,
                                      loss_at(rating) * self.target_scale, self.judged)
         return replace(self, model=model, rating=rating, source=f"{self.source}, set to {rating:.0f}")
+
+    def at_speed(self, speed: str) -> Calibration:
+        """The same prior weight and consistency, with the sensitivity whose expected loss on these
+        positions is this one's times the ``speed`` class's fitted loss over all games' (strength.md §3);
+        this one, saying it fell back, where the profile has no fit of that class (fewer than
+        :data:`MIN_SPEED_POSITIONS` judged positions) or the class is unknown."""
+        entry = self.speeds.get(speed)
+        if entry is None or entry.loss_ratio is None:
+            return replace(self, speed=speed, speed_profile=False)
+        ratio, rating = entry.loss_ratio, rating_of(loss_at(self.rating) * entry.loss_ratio)
+        if self.loss is None:  # no positions to set it on: the rating line's sensitivity
+            model = self.at_rating(rating).model
+        else:
+            target = self.model.expected_loss(self.loss, self.log_prior, self.judged) * ratio
+            model = _sensitivity_for(self.model, self.loss, self.log_prior, target, self.judged)
+        source = (f"{self.source}; at {speed}, s {model.sensitivity:.4f} to lose {ratio:.2f} times as much,"
+                  f" as its {speed} games' fit does")
+        return replace(self, model=model, rating=rating, source=source, speed=speed, speed_profile=True)
 
 
 def _sensitivity_for(model: ErrorModel, loss: np.ndarray, log_prior: np.ndarray | None, target: float,
@@ -157,7 +208,8 @@ def _calibration(casebase: Casebase | None, model: StyleModel | None) -> Calibra
         return shipped_calibration("the engine" if casebase is None else casebase.expert,
                                    refused or "no error profile")
     key = (str(casebase.path), profile.meta.get("fit", {}).get("sensitivity"), len(profile.rows),
-           repr(profile.meta.get("play")), repr(profile.meta.get("games")), None if model is None else str(model.path))
+           repr(profile.meta.get("play")), repr(profile.meta.get("games")), repr(profile.meta.get("speeds")),
+           None if model is None else str(model.path))
     if key not in _CACHE:
         _CACHE[key] = _fit(casebase, profile, model)
     return _CACHE[key]
@@ -230,7 +282,8 @@ def _fit(casebase: Casebase, profile: Profile, model: StyleModel | None) -> Cali
     own = {str(name): np.sort(lost[profile.phases == name]) for name in PHASES}
     source = (f"{casebase.expert}'s error profile ({found.positions} positions"
               f"{', with the model' if model is not None else ''}: {fitted.describe()})")
-    calibration = Calibration(fitted, casebase.expert, rating_of(expected), source, own, found.loss, found.log_prior)
+    calibration = Calibration(fitted, casebase.expert, rating_of(expected), source, own, found.loss, found.log_prior,
+                              speeds=speed_fits(profile.meta))
     play, games = profile.play, profile.games
     if play is None and games is None:
         return calibration

@@ -22,6 +22,7 @@ from engine.agents.record import (
     Pure,
     Record,
     Share,
+    SpeedProfile,
     Tables,
     TablesProblem,
     Uniform,
@@ -65,7 +66,20 @@ def note_text(note: Note) -> str:
         return "no agent" if note.error is None else f"error while choosing a move: {note.error}"
     if isinstance(note, ListedMovesIllegal):
         return "none of the listed moves is legal here: choosing among all legal moves"
+    if isinstance(note, SpeedProfile):
+        return _speed_note(note)
     return _judge_note(note)
+
+
+def _speed_note(note: SpeedProfile) -> str:
+    """Which profile the error model plays this game: the speed's own, or all the expert's games'."""
+    why = "option Speed" if note.forced else "the speed the clock implies"
+    if note.played:
+        counted = "" if note.positions is None else f" ({note.positions} positions)"
+        return f"playing {note.expert}'s {note.speed} profile{counted}, {why}"
+    counted = f"fewer than {note.needed} positions" if note.positions is None else \
+        f"{note.positions} positions < {note.needed}"
+    return f"no {note.speed} profile of {note.expert} ({counted}), {why}: playing the profile of all {note.expert}'s games"
 
 
 def _judge_note(note: JudgeNote) -> str:
