@@ -19,6 +19,7 @@ from casebase.builder import build
 from casebase.checks import CasebaseError
 from casebase.format import Casebase
 from casebase.games import BuildError, GameFilter
+from casebase.holdout import held_out_games
 from casebase.info import describe, speed_counts
 from casebase.npzfile import read_member, write_npz
 from casebase.profile_checks import check_profile
@@ -119,6 +120,15 @@ def test_build_takes_the_games_of_one_speed(tmp_path, capsys):
         GameFilter(EXPERT, speed="fast")
     with pytest.raises(BuildError, match="no cases left .*speed filtered: 13"):
         build([pgn], GameFilter(EXPERT, speed="bullet"), workers=1)
+
+
+def test_holdout_of_one_speed_is_what_the_build_of_that_speed_leaves_out(tmp_path):
+    pgn, _ = speed_pgn(tmp_path)
+    selection = GameFilter(EXPERT, speed="blitz", exclude_latest=0.5)
+    held = held_out_games([pgn], selection, workers=1, progress=False)
+    assert [text.count('[TimeControl "180+2"]') for text in held] == [1, 1, 1]
+    assert [text.split('[Date "')[1][:10] for text in held] == ["2020.01.04", "2020.01.05", "2020.01.06"]
+    assert build([pgn], selection, workers=1).games["date"].tolist() == ["2020.01.01", "2020.01.02", "2020.01.03"]
 
 
 @pytest.fixture
