@@ -13,6 +13,7 @@ from casebase.format import Casebase, CasebaseError
 from casebase.games import BuildError, GameFilter
 from casebase.holdout import held_out_games, write_pgn
 from casebase.info import describe, summary
+from casebase.speed import SPEEDS, UNKNOWN
 from common.cli import positive_int
 from common.paths import casebase_path
 
@@ -29,6 +30,8 @@ def _add_selection(parser: argparse.ArgumentParser) -> None:
                         help="only games where the expert's own rating is at least ELO")
     parser.add_argument("--max-elo", type=int, metavar="ELO",
                         help="only games where the expert's own rating is at most ELO")
+    parser.add_argument("--speed", choices=(*SPEEDS, UNKNOWN),
+                        help="only games of this speed class (from the TimeControl tag, else the event's name)")
     parser.add_argument("--workers", type=positive_int, metavar="N", help="worker processes (default: all cores)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
 
@@ -36,7 +39,7 @@ def _add_selection(parser: argparse.ArgumentParser) -> None:
 def _selection(args: argparse.Namespace, **extra: object) -> GameFilter:
     return GameFilter(
         player=args.player or "", exact_name=args.exact_name, all_players=args.all_players,
-        min_elo=args.min_elo, max_elo=args.max_elo, **extra,  # type: ignore[arg-type]
+        min_elo=args.min_elo, max_elo=args.max_elo, speed=args.speed, **extra,  # type: ignore[arg-type]
     )
 
 

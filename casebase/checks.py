@@ -20,7 +20,11 @@ from common.text import clip
 BITBOARDS = ("white", "black", "pawns", "knights", "bishops", "rooks", "queens", "kings")
 
 #: Columns of the games table, with their dtype kind.
-GAME_TEXT_COLUMNS = ("white", "black", "date", "event", "site", "result")
+GAME_TEXT_COLUMNS = ("white", "black", "date", "event", "site", "result", "timecontrol")
+#: The PGN tag each text column holds, in the same order.
+GAME_TAGS = ("White", "Black", "Date", "Event", "Site", "Result", "TimeControl")
+#: Text columns a casebase made before them lacks, read as unknown ("?") in every game.
+LATER_TEXT_COLUMNS = ("timecontrol",)
 GAME_COLUMNS: dict[str, Any] = {
     **{name: np.str_ for name in GAME_TEXT_COLUMNS},
     "expert_white": np.bool_,

@@ -11,10 +11,11 @@ from dataclasses import dataclass, field
 import chess
 import chess.pgn
 
-from casebase.format import GAME_TEXT_COLUMNS
+from casebase.format import GAME_TAGS
 from casebase.games import (
     BOTH_MATCH,
     ELO_FILTERED,
+    SPEED_FILTERED,
     VARIANT_SKIPPED,
     WITHOUT_EXPERT,
     Candidate,
@@ -23,7 +24,7 @@ from casebase.games import (
 )
 
 #: Per-game outcome codes stored while parsing (index into this tuple); -1 = candidate.
-OUTCOMES = (WITHOUT_EXPERT, BOTH_MATCH, VARIANT_SKIPPED, ELO_FILTERED)
+OUTCOMES = (WITHOUT_EXPERT, BOTH_MATCH, VARIANT_SKIPPED, ELO_FILTERED, SPEED_FILTERED)
 CANDIDATE = -1
 
 
@@ -32,7 +33,7 @@ class ParsedGame:
     """A candidate game as parsed: headers kept for the games table, and its cases' extent."""
 
     index: int  # in its chunk until merged, then in its source file
-    tags: tuple[str, ...]  # GAME_TEXT_COLUMNS
+    tags: tuple[str, ...]  # GAME_TAGS, in the order of GAME_TEXT_COLUMNS
     expert_white: bool
     expert_elo: int
     spelling: str
@@ -86,7 +87,7 @@ class CaseVisitor(chess.pgn.BaseVisitor[bool]):
         chunk.outcomes.append(CANDIDATE)
         self.game = ParsedGame(
             index=len(chunk.outcomes) - 1,
-            tags=tuple(headers.get(tag.capitalize(), "?") for tag in GAME_TEXT_COLUMNS),
+            tags=tuple(headers.get(tag, "?") for tag in GAME_TAGS),
             expert_white=decision.expert_white,
             expert_elo=decision.expert_elo,
             spelling=white if decision.expert_white else black,

@@ -17,8 +17,10 @@ to_square              uint8 N      move's to square, 0..63
 promotion              uint8 N      0, or the promotion piece type (2..5)
 game                   int32 N      row of the games table the case came from
 ply                    int32 N      half-move index in that game (0 = first move played)
-games_<column>         G            White, Black, Date, Event, Site, Result (str),
-                                    expert_white (bool), expert_elo (int32, -1 unknown),
+games_<column>         G            White, Black, Date, Event, Site, Result,
+                                    TimeControl (str, the PGN tags as the game gives
+                                    them, "?" where it has none), expert_white (bool),
+                                    expert_elo (int32, -1 unknown),
                                     index (int32, game's index in its source file),
                                     source (int32, index into meta["sources"])
 =====================  ===========  ==================================================
@@ -33,7 +35,8 @@ and ``meta["profile"]`` inside: they are read as before, and the casebase is sai
 (``python -m casebase split``). A profile that fails its checks, or was made for other cases,
 costs the profile, not the cases: :meth:`Casebase.load` drops it and says why in
 ``profile_problem`` (the engine plays the cases without calibration; ``casebase info`` and
-``python -m profiling`` refuse the file).
+``python -m profiling`` refuse the file). A file made before the games table had its ``timecontrol`` column (issue #42)
+is read with ``"?"`` (unknown) in every game.
 
 Files are plain (stored, uncompressed) zip members so that :meth:`Casebase.load` can
 memory-map the large arrays, and are written with fixed zip timestamps so that the same
@@ -59,17 +62,20 @@ from casebase.checks import (
     BITBOARDS,
     CASE_DTYPES,
     GAME_COLUMNS,
+    GAME_TAGS,
     GAME_TEXT_COLUMNS,
+    LATER_TEXT_COLUMNS,
     CasebaseError,
     check,
 )
 from casebase.npzfile import check_format, members_of, memmap_member, read_member, write_npz
 from casebase.profile_checks import ProfileMismatch, check_profile
 from casebase.profilefile import profile_path, provenance, read_inside, read_profile, write_profile
+from casebase.speed import speed_of
 from common.files import file_sha256
 
-__all__ = ["BITBOARDS", "FORMAT_NAME", "FORMAT_VERSION", "GAME_COLUMNS", "GAME_TEXT_COLUMNS", "CaseSource", "Casebase",
-           "CasebaseError", "decode_board", "decode_move", "encode_board", "encode_move"]
+__all__ = ["BITBOARDS", "FORMAT_NAME", "FORMAT_VERSION", "GAME_COLUMNS", "GAME_TAGS", "GAME_TEXT_COLUMNS", "CaseSource",
+           "Casebase", "CasebaseError", "decode_board", "decode_move", "encode_board", "encode_move"]
 
 FORMAT_NAME = "cbr-chess-casebase"
 FORMAT_VERSION = 2
@@ -132,6 +138,7 @@ class CaseSource:
     site: str
     date: str
     result: str
+    timecontrol: str
     ply: int
     game_index: int
     source_file: str
@@ -208,6 +215,8 @@ class Casebase:
                 check_format(path, zf, members, FORMAT_NAME, FORMAT_VERSION)
                 arrays: dict[str, np.ndarray] = {}
                 for name in [*CASE_DTYPES, "meta", *(f"games_{c}" for c in GAME_COLUMNS)]:
+                    if name not in members and name.removeprefix("games_") in LATER_TEXT_COLUMNS:
+                        continue  # a file made before the column: filled in below
                     if name not in members:
                         raise CasebaseError(f"{path}: missing array {name!r}")
                     member = members[name]
@@ -226,7 +235,8 @@ class Casebase:
             raise CasebaseError(f"{path}: metadata is not valid JSON ({exc})") from exc
         if not isinstance(meta, dict):
             raise CasebaseError(f"{path}: metadata is not a JSON object")
-        games = {c: arrays.pop(f"games_{c}") for c in GAME_COLUMNS}
+        rows = len(arrays["games_index"])
+        games = {c: arrays.pop(f"games_{c}") if f"games_{c}" in arrays else np.full(rows, "?") for c in GAME_COLUMNS}
         described, description = "profile" in meta, meta.pop("profile", None)
         try:
             casebase = cls(**arrays, games=games, meta=meta, path=path, profile=None)  # the cases, checked
@@ -344,6 +354,17 @@ class Casebase:
     @property
     def num_games(self) -> int:
         return len(self.games["index"])
+
+    def game_speeds(self) -> np.ndarray:
+        """The speed class of each game of the games table (:func:`casebase.speed.speed_of` of its
+        TimeControl, event and site; ``"unknown"`` where they say none)."""
+        tags = list(zip(*(self.games[c].tolist() for c in ("timecontrol", "event", "site")), strict=True))
+        speeds = {t: speed_of(*t) for t in set(tags)}  # a casebase's games share few distinct tags
+        return np.array([speeds[t] for t in tags], dtype=np.str_)
+
+    def speeds(self) -> np.ndarray:
+        """The speed class of each case (its game's, :meth:`game_speeds`)."""
+        return self.game_speeds()[np.asarray(self.game)]
 
     def move(self, i: int) -> chess.Move:
         """The expert's move of case ``i``."""

@@ -4,7 +4,8 @@
 A game is decided from its headers alone, in this order (each game lands in exactly one
 count): no side is the expert -> ``without_expert``; both sides are -> ``both_match``;
 a non-standard ``Variant`` tag -> ``variant_skipped``; the expert's own rating outside
-``--min-elo``/``--max-elo`` -> ``elo_filtered``. The remaining *candidate* games are then
+``--min-elo``/``--max-elo`` -> ``elo_filtered``; another speed class than ``--speed``'s
+(:func:`casebase.speed.speed_of`) -> ``speed_filtered``. The remaining *candidate* games are then
 thinned globally: the latest ``--exclude-latest`` fraction by date -> ``held_out``, and
 candidates after the first ``--max-games`` -> ``beyond_max_games``. The rest are used.
 """
@@ -19,6 +20,7 @@ from typing import Any
 import chess
 
 from casebase.names import NameMatcher
+from casebase.speed import SPEEDS, UNKNOWN, speed_of
 
 #: The expert name recorded for an ``--all-players`` casebase.
 ALL_PLAYERS = "all players"
@@ -28,6 +30,7 @@ WITHOUT_EXPERT = "without_expert"
 BOTH_MATCH = "both_match"
 VARIANT_SKIPPED = "variant_skipped"
 ELO_FILTERED = "elo_filtered"
+SPEED_FILTERED = "speed_filtered"
 HELD_OUT = "held_out"
 BEYOND_MAX_GAMES = "beyond_max_games"
 
@@ -49,6 +52,7 @@ class GameFilter:
     max_elo: int | None = None
     max_games: int | None = None
     exclude_latest: float = 0.0
+    speed: str | None = None  # one speed class (casebase.speed), or None for every game
 
     def __post_init__(self) -> None:
         if not self.all_players:
@@ -61,6 +65,8 @@ class GameFilter:
                              f"not {self.exclude_latest}")
         if self.max_games is not None and self.max_games < 1:
             raise BuildError(f"--max-games must be at least 1, not {self.max_games}")
+        if self.speed is not None and self.speed not in (*SPEEDS, UNKNOWN):
+            raise BuildError(f"--speed must be one of {', '.join((*SPEEDS, UNKNOWN))}, not {self.speed!r}")
         if None not in (self.min_elo, self.max_elo) and self.min_elo > self.max_elo:  # type: ignore[operator]
             raise BuildError(f"--min-elo {self.min_elo} is above --max-elo {self.max_elo}")
 
@@ -70,8 +76,9 @@ class GameFilter:
         return ALL_PLAYERS if self.all_players else self.player.strip()
 
     def as_meta(self) -> dict[str, Any]:
-        """The options as stored in the casebase metadata."""
-        return asdict(self)
+        """The options as stored in the casebase metadata (``speed`` only where one is chosen, so that a
+        casebase of every game records what it did before the option, as its personal model names it)."""
+        return {key: value for key, value in asdict(self).items() if key != "speed" or value is not None}
 
     def matcher(self) -> NameMatcher | None:
         """The expert's name matcher (None with ``all_players``)."""
@@ -119,6 +126,9 @@ def classify(
         and (selection.max_elo is None or elo <= selection.max_elo)
     ):
         return ELO_FILTERED
+    if selection.speed is not None and speed_of(headers.get("TimeControl"), headers.get("Event"),
+                                                headers.get("Site")) != selection.speed:
+        return SPEED_FILTERED
     return Candidate(expert_white, elo)
 
 

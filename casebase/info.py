@@ -9,6 +9,7 @@ import numpy as np
 
 from casebase.format import Casebase
 from casebase.profilefile import profile_path
+from casebase.speed import SPEEDS, UNKNOWN
 
 
 def summary(casebase: Casebase) -> str:
@@ -22,6 +23,7 @@ def summary(casebase: Casebase) -> str:
             ("games_both_match", "with the expert on both sides (skipped)"),
             ("games_variant_skipped", "of a non-standard variant (skipped)"),
             ("games_elo_filtered", "outside the rating range"),
+            ("games_speed_filtered", f"of another speed than {meta.get('options', {}).get('speed')}"),
             ("games_held_out", "held out as the latest"),
             ("games_beyond_max_games", "beyond --max-games"),
         )
@@ -75,6 +77,12 @@ def distinct_positions(casebase: Casebase) -> int:
     return len(np.unique(_rows(casebase.boards, casebase.turn))) if len(casebase) else 0
 
 
+def speed_counts(casebase: Casebase) -> dict[str, tuple[int, int]]:
+    """Games and cases of each speed class (:data:`casebase.speed.SPEEDS`, then unknown), every class named."""
+    games, cases = Counter(casebase.game_speeds().tolist()), Counter(casebase.speeds().tolist())
+    return {speed: (games[speed], cases[speed]) for speed in (*SPEEDS, UNKNOWN)}
+
+
 def describe_profile(casebase: Casebase) -> str:
     """The ``error profile:`` line: what ``meta["profile"]`` says of the fit and the judged moves
     (docs/strength.md; ``python -m profiling`` stores it, :mod:`engine.style.profile` reads the arrays)."""
@@ -93,6 +101,26 @@ def describe_profile(casebase: Casebase) -> str:
             # the profiles stored without their threshold were made with 50 cp
             f" lose {meta.get('mistake_cp', 50)} cp or more, {100 * a['first_choice']:.1f} % the judge's first choice"
             + _play_record(meta))
+
+
+def describe_speeds(casebase: Casebase) -> str | None:
+    """The ``profile by speed:`` line: each speed class's implied rating and loss where the profile fits
+    it (docs/strength.md §1), and the judged positions of the others; None for a profile made without."""
+    meta = casebase.meta.get("profile")
+    if casebase.profile is None or not isinstance(meta, dict) or "speed_positions" not in meta:
+        return None
+    fitted = [_speed(speed, values, meta.get("mistake_cp", 50)) for speed, values in meta["speeds"].items()]
+    others = [f"{speed} {n}" for speed, n in meta["speed_positions"].items() if n and speed not in meta["speeds"]]
+    return "; ".join(fitted or ["no speed class has enough judged positions for a fit of its own"]) + (
+        f" (too few to fit, positions: {', '.join(others)})" if others else "")
+
+
+def _speed(speed: str, values: dict[str, Any], mistake_cp: int) -> str:
+    """One speed class's implied rating, its interval and its loss, in words."""
+    rating, stats = values["rating"], values["all"]
+    return (f"{speed} {rating['implied']:.0f} ({rating['low']:.0f}..{rating['high']:.0f}) from {values['positions']}"
+            f" positions, mean loss {stats['mean_cp_loss']:.1f} cp, {100 * stats['mistakes']:.1f} % lose {mistake_cp} cp"
+            " or more")
 
 
 def _provenance(casebase: Casebase) -> str:
@@ -128,6 +156,8 @@ def describe(casebase: Casebase) -> str:
         f"cases:         {len(casebase)} ({meta['counts'].get('cases_white', 0)} as White,"
         f" {meta['counts'].get('cases_black', 0)} as Black)",
         f"positions:     {distinct_positions(casebase)} distinct",
+        "speeds:        " + ", ".join(f"{speed} {games} games ({cases} cases)"
+                                      for speed, (games, cases) in speed_counts(casebase).items()),
     ]
     for colour, white in (("White", True), ("Black", False)):
         moves = first_moves(casebase, white)
@@ -141,6 +171,9 @@ def describe(casebase: Casebase) -> str:
         for source in meta["sources"]
     )
     lines.append("error profile: " + describe_profile(casebase))
+    by_speed = describe_speeds(casebase)
+    if by_speed is not None:
+        lines.append("by speed:      " + by_speed)
     lines.append("profile file:  " + _provenance(casebase))
     lines.append("summary:       " + summary(casebase))
     return "\n".join(lines)

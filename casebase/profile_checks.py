@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from casebase.checks import PROMOTIONS, CasebaseError, check_numbers, kind, shown
+from casebase.speed import SPEEDS, UNKNOWN
 
 #: The error profile's arrays (version 2), all present or none.
 PROFILE_DTYPES = {
@@ -236,20 +237,46 @@ PROFILE_META_OPTIONAL = {"rating": ("bootstrap_low", "bootstrap_high")}
 
 def _check_profile_meta(description: Mapping[str, Any], p: int) -> None:
     """The description says as many positions as the arrays hold, and finite numbers where it is
-    read: a fit with a positive sensitivity and consistency, the implied rating, the statistics."""
+    read: a fit with a positive sensitivity and consistency, the implied rating, the statistics;
+    the same of each speed class's, where it has them (profiles made before issue #42 do not)."""
     if description.get("positions") != p:
         raise CasebaseError(f"the error profile's description says {shown(description.get('positions'))} positions,"
                             f" its arrays hold {p}")
-    for part, keys in PROFILE_META.items():
-        values = description.get(part)
+    _check_fitted(description, "the error profile's")
+    counts = description.get("speed_positions", {})
+    if not isinstance(counts, dict) or set(counts) - {*SPEEDS, UNKNOWN} or any(
+            isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in counts.values()) or (
+            counts and sum(counts.values()) != p):
+        raise CasebaseError(f"the error profile's speed_positions are {shown(counts)}: not a count of each speed"
+                            f" class ({', '.join((*SPEEDS, UNKNOWN))}) adding up to its {p} positions")
+    speeds = description.get("speeds", {})
+    if not isinstance(speeds, dict):
+        raise CasebaseError(f"the error profile's 'speeds' is a {kind(speeds)}, not a JSON object")
+    for speed, values in speeds.items():
+        what = f"the error profile's {speed} speed"
+        if speed not in SPEEDS:
+            raise CasebaseError(f"the error profile has a fit of the speed {shown(speed)}: not one of {', '.join(SPEEDS)}")
         if not isinstance(values, dict):
-            raise CasebaseError(f"the error profile's description has no {part!r}" if values is None else
-                                f"the error profile's {part!r} is a {kind(values)}, not a JSON object")
-        check_numbers(values, keys + tuple(k for k in PROFILE_META_OPTIONAL.get(part, ()) if k in values),
-                       f"the error profile's {part}")
-    fit = description["fit"]
+            raise CasebaseError(f"{what} is a {kind(values)}, not a JSON object")
+        if values.get("positions") != counts.get(speed):
+            raise CasebaseError(f"{what} says {shown(values.get('positions'))} positions, its speed_positions"
+                                f" {shown(counts.get(speed))}")
+        _check_fitted(values, f"{what}'s")
+
+
+def _check_fitted(values: Mapping[str, Any], what: str) -> None:
+    """``values`` (a description, or its speed class's) holds finite numbers where they are read: a fit
+    with a positive sensitivity and consistency, the implied rating, the statistics (``what``: whose)."""
+    for part, keys in PROFILE_META.items():
+        numbers = values.get(part)
+        if not isinstance(numbers, dict):
+            raise CasebaseError(f"{what} description has no {part!r}" if numbers is None else
+                                f"{what} {part!r} is a {kind(numbers)}, not a JSON object")
+        check_numbers(numbers, keys + tuple(k for k in PROFILE_META_OPTIONAL.get(part, ()) if k in numbers),
+                      f"{what} {part}")
+    fit = values["fit"]
     if fit["sensitivity"] <= 0 or fit["consistency"] <= 0:
-        raise CasebaseError(f"the error profile's fit is not usable (sensitivity {fit['sensitivity']},"
+        raise CasebaseError(f"{what} fit is not usable (sensitivity {fit['sensitivity']},"
                             f" consistency {fit['consistency']}: both must be positive)")
 
 

@@ -9,7 +9,7 @@ import chess
 import chess.pgn
 import numpy as np
 
-from casebase.format import GAME_TEXT_COLUMNS, Casebase, encode_board
+from casebase.format import GAME_TAGS, GAME_TEXT_COLUMNS, Casebase, encode_board
 
 Case = tuple[chess.Board, chess.Move]
 
@@ -24,7 +24,8 @@ def make_casebase(
         headers.append(tags)
         rows += [(board, move, g, board.ply()) for board, move in cases]
     n = len(rows)
-    table = {c: np.array([h.get(c.capitalize(), "?") for h in headers], dtype=str) for c in GAME_TEXT_COLUMNS}
+    table = {c: np.array([h.get(tag, "?") for h in headers], dtype=str)
+             for c, tag in zip(GAME_TEXT_COLUMNS, GAME_TAGS, strict=True)}
     return Casebase(
         boards=np.array([encode_board(b) for b, *_ in rows], dtype=np.uint64).reshape(n, 8),
         turn=np.array([b.turn for b, *_ in rows], dtype=bool),

@@ -20,6 +20,7 @@ import numpy as np
 from casebase.format import Casebase, decode_move
 from casebase.phases import PHASES, phases_of
 from casebase.profile_checks import PLAY_DTYPES, PROFILE_DTYPES
+from casebase.speed import SPEEDS, UNKNOWN
 from engine.style.errormodel import PRIOR_FLOOR, expected_score, fit, losses
 from engine.style.rating import implied_rating
 
@@ -27,6 +28,9 @@ from engine.style.rating import implied_rating
 MISTAKE_CP = 50
 #: Centipawn losses are clipped here for the means (a blunder in a won position is not 30 pawns).
 CP_LOSS_CLIP = 1000
+#: The fewest judged positions of a speed class that get a fit of their own in the summary (fewer
+#: leave the implied rating's interval too wide to tell the classes apart).
+SPEED_POSITIONS = 400
 
 
 def refusal(casebase: Casebase) -> str | None:
@@ -188,25 +192,40 @@ class Profile:
         """The moves the judge scored in each position, best first."""
         return [[decode_move(int(code)) for code in row if code] for row in self.moves]
 
+    @property
+    def speeds(self) -> np.ndarray:
+        """The speed class of each judged position (its game's: :meth:`casebase.format.Casebase.speeds`)."""
+        return self.casebase.speeds()[self.rows]
+
     def summary(self) -> dict[str, Any]:
-        """The fit, the implied rating and the loss statistics (overall and by phase), as stored
-        in the profile's description (``meta["profile"]``) beside how the positions were judged."""
-        loss, chosen = self.loss, self.played.astype(np.int64)
-        result = fit(loss, chosen)
-        implied = implied_rating(loss, chosen, result.model)
-        phases = self.phases
+        """The fit, the implied rating and the loss statistics (overall, by phase, and by speed where
+        a class has at least :data:`SPEED_POSITIONS` judged positions), as stored in the profile's
+        description (``meta["profile"]``) beside how the positions were judged."""
+        phases, speeds = self.phases, self.speeds
         stats = {str(name): loss_stats(self.cp_loss[phases == name], self.played[phases == name])
                  for name in PHASES}
+        counts = {speed: int(np.count_nonzero(speeds == speed)) for speed in (*SPEEDS, UNKNOWN)}
         return {
-            "positions": len(self.rows),
+            **self._fitted(np.ones(len(self.rows), dtype=bool)),
+            "mistake_cp": MISTAKE_CP,
+            "phases": stats,
+            "speed_positions": counts,
+            "speeds": {speed: self._fitted(speeds == speed) for speed in SPEEDS if counts[speed] >= SPEED_POSITIONS},
+        }
+
+    def _fitted(self, rows: np.ndarray) -> dict[str, Any]:
+        """The positions, fit, implied rating and loss statistics of the positions where ``rows`` holds."""
+        loss, chosen = self.loss[rows], self.played[rows].astype(np.int64)
+        result = fit(loss, chosen)
+        implied = implied_rating(loss, chosen, result.model)
+        return {
+            "positions": int(np.count_nonzero(rows)),
             "fit": {"sensitivity": result.model.sensitivity, "consistency": result.model.consistency,
                     "mean_log_likelihood": result.mean_log_likelihood,
                     "expected_loss": result.model.expected_loss(loss)},
             "rating": {"implied": implied.rating, "low": implied.low, "high": implied.high,
                        "bootstrap_low": implied.bootstrap_low, "bootstrap_high": implied.bootstrap_high},
-            "mistake_cp": MISTAKE_CP,
-            "all": loss_stats(self.cp_loss, self.played),
-            "phases": stats,
+            "all": loss_stats(self.cp_loss[rows], self.played[rows]),
         }
 
 
