@@ -31,26 +31,28 @@ LATE = SearchLimits(wtime=20_000, btime=20_000)
 
 
 def speeds(description: dict[str, Any], blitz: float = 1.5, bullet_positions: int = 212) -> dict[str, Any]:
-    """Engineer A's summary by speed (``meta["profile"]["speeds"]``, issue #42), written here by hand:
-    a blitz class of 612 positions losing ``blitz`` times what all games lose, and a bullet class too
-    small for a fit of its own."""
+    """The description with a summary by speed (``speed_positions`` and ``speeds``, issue #42) made up
+    here: a blitz class of 612 positions losing ``blitz`` times what all games lose, a bullet class too
+    small for a fit of its own, the rest unknown."""
     every = description["fit"]["expected_loss"]
-    return {"blitz": {"positions": 612, "fit": {"expected_loss": every * blitz}},
-            "bullet": {"positions": bullet_positions}}
+    blitz_entry = {**{part: description[part] for part in ("rating", "all")}, "positions": 612,
+                   "fit": {**description["fit"], "expected_loss": every * blitz}}
+    counts = {"blitz": 612, "bullet": bullet_positions, "unknown": description["positions"] - 612 - bullet_positions}
+    return {**description, "speed_positions": counts, "speeds": {"blitz": blitz_entry}}
 
 
 @pytest.fixture
 def by_speed(profiled: tuple[Path, Path], tmp_path: Path) -> Path:
     """A copy of the profiled Kosteniuk casebase whose profile file has a summary by speed."""
     path = copy_profiled(profiled[0], tmp_path / "kosteniuk-2200.npz")
-    rewrite_npz(profile_path(profiled[0]), profile_path(path), meta=lambda d: {**d, "speeds": speeds(d)})
+    rewrite_npz(profile_path(profiled[0]), profile_path(path), meta=speeds)
     return path
 
 
 def with_speeds(path: Path, **change: Any) -> Casebase:
     """The casebase at ``path`` with a summary by speed put into its loaded profile (in memory)."""
     casebase = Casebase.load(path)
-    casebase.meta["profile"]["speeds"] = speeds(casebase.meta["profile"], **change)
+    casebase.meta["profile"] = speeds(casebase.meta["profile"], **change)
     return casebase
 
 
@@ -76,8 +78,7 @@ def test_a_speed_without_a_fit_of_its_own_is_all_games_and_says_it_fell_back(pro
     assert (at.model, at.source, at.speed, at.speed_profile) == (base.model, base.source, speed, False)
     # a class of too few positions falls back even with a fit: the profile's 400 rule holds here too
     casebase = with_speeds(profiled[0])
-    casebase.meta["profile"]["speeds"]["bullet"]["fit"] = {"expected_loss": 0.5}
-    casebase.meta["profile"]["speeds"]["bullet"]["positions"] = 399
+    casebase.meta["profile"]["speeds"]["bullet"] = {"positions": 399, "fit": {"expected_loss": 0.5}}
     assert not calibrate(casebase, None).at_speed("bullet").speed_profile
 
 

@@ -38,9 +38,10 @@ from engine.outside.judge import Judge, JudgeError, JudgeEvent, JudgeNote
 from engine.search.alphabeta import Searcher
 from engine.search.limits import Budget, SearchLimits, search_budget
 from engine.search.result import SearchResult
-from engine.style.calibration import MIN_SPEED_POSITIONS, Calibration, calibrate, choose, judged_chances
+from engine.style.calibration import Calibration, calibrate, choose, judged_chances
 from engine.style.model import StyleModel
 from engine.style.prior import AdaptedCase, PriorSource, Proposal
+from engine.style.profile import SPEED_POSITIONS
 
 
 def automatic_selection(casebase: Casebase | None, judged: bool, rating: float | None = None) -> Selection:
@@ -244,7 +245,7 @@ class GuidedAgent(CaseAgent):
         self.calibration = self.by_speed[speed]
         entry = self.all_games.speeds.get(speed)
         note = SpeedProfile(self.all_games.expert, speed, None if entry is None else entry.positions,
-                            MIN_SPEED_POSITIONS, self.calibration.speed_profile, self.speed.forced)
+                            SPEED_POSITIONS, self.calibration.speed_profile, self.speed.forced)
         return [note] if self.speed.first(note) else []
 
     def _judged(self, board: chess.Board, candidates: list[chess.Move], proposal: Proposal, budget: Budget,

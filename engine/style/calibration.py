@@ -28,7 +28,7 @@ from engine.style.errormodel import PRIOR_FLOOR, ErrorModel, fit, losses
 from engine.style.fitted import FITTED
 from engine.style.model import StyleModel
 from engine.style.prior import Proposal
-from engine.style.profile import PlayRecord, Profile, refusal, refused
+from engine.style.profile import SPEED_POSITIONS, PlayRecord, Profile, refusal, refused
 from engine.style.rating import loss_at, rating_of
 
 #: Without a profile: the median over the shipped experts of their fitted prior weight and
@@ -48,8 +48,6 @@ CALIBRATION_POSITIONS = 400
 PLAY_JUDGE_DEPTH = 10
 #: The range at_rating searches for the sensitivity (expected score).
 MIN_SENSITIVITY, MAX_SENSITIVITY = 1e-5, 10.0
-#: The judged positions a speed class needs for a profile of its own (``meta["profile"]["speeds"]``).
-MIN_SPEED_POSITIONS = 400
 
 
 class SpeedFit(NamedTuple):
@@ -62,9 +60,11 @@ class SpeedFit(NamedTuple):
 
 def speed_fits(description: Mapping[str, Any]) -> dict[str, SpeedFit]:
     """The speed classes of a profile's description (``meta["profile"]``): each entry of its
-    ``speeds``, with a loss ratio where it has a usable fit on at least :data:`MIN_SPEED_POSITIONS`."""
+    ``speeds``, with a loss ratio where it has a usable fit on at least :data:`SPEED_POSITIONS`, and
+    the classes its ``speed_positions`` count without one (no ratio)."""
     every = description["fit"]["expected_loss"]
-    found = {}
+    counted = description.get("speed_positions") or {}
+    found = {str(name): SpeedFit(count, None) for name, count in counted.items() if isinstance(count, int)}
     for name, entry in (description.get("speeds") or {}).items():
         if not isinstance(entry, dict):
             continue
@@ -72,7 +72,7 @@ def speed_fits(description: Mapping[str, Any]) -> dict[str, SpeedFit]:
         positions = positions if isinstance(positions, int) else None
         loss = (entry.get("fit") or {}).get("expected_loss")
         usable = isinstance(loss, int | float) and math.isfinite(loss) and loss > 0 and every > 0 \
-            and (positions is None or positions >= MIN_SPEED_POSITIONS)
+            and (positions is None or positions >= SPEED_POSITIONS)
         found[str(name)] = SpeedFit(positions, loss / every if usable else None)
     return found
 
@@ -138,7 +138,7 @@ class Calibration:
         """The same prior weight and consistency, with the sensitivity whose expected loss on these
         positions is this one's times the ``speed`` class's fitted loss over all games' (strength.md §3);
         this one, saying it fell back, where the profile has no fit of that class (fewer than
-        :data:`MIN_SPEED_POSITIONS` judged positions) or the class is unknown."""
+        :data:`SPEED_POSITIONS` judged positions) or the class is unknown."""
         entry = self.speeds.get(speed)
         if entry is None or entry.loss_ratio is None:
             return replace(self, speed=speed, speed_profile=False)
