@@ -18,6 +18,7 @@ from engine.agents.record import (
     NoCase,
     NoMove,
     Note,
+    OtherJudge,
     Proposal,
     Pure,
     Record,
@@ -65,6 +66,9 @@ def note_text(note: Note) -> str:
         return "no agent" if note.error is None else f"error while choosing a move: {note.error}"
     if isinstance(note, ListedMovesIllegal):
         return "none of the listed moves is legal here: choosing among all legal moves"
+    if isinstance(note, OtherJudge):
+        return (f"the judge is {note.judge} but {note.expert}'s error profile was judged by {note.profile_judge}:"
+                " the calibrated strength may differ (strength.md §3, another judge)")
     return _judge_note(note)
 
 
