@@ -101,12 +101,14 @@ def _play(casebase: Casebase, profile: Profile, settings: PlaySettings, judges: 
     values: dict[str, OptionValue] = {"Mode": "guided", "Judge": judge, "JudgeDepth": settings.judge_depth,
                                       "Selection": "calibrated", "Seed": settings.seed}
     agent = make_agent(values, casebase, loader).agent
-    assert isinstance(agent, GuidedAgent)
+    assert isinstance(agent, GuidedAgent) and agent.judge is not None
     try:
+        agent.judge.start()  # one refused (slow to answer uciok, say) would leave the built-in search at the judge's depth
         referee = launch([referee_command], own_group=True)
-    except LaunchError as exc:
+    except (JudgeError, LaunchError) as exc:
         loader.close()
-        raise ProfileError(f"judge {referee_command} could not be started: {exc}") from None
+        failed = judge if isinstance(exc, JudgeError) else referee_command
+        raise ProfileError(f"judge {failed} could not be started: {exc}") from None
     name = referee.id.get("name", Path(referee_command).name)
     count = min(settings.positions, len(profile.rows))
     bar = tqdm(total=count, initial=count - len(missing), unit="pos",

@@ -100,3 +100,17 @@ def test_the_choices_made_with_another_judge_are_scored_by_the_profile_s(judged,
     entries = record_play(casebase, profile, settings, other, journal, referee=own_judge, progress=False)
     assert len(entries) == 4 and journal.header["judge"] == "Scripted"
     assert all(len(e["moves"]) == len(e["judged"]) > 0 for e in entries)
+
+
+def test_an_engine_judge_that_cannot_start_is_refused_before_any_position_is_played(judged, tmp_path):
+    # not left to the built-in search, which at the record's depth (10) would take hours a position
+    path, own_judge = judged
+    casebase = Casebase.load(path)
+    profile = Profile.of(casebase)
+    assert profile is not None
+    settings = PlaySettings(positions=2, judge_depth=2)
+    journal = Journal(tmp_path / "none.jsonl", settings.header(casebase, profile))
+    with pytest.raises(ProfileError, match="judge .*no-such-engine could not be started"):
+        record_play(casebase, profile, settings, str(tmp_path / "no-such-engine"), journal, referee=own_judge,
+                    progress=False)
+    assert not journal.entries and not journal.path.exists()
