@@ -157,9 +157,9 @@ def table(title: str, experts: list[str], rows_of: Callable[[str], dict[str, np.
     for expert in experts:
         for who, rows in rows_of(expert).items():
             pooled.setdefault(who, []).append(rows)
-            print(f"| {expert} | {who} | {len(rows)} | " + " | ".join(_cells(rows)) + " |", flush=True)
+            print(f"| {expert} | {who} | {len(rows)} | " + " | ".join(cells(rows)) + " |", flush=True)
     for who, parts in pooled.items():
-        print(f"| all | {who} | {sum(len(p) for p in parts)} | " + " | ".join(_cells(np.concatenate(parts))) + " |")
+        print(f"| all | {who} | {sum(len(p) for p in parts)} | " + " | ".join(cells(np.concatenate(parts))) + " |")
     reference, *fits = pooled
     player = np.concatenate(pooled[reference]).mean(0)
     for who in fits:
@@ -189,7 +189,8 @@ def main() -> int:
     return 0
 
 
-def _cells(rows: np.ndarray) -> list[str]:
+def cells(rows: np.ndarray) -> list[str]:
+    """A table row's cells: the mean of each of :data:`COLUMNS` over the positions (blank where unknown)."""
     mean = rows.mean(0)
     return [f"{100 * mean[0]:.2f}"] + ["" if np.isnan(m) else f"{f * m:.1f}" for f, m in zip((1, 100, 100), mean[1:])]
 

@@ -70,11 +70,13 @@ class PlaySettings:
 
 
 def record_play(casebase: Casebase, profile: Profile, settings: PlaySettings, judge: str | None,
-                journal: Journal, *, progress: bool = True) -> list[dict[str, Any]]:
+                journal: Journal, *, referee: str | None = None, progress: bool = True) -> list[dict[str, Any]]:
     """The play-time entries of the profile's first ``settings.positions`` positions, in order,
     played by the engine on ``casebase`` (with the engine ``judge``) where the journal does not hold
-    them yet. The positions are usually the casebase's own; a profile of other games (a held-out
-    player's, :func:`profiling.intrinsic.judge_games`) measures the choice out of sample."""
+    them yet, and scored as the profile scores moves by ``referee`` (the profile's judge; by default
+    ``judge``: another measures what a judge of another version changes, strength.md §3). The
+    positions are usually the casebase's own; a profile of other games (a held-out player's,
+    :func:`profiling.intrinsic.judge_games`) measures the choice out of sample."""
     count = min(settings.positions, len(profile.rows))
     if journal.header.get("judge") not in (None, profile.meta.get("judge")):
         raise ProfileError(f"{journal.path}: played with the judge {journal.header['judge']}, but the profile was judged by"
@@ -86,23 +88,28 @@ def record_play(casebase: Casebase, profile: Profile, settings: PlaySettings, ju
                            " calibration: give the engine to judge them with --judge PATH")
     if missing:
         assert judge is not None
-        _play(casebase, profile, settings, judge, journal, [(i, keys[i]) for i in missing], progress)
+        _play(casebase, profile, settings, (judge, referee or judge), journal, [(i, keys[i]) for i in missing], progress)
     return [journal.entries[key] for key in keys]
 
 
-def _play(casebase: Casebase, profile: Profile, settings: PlaySettings, judge: str, journal: Journal,
+def _play(casebase: Casebase, profile: Profile, settings: PlaySettings, judges: tuple[str, str], journal: Journal,
           missing: list[tuple[int, str]], progress: bool) -> None:
+    """Play ``missing`` (index, key) positions with the engine's judge ``judges[0]``, scored by the
+    profile's judge ``judges[1]``."""
+    judge, referee_command = judges
     loader = Loader()
     values: dict[str, OptionValue] = {"Mode": "guided", "Judge": judge, "JudgeDepth": settings.judge_depth,
                                       "Selection": "calibrated", "Seed": settings.seed}
     agent = make_agent(values, casebase, loader).agent
-    assert isinstance(agent, GuidedAgent)
+    assert isinstance(agent, GuidedAgent) and agent.judge is not None
     try:
-        referee = launch([judge], own_group=True)
-    except LaunchError as exc:
+        agent.judge.start()  # one refused (slow to answer uciok, say) would leave the built-in search at the judge's depth
+        referee = launch([referee_command], own_group=True)
+    except (JudgeError, LaunchError) as exc:
         loader.close()
-        raise ProfileError(f"judge {judge} could not be started: {exc}") from None
-    name = referee.id.get("name", Path(judge).name)
+        failed = judge if isinstance(exc, JudgeError) else referee_command
+        raise ProfileError(f"judge {failed} could not be started: {exc}") from None
+    name = referee.id.get("name", Path(referee_command).name)
     count = min(settings.positions, len(profile.rows))
     bar = tqdm(total=count, initial=count - len(missing), unit="pos",
                desc=f"playing {casebase.expert}", file=sys.stderr, disable=not progress, leave=False)

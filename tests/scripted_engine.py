@@ -5,7 +5,7 @@ It scores every legal move by a fixed table (``--score MOVE=CP``, others ``--oth
 best first, at the ``go``'s depth (1 when none), and its ``bestmove`` is its best; with
 ``--crash-after N`` it exits at the N+1-th ``go`` (a judge that crashes); with ``--load-seconds S``
 it takes S seconds to answer the first ``isready`` after a ``setoption`` (an engine loading what
-an option names). Run as
+an option names); ``--name`` is its ``id name`` (``Scripted`` by default). Run as
 ``python scripted_engine.py --score e2e4=30 ...``.
 """
 
@@ -24,6 +24,7 @@ def main() -> None:
     parser.add_argument("--others", type=int, default=-100)
     parser.add_argument("--crash-after", type=int, metavar="N", help="exit (a crash) at the N+1-th go")
     parser.add_argument("--load-seconds", type=float, default=0.0)
+    parser.add_argument("--name", default="Scripted")
     args = parser.parse_args()
     searches, loading = 0, False
     table = {move: int(cp) for move, cp in (item.split("=") for item in args.score)}
@@ -33,7 +34,7 @@ def main() -> None:
         if not words:
             continue
         if words[0] == "uci":
-            print("id name Scripted\nid author tests\noption name MultiPV type spin default 1 min 1 max 500\n"
+            print(f"id name {args.name}\nid author tests\noption name MultiPV type spin default 1 min 1 max 500\n"
                   "option name Threads type spin default 1 min 1 max 64\n"
                   "option name Hash type spin default 16 min 1 max 1024\nuciok", flush=True)
         elif words[0] == "isready":

@@ -113,7 +113,8 @@ def test_option_speed_is_one_of_its_words():
 
 @pytest.fixture
 def judge(tmp_path: Path) -> str:
-    return scripted(tmp_path)
+    """A scripted judge named as the profile's was (Stockfish 15.1): no note of another judge."""
+    return scripted(tmp_path, "--name", "Stockfish 15.1")
 
 
 def agent_of(casebase: Casebase, judge: str, loader: Loader, **options: Any) -> Any:

@@ -29,7 +29,7 @@ from endgame.tablebase import Tablebase
 from engine.agents import defaults
 from engine.agents.base import Candidate, CaseAgent, Decision, IterationCallback, Reason
 from engine.agents.defaults import Selection
-from engine.agents.record import Note, Record, SpeedProfile
+from engine.agents.record import Note, OtherJudge, Record, SpeedProfile
 from engine.agents.recording import guided_record
 from engine.agents.speeds import GameSpeed
 from engine.cbr.adaptation import adapt_to
@@ -220,7 +220,8 @@ class GuidedAgent(CaseAgent):
         else:
             chances = judged_chances(self.calibration, proposal, result)
             move, why = self._calibrated(chances, result)
-        record = Record(notes, guided_record(self, board, proposal, result, move, why, judge, chances))
+        record = Record(notes + self._other_judge(judge), guided_record(self, board, proposal, result, move, why, judge,
+                                                                       chances))
         row, sim = proposal.source.get(move, (None, None))
         ranked = sorted(proposal.prior, key=lambda m: -proposal.prior[m])  # stable: first proposed first
         considered = [Candidate(m, proposal.prior[m], s.score if (s := result.scores.get(m)) else None,
@@ -266,6 +267,19 @@ class GuidedAgent(CaseAgent):
         except JudgeError as exc:
             return None, [self.judge.fault(str(exc))]
         return result, []
+
+    def _other_judge(self, judge: str | None) -> list[Note]:
+        """That the judge that scored the move (``judge``, its ``id name``) is not the engine the
+        calibration's profile and record were judged by: once per judge, expert and profile judge
+        (strength.md §3)."""
+        calibration = self.calibration
+        if judge is None or self.judge is None or calibration is None or calibration.judge in (None, judge):
+            return []
+        told = (judge, calibration.judge, calibration.expert)
+        if told in self.judge.told:
+            return []
+        self.judge.told.add(told)
+        return [OtherJudge(judge, calibration.judge, calibration.expert)]
 
     def _calibrated_depth(self, budget: Budget) -> int:
         """The judge's depth where the error model chooses on a clock (JudgeDepth 0): the one it was

@@ -263,9 +263,21 @@ class EngineLine:
     text: str
 
 
-#: What the user is told before how the move was decided: a fallback, the judge's fate, the tables'
-#: problems, an outside engine's own words, the speed's profile played.
-Note = ListedMovesIllegal | NoAgent | JudgeNote | TablesProblem | EngineLine | SpeedProfile
+@dataclass(frozen=True)
+class OtherJudge:
+    """The judge scoring the moves (``judge``, its ``id name``) is not the engine that judged the
+    ``expert``'s error profile and its records (``profile_judge``), which the calibrated choice was
+    set with: another version scores on another scale and sees otherwise at the same depth, so the
+    calibrated strength may differ (strength.md §3). Said once per judge."""
+
+    judge: str
+    profile_judge: str
+    expert: str
+
+
+#: What the user is told before how the move was decided: a fallback, the judge's fate, another
+#: judge than the profile's, the tables' problems, an outside engine's own words, the speed's profile played.
+Note = ListedMovesIllegal | NoAgent | JudgeNote | OtherJudge | TablesProblem | EngineLine | SpeedProfile
 
 
 @dataclass

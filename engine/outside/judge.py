@@ -112,6 +112,8 @@ class Judge:
         self._told: JudgeNote | None = None  # the last excuse told in full (said once, then shortly)
         self._game = object()
         self._searched = False  # whether it searched since the last new game
+        #: What its users have told about this judge once, not at each move (another judge than a profile's).
+        self.told: set[tuple[str, ...]] = set()
 
     @property
     def retired(self) -> bool:

@@ -108,6 +108,9 @@ class Calibration:
     #: it plays that class's own profile (False: it fell back to all games').
     speed: str | None = None
     speed_profile: bool = False
+    #: The ``id name`` of the judge the profile and the record the sensitivity was set on were judged
+    #: by (None: the shipped parameters); the engine says when its own judge is another (strength.md §3).
+    judge: str | None = None
 
     def chances(self, scores: Sequence[int], prior: Sequence[float]) -> np.ndarray:
         """The chance of each judged move (scores in centipawns for the mover, prior as proposed)."""
@@ -283,7 +286,7 @@ def _fit(casebase: Casebase, profile: Profile, model: StyleModel | None) -> Cali
     source = (f"{casebase.expert}'s error profile ({found.positions} positions"
               f"{', with the model' if model is not None else ''}: {fitted.describe()})")
     calibration = Calibration(fitted, casebase.expert, rating_of(expected), source, own, found.loss, found.log_prior,
-                              speeds=speed_fits(profile.meta))
+                              speeds=speed_fits(profile.meta), judge=profile.meta.get("judge"))
     play, games = profile.play, profile.games
     if play is None and games is None:
         return calibration
@@ -310,7 +313,8 @@ def _at_play(calibration: Calibration, play: PlayRecord | None, games: PlayRecor
               f" would")
     scale = 1.0 if play is None else float(record.target.mean()) / float(play.target.mean())
     return replace(calibration, model=model, source=source, loss=record.loss, log_prior=record.log_prior,
-                   judged=record.true_loss, fitted=calibration.model, judge_depth=depth, target_scale=scale)
+                   judged=record.true_loss, fitted=calibration.model, judge_depth=depth, target_scale=scale,
+                   judge=record.meta.get("judge", calibration.judge))
 
 
 def set_on(model: ErrorModel, record: PlayRecord) -> ErrorModel:

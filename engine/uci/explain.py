@@ -18,6 +18,7 @@ from engine.agents.record import (
     NoCase,
     NoMove,
     Note,
+    OtherJudge,
     Proposal,
     Pure,
     Record,
@@ -68,6 +69,9 @@ def note_text(note: Note) -> str:
         return "none of the listed moves is legal here: choosing among all legal moves"
     if isinstance(note, SpeedProfile):
         return _speed_note(note)
+    if isinstance(note, OtherJudge):
+        return (f"the judge is {note.judge} but {note.expert}'s error profile was judged by {note.profile_judge}:"
+                " the calibrated strength may differ (strength.md §3, another judge)")
     return _judge_note(note)
 
 

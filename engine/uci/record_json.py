@@ -12,7 +12,17 @@ import chess
 
 from common.text import clip
 from engine.agents.base import Decision
-from engine.agents.record import VERSION, EngineLine, ListedMovesIllegal, NoAgent, NoMove, Note, SpeedProfile, TablesProblem
+from engine.agents.record import (
+    VERSION,
+    EngineLine,
+    ListedMovesIllegal,
+    NoAgent,
+    NoMove,
+    Note,
+    OtherJudge,
+    SpeedProfile,
+    TablesProblem,
+)
 from engine.outside.judge import JudgeNote
 from engine.search.scores import is_mate_score, mate_moves
 from engine.uci.explain import note_text
@@ -29,7 +39,8 @@ _RANKED = {"prior", "proposes", "votes", "chances"}
 _KINDS: dict[type, str] = {NoMove: "no_move"}
 #: The name of each kind of note.
 _NOTES: dict[type, str] = {ListedMovesIllegal: "listed_moves_illegal", NoAgent: "no_agent", JudgeNote: "judge",
-                           TablesProblem: "tables", EngineLine: "engine_line", SpeedProfile: "speed"}
+                           OtherJudge: "other_judge", TablesProblem: "tables", EngineLine: "engine_line",
+                           SpeedProfile: "speed"}
 
 
 def record_string(decision: Decision, board: chess.Board) -> str:
