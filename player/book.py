@@ -1,6 +1,6 @@
 """The stage record, ``DIR/stages.json``: for each stage, the key of what it was made from (its
 flags, the SHA-256 of its input files, the keys of the stages it reads) and, once it finished,
-its outputs and their SHA-256.
+its outputs (relative to the folder) and their SHA-256.
 
 A rerun skips a stage whose key is the same and whose outputs are still there, as they were
 (``done (kept)``); goes on with a stage started with the same key (its journals are resumed);
@@ -55,7 +55,8 @@ class StageBook:
         entry = self.stages.get(name, {})
         if entry.get("key") != key or "outputs" not in entry:
             return False
-        return all(Path(path).exists() and file_sha256(path) == sha for path, sha in entry["outputs"].items())
+        return all((path := self.path.parent / name).exists() and file_sha256(path) == sha
+                   for name, sha in entry["outputs"].items())
 
     def start(self, name: str, key: str) -> bool:
         """Record that ``name`` starts with ``key``; True when it starts afresh (another key before)."""
@@ -66,5 +67,7 @@ class StageBook:
 
     def finish(self, name: str, key: str, outputs: list[Path]) -> None:
         """Record that ``name`` finished with ``key``, writing ``outputs``."""
-        self.stages[name] = {"key": key, "outputs": {str(path): file_sha256(path) for path in outputs}}
+        # relative to the folder, which may be moved
+        self.stages[name] = {"key": key, "outputs": {str(path.relative_to(self.path.parent)): file_sha256(path)
+                                                     for path in outputs}}
         self._save()
