@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import BinaryIO
 
 import pytest
 from test_profiling import scripted
@@ -123,8 +124,9 @@ def test_the_eta_counts_what_is_left_of_this_stage_and_the_next_ones(monkeypatch
     done["a"], now[0] = 5, 110.0  # twice as slow as measured: this stage's pace, the next one's too once run
     assert shown.eta(0, plans[0], 100.0, 10.0) == pytest.approx(10 + 20)
     assert "[1/2 judging] 5/10 positions, ETA" in shown.line(0, plans[0], 100.0, 10.0)
-    shown.spent, shown.measured = 20.0, 10.0
-    assert shown.eta(1, plans[1], 110.0, 20.0) == pytest.approx(40)
+    shown.spent, shown.measured = 20.0, 10.0  # the stages run so far took twice what was measured
+    assert shown.eta(0, plans[0], 100.0, 10.0) == pytest.approx(10 + 2 * 20)
+    assert shown.eta(1, plans[1], 110.0, 20.0) == pytest.approx(2 * 20)
 
 
 def test_a_finished_stage_says_done_kept():
@@ -215,17 +217,20 @@ def test_a_kill_at_each_stage_loses_at_most_the_unit_under_way(unkilled: tuple[P
              _lines(journals / "profile.jsonl", 5), _lines(journals / "heldout.jsonl", 5),
              _lines(journals / "play.jsonl", 3), lambda: len(list((out / "match" / "games").glob("*.pgn"))) >= 1,
              _lines(journals / "games.play.jsonl", 3), _stage_started(out, STAGES[6].name)]
-    kept: dict[Path, list[str]] = {}
-    games: dict[Path, bytes] = {}
+    # Each file of finished units (a journal, a game) as the last kill left it, held open: the same file
+    # (its inode, which no other file can take while it is open) with the same first lines after the
+    # rerun was only appended to, so no unit in it was made again.
+    kept: dict[Path, tuple[list[bytes], BinaryIO]] = {}
 
     def nothing_redone() -> None:
-        """Every unit finished before the last kill is still there, and none was made again."""
-        for path, lines in kept.items():
-            after = entries(path)
-            assert after[:len(lines) - 1] == lines[:-1]  # the last line may have been cut off by the kill
-            keys = [json.loads(line)["key"] for line in after[1:] if line.endswith("}")]
-            assert len(keys) == len(set(keys)), path.name
-        assert all(path.read_bytes() == text for path, text in games.items())
+        for path, (lines, held) in kept.items():
+            assert os.stat(path).st_ino == os.fstat(held.fileno()).st_ino, f"{path.name} was made again"
+            held.close()
+            after = path.read_bytes().splitlines()
+            assert after[:len(lines) - 1] == lines[:-1], path.name  # the last line may have been cut by the kill
+            if path.suffix == ".jsonl":
+                keys = [json.loads(line)["key"] for line in after[1:] if line.endswith(b"}")]
+                assert len(keys) == len(set(keys)), path.name
 
     for stop in stops:  # each run killed in a later stage than the one before
         process = subprocess.Popen(command(pgn, judge, out, kosteniuk_casebase), stdout=subprocess.DEVNULL,
@@ -236,8 +241,8 @@ def test_a_kill_at_each_stage_loses_at_most_the_unit_under_way(unkilled: tuple[P
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
         nothing_redone()
-        kept = {path: entries(path) for path in journals.glob("*.jsonl")}
-        games = {path: path.read_bytes() for path in out.glob("match/games/*.pgn")}
+        kept = {path: (path.read_bytes().splitlines(), open(path, "rb"))  # closed by nothing_redone
+                for path in [*journals.glob("*.jsonl"), *out.glob("match/games/*.pgn")]}
     done = subprocess.run(command(pgn, judge, out, kosteniuk_casebase), capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     nothing_redone()
