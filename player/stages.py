@@ -14,6 +14,7 @@ import csv
 import importlib.util
 import os
 import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -135,6 +136,8 @@ def personal_model(options: Options, folder: Folder) -> list[Path]:
     """(3) The player's personal model beside the casebase (where torch is installed)."""
     if not torch_installed():
         folder.model.unlink(missing_ok=True)  # a model of other games must not play
+        print("cbr-chess new: torch is not installed (pip install -e '.[train]'): no personal model, the generic"
+              " model plays", file=sys.stderr)
         return []
     from learn.personal import personalise  # torch: imported only where installed
 

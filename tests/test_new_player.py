@@ -21,11 +21,12 @@ from test_profiling import scripted
 
 from casebase.format import Casebase
 from engine.style.profile import Profile
+from player import stages
 from player.book import StageBook, key_of
 from player.cli import main as new_main
 from player.progress import Part, Progress
 from player.run import STAGES, stage_inputs
-from player.stages import Options, nearest_expert, slug_of
+from player.stages import Folder, Options, nearest_expert, slug_of
 
 ROOT = Path(__file__).resolve().parent.parent
 KOSTENIUK = ROOT / "data" / "experts" / "kosteniuk-2200.pgn"
@@ -149,6 +150,15 @@ def test_a_name_that_matches_no_game_is_a_clear_error(tmp_path: Path, capsys):
     assert new_main([str(pgn), "--player", "Nobody Atall", "--judge", sys.executable, "--out", str(tmp_path / "p"),
                      "--quiet"]) == 1
     assert "no game in" in capsys.readouterr().err
+
+
+def test_without_torch_the_generic_model_plays_and_the_command_says_so(tmp_path: Path, monkeypatch, capsys):
+    folder = Folder(tmp_path, "someone")
+    folder.model.write_bytes(b"a model of other games")
+    monkeypatch.setattr(stages, "torch_installed", lambda: False)
+    assert stages.personal_model(Options(tmp_path / "x.pgn", "Someone", sys.executable, tmp_path), folder) == []
+    assert not folder.model.exists()
+    assert "the generic model plays" in capsys.readouterr().err
 
 
 # -- the slow tier: the whole command ------------------------------------------------------------
