@@ -16,12 +16,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import BinaryIO
 
+import numpy as np
 import pytest
 from test_profiling import scripted
 
 from casebase.format import Casebase
 from engine.style.profile import Profile
-from player import stages
+from player import report, stages
 from player.book import StageBook, key_of
 from player.cli import main as new_main
 from player.progress import Part, Progress
@@ -159,6 +160,27 @@ def test_without_torch_the_generic_model_plays_and_the_command_says_so(tmp_path:
     assert stages.personal_model(Options(tmp_path / "x.pgn", "Someone", sys.executable, tmp_path), folder) == []
     assert not folder.model.exists()
     assert "the generic model plays" in capsys.readouterr().err
+
+
+def test_the_balanced_loss_counts_the_positions_the_judge_puts_within_200_cp_by_the_game_s_speed(
+        kosteniuk_casebase: Path):
+    casebase = Casebase.load(kosteniuk_casebase)
+    games = np.asarray(casebase.game)
+    rows = np.array([np.flatnonzero(games == g)[10] for g in range(4)])  # one position of each of 4 games
+    best = np.array([0, 300, -200, 50])  # the second is not balanced, the third just is
+    played = np.array([0, 1, 1, 1])
+    scores = np.stack([best, best - np.array([0, 100, 60, 20])], axis=1).astype(np.int32)
+    profile = Profile(casebase, rows, np.ones((4, 2), np.uint16), scores, played.astype(np.int16), {})
+    stats = report.balanced(profile)
+    assert stats["positions"] == 3 and stats["mean_cp_loss"] == pytest.approx((0 + 60 + 20) / 3)
+    assert stats["mistakes"] == pytest.approx(1 / 3) and stats["first_choice"] == pytest.approx(1 / 3)
+    events = np.array(casebase.games["event"]).astype(object)
+    events[games[rows[:2]]] = "World Blitz Championship"
+    events[games[rows[2:]]] = "Olympiad"
+    casebase.games["event"] = events.astype(str)
+    speeds = report.by_speed(profile)
+    assert list(speeds) == ["blitz", "unknown", "all"]
+    assert speeds["blitz"]["positions"] == 1 and speeds["unknown"]["positions"] == 2 and speeds["all"] == stats
 
 
 # -- the slow tier: the whole command ------------------------------------------------------------
