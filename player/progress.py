@@ -21,6 +21,8 @@ from typing import TextIO
 
 #: How often the line is redrawn on a terminal (seconds).
 REDRAW = 0.5
+#: The measured seconds of the stages run before their pace scales the ETA (a stage of a second says little).
+SCALE_AFTER = 30.0
 
 
 @dataclass(frozen=True)
@@ -57,8 +59,8 @@ class Progress:
         self.measured = 0.0  # what the measurement says those stages' units take
 
     def _scale(self) -> float:
-        """How this run's speed compares with the measurement (1 until a stage has run)."""
-        return self.spent / self.measured if self.measured > 1.0 else 1.0
+        """How this run's pace compares with the measurement (1 until enough has run)."""
+        return self.spent / self.measured if self.measured >= SCALE_AFTER else 1.0
 
     def eta(self, k: int, parts: Sequence[Part], started: float, left_at_start: float) -> float:
         """Seconds left for the whole command in stage ``k`` (counted from 0)."""

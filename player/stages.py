@@ -26,12 +26,13 @@ from casebase.profilefile import profile_path
 from common.paths import casebase_folder
 from engine.cbr.configurations import parse_configurations
 from engine.outside.clock import TimeControl
+from engine.style.calibration import CALIBRATION_POSITIONS, PLAY_JUDGE_DEPTH
 from engine.style.personal import SUFFIX, choose_model
 from engine.style.profile import Profile
 from player import PlayerError
 from profiling.games import add_games
 from profiling.intrinsic import judge_games, read_games
-from profiling.judging import DEPTH, MULTIPV, Settings
+from profiling.judging import DEPTH, MULTIPV, POSITIONS, Settings
 from profiling.pipeline import add_play, make_profile
 from profiling.play import PlaySettings
 from tournament.players import casebase_entrant
@@ -52,15 +53,15 @@ class Options:
     speed: str = "all"
     cluster: str | None = None
     holdout: float = 0.15
-    positions: int = 1200
-    heldout_positions: int = 400
-    play_positions: int = 400
-    games: int = 16
-    tc: str = "40/20"
-    record_positions: int = 400
+    positions: int = POSITIONS
+    heldout_positions: int = CALIBRATION_POSITIONS  # as many as the held-out casebases of make fidelity
+    play_positions: int = CALIBRATION_POSITIONS
+    games: int = 16  # some 800 of the engine's moves from move 9 on, more than the games record's 400 draw from
+    tc: str = "40/20"  # the shipped games records' round robin's
+    record_positions: int = CALIBRATION_POSITIONS
     depth: int = DEPTH
     multipv: int = MULTIPV
-    judge_depth: int = 10
+    judge_depth: int = PLAY_JUDGE_DEPTH
     opponent: Path | None = None
     workers: int | None = None
 

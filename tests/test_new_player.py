@@ -126,7 +126,9 @@ def test_the_eta_counts_what_is_left_of_this_stage_and_the_next_ones(monkeypatch
     done["a"], now[0] = 5, 110.0  # twice as slow as measured: this stage's pace, the next one's too once run
     assert shown.eta(0, plans[0], 100.0, 10.0) == pytest.approx(10 + 20)
     assert "[1/2 judging] 5/10 positions, ETA" in shown.line(0, plans[0], 100.0, 10.0)
-    shown.spent, shown.measured = 20.0, 10.0  # the stages run so far took twice what was measured
+    shown.spent, shown.measured = 2.0, 1.0  # a stage of a second says nothing of the pace
+    assert shown.eta(0, plans[0], 100.0, 10.0) == pytest.approx(10 + 20)
+    shown.spent, shown.measured = 60.0, 30.0  # the stages run so far took twice what was measured
     assert shown.eta(0, plans[0], 100.0, 10.0) == pytest.approx(10 + 2 * 20)
     assert shown.eta(1, plans[1], 110.0, 20.0) == pytest.approx(2 * 20)
 
