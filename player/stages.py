@@ -204,7 +204,24 @@ def opponent(options: Options, folder: Folder) -> Path:
             name = next(row["player"] for row in csv.DictReader(f, delimiter="\t") if row["file"] == expert)
         build([EXPERTS.parent / "experts" / f"{expert}.pgn"], GameFilter(name), workers=options.workers,
               progress=False).save(made)
+    if not profile_path(made).exists():
+        shipped_profile(made, expert)
     return made
+
+
+def shipped_profile(path: Path, expert: str) -> None:
+    """The shipped expert's profile and records, fitted from the judged positions that ship
+    (data/profiles/) without a judge, as ``make casebases`` fits them: so that the opponent plays
+    as the shipped calibrated engine does."""
+    profiles, games = EXPERTS.parent / "profiles", EXPERTS.parent / "games" / "round-robin-40-20.pgn"
+    if not (profiles / f"{expert}.jsonl").exists():
+        return
+    make_profile(Casebase.load(path), Settings(), None, profiles / f"{expert}.jsonl", progress=False)
+    if (profiles / f"{expert}.play.jsonl").exists():
+        add_play(Casebase.load(path), PlaySettings(), None, profiles / f"{expert}.play.jsonl", progress=False)
+    if (profiles / f"{expert}.games.play.jsonl").exists():
+        add_games(Casebase.load(path), [games], expert, PlaySettings(), None, profiles / f"{expert}.games.jsonl",
+                  profiles / f"{expert}.games.play.jsonl", progress=False)
 
 
 def match_settings(options: Options, folder: Folder) -> TournamentSettings:

@@ -227,6 +227,16 @@ def test_a_rerun_keeps_every_finished_stage(unkilled: tuple[Path, str, Path], ko
     assert {path: path.stat().st_mtime_ns for path in out.rglob("*") if path.is_file()} == before
 
 
+@pytest.mark.slow
+def test_an_opponent_made_here_plays_as_the_shipped_calibrated_engine(kosteniuk_casebase: Path, tmp_path: Path):
+    path = tmp_path / "kosteniuk-2200.npz"
+    path.write_bytes(kosteniuk_casebase.read_bytes())
+    stages.shipped_profile(path, "kosteniuk-2200")  # no judge: from the judged positions that ship
+    profile = Profile.of(Casebase.load(path))
+    assert profile is not None and profile.play is not None and profile.games is not None
+    assert len(profile.rows) == 1200 and profile.meta["judge"].startswith("Stockfish")
+
+
 def _stage_started(out: Path, name: str) -> Callable[[], bool]:
     def started() -> bool:
         try:
