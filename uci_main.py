@@ -1,6 +1,6 @@
 """Start the cbr-chess UCI engine: ``python uci_main.py [--casebase X.npz] [--weights V1 V2 V3] ...``
 (installed as the console command ``cbr-chess``); ``cbr-chess web ...`` serves the page that plays it
-in a browser instead (web/cli.py).
+in a browser instead (web/cli.py), and ``cbr-chess new PGN --player NAME`` makes a player's engine (player/cli.py).
 
 The options set the engine's UCI option defaults; a GUI can still change them with setoption.
 """
@@ -101,6 +101,11 @@ def main(argv: list[str] | None = None) -> int:
         from web.cli import main as web_main
 
         return web_main(words[1:])
+    if words[:1] == ["new"]:
+        # a player's engine from a PGN (docs/usage.md), imported only here: it loads the profiling and the tournament
+        from player.cli import main as new_main
+
+        return new_main(words[1:])
     defaults = parse_args(argv)
     try:
         return main_loop(defaults)

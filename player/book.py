@@ -1,0 +1,73 @@
+"""The stage record, ``DIR/stages.json``: for each stage, the key of what it was made from (its
+flags, the SHA-256 of its input files, the keys of the stages it reads) and, once it finished,
+its outputs (relative to the folder) and their SHA-256.
+
+A rerun skips a stage whose key is the same and whose outputs are still there, as they were
+(``done (kept)``); goes on with a stage started with the same key (its journals are resumed);
+and starts again a stage whose key changed (a changed PGN or flag), removing its journals first,
+so that everything after it, whose keys hold its key, is made again too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from common.files import file_sha256, write_atomic
+from player import PlayerError
+
+#: The stage record's name in the player's folder.
+BOOK = "stages.json"
+FORMAT = "cbr-chess-new-stages"
+
+
+def key_of(inputs: dict[str, Any]) -> str:
+    """The SHA-256 of a stage's inputs (JSON, keys sorted)."""
+    return hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode()).hexdigest()
+
+
+class StageBook:
+    """The stage record of one player's folder, written atomically at every change."""
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / BOOK
+        self.stages: dict[str, dict[str, Any]] = {}
+        if self.path.exists():
+            try:
+                data = json.loads(self.path.read_text(encoding="utf-8"))
+            except (OSError, json.JSONDecodeError) as exc:
+                raise PlayerError(f"{self.path}: not a stage record ({exc}); move it away to start over") from None
+            if not isinstance(data, dict) or data.get("format") != FORMAT:
+                raise PlayerError(f"{self.path}: not a stage record of cbr-chess new; move it away to start over")
+            self.stages = data["stages"]
+
+    def _save(self) -> None:
+        write_atomic(self.path, json.dumps({"format": FORMAT, "stages": self.stages}, indent=1) + "\n")
+
+    def key(self, name: str) -> str | None:
+        """The key stage ``name`` was last started with (None: never)."""
+        return self.stages.get(name, {}).get("key")
+
+    def finished(self, name: str, key: str) -> bool:
+        """Whether ``name`` finished with ``key`` and its outputs are still as it left them."""
+        entry = self.stages.get(name, {})
+        if entry.get("key") != key or "outputs" not in entry:
+            return False
+        return all((path := self.path.parent / name).exists() and file_sha256(path) == sha
+                   for name, sha in entry["outputs"].items())
+
+    def start(self, name: str, key: str) -> bool:
+        """Record that ``name`` starts with ``key``; True when it starts afresh (another key before)."""
+        fresh = self.key(name) != key
+        self.stages[name] = {"key": key}
+        self._save()
+        return fresh
+
+    def finish(self, name: str, key: str, outputs: list[Path]) -> None:
+        """Record that ``name`` finished with ``key``, writing ``outputs``."""
+        # relative to the folder, which may be moved
+        self.stages[name] = {"key": key, "outputs": {str(path.relative_to(self.path.parent)): file_sha256(path)
+                                                     for path in outputs}}
+        self._save()

@@ -1,0 +1,139 @@
+"""(7) The report of ``cbr-chess new``: ``DIR/report.md`` and ``DIR/report.json``.
+
+It holds the implied rating with its interval (the profile's, engine.style.rating), the personal
+model's gain on the held-out games (top-1 of the generic and the personal model on the held-out
+cases, learn.evaluate.legal_top1, as the fidelity bench's personal table reads it), and the loss in
+balanced positions (the judge's best within :data:`BALANCED_CP`): the engine's in its calibration
+match beside the player's own on the held-out games, by speed class (casebase.speed). Every loss is
+read from the journals the stages left, so the report judges nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import chess.pgn
+import numpy as np
+
+from casebase.format import Casebase
+from casebase.speed import SPEEDS, UNKNOWN, speed_of, speed_of_clock
+from common.files import write_atomic
+from engine.outside.clock import TimeControl
+from engine.style.model import generic_model
+from engine.style.profile import MISTAKE_CP, Profile, loss_stats
+from learn.evaluate import legal_top1
+from player.stages import Folder, Options, judge_heldout, profile_settings
+from profiling.intrinsic import judge_games, read_games
+
+#: A balanced position: the judge's best move scores within this many centipawns of equality.
+BALANCED_CP = 200
+#: The most held-out cases the two models are asked about (spread evenly).
+TOP1_POSITIONS = 5000
+
+
+def balanced(profile: Profile, where: np.ndarray | None = None) -> dict[str, float]:
+    """The loss statistics of the played moves in the balanced positions of ``profile`` (among ``where``)."""
+    mask = np.abs(profile.scores[:, 0]) <= BALANCED_CP
+    if where is not None:
+        mask &= where
+    return loss_stats(profile.cp_loss[mask], profile.played[mask])
+
+
+def speeds_of(profile: Profile) -> np.ndarray:
+    """The speed class of each judged position's game (its TimeControl, else its event's name)."""
+    games = profile.casebase.games
+    rows = np.asarray(profile.casebase.game)[profile.rows]
+    # MERGE(#42 A): pass the game's TimeControl (games["time_control"]) once casebases keep it.
+    return np.array([speed_of(None, str(games["event"][g]), str(games["site"][g])) for g in rows.tolist()])
+
+
+def by_speed(profile: Profile) -> dict[str, dict[str, float]]:
+    """The balanced-position statistics of every speed class present, then of all the positions."""
+    speeds = speeds_of(profile)
+    present = [s for s in (*SPEEDS, UNKNOWN) if (speeds == s).any()]
+    return {**{s: balanced(profile, speeds == s) for s in present}, "all": balanced(profile)}
+
+
+def match_score(pgn: Path, slug: str) -> tuple[float, int]:
+    """The player's engine's points and games in the match's PGN."""
+    points, games = 0.0, 0
+    with open(pgn, encoding="utf-8") as f:
+        while (headers := chess.pgn.read_headers(f)) is not None:
+            white = headers.get("White") == slug
+            result = headers.get("Result", "*")
+            games += 1
+            points += {"1-0": 1.0 if white else 0.0, "0-1": 0.0 if white else 1.0, "1/2-1/2": 0.5}.get(result, 0.0)
+    return points, games
+
+
+def measure(options: Options, folder: Folder, opponent: str) -> dict[str, Any]:
+    """Everything the report says, as its JSON holds it."""
+    casebase = Casebase.load(folder.casebase)
+    profile = Profile.of(casebase)
+    assert profile is not None
+    heldout = judge_heldout(options, folder, None)
+    games = read_games([folder.match / "results.pgn"], folder.slug, exact=True)
+    engine = judge_games(games, profile_settings(options, options.record_positions), None, folder.journal("games"),
+                         progress=False)[0]
+    control = TimeControl.parse(options.tc)
+    generic = legal_top1(generic_model(), folder.heldout, TOP1_POSITIONS)
+    personal = legal_top1(folder.model, folder.heldout, TOP1_POSITIONS) if folder.model.exists() else None
+    points, played = match_score(folder.match / "results.pgn", folder.slug)
+    return {
+        "player": casebase.expert, "spellings": casebase.meta.get("spellings"), "games": casebase.num_games,
+        "heldout_games": Casebase.load(folder.heldout).num_games, "judge": profile.meta.get("judge"),
+        "depth": profile.meta.get("depth"), "multipv": profile.meta.get("multipv"),
+        "rating": {k: profile.meta["rating"][k] for k in ("implied", "low", "high")},
+        "top1": {"positions": generic[1], "generic": generic[0], "personal": None if personal is None else personal[0]},
+        "balanced_cp": BALANCED_CP, "mistake_cp": MISTAKE_CP,
+        "player_heldout": by_speed(heldout),
+        "engine": {"opponent": opponent, "time_control": options.tc, "points": points, "games": played,
+                   "speed": speed_of_clock(control.seconds, control.increment, moves=control.moves),
+                   **balanced(engine)},
+    }
+
+
+def _row(name: str, stats: dict[str, float], engine: dict[str, Any]) -> str:
+    if not stats["positions"]:
+        return f"| {name} | 0 | | | |"
+    ratio = engine["mean_cp_loss"] / stats["mean_cp_loss"] - 1 if stats["mean_cp_loss"] else float("nan")
+    return (f"| {name} | {stats['positions']} | {stats['mean_cp_loss']:.1f} | {100 * stats['mistakes']:.1f} %"
+            f" | {100 * ratio:+.0f} %, {100 * (engine['mistakes'] - stats['mistakes']):+.1f} points |")
+
+
+def markdown(report: dict[str, Any]) -> str:
+    """The report in words and tables."""
+    r, top1, engine = report["rating"], report["top1"], report["engine"]
+    model = ("the generic model plays (torch is not installed: no personal model)" if top1["personal"] is None else
+             f"personal model {100 * top1['personal']:.1f} % against the generic model's {100 * top1['generic']:.1f} %"
+             f" ({100 * (top1['personal'] - top1['generic']):+.1f} points)")
+    lines = [
+        f"# {report['player']}: the engine made by cbr-chess new", "",
+        f"{report['games']} games in the casebase, the latest {report['heldout_games']} held out for this report;"
+        f" judged by {report['judge']} at depth {report['depth']}, MultiPV {report['multipv']}.", "",
+        f"- implied rating: {r['implied']:.0f} (95 % interval {r['low']:.0f}..{r['high']:.0f}; the experts' rating line,"
+        " docs/strength.md)",
+        f"- top-1 on the {top1['positions']} held-out positions: {model}",
+        f"- calibration match against {engine['opponent']} at {engine['time_control']} ({engine['speed']}):"
+        f" {engine['points']:g}/{engine['games']}", "",
+        f"Loss in balanced positions (the judge's best within {report['balanced_cp']} cp): mean centipawns lost a move"
+        f" and the share of moves losing {report['mistake_cp']} cp or more.", "",
+        "| who | positions | cp a move | mistakes | the engine against them |",
+        "|---|---|---|---|---|",
+        *(_row(f"the player, held-out games, {speed}", stats, engine)
+          for speed, stats in report["player_heldout"].items()),
+        f"| the engine, its match ({engine['speed']}) | {engine['positions']} | {engine['mean_cp_loss']:.1f} |"
+        f" {100 * engine['mistakes']:.1f} % | |",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write_report(options: Options, folder: Folder, opponent: str) -> list[Path]:
+    """Measure and write ``report.json`` and ``report.md`` in the player's folder (atomically)."""
+    report = measure(options, folder, opponent)
+    json_path, md_path = folder.root / "report.json", folder.root / "report.md"
+    write_atomic(json_path, json.dumps(report, indent=1, default=float) + "\n")
+    write_atomic(md_path, markdown(report))
+    return [json_path, md_path]

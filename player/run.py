@@ -1,0 +1,150 @@
+"""Running the seven stages in order: each skipped where an earlier run finished it with the same
+inputs (:mod:`player.book`), resumed where one was stopped in it, shown on the one progress line
+(:mod:`player.progress`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from casebase.format import Casebase
+from common.files import file_sha256
+from player.book import StageBook, key_of
+from player.progress import Part, Progress
+from player.report import write_report
+from player.stages import (
+    Folder,
+    Options,
+    build_casebase,
+    calibration_match,
+    clear,
+    hold_out,
+    judge_profile,
+    opponent,
+    personal_model,
+    record_play,
+    torch_installed,
+)
+
+#: Seconds a unit of each stage took on 2 cores when the command was measured (a grandmaster of
+#: 1,132 games from masters-2500plus judged by Stockfish 15.1, issue #42); the ETA scales them
+#: by this run's own pace as it goes.
+SECONDS = {"pgn_byte": 2e-8, "personal_game": 0.2, "judged": 0.5, "played": 0.5, "game": 70.0,
+           "recorded": 1.0, "report_case": 0.01}
+#: The player's games assumed until the casebase says how many (for the first ETA only).
+GAMES_GUESS = 1000
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One stage: its name on the progress line, its work, which earlier stages it reads, what it
+    removes before starting afresh, and its parts (for the progress line)."""
+
+    name: str
+    work: Callable[[Options, Folder], list[Path]]
+    reads: tuple[int, ...]
+    flags: tuple[str, ...]
+    fresh: Callable[[Folder], list[Path]]
+    parts: Callable[[Options, Folder], Sequence[Part]]
+
+
+def lines(path: Path) -> int:
+    """A journal's entries (its lines but the header), or the games saved in a match folder."""
+    if path.is_dir():
+        return len(list((path / "games").glob("*.pgn"))) if (path / "games").is_dir() else 0
+    if not path.exists():
+        return 0
+    with open(path, "rb") as f:
+        return max(sum(1 for _ in f) - 1, 0)
+
+
+def player_games(folder: Folder) -> int:
+    return Casebase.load(folder.casebase, tell=False).num_games if folder.casebase.exists() else GAMES_GUESS
+
+
+def _parts_build(options: Options, folder: Folder) -> list[Part]:
+    size = options.pgn.stat().st_size
+    return [Part(1, SECONDS["pgn_byte"] * size + 1.0, "", lambda: 0)]
+
+
+def _parts_personal(options: Options, folder: Folder) -> list[Part]:
+    return [Part(1, SECONDS["personal_game"] * player_games(folder) if torch_installed() else 0.0, "", lambda: 0)]
+
+
+def _parts_judge(options: Options, folder: Folder) -> list[Part]:
+    return [Part(options.positions, SECONDS["judged"], "positions judged", lambda: lines(folder.journal("profile"))),
+            Part(options.heldout_positions, SECONDS["judged"], "held-out positions judged",
+                 lambda: lines(folder.journal("heldout")))]
+
+
+def _parts_play(options: Options, folder: Folder) -> list[Part]:
+    return [Part(options.play_positions, SECONDS["played"], "positions played", lambda: lines(folder.journal("play")))]
+
+
+def _parts_match(options: Options, folder: Folder) -> list[Part]:
+    games = 2 * max(1, options.games // 2)
+    return [Part(games, SECONDS["game"], "games", lambda: lines(folder.match)),
+            Part(options.record_positions, SECONDS["recorded"], "games' positions judged and played",
+                 lambda: lines(folder.journal("games.play")))]
+
+
+def _parts_report(options: Options, folder: Folder) -> list[Part]:
+    return [Part(1, SECONDS["report_case"] * 15 * player_games(folder) * options.holdout, "", lambda: 0)]
+
+
+def _nothing(folder: Folder) -> list[Path]:
+    return []
+
+
+#: The games the casebase and the held-out games are made of.
+GAMES = ("player", "speed", "holdout")
+
+STAGES = (
+    Stage("the casebase", build_casebase, (), GAMES, _nothing, _parts_build),
+    Stage("the held-out games", hold_out, (), GAMES, _nothing, _parts_build),
+    Stage("the personal model", personal_model, (0,), (), _nothing, _parts_personal),
+    Stage("judging the profile", judge_profile, (0, 1), ("judge", "positions", "heldout_positions", "depth", "multipv"),
+          lambda f: [f.journal("profile"), f.journal("heldout")], _parts_judge),
+    Stage("the play-time choices", record_play, (2, 3), ("judge", "play_positions", "judge_depth"),
+          lambda f: [f.journal("play")], _parts_play),
+    Stage("the calibration match", calibration_match, (4,),
+          ("judge", "games", "tc", "opponent", "record_positions", "judge_depth"),
+          lambda f: [f.match, f.journal("games"), f.journal("games.play")], _parts_match),
+    Stage("the report", lambda o, f: write_report(o, f, opponent(o, f).stem), (1, 5), (), _nothing, _parts_report),
+)
+
+
+def stage_inputs(k: int, options: Options, keys: list[str]) -> dict[str, Any]:
+    """What stage ``k``'s outputs depend on: the flags it reads, its files' SHA-256, the keys of the
+    stages it reads (so that a stage made again makes those after it again)."""
+    flags = asdict(options)
+    inputs: dict[str, Any] = {"stage": k, "reads": [keys[j] for j in STAGES[k].reads],
+                              **{name: flags[name] for name in STAGES[k].flags}}
+    if STAGES[k].flags == GAMES:
+        inputs["pgn"] = file_sha256(options.pgn)
+    if "judge" in inputs:  # the engine itself: another build at the same path judges otherwise
+        inputs["judge"] = file_sha256(options.judge) if Path(options.judge).is_file() else options.judge
+    if k == 2:
+        inputs["torch"] = torch_installed()
+    return inputs
+
+
+def new(options: Options, folder: Folder, *, progress: bool = True) -> Path:
+    """Run every stage not finished yet; return the report's path."""
+    book = StageBook(folder.root)
+    shown = Progress([stage.name for stage in STAGES], lambda k: STAGES[k].parts(options, folder), enabled=progress)
+    keys: list[str] = []
+    for k, stage in enumerate(STAGES):
+        key = key_of(stage_inputs(k, options, keys))
+        keys.append(key)
+        if book.finished(stage.name, key):
+            shown.kept(k)
+            continue
+        if book.start(stage.name, key):
+            clear(stage.fresh(folder))
+        with shown.stage(k):
+            outputs = stage.work(options, folder)
+        book.finish(stage.name, key, outputs)
+    return folder.root / "report.md"

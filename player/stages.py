@@ -1,0 +1,259 @@
+"""The seven stages of ``cbr-chess new``, each the project's own command's work on the player's
+folder (docs/usage.md, "A new player's engine"): nothing here measures or writes what another
+package already does, it calls it.
+
+Every stage writes its outputs atomically (the builder, the profile's file, the report) or one
+finished unit at a time (the judging and play-time journals, the match's games), so that a kill
+loses at most the position or game under way; :mod:`player.book` decides which stages a rerun
+keeps.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import os
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from casebase.builder import build
+from casebase.format import Casebase
+from casebase.games import GameFilter
+from casebase.holdout import held_out_games, write_pgn
+from casebase.profilefile import profile_path
+from common.paths import casebase_folder
+from engine.cbr.configurations import parse_configurations
+from engine.outside.clock import TimeControl
+from engine.style.calibration import CALIBRATION_POSITIONS, PLAY_JUDGE_DEPTH
+from engine.style.personal import SUFFIX, choose_model
+from engine.style.profile import Profile
+from player import PlayerError
+from profiling.games import add_games
+from profiling.intrinsic import judge_games, read_games
+from profiling.judging import DEPTH, MULTIPV, POSITIONS, Settings
+from profiling.pipeline import add_play, make_profile
+from profiling.play import PlaySettings
+from tournament.players import casebase_entrant
+from tournament.runner import TournamentSettings, run
+
+#: The shipped experts' registry and games (the calibration match's opponents).
+EXPERTS = Path(__file__).resolve().parent.parent / "data" / "experts.tsv"
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the command was asked for (the flags of ``cbr-chess new``)."""
+
+    pgn: Path
+    player: str
+    judge: str
+    out: Path
+    speed: str = "all"
+    cluster: str | None = None
+    holdout: float = 0.15
+    positions: int = POSITIONS
+    heldout_positions: int = CALIBRATION_POSITIONS  # as many as the held-out casebases of make fidelity
+    play_positions: int = CALIBRATION_POSITIONS
+    games: int = 16  # some 800 of the engine's moves from move 9 on, more than the games record's 400 draw from
+    tc: str = "40/20"  # the shipped games records' round robin's
+    record_positions: int = CALIBRATION_POSITIONS
+    depth: int = DEPTH
+    multipv: int = MULTIPV
+    judge_depth: int = PLAY_JUDGE_DEPTH
+    opponent: Path | None = None
+    workers: int | None = None
+
+
+@dataclass(frozen=True)
+class Folder:
+    """Where each stage's files lie in the player's folder."""
+
+    root: Path
+    slug: str
+
+    @property
+    def casebase(self) -> Path:
+        return self.root / f"{self.slug}.npz"
+
+    @property
+    def model(self) -> Path:
+        return self.root / f"{self.slug}{SUFFIX}"
+
+    @property
+    def heldout_pgn(self) -> Path:
+        return self.root / "heldout.pgn"
+
+    @property
+    def heldout(self) -> Path:
+        return self.root / "heldout.npz"
+
+    def journal(self, name: str) -> Path:
+        return self.root / "journals" / f"{name}.jsonl"
+
+    @property
+    def match(self) -> Path:
+        return self.root / "match"
+
+
+def slug_of(player: str) -> str:
+    """The player's name as a file name: lower case, letters and digits, words joined by '-'."""
+    words = "".join(c.lower() if c.isalnum() else " " for c in player).split()
+    if not words:
+        raise PlayerError(f"--player {player!r}: give the player's name")
+    return "-".join(words)
+
+
+def selection(options: Options) -> GameFilter:
+    """The games the casebase takes: the player's (the builder's name matching), the latest
+    ``holdout`` of them held out for the report."""
+    if options.speed != "all":
+        # MERGE(#42 A): pass speed=options.speed to GameFilter here once it has the field, and drop this refusal.
+        raise PlayerError(f"--speed {options.speed}: the builder cannot select games by speed yet; give --speed all")
+    return GameFilter(options.player, exclude_latest=options.holdout)
+
+
+def build_casebase(options: Options, folder: Folder) -> list[Path]:
+    """(1) The casebase of the player's games but the held-out ones."""
+    build([options.pgn], selection(options), workers=options.workers, progress=False).save(folder.casebase)
+    return [folder.casebase]
+
+
+def hold_out(options: Options, folder: Folder) -> list[Path]:
+    """(2) The player's latest games, as PGN and as a casebase of their own (the report's)."""
+    write_pgn(folder.heldout_pgn, held_out_games([options.pgn], selection(options), workers=options.workers,
+                                                 progress=False))
+    build([folder.heldout_pgn], GameFilter(options.player), workers=options.workers, progress=False).save(folder.heldout)
+    return [folder.heldout_pgn, folder.heldout]
+
+
+def torch_installed() -> bool:
+    """Whether the personal model can be fitted here (the [train] extra), without importing it (seconds)."""
+    return importlib.util.find_spec("torch") is not None
+
+
+def personal_model(options: Options, folder: Folder) -> list[Path]:
+    """(3) The player's personal model beside the casebase (where torch is installed)."""
+    if not torch_installed():
+        folder.model.unlink(missing_ok=True)  # a model of other games must not play
+        print("cbr-chess new: torch is not installed (pip install -e '.[train]'): no personal model, the generic"
+              " model plays", file=sys.stderr)
+        return []
+    from learn.personal import personalise  # torch: imported only where installed
+
+    personalise(folder.casebase, folder.model, progress=False)
+    return [folder.model]
+
+
+def profile_settings(options: Options, positions: int) -> Settings:
+    return Settings(positions=positions, depth=options.depth, multipv=options.multipv)
+
+
+def judge_profile(options: Options, folder: Folder) -> list[Path]:
+    """(4) The player's moves judged and fitted into the profile; the held-out games' moves judged
+    too, for the report (both journals resumed)."""
+    make_profile(Casebase.load(folder.casebase), profile_settings(options, options.positions), options.judge,
+                 folder.journal("profile"), progress=False)
+    judge_heldout(options, folder, options.judge)
+    return [folder.journal("profile"), folder.journal("heldout")]
+
+
+def judge_heldout(options: Options, folder: Folder, judge: str | None) -> Profile:
+    """The held-out games' judged moves (judged where the journal lacks them and ``judge`` is given)."""
+    games = read_games([folder.heldout_pgn], options.player)
+    return judge_games(games, profile_settings(options, options.heldout_positions), judge,
+                       folder.journal("heldout"), progress=False)[0]
+
+
+def record_play(options: Options, folder: Folder) -> list[Path]:
+    """(5) The engine's play-time choices on the profile's first positions (strength.md §3)."""
+    add_play(Casebase.load(folder.casebase), PlaySettings(options.play_positions, options.judge_depth), options.judge,
+             folder.journal("play"), progress=False)
+    return [folder.journal("play")]
+
+
+def rating_band(expert_id: str) -> int | None:
+    """The rating band an expert's id ends in (``ivanchuk-2700``: 2700)."""
+    digits = expert_id.rsplit("-", 1)[-1]
+    return int(digits) if digits.isdigit() else None
+
+
+def nearest_expert(rating: float) -> str:
+    """The shipped FIDE-rated expert whose band is nearest ``rating`` (data/experts.tsv)."""
+    with open(EXPERTS, newline="", encoding="utf-8") as f:
+        bands = {row["file"]: band for row in csv.DictReader(f, delimiter="\t")
+                 if row["rating_system"] == "FIDE" and (band := rating_band(row["file"])) is not None}
+    return min(bands, key=lambda expert: (abs(bands[expert] - rating), expert))
+
+
+def opponent(options: Options, folder: Folder) -> Path:
+    """The calibration match's opponent: ``--opponent``, else the shipped expert nearest the
+    player's implied rating (its casebase from the casebase folder, else built from its PGN)."""
+    if options.opponent is not None:
+        return options.opponent
+    profile = Profile.of(Casebase.load(folder.casebase))
+    assert profile is not None
+    expert = nearest_expert(float(profile.meta["rating"]["implied"]))
+    shipped = casebase_folder() / f"{expert}.npz"
+    if shipped.exists():
+        return shipped
+    made = folder.root / "opponent" / f"{expert}.npz"
+    if not made.exists():
+        with open(EXPERTS, newline="", encoding="utf-8") as f:
+            name = next(row["player"] for row in csv.DictReader(f, delimiter="\t") if row["file"] == expert)
+        build([EXPERTS.parent / "experts" / f"{expert}.pgn"], GameFilter(name), workers=options.workers,
+              progress=False).save(made)
+    if not profile_path(made).exists():
+        shipped_profile(made, expert)
+    return made
+
+
+def shipped_profile(path: Path, expert: str) -> None:
+    """The shipped expert's profile and records, fitted from the judged positions that ship
+    (data/profiles/) without a judge, as ``make casebases`` fits them: so that the opponent plays
+    as the shipped calibrated engine does."""
+    profiles, games = EXPERTS.parent / "profiles", EXPERTS.parent / "games" / "round-robin-40-20.pgn"
+    if not (profiles / f"{expert}.jsonl").exists():
+        return
+    make_profile(Casebase.load(path), Settings(), None, profiles / f"{expert}.jsonl", progress=False)
+    if (profiles / f"{expert}.play.jsonl").exists():
+        add_play(Casebase.load(path), PlaySettings(), None, profiles / f"{expert}.play.jsonl", progress=False)
+    if (profiles / f"{expert}.games.play.jsonl").exists():
+        add_games(Casebase.load(path), [games], expert, PlaySettings(), None, profiles / f"{expert}.games.jsonl",
+                  profiles / f"{expert}.games.play.jsonl", progress=False)
+
+
+def match_settings(options: Options, folder: Folder) -> TournamentSettings:
+    """The calibration match: the player's calibrated engine against the opponent, colours
+    alternating, at ``tc`` with the judge (Selection auto: calibrated where a profile is)."""
+    return TournamentSettings(
+        entrants=(casebase_entrant(folder.casebase), casebase_entrant(opponent(options, folder))),
+        configs=tuple(parse_configurations(["balanced"])), rounds=max(1, options.games // 2), mode="guided",
+        control=TimeControl.parse(options.tc), event=f"cbr-chess new: {options.player}'s calibration match",
+        judge=options.judge)
+
+
+def calibration_match(options: Options, folder: Folder) -> list[Path]:
+    """(6) The calibration match (resumable per game, on Ray with ``--cluster``), then its games
+    record stored with the profile (the engine's choices in positions of its own games)."""
+    pgn = run(match_settings(options, folder), folder.match, workers=options.workers, progress=False,
+              cluster=options.cluster)
+    add_games(Casebase.load(folder.casebase), [pgn], folder.slug,
+              PlaySettings(options.record_positions, options.judge_depth), options.judge, folder.journal("games"),
+              folder.journal("games.play"), progress=False)
+    return [pgn, folder.journal("games"), folder.journal("games.play"), profile_path(folder.casebase)]
+
+
+def clear(paths: list[Path]) -> None:
+    """Remove a stage's journals or folders before it starts afresh (its inputs changed)."""
+    for path in paths:
+        if path.is_dir():
+            shutil.rmtree(path)
+        elif path.exists():
+            os.unlink(path)
+
+
+def model_of(folder: Folder) -> Path:
+    """The model the player's engine plays (``Model auto``: the personal one where made)."""
+    return Path(choose_model(Casebase.load(folder.casebase)).path)
