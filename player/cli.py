@@ -12,6 +12,7 @@ from pathlib import Path
 
 from casebase.format import CasebaseError
 from casebase.games import BuildError
+from casebase.speed import SPEEDS
 from common.cli import positive_int
 from engine.outside.launch import LaunchError
 from engine.style.model import ModelError
@@ -23,7 +24,7 @@ from tournament.runner import GamesFailed
 
 #: Where a judge is looked for when none is given (Debian's stockfish package).
 DEFAULT_JUDGE = "/usr/games/stockfish"
-SPEED_CHOICES = ("classical", "rapid", "blitz", "all")
+SPEED_CHOICES = (*SPEEDS, "all")
 
 
 def _parser() -> argparse.ArgumentParser:

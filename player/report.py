@@ -18,7 +18,7 @@ import chess.pgn
 import numpy as np
 
 from casebase.format import Casebase
-from casebase.speed import SPEEDS, UNKNOWN, speed_of, speed_of_clock
+from casebase.speed import SPEEDS, UNKNOWN, speed_of_clock
 from common.files import write_atomic
 from engine.outside.clock import TimeControl
 from engine.style.model import generic_model
@@ -43,10 +43,7 @@ def balanced(profile: Profile, where: np.ndarray | None = None) -> dict[str, flo
 
 def speeds_of(profile: Profile) -> np.ndarray:
     """The speed class of each judged position's game (its TimeControl, else its event's name)."""
-    games = profile.casebase.games
-    rows = np.asarray(profile.casebase.game)[profile.rows]
-    # MERGE(#42 A): pass the game's TimeControl (games["time_control"]) once casebases keep it.
-    return np.array([speed_of(None, str(games["event"][g]), str(games["site"][g])) for g in rows.tolist()])
+    return profile.casebase.speeds()[profile.rows]
 
 
 def by_speed(profile: Profile) -> dict[str, dict[str, float]]:

@@ -107,11 +107,8 @@ def slug_of(player: str) -> str:
 
 def selection(options: Options) -> GameFilter:
     """The games the casebase takes: the player's (the builder's name matching), the latest
-    ``holdout`` of them held out for the report."""
-    if options.speed != "all":
-        # MERGE(#42 A): pass speed=options.speed to GameFilter here once it has the field, and drop this refusal.
-        raise PlayerError(f"--speed {options.speed}: the builder cannot select games by speed yet; give --speed all")
-    return GameFilter(options.player, exclude_latest=options.holdout)
+    ``holdout`` of them held out for the report, of the speed class ``speed`` only unless it is all."""
+    return GameFilter(options.player, exclude_latest=options.holdout, speed=None if options.speed == "all" else options.speed)
 
 
 def build_casebase(options: Options, folder: Folder) -> list[Path]:

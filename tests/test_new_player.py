@@ -139,13 +139,19 @@ def test_a_finished_stage_says_done_kept():
     assert stream.getvalue() == "[1/2 the casebase] done (kept)\n"
 
 
-def test_a_speed_the_builder_cannot_select_yet_is_refused_and_nothing_is_written(tmp_path: Path, capsys):
-    pgn = few_games(tmp_path / "games.pgn", 4)
-    out = tmp_path / "player"
-    assert new_main([str(pgn), "--player", "Kosteniuk", "--judge", sys.executable, "--out", str(out),
-                     "--speed", "blitz", "--quiet"]) == 1
-    assert "--speed blitz: the builder cannot select games by speed yet" in capsys.readouterr().err
-    assert not (out / "kosteniuk.npz").exists()
+def test_speed_builds_the_engine_of_one_speed_class_s_games(tmp_path: Path):
+    pgn = few_games(tmp_path / "games.pgn", 8)
+    text = pgn.read_text(encoding="utf-8").split("\n\n[Event ")
+    # every other game a blitz one, by its TimeControl tag (3+2)
+    text = [part.replace("\n", '\n[TimeControl "180+2"]\n', 1) if i % 2 else part for i, part in enumerate(text)]
+    pgn.write_text("\n\n[Event ".join(text), encoding="utf-8")
+    folder = Folder(tmp_path, "kosteniuk")
+    for speed, games in (("blitz", 4), ("all", 8)):
+        options = Options(pgn, "Kosteniuk", sys.executable, tmp_path, speed=speed, holdout=0.0)
+        stages.build_casebase(options, folder)
+        casebase = Casebase.load(folder.casebase)
+        assert casebase.num_games == games
+        assert speed == "all" or set(casebase.game_speeds().tolist()) == {"blitz"}
 
 
 def test_a_name_that_matches_no_game_is_a_clear_error(tmp_path: Path, capsys):
