@@ -19,7 +19,7 @@ from casebase.profilefile import profile_path
 from engine.agents.factory import Loader, make_agent
 from engine.agents.record import SpeedProfile
 from engine.agents.speeds import GameSpeed
-from engine.search.limits import SearchLimits
+from engine.search.limits import SearchLimits, pondering
 from engine.style.calibration import calibrate
 from engine.uci.explain import explain
 
@@ -93,6 +93,9 @@ def test_the_clock_s_class_is_kept_for_the_game_and_a_go_on_no_clock_plays_all_g
     assert game.of(board, LATE) == "blitz"  # 20 s left at move 5 says nothing: the game's first go did
     assert game.of(board, SearchLimits(depth=5)) is None and game.of(board, SearchLimits(movetime=100)) is None
     assert game.of(board, SearchLimits(wtime=20_000, btime=20_000, infinite=True)) is None
+    # go ponder (its search gets no clock until ponderhit) and a go without the mover's time: the game's class
+    assert game.of(board, pondering(SearchLimits(wtime=20_000, btime=20_000, ponder=True))) == "blitz"
+    assert game.of(board, SearchLimits(btime=20_000)) == "blitz"
     board.pop()
     board.pop()
     assert game.of(board, LATE) == "blitz"  # a takeback is the same game

@@ -7,7 +7,9 @@ sudden-death game it no longer does, so the class of the game's first ``go`` tha
 kept until the next game: ``ucinewgame`` (:meth:`GameSpeed.new_game`), or a position earlier in a
 game than the last ``go``'s whose clock implies a class again (a new game without ``ucinewgame``; a
 takeback keeps the game's class). A ``go`` that says more than the clock (``depth``, ``nodes``,
-``movetime``, ``infinite``) implies none: it plays all the expert's games.
+``movetime``, ``infinite``) implies none: it plays all the expert's games. A ``go ponder`` (the search
+gets no clock until ``ponderhit``) and a ``go`` that gives no time to the side to move say nothing of
+the clock but are moves of the game: they play the game's class.
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ class GameSpeed:
         if self.setting != defaults.SPEED_AUTO:
             return self.setting if self.forced else None
         earlier, self._ply = board.ply() < self._ply, board.ply()
+        if limits is not None and (limits.ponder or _no_clock_of(limits, board.turn)):
+            return self._clock  # says nothing of the clock, but is a move of the game in play
         if limits is None or (clock := on_clock(limits, board.turn)) is None:
             return None
         implied = clock_speed(clock[0] / 1000, clock[1] / 1000, limits.movestogo, board.ply())
@@ -59,3 +63,9 @@ class GameSpeed:
             return False
         self._told.add(news)
         return True
+
+
+def _no_clock_of(limits: SearchLimits, turn: chess.Color) -> bool:
+    """Whether the ``go`` gives the side to move no time, and says nothing more than a clock would."""
+    return (limits.wtime if turn else limits.btime) is None and not any(
+        (limits.movetime is not None, limits.depth, limits.nodes, limits.mate, limits.infinite))
