@@ -191,6 +191,23 @@ def test_the_balanced_loss_counts_the_positions_the_judge_puts_within_200_cp_by_
     assert speeds["blitz"]["positions"] == 1 and speeds["unknown"]["positions"] == 2 and speeds["all"] == stats
 
 
+def test_the_report_leaves_blank_what_has_no_balanced_position(kosteniuk_casebase: Path):
+    casebase = Casebase.load(kosteniuk_casebase)
+    rows = np.array([np.flatnonzero(np.asarray(casebase.game) == 0)[10]])
+    scores = np.array([[900, 700]], np.int32)  # no balanced position: a lost game's moves
+    none = report.balanced(Profile(casebase, rows, np.ones((1, 2), np.uint16), scores, np.ones(1, np.int16), {}))
+    assert none == {"positions": 0, "mean_cp_loss": None, "mistakes": None, "first_choice": None}  # JSON, not NaN
+    some = {"positions": 10, "mean_cp_loss": 20.0, "mistakes": 0.1, "first_choice": 0.5}
+    made = {"player": "P", "games": 10, "heldout_games": 2, "judge": "J", "depth": 12, "multipv": 10,
+            "rating": {"implied": 2000, "low": 1900, "high": 2100}, "top1": {"positions": 5, "generic": 0.4, "personal": None},
+            "balanced_cp": 200, "mistake_cp": 50, "player_heldout": {"all": some},
+            "engine": {"opponent": "x", "time_control": "40/20", "points": 1, "games": 2, "speed": "bullet", **none}}
+    text = report.markdown(made)
+    assert "nan" not in text.lower() and "| the engine, its match (bullet) | 0 | | | |" in text
+    made["engine"].update(some, mean_cp_loss=30.0, mistakes=0.15)
+    assert "| the player, held-out games, all | 10 | 20.0 | 10.0 % | +50 %, +5.0 points |" in report.markdown(made)
+
+
 # -- the slow tier: the whole command ------------------------------------------------------------
 
 
