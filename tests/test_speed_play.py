@@ -21,7 +21,7 @@ from engine.agents.record import SpeedProfile
 from engine.agents.speeds import GameSpeed
 from engine.search.limits import SearchLimits, pondering
 from engine.style.calibration import calibrate
-from engine.uci.explain import explain
+from engine.uci.explain import explain, note_text
 
 #: A blitz game's clock (3+2) and the card's (40 moves in 90 minutes), in milliseconds.
 BLITZ = SearchLimits(wtime=180_000, btime=180_000, winc=2_000, binc=2_000)
@@ -208,3 +208,9 @@ def test_without_a_profile_by_speed_the_clock_changes_no_move_and_no_score(profi
                 board.push(result.move)
             games.append(played)
     assert games[0] == games[1]
+
+
+def test_a_profile_not_summarised_by_speed_says_so_and_no_count_of_positions():
+    text = note_text(SpeedProfile("X", "blitz", None, 400, False))
+    assert text == ("no blitz profile of X (no profile by speed), the speed the clock implies:"
+                    " playing the profile of all X's games")
