@@ -87,7 +87,7 @@ def parse_event(event: str) -> str:
 def speed_of(time_control: str | None, event: str | None, site: str | None = None) -> str:
     """The speed class of a game from its tags: ``TimeControl`` where it says, else the event's
     name, else unknown. Lichess's bands for a game of lichess.org, FIDE's for any other."""
-    lichess = "lichess" in (site or "").lower()
+    lichess = on_lichess(site)
     if time_control:
         speed = parse_time_control(time_control, lichess=lichess)
         if speed != UNKNOWN:
@@ -95,12 +95,19 @@ def speed_of(time_control: str | None, event: str | None, site: str | None = Non
     return parse_event(event or "")
 
 
-def clock_speed(seconds_left: float, increment: float, movestogo: int | None, plies_played: int) -> str | None:
+def on_lichess(site: str | None) -> bool:
+    """Whether a game's ``Site`` tag is lichess.org's (its clock is put in Lichess's bands)."""
+    return "lichess" in (site or "").lower()
+
+
+def clock_speed(seconds_left: float, increment: float, movestogo: int | None, plies_played: int, *,
+                lichess: bool = False) -> str | None:
     """The class a UCI ``go``'s clock implies: the time left at the start of a game (within its
     first two moves) or for a ``movestogo`` cycle; None where the clock cannot say (late in a
-    sudden-death game, whose base time is spent, nothing tells what it was)."""
+    sudden-death game, whose base time is spent, nothing tells what it was). ``lichess``: on
+    Lichess's bands, as the games of a casebase of lichess.org games were classed."""
     if movestogo:
-        return speed_of_clock(seconds_left, increment, moves=movestogo)
+        return speed_of_clock(seconds_left, increment, moves=movestogo, lichess=lichess)
     if plies_played <= 4 and math.isfinite(seconds_left):
-        return speed_of_clock(seconds_left, increment)
+        return speed_of_clock(seconds_left, increment, lichess=lichess)
     return None

@@ -106,6 +106,12 @@ def test_the_clock_s_class_is_kept_for_the_game_and_a_go_on_no_clock_plays_all_g
     assert GameSpeed("all").of(chess.Board(), BLITZ) is None
 
 
+def test_the_clock_is_read_on_the_bands_the_casebase_s_games_were_classed_on():
+    ten = SearchLimits(wtime=600_000, btime=600_000)  # 10+0: blitz by FIDE's bands, rapid by Lichess's
+    assert GameSpeed().of(chess.Board(), ten) == "blitz"
+    assert GameSpeed(lichess=True).of(chess.Board(), ten) == "rapid"
+
+
 def test_option_speed_is_one_of_its_words():
     with pytest.raises(ValueError, match="Speed must be one of auto, all, bullet, blitz, rapid, classical"):
         GameSpeed("fast")

@@ -1,6 +1,7 @@
 """The speed class a game is played at, as the agent learns it from the ``go``s (option Speed;
 docs/strength.md §3): the one option Speed names, none for ``all``, else (``auto``) the class the
-game's clock implies (:func:`casebase.speed.clock_speed`).
+game's clock implies (:func:`casebase.speed.clock_speed`: on Lichess's bands for a casebase of
+lichess.org games, as its games' classes are, else FIDE's).
 
 The clock says its class at the start of a game (and with each ``movestogo`` cycle); late in a
 sudden-death game it no longer does, so the class of the game's first ``go`` that implies one is
@@ -26,10 +27,11 @@ from engine.search.limits import SearchLimits, on_clock
 class GameSpeed:
     """The speed class of the game in play, by option Speed's ``setting``, and what was told of it."""
 
-    def __init__(self, setting: str = defaults.SPEED) -> None:
+    def __init__(self, setting: str = defaults.SPEED, *, lichess: bool = False) -> None:
         if setting not in defaults.SPEED_SETTINGS:
             raise ValueError(f"Speed must be one of {', '.join(defaults.SPEED_SETTINGS)}, not {setting!r}")
         self.setting = setting
+        self.lichess = lichess  # the clock on Lichess's bands (a casebase of lichess.org games), else FIDE's
         self.new_game()
 
     @property
@@ -52,7 +54,7 @@ class GameSpeed:
             return self._clock  # says nothing of the clock, but is a move of the game in play
         if limits is None or (clock := on_clock(limits, board.turn)) is None:
             return None
-        implied = clock_speed(clock[0] / 1000, clock[1] / 1000, limits.movestogo, board.ply())
+        implied = clock_speed(clock[0] / 1000, clock[1] / 1000, limits.movestogo, board.ply(), lichess=self.lichess)
         if implied is not None and (self._clock is None or earlier):
             self._clock = implied
         return self._clock
