@@ -178,6 +178,8 @@ def test_the_profile_is_summarised_by_each_speed_with_enough_positions(tmp_path,
     assert blitz["fit"]["sensitivity"] > 0 and blitz["rating"]["low"] < blitz["rating"]["implied"] < blitz["rating"]["high"]
     assert meta["fit"]["expected_loss"] > 0 and blitz["fit"]["expected_loss"] > 0  # what the calibrated choice reads
     assert "by speed:      blitz " in describe(loaded)
+    assert f"; no known speed: {meta['speed_positions']['unknown']} positions" in describe(loaded)
+    assert "unknown" not in describe(loaded).split("by speed:")[1].split("\n")[0]  # never 'too few to fit'
     bad_entries(loaded)
 
 
