@@ -85,7 +85,8 @@ def measure(options: Options, folder: Folder, opponent: str) -> dict[str, Any]:
         "balanced_cp": BALANCED_CP, "mistake_cp": MISTAKE_CP,
         "player_heldout": by_speed(heldout),
         "engine": {"opponent": opponent, "time_control": options.tc, "points": points, "games": played,
-                   "speed": speed_of_clock(control.seconds, control.increment, moves=control.moves),
+                   "speed": speed_of_clock(control.seconds, control.increment, moves=control.moves,
+                                          lichess=casebase.on_lichess()),
                    **balanced(engine)},
     }
 
