@@ -14,6 +14,7 @@ from casebase.format import CasebaseError
 from casebase.games import BuildError
 from casebase.speed import SPEEDS
 from common.cli import positive_int
+from engine.outside.clock import TimeControl
 from engine.outside.launch import LaunchError
 from engine.style.model import ModelError
 from player import PlayerError
@@ -49,7 +50,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--play-positions", type=positive_int, default=defaults.play_positions, metavar="N",
                         help=f"the profile's positions the engine plays for its calibration (default {defaults.play_positions})")
     parser.add_argument("--games", type=positive_int, default=defaults.games, metavar="N",
-                        help=f"the calibration match's games, colours alternating (default {defaults.games})")
+                        help=f"the calibration match's games, colours alternating: an odd N plays N - 1, at least 2"
+                             f" (default {defaults.games})")
     parser.add_argument("--tc", default=defaults.tc, help=f"the match's time control (default {defaults.tc})")
     parser.add_argument("--record-positions", type=positive_int, default=defaults.record_positions, metavar="N",
                         help=f"the match's positions of the engine judged and played for its games record"
@@ -82,6 +84,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                           tc=args.tc, record_positions=args.record_positions, opponent=args.opponent, workers=args.workers)
         if not args.pgn.is_file():
             raise PlayerError(f"{args.pgn}: no such file")
+        TimeControl.parse(args.tc)  # said now, not after the hours of judging before the match
+        if args.opponent is not None and not args.opponent.is_file():
+            raise PlayerError(f"--opponent {args.opponent}: no such casebase")
         if args.cluster and not args.quiet:
             print("cbr-chess new: the judging runs here (profiling cannot run on Ray yet); the match on the cluster",
                   file=sys.stderr)

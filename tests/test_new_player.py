@@ -161,6 +161,15 @@ def test_a_name_that_matches_no_game_is_a_clear_error(tmp_path: Path, capsys):
     assert "no game in" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(("flags", "said"), [(["--tc", "40 moves"], "time control '40 moves'"),
+                                             (["--opponent", "none.npz"], "--opponent none.npz: no such casebase")])
+def test_a_bad_match_flag_is_an_error_before_any_stage(tmp_path: Path, capsys, flags: list[str], said: str):
+    pgn = few_games(tmp_path / "games.pgn", 4)
+    assert new_main([str(pgn), "--player", "Kosteniuk", "--judge", sys.executable, "--out", str(tmp_path / "p"),
+                     "--quiet", *flags]) == 1
+    assert said in capsys.readouterr().err and not (tmp_path / "p").exists()
+
+
 def test_without_torch_the_generic_model_plays_and_the_command_says_so(tmp_path: Path, monkeypatch, capsys):
     folder = Folder(tmp_path, "someone")
     folder.model.write_bytes(b"a model of other games")
