@@ -32,8 +32,7 @@ FIDE_BANDS = ((180.0, "bullet"), (600.0 + 1e-9, "blitz"), (3600.0, "rapid"))
 _EVENT_WORDS = (
     ("bullet", "bullet"), ("blitz", "blitz"), ("armageddon", "blitz"), ("titled tuesday", "blitz"),
     ("titled arena", "blitz"), ("speed", "blitz"), ("rapid", "rapid"), ("classical", "classical"),
-    ("classic", "classical"),
-)
+)  # not "classic": a brand, not a speed (Mainz's "Chess Classic" was rapid, "London Classic TB" its tiebreaks)
 #: A clock written in an event's name: "5m+2spm", "3+2", "15'+10''".
 _EVENT_CLOCK = re.compile(r"(?<![\d/])(\d{1,3})\s*(?:m|min|')?\s*\+\s*(\d{1,2})\s*(?:s|spm|'')?(?![\d/])")
 
