@@ -15,7 +15,7 @@ from casebase.games import BuildError
 from casebase.speed import SPEEDS
 from common.cli import positive_int
 from engine.outside.clock import TimeControl
-from engine.outside.launch import LaunchError
+from engine.outside.launch import LaunchError, launch
 from engine.style.model import ModelError
 from player import PlayerError
 from player.run import new
@@ -64,9 +64,15 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _judge(given: str | None) -> str:
+    """The judge's command, once it answered as a UCI engine: a wrong one is said now, not after the
+    casebase and the personal model (minutes for a player of thousands of games)."""
     judge = given or shutil.which("stockfish") or DEFAULT_JUDGE
     if shutil.which(judge) is None:
         raise PlayerError(f"no judge at {judge}: give a UCI engine with --judge PATH (apt-get install stockfish)")
+    try:
+        launch([judge], own_group=True).quit()
+    except LaunchError as exc:
+        raise PlayerError(f"--judge {judge}: {exc}") from None
     return str(Path(judge).resolve()) if Path(judge).exists() else judge
 
 

@@ -156,16 +156,17 @@ def test_speed_builds_the_engine_of_one_speed_class_s_games(tmp_path: Path):
 
 def test_a_name_that_matches_no_game_is_a_clear_error(tmp_path: Path, capsys):
     pgn = few_games(tmp_path / "games.pgn", 4)
-    assert new_main([str(pgn), "--player", "Nobody Atall", "--judge", sys.executable, "--out", str(tmp_path / "p"),
+    assert new_main([str(pgn), "--player", "Nobody Atall", "--judge", scripted(tmp_path), "--out", str(tmp_path / "p"),
                      "--quiet"]) == 1
     assert "no game in" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(("flags", "said"), [(["--tc", "40 moves"], "time control '40 moves'"),
-                                             (["--opponent", "none.npz"], "--opponent none.npz: no such casebase")])
-def test_a_bad_match_flag_is_an_error_before_any_stage(tmp_path: Path, capsys, flags: list[str], said: str):
+                                             (["--opponent", "none.npz"], "--opponent none.npz: no such casebase"),
+                                             (["--judge", "/bin/true"], "--judge /bin/true: /bin/true does not start as a UCI")])
+def test_a_bad_flag_is_an_error_before_any_stage(tmp_path: Path, capsys, flags: list[str], said: str):
     pgn = few_games(tmp_path / "games.pgn", 4)
-    assert new_main([str(pgn), "--player", "Kosteniuk", "--judge", sys.executable, "--out", str(tmp_path / "p"),
+    assert new_main([str(pgn), "--player", "Kosteniuk", "--judge", scripted(tmp_path), "--out", str(tmp_path / "p"),
                      "--quiet", *flags]) == 1
     assert said in capsys.readouterr().err and not (tmp_path / "p").exists()
 
