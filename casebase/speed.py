@@ -19,6 +19,8 @@ from __future__ import annotations
 import math
 import re
 
+#: The plies of a game's start, where the time left still says the clock's class (its first two moves).
+START_PLIES = 4
 #: The speed classes, fastest first; UNKNOWN where nothing says.
 SPEEDS = ("bullet", "blitz", "rapid", "classical")
 UNKNOWN = "unknown"
@@ -107,6 +109,6 @@ def clock_speed(seconds_left: float, increment: float, movestogo: int | None, pl
     Lichess's bands, as the games of a casebase of lichess.org games were classed."""
     if movestogo:
         return speed_of_clock(seconds_left, increment, moves=movestogo, lichess=lichess)
-    if plies_played <= 4 and math.isfinite(seconds_left):
+    if plies_played <= START_PLIES and math.isfinite(seconds_left):
         return speed_of_clock(seconds_left, increment, lichess=lichess)
     return None

@@ -100,6 +100,13 @@ def test_the_clock_s_class_is_kept_for_the_game_and_a_go_on_no_clock_plays_all_g
     board.pop()
     assert game.of(board, LATE) == "blitz"  # a takeback is the same game
     assert game.of(chess.Board(), CARD) == "classical"  # a new game without ucinewgame: its clock says again
+    card = chess.Board()
+    for move in ("e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6", "b5a4", "g8f6"):
+        card.push_uci(move)
+    game.of(card, CARD)
+    card.pop()
+    card.pop()  # a takeback with a movestogo clock that alone would say blitz: the game's class stays
+    assert game.of(card, SearchLimits(wtime=100_000, btime=100_000, movestogo=30)) == "classical"
     game.new_game()
     assert game.of(board, LATE) is None  # ucinewgame: the last game's class is gone, and this clock says nothing
     assert GameSpeed("rapid").of(board, SearchLimits(depth=3)) == "rapid"

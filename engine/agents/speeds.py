@@ -5,10 +5,11 @@ lichess.org games, as its games' classes are, else FIDE's).
 
 The clock says its class at the start of a game (and with each ``movestogo`` cycle); late in a
 sudden-death game it no longer does, so the class of the game's first ``go`` that implies one is
-kept until the next game: ``ucinewgame`` (:meth:`GameSpeed.new_game`), or a position earlier in a
-game than the last ``go``'s whose clock implies a class again (a new game without ``ucinewgame``; a
-takeback keeps the game's class). A ``go`` that says more than the clock (``depth``, ``nodes``,
-``movetime``, ``infinite``) implies none: it plays all the expert's games. A ``go ponder`` (the search
+kept until the next game: ``ucinewgame`` (:meth:`GameSpeed.new_game`), or a position among a game's
+first moves earlier than the last ``go``'s whose clock implies a class again (a new game without
+``ucinewgame``; a takeback later in the game keeps its class, a ``movestogo`` clock's too). A ``go``
+that says more than the clock (``depth``, ``nodes``, ``movetime``, ``infinite``) implies none: it
+plays all the expert's games. A ``go ponder`` (the search
 gets no clock until ``ponderhit``) and a ``go`` that gives no time to the side to move say nothing of
 the clock but are moves of the game: they play the game's class.
 """
@@ -19,7 +20,7 @@ from collections.abc import Hashable
 
 import chess
 
-from casebase.speed import SPEEDS, clock_speed
+from casebase.speed import SPEEDS, START_PLIES, clock_speed
 from engine.agents import defaults
 from engine.search.limits import SearchLimits, on_clock
 
@@ -55,7 +56,7 @@ class GameSpeed:
         if limits is None or (clock := on_clock(limits, board.turn)) is None:
             return None
         implied = clock_speed(clock[0] / 1000, clock[1] / 1000, limits.movestogo, board.ply(), lichess=self.lichess)
-        if implied is not None and (self._clock is None or earlier):
+        if implied is not None and (self._clock is None or (earlier and board.ply() <= START_PLIES)):
             self._clock = implied
         return self._clock
 
