@@ -144,7 +144,7 @@ def stage_inputs(k: int, options: Options, keys: list[str]) -> dict[str, Any]:
 
 def new(options: Options, folder: Folder, *, progress: bool = True) -> Path:
     """Run every stage not finished yet; return the report's path."""
-    book = StageBook(folder.root)
+    book = StageBook(folder.root, folder.slug)
     shown = Progress([stage.name for stage in STAGES], lambda k: STAGES[k].parts(options, folder), enabled=progress)
     keys: list[str] = []
     for k, stage in enumerate(STAGES):

@@ -94,6 +94,10 @@ def test_a_stage_record_of_something_else_is_refused(tmp_path: Path):
     (tmp_path / "stages.json").write_text("{}", encoding="utf-8")
     with pytest.raises(Exception, match="not a stage record"):
         StageBook(tmp_path)
+    StageBook(tmp_path / "alice", "alice").start("one", "k1")
+    assert StageBook(tmp_path / "alice", "alice").key("one") == "k1"
+    with pytest.raises(Exception, match="holds the engine of alice, not of bob: give another --out"):
+        StageBook(tmp_path / "alice", "bob")  # its journals, named alike for every player, would be overwritten
 
 
 def test_a_changed_flag_changes_the_keys_of_the_stages_that_depend_on_it_and_no_others(tmp_path: Path):
