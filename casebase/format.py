@@ -71,7 +71,7 @@ from casebase.checks import (
 from casebase.npzfile import check_format, members_of, memmap_member, read_member, write_npz
 from casebase.profile_checks import ProfileMismatch, check_profile
 from casebase.profilefile import profile_path, provenance, read_inside, read_profile, write_profile
-from casebase.speed import speed_of
+from casebase.speed import on_lichess, speed_of
 from common.files import file_sha256
 
 __all__ = ["BITBOARDS", "FORMAT_NAME", "FORMAT_VERSION", "GAME_COLUMNS", "GAME_TAGS", "GAME_TEXT_COLUMNS", "CaseSource",
@@ -361,6 +361,12 @@ class Casebase:
         tags = list(zip(*(self.games[c].tolist() for c in ("timecontrol", "event", "site")), strict=True))
         speeds = {t: speed_of(*t) for t in set(tags)}  # a casebase's games share few distinct tags
         return np.array([speeds[t] for t in tags], dtype=np.str_)
+
+    def on_lichess(self) -> bool:
+        """Whether most of its games are lichess.org's: their speed classes are on Lichess's bands, so
+        the clock the engine plays on is read on them too (:func:`casebase.speed.clock_speed`)."""
+        sites = self.games["site"].tolist()
+        return 2 * sum(map(on_lichess, sites)) > len(sites)
 
     def speeds(self) -> np.ndarray:
         """The speed class of each case (its game's, :meth:`game_speeds`)."""

@@ -104,15 +104,18 @@ def describe_profile(casebase: Casebase) -> str:
 
 
 def describe_speeds(casebase: Casebase) -> str | None:
-    """The ``profile by speed:`` line: each speed class's implied rating and loss where the profile fits
-    it (docs/strength.md §1), and the judged positions of the others; None for a profile made without."""
+    """The ``by speed:`` line: each speed class's implied rating and loss where the profile fits it
+    (docs/strength.md §1), the judged positions of the classes too few to fit, and of the games of no
+    known speed (never fitted, whatever their number); None for a profile made without."""
     meta = casebase.meta.get("profile")
     if casebase.profile is None or not isinstance(meta, dict) or "speed_positions" not in meta:
         return None
     fitted = [_speed(speed, values, meta.get("mistake_cp", 50)) for speed, values in meta["speeds"].items()]
-    others = [f"{speed} {n}" for speed, n in meta["speed_positions"].items() if n and speed not in meta["speeds"]]
-    return "; ".join(fitted or ["no speed class has enough judged positions for a fit of its own"]) + (
-        f" (too few to fit, positions: {', '.join(others)})" if others else "")
+    counts = meta["speed_positions"]
+    others = [f"{speed} {n}" for speed, n in counts.items() if n and speed not in meta["speeds"] and speed != UNKNOWN]
+    return "; ".join([*(fitted or ["no speed class has enough judged positions for a fit of its own"]),
+                      *([f"too few to fit (positions): {', '.join(others)}"] if others else []),
+                      *([f"no known speed: {counts[UNKNOWN]} positions"] if counts.get(UNKNOWN) else [])])
 
 
 def _speed(speed: str, values: dict[str, Any], mistake_cp: int) -> str:

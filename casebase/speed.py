@@ -19,6 +19,8 @@ from __future__ import annotations
 import math
 import re
 
+#: The plies of a game's start, where the time left still says the clock's class (its first two moves).
+START_PLIES = 4
 #: The speed classes, fastest first; UNKNOWN where nothing says.
 SPEEDS = ("bullet", "blitz", "rapid", "classical")
 UNKNOWN = "unknown"
@@ -32,8 +34,7 @@ FIDE_BANDS = ((180.0, "bullet"), (600.0 + 1e-9, "blitz"), (3600.0, "rapid"))
 _EVENT_WORDS = (
     ("bullet", "bullet"), ("blitz", "blitz"), ("armageddon", "blitz"), ("titled tuesday", "blitz"),
     ("titled arena", "blitz"), ("speed", "blitz"), ("rapid", "rapid"), ("classical", "classical"),
-    ("classic", "classical"),
-)
+)  # not "classic": a brand, not a speed (Mainz's "Chess Classic" was rapid, "London Classic TB" its tiebreaks)
 #: A clock written in an event's name: "5m+2spm", "3+2", "15'+10''".
 _EVENT_CLOCK = re.compile(r"(?<![\d/])(\d{1,3})\s*(?:m|min|')?\s*\+\s*(\d{1,2})\s*(?:s|spm|'')?(?![\d/])")
 
@@ -87,7 +88,7 @@ def parse_event(event: str) -> str:
 def speed_of(time_control: str | None, event: str | None, site: str | None = None) -> str:
     """The speed class of a game from its tags: ``TimeControl`` where it says, else the event's
     name, else unknown. Lichess's bands for a game of lichess.org, FIDE's for any other."""
-    lichess = "lichess" in (site or "").lower()
+    lichess = on_lichess(site)
     if time_control:
         speed = parse_time_control(time_control, lichess=lichess)
         if speed != UNKNOWN:
@@ -95,12 +96,19 @@ def speed_of(time_control: str | None, event: str | None, site: str | None = Non
     return parse_event(event or "")
 
 
-def clock_speed(seconds_left: float, increment: float, movestogo: int | None, plies_played: int) -> str | None:
+def on_lichess(site: str | None) -> bool:
+    """Whether a game's ``Site`` tag is lichess.org's (its clock is put in Lichess's bands)."""
+    return "lichess" in (site or "").lower()
+
+
+def clock_speed(seconds_left: float, increment: float, movestogo: int | None, plies_played: int, *,
+                lichess: bool = False) -> str | None:
     """The class a UCI ``go``'s clock implies: the time left at the start of a game (within its
     first two moves) or for a ``movestogo`` cycle; None where the clock cannot say (late in a
-    sudden-death game, whose base time is spent, nothing tells what it was)."""
+    sudden-death game, whose base time is spent, nothing tells what it was). ``lichess``: on
+    Lichess's bands, as the games of a casebase of lichess.org games were classed."""
     if movestogo:
-        return speed_of_clock(seconds_left, increment, moves=movestogo)
-    if plies_played <= 4 and math.isfinite(seconds_left):
-        return speed_of_clock(seconds_left, increment)
+        return speed_of_clock(seconds_left, increment, moves=movestogo, lichess=lichess)
+    if plies_played <= START_PLIES and math.isfinite(seconds_left):
+        return speed_of_clock(seconds_left, increment, lichess=lichess)
     return None

@@ -62,6 +62,8 @@ from tournament.store import RESULTS
 STEPS = "steps.json"
 #: The shipped games the records are drawn from (the Makefile's GAMES_PGN) and the shipped journals.
 SHIPPED_GAMES = Path("games") / "round-robin-40-20.pgn"
+#: Their time control: a run at another makes no shipped record.
+SHIPPED_TC = "40/20"
 SHIPPED_JOURNALS = Path("profiles")
 
 
@@ -228,6 +230,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.ship and not args.games_records:
         parser.error("--ship needs --games-records")
+    if args.ship and args.tc != SHIPPED_TC:
+        parser.error(f"--ship needs --tc {SHIPPED_TC}: the shipped games records are of the round robin at {SHIPPED_TC}")
     try:
         TimeControl.parse(args.tc)
         plan = Plan(tuple(args.casebases or ladder_casebases()), rounds=args.rounds, tc=args.tc, judge=args.judge,

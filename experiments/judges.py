@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from common.cli import positive_int
 from common.paths import PROJECT_ROOT as ROOT
 from engine.outside.launch import launch
 from engine.style.profile import PlayRecord
@@ -72,7 +73,7 @@ def main() -> int:
     parser.add_argument("experts", nargs="+", help="expert ids with casebases/ID.npz and its play-time record")
     parser.add_argument("--judge", default="/usr/games/stockfish", help="the profile's judge (it scores every loss)")
     parser.add_argument("--other", nargs="+", default=[], help="judges of other versions to play with")
-    parser.add_argument("--positions", type=int, default=200, help="the play-time record's first positions")
+    parser.add_argument("--positions", type=positive_int, default=200, help="the play-time record's first positions")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "judges", help="where the journals are kept")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -81,7 +82,7 @@ def main() -> int:
         found = rows(expert, args)
         for who, measures in found.items():
             print(f"| {expert} | {who} | {len(measures)} | " + " | ".join(cells(measures)) + " |", flush=True)
-        _, reference, *played = found.values()
+        reference = list(found.values())[1]  # the shipped record's choice
         for who, measures in list(found.items())[2:]:
             gap = 100 * (measures[:, 0].mean() / reference[:, 0].mean() - 1)
             cp = 100 * (measures[:, 1].mean() / reference[:, 1].mean() - 1)

@@ -5,7 +5,9 @@ its outputs (relative to the folder) and their SHA-256.
 A rerun skips a stage whose key is the same and whose outputs are still there, as they were
 (``done (kept)``); goes on with a stage started with the same key (its journals are resumed);
 and starts again a stage whose key changed (a changed PGN or flag), removing its journals first,
-so that everything after it, whose keys hold its key, is made again too.
+so that everything after it, whose keys hold its key, is made again too. It names the player (the
+slug) whose engine the folder holds: another player's folder is refused, for the journals are named
+alike for every player.
 """
 
 from __future__ import annotations
@@ -31,8 +33,9 @@ def key_of(inputs: dict[str, Any]) -> str:
 class StageBook:
     """The stage record of one player's folder, written atomically at every change."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, player: str | None = None) -> None:
         self.path = folder / BOOK
+        self.player = player  # the slug of the player the folder is made for (None: not said)
         self.stages: dict[str, dict[str, Any]] = {}
         if self.path.exists():
             try:
@@ -41,10 +44,14 @@ class StageBook:
                 raise PlayerError(f"{self.path}: not a stage record ({exc}); move it away to start over") from None
             if not isinstance(data, dict) or data.get("format") != FORMAT:
                 raise PlayerError(f"{self.path}: not a stage record of cbr-chess new; move it away to start over")
-            self.stages = data["stages"]
+            self.stages = data.get("stages", {})
+            if None not in (player, data.get("player")) and data["player"] != player:
+                raise PlayerError(f"{folder} holds the engine of {data['player']}, not of {player}: give another --out"
+                                  " (its journals would be overwritten)")
 
     def _save(self) -> None:
-        write_atomic(self.path, json.dumps({"format": FORMAT, "stages": self.stages}, indent=1) + "\n")
+        made = {"format": FORMAT, **({"player": self.player} if self.player else {}), "stages": self.stages}
+        write_atomic(self.path, json.dumps(made, indent=1) + "\n")
 
     def key(self, name: str) -> str | None:
         """The key stage ``name`` was last started with (None: never)."""

@@ -14,7 +14,8 @@ from casebase.format import CasebaseError
 from casebase.games import BuildError
 from casebase.speed import SPEEDS
 from common.cli import positive_int
-from engine.outside.launch import LaunchError
+from engine.outside.clock import TimeControl
+from engine.outside.launch import LaunchError, launch
 from engine.style.model import ModelError
 from player import PlayerError
 from player.run import new
@@ -49,7 +50,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--play-positions", type=positive_int, default=defaults.play_positions, metavar="N",
                         help=f"the profile's positions the engine plays for its calibration (default {defaults.play_positions})")
     parser.add_argument("--games", type=positive_int, default=defaults.games, metavar="N",
-                        help=f"the calibration match's games, colours alternating (default {defaults.games})")
+                        help=f"the calibration match's games, colours alternating: an odd N plays N - 1, at least 2"
+                             f" (default {defaults.games})")
     parser.add_argument("--tc", default=defaults.tc, help=f"the match's time control (default {defaults.tc})")
     parser.add_argument("--record-positions", type=positive_int, default=defaults.record_positions, metavar="N",
                         help=f"the match's positions of the engine judged and played for its games record"
@@ -62,9 +64,15 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _judge(given: str | None) -> str:
+    """The judge's command, once it answered as a UCI engine: a wrong one is said now, not after the
+    casebase and the personal model (minutes for a player of thousands of games)."""
     judge = given or shutil.which("stockfish") or DEFAULT_JUDGE
     if shutil.which(judge) is None:
         raise PlayerError(f"no judge at {judge}: give a UCI engine with --judge PATH (apt-get install stockfish)")
+    try:
+        launch([judge], own_group=True).quit()
+    except LaunchError as exc:
+        raise PlayerError(f"--judge {judge}: {exc}") from None
     return str(Path(judge).resolve()) if Path(judge).exists() else judge
 
 
@@ -82,6 +90,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                           tc=args.tc, record_positions=args.record_positions, opponent=args.opponent, workers=args.workers)
         if not args.pgn.is_file():
             raise PlayerError(f"{args.pgn}: no such file")
+        TimeControl.parse(args.tc)  # said now, not after the hours of judging before the match
+        if args.opponent is not None and not args.opponent.is_file():
+            raise PlayerError(f"--opponent {args.opponent}: no such casebase")
         if args.cluster and not args.quiet:
             print("cbr-chess new: the judging runs here (profiling cannot run on Ray yet); the match on the cluster",
                   file=sys.stderr)

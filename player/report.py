@@ -11,6 +11,7 @@ read from the journals the stages left, so the report judges nothing.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -33,22 +34,19 @@ BALANCED_CP = 200
 TOP1_POSITIONS = 5000
 
 
-def balanced(profile: Profile, where: np.ndarray | None = None) -> dict[str, float]:
-    """The loss statistics of the played moves in the balanced positions of ``profile`` (among ``where``)."""
+def balanced(profile: Profile, where: np.ndarray | None = None) -> dict[str, float | None]:
+    """The loss statistics of the played moves in the balanced positions of ``profile`` (among ``where``;
+    None where there is none: report.json holds no NaN)."""
     mask = np.abs(profile.scores[:, 0]) <= BALANCED_CP
     if where is not None:
         mask &= where
-    return loss_stats(profile.cp_loss[mask], profile.played[mask])
+    stats = loss_stats(profile.cp_loss[mask], profile.played[mask])
+    return {key: None if isinstance(value, float) and math.isnan(value) else value for key, value in stats.items()}
 
 
-def speeds_of(profile: Profile) -> np.ndarray:
-    """The speed class of each judged position's game (its TimeControl, else its event's name)."""
-    return profile.casebase.speeds()[profile.rows]
-
-
-def by_speed(profile: Profile) -> dict[str, dict[str, float]]:
+def by_speed(profile: Profile) -> dict[str, dict[str, float | None]]:
     """The balanced-position statistics of every speed class present, then of all the positions."""
-    speeds = speeds_of(profile)
+    speeds = profile.speeds
     present = [s for s in (*SPEEDS, UNKNOWN) if (speeds == s).any()]
     return {**{s: balanced(profile, speeds == s) for s in present}, "all": balanced(profile)}
 
@@ -87,17 +85,22 @@ def measure(options: Options, folder: Folder, opponent: str) -> dict[str, Any]:
         "balanced_cp": BALANCED_CP, "mistake_cp": MISTAKE_CP,
         "player_heldout": by_speed(heldout),
         "engine": {"opponent": opponent, "time_control": options.tc, "points": points, "games": played,
-                   "speed": speed_of_clock(control.seconds, control.increment, moves=control.moves),
+                   "speed": speed_of_clock(control.seconds, control.increment, moves=control.moves,
+                                          lichess=casebase.on_lichess()),
                    **balanced(engine)},
     }
 
 
-def _row(name: str, stats: dict[str, float], engine: dict[str, Any]) -> str:
+def _row(name: str, stats: dict[str, Any], engine: dict[str, Any]) -> str:
+    """A row of the table: ``stats``, and the engine's against them where both have positions."""
     if not stats["positions"]:
         return f"| {name} | 0 | | | |"
-    ratio = engine["mean_cp_loss"] / stats["mean_cp_loss"] - 1 if stats["mean_cp_loss"] else float("nan")
+    against = ""
+    if engine["positions"] and stats["mean_cp_loss"]:
+        against = (f"{100 * (engine['mean_cp_loss'] / stats['mean_cp_loss'] - 1):+.0f} %,"
+                   f" {100 * (engine['mistakes'] - stats['mistakes']):+.1f} points")
     return (f"| {name} | {stats['positions']} | {stats['mean_cp_loss']:.1f} | {100 * stats['mistakes']:.1f} %"
-            f" | {100 * ratio:+.0f} %, {100 * (engine['mistakes'] - stats['mistakes']):+.1f} points |")
+            f" | {against} |")
 
 
 def markdown(report: dict[str, Any]) -> str:
@@ -121,8 +124,7 @@ def markdown(report: dict[str, Any]) -> str:
         "|---|---|---|---|---|",
         *(_row(f"the player, held-out games, {speed}", stats, engine)
           for speed, stats in report["player_heldout"].items()),
-        f"| the engine, its match ({engine['speed']}) | {engine['positions']} | {engine['mean_cp_loss']:.1f} |"
-        f" {100 * engine['mistakes']:.1f} % | |",
+        _row(f"the engine, its match ({engine['speed']})", engine, {"positions": 0}),
     ]
     return "\n".join(lines) + "\n"
 

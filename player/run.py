@@ -4,6 +4,7 @@ inputs (:mod:`player.book`), resumed where one was stopped in it, shown on the o
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -61,7 +62,17 @@ def lines(path: Path) -> int:
 
 
 def player_games(folder: Folder) -> int:
-    return Casebase.load(folder.casebase, tell=False).num_games if folder.casebase.exists() else GAMES_GUESS
+    """The player's games in the casebase (:data:`GAMES_GUESS` before it is made); read again only when
+    the file changes, for the progress line asks at each redraw (a casebase takes tens of ms to load)."""
+    if not folder.casebase.exists():
+        return GAMES_GUESS
+    stat = folder.casebase.stat()
+    return _games_in(folder.casebase, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=4)
+def _games_in(path: Path, mtime_ns: int, size: int) -> int:
+    return Casebase.load(path, tell=False).num_games
 
 
 def _parts_build(options: Options, folder: Folder) -> list[Part]:
@@ -133,7 +144,7 @@ def stage_inputs(k: int, options: Options, keys: list[str]) -> dict[str, Any]:
 
 def new(options: Options, folder: Folder, *, progress: bool = True) -> Path:
     """Run every stage not finished yet; return the report's path."""
-    book = StageBook(folder.root)
+    book = StageBook(folder.root, folder.slug)
     shown = Progress([stage.name for stage in STAGES], lambda k: STAGES[k].parts(options, folder), enabled=progress)
     keys: list[str] = []
     for k, stage in enumerate(STAGES):

@@ -145,6 +145,9 @@ def test_bad_input_is_a_clear_error(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["--ship"])
     assert "--ship needs --games-records" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--games-records", "--ship", "--tc", "40/10"])
+    assert "--ship needs --tc 40/20" in capsys.readouterr().err
 
 
 @pytest.mark.slow  # two guided engines' games and their moves judged

@@ -23,6 +23,8 @@ from casebase.holdout import held_out_games
 from casebase.info import describe, speed_counts
 from casebase.npzfile import read_member, write_npz
 from casebase.profile_checks import check_profile
+from engine.agents.guided import GuidedAgent
+from engine.cbr.weights import WEIGHT_CONFIGS
 from profiling.judging import Settings
 from profiling.pipeline import make_profile
 
@@ -71,6 +73,18 @@ def test_the_timecontrol_tag_is_kept_and_read_back_with_each_games_speed(tmp_pat
     again = tmp_path / "b.npz"
     build([pgn], GameFilter(EXPERT), workers=2).save(again)
     assert again.read_bytes() == path.read_bytes()
+
+
+def test_a_casebase_of_lichess_games_says_so_for_the_clock_read_at_play_time(tmp_path):
+    pgn, _ = speed_pgn(tmp_path)
+    casebase = build([pgn], GameFilter(EXPERT), workers=1)
+    assert not casebase.on_lichess()
+    text = pgn.read_text(encoding="utf-8").replace('[Site "Here"]', '[Site "https://lichess.org/abcd"]', 7)
+    pgn.write_text(text.replace('[TimeControl "180+2"]', '[TimeControl "600+0"]'), encoding="utf-8")
+    lichess = build([pgn], GameFilter(EXPERT), workers=1)
+    assert lichess.on_lichess() and lichess.game_speeds().tolist()[:6] == ["rapid"] * 6  # 10+0: Lichess's rapid
+    assert GuidedAgent(lichess, WEIGHT_CONFIGS["balanced"], seed=1).speed.lichess  # the engine reads its clock so
+    assert not GuidedAgent(casebase, WEIGHT_CONFIGS["balanced"], seed=1).speed.lichess
 
 
 def test_a_casebase_made_before_the_column_is_read_with_unknown_time_controls(tmp_path):
@@ -164,6 +178,8 @@ def test_the_profile_is_summarised_by_each_speed_with_enough_positions(tmp_path,
     assert blitz["fit"]["sensitivity"] > 0 and blitz["rating"]["low"] < blitz["rating"]["implied"] < blitz["rating"]["high"]
     assert meta["fit"]["expected_loss"] > 0 and blitz["fit"]["expected_loss"] > 0  # what the calibrated choice reads
     assert "by speed:      blitz " in describe(loaded)
+    assert f"; no known speed: {meta['speed_positions']['unknown']} positions" in describe(loaded)
+    assert "unknown" not in describe(loaded).split("by speed:")[1].split("\n")[0]  # never 'too few to fit'
     bad_entries(loaded)
 
 

@@ -94,6 +94,10 @@ def test_a_stage_record_of_something_else_is_refused(tmp_path: Path):
     (tmp_path / "stages.json").write_text("{}", encoding="utf-8")
     with pytest.raises(Exception, match="not a stage record"):
         StageBook(tmp_path)
+    StageBook(tmp_path / "alice", "alice").start("one", "k1")
+    assert StageBook(tmp_path / "alice", "alice").key("one") == "k1"
+    with pytest.raises(Exception, match="holds the engine of alice, not of bob: give another --out"):
+        StageBook(tmp_path / "alice", "bob")  # its journals, named alike for every player, would be overwritten
 
 
 def test_a_changed_flag_changes_the_keys_of_the_stages_that_depend_on_it_and_no_others(tmp_path: Path):
@@ -156,9 +160,19 @@ def test_speed_builds_the_engine_of_one_speed_class_s_games(tmp_path: Path):
 
 def test_a_name_that_matches_no_game_is_a_clear_error(tmp_path: Path, capsys):
     pgn = few_games(tmp_path / "games.pgn", 4)
-    assert new_main([str(pgn), "--player", "Nobody Atall", "--judge", sys.executable, "--out", str(tmp_path / "p"),
+    assert new_main([str(pgn), "--player", "Nobody Atall", "--judge", scripted(tmp_path), "--out", str(tmp_path / "p"),
                      "--quiet"]) == 1
     assert "no game in" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("flags", "said"), [(["--tc", "40 moves"], "time control '40 moves'"),
+                                             (["--opponent", "none.npz"], "--opponent none.npz: no such casebase"),
+                                             (["--judge", "/bin/true"], "--judge /bin/true: /bin/true does not start as a UCI")])
+def test_a_bad_flag_is_an_error_before_any_stage(tmp_path: Path, capsys, flags: list[str], said: str):
+    pgn = few_games(tmp_path / "games.pgn", 4)
+    assert new_main([str(pgn), "--player", "Kosteniuk", "--judge", scripted(tmp_path), "--out", str(tmp_path / "p"),
+                     "--quiet", *flags]) == 1
+    assert said in capsys.readouterr().err and not (tmp_path / "p").exists()
 
 
 def test_without_torch_the_generic_model_plays_and_the_command_says_so(tmp_path: Path, monkeypatch, capsys):
@@ -189,6 +203,23 @@ def test_the_balanced_loss_counts_the_positions_the_judge_puts_within_200_cp_by_
     speeds = report.by_speed(profile)
     assert list(speeds) == ["blitz", "unknown", "all"]
     assert speeds["blitz"]["positions"] == 1 and speeds["unknown"]["positions"] == 2 and speeds["all"] == stats
+
+
+def test_the_report_leaves_blank_what_has_no_balanced_position(kosteniuk_casebase: Path):
+    casebase = Casebase.load(kosteniuk_casebase)
+    rows = np.array([np.flatnonzero(np.asarray(casebase.game) == 0)[10]])
+    scores = np.array([[900, 700]], np.int32)  # no balanced position: a lost game's moves
+    none = report.balanced(Profile(casebase, rows, np.ones((1, 2), np.uint16), scores, np.ones(1, np.int16), {}))
+    assert none == {"positions": 0, "mean_cp_loss": None, "mistakes": None, "first_choice": None}  # JSON, not NaN
+    some = {"positions": 10, "mean_cp_loss": 20.0, "mistakes": 0.1, "first_choice": 0.5}
+    made = {"player": "P", "games": 10, "heldout_games": 2, "judge": "J", "depth": 12, "multipv": 10,
+            "rating": {"implied": 2000, "low": 1900, "high": 2100}, "top1": {"positions": 5, "generic": 0.4, "personal": None},
+            "balanced_cp": 200, "mistake_cp": 50, "player_heldout": {"all": some},
+            "engine": {"opponent": "x", "time_control": "40/20", "points": 1, "games": 2, "speed": "bullet", **none}}
+    text = report.markdown(made)
+    assert "nan" not in text.lower() and "| the engine, its match (bullet) | 0 | | | |" in text
+    made["engine"].update(some, mean_cp_loss=30.0, mistakes=0.15)
+    assert "| the player, held-out games, all | 10 | 20.0 | 10.0 % | +50 %, +5.0 points |" in report.markdown(made)
 
 
 # -- the slow tier: the whole command ------------------------------------------------------------

@@ -20,7 +20,8 @@ def test_time_control_tags_fall_in_lichess_and_fide_bands(tag: str, lichess: boo
     ("Titled Tuesday Blitz", "blitz"), ("Titled Tuesday 3rd Feb", "blitz"), ("Lichess Titled Arena", "blitz"),
     ("chess.com Speed 1m+1spm 2017", "bullet"), ("chess.com Speed 5m+2spm 2017", "blitz"),
     ("World Rapid 2019", "rapid"), ("Tata Steel Masters", UNKNOWN), ("GCT Rapid & Blitz", UNKNOWN),
-    ("9th London Classic 2017", "classical"), ("Armageddon", "blitz"), ("Online Nations Cup", UNKNOWN),
+    ("Rated Classical game", "classical"), ("Armageddon", "blitz"), ("Online Nations Cup", UNKNOWN),
+    ("9th London Classic 2017", UNKNOWN), ("Chess Classic", UNKNOWN), ("7th London Classic TB", UNKNOWN),
     ("Bullet Brawl", "bullet"),
 ])
 def test_event_names_say_their_speed(event: str, speed: str) -> None:

@@ -19,9 +19,9 @@ from casebase.profilefile import profile_path
 from engine.agents.factory import Loader, make_agent
 from engine.agents.record import SpeedProfile
 from engine.agents.speeds import GameSpeed
-from engine.search.limits import SearchLimits
+from engine.search.limits import SearchLimits, pondering
 from engine.style.calibration import calibrate
-from engine.uci.explain import explain
+from engine.uci.explain import explain, note_text
 
 #: A blitz game's clock (3+2) and the card's (40 moves in 90 minutes), in milliseconds.
 BLITZ = SearchLimits(wtime=180_000, btime=180_000, winc=2_000, binc=2_000)
@@ -93,14 +93,30 @@ def test_the_clock_s_class_is_kept_for_the_game_and_a_go_on_no_clock_plays_all_g
     assert game.of(board, LATE) == "blitz"  # 20 s left at move 5 says nothing: the game's first go did
     assert game.of(board, SearchLimits(depth=5)) is None and game.of(board, SearchLimits(movetime=100)) is None
     assert game.of(board, SearchLimits(wtime=20_000, btime=20_000, infinite=True)) is None
+    # go ponder (its search gets no clock until ponderhit) and a go without the mover's time: the game's class
+    assert game.of(board, pondering(SearchLimits(wtime=20_000, btime=20_000, ponder=True))) == "blitz"
+    assert game.of(board, SearchLimits(btime=20_000)) == "blitz"
     board.pop()
     board.pop()
     assert game.of(board, LATE) == "blitz"  # a takeback is the same game
     assert game.of(chess.Board(), CARD) == "classical"  # a new game without ucinewgame: its clock says again
+    card = chess.Board()
+    for move in ("e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6", "b5a4", "g8f6"):
+        card.push_uci(move)
+    game.of(card, CARD)
+    card.pop()
+    card.pop()  # a takeback with a movestogo clock that alone would say blitz: the game's class stays
+    assert game.of(card, SearchLimits(wtime=100_000, btime=100_000, movestogo=30)) == "classical"
     game.new_game()
     assert game.of(board, LATE) is None  # ucinewgame: the last game's class is gone, and this clock says nothing
     assert GameSpeed("rapid").of(board, SearchLimits(depth=3)) == "rapid"
     assert GameSpeed("all").of(chess.Board(), BLITZ) is None
+
+
+def test_the_clock_is_read_on_the_bands_the_casebase_s_games_were_classed_on():
+    ten = SearchLimits(wtime=600_000, btime=600_000)  # 10+0: blitz by FIDE's bands, rapid by Lichess's
+    assert GameSpeed().of(chess.Board(), ten) == "blitz"
+    assert GameSpeed(lichess=True).of(chess.Board(), ten) == "rapid"
 
 
 def test_option_speed_is_one_of_its_words():
@@ -205,3 +221,9 @@ def test_without_a_profile_by_speed_the_clock_changes_no_move_and_no_score(profi
                 board.push(result.move)
             games.append(played)
     assert games[0] == games[1]
+
+
+def test_a_profile_not_summarised_by_speed_says_so_and_no_count_of_positions():
+    text = note_text(SpeedProfile("X", "blitz", None, 400, False))
+    assert text == ("no blitz profile of X (no profile by speed), the speed the clock implies:"
+                    " playing the profile of all X's games")

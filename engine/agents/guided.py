@@ -130,7 +130,7 @@ class GuidedAgent(CaseAgent):
         self.all_games, self.rating = self.calibration, rating
         self.by_speed: dict[str, Calibration] = {}
         #: The speed class of the game in play (option Speed, or the clock's).
-        self.speed = GameSpeed(speed)
+        self.speed = GameSpeed(speed, lichess=casebase is not None and casebase.on_lichess())
         super().__init__(casebase, weights, seed)
 
     def new_game(self, seed: int | None = None) -> None:

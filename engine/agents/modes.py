@@ -23,6 +23,7 @@ from engine.agents.defaults import Chess0Style, Selection
 from engine.agents.options import Option, OptionRegistry, OptionValue
 from engine.cbr.weights import Weights, from_hundredths
 from engine.style.prior import PriorSource
+from engine.style.profile import SPEED_POSITIONS
 
 if TYPE_CHECKING:
     from casebase.format import Casebase
@@ -218,8 +219,8 @@ MODES: dict[str, Mode] = {
             Option("Speed", "combo", defaults.SPEED, choices=defaults.SPEED_SETTINGS,
                    doc="guided, by the expert's error model: which speed's profile it plays; `auto`, the speed the"
                        " game's clock implies (`go wtime …` at the start of a game, or with `movestogo`; none for"
-                       " `depth`, `nodes` or `movetime`), where the profile has one (400 judged positions); `all`, all"
-                       " the expert's games; or a class, whatever the clock; `UCI_Elo` wins (strength.md §3)"),
+                       f" `depth`, `nodes` or `movetime`), where the profile has one ({SPEED_POSITIONS} judged positions);"
+                       " `all`, all the expert's games; or a class, whatever the clock; `UCI_Elo` wins (strength.md §3)"),
         ),
     ),
     "chess0": Mode(

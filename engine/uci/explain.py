@@ -81,7 +81,7 @@ def _speed_note(note: SpeedProfile) -> str:
     if note.played:
         counted = "" if note.positions is None else f" ({note.positions} positions)"
         return f"playing {note.expert}'s {note.speed} profile{counted}, {why}"
-    counted = f"fewer than {note.needed} positions" if note.positions is None else \
+    counted = "no profile by speed" if note.positions is None else \
         f"{note.positions} positions < {note.needed}"
     return f"no {note.speed} profile of {note.expert} ({counted}), {why}: playing the profile of all {note.expert}'s games"
 
