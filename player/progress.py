@@ -21,6 +21,9 @@ from typing import TextIO
 
 #: How often the line is redrawn on a terminal (seconds).
 REDRAW = 0.5
+#: Seconds between the progress lines written to a file or a pipe (not a terminal): a log of a long
+#: stage shows it moving without a line a second.
+LOG_EVERY = 60.0
 #: The measured seconds of the stages run before their pace scales the ETA (a stage of a second says little).
 SCALE_AFTER = 30.0
 
@@ -99,7 +102,7 @@ class Progress:
         self.say(self.line(k, parts, started, left_at_start))
         stop = threading.Event()
         drawer = threading.Thread(target=self._draw, args=(k, parts, started, left_at_start, stop), daemon=True)
-        if self.live:
+        if self.enabled:
             drawer.start()
         try:
             yield
@@ -112,10 +115,11 @@ class Progress:
         self.say(f"[{k + 1}/{len(self.names)} {self.names[k]}] done in {clock(time.monotonic() - started)}")
 
     def _draw(self, k: int, parts: Sequence[Part], started: float, left_at_start: float, stop: threading.Event) -> None:
-        while not stop.wait(REDRAW):
+        """Redraw the line on a terminal; elsewhere (a log file) write it as a line of its own now and then."""
+        while not stop.wait(REDRAW if self.live else LOG_EVERY):
             try:
                 text = self.line(k, parts, started, left_at_start)
             except OSError:  # a file read while it is replaced: the next redraw reads it
                 continue
-            self.stream.write("\r\x1b[K" + text)
+            self.stream.write("\r\x1b[K" + text if self.live else text + "\n")
             self.stream.flush()

@@ -22,7 +22,7 @@ from test_profiling import scripted
 
 from casebase.format import Casebase
 from engine.style.profile import Profile
-from player import report, stages
+from player import progress, report, stages
 from player.book import StageBook, key_of
 from player.cli import main as new_main
 from player.progress import Part, Progress
@@ -135,6 +135,18 @@ def test_the_eta_counts_what_is_left_of_this_stage_and_the_next_ones(monkeypatch
     shown.spent, shown.measured = 60.0, 30.0  # the stages run so far took twice what was measured
     assert shown.eta(0, plans[0], 100.0, 10.0) == pytest.approx(10 + 2 * 20)
     assert shown.eta(1, plans[1], 110.0, 20.0) == pytest.approx(2 * 20)
+
+
+def test_a_log_file_gets_a_line_of_progress_now_and_then(monkeypatch):
+    monkeypatch.setattr(progress, "LOG_EVERY", 0.01)
+    stream, done = io.StringIO(), {"a": 0}
+    shown = Progress(["judging"], lambda k: [Part(10, 1.0, "positions", lambda: done["a"])], stream=stream)
+    with shown.stage(0):
+        done["a"] = 3
+        deadline = time.monotonic() + 60  # a bound for a stuck thread only: two lines come within milliseconds
+        while stream.getvalue().count("3/10 positions") < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+    assert stream.getvalue().count("3/10 positions") >= 2 and "\r" not in stream.getvalue()
 
 
 def test_a_finished_stage_says_done_kept():
