@@ -64,6 +64,7 @@ def test_a_queen_trade_for_either_side():
     black = move_row("3qk3/8/8/8/8/8/8/3QK3 b - - 0 1", "d8d1")
     assert (black["queen trade"], black["check"], black["capture"]) == (1, 1, 1)
     assert move_row("4k3/8/8/3r4/8/8/8/3QK3 w - - 0 1", "d1d5")["queen trade"] == 0  # a queen takes a rook
+    assert move_row("4k3/8/8/3q4/8/8/8/3RK3 w - - 0 1", "d1d5")["queen trade"] == 0  # a rook takes the queen
 
 
 def test_a_retreat_is_toward_the_movers_own_side():
@@ -98,13 +99,18 @@ def test_the_scores_give_loss_rank_and_band():
     assert not level[:, [COLUMN["loss winning"], COLUMN["loss losing"], COLUMN["loss d2"], COLUMN["vote"]]].any()
 
 
+#: The simulated features' scales and offsets, far from the standard ones the fit works on inside.
+SCALES = np.geomspace(0.05, 20, len(FEATURES))
+OFFSETS = np.linspace(-3, 3, len(FEATURES))
+
+
 def simulated(weights: np.ndarray, positions: int, seed: int) -> list[Position]:
     """Positions of random candidates whose played move is drawn from the chooser of ``weights``."""
     rng = np.random.default_rng(seed)
     made = []
     for i in range(positions):
         n = int(rng.integers(2, 9))
-        matrix = rng.normal(size=(n, len(FEATURES)))
+        matrix = OFFSETS + SCALES * rng.normal(size=(n, len(FEATURES)))
         p = Chooser(FEATURES, weights).probabilities(matrix)
         made.append(Position(f"sim/{i}/30", chess.Board(), [chess.Move.null()] * n, [0] * n, [1.0] * n, matrix,
                              int(rng.choice(n, p=p)), Phase.MIDDLEGAME))
@@ -112,20 +118,20 @@ def simulated(weights: np.ndarray, positions: int, seed: int) -> list[Position]:
 
 
 def test_the_fit_recovers_the_weights_it_was_simulated_from():
-    truth = np.random.default_rng(7).normal(scale=0.7, size=len(FEATURES))
+    truth = np.random.default_rng(7).normal(scale=0.7, size=len(FEATURES)) / SCALES
     positions = simulated(truth, 4000, seed=11)
     positions[0] = Position("sim/x/30", chess.Board(), [chess.Move.null()] * 2, [0, 0], [1.0, 1.0],
                             np.zeros((2, len(FEATURES))), -1, positions[0].phase)  # the played move no candidate
     fitted = fit(positions, l2=1e-6)
     assert (fitted.positions, fitted.left_out) == (3999, 1)
-    assert np.abs(fitted.chooser.weights - truth).max() < 0.2
+    assert np.abs((fitted.chooser.weights - truth) * SCALES).max() < 0.2  # on the scale of one deviation
     # the penalty pulls toward 0
-    assert np.abs(fit(positions, l2=10.0).chooser.weights).sum() < 0.5 * np.abs(truth).sum()
+    assert np.abs(fit(positions, l2=10.0).chooser.weights * SCALES).sum() < 0.5 * np.abs(truth * SCALES).sum()
 
 
 def test_the_gradient_is_the_finite_difference():
-    data = stack(simulated(np.linspace(-1, 1, len(FEATURES)), 30, seed=3))
-    w = np.random.default_rng(5).normal(size=len(FEATURES))
+    data = stack(simulated(np.linspace(-1, 1, len(FEATURES)) / SCALES, 30, seed=3))
+    w = np.random.default_rng(5).normal(size=len(FEATURES)) / SCALES
     _, gradient = log_likelihood(w, data)
     h = 1e-6
     numeric = [(log_likelihood(w + h * e, data)[0] - log_likelihood(w - h * e, data)[0]) / (2 * h)
