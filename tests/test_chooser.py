@@ -93,6 +93,9 @@ def test_the_scores_give_loss_rank_and_band():
     assert not x[:, COLUMN["loss losing"]].any()
     assert x[:, COLUMN["rank"]].tolist() == [1, 0, 2] and x[:, COLUMN["best"]].tolist() == [0, 1, 0]
     assert x[2, COLUMN["log prior"]] == pytest.approx(np.log(1e-4))  # floored
+    assert x[:, COLUMN["log prior squared"]] == pytest.approx(x[:, COLUMN["log prior"]] ** 2)
+    assert x[:, COLUMN["sqrt loss"]] ** 2 == pytest.approx(loss)
+    assert x[:, COLUMN["sqrt loss d6"]] ** 2 == pytest.approx(x[:, COLUMN["loss d6"]])
     assert x[:, COLUMN["vote"]].tolist() == [0.2, 0.8, 0.0]
     assert x[0, COLUMN["loss d2"]] > 0 and x[1, COLUMN["loss d2"]] == 0 and x[2, COLUMN["loss d6"]] > 0
     level, _ = features(board, None, moves, [50, 100, -100], [0.5, 0.3, 0.2])

@@ -8,7 +8,10 @@ depth and at shallow depths, its rank, the position's score, and the move itself
 of a move is the softmax over the position's candidates of ``features @ weights``. The weights are
 fitted by ``python -m learn.chooser fit`` on master games judged by an outside engine.
 
-A column that is the same for every candidate of a position cancels in the softmax: so the score
+Each loss enters as itself and as its square root, and the log prior as itself and its square: the
+logit's curve in each, as the error model's consistency bends its curve in the loss (a linear logit
+over the judge's loss and prior alone is near that model; these columns and the rest are what it
+adds). A column that is the same for every candidate of a position cancels in the softmax: so the score
 band enters only through its products with the loss, the pawn is the pieces' reference, and a
 feature a record does not hold (no shallow depths, no cases' vote) is 0 for every candidate and
 plays no part in that position.
@@ -46,7 +49,8 @@ PIECES = {chess.KNIGHT: "knight", chess.BISHOP: "bishop", chess.ROOK: "rook", ch
           chess.KING: "king"}
 #: The features, in the order of the columns of :func:`features`.
 FEATURES: tuple[str, ...] = (
-    "log prior", "vote", "loss", "sqrt loss", *(f"loss d{d}" for d in SHALLOW_DEPTHS), "best", "rank",
+    "log prior", "log prior squared", "vote", "loss", "sqrt loss", *(f"loss d{d}" for d in SHALLOW_DEPTHS),
+    *(f"sqrt loss d{d}" for d in SHALLOW_DEPTHS), "best", "rank",
     "loss winning", "loss losing", "check", "capture", "recapture", *(f"piece {p}" for p in PIECES.values()),
     "pawn advance", "pawn to 6th/7th", "castling", "retreat", "queen trade", "distance", "promotion",
 )
@@ -70,14 +74,18 @@ def features(board: chess.Board, last: chess.Move | None, moves: Sequence[chess.
     column = {name: i for i, name in enumerate(FEATURES)}
     cp = np.asarray(scores, dtype=np.float64)
     loss = losses(cp[None])[0]
-    x[:, column["log prior"]] = np.log(np.maximum(np.asarray(prior, dtype=np.float64), PRIOR_FLOOR))
+    log_prior = np.log(np.maximum(np.asarray(prior, dtype=np.float64), PRIOR_FLOOR))
+    x[:, column["log prior"]] = log_prior
+    x[:, column["log prior squared"]] = log_prior ** 2
     if votes is not None:
         x[:, column["vote"]] = votes
     x[:, column["loss"]] = loss
     x[:, column["sqrt loss"]] = np.sqrt(loss)
     for depth in SHALLOW_DEPTHS:
         if shallow is not None and depth in shallow:
-            x[:, column[f"loss d{depth}"]] = losses(np.asarray(shallow[depth], dtype=np.float64)[None])[0]
+            shallow_loss = losses(np.asarray(shallow[depth], dtype=np.float64)[None])[0]
+            x[:, column[f"loss d{depth}"]] = shallow_loss
+            x[:, column[f"sqrt loss d{depth}"]] = np.sqrt(shallow_loss)
     rank = np.empty(n)
     rank[np.argsort(-cp, kind="stable")] = np.arange(n)
     x[:, column["rank"]] = rank

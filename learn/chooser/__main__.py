@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
                   f" not a candidate), mean log-likelihood {fitted.mean_log_likelihood:.4f}")
             weights = fitted.chooser.weights
             for i in np.argsort(-np.abs(weights), kind="stable"):
-                print(f"  {fitted.chooser.names[i]:>16} {weights[i]:+.4f}")
+                print(f"  {fitted.chooser.names[i]:>18} {weights[i]:+.4f}")
         elif args.command == "evaluate":
             chooser = Chooser.load(args.chooser)
             print(table([evaluate(chooser, read_records(path)[1], default_calibration(args.casebase_folder / f"{name}.npz"),
