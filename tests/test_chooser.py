@@ -187,7 +187,7 @@ def test_records_read_back_and_a_broken_line_is_named(kosteniuk_records, tmp_pat
     lines = kosteniuk_records.read_text().split("\n")
     broken = tmp_path / "broken.jsonl"
     broken.write_text("\n".join([lines[0], lines[1].replace('"scores": [', '"scores": [1, '), *lines[2:]]))
-    with pytest.raises(RecordError, match=r"broken.jsonl:2: .*3 values for 2 candidates"):
+    with pytest.raises(RecordError, match=r"broken.jsonl:2: .*3 scores for 2 candidates"):
         read_records(broken)
     broken.write_text("\n".join([*lines[:5], lines[5][:40]]))  # a killed writer's last line
     assert len(read_records(broken)[1]) == 4
@@ -222,3 +222,17 @@ def test_the_fit_command_prints_the_weights_and_evaluate_the_table(kosteniuk_rec
     (tmp_path / "bad.npz").write_bytes(b"nothing")
     assert main(["evaluate", str(tmp_path / "bad.npz"), "--records", f"kosteniuk-2200={kosteniuk_records}"]) == 1
     assert "not a chooser file" in capsys.readouterr().err
+
+
+def test_convert_passes_over_a_cut_off_line_and_refuses_another_file(tmp_path):
+    play = ROOT / "data/profiles/kosteniuk-2200.heldout.play.jsonl"
+    lines = play.read_text().split("\n")
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("\n".join([*lines[:3], lines[3][:30]]))
+    records = convert(cut, ROOT / "data/experts/kosteniuk-2200.pgn", progress=False)
+    assert [r.get("key") for r in records[1:]] == [json.loads(line)["key"] for line in lines[1:3]]
+    cut.write_text("\n".join([lines[0], lines[1][:30], *lines[2:]]))
+    with pytest.raises(RecordError, match="cut.jsonl:2"):
+        convert(cut, ROOT / "data/experts/kosteniuk-2200.pgn", progress=False)
+    with pytest.raises(RecordError, match="another file"):
+        convert(play, ROOT / "data/experts/carlsen-2800.pgn", progress=False)

@@ -8,9 +8,11 @@ import argparse
 import sys
 from pathlib import Path
 
+import chess.engine
 import numpy as np
 
 from casebase.format import CasebaseError
+from engine.outside.launch import LaunchError
 from engine.style.chooser import Chooser, ChooserError
 from engine.style.model import ModelError
 from learn.chooser.convert import convert, write_records
@@ -74,7 +76,8 @@ def main(argv: list[str] | None = None) -> int:
             print(table(cross({name: read_records(path)[1] for name, path in args.records}, args.casebase_folder, args.l2)))
         else:
             write_records(args.out, convert(args.play, args.pgn, args.judge, args.casebase))
-    except (RecordError, ChooserError, CasebaseError, ModelError, ValueError, OSError) as exc:
+    except (RecordError, ChooserError, CasebaseError, ModelError, ValueError, OSError, LaunchError,
+            chess.engine.EngineError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     return 0

@@ -13,7 +13,6 @@ the candidates only.
 
 from __future__ import annotations
 
-import io
 import json
 import sys
 from collections.abc import Iterable
@@ -58,8 +57,15 @@ def convert(play: Path, pgn: Path, judge: str | None = None, casebase: str | Non
             progress: bool = True) -> list[dict[str, Any]]:
     """The records (header first) of the play-time record ``play`` of the expert's games ``pgn``, made by
     the engine on ``casebase`` (its name, for the header), with the shallow depths where a ``judge`` is given."""
-    lines = [json.loads(line) for line in io.StringIO(play.read_text(encoding="utf-8")) if line.strip()]
-    if not lines or lines[0].get("journal") != PLAY_JOURNAL:
+    text = play.read_text(encoding="utf-8").split("\n")
+    lines = []
+    for number, line in enumerate(text, 1):
+        try:
+            lines += [json.loads(line)] if line.strip() else []
+        except json.JSONDecodeError as exc:
+            if number < len(text):  # not the last line a killed writer cut off, which is passed over
+                raise RecordError(f"{play}:{number}: not a play-time record ({exc})") from None
+    if not lines or not isinstance(lines[0], dict) or lines[0].get("journal") != PLAY_JOURNAL:
         raise RecordError(f"{play}: not a play-time record (python -m profiling --play)")
     digest = file_sha256(pgn)
     games = _games(pgn)

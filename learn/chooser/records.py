@@ -48,9 +48,11 @@ def position_of(entry: dict[str, Any]) -> Position:
     moves = [chess.Move.from_uci(m) for m in entry["moves"]]
     last = chess.Move.from_uci(entry["last"]) if entry.get("last") else None
     shallow = {int(depth): scores for depth, scores in (entry.get("shallow") or {}).items()}
-    for scores in [entry["scores"], entry["prior"], entry.get("votes") or moves, *shallow.values()]:
-        if len(scores) != len(moves):
-            raise ValueError(f"{len(scores)} values for {len(moves)} candidates")
+    columns = {"scores": entry["scores"], "prior": entry["prior"], "votes": entry.get("votes"),
+               **{f"shallow {depth}": scores for depth, scores in shallow.items()}}
+    for name, values in columns.items():
+        if values is not None and len(values) != len(moves):
+            raise ValueError(f"{len(values)} {name} for {len(moves)} candidates")
     matrix, _ = features(board, last, moves, entry["scores"], entry["prior"], entry.get("votes"), shallow)
     played = chess.Move.from_uci(entry["played"])
     index = moves.index(played) if played in moves else -1
