@@ -89,8 +89,8 @@ def features(board: chess.Board, last: chess.Move | None, moves: Sequence[chess.
     rank = np.empty(n)
     rank[np.argsort(-cp, kind="stable")] = np.arange(n)
     x[:, column["rank"]] = rank
-    x[:, column["best"]] = cp == cp.max()
     best = cp.max()
+    x[:, column["best"]] = cp == best
     x[:, column["loss winning"]] = loss * (best > BAND_CP)
     x[:, column["loss losing"]] = loss * (best < -BAND_CP)
     for i, move in enumerate(moves):
