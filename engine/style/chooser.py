@@ -1,0 +1,196 @@
+"""The chooser: the expert's chance of each move the engine could play, from what it knows of each
+(issue #40).
+
+A conditional logit over the candidates the engine already has (the judge's exactly scored moves
+with the prior proposed for each, :func:`engine.style.calibration.judged_candidates`): each
+candidate is a row of :func:`features` (the prior, the cases' vote, what it loses at the judge's
+depth and at shallow depths, its rank, the position's score, and the move itself), and the chance
+of a move is the softmax over the position's candidates of ``features @ weights``. The weights are
+fitted by ``python -m learn.chooser fit`` on master games judged by an outside engine.
+
+Each loss enters as itself and as its square root, and the log prior as itself and its square: the
+logit's curve in each, as the error model's consistency bends its curve in the loss (a linear logit
+over the judge's loss and prior alone is near that model; these columns and the rest are what it
+adds). A column that is the same for every candidate of a position cancels in the softmax: so the score
+band enters only through its products with the loss, the pawn is the pieces' reference, and a
+feature a record does not hold (no shallow depths, no cases' vote) is 0 for every candidate and
+plays no part in that position.
+
+File (format ``cbr-chess-chooser``, version 1): an ``.npz`` with ``format``, ``version``, ``names``
+(the features, in :data:`FEATURES`'s order), ``weights`` (float64, one a feature) and ``meta``
+(JSON: how it was fitted), written atomically.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zipfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import chess
+import numpy as np
+
+from common.files import atomic_file
+from engine.style.errormodel import PRIOR_FLOOR, losses
+
+FORMAT_NAME = "cbr-chess-chooser"
+FORMAT_VERSION = 1
+#: The shallow depths whose losses are features (what is seen at once against what needs thought).
+SHALLOW_DEPTHS = (2, 6)
+#: The position's score band: winning above this many centipawns for the mover (its best
+#: candidate's score), losing below minus this, level between.
+BAND_CP = 200
+#: The pieces moved, one column each but the pawn's (the reference: the columns of a one-hot sum to 1).
+PIECES = {chess.KNIGHT: "knight", chess.BISHOP: "bishop", chess.ROOK: "rook", chess.QUEEN: "queen",
+          chess.KING: "king"}
+#: The features, in the order of the columns of :func:`features`.
+FEATURES: tuple[str, ...] = (
+    "log prior", "log prior squared", "vote", "loss", "sqrt loss", *(f"loss d{d}" for d in SHALLOW_DEPTHS),
+    *(f"sqrt loss d{d}" for d in SHALLOW_DEPTHS), "best", "rank",
+    "loss winning", "loss losing", "check", "capture", "recapture", *(f"piece {p}" for p in PIECES.values()),
+    "pawn advance", "pawn to 6th/7th", "castling", "retreat", "queen trade", "distance", "promotion",
+)
+
+
+class ChooserError(Exception):
+    """A chooser file is missing, damaged, foreign or made for other features; the message says which."""
+
+
+def features(board: chess.Board, last: chess.Move | None, moves: Sequence[chess.Move], scores: Sequence[int],
+             prior: Sequence[float], votes: Sequence[float] | None = None,
+             shallow: Mapping[int, Sequence[int]] | None = None) -> tuple[np.ndarray, tuple[str, ...]]:
+    """The features of each candidate (a row each, :data:`FEATURES`'s columns) of the position
+    ``board`` after the opponent's move ``last`` (None: unknown): its judge's ``scores`` in centipawns
+    for the mover, the ``prior`` proposed for it, the cases' share of the vote (None: unknown, 0), and
+    its scores at the shallow depths (``shallow[depth]``; a depth missing: 0)."""
+    n = len(moves)
+    x = np.zeros((n, len(FEATURES)))
+    if not n:
+        return x, FEATURES
+    column = {name: i for i, name in enumerate(FEATURES)}
+    cp = np.asarray(scores, dtype=np.float64)
+    loss = losses(cp[None])[0]
+    log_prior = np.log(np.maximum(np.asarray(prior, dtype=np.float64), PRIOR_FLOOR))
+    x[:, column["log prior"]] = log_prior
+    x[:, column["log prior squared"]] = log_prior ** 2
+    if votes is not None:
+        x[:, column["vote"]] = votes
+    x[:, column["loss"]] = loss
+    x[:, column["sqrt loss"]] = np.sqrt(loss)
+    for depth in SHALLOW_DEPTHS:
+        if shallow is not None and depth in shallow:
+            shallow_loss = losses(np.asarray(shallow[depth], dtype=np.float64)[None])[0]
+            x[:, column[f"loss d{depth}"]] = shallow_loss
+            x[:, column[f"sqrt loss d{depth}"]] = np.sqrt(shallow_loss)
+    rank = np.empty(n)
+    rank[np.argsort(-cp, kind="stable")] = np.arange(n)
+    x[:, column["rank"]] = rank
+    best = cp.max()
+    x[:, column["best"]] = cp == best
+    x[:, column["loss winning"]] = loss * (best > BAND_CP)
+    x[:, column["loss losing"]] = loss * (best < -BAND_CP)
+    for i, move in enumerate(moves):
+        for name, value in _move_features(board, last, move).items():
+            x[i, column[name]] = value
+    return x, FEATURES
+
+
+def _move_features(board: chess.Board, last: chess.Move | None, move: chess.Move) -> dict[str, float]:
+    """The columns of :data:`FEATURES` that say what the move is (those that are not 0)."""
+    piece = board.piece_type_at(move.from_square)
+    found: dict[str, float] = {}
+    captured = board.piece_type_at(move.to_square) if not board.is_en_passant(move) else chess.PAWN
+    rank_from, rank_to = chess.square_rank(move.from_square), chess.square_rank(move.to_square)
+    forward = (rank_to - rank_from) * (1 if board.turn == chess.WHITE else -1)
+    flags = {
+        "check": board.gives_check(move),
+        "capture": board.is_capture(move),
+        "recapture": board.is_capture(move) and last is not None and move.to_square == last.to_square,
+        "pawn advance": piece == chess.PAWN and forward > 0,
+        "pawn to 6th/7th": piece == chess.PAWN and (rank_to if board.turn == chess.WHITE else 7 - rank_to) in (5, 6),
+        "castling": board.is_castling(move),
+        # a king's castling moves it sideways, never back
+        "retreat": piece not in (None, chess.PAWN) and forward < 0,
+        "queen trade": piece == chess.QUEEN and captured == chess.QUEEN,
+        "promotion": move.promotion is not None,
+    }
+    found |= {name: 1.0 for name, flag in flags.items() if flag}
+    if piece in PIECES:
+        found[f"piece {PIECES[piece]}"] = 1.0
+    found["distance"] = float(chess.square_distance(move.from_square, move.to_square))
+    return found
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    e = np.exp(z - z.max())
+    return np.asarray(e / e.sum())
+
+
+@dataclass(frozen=True, eq=False)
+class Chooser:
+    """The features' names, their weights (on the raw features of :func:`features`), and the file's
+    version; ``meta`` says how it was fitted."""
+
+    names: tuple[str, ...]
+    weights: np.ndarray
+    version: int = FORMAT_VERSION
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if tuple(self.names) != FEATURES:
+            raise ValueError(f"a chooser of the features {list(self.names)}, not this engine's {list(FEATURES)}")
+        if np.shape(self.weights) != (len(FEATURES),):
+            raise ValueError(f"{np.shape(self.weights)} weights for {len(FEATURES)} features")
+
+    def logits(self, matrix: np.ndarray) -> np.ndarray:
+        """The unnormalised log-chance of each candidate (a row of ``matrix``)."""
+        return np.asarray(matrix @ self.weights)
+
+    def probabilities(self, matrix: np.ndarray) -> np.ndarray:
+        """The chance of each candidate of one position (rows of :func:`features`)."""
+        return _softmax(self.logits(matrix))
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the chooser atomically (:func:`common.files.atomic_file`)."""
+        members: dict[str, Any] = {"format": np.array(FORMAT_NAME), "version": np.array(self.version),
+                                   "names": np.array(self.names), "weights": np.asarray(self.weights, np.float64),
+                                   "meta": np.array(json.dumps(dict(self.meta), sort_keys=True))}
+        with atomic_file(path) as f:
+            np.savez(f, **members)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Chooser:
+        """Read and check a chooser file; raise :class:`ChooserError` saying what is wrong."""
+        path = Path(path)
+        if not path.is_file():
+            raise ChooserError(f"{path}: no such chooser file")
+        try:
+            with np.load(path, allow_pickle=False) as npz:
+                arrays = {name: npz[name] for name in npz.files}
+        except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as exc:
+            raise ChooserError(f"{path}: not a chooser file, or a damaged one ({exc})") from exc
+        if "format" not in arrays or str(arrays["format"]) != FORMAT_NAME:
+            raise ChooserError(f"{path}: not a {FORMAT_NAME} file (another program's .npz?)")
+        try:
+            version = int(arrays["version"])
+            names = tuple(str(name) for name in arrays["names"].tolist())
+            weights = np.asarray(arrays["weights"], dtype=np.float64)
+            meta = json.loads(str(arrays["meta"]))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ChooserError(f"{path}: damaged chooser file ({exc})") from exc
+        if version != FORMAT_VERSION:
+            raise ChooserError(f"{path}: chooser format version {version}, this engine reads {FORMAT_VERSION}")
+        if names != FEATURES:
+            unknown, missing = sorted(set(names) - set(FEATURES)), sorted(set(FEATURES) - set(names))
+            detail = "; ".join(f"{what}: {', '.join(which)}" for what, which in
+                               (("unknown", unknown), ("missing", missing)) if which) or "in another order"
+            raise ChooserError(f"{path}: made for other features than this engine computes ({detail}):"
+                               " fit it again (python -m learn.chooser fit)")
+        if weights.shape != (len(FEATURES),) or not np.isfinite(weights).all() or not isinstance(meta, dict):
+            raise ChooserError(f"{path}: damaged chooser file (weights of shape {weights.shape},"
+                               f" {'finite' if np.isfinite(weights).all() else 'not all finite'})")
+        return cls(names, weights, version, meta)

@@ -1,0 +1,87 @@
+"""``python -m learn.chooser fit|evaluate|cross|convert``: fit the chooser on records of judged positions,
+measure it on experts' records beside ``Selection likely`` (``cross``: each expert by the chooser fitted
+on the others'), make records from a play-time record."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import chess.engine
+import numpy as np
+
+from casebase.format import CasebaseError
+from engine.outside.launch import LaunchError
+from engine.style.chooser import Chooser, ChooserError
+from engine.style.model import ModelError
+from learn.chooser.convert import convert, write_records
+from learn.chooser.evaluate import cross, default_calibration, evaluate, table
+from learn.chooser.fit import DEFAULT_L2, fit
+from learn.chooser.records import Position, RecordError, read_records
+
+
+def _expert_file(text: str) -> tuple[str, Path]:
+    name, sep, path = text.partition("=")
+    if not sep or not name or not path:
+        raise argparse.ArgumentTypeError(f"{text!r}: give EXPERT=FILE.jsonl (EXPERT: the casebase's name, e.g. carlsen-2800)")
+    return name, Path(path)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m learn.chooser", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    fitting = commands.add_parser("fit", help="fit the chooser's weights on records (JSON lines)")
+    fitting.add_argument("records", nargs="+", type=Path)
+    fitting.add_argument("--out", type=Path, required=True, help="the chooser file to write (.npz)")
+    fitting.add_argument("--l2", type=float, default=DEFAULT_L2, help="the L2 penalty on the standardised weights")
+    measuring = commands.add_parser("evaluate", help="the chooser's top-1 beside Selection likely's, by expert")
+    measuring.add_argument("chooser", type=Path)
+    measuring.add_argument("--records", nargs="+", type=_expert_file, required=True, metavar="EXPERT=FILE")
+    measuring.add_argument("--casebase-folder", type=Path, default=Path("casebases"),
+                           help="where EXPERT.npz is, with its profile (and personal model)")
+    crossing = commands.add_parser("cross", help="each expert measured by the chooser fitted on the other experts' records")
+    crossing.add_argument("--records", nargs="+", type=_expert_file, required=True, metavar="EXPERT=FILE")
+    crossing.add_argument("--casebase-folder", type=Path, default=Path("casebases"))
+    crossing.add_argument("--l2", type=float, default=DEFAULT_L2)
+    converting = commands.add_parser("convert", help="records from a play-time record and the expert's PGN")
+    converting.add_argument("play", type=Path, help="e.g. data/profiles/kosteniuk-2200.heldout.play.jsonl")
+    converting.add_argument("--pgn", type=Path, required=True, help="the expert's games the record's keys name")
+    converting.add_argument("--out", type=Path, required=True)
+    converting.add_argument("--judge", help="an engine to score the candidates at the shallow depths")
+    converting.add_argument("--casebase", help="the name of the casebase the record was played on, for the header")
+    return parser
+
+
+def _read(paths: list[Path]) -> list[Position]:
+    return [p for path in paths for p in read_records(path)[1]]
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "fit":
+            fitted = fit(_read(args.records), args.l2, [p.name for p in args.records])
+            fitted.chooser.save(args.out)
+            print(f"{args.out}: fitted on {fitted.positions} positions ({fitted.left_out} left out: the move played"
+                  f" not a candidate), mean log-likelihood {fitted.mean_log_likelihood:.4f}")
+            weights = fitted.chooser.weights
+            for i in np.argsort(-np.abs(weights), kind="stable"):
+                print(f"  {fitted.chooser.names[i]:>18} {weights[i]:+.4f}")
+        elif args.command == "evaluate":
+            chooser = Chooser.load(args.chooser)
+            print(table([evaluate(chooser, read_records(path)[1], default_calibration(args.casebase_folder / f"{name}.npz"),
+                                  name) for name, path in args.records]))
+        elif args.command == "cross":
+            print(table(cross({name: read_records(path)[1] for name, path in args.records}, args.casebase_folder, args.l2)))
+        else:
+            write_records(args.out, convert(args.play, args.pgn, args.judge, args.casebase))
+    except (RecordError, ChooserError, CasebaseError, ModelError, ValueError, OSError, LaunchError,
+            chess.engine.EngineError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,92 @@
+"""The chooser's records read back: one position a line, the candidates the engine scores at play
+time and the move played (the format of issue #40's plan, ``cbr-chess-chooser-data``), each turned
+into the rows of :func:`engine.style.chooser.features`.
+
+A skipped position (``skip``) and a line cut off by a killed writer are passed over; anything else
+that does not read is an error naming the file and line.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import chess
+import numpy as np
+
+from casebase.phases import Phase, phase
+from engine.style.chooser import features
+
+#: The header's ``journal`` value of a chooser's records.
+RECORDS = "cbr-chess-chooser-data"
+
+
+class RecordError(ValueError):
+    """A record file that cannot be read; the message names the file, the line and what is wrong."""
+
+
+@dataclass(frozen=True, eq=False)
+class Position:
+    """One recorded position: its candidates (their scores and prior as the engine plays them), their
+    features, and the index of the move played among them (-1: not a candidate)."""
+
+    key: str
+    board: chess.Board
+    moves: list[chess.Move]
+    scores: list[int]
+    prior: list[float]
+    matrix: np.ndarray
+    played: int
+    phase: Phase
+
+
+def position_of(entry: dict[str, Any]) -> Position:
+    """A record's entry as a :class:`Position` (KeyError, ValueError, TypeError where it is not one)."""
+    board = chess.Board(entry["fen"])
+    moves = [chess.Move.from_uci(m) for m in entry["moves"]]
+    last = chess.Move.from_uci(entry["last"]) if entry.get("last") else None
+    shallow = {int(depth): scores for depth, scores in (entry.get("shallow") or {}).items()}
+    columns = {"scores": entry["scores"], "prior": entry["prior"], "votes": entry.get("votes"),
+               **{f"shallow {depth}": scores for depth, scores in shallow.items()}}
+    for name, values in columns.items():
+        if values is not None and len(values) != len(moves):
+            raise ValueError(f"{len(values)} {name} for {len(moves)} candidates")
+    matrix, _ = features(board, last, moves, entry["scores"], entry["prior"], entry.get("votes"), shallow)
+    played = chess.Move.from_uci(entry["played"])
+    index = moves.index(played) if played in moves else -1
+    ply = int(str(entry["key"]).rsplit("/", 1)[-1])
+    return Position(str(entry["key"]), board, moves, [int(s) for s in entry["scores"]], [float(p) for p in entry["prior"]],
+                    matrix, index, phase(board, ply))
+
+
+def read_records(path: Path) -> tuple[dict[str, Any], list[Position]]:
+    """The header and the positions of a record file (skipped positions left out)."""
+    try:
+        lines = path.read_text(encoding="utf-8").split("\n")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RecordError(f"{path}: cannot be read ({exc})") from None
+    try:
+        header = json.loads(lines[0])
+    except json.JSONDecodeError:
+        header = None
+    if not isinstance(header, dict) or header.get("journal") != RECORDS:
+        raise RecordError(f"{path}: not a chooser's records (its first line is not a {RECORDS} header)")
+    positions = []
+    for number, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            if number == len(lines):  # the last line a killed writer cut off
+                continue
+            raise RecordError(f"{path}:{number}: not a JSON line") from None
+        if isinstance(entry, dict) and "skip" in entry:
+            continue
+        try:
+            positions.append(position_of(entry))
+        except (KeyError, ValueError, TypeError, AttributeError) as exc:
+            raise RecordError(f"{path}:{number}: not a record of a position ({type(exc).__name__}: {exc})") from None
+    return header, positions
