@@ -37,6 +37,9 @@ class Phase(StrEnum):
 PHASES: tuple[Phase, ...] = tuple(Phase)
 OPENING_PLIES = 24
 ENDGAME_MATERIAL = 26
+#: The earliest full move whose moves are judged (the error profile's sample, the chooser's records):
+#: the opening is the player's preparation, not his judgement (Regan skips moves 1-8 too).
+FIRST_MOVE = 9
 #: The values of knights, bishops, rooks and queens (casebase.format.BITBOARDS[3:7]).
 PIECE_VALUES = np.array([3, 3, 5, 9])
 

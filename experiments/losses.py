@@ -23,10 +23,10 @@ import chess.engine
 import numpy as np
 from tqdm import tqdm
 
+from casebase.phases import FIRST_MOVE
 from engine.outside.launch import launch
 from engine.search.scores import from_pov_score
 from engine.style.profile import CP_LOSS_CLIP, MISTAKE_CP
-from profiling.judging import FIRST_MOVE
 
 #: The row of the player's own moves.
 PLAYER = "the player (own moves)"

@@ -1,1 +1,2 @@
-"""Training the style model (needs torch: ``pip install -e '.[train]'``); playing never imports this."""
+"""Training the style model (needs torch: ``pip install -e '.[train]'``), and the chooser's records
+(:mod:`learn.chooser`, no torch); playing never imports this."""

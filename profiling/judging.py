@@ -23,6 +23,7 @@ import numpy as np
 from tqdm import tqdm
 
 from casebase.format import Casebase
+from casebase.phases import FIRST_MOVE
 from common.cli import positive_int
 from engine.outside.launch import LaunchError, launch
 from engine.search.limits import SearchLimits, to_limit
@@ -31,10 +32,8 @@ from engine.style.profile import position
 from profiling import ProfileError
 from profiling.journal import Journal
 
-#: Positions judged unless told otherwise, and the earliest full move sampled (the opening is
-#: the expert's preparation, not his judgement: Regan skips moves 1-8 too).
+#: Positions judged unless told otherwise (from full move FIRST_MOVE on: casebase.phases).
 POSITIONS = 1200
-FIRST_MOVE = 9
 DEPTH = 12
 #: The judge's best moves scored in each position, besides the expert's own.
 MULTIPV = 10
