@@ -101,6 +101,30 @@ def test_a_held_out_casebase_draws_the_same_positions_where_it_has_their_games(k
     assert sample(Casebase.load(kosteniuk), Settings(seed=1))[1] != full_keys
 
 
+def journal_entries(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()[1:]]
+
+
+def test_judging_on_two_workers_writes_the_same_entries_and_profile_as_one(kosteniuk, tmp_path):
+    two = tmp_path / "two" / kosteniuk.name
+    two.parent.mkdir()
+    shutil.copy(kosteniuk, two)
+    judge = scripted(tmp_path)
+    # seed 25 draws a forced move 7th: its skip entry is the driver's, between judged positions
+    flags = ["--judge", judge, "--positions", "12", "--depth", "2", "--multipv", "3", "--seed", "25", "--quiet"]
+    assert profiling_main([str(kosteniuk), *flags, "--journal", str(tmp_path / "one.jsonl")]) == 0
+    assert profiling_main([str(two), *flags, "--journal", str(tmp_path / "two.jsonl"), "--workers", "2"]) == 0
+    one_entries, two_entries = journal_entries(tmp_path / "one.jsonl"), journal_entries(tmp_path / "two.jsonl")
+    assert sum("skip" in entry for entry in one_entries) == 1 and len(one_entries) == 13
+    assert sorted(one_entries, key=lambda e: e["key"]) == sorted(two_entries, key=lambda e: e["key"])
+    assert (tmp_path / "one.jsonl").read_text().split("\n")[0] == (tmp_path / "two.jsonl").read_text().split("\n")[0]
+    one_profile, two_profile = Profile.of(Casebase.load(kosteniuk)), Profile.of(Casebase.load(two))
+    assert one_profile is not None and two_profile is not None
+    for name in ("rows", "moves", "scores", "played"):
+        assert np.array_equal(getattr(one_profile, name), getattr(two_profile, name)), name
+    assert one_profile.meta["fit"] == two_profile.meta["fit"] and two_profile.meta["judge"] == "Scripted"
+
+
 # -- the profile beside the casebase -----------------------------------------------------------
 
 
