@@ -113,12 +113,13 @@ class PlayFiles:
     tables: str | None = None
 
     def cargo(self) -> dict[str, Path]:
-        choice = choose_model(Casebase.load(self.casebase, tell=False))
-        personal = {f"casebase{SUFFIX}": Path(choice.path)} if choice.personal else {}
-        return {**with_profile("casebase.npz", Path(self.casebase)), **personal, **table_files(self.tables or "")}
+        path = Path(self.casebase)
+        choice = choose_model(Casebase.load(path, tell=False))
+        personal = {f"{path.stem}{SUFFIX}": Path(choice.path)} if choice.personal else {}  # where Model auto looks
+        return {**with_profile(path.name, path), **personal, **table_files(self.tables or "")}
 
     def unpacked(self, root: Path) -> Self:
-        return dataclasses.replace(self, casebase=str(root / "casebase.npz"), tables=str(root / "tables"))
+        return dataclasses.replace(self, casebase=str(root / Path(self.casebase).name), tables=str(root / "tables"))
 
     def programs(self) -> list[str]:
         return []
