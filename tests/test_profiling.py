@@ -19,11 +19,13 @@ from casebase.info import describe
 from casebase.phases import PHASES
 from common.files import file_sha256
 from engine.style.profile import MISTAKE_CP, Profile
-from profiling import ProfileError
+from parallel.cluster import Failed
+from profiling import ProfileError, workers
 from profiling.__main__ import main as profiling_main
-from profiling.judging import POSITIONS, Settings, sample
+from profiling.judging import POSITIONS, PositionJudge, Settings, sample
 from profiling.pipeline import make_profile
 from profiling.report import LOSS_AXIS, report_figure
+from profiling.workers import Verdict, Where, verdicts
 
 pytestmark = pytest.mark.slow  # the profile's commands judge positions through outside engines' processes
 
@@ -123,6 +125,30 @@ def test_judging_on_two_workers_writes_the_same_entries_and_profile_as_one(koste
     for name in ("rows", "moves", "scores", "played"):
         assert np.array_equal(getattr(one_profile, name), getattr(two_profile, name)), name
     assert one_profile.meta["fit"] == two_profile.meta["fit"] and two_profile.meta["judge"] == "Scripted"
+
+
+def test_a_judge_that_fails_in_a_worker_process_ends_as_in_this_one(kosteniuk, tmp_path):
+    journal, settings = tmp_path / "k.jsonl", Settings(positions=12, depth=3, multipv=4)
+    with pytest.raises(ProfileError, match=r"judge Scripted failed \(.*\); the \d+ positions judged are kept in .*k.jsonl"):
+        make_profile(Casebase.load(kosteniuk), settings, scripted(tmp_path, "--crash-after", "5"), journal,
+                     progress=False, where=Where(workers=2))
+    kept = journal_entries(journal)
+    assert kept and all("moves" in entry for entry in kept)
+    make_profile(Casebase.load(kosteniuk), settings, scripted(tmp_path), journal, progress=False, where=Where(workers=2))
+    assert journal_entries(journal)[:len(kept)] == kept
+
+
+def test_positions_that_fail_on_the_cluster_are_reported_with_their_reason_after_the_others(monkeypatch):
+    done = Verdict("a", "Scripted", {"key": "a"})
+    lost = Failed(("b", "c"), "ClusterError: node vm (pid 7): /opt/judge is not there")
+    monkeypatch.setattr(workers, "distribute", lambda *args, **kwargs: ("the Ray cluster at auto", iter([lost, done])))
+    got = []
+    with pytest.raises(ProfileError, match=r"^2 positions failed on the Ray cluster at auto: ClusterError: node vm"
+                                           r" \(pid 7\): /opt/judge is not there \(1 tasks\); kept$"):
+        for verdict in verdicts(PositionJudge, (), ["a", "b", "c"], Where(cluster="auto"),
+                                lambda what: ProfileError(f"{what}; kept")):
+            got.append(verdict)
+    assert got == [done]
 
 
 # -- the profile beside the casebase -----------------------------------------------------------
