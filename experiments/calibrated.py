@@ -9,7 +9,8 @@ For each run K of ``--runs`` (into OUT/run-K, seed K − 1: run 1 is docs/result
 1. **round robin**: the casebases (default the seven ladder experts) in guided mode with the judge,
    so ``Selection auto``, their calibrated choice; the balanced weights, ``--rounds`` games an ordered
    pair at ``--tc``, then the tournament's report (results.md, "The calibrated round robin");
-   on the Ray cluster at ADDRESS with ``--cluster`` (the judging of steps 2 and 3 stays on this machine);
+   on the Ray cluster at ADDRESS with ``--cluster`` (and so is the judging of steps 2 and 3; else
+   on ``--workers`` local processes);
 2. **intrinsic**: every engine's moves judged and rated beside its expert's profile
    (``experiments.intrinsic``): intrinsic.md, intrinsic.json and intrinsic.png;
 3. **records** (``--games-records``): the games records remade from the run's games (profiling's
@@ -53,6 +54,7 @@ from profiling import ProfileError
 from profiling.games import add_games
 from profiling.judging import DEPTH, MULTIPV
 from profiling.play import PlaySettings
+from profiling.workers import Where
 from tournament.players import casebase_entrant
 from tournament.report import write_report
 from tournament.runner import TournamentSettings, run
@@ -82,6 +84,11 @@ class Plan:
     workers: int | None = 2
     cluster: str | None = None
     progress: bool = True
+
+    @property
+    def where(self) -> Where:
+        """Where the judging steps judge: where the games are played."""
+        return Where(self.workers or 1, self.cluster)
 
     def settings(self, step: str, seed: int) -> dict[str, Any]:
         """What a step's results depend on: a step recorded with other settings is done again."""
@@ -133,7 +140,7 @@ def play(plan: Plan, directory: Path, seed: int) -> None:
 def rate(plan: Plan, directory: Path) -> None:
     """The engines' intrinsic ratings in the run (resuming their journals), as a table, JSON and a plot."""
     games, rows = intrinsic.rate_players(directory, plan.judge, plan.casebases[0].parent, positions=plan.positions,
-                                         progress=plan.progress)
+                                         progress=plan.progress, where=plan.where)
     text = intrinsic.heading(games, DEPTH, MULTIPV) + "\n" + intrinsic.table(rows) + "\n"
     write_atomic(directory / "intrinsic.md", text)
     write_atomic(directory / spread.INTRINSIC, json.dumps(spread.intrinsic_json(rows), indent=2) + "\n")
@@ -164,7 +171,7 @@ def records(plan: Plan, directory: Path) -> None:
             copy = copy_casebase(original, directory / "casebases" / original.parent.relative_to(source.parent))
             add_games(Casebase.load(copy), [directory / RESULTS], expert, settings, plan.judge,
                       journals / f"{expert}.games.jsonl", journals / f"{expert}{kind}.games.play.jsonl",
-                      progress=plan.progress)
+                      progress=plan.progress, where=plan.where)
 
 
 def ship(directory: Path, data: Path) -> list[Path]:
@@ -222,8 +229,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--judge", default=Plan.judge, metavar="PATH", help="the engines' judge and the ratings'")
     parser.add_argument("--positions", type=positive_int, default=Plan.positions, metavar="N",
                         help="moves an engine judged for its intrinsic rating (default 1000)")
-    parser.add_argument("--workers", type=positive_int, default=Plan.workers, help="local game workers (default 2)")
-    parser.add_argument("--cluster", metavar="ADDRESS", help="play the games on the Ray cluster at ADDRESS")
+    parser.add_argument("--workers", type=positive_int, default=Plan.workers,
+                        help="local workers, for the games and the judging (default 2)")
+    parser.add_argument("--cluster", metavar="ADDRESS", help="play the games and judge on the Ray cluster at ADDRESS")
     parser.add_argument("--games-records", action="store_true", help="remake the games records from each run's games")
     parser.add_argument("--ship", action="store_true", help="with --games-records: run 1's records replace data/'s")
     parser.add_argument("--quiet", action="store_true", help="no progress bars (the steps are still said)")

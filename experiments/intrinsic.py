@@ -47,6 +47,7 @@ from profiling import ProfileError
 from profiling.games import targets
 from profiling.intrinsic import Intrinsic, Report, intrinsic, rate
 from profiling.judging import DEPTH, MULTIPV
+from profiling.workers import HERE, Where, add_where_arguments, where_of
 from tournament.store import MANIFEST, RESULTS
 
 
@@ -195,9 +196,10 @@ def plot(rows: list[Row], path: Path) -> None:
 def rate_players(run: Path, judge: str | None, casebases: Path, *, players_of_run: list[str] | None = None,
                  positions: int | None = None, depth: int = DEPTH, multipv: int = MULTIPV,
                  journals: Path | None = None, expert_id: str | None = None,
-                 progress: bool = True) -> tuple[list[Path], list[Row]]:
+                 progress: bool = True, where: Where = HERE) -> tuple[list[Path], list[Row]]:
     """The run's games and each player's row: its moves judged (resuming its journal under
-    ``journals``, default RUN_DIR/intrinsic) and rated beside its expert's profile in ``casebases``."""
+    ``journals``, default RUN_DIR/intrinsic; on the workers or cluster of ``where``) and rated beside
+    its expert's profile in ``casebases``."""
     games = run_games(run)
     run_dir = run if run.is_dir() else run.parent
     manifest = run_dir / MANIFEST
@@ -212,7 +214,7 @@ def rate_players(run: Path, judge: str | None, casebases: Path, *, players_of_ru
         common, against = None, None
         try:
             report = intrinsic(games, player, judge, positions=positions, depth=depth, multipv=multipv, exact=True,
-                               progress=progress, journal=folder / f"{player}.d{depth}.m{multipv}.jsonl")
+                               progress=progress, journal=folder / f"{player}.d{depth}.m{multipv}.jsonl", where=where)
             engine: Intrinsic | None = report.result
             common = None if profile is None else read_on(report, profile)
             against = None if profile is None else against_model(report, profile)
@@ -240,11 +242,13 @@ def main() -> int:
     parser.add_argument("--expert", metavar="ID", help="the expert of every player without a casebase of its own"
                         " (CASEBASES/ID.npz), e.g. for one expert's engine at several UCI_Elo settings")
     parser.add_argument("--plot", type=Path, metavar="OUT.png", help="draw the engines' ratings against the experts'")
+    add_where_arguments(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     args = parser.parse_args()
     games, rows = rate_players(args.run, args.judge, args.casebases, players_of_run=args.players,
                                positions=args.positions, depth=args.depth, multipv=args.multipv,
-                               journals=args.journals, expert_id=args.expert, progress=not args.quiet)
+                               journals=args.journals, expert_id=args.expert, progress=not args.quiet,
+                               where=where_of(args))
     print(heading(games, args.depth, args.multipv))
     print(table(rows))
     for row in rows:

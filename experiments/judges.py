@@ -31,6 +31,7 @@ from engine.style.profile import PlayRecord
 from experiments.play import COLUMNS, calibration_of, cells, measured, own, shipped
 from profiling.journal import Journal
 from profiling.play import PlaySettings, play_arrays, record_play
+from profiling.workers import add_where_arguments, where_of
 
 
 def judge_name(command: str) -> str:
@@ -61,7 +62,7 @@ def rows(expert: str, args: argparse.Namespace) -> dict[str, np.ndarray]:
         name = judge_name(command)  # in the header: a journal of another engine's choices is refused
         journal = Journal(args.out / f"{expert}.{Path(command).name}.play.jsonl",
                           {**settings.header(casebase, profile), "played_with": name})
-        entries = record_play(casebase, profile, settings, command, journal, referee=args.judge)
+        entries = record_play(casebase, profile, settings, command, journal, referee=args.judge, where=where_of(args))
         play = PlayRecord.of(play_arrays(entries), first.scores[:, 0], first.own_loss, {})
         found[f"played with {name}"] = measured(model, play)
     return found
@@ -75,6 +76,7 @@ def main() -> int:
     parser.add_argument("--other", nargs="+", default=[], help="judges of other versions to play with")
     parser.add_argument("--positions", type=positive_int, default=200, help="the play-time record's first positions")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "judges", help="where the journals are kept")
+    add_where_arguments(parser)
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     print("| expert | who | positions | " + " | ".join(COLUMNS) + " |\n|---|---|---:|" + "---:|" * len(COLUMNS))

@@ -49,6 +49,7 @@ from engine.style.rating import rating_of
 from profiling.games import choices_in
 from profiling.intrinsic import read_games
 from profiling.play import PlaySettings, play_arrays
+from profiling.workers import add_where_arguments, where_of
 
 #: The table's columns: expected loss (expected score %, centipawns), mistakes (%) and first
 #: choices (%: moves losing nothing against the profile judge's best).
@@ -126,7 +127,8 @@ def held_out(expert: str, args: argparse.Namespace) -> tuple[Casebase, PlayRecor
     casebase = Casebase.load(folder / f"{expert}.npz")
     games = read_games([folder / f"{expert}.pgn"], casebase.expert)
     profile, entries = choices_in(casebase, games, PlaySettings(positions=args.positions), args.judge,
-                                  args.out / f"{expert}.judged.jsonl", args.out / f"{expert}.play.jsonl")
+                                  args.out / f"{expert}.judged.jsonl", args.out / f"{expert}.play.jsonl",
+                                  where=where_of(args))
     return casebase, PlayRecord.of(play_arrays(entries), profile.scores[:, 0], profile.own_loss, {}), profile
 
 
@@ -180,6 +182,7 @@ def main() -> int:
     parser.add_argument("--ratings", type=int, nargs="+", default=[1600, 2000, 2400, 2800],
                         help="the UCI_Elo settings of the third table")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "play", help="where the journals are kept")
+    add_where_arguments(parser)
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     table("Recorded: the play-time record's positions of the shipped casebase", args.experts, recorded_rows)

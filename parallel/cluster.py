@@ -52,6 +52,9 @@ CODE_EXCLUDES = [".git", ".venv", "data", "casebases", "results", "tables", "bui
                  "bench/out", "*.egg-info", "__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache"]
 #: Threads of the numeric libraries in a task: one task, one core.
 ONE_THREAD = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+#: Ray's workers run asyncio on uvloop unless told not to, and uvloop starts no process with
+#: ``process_group``, as python-chess starts a judge in a process group of its own: asyncio's own loop.
+STANDARD_LOOP = {"RAY_USE_UVLOOP": "0"}
 
 
 class ClusterError(RuntimeError):
@@ -178,7 +181,7 @@ def connect(address: str) -> None:
         raise ClusterError("--cluster needs Ray, the project's optional extra: pip install -e '.[cluster]'") from None
     if ray.is_initialized():
         return
-    runtime_env: dict[str, Any] = {"env_vars": dict(ONE_THREAD)}
+    runtime_env: dict[str, Any] = {"env_vars": {**ONE_THREAD, **STANDARD_LOOP}}
     if in_source_tree():
         runtime_env |= {"working_dir": str(PROJECT_ROOT), "excludes": CODE_EXCLUDES}
     for attempt in range(1, CONNECT_ATTEMPTS + 1):

@@ -40,7 +40,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--speed", choices=SPEED_CHOICES, default="all", help="only the games of this speed (default all)")
     parser.add_argument("--out", type=Path, metavar="DIR", help="the player's folder (default players/SLUG/)")
     parser.add_argument("--cluster", metavar="ADDRESS",
-                        help="play the calibration match on the Ray cluster at ADDRESS (the judging stays local)")
+                        help="judge, play the calibration match and record its games on the Ray cluster at ADDRESS"
+                             " (the judge must be on every node)")
     parser.add_argument("--holdout", type=float, default=defaults.holdout, metavar="F",
                         help=f"the share of the player's latest games held out for the report (default {defaults.holdout})")
     parser.add_argument("--positions", type=positive_int, default=defaults.positions, metavar="N",
@@ -58,7 +59,9 @@ def _parser() -> argparse.ArgumentParser:
                              f" (default {defaults.record_positions})")
     parser.add_argument("--opponent", type=Path, metavar="X.npz",
                         help="the match's opponent (default: the shipped expert nearest the player's implied rating)")
-    parser.add_argument("--workers", type=positive_int, metavar="N", help="local worker processes (default: all cores)")
+    parser.add_argument("--workers", type=positive_int, metavar="N",
+                        help="local worker processes (default: all cores for the casebase and the match, 1 for the"
+                             " judging: each judging worker holds a judge)")
     parser.add_argument("--quiet", action="store_true", help="no progress display")
     return parser
 
@@ -93,9 +96,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         TimeControl.parse(args.tc)  # said now, not after the hours of judging before the match
         if args.opponent is not None and not args.opponent.is_file():
             raise PlayerError(f"--opponent {args.opponent}: no such casebase")
-        if args.cluster and not args.quiet:
-            print("cbr-chess new: the judging runs here (profiling cannot run on Ray yet); the match on the cluster",
-                  file=sys.stderr)
         report = new(options, Folder(options.out, slug), progress=not args.quiet)
     except (PlayerError, BuildError, CasebaseError, ProfileError, ModelError, LaunchError, GamesFailed,
             ValueError, OSError) as exc:

@@ -35,6 +35,7 @@ from profiling.intrinsic import judge_games, read_games
 from profiling.judging import DEPTH, MULTIPV, POSITIONS, Settings
 from profiling.pipeline import add_play, make_profile
 from profiling.play import PlaySettings
+from profiling.workers import Where
 from tournament.players import casebase_entrant
 from tournament.runner import TournamentSettings, run
 
@@ -147,11 +148,17 @@ def profile_settings(options: Options, positions: int) -> Settings:
     return Settings(positions=positions, depth=options.depth, multipv=options.multipv)
 
 
+def judging_where(options: Options) -> Where:
+    """Where stages 4 to 6 judge: on the Ray cluster with ``--cluster``, else on ``--workers`` local
+    processes (1 unless given: each holds a judge, which takes a core of its own)."""
+    return Where(options.workers or 1, options.cluster)
+
+
 def judge_profile(options: Options, folder: Folder) -> list[Path]:
     """(4) The player's moves judged and fitted into the profile; the held-out games' moves judged
-    too, for the report (both journals resumed)."""
+    too, for the report (both journals resumed; on Ray with ``--cluster``)."""
     make_profile(Casebase.load(folder.casebase), profile_settings(options, options.positions), options.judge,
-                 folder.journal("profile"), progress=False)
+                 folder.journal("profile"), progress=False, where=judging_where(options))
     judge_heldout(options, folder, options.judge)
     return [folder.journal("profile"), folder.journal("heldout")]
 
@@ -160,13 +167,13 @@ def judge_heldout(options: Options, folder: Folder, judge: str | None) -> Profil
     """The held-out games' judged moves (judged where the journal lacks them and ``judge`` is given)."""
     games = read_games([folder.heldout_pgn], options.player)
     return judge_games(games, profile_settings(options, options.heldout_positions), judge,
-                       folder.journal("heldout"), progress=False)[0]
+                       folder.journal("heldout"), progress=False, where=judging_where(options))[0]
 
 
 def record_play(options: Options, folder: Folder) -> list[Path]:
     """(5) The engine's play-time choices on the profile's first positions (strength.md §3)."""
     add_play(Casebase.load(folder.casebase), PlaySettings(options.play_positions, options.judge_depth), options.judge,
-             folder.journal("play"), progress=False)
+             folder.journal("play"), progress=False, where=judging_where(options))
     return [folder.journal("play")]
 
 
@@ -232,13 +239,13 @@ def match_settings(options: Options, folder: Folder) -> TournamentSettings:
 
 
 def calibration_match(options: Options, folder: Folder) -> list[Path]:
-    """(6) The calibration match (resumable per game, on Ray with ``--cluster``), then its games
-    record stored with the profile (the engine's choices in positions of its own games)."""
+    """(6) The calibration match (resumable per game), then its games record stored with the profile
+    (the engine's choices in positions of its own games), both on Ray with ``--cluster``."""
     pgn = run(match_settings(options, folder), folder.match, workers=options.workers, progress=False,
               cluster=options.cluster)
     add_games(Casebase.load(folder.casebase), [pgn], folder.slug,
               PlaySettings(options.record_positions, options.judge_depth), options.judge, folder.journal("games"),
-              folder.journal("games.play"), progress=False)
+              folder.journal("games.play"), progress=False, where=judging_where(options))
     return [pgn, folder.journal("games"), folder.journal("games.play"), profile_path(folder.casebase)]
 
 

@@ -4,6 +4,8 @@ the fit, the report picture (``python -m profiling FILE.npz --judge PATH``; docs
 - :mod:`profiling.judging`: which positions are judged, and judging them (the judge started
   by :mod:`engine.outside.launch`, its scores read by :mod:`engine.search.scores`);
 - :mod:`profiling.journal`: the judged positions, one JSON line each, resumable;
+- :mod:`profiling.workers`: where the judging runs (``--workers``, ``--cluster``): the positions handed
+  to worker processes or a Ray cluster, their verdicts written to the journal here as they come;
 - :mod:`profiling.pipeline`: judge, fit (:mod:`engine.style.profile`), store beside the casebase (``X.profile.npz``);
 - :mod:`profiling.play` and :mod:`profiling.games`: the engine's own choices recorded at play time, in
   the expert's positions and in positions of its own games (docs/strength.md §3);

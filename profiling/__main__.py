@@ -29,6 +29,7 @@ from profiling.games import add_games
 from profiling.judging import POSITIONS, Settings, add_judge_arguments
 from profiling.pipeline import add_play, make_profile
 from profiling.play import PlaySettings
+from profiling.workers import add_where_arguments, where_of
 
 
 def _profile(args: argparse.Namespace) -> None:
@@ -43,11 +44,11 @@ def _profile(args: argparse.Namespace) -> None:
     settings = Settings(positions=args.positions, depth=args.depth, multipv=args.multipv, seed=args.seed)
     existing = Profile.of(casebase)
     if not (args.report and existing is not None and args.judge is None and args.journal is None):
-        make_profile(casebase, settings, args.judge, args.journal, progress=not args.quiet)
+        make_profile(casebase, settings, args.judge, args.journal, progress=not args.quiet, where=where_of(args))
         casebase = Casebase.load(path)
         if args.play is not None:
             add_play(casebase, PlaySettings(args.play_positions, args.judge_depth), args.judge, args.play,
-                     progress=not args.quiet)
+                     progress=not args.quiet, where=where_of(args))
             casebase = Casebase.load(path)
         elif existing is not None and existing.play is not None:  # a profile made again drops it: say so
             print(f"profiling: {path}: the play-time record it had is not kept (strength.md §3): give --play"
@@ -55,7 +56,7 @@ def _profile(args: argparse.Namespace) -> None:
         if args.engine_games:
             add_games(casebase, args.engine_games, args.engine_games_player or Path(path).stem,
                       PlaySettings(args.engine_games_positions, args.judge_depth), args.judge, args.engine_games_journal,
-                      args.engine_games_play, progress=not args.quiet)
+                      args.engine_games_play, progress=not args.quiet, where=where_of(args))
             casebase = Casebase.load(path)
         elif existing is not None and existing.games is not None:
             print(f"profiling: {path}: the games record it had is not kept (strength.md §3): give --engine-games"
@@ -77,6 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m profiling", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("casebase", metavar="FILE.npz", help="the casebase; a bare NAME is NAME.npz in the casebase folder")
     add_judge_arguments(parser)
+    add_where_arguments(parser)
     parser.add_argument("--positions", type=positive_int, default=POSITIONS, metavar="N",
                         help=f"positions to judge (default {POSITIONS})")
     parser.add_argument("--seed", type=int, default=0, help="which positions are drawn (default 0)")

@@ -31,6 +31,7 @@ from profiling.journal import Journal
 from profiling.judging import DEPTH, MULTIPV, Settings
 from profiling.pipeline import store
 from profiling.play import PlaySettings, play_arrays, record_play
+from profiling.workers import HERE, Where
 
 
 def targets(profile: Profile, positions: Profile) -> np.ndarray:
@@ -42,29 +43,31 @@ def targets(profile: Profile, positions: Profile) -> np.ndarray:
 
 
 def choices_in(casebase: Casebase, games: Games, settings: PlaySettings, judge: str | None, judged_path: Path,
-               play_path: Path, *, depth: int = DEPTH, multipv: int = MULTIPV,
-               progress: bool = True) -> tuple[Profile, list[dict[str, Any]]]:
+               play_path: Path, *, depth: int = DEPTH, multipv: int = MULTIPV, progress: bool = True,
+               where: Where = HERE) -> tuple[Profile, list[dict[str, Any]]]:
     """The first ``settings.positions`` of the moves of ``games`` (a seeded sample from move 9)
     judged as a profile's (resuming the journal ``judged_path``), and the engine's choices on
-    ``casebase`` there (:func:`profiling.play.record_play`, resuming ``play_path``)."""
+    ``casebase`` there (:func:`profiling.play.record_play`, resuming ``play_path``), both on the
+    workers or cluster of ``where``."""
     judged, _ = judge_games(games, Settings(positions=settings.positions, depth=depth, multipv=multipv), judge,
-                            judged_path, progress=progress)
+                            judged_path, progress=progress, where=where)
     journal = Journal(play_path, settings.header(casebase, judged))
-    return judged, record_play(casebase, judged, settings, judge, journal, progress=progress)
+    return judged, record_play(casebase, judged, settings, judge, journal, progress=progress, where=where)
 
 
 def add_games(casebase: Casebase, paths: Sequence[str | Path], player: str, settings: PlaySettings, judge: str | None,
-              judged_path: Path, play_path: Path, *, progress: bool = True) -> Profile:
+              judged_path: Path, play_path: Path, *, progress: bool = True, where: Where = HERE) -> Profile:
     """Judge the first ``settings.positions`` of ``player``'s moves in ``paths`` (a seeded sample from
     move 9, resuming the journal ``judged_path``), record the engine's choices there (resuming
-    ``play_path``), and store them with the casebase's profile, beside its play-time record."""
+    ``play_path``; both on the workers or cluster of ``where``), and store them with the casebase's
+    profile, beside its play-time record."""
     profile = Profile.of(casebase)
     if profile is None:
         raise ProfileError("the casebase has no error profile to record the games beside: profile it first")
     games = read_games(paths, player, exact=True, progress=False)
     judged, entries = choices_in(casebase, games, settings, judge, judged_path, play_path,
                                  depth=int(profile.meta.get("depth", DEPTH)),
-                                 multipv=int(profile.meta.get("multipv", MULTIPV)), progress=progress)
+                                 multipv=int(profile.meta.get("multipv", MULTIPV)), progress=progress, where=where)
     n = len(entries)
     arrays = {name.replace("_play_", "_games_"): array for name, array in play_arrays(entries).items()}
     arrays["profile_games_best"] = judged.scores[:n, 0].astype(np.int32)

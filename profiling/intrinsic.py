@@ -37,6 +37,7 @@ from profiling import ProfileError
 from profiling.journal import JOURNAL, Journal
 from profiling.judging import DEPTH, MULTIPV, Settings, add_judge_arguments, analyse, sample
 from profiling.pipeline import profile_of
+from profiling.workers import HERE, Where, add_where_arguments, where_of
 
 #: How many of the names present a message lists when the player's name matches no game.
 NAMES_LISTED = 10
@@ -189,11 +190,12 @@ def default_journal(games: Games, settings: Settings) -> Path:
 
 
 def judge_games(games: Games, settings: Settings, judge: str | None, journal_path: Path, *,
-                progress: bool = True) -> tuple[Profile, int]:
-    """Judge the drawn moves (resuming the journal) and fit them: the profile of the judged moves,
-    with its summary as ``meta``, and how many drawn moves were passed over (forced)."""
+                progress: bool = True, where: Where = HERE) -> tuple[Profile, int]:
+    """Judge the drawn moves (resuming the journal, on the workers or cluster of ``where``) and fit
+    them: the profile of the judged moves, with its summary as ``meta``, and how many drawn moves
+    were passed over (forced)."""
     journal = Journal(journal_path, {"journal": JOURNAL, "expert": games.player, **settings.header()})
-    judged = analyse(games.casebase, journal, settings, judge, progress=progress)
+    judged = analyse(games.casebase, journal, settings, judge, progress=progress, where=where)
     if not judged:
         raise ProfileError(f"no position of {games.player} could be judged (every move drawn is forced)")
     for row, entry in judged:  # a journal of these very games
@@ -211,9 +213,10 @@ def judge_games(games: Games, settings: Settings, judge: str | None, journal_pat
 
 def intrinsic(paths: Sequence[str | os.PathLike[str]], player: str, judge: str | None, *,
               positions: int | None = None, depth: int = DEPTH, multipv: int = MULTIPV, seed: int = 0,
-              journal: Path | None = None, exact: bool = False, progress: bool = True) -> Report:
+              journal: Path | None = None, exact: bool = False, progress: bool = True, where: Where = HERE) -> Report:
     """The command's work: read the player's games, judge the moves from move 9 on (all, or a
-    seeded sample of ``positions``), fit, and rate them. :class:`ProfileError` says what failed."""
+    seeded sample of ``positions``; on the workers or cluster of ``where``), fit, and rate them.
+    :class:`ProfileError` says what failed."""
     games = read_games(paths, player, exact=exact, progress=None if progress else False)
     eligible = len(sample(games.casebase, Settings(positions=1, seed=seed))[0])
     if not eligible:
@@ -221,7 +224,7 @@ def intrinsic(paths: Sequence[str | os.PathLike[str]], player: str, judge: str |
                            f" move {Settings().first_move}")
     settings = Settings(positions=min(positions or eligible, eligible), depth=depth, multipv=multipv, seed=seed)
     journal_path = journal if journal is not None else default_journal(games, settings)
-    profile, skipped = judge_games(games, settings, judge, journal_path, progress=progress)
+    profile, skipped = judge_games(games, settings, judge, journal_path, progress=progress, where=where)
     if journal is None:
         journal_path.unlink(missing_ok=True)
     return Report(games, settings, profile.meta.get("judge"), eligible, skipped, rate(profile), profile)
@@ -237,6 +240,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="whose moves: a White/Black tag's name (matched as the casebase builder matches)")
     parser.add_argument("--exact-name", action="store_true", help="take the name literally")
     add_judge_arguments(parser)
+    add_where_arguments(parser)
     parser.add_argument("--positions", type=positive_int, metavar="N",
                         help="judge a seeded sample of N moves (default: every move from move 9 on)")
     parser.add_argument("--seed", type=int, default=0, help="which moves a sample draws (default 0)")
@@ -249,7 +253,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         report = intrinsic(args.pgn, args.player, args.judge, positions=args.positions, depth=args.depth,
                            multipv=args.multipv, seed=args.seed, journal=args.journal, exact=args.exact_name,
-                           progress=not args.quiet)
+                           progress=not args.quiet, where=where_of(args))
         if args.json:
             write_atomic(args.json, json.dumps(report.as_json(), indent=2) + "\n")
     except (ProfileError, OSError) as exc:

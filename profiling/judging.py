@@ -5,7 +5,9 @@ of each case's key) is judged by any UCI engine, started by the engine's one lau
 (:mod:`engine.outside.launch`): its :data:`MULTIPV` best moves and the expert's own, at a fixed
 depth, scored as every score is (:func:`engine.search.scores.from_pov_score`). Each finished
 position is one line of a :class:`~profiling.journal.Journal`, so a judge that fails or a user
-who stops loses nothing finished: the same command goes on where it stopped.
+who stops loses nothing finished: the same command goes on where it stopped. The positions are
+judged in this process, on worker processes or on a Ray cluster (:mod:`profiling.workers`), each
+worker with a judge of its own; this process writes the journal.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from __future__ import annotations
 import argparse
 import hashlib
 import sys
+from collections import deque
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +35,7 @@ from engine.search.scores import from_pov_score
 from engine.style.profile import position
 from profiling import ProfileError
 from profiling.journal import Journal
+from profiling.workers import HERE, Engines, JudgeFailed, Verdict, Where, quit_engine, verdicts
 
 #: Positions judged unless told otherwise (from full move FIRST_MOVE on: casebase.phases).
 POSITIONS = 1200
@@ -126,11 +131,30 @@ class _Sample:
     def missing(self) -> list[tuple[int, str]]:
         return [(row, key) for row, key in self.wanted() if key not in self.journal.entries]
 
+    def plan(self, casebase: Casebase) -> list[tuple[str, chess.Board, chess.Move, str | None]]:
+        """The cases the journal lacks, along the order, until ``positions`` are usable: each key,
+        position, the expert's move, and why it is skipped (None: judged)."""
+        planned: list[tuple[str, chess.Board, chess.Move, str | None]] = []
+        usable = 0
+        for row, key in zip(self.rows.tolist(), self.keys, strict=True):
+            if usable == self.positions:
+                break
+            if key in self.journal.entries:
+                usable += self.journal.usable(key)
+                continue
+            board, played = position(casebase, row), casebase.move(row)
+            skip = None if board.is_legal(played) and board.legal_moves.count() >= 2 else \
+                "forced move" if board.is_legal(played) else "the move needs what the stored position lacks (en passant)"
+            planned.append((key, board, played, skip))
+            usable += skip is None
+        return planned
+
 
 def analyse(casebase: Casebase, journal: Journal, settings: Settings, judge: str | None, *,
-            progress: bool = True) -> list[tuple[int, dict[str, Any]]]:
+            progress: bool = True, where: Where = HERE) -> list[tuple[int, dict[str, Any]]]:
     """Judge the casebase's sampled positions not yet in ``journal`` with the UCI engine at
-    ``judge``; the first ``settings.positions`` judged positions' rows and entries, in order."""
+    ``judge`` (on the workers or cluster of ``where``); the first ``settings.positions`` judged
+    positions' rows and entries, in order."""
     cases = _Sample(*sample(casebase, settings), journal, settings.positions)
     missing = cases.missing()
     if missing and not judge:
@@ -138,45 +162,80 @@ def analyse(casebase: Casebase, journal: Journal, settings: Settings, judge: str
                            " give the engine to judge them with --judge PATH")
     if missing:
         assert judge is not None
-        _judge_cases(casebase, cases, settings, judge, progress)
+        _judge_cases(casebase, cases, settings, judge, progress, where)
     return [(row, journal.entries[key]) for row, key in cases.wanted()]
 
 
-def _judge_cases(casebase: Casebase, cases: _Sample, settings: Settings, judge: str, progress: bool) -> None:
+class PositionJudge:
+    """Judges positions in one worker process (:class:`parallel.pool.Worker`), its judge started at
+    the first and started again after a failure."""
+
+    def __init__(self, engines: Engines, settings: Settings) -> None:
+        self.command, self.settings = engines.commands[0], settings
+        self.engine: chess.engine.SimpleEngine | None = None
+        self.name = Path(self.command).name
+
+    def __call__(self, item: tuple[str, chess.Board, chess.Move]) -> Verdict:
+        key, board, played = item
+        if self.engine is None:
+            try:  # in a process group of its own: a Ctrl-C meant for us stops it by quit, after the journal
+                self.engine = launch([self.command], own_group=True)
+            except LaunchError as exc:
+                raise ProfileError(f"judge {self.command} could not be started: {exc}") from None
+            self.name = self.engine.id.get("name", Path(self.command).name)
+        try:
+            moves, scores = judge_position(self.engine, board, played, self.settings)
+        except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError) as exc:
+            self.close()
+            raise JudgeFailed(self.name, str(exc) or type(exc).__name__) from None
+        return Verdict(key, self.name, {"key": key, "fen": board.fen(), "moves": [m.uci() for m in moves],
+                                        "scores": scores, "played": moves.index(played)})
+
+    def close(self) -> None:
+        engine, self.engine = self.engine, None
+        if engine is not None:
+            quit_engine(engine)
+
+
+def _judge_cases(casebase: Casebase, cases: _Sample, settings: Settings, judge: str, progress: bool,
+                 where: Where) -> None:
+    """Judge the planned positions on ``where``, writing each entry as it comes back; a skipped
+    position's entry is written once every position before it is (in order on one worker, as the
+    judging goes)."""
     journal = cases.journal
-    bar = tqdm(total=settings.positions, initial=settings.positions - len(cases.missing()), unit="pos",
+    plan = cases.plan(casebase)
+    place = {key: i for i, (key, *_) in enumerate(plan)}
+    waiting = {i for i, (*_, skip) in enumerate(plan) if skip is None}
+    skips = deque((i, key, skip) for i, (key, *_, skip) in enumerate(plan) if skip is not None)
+
+    def write_skips() -> None:
+        first = min(waiting, default=len(plan))
+        while skips and skips[0][0] < first:
+            _, key, skip = skips.popleft()
+            journal.add({"key": key, "skip": skip})
+
+    def failure(what: str) -> ProfileError:
+        return ProfileError(f"{what}; the {journal.judged()} positions judged are kept in {journal.path}:"
+                            " run the same command again to go on")
+
+    items = [(key, board, played) for key, board, played, skip in plan if skip is None]
+    bar = tqdm(total=settings.positions, initial=settings.positions - len(items), unit="pos",
                desc=f"judging {casebase.expert}", file=sys.stderr, disable=not progress, leave=False)
-    try:  # in a process group of its own: a Ctrl-C meant for us stops it by quit, after the journal
-        engine = launch([judge], own_group=True)
-    except LaunchError as exc:
-        bar.close()
-        raise ProfileError(f"judge {judge} could not be started: {exc}") from None
-    name = engine.id.get("name", Path(judge).name)
     try:
-        if journal.header.get("judge") not in (None, name):
-            raise ProfileError(f"{journal.path}: judged by {journal.header['judge']}, not {name}:"
-                               " delete it to start over, or judge with that engine")
-        journal.header["judge"] = name
-        while missing := cases.missing():  # re-reckoned as skipped positions are found
-            row, key = missing[0]
-            board, played = position(casebase, row), casebase.move(row)
-            if not board.is_legal(played) or board.legal_moves.count() < 2:
-                journal.add({"key": key, "skip": "forced move" if board.is_legal(played)
-                             else "the move needs what the stored position lacks (en passant)"})
-                continue
-            moves, scores = judge_position(engine, board, played, settings)
-            journal.add({"key": key, "fen": board.fen(), "moves": [m.uci() for m in moves], "scores": scores,
-                         "played": moves.index(played)})
-            bar.update()
-    except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError) as exc:
-        raise ProfileError(f"judge {name} failed ({exc or type(exc).__name__}); the {journal.judged()} positions judged are"
-                           f" kept in {journal.path}: run the same command again to go on") from None
+        with closing(verdicts(PositionJudge, (Engines((judge,)), settings), items, where, failure)) as judged:
+            for verdict in judged:
+                if journal.header.get("judge") not in (None, verdict.judge):
+                    raise ProfileError(f"{journal.path}: judged by {journal.header['judge']}, not {verdict.judge}:"
+                                       " delete it to start over, or judge with that engine")
+                journal.header["judge"] = verdict.judge
+                write_skips()
+                journal.add(verdict.entry)
+                waiting.discard(place[verdict.key])
+                write_skips()
+                bar.update()
+        write_skips()
     finally:
         bar.close()
-        try:
-            engine.quit()
-        except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError):
-            engine.close()
 
 
 def add_judge_arguments(parser: argparse.ArgumentParser) -> None:

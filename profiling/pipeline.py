@@ -21,11 +21,13 @@ from profiling import ProfileError
 from profiling.journal import JOURNAL, Journal
 from profiling.judging import Settings, analyse
 from profiling.play import PlaySettings, play_arrays, record_play
+from profiling.workers import HERE, Where
 
 
 def make_profile(casebase: Casebase, settings: Settings, judge: str | None, journal_path: Path | None = None, *,
-                 progress: bool = True) -> Profile:
-    """Judge (resuming the journal), fit, and store the profile beside the casebase file.
+                 progress: bool = True, where: Where = HERE) -> Profile:
+    """Judge (resuming the journal, on the workers or cluster of ``where``), fit, and store the
+    profile beside the casebase file.
 
     The default journal (``FILE.profile.jsonl`` beside the casebase) is removed once the profile
     is stored; one named by ``journal_path`` is kept."""
@@ -35,7 +37,7 @@ def make_profile(casebase: Casebase, settings: Settings, judge: str | None, jour
     journal_path = journal_path or casebase.path.with_suffix(".profile.jsonl")
     header = {"journal": JOURNAL, "expert": casebase.expert, **settings.header()}
     journal = Journal(journal_path, header)
-    judged = analyse(casebase, journal, settings, judge, progress=progress)
+    judged = analyse(casebase, journal, settings, judge, progress=progress, where=where)
     if not judged:
         raise ProfileError("no position could be judged")
     for row, entry in judged:  # the journal must be of this very expert's games
@@ -71,14 +73,15 @@ def profile_of(casebase: Casebase, judged: list[tuple[int, dict[str, Any]]], hea
 
 
 def add_play(casebase: Casebase, settings: PlaySettings, judge: str | None, journal_path: Path, *,
-             progress: bool = True) -> Profile:
+             progress: bool = True, where: Where = HERE) -> Profile:
     """Record the engine's play-time choices on the casebase's profile positions (resuming the
-    journal, which is kept) and store them with its profile (docs/strength.md §3)."""
+    journal, which is kept; on the workers or cluster of ``where``) and store them with its
+    profile (docs/strength.md §3)."""
     profile = Profile.of(casebase)
     if profile is None:
         raise ProfileError("the casebase has no error profile to record the play-time choices on: profile it first")
     journal = Journal(journal_path, settings.header(casebase, profile))
-    entries = record_play(casebase, profile, settings, judge, journal, progress=progress)
+    entries = record_play(casebase, profile, settings, judge, journal, progress=progress, where=where)
     arrays = play_arrays(entries)
     profile.meta = {**profile.meta, "play": {"positions": len(entries), "judge_depth": settings.judge_depth,
                                              "seed": settings.seed, "judge": journal.header.get("judge"),

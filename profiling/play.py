@@ -17,15 +17,19 @@ profile scores moves: the profile's own score where its judge scored the move, e
 ``searchmoves`` search at the profile's depth. :mod:`engine.style.calibration` then sets the
 sensitivity so that these choices lose what the expert lost.
 
-One JSON line a position, in a journal resumed as the profile's is (:mod:`profiling.journal`).
+One JSON line a position, in a journal resumed as the profile's is (:mod:`profiling.journal`), the
+positions played here, on worker processes or on a Ray cluster as the profile's are judged
+(:mod:`profiling.workers`: each worker with its own agent, judge and referee).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import sys
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import chess
 import chess.engine
@@ -34,6 +38,7 @@ from tqdm import tqdm
 
 from casebase.format import Casebase, encode_move
 from casebase.profile_checks import PLAY_DTYPES
+from casebase.profilefile import with_profile
 from engine.agents.factory import Loader, make_agent
 from engine.agents.guided import GuidedAgent
 from engine.agents.options import OptionValue
@@ -42,11 +47,14 @@ from engine.outside.launch import LaunchError, launch
 from engine.search.limits import SearchLimits, to_limit
 from engine.search.scores import from_pov_score
 from engine.style.calibration import CALIBRATION_POSITIONS, PLAY_JUDGE_DEPTH, judged_candidates
+from engine.style.personal import SUFFIX, choose_model
 from engine.style.profile import Profile, position
 from engine.uci.explain import note_text
+from parallel.cluster import table_files
 from profiling import ProfileError
 from profiling.journal import Journal
 from profiling.judging import MAX_MS, case_keys
+from profiling.workers import HERE, Engines, JudgeFailed, Verdict, Where, quit_engine, verdicts
 
 #: The header's ``journal`` value of a play-time journal.
 PLAY_JOURNAL = "cbr-chess-play-journal"
@@ -70,13 +78,15 @@ class PlaySettings:
 
 
 def record_play(casebase: Casebase, profile: Profile, settings: PlaySettings, judge: str | None,
-                journal: Journal, *, referee: str | None = None, progress: bool = True) -> list[dict[str, Any]]:
+                journal: Journal, *, referee: str | None = None, progress: bool = True,
+                where: Where = HERE) -> list[dict[str, Any]]:
     """The play-time entries of the profile's first ``settings.positions`` positions, in order,
     played by the engine on ``casebase`` (with the engine ``judge``) where the journal does not hold
     them yet, and scored as the profile scores moves by ``referee`` (the profile's judge; by default
-    ``judge``: another measures what a judge of another version changes, strength.md §3). The
-    positions are usually the casebase's own; a profile of other games (a held-out player's,
-    :func:`profiling.intrinsic.judge_games`) measures the choice out of sample."""
+    ``judge``: another measures what a judge of another version changes, strength.md §3), on the
+    workers or cluster of ``where``. The positions are usually the casebase's own; a profile of
+    other games (a held-out player's, :func:`profiling.intrinsic.judge_games`) measures the choice
+    out of sample."""
     count = min(settings.positions, len(profile.rows))
     if journal.header.get("judge") not in (None, profile.meta.get("judge")):
         raise ProfileError(f"{journal.path}: played with the judge {journal.header['judge']}, but the profile was judged by"
@@ -88,72 +98,136 @@ def record_play(casebase: Casebase, profile: Profile, settings: PlaySettings, ju
                            " calibration: give the engine to judge them with --judge PATH")
     if missing:
         assert judge is not None
-        _play(casebase, profile, settings, (judge, referee or judge), journal, [(i, keys[i]) for i in missing], progress)
+        _play(casebase, profile, settings, Engines((judge, referee or judge)), journal,
+              [(i, keys[i]) for i in missing], progress, where)
     return [journal.entries[key] for key in keys]
 
 
-def _play(casebase: Casebase, profile: Profile, settings: PlaySettings, judges: tuple[str, str], journal: Journal,
-          missing: list[tuple[int, str]], progress: bool) -> None:
-    """Play ``missing`` (index, key) positions with the engine's judge ``judges[0]``, scored by the
-    profile's judge ``judges[1]``."""
-    judge, referee_command = judges
-    loader = Loader()
-    values: dict[str, OptionValue] = {"Mode": "guided", "Judge": judge, "JudgeDepth": settings.judge_depth,
-                                      "Selection": "calibrated", "Seed": settings.seed}
-    agent = make_agent(values, casebase, loader).agent
-    assert isinstance(agent, GuidedAgent) and agent.judge is not None
-    try:
-        agent.judge.start()  # one refused (slow to answer uciok, say) would leave the built-in search at the judge's depth
-        referee = launch([referee_command], own_group=True)
-    except (JudgeError, LaunchError) as exc:
-        loader.close()
-        failed = judge if isinstance(exc, JudgeError) else referee_command
-        raise ProfileError(f"judge {failed} could not be started: {exc}") from None
-    name = referee.id.get("name", Path(referee_command).name)
-    count = min(settings.positions, len(profile.rows))
-    bar = tqdm(total=count, initial=count - len(missing), unit="pos",
-               desc=f"playing {casebase.expert}", file=sys.stderr, disable=not progress, leave=False)
-    try:
-        if name != profile.meta.get("judge"):
-            raise ProfileError(f"the profile was judged by {profile.meta.get('judge')}, not {name}:"
-                               " the play-time moves must be judged by the same engine")
-        journal.header["judge"] = name
-        judged_moves, games = profile.judged_moves(), np.asarray(casebase.game)
-        for i, key in missing:
-            board = position(profile.casebase, int(profile.rows[i]))
-            agent.new_game(settings.seed + i)  # each position its own draws: a resumed run records the same
-            if profile.casebase is casebase:  # the position's own game held out: its case would propose the answer
-                agent.held_out = np.flatnonzero(games == games[profile.rows[i]])
+@dataclass(frozen=True)
+class PlayFiles:
+    """The casebase the engine plays, as a worker reads it (:class:`parallel.cluster.Portable`): with
+    its profile and the personal model beside it, and the endgame tables (``tables``: the folder;
+    None, the engine's default)."""
+
+    casebase: str
+    tables: str | None = None
+
+    def cargo(self) -> dict[str, Path]:
+        path = Path(self.casebase)
+        choice = choose_model(Casebase.load(path, tell=False))
+        personal = {f"{path.stem}{SUFFIX}": Path(choice.path)} if choice.personal else {}  # where Model auto looks
+        return {**with_profile(path.name, path), **personal, **table_files(self.tables or "")}
+
+    def unpacked(self, root: Path) -> Self:
+        return dataclasses.replace(self, casebase=str(root / Path(self.casebase).name), tables=str(root / "tables"))
+
+    def programs(self) -> list[str]:
+        return []
+
+
+#: A position to play: its index among the profile's, key, board, the profile's judged moves and
+#: their scores there, and the casebase row whose game is held out while it is played (None: none).
+PlayItem = tuple[int, str, chess.Board, list[chess.Move], list[int], int | None]
+
+
+class PositionPlayer:
+    """Plays positions in one worker process (:class:`parallel.pool.Worker`): the engine's guided
+    agent with its judge, and the profile's judge (the referee), started at the first position."""
+
+    def __init__(self, files: PlayFiles, engines: Engines, settings: PlaySettings, depth: int) -> None:
+        self.files, self.settings, self.depth = files, settings, depth
+        self.judge, self.referee_command = engines.commands[0], engines.commands[-1]
+        self.loader: Loader | None = None
+        self.started: tuple[GuidedAgent, chess.engine.SimpleEngine] | None = None
+        self.name = Path(self.referee_command).name
+
+    def _start(self) -> tuple[GuidedAgent, chess.engine.SimpleEngine]:
+        self.casebase = Casebase.load(self.files.casebase, tell=False)
+        self.loader = Loader()
+        values: dict[str, OptionValue] = {"Mode": "guided", "Judge": self.judge, "JudgeDepth": self.settings.judge_depth,
+                                          "Selection": "calibrated", "Seed": self.settings.seed,
+                                          **({} if self.files.tables is None else {"Tables": self.files.tables})}
+        agent = make_agent(values, self.casebase, self.loader).agent
+        assert isinstance(agent, GuidedAgent) and agent.judge is not None
+        try:
+            agent.judge.start()  # one refused (slow to answer uciok, say) would leave the built-in search at the judge's depth
+            referee = launch([self.referee_command], own_group=True)
+        except (JudgeError, LaunchError) as exc:
+            self.close()
+            failed = self.judge if isinstance(exc, JudgeError) else self.referee_command
+            raise ProfileError(f"judge {failed} could not be started: {exc}") from None
+        self.name = referee.id.get("name", Path(self.referee_command).name)
+        self.started = agent, referee
+        return self.started
+
+    def __call__(self, item: PlayItem) -> Verdict:
+        i, key, board, judged_moves, judged_scores, held_out = item
+        agent, referee = self.started or self._start()
+        try:
+            agent.new_game(self.settings.seed + i)  # each position its own draws: a resumed run records the same
+            if held_out is not None:  # the position's own game held out: its case would propose the answer
+                games = np.asarray(self.casebase.game)
+                agent.held_out = np.flatnonzero(games == games[held_out])
             proposal, result, judged_by, notes = agent.assess(board, list(board.legal_moves),
-                                                              SearchLimits(depth=settings.judge_depth))
+                                                              SearchLimits(depth=self.settings.judge_depth))
             moves, scores, prior = judged_candidates(proposal, result)
             if judged_by is None or not moves:
                 raise ProfileError(f"the engine's judge scored nothing in {board.fen()}: {' '.join(note_text(n) for n in notes)}")
-            judged = _profile_scores(referee, profile, judged_moves[i], i, board, moves)
-            journal.add({"key": key, "moves": [m.uci() for m in moves], "scores": scores,
-                         "prior": [round(p, 6) for p in prior], "judged": [judged[m] for m in moves]})
-            bar.update()
-    except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError, JudgeError) as exc:
-        raise ProfileError(f"judge {name} failed ({exc or type(exc).__name__}); the positions played are kept in"
-                           f" {journal.path}: run the same command again to go on") from None
+            judged = _profile_scores(referee, dict(zip(judged_moves, judged_scores)), self.depth, board, moves)
+        except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError, JudgeError) as exc:
+            self.close()
+            raise JudgeFailed(self.name, str(exc) or type(exc).__name__) from None
+        return Verdict(key, self.name, {"key": key, "moves": [m.uci() for m in moves], "scores": scores,
+                                        "prior": [round(p, 6) for p in prior], "judged": [judged[m] for m in moves]})
+
+    def close(self) -> None:
+        loader, self.loader, started, self.started = self.loader, None, self.started, None
+        if loader is not None:
+            loader.close()
+        if started is not None:
+            quit_engine(started[1])
+
+
+def _play(casebase: Casebase, profile: Profile, settings: PlaySettings, engines: Engines, journal: Journal,
+          missing: list[tuple[int, str]], progress: bool, where: Where) -> None:
+    """Play ``missing`` (index, key) positions on ``where`` with the engine's judge ``engines``'s
+    first, scored by the profile's judge, its last; each entry written as it comes back."""
+    if casebase.path is None:
+        raise ProfileError("the casebase has no file for the workers that play its positions to read")
+    judged_moves = profile.judged_moves()
+    own = profile.casebase is casebase  # the position's own game held out: its case would propose the answer
+    items: list[PlayItem] = [(i, key, position(profile.casebase, int(profile.rows[i])), judged_moves[i],
+                              profile.scores[i].tolist(), int(profile.rows[i]) if own else None) for i, key in missing]
+    count = min(settings.positions, len(profile.rows))
+
+    def failure(what: str) -> ProfileError:
+        return ProfileError(f"{what}; the positions played are kept in {journal.path}: run the same command again to go on")
+
+    args = (PlayFiles(str(casebase.path)), engines, settings, int(profile.meta.get("depth", 12)))
+    bar = tqdm(total=count, initial=count - len(missing), unit="pos",
+               desc=f"playing {casebase.expert}", file=sys.stderr, disable=not progress, leave=False)
+    try:
+        with closing(verdicts(PositionPlayer, args, items, where, failure)) as played:
+            for verdict in played:
+                if verdict.judge != profile.meta.get("judge"):
+                    raise ProfileError(f"the profile was judged by {profile.meta.get('judge')}, not {verdict.judge}:"
+                                       " the play-time moves must be judged by the same engine")
+                journal.header["judge"] = verdict.judge
+                journal.add(verdict.entry)
+                bar.update()
     finally:
         bar.close()
-        loader.close()
-        try:
-            referee.quit()
-        except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError):
-            referee.close()
 
 
-def _profile_scores(referee: chess.engine.SimpleEngine, profile: Profile, judged: list[chess.Move], i: int,
+def _profile_scores(referee: chess.engine.SimpleEngine, scored: dict[chess.Move, int], depth: int,
                     board: chess.Board, moves: list[chess.Move]) -> dict[chess.Move, int]:
     """Each of ``moves`` scored as the profile scores moves: its own score where its judge scored it
-    (``judged``, the profile's moves of position ``i``), else a search of the others alone at the
-    profile's depth."""
-    scored = dict(zip(judged, profile.scores[i].tolist()))
+    (``scored``: the profile's moves of the position and their scores), else a search of the others
+    alone at the profile's ``depth``."""
+    scored = dict(scored)
     others = [m for m in moves if m not in scored]
     if others:
-        limit = to_limit(SearchLimits(depth=int(profile.meta.get("depth", 12)), movetime=MAX_MS))
+        limit = to_limit(SearchLimits(depth=depth, movetime=MAX_MS))
         for info in referee.analyse(board, limit, multipv=len(others), root_moves=others):
             if info.get("pv") and info.get("score") is not None and info["pv"][0] not in scored:
                 scored[info["pv"][0]] = from_pov_score(info["score"].relative)

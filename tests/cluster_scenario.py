@@ -8,6 +8,8 @@
 2. The same round robin again, its driver killed after three games and started again.
 3. A fidelity run (pure and prior, 24 positions) with ``--cluster ray://...`` (Ray's client).
 4. A judged round robin whose judge no node has (``--cluster HOST:PORT``): it must fail with the reason.
+5. A casebase profiled by a scripted judge (12 positions) and its play-time choices recorded (4)
+   with ``--cluster auto``: the judging on the cluster.
 
 Writes OUT_DIR/scenario.json: what the tests check.
 """
@@ -17,12 +19,14 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import ray
+from test_profiling import scripted
 
 
 def tournament(*args: object) -> list[str]:
@@ -77,6 +81,21 @@ def driver_killed_and_resumed(a: str, b: str, out: Path) -> dict[str, object]:
     return {"kept": kept, "rc": again.returncode, "stderr": again.stderr[-3000:], "results": str(out / "results.pgn")}
 
 
+def profiled(casebase: str, out: Path) -> dict[str, object]:
+    """A copy of ``casebase`` profiled and played on the cluster: the command's flags (but
+    ``--cluster``) come back with the result, for the test to profile the same locally."""
+    out.mkdir(parents=True)
+    copy = out / Path(casebase).name
+    shutil.copy(casebase, copy)
+    flags = ["--judge", scripted(out), "--positions", "12", "--depth", "2", "--multipv", "3", "--seed", "25",
+             "--play-positions", "4", "--judge-depth", "2", "--quiet"]
+    done = subprocess.run([sys.executable, "-m", "profiling", copy, *flags, "--play", out / "play.jsonl",
+                           "--journal", out / "profile.jsonl", "--cluster", "auto"],
+                          capture_output=True, text=True, timeout=300)
+    return {"rc": done.returncode, "stderr": done.stderr[-3000:], "casebase": str(copy), "flags": flags,
+            "journal": str(out / "profile.jsonl"), "play": str(out / "play.jsonl")}
+
+
 def main() -> int:
     a, b, heldout_npz, heldout_pgn, out = sys.argv[1:6]
     folder = Path(out)
@@ -94,6 +113,7 @@ def main() -> int:
                             capture_output=True, text=True, timeout=300)
     report["missing_judge"] = {"rc": judged.returncode, "stderr": judged.stderr[-3000:],
                                "games": len(list((folder / "judged" / "games").glob("*.pgn")))}
+    report["profile"] = profiled(a, folder / "profile")
     (folder / "scenario.json").write_text(json.dumps(report, indent=1))
     return 0
 

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
+from damaged import profile_arrays
 from engine_helpers import shipped_personal
 from test_tournament_run import games_of
 
@@ -26,6 +29,9 @@ from fidelity.modes import FidelityMode
 from fidelity.replay import measure
 from fidelity.settings import FidelitySettings
 from parallel.cluster import ClusterError, check_programs, sha256, unpack
+from profiling.__main__ import main as profiling_main
+from profiling.play import PlayFiles
+from profiling.workers import Engines
 from tournament.__main__ import main
 from tournament.players import casebase_entrant, engine_entrant
 from tournament.runner import TournamentSettings, run
@@ -106,6 +112,24 @@ def test_a_judge_no_node_has_fails_the_games_with_the_reason(scenario):
     assert "2 games failed for good" in judged["stderr"]
 
 
+@pytest.mark.cluster
+@pytest.mark.xdist_group("cluster")
+def test_a_profile_judged_and_played_on_the_cluster_is_the_local_one(scenario, kosteniuk_casebase, tmp_path):
+    remote = scenario["profile"]
+    assert remote["rc"] == 0, remote["stderr"]
+    local = tmp_path / Path(remote["casebase"]).name
+    shutil.copy(kosteniuk_casebase, local)
+    assert profiling_main([str(local), *remote["flags"], "--play", str(tmp_path / "play.jsonl"),
+                           "--journal", str(tmp_path / "profile.jsonl")]) == 0
+    for name in ("journal", "play"):  # the same entries, in the order they came back
+        assert sorted(Path(remote[name]).read_text().splitlines()) == \
+            sorted((tmp_path / f"{'profile' if name == 'journal' else name}.jsonl").read_text().splitlines())
+    ours, theirs = profile_arrays(profile_path(local)), profile_arrays(profile_path(Path(remote["casebase"])))
+    assert set(ours) == set(theirs) and "profile_play_moves" in ours
+    for array in ours:
+        assert np.array_equal(ours[array], theirs[array]), array
+
+
 # -- without a cluster ---------------------------------------------------------------
 
 
@@ -164,6 +188,11 @@ def test_a_casebase_s_error_profile_travels_beside_it(profiled, tmp_path):
     fidelity = FidelitySettings(casebase=str(profiled[0]), config=parse_configurations(["balanced"])[0])
     assert fidelity.cargo()["casebase.profile.npz"] == profile_path(profiled[0])
     assert profile_path(fidelity.unpacked(tmp_path).casebase) == tmp_path / "casebase.profile.npz"
+    # the play-time choices' workers: the casebase and its profile under their names, the judges on every node
+    files = PlayFiles(str(profiled[0]))
+    assert {"kosteniuk-2200.npz", "kosteniuk-2200.profile.npz"} <= set(files.cargo()) and files.programs() == []
+    assert profile_path(files.unpacked(tmp_path).casebase) == tmp_path / "kosteniuk-2200.profile.npz"
+    assert Engines(("/opt/judge", "/opt/judge")).programs() == ["/opt/judge"]
 
 
 def test_cluster_without_ray_says_how_to_install_it(kosteniuk_casebase, gaprindashvili_casebase, tmp_path,

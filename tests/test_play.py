@@ -13,11 +13,12 @@ from pathlib import Path
 import chess
 import numpy as np
 import pytest
-from damaged import copy_profiled
+from damaged import copy_profiled, profile_arrays
 from test_profiling import scripted
 
 from casebase.format import Casebase
 from casebase.info import describe_profile
+from casebase.profilefile import profile_path
 from engine.agents.factory import Loader, make_agent
 from engine.search.limits import SearchLimits
 from engine.style.calibration import MAX_SENSITIVITY, MIN_SENSITIVITY, calibrate, likelihood_fit, stored_fit
@@ -31,6 +32,7 @@ from profiling.__main__ import main as profiling_main
 from profiling.judging import Settings
 from profiling.pipeline import add_play, make_profile, store
 from profiling.play import PlaySettings
+from profiling.workers import Where
 
 pytestmark = [pytest.mark.slow,  # the play-time record is judged and fitted (a session's worth of searches)
               pytest.mark.xdist_group("play")]  # its module fixture is built once, on one worker
@@ -129,6 +131,19 @@ def test_the_journal_goes_on_where_it_stopped_and_needs_no_judge_once_complete(p
     add_play(Casebase.load(copy), PLAYED, judge, cut, progress=False)
     assert entries(cut) == entries(journal)  # each position's draws are its own: the same record
     add_play(Casebase.load(copy), PLAYED, None, cut, progress=False)
+
+
+def test_playing_on_two_workers_records_and_stores_what_one_does(played, tmp_path):
+    path, journal, judge = played
+    copy = copy_profiled(path, tmp_path / "kosteniuk-2200.npz")
+    add_play(Casebase.load(copy), PLAYED, judge, tmp_path / "two.jsonl", progress=False, where=Where(workers=2))
+    assert entries(tmp_path / "two.jsonl") == entries(journal)
+    one, two = profile_arrays(profile_path(path)), profile_arrays(profile_path(copy))
+    assert set(one) == set(two) and any(name.startswith("profile_play_") for name in two)
+    for name in one:
+        assert np.array_equal(one[name], two[name]), name
+    one_meta, two_meta = Profile.of(Casebase.load(path)), Profile.of(Casebase.load(copy))
+    assert one_meta is not None and two_meta is not None and one_meta.meta["play"] == two_meta.meta["play"]
 
 
 def test_the_profile_command_records_and_stores_the_play_time_choices(played, tmp_path, capsys):

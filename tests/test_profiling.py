@@ -19,11 +19,13 @@ from casebase.info import describe
 from casebase.phases import PHASES
 from common.files import file_sha256
 from engine.style.profile import MISTAKE_CP, Profile
-from profiling import ProfileError
+from parallel.cluster import Failed
+from profiling import ProfileError, workers
 from profiling.__main__ import main as profiling_main
-from profiling.judging import POSITIONS, Settings, sample
+from profiling.judging import POSITIONS, PositionJudge, Settings, sample
 from profiling.pipeline import make_profile
 from profiling.report import LOSS_AXIS, report_figure
+from profiling.workers import Verdict, Where, verdicts
 
 pytestmark = pytest.mark.slow  # the profile's commands judge positions through outside engines' processes
 
@@ -99,6 +101,54 @@ def test_a_held_out_casebase_draws_the_same_positions_where_it_has_their_games(k
     assert [k for k in full_keys if k in kept] == held_keys  # the same order, less the held-out games
     assert len(held_keys) < len(full_keys)
     assert sample(Casebase.load(kosteniuk), Settings(seed=1))[1] != full_keys
+
+
+def journal_entries(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()[1:]]
+
+
+def test_judging_on_two_workers_writes_the_same_entries_and_profile_as_one(kosteniuk, tmp_path):
+    two = tmp_path / "two" / kosteniuk.name
+    two.parent.mkdir()
+    shutil.copy(kosteniuk, two)
+    judge = scripted(tmp_path)
+    # seed 25 draws a forced move 7th: its skip entry is the driver's, between judged positions
+    flags = ["--judge", judge, "--positions", "12", "--depth", "2", "--multipv", "3", "--seed", "25", "--quiet"]
+    assert profiling_main([str(kosteniuk), *flags, "--journal", str(tmp_path / "one.jsonl")]) == 0
+    assert profiling_main([str(two), *flags, "--journal", str(tmp_path / "two.jsonl"), "--workers", "2"]) == 0
+    one_entries, two_entries = journal_entries(tmp_path / "one.jsonl"), journal_entries(tmp_path / "two.jsonl")
+    assert sum("skip" in entry for entry in one_entries) == 1 and len(one_entries) == 13
+    assert sorted(one_entries, key=lambda e: e["key"]) == sorted(two_entries, key=lambda e: e["key"])
+    assert (tmp_path / "one.jsonl").read_text().split("\n")[0] == (tmp_path / "two.jsonl").read_text().split("\n")[0]
+    one_profile, two_profile = Profile.of(Casebase.load(kosteniuk)), Profile.of(Casebase.load(two))
+    assert one_profile is not None and two_profile is not None
+    for name in ("rows", "moves", "scores", "played"):
+        assert np.array_equal(getattr(one_profile, name), getattr(two_profile, name)), name
+    assert one_profile.meta["fit"] == two_profile.meta["fit"] and two_profile.meta["judge"] == "Scripted"
+
+
+def test_a_judge_that_fails_in_a_worker_process_ends_as_in_this_one(kosteniuk, tmp_path):
+    journal, settings = tmp_path / "k.jsonl", Settings(positions=12, depth=3, multipv=4)
+    with pytest.raises(ProfileError, match=r"judge Scripted failed \(.*\); the \d+ positions judged are kept in .*k.jsonl"):
+        make_profile(Casebase.load(kosteniuk), settings, scripted(tmp_path, "--crash-after", "5"), journal,
+                     progress=False, where=Where(workers=2))
+    kept = journal_entries(journal)
+    assert kept and all("moves" in entry for entry in kept)
+    make_profile(Casebase.load(kosteniuk), settings, scripted(tmp_path), journal, progress=False, where=Where(workers=2))
+    assert journal_entries(journal)[:len(kept)] == kept
+
+
+def test_positions_that_fail_on_the_cluster_are_reported_with_their_reason_after_the_others(monkeypatch):
+    done = Verdict("a", "Scripted", {"key": "a"})
+    lost = Failed(("b", "c"), "ClusterError: node vm (pid 7): /opt/judge is not there")
+    monkeypatch.setattr(workers, "distribute", lambda *args, **kwargs: ("the Ray cluster at auto", iter([lost, done])))
+    got = []
+    with pytest.raises(ProfileError, match=r"^2 positions failed on the Ray cluster at auto: ClusterError: node vm"
+                                           r" \(pid 7\): /opt/judge is not there \(1 tasks\); kept$"):
+        for verdict in verdicts(PositionJudge, (), ["a", "b", "c"], Where(cluster="auto"),
+                                lambda what: ProfileError(f"{what}; kept")):
+            got.append(verdict)
+    assert got == [done]
 
 
 # -- the profile beside the casebase -----------------------------------------------------------
