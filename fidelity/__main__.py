@@ -14,6 +14,7 @@ from common.files import write_atomic
 from engine.agents import defaults
 from engine.cbr.configurations import parse_configurations
 from engine.outside.launch import LaunchError
+from engine.style.chooser import ChooserError
 from engine.style.model import ModelError
 from engine.style.prior import PriorSource
 from fidelity.modes import FIDELITY_MODES, FidelityMode
@@ -63,6 +64,8 @@ def parser() -> argparse.ArgumentParser:
                    help=f"the UCI engine of stockfish mode, and the judge of the judged modes (default {DEFAULT_JUDGE})")
     f.add_argument("--judge-depth", type=positive_int, default=defaults.BENCH_DEPTH, metavar="D",
                    help=f"the depth of stockfish mode and of the judge (default {defaults.BENCH_DEPTH})")
+    f.add_argument("--chooser", default=defaults.CHOOSER, metavar="CHOOSER.npz",
+                   help="the chooser of mode judged-chooser, as option Chooser (default auto: the shipped one)")
     f.add_argument("--tolerance", type=int, default=defaults.TOLERANCE, metavar="CP",
                    help=f"guided mode's Tolerance in centipawns (default {defaults.TOLERANCE})")
     f.add_argument("--judge-tolerance", type=int, default=defaults.JUDGE_TOLERANCE, metavar="CP",
@@ -127,6 +130,7 @@ def settings_of(args: argparse.Namespace) -> FidelitySettings:
         guided_depth=args.guided_depth, guided_nodes=None if args.guided_depth is not None else args.guided_nodes,
         judge=args.judge, judge_depth=args.judge_depth, prior=args.prior, model=args.model,
         case_weight_percent=args.case_weight, tolerance=args.tolerance, judge_tolerance=args.judge_tolerance,
+        chooser=args.chooser,
     )
 
 
@@ -178,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         print(args.handler(args))
-    except (ValueError, OSError, CasebaseError, ModelError, LaunchError, RuntimeError) as exc:
+    except (ValueError, OSError, CasebaseError, ModelError, ChooserError, LaunchError, RuntimeError) as exc:
         print(f"python -m fidelity {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

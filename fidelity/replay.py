@@ -244,6 +244,8 @@ def measure(
         raise ValueError(f"--case-weight must lie in 0..100 (percent), not {settings.case_weight_percent}")
     if settings.prior != PriorSource.CASES and {FidelityMode.PRIOR, FidelityMode.GUIDED} & set(modes):
         Loader().model(settings.model)  # a bad model file stops the run before any work
+    if FidelityMode.JUDGED_CHOOSER in modes and Loader().chooser(settings.chooser) is None:
+        raise ValueError(f"mode {FidelityMode.JUDGED_CHOOSER} needs a chooser: --chooser {settings.chooser} names none")
     engine_name = None
     if {FidelityMode.STOCKFISH, *JUDGED_MODES} & set(modes) and not cluster:  # a cluster's nodes check it themselves
         probe = open_engine(settings.judge)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -26,6 +27,7 @@ from engine.style.prior import Proposal
 pytestmark = pytest.mark.slow  # plays through engine processes
 
 SCRIPT = Path(__file__).resolve().parent / "scripted_engine.py"
+ROOT = SCRIPT.parent.parent
 STOCKFISH = shutil.which("stockfish") or "/usr/games/stockfish"
 #: The judge's scores after 1.e4: c5 and e5 level, every other move 150 cp worse.
 SCORES = {"c7c5": 10, "e7e5": 0}
@@ -153,3 +155,26 @@ def test_without_the_shallow_searches_their_features_are_0_and_the_record_says_w
     matrix, _ = features(board, board.peek(), moves, scores, [0.5, 0.3, 0.2], [0.0] * 3, None)
     assert said.depths == [] and said.missing == "stop came" and not notes
     assert list(chances.values()) == pytest.approx(chooser.probabilities(matrix).tolist())
+
+
+@pytest.mark.skipif(not Path(STOCKFISH).exists(), reason="needs Stockfish")
+def test_the_fidelity_bench_plays_the_chooser_beside_the_error_model(heldout, contrary, tmp_path):
+    casebase, games = heldout
+    _, path = contrary
+
+    def run(chooser: Path, out: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "fidelity", "run", "--casebase", str(casebase), "--heldout",
+                               str(games), "--out", str(out), "--modes", "judged-likely", "judged-chooser", "--judge",
+                               STOCKFISH, "--judge-depth", "4", "--positions", "6", "--workers", "1", "--chooser",
+                               str(chooser)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+    done = run(path, tmp_path / "f.json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads((tmp_path / "f.json").read_text())
+    assert "Selection likely by the chooser" in data["results"]["judged-chooser"]["engine"]
+    differ = sum(p["moves"]["judged-chooser"] != p["moves"]["judged-likely"] for p in data["positions"])
+    assert differ >= 4  # the contrary chooser plays what loses, the error model what does not
+    damaged = tmp_path / "damaged.npz"
+    damaged.write_bytes(b"not a chooser")
+    refused = run(damaged, tmp_path / "g.json")
+    assert refused.returncode != 0 and "not a chooser file" in refused.stderr and not (tmp_path / "g.json").exists()
