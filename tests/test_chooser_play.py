@@ -178,3 +178,16 @@ def test_the_fidelity_bench_plays_the_chooser_beside_the_error_model(heldout, co
     damaged.write_bytes(b"not a chooser")
     refused = run(damaged, tmp_path / "g.json")
     assert refused.returncode != 0 and "not a chooser file" in refused.stderr and not (tmp_path / "g.json").exists()
+
+
+def test_the_cost_bench_times_moves_with_and_without_the_chooser(kosteniuk_casebase, judge, contrary, capsys):
+    from bench.chooser import main
+
+    _, path = contrary
+    assert main(["--judge", judge, "--chooser", str(path), "--casebase", str(kosteniuk_casebase),
+                 "--positions", "1"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")]
+    assert [row.split(" | ")[0] for row in rows[1:]] == ["| 0.3 s a move", "| 40/20"]
+    assert all(row.endswith("| 1 of 1 |") for row in rows[1:])  # the scripted judge answers at once
+    assert main(["--judge", judge, "--chooser", "off", "--casebase", str(kosteniuk_casebase)]) == 1
+    assert "names no chooser" in capsys.readouterr().err
