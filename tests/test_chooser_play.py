@@ -93,7 +93,7 @@ def test_selection_likely_with_a_judge_plays_the_choosers_likeliest_move(kosteni
     direct = chooser.probabilities(matrix)
     assert move == moves[int(np.argmax(direct))] and SCORES.get(move.uci(), OTHERS) == OTHERS  # a losing move
     assert [m["share"] for m in choice["chances"]["moves"]] == pytest.approx(direct.tolist(), abs=2e-3)
-    assert any(s.startswith(f"played {board.san(move)}, the likeliest by the chooser (depths 2, 6 seen)")
+    assert any(s.startswith(f"played {board.san(move)}, the likeliest by the chooser with depths 2 and 6 (")
                for s in strings)
     assert shape(record)["played"]["chooser"] is True  # the web page says so
 
@@ -195,3 +195,20 @@ def test_the_cost_bench_times_moves_with_and_without_the_chooser(kosteniuk_caseb
     assert rows[1].endswith((" 0 of 1 |", " 1 of 1 |")) and rows[2].endswith("| 1 of 1 |")
     assert main(["--judge", judge, "--chooser", "off", "--casebase", str(kosteniuk_casebase)]) == 1
     assert "names no chooser" in capsys.readouterr().err
+
+
+def test_the_words_say_the_chooser_chose_and_without_what():
+    from engine.agents.record import ByChooser, Choice, Guided, Named, Proposal, Record, Share, Verdict
+    from engine.style.prior import PriorSource
+    from engine.uci.explain import explain
+
+    e4, d4 = Share("e2e4", "e4", 0.7), Share("d2d4", "d4", 0.3)
+    for chooser, words in ((ByChooser([2, 6]), "the likeliest by the chooser with depths 2 and 6 (70% of 2 moves"),
+                           (ByChooser([], "stop came"), "the likeliest by the chooser without its shallow depths,"
+                                                        " stop came, (70% of 2 moves"),
+                           (None, "the likeliest by the error model (70% of 2 moves")):
+        choice = Choice("likely", e4, e4, 20, True, 20, chances=[e4, d4], loss=0.0, expert="X", phase="opening",
+                        often=1.0, calibration="X's profile", chooser=chooser)
+        guided = Guided(Proposal(PriorSource.MODEL, [e4, d4], "8x96", [e4, d4]),
+                        Verdict("sf", 10, 1, 0.1, Named("e2e4", "e4"), 20, 2, 2, 2, 25), choice)
+        assert any(f"played e4, {words} judge sf scored)" in line for line in explain(Record([], guided)))

@@ -151,9 +151,9 @@ def _calibrated_line(choice: Choice, searcher: str) -> str:
     chance = next(c.share for c in choice.chances if c.uci == choice.move.uci)
     how = "drawn by the error model" if choice.reason == "calibrated" else "the likeliest by the error model"
     if choice.chooser is not None:
-        seen = (f"depths {', '.join(map(str, choice.chooser.depths))} seen" if choice.chooser.depths else
-                f"no shallow depth seen: {choice.chooser.missing}")
-        how = f"the likeliest by the chooser ({seen})"
+        seen = (f"with depths {' and '.join(map(str, choice.chooser.depths))}" if choice.chooser.depths else
+                f"without its shallow depths, {choice.chooser.missing},")
+        how = f"the likeliest by the chooser {seen}"
     line = (f"played {choice.move.san}, {how} ({share_text(chance)} of"
             f" {len(choice.chances)} moves {searcher} scored): it loses {100 * choice.loss:.1f} % of the expected score")
     if choice.often is not None:
