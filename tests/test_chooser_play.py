@@ -212,3 +212,21 @@ def test_the_words_say_the_chooser_chose_and_without_what():
         guided = Guided(Proposal(PriorSource.MODEL, [e4, d4], "8x96", [e4, d4]),
                         Verdict("sf", 10, 1, 0.1, Named("e2e4", "e4"), 20, 2, 2, 2, 25), choice)
         assert any(f"played e4, {words} judge sf scored)" in line for line in explain(Record([], guided)))
+
+
+def test_the_chooser_plays_selection_likely_with_a_judge_alone(kosteniuk_casebase, judge, contrary):
+    from casebase.format import Casebase
+    from engine.agents.factory import Loader, make_agent
+
+    _, path = contrary
+    casebase, loader = Casebase.load(kosteniuk_casebase, tell=False), Loader()
+    likely = {"Mode": "guided", "Judge": judge, "Selection": "likely", "Chooser": str(path)}
+    try:
+        def chooser(**values: object) -> Chooser | None:
+            return make_agent(likely | values, casebase, loader).agent.chooser  # type: ignore[attr-defined]
+
+        assert chooser() is not None
+        assert chooser(Chooser="off") is None and chooser(Judge="") is None and chooser(Selection="calibrated") is None
+        assert chooser(UCI_LimitStrength=True) is None  # a rating is the error model's
+    finally:
+        loader.close()
