@@ -74,10 +74,12 @@ class AgentBuilder:
         Where the endgame tables cover the position, it plays their move."""
         from casebase.profilefile import profile_path
         from engine.agents.factory import make_agent
+        from engine.style.chooser import chooser_path
 
         path = casebase_path(str(values["Casebase"]))  # a bare name is a casebase of the casebase folder
+        chooser = chooser_path(str(values["Chooser"]))
         key = (tuple(sorted(values.items())), file_state(path), file_state(str(profile_path(path))),
-               *map(file_state, self._model_files(values, path)), file_state(str(values.get("Chooser", ""))))
+               *map(file_state, self._model_files(values, path)), file_state(str(chooser)) if chooser else ())
         mode = MODES[str(values["Mode"])]
         if self._agent is None or key != self._key:
             casebase = self._load(path) if mode.casebase else None
