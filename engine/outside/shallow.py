@@ -4,8 +4,8 @@ needs thought, features of the chooser (issue #40; search.md, "The chooser").
 One search of the candidates alone (``root_moves``, a line each) a depth, in a game of their own: the
 judge's hash is cleared first, as it was for the chooser's records (a hash full of the judge's own
 deeper search would show the shallow search what only thought finds). All or nothing: stop, the end of
-the time given, or a search short of its depth gives no scores at all (:class:`Unscored` says which);
-the judge's faults are its :class:`~engine.outside.judge.JudgeError`.
+the time given, or a search short of its depth or of a candidate gives no scores at all
+(:class:`Unscored` says which); the judge's faults are its :class:`~engine.outside.judge.JudgeError`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ LEAST_SECONDS = 0.01
 
 
 class Unscored(Exception):
-    """The shallow searches were not done: stop came, or the time given ran out; the message says which."""
+    """The shallow searches were not done: stop came, the time given ran out, or the judge left a
+    candidate unscored; the message says which."""
 
 
 def shallow_scores(judge: Judge, board: chess.Board, moves: Sequence[chess.Move], depths: Sequence[int],
@@ -49,7 +50,8 @@ def shallow_scores(judge: Judge, board: chess.Board, moves: Sequence[chess.Move]
             if pv and score is not None and int(info.get("depth", 0)) >= depth:
                 scores[pv[0]] = from_pov_score(score.relative)
         if any(move not in scores for move in moves):
-            ran_out = deadline is not None and time.monotonic() >= deadline
-            raise Unscored("stop came" if stop.is_set() and not ran_out else f"the time ran out before depth {depth}")
+            if deadline is not None and time.monotonic() >= deadline:
+                raise Unscored(f"the time ran out before depth {depth}")
+            raise Unscored("stop came" if stop.is_set() else f"the judge did not score every candidate at depth {depth}")
         found[depth] = [scores[move] for move in moves]
     return found
