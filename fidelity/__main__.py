@@ -14,9 +14,10 @@ from common.files import write_atomic
 from engine.agents import defaults
 from engine.cbr.configurations import parse_configurations
 from engine.outside.launch import LaunchError
+from engine.style.chooser import ChooserError
 from engine.style.model import ModelError
 from engine.style.prior import PriorSource
-from fidelity.modes import FIDELITY_MODES, FidelityMode
+from fidelity.modes import DEFAULT_MODES, FIDELITY_MODES, FidelityMode
 from fidelity.personal_table import Gain, cross_table, gains_markdown, plot_gains
 from fidelity.replay import measure, write_json
 from fidelity.report import compare_markdown, load_run, plot_summary, run_markdown, summary_markdown
@@ -51,8 +52,8 @@ def parser() -> argparse.ArgumentParser:
     f.add_argument("--player", metavar="NAME", help="the expert as named in the games"
                    " (default: the casebase's expert), matched as the builder matches it")
     f.add_argument("--exact-name", action="store_true", help="match the name literally")
-    f.add_argument("--modes", nargs="+", type=mode_word, default=list(FIDELITY_MODES), metavar="MODE",
-                   help=f"any of {', '.join(FIDELITY_MODES)} (default: all)")
+    f.add_argument("--modes", nargs="+", type=mode_word, default=list(DEFAULT_MODES), metavar="MODE",
+                   help=f"any of {', '.join(FIDELITY_MODES)} (default: all but {FidelityMode.JUDGED_CHOOSER})")
     f.add_argument("--config", default=DEFAULT_CONFIG,
                    help=f"weights of pure and guided mode: a name or \"v1 v2 v3\" (default {DEFAULT_CONFIG})")
     g = f.add_mutually_exclusive_group()
@@ -63,6 +64,8 @@ def parser() -> argparse.ArgumentParser:
                    help=f"the UCI engine of stockfish mode, and the judge of the judged modes (default {DEFAULT_JUDGE})")
     f.add_argument("--judge-depth", type=positive_int, default=defaults.BENCH_DEPTH, metavar="D",
                    help=f"the depth of stockfish mode and of the judge (default {defaults.BENCH_DEPTH})")
+    f.add_argument("--chooser", default=defaults.CHOOSER, metavar="CHOOSER.npz",
+                   help="the chooser of mode judged-chooser, as option Chooser (default auto: the shipped one)")
     f.add_argument("--tolerance", type=int, default=defaults.TOLERANCE, metavar="CP",
                    help=f"guided mode's Tolerance in centipawns (default {defaults.TOLERANCE})")
     f.add_argument("--judge-tolerance", type=int, default=defaults.JUDGE_TOLERANCE, metavar="CP",
@@ -127,6 +130,7 @@ def settings_of(args: argparse.Namespace) -> FidelitySettings:
         guided_depth=args.guided_depth, guided_nodes=None if args.guided_depth is not None else args.guided_nodes,
         judge=args.judge, judge_depth=args.judge_depth, prior=args.prior, model=args.model,
         case_weight_percent=args.case_weight, tolerance=args.tolerance, judge_tolerance=args.judge_tolerance,
+        chooser=args.chooser,
     )
 
 
@@ -178,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         print(args.handler(args))
-    except (ValueError, OSError, CasebaseError, ModelError, LaunchError, RuntimeError) as exc:
+    except (ValueError, OSError, CasebaseError, ModelError, ChooserError, LaunchError, RuntimeError) as exc:
         print(f"python -m fidelity {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

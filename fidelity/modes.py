@@ -10,6 +10,8 @@
   (Selection likely);
 - ``judged-calibrated``: among the judged proposals, a move drawn by the expert's error model
   (Selection calibrated);
+- ``judged-chooser``: among the judged proposals, the chooser's likeliest move (Selection likely with
+  option Chooser; issue #40, search.md §9); the other judged modes play with Chooser off;
 - ``stockfish``: the outside engine alone.
 
 The two error model's modes are not called ``likely`` and ``calibrated``: those are Selection's
@@ -35,6 +37,7 @@ class FidelityMode(StrEnum):
     JUDGED = "judged"
     JUDGED_LIKELY = "judged-likely"
     JUDGED_CALIBRATED = "judged-calibrated"
+    JUDGED_CHOOSER = "judged-chooser"
     STOCKFISH = "stockfish"
 
     @property
@@ -50,11 +53,15 @@ class FidelityMode(StrEnum):
 
 #: Every mode, in the order of the tables.
 FIDELITY_MODES: tuple[FidelityMode, ...] = tuple(FidelityMode)
+#: The modes a run plays unless told: all but the chooser's, which needs a chooser (none ships yet).
+DEFAULT_MODES = tuple(m for m in FIDELITY_MODES if m != FidelityMode.JUDGED_CHOOSER)
 #: The modes the outside engine plays in as guided mode's judge: with Selection argmax, the error
 #: model's likeliest move, or a move drawn by it.
-JUDGED_MODES = (FidelityMode.JUDGED, FidelityMode.JUDGED_LIKELY, FidelityMode.JUDGED_CALIBRATED)
-#: The error model's modes, and the engine's Selection they play with.
-_SELECTIONS = {FidelityMode.JUDGED_LIKELY: Selection.LIKELY, FidelityMode.JUDGED_CALIBRATED: Selection.CALIBRATED}
+JUDGED_MODES = (FidelityMode.JUDGED, FidelityMode.JUDGED_LIKELY, FidelityMode.JUDGED_CALIBRATED,
+                FidelityMode.JUDGED_CHOOSER)
+#: The error model's modes and the chooser's, and the engine's Selection they play with.
+_SELECTIONS = {FidelityMode.JUDGED_LIKELY: Selection.LIKELY, FidelityMode.JUDGED_CALIBRATED: Selection.CALIBRATED,
+               FidelityMode.JUDGED_CHOOSER: Selection.LIKELY}
 
 
 def parse_modes(words: Iterable[str]) -> list[FidelityMode]:

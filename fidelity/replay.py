@@ -34,7 +34,7 @@ from engine.agents.guided import GuidedAgent
 from engine.outside.launch import LaunchError, launch
 from engine.search.limits import SearchLimits, to_limit
 from engine.style.prior import PriorSource
-from fidelity.modes import FIDELITY_MODES, JUDGED_MODES, FidelityMode, parse_modes
+from fidelity.modes import DEFAULT_MODES, FIDELITY_MODES, JUDGED_MODES, FidelityMode, parse_modes
 from fidelity.positions import Position, casebase_games, plain_uci, read_positions, spread
 from fidelity.settings import FidelitySettings
 from parallel.cluster import Failed, distribute
@@ -210,7 +210,7 @@ def measure(
     casebase_path: str | os.PathLike[str],
     games_path: str | os.PathLike[str],
     settings: FidelitySettings,
-    modes: Sequence[str] = FIDELITY_MODES,
+    modes: Sequence[str] = DEFAULT_MODES,
     *,
     player: str | None = None,
     exact_name: bool = False,
@@ -244,6 +244,8 @@ def measure(
         raise ValueError(f"--case-weight must lie in 0..100 (percent), not {settings.case_weight_percent}")
     if settings.prior != PriorSource.CASES and {FidelityMode.PRIOR, FidelityMode.GUIDED} & set(modes):
         Loader().model(settings.model)  # a bad model file stops the run before any work
+    if FidelityMode.JUDGED_CHOOSER in modes and Loader().chooser(settings.chooser) is None:
+        raise ValueError(f"mode {FidelityMode.JUDGED_CHOOSER} needs a chooser: --chooser {settings.chooser} names none")
     engine_name = None
     if {FidelityMode.STOCKFISH, *JUDGED_MODES} & set(modes) and not cluster:  # a cluster's nodes check it themselves
         probe = open_engine(settings.judge)

@@ -57,6 +57,8 @@ class FidelitySettings:
     temperature_tenths: int = defaults.TEMPERATURE_TENTHS
     #: The endgame tables' folder (option Tables); "" for the engine's default.
     tables: str = ""
+    #: Option Chooser of the judged-chooser mode (the other judged modes: off).
+    chooser: str = defaults.CHOOSER
 
     def describe(self, mode: FidelityMode, engine_name: str | None = None) -> str:
         """How ``mode`` plays, for the table and the JSON."""
@@ -78,6 +80,8 @@ class FidelitySettings:
             return f"GuidedAgent, prior: {prior}, {weights}, {bound}, tolerance {self.tolerance} cp"
         if mode == FidelityMode.JUDGED:
             return f"GuidedAgent, prior: {prior}, {weights}, judged by {engine}, tolerance {self.judge_tolerance} cp"
+        if mode == FidelityMode.JUDGED_CHOOSER:
+            return f"GuidedAgent, prior: {prior}, {weights}, judged by {engine}, Selection likely by the chooser {self.chooser}"
         if mode.judged:
             return f"GuidedAgent, prior: {prior}, {weights}, judged by {engine}, Selection {mode.selection} (the error model)"
         return engine
@@ -97,7 +101,8 @@ class FidelitySettings:
             "JudgeTolerance": self.judge_tolerance, "Neighbours": self.neighbours,
             "Temperature": self.temperature_tenths}
         if mode.judged:
-            values |= {"Judge": self.judge, "JudgeDepth": self.judge_depth, "Selection": mode.selection}
+            values |= {"Judge": self.judge, "JudgeDepth": self.judge_depth, "Selection": mode.selection,
+                       "Chooser": self.chooser if mode == FidelityMode.JUDGED_CHOOSER else defaults.CHOOSER_OFF}
         return values
 
     def resolved(self) -> FidelitySettings:
@@ -115,11 +120,19 @@ class FidelitySettings:
 
     def cargo(self) -> dict[str, Path]:
         model = {"model.npz": Path(self.resolved().model)} if self.prior != PriorSource.CASES else {}
-        return {**with_profile("casebase.npz", Path(self.casebase)), **model, **table_files(self.tables)}
+        return {**with_profile("casebase.npz", Path(self.casebase)), **model, **table_files(self.tables),
+                **({"chooser.npz": Path(self.chooser)} if self._chooser_file else {})}
 
     def unpacked(self, root: Path) -> Self:
         model = str(root / "model.npz") if self.prior != PriorSource.CASES else self.model
-        return dataclasses.replace(self, casebase=str(root / "casebase.npz"), model=model, tables=str(root / "tables"))
+        chooser = str(root / "chooser.npz") if self._chooser_file else self.chooser
+        return dataclasses.replace(self, casebase=str(root / "casebase.npz"), model=model, tables=str(root / "tables"),
+                                   chooser=chooser)
+
+    @property
+    def _chooser_file(self) -> bool:
+        """Whether option Chooser names a file of its own (shipped to a cluster's nodes with the casebase)."""
+        return self.chooser not in (defaults.CHOOSER_AUTO, defaults.CHOOSER_OFF)
 
     def programs(self) -> list[str]:
         return [self.judge] if self.judge else []

@@ -37,6 +37,7 @@ def test_every_default_of_the_settings_is_the_engines_or_named_as_the_benchs_own
         "judge_tolerance": options["JudgeTolerance"],
         "neighbours": options["Neighbours"],
         "temperature_tenths": options["Temperature"],
+        "chooser": options["Chooser"],
     }
     the_benchs = {"seed": 0, "guided_depth": None, "guided_nodes": DEFAULT_GUIDED_NODES,
                   "judge": DEFAULT_JUDGE, "tables": ""}
@@ -53,7 +54,7 @@ def test_the_default_agents_take_every_option_at_the_engines_default():
         values = settings.values(mode)
         fixed = {"Mode", "Prior", "Model"} if mode in (FidelityMode.GENERIC, FidelityMode.ALPHABETA) else {"Mode"}
         if mode.judged:
-            fixed |= {"Judge", "JudgeDepth", "Selection"}
+            fixed |= {"Judge", "JudgeDepth", "Selection", "Chooser"}  # the chooser plays in its own mode alone
         assert {name: value for name, value in values.items() if name not in fixed} \
             == {name: options[name] for name in values if name not in fixed}, mode
     assert weight_values(parse_configurations([DEFAULT_CONFIG])[0].weights) == {n: options[n] for n in WEIGHT_OPTIONS}
@@ -62,7 +63,8 @@ def test_the_default_agents_take_every_option_at_the_engines_default():
 def test_the_command_lines_defaults_are_the_settings_defaults():
     args = parser().parse_args(["run", "--casebase", "x.npz", "--heldout", "x.pgn"])
     assert settings_of(args) == FidelitySettings("x.npz", parse_configurations([DEFAULT_CONFIG])[0])
-    assert args.modes == list(FIDELITY_MODES) and args.positions is None and args.cluster is None
+    assert args.modes == [m for m in FIDELITY_MODES if m != FidelityMode.JUDGED_CHOOSER]  # it needs a chooser
+    assert args.positions is None and args.cluster is None
     depth = parser().parse_args(["run", "--casebase", "x.npz", "--heldout", "x.pgn", "--guided-depth", "3"])
     assert (settings_of(depth).guided_depth, settings_of(depth).guided_nodes) == (3, None)
     # --case-weight is a percent, as option CaseWeight
@@ -73,7 +75,7 @@ def test_the_command_lines_defaults_are_the_settings_defaults():
 @pytest.mark.slow
 def test_modes_have_one_name_each_and_the_old_names_are_refused():
     assert [str(m) for m in FIDELITY_MODES] == ["pure", "generic", "prior", "alphabeta", "guided", "judged",
-                                                "judged-likely", "judged-calibrated", "stockfish"]
+                                                "judged-likely", "judged-calibrated", "judged-chooser", "stockfish"]
     selections = {str(s) for s in Selection}
     assert not selections & set(FIDELITY_MODES)  # a Selection's word is never a fidelity mode's
     args = parser().parse_args(["run", "--casebase", "x.npz", "--heldout", "x.pgn", "--modes", "alphabeta",
@@ -97,6 +99,18 @@ def test_the_judged_modes_play_the_error_models_selections_with_the_judge():
     assert all(settings.for_mode(m).judge == "/sf" for m in (*JUDGED_MODES, FidelityMode.STOCKFISH))
     assert settings.for_mode(FidelityMode.GUIDED).judge == "" and "Judge" not in settings.values(FidelityMode.GUIDED)
     assert "Selection calibrated (the error model)" in settings.describe(FidelityMode.JUDGED_CALIBRATED)
+
+
+def test_the_chooser_plays_in_its_own_mode_alone():
+    chosen = parser().parse_args(["run", "--casebase", "x.npz", "--heldout", "x.pgn", "--chooser", "c.npz", "--prior", "cases"])
+    for settings, chooser in ((FidelitySettings("x.npz", BALANCED), defaults.CHOOSER), (settings_of(chosen), "c.npz")):
+        assert settings.values(FidelityMode.JUDGED_CHOOSER) | {"Chooser": chooser} == \
+            settings.values(FidelityMode.JUDGED_LIKELY) | {"Chooser": chooser}  # Selection likely, the same judge
+        assert settings.values(FidelityMode.JUDGED_CHOOSER)["Chooser"] == chooser
+        assert all(settings.values(m)["Chooser"] == defaults.CHOOSER_OFF for m in JUDGED_MODES
+                   if m != FidelityMode.JUDGED_CHOOSER)
+    assert settings_of(chosen).cargo()["chooser.npz"] == Path("c.npz")
+    assert settings_of(chosen).unpacked(Path("/node")).chooser == "/node/chooser.npz"
 
 
 def a_run(expert: str, hits: dict[str, list[bool]]) -> dict:

@@ -109,7 +109,8 @@ def _guided(guided: dict[str, Any]) -> dict[str, Any]:
 def _choice(choice: dict[str, Any]) -> dict[str, Any]:
     top = choice["top"]
     shaped = {"share": percent(choice["move"]["share"]), "top": None if top is None else top["san"],
-              "top_share": None if top is None else percent(top["share"]), "score": score_text(choice["score"])}
+              "top_share": None if top is None else percent(top["share"]), "score": score_text(choice["score"]),
+              "chooser": choice.get("chooser") is not None}
     if choice["loss"] is not None:
         shaped |= {"loss": percent(choice["loss"]), "expert": choice["expert"], "phase": choice["phase"],
                    "often": None if choice["often"] is None else percent(choice["often"]),

@@ -114,6 +114,10 @@ JUDGE = ""
 JUDGE_DEPTH = 0
 #: The soundness margin on an outside judge's scale (25: measured best for fidelity, search.md §7).
 JUDGE_TOLERANCE = 25
+#: Option Chooser's words besides a file: the shipped chooser where there is one, or none (issue #40).
+CHOOSER_AUTO, CHOOSER_OFF = "auto", "off"
+#: Option Chooser's default: ``Selection likely`` with a judge plays the shipped chooser's likeliest move.
+CHOOSER = CHOOSER_AUTO
 #: The outside engine's depth in the fidelity bench (alone, and as guided mode's judge): the bench
 #: searches to a fixed depth, not for a time, so that its results do not depend on the machine's load.
 BENCH_DEPTH = 10

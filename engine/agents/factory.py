@@ -14,6 +14,7 @@ from engine.agents.endings import TablebaseAgent
 from engine.agents.modes import MODES, Resources, option_registry
 from engine.agents.options import OptionValue
 from engine.outside.judge import Judge, JudgeSettings
+from engine.style.chooser import Chooser, chooser_path
 from engine.style.model import StyleModel
 
 
@@ -36,7 +37,8 @@ def make_agent(values: Mapping[str, OptionValue], casebase: Casebase | None, res
 class Loader:
     """What modes load, for a process without a user to tell (tournament and bench workers):
     each model, judge and table folder made once; a file that cannot be read raises
-    (:class:`~engine.style.model.ModelError`). The UCI engine's loader tells instead
+    (:class:`~engine.style.model.ModelError`, :class:`~engine.style.chooser.ChooserError`). The UCI
+    engine's loader tells instead
     (:class:`engine.uci.resources.AgentBuilder`)."""
 
     def __init__(self) -> None:
@@ -44,6 +46,7 @@ class Loader:
         self._judges: dict[JudgeSettings, Judge] = {}
         self._tables: dict[str, Tablebase] = {}
         self._syzygy: dict[str, SyzygyTables] = {}
+        self._choosers: dict[str, Chooser | None] = {}
 
     def model(self, path: str) -> StyleModel:
         """The style model at ``path``."""
@@ -57,6 +60,13 @@ class Loader:
         if settings not in self._judges:
             self._judges[settings] = Judge(settings)
         return self._judges[settings]
+
+    def chooser(self, setting: str) -> Chooser | None:
+        """The chooser option Chooser names; None for none (``off``, or ``auto`` with none shipped)."""
+        if setting not in self._choosers:
+            path = chooser_path(setting)
+            self._choosers[setting] = None if path is None else Chooser.load(path)
+        return self._choosers[setting]
 
     def tablebase(self, folder: str) -> Tablebase | None:
         """The endgame tables of ``folder``; None when it is empty (no tables)."""

@@ -28,8 +28,9 @@ from casebase.format import Casebase
 from endgame.tablebase import Tablebase
 from engine.agents import defaults
 from engine.agents.base import Candidate, CaseAgent, Decision, IterationCallback, Reason
+from engine.agents.choosing import chooser_chances
 from engine.agents.defaults import Selection
-from engine.agents.record import Note, OtherJudge, Record, SpeedProfile
+from engine.agents.record import ByChooser, Note, OtherJudge, Record, SpeedProfile
 from engine.agents.recording import guided_record
 from engine.agents.speeds import GameSpeed
 from engine.cbr.adaptation import adapt_to
@@ -39,6 +40,7 @@ from engine.search.alphabeta import Searcher
 from engine.search.limits import Budget, SearchLimits, search_budget
 from engine.search.result import SearchResult
 from engine.style.calibration import Calibration, calibrate, choose, judged_chances
+from engine.style.chooser import Chooser
 from engine.style.model import StyleModel
 from engine.style.prior import AdaptedCase, PriorSource, Proposal
 from engine.style.profile import SPEED_POSITIONS
@@ -71,6 +73,8 @@ class GuidedAgent(CaseAgent):
     ``judge_tolerance`` centipawns of its best (its scale is not the built-in evaluation's).
     ``speed`` (option Speed) says which of the profile's speed classes the error model plays
     (:mod:`engine.agents.speeds`; a ``rating`` wins over it).
+    ``chooser``, when given, picks ``Selection likely``'s move among the judged ones where the judge
+    scored them and no ``rating`` is asked for (:mod:`engine.agents.choosing`; issue #40).
     """
 
     def __init__(
@@ -92,6 +96,7 @@ class GuidedAgent(CaseAgent):
         tablebase: Tablebase | None = None,
         rating: float | None = None,
         speed: str = defaults.SPEED,
+        chooser: Chooser | None = None,
     ) -> None:
         if neighbours < 1:
             raise ValueError(f"Neighbours must be at least 1, not {neighbours}")
@@ -116,6 +121,8 @@ class GuidedAgent(CaseAgent):
         self.prior_source = PriorSource(prior) if model is not None else PriorSource.CASES
         self.searcher = Searcher(tablebase=tablebase)
         self.judge, self.judge_depth, self.judge_tolerance = judge, judge_depth, judge_tolerance
+        #: The chooser of ``Selection likely`` with a judge (None: the error model's likeliest move).
+        self.chooser = chooser if self.selection is Selection.LIKELY and rating is None else None
         calibrated = self.selection.calibrated
         if rating is not None and not calibrated:
             raise ValueError(f"a rating is played by a Selection of the error model, not {selection!r}")
@@ -211,17 +218,24 @@ class GuidedAgent(CaseAgent):
     def _choose(self, board: chess.Board, candidates: list[chess.Move], limits: SearchLimits | None,
                 stop: threading.Event | None, on_iteration: IterationCallback | None) -> Decision:
         """Propose, search, decide (search.md §1–3); the record follows §5."""
+        started = time.monotonic()
         told = self._play_speed(board, limits)
         proposal, result, judge, notes = self.assess(board, candidates, limits, stop, on_iteration)
         notes[:0] = told
         chances: dict[chess.Move, float] = {}
+        chosen: ByChooser | None = None
         if self.calibration is None:
             move, why = self._decide(board, proposal, result)
         else:
-            chances = judged_chances(self.calibration, proposal, result)
+            if self.chooser is not None and self.judge is not None and judge is not None:
+                left = search_budget(limits, board.turn, time.monotonic() - started).movetime
+                chances, chosen, faults = chooser_chances(self.chooser, self.judge, board, proposal, result, left, stop)
+                notes += faults
+            else:
+                chances = judged_chances(self.calibration, proposal, result)
             move, why = self._calibrated(chances, result)
         record = Record(notes + self._other_judge(judge), guided_record(self, board, proposal, result, move, why, judge,
-                                                                       chances))
+                                                                       chances, chosen))
         row, sim = proposal.source.get(move, (None, None))
         ranked = sorted(proposal.prior, key=lambda m: -proposal.prior[m])  # stable: first proposed first
         considered = [Candidate(m, proposal.prior[m], s.score if (s := result.scores.get(m)) else None,

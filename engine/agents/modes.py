@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from endgame.tablebase import Tablebase
     from engine.agents.base import Agent
     from engine.outside.judge import Judge
+    from engine.style.chooser import Chooser
     from engine.style.model import StyleModel
 
 #: Seeds are 1..SEED_MAX; 0 asks for a fresh seed every game.
@@ -52,6 +53,10 @@ class Resources(Protocol):
 
     def judge(self, command: str, threads: int, hash_mb: int) -> Judge:
         """The outside engine at ``command`` as a judge, started if it can be (else told why)."""
+
+    def chooser(self, setting: str) -> Chooser | None:
+        """The chooser option Chooser names (:func:`engine.style.chooser.chooser_path`), or None: none,
+        or (with the reason told to the user) one that cannot be read."""
 
     def tablebase(self, folder: str) -> Tablebase | None:
         """The endgame tables of ``folder`` (loaded as positions need them); None for "": no tables."""
@@ -140,6 +145,8 @@ def _guided_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], 
         tablebase=resources.tablebase(str(values["Tables"])),
         rating=rating,
         speed=str(values["Speed"]),
+        chooser=resources.chooser(str(values["Chooser"])) if values["Judge"] and selection is Selection.LIKELY
+        and rating is None else None,
     )
     if rating is not None and agent.calibration is not None:
         resources.tell(f"strength limited to {rating}: {agent.calibration.source}")
@@ -211,6 +218,10 @@ MODES: dict[str, Mode] = {
             Option("JudgeTolerance", "spin", defaults.JUDGE_TOLERANCE, 0, 1000,
                    doc="guided, with a judge: centipawns (its scale) a proposal may score below its best and still be"
                        " sound"),
+            Option("Chooser", "string", defaults.CHOOSER,
+                   doc="guided, `Selection likely` with a judge: the chooser file that picks the move among the judged"
+                       " ones (issue #40; search.md, \"The chooser\"); `auto`: the shipped"
+                       " `engine/style/models/chooser.npz` where there is one, `off`: the error model's likeliest move"),
             Option("UCI_LimitStrength", "check", defaults.LIMIT_STRENGTH,
                    doc="guided: play at the rating `UCI_Elo` by the expert's error model (`Selection calibrated` with the"
                        " sensitivity of that rating; the expert's prior is kept; strength.md §4)"),

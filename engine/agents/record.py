@@ -121,6 +121,16 @@ class Verdict:
 
 
 @dataclass(frozen=True)
+class ByChooser:
+    """The chooser chose the move (issue #40: ``Selection likely`` with a judge), and the choice's
+    ``chances`` are its: the ``depths`` whose scores of the candidates it saw besides the judge's, and
+    why it saw none (``missing``: stop came, the time ran out, the judge failed; their features were 0)."""
+
+    depths: list[int]
+    missing: str | None = None
+
+
+@dataclass(frozen=True)
 class Choice:
     """Why guided mode played ``move`` (with its share of the prior): the rule (``reason``), the
     proposer's first choice (``top``) and its score (``top_exact``: exact, else an upper bound), the
@@ -128,7 +138,8 @@ class Choice:
     share of the expected score) and how often the expert loses that much in this ``phase``
     (``often``), with the calibration's ``source``, the ``speed`` class the game is played at (the clock's or
     option Speed's; None: none) and whether the error model is that class's own profile (``speed_profile``;
-    False: all the expert's games'). ``unvetted``: the search stopped before depth 1."""
+    False: all the expert's games'). ``unvetted``: the search stopped before depth 1. ``chooser``: the
+    chooser chose (:class:`ByChooser`), None where it did not."""
 
     reason: str
     move: Share
@@ -145,6 +156,7 @@ class Choice:
     calibration: str | None = None
     speed: str | None = None
     speed_profile: bool = False
+    chooser: ByChooser | None = None
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ import chess
 
 from casebase.format import Casebase
 from engine.agents.base import Reason
-from engine.agents.record import Case, Choice, Guided, Named, NoCase, Proposal, Verdict, ranked, share_of
+from engine.agents.record import ByChooser, Case, Choice, Guided, Named, NoCase, Proposal, Verdict, ranked, share_of
 from engine.search.result import SearchResult
 from engine.style import prior as priors
 from engine.style.calibration import Calibration
@@ -39,10 +39,11 @@ class GuidedView(Protocol):
 def guided_record(
     agent: GuidedView, board: chess.Board, proposal: priors.Proposal, result: SearchResult, move: chess.Move,
     why: Reason, judge: str | None, chances: Mapping[chess.Move, float] | None = None,
+    chooser: ByChooser | None = None,
 ) -> Guided:
     """search.md §5; ``why`` is what decided the move, ``judge`` names the outside engine that
-    judged, if one did, and ``chances`` are the calibrated chances the move was chosen with
-    (``Selection calibrated``, ``likely``)."""
+    judged, if one did, and ``chances`` are the chances the move was chosen with (``Selection
+    calibrated``, ``likely``): the error model's, or the chooser's where it chose (``chooser``)."""
     case = None
     if move in proposal.source:
         assert agent.casebase is not None
@@ -50,7 +51,7 @@ def guided_record(
         case = Case.of(agent.casebase, row, sim, votes=proposal.votes[move], voters=proposal.count[move],
                        cases=proposal.cases)
     return Guided(_proposal(agent, board, proposal), _verdict(agent, board, proposal, result, judge),
-                  _choice(agent.calibration, board, proposal, result, move, why, chances or {}), case)
+                  _choice(agent.calibration, board, proposal, result, move, why, chances or {}, chooser), case)
 
 
 def _proposal(agent: GuidedView, board: chess.Board, proposal: priors.Proposal) -> Proposal:
@@ -79,7 +80,7 @@ def _verdict(agent: GuidedView, board: chess.Board, proposal: priors.Proposal, r
 
 
 def _choice(calibration: Calibration | None, board: chess.Board, proposal: priors.Proposal, result: SearchResult,
-            move: chess.Move, why: Reason, chances: Mapping[chess.Move, float]) -> Choice:
+            move: chess.Move, why: Reason, chances: Mapping[chess.Move, float], chooser: ByChooser | None) -> Choice:
     top = proposal.top()
     scored = result.scores.get(top) if top is not None else None
     own = result.scores.get(move)
@@ -88,6 +89,7 @@ def _choice(calibration: Calibration | None, board: chess.Board, proposal: prior
         top=None if top is None else share_of(board, top, proposal.prior),
         top_score=None if scored is None else scored.score, top_exact=scored is None or scored.exact,
         score=None if own is None else own.score, unvetted=result.score is None, chances=ranked(board, chances),
+        chooser=chooser,
     )
     if why not in (Reason.CALIBRATED, Reason.LIKELY) or result.score is None or own is None:
         return choice

@@ -233,11 +233,11 @@ class Judge:
             if proposals:
                 self._score(board, proposals, budget, depth, stop, tally)
             if not stop.is_set() or not tally.scores:
-                tally.add(board, self._analyse(board, None, stop, report=report, root_moves=moves), best=True)
+                tally.add(board, self.analyse(board, None, stop, report=report, root_moves=moves), best=True)
         else:
             # its own choice first, as it would play alone; then the proposals beside that choice in
             # one search, so that their scores compare with its score in the same search
-            tally.add(board, self._analyse(board, self._limit(budget, depth, bounded=False), stop, report=report,
+            tally.add(board, self.analyse(board, self._limit(budget, depth, bounded=False), stop, report=report,
                                            root_moves=moves), best=True)
             if tally.best is not None and proposals != [tally.best] and not stop.is_set():
                 self._score(board, [tally.best, *(m for m in proposals if m != tally.best)], budget, depth,
@@ -259,13 +259,13 @@ class Judge:
         engine = self.process.engine
         assert engine is not None
         if "MultiPV" in engine.protocol.options or len(moves) == 1:
-            tally.add(board, self._analyse(board, self._limit(budget, depth, bounded=True), stop, root_moves=moves))
+            tally.add(board, self.analyse(board, self._limit(budget, depth, bounded=True), stop, root_moves=moves))
             return
         share = Budget(budget.depth, budget.nodes, None if budget.movetime is None else budget.movetime / len(moves))
         for move in moves:
             if stop.is_set():
                 break
-            tally.add(board, self._analyse(board, self._limit(share, depth, bounded=True), stop, root_moves=[move]))
+            tally.add(board, self.analyse(board, self._limit(share, depth, bounded=True), stop, root_moves=[move]))
 
     def _limit(self, budget: Budget, depth: int, *, bounded: bool) -> chess.engine.Limit | None:
         """The limit of one of the two searches: JudgeDepth or the ``go``'s depth and nodes, and
@@ -278,12 +278,13 @@ class Judge:
             return to_limit(SearchLimits(depth=UNBOUNDED_PROPOSAL_DEPTH)) if bounded else None
         return to_limit(SearchLimits(depth=plies, nodes=nodes, movetime=movetime))
 
-    def _analyse(
+    def analyse(
         self, board: chess.Board, limit: chess.engine.Limit | None, stop: threading.Event, *,
         root_moves: Sequence[chess.Move] | None = None,
-        report: Callable[[chess.engine.InfoDict], None] | None = None,
+        report: Callable[[chess.engine.InfoDict], None] | None = None, game: object | None = None,
     ) -> list[chess.engine.InfoDict]:
-        """One search; the last info of each principal variation, best first."""
+        """One search (in this game, or ``game``: a new one clears the hash); the last info of each
+        principal variation, best first."""
         engine = self.process.engine
         if engine is None:
             raise JudgeError("its process has ended")
@@ -293,7 +294,7 @@ class Judge:
         # (at most KILL_GRACE, at least 0.05 s).
         started = self._call(
             engine.protocol.analysis(board, limit, multipv=len(root_moves) if root_moves else None,
-                                     game=self._game, root_moves=root_moves),
+                                     game=game or self._game, root_moves=root_moves),
             time.monotonic() + (START_TIMEOUT if seconds is None else seconds + KILL_GRACE), stop=stop)
         grace = KILL_GRACE if seconds is None else min(KILL_GRACE, max(0.05, seconds / 2))
         deadline = None if seconds is None else time.monotonic() + seconds + grace

@@ -23,6 +23,7 @@ File (format ``cbr-chess-chooser``, version 1): an ``.npz`` with ``format``, ``v
 
 from __future__ import annotations
 
+import importlib.resources
 import json
 import os
 import zipfile
@@ -54,6 +55,22 @@ FEATURES: tuple[str, ...] = (
     "loss winning", "loss losing", "check", "capture", "recapture", *(f"piece {p}" for p in PIECES.values()),
     "pawn advance", "pawn to 6th/7th", "castling", "retreat", "queen trade", "distance", "promotion",
 )
+
+
+def shipped_chooser() -> Path:
+    """The shipped chooser (``python -m learn.chooser fit``), package data of :mod:`engine.style`."""
+    return Path(str(importlib.resources.files("engine.style") / "models" / "chooser.npz"))
+
+
+def chooser_path(setting: str) -> Path | None:
+    """The file option Chooser names: ``auto``, the shipped chooser where there is one; ``off``, none;
+    else the file named."""
+    if setting == "off":
+        return None
+    if setting == "auto":
+        path = shipped_chooser()
+        return path if path.is_file() else None
+    return Path(setting)
 
 
 class ChooserError(Exception):

@@ -149,8 +149,12 @@ def _calibrated_line(choice: Choice, searcher: str) -> str:
     """What the move loses, how often the expert loses that much, and the chance it was played with."""
     assert choice.loss is not None
     chance = next(c.share for c in choice.chances if c.uci == choice.move.uci)
-    how = "drawn" if choice.reason == "calibrated" else "the likeliest"
-    line = (f"played {choice.move.san}, {how} by the error model ({share_text(chance)} of"
+    how = "drawn by the error model" if choice.reason == "calibrated" else "the likeliest by the error model"
+    if choice.chooser is not None:
+        seen = (f"with depths {' and '.join(map(str, choice.chooser.depths))}" if choice.chooser.depths else
+                f"without its shallow depths, {choice.chooser.missing},")
+        how = f"the likeliest by the chooser {seen}"
+    line = (f"played {choice.move.san}, {how} ({share_text(chance)} of"
             f" {len(choice.chances)} moves {searcher} scored): it loses {100 * choice.loss:.1f} % of the expected score")
     if choice.often is not None:
         line += f"; {choice.expert} loses that much or more in {share_text(choice.often)} of {choice.phase} moves"

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from endgame.tablebase import Tablebase
     from engine.agents.base import Agent
     from engine.outside.judge import Judge
+    from engine.style.chooser import Chooser
     from engine.style.model import StyleModel
 
 FileState = tuple[object, ...]
@@ -60,6 +61,7 @@ class AgentBuilder:
         self._key: tuple[object, ...] | None = None
         self._casebase: tuple[FileState, Casebase | None, str] | None = None  # the state of both files
         self._model: tuple[FileState, StyleModel | None, str] | None = None
+        self._chooser: tuple[FileState, Chooser | None] | None = None
         self._used_model = False  # whether the agent in use asked for the model
         self._judge: Judge | None = None
         self._used_judge = False
@@ -72,10 +74,12 @@ class AgentBuilder:
         Where the endgame tables cover the position, it plays their move."""
         from casebase.profilefile import profile_path
         from engine.agents.factory import make_agent
+        from engine.style.chooser import chooser_path
 
         path = casebase_path(str(values["Casebase"]))  # a bare name is a casebase of the casebase folder
+        chooser = chooser_path(str(values["Chooser"]))
         key = (tuple(sorted(values.items())), file_state(path), file_state(str(profile_path(path))),
-               *map(file_state, self._model_files(values, path)))
+               *map(file_state, self._model_files(values, path)), file_state(str(chooser)) if chooser else ())
         mode = MODES[str(values["Mode"])]
         if self._agent is None or key != self._key:
             casebase = self._load(path) if mode.casebase else None
@@ -122,6 +126,25 @@ class AgentBuilder:
             problem = f"cannot load model: {clip(str(exc))}"
         self._model = (state, model, problem)
         return model
+
+    def chooser(self, setting: str) -> Chooser | None:
+        """The chooser option Chooser names, read again only when its file changed; None for none, or
+        for a file that cannot be read (told why: ``Selection likely`` plays the error model's move)."""
+        from engine.style.chooser import Chooser, ChooserError, chooser_path
+
+        path = chooser_path(setting)
+        if path is None:
+            return None
+        state = file_state(str(path))
+        if self._chooser is None or self._chooser[0] != state:
+            chooser = None
+            try:
+                chooser = Chooser.load(path)
+            except ChooserError as exc:
+                self.news.append(f"cannot load the chooser: {clip(str(exc))}; Selection likely plays the error"
+                                 " model's likeliest move")
+            self._chooser = (state, chooser)
+        return self._chooser[1]
 
     def tell(self, line: str) -> None:
         """Tell the user ``line`` (with the next command's answer)."""
