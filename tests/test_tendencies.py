@@ -149,6 +149,9 @@ def test_the_commands_fit_and_rank(tmp_path, capsys):
     assert "a-2500 (3 positions): no clear tendency" in capsys.readouterr().out
     assert chooser_main(["who", str(records), "--chooser", str(chooser), "--tendencies", str(out)]) == 0
     assert "these 3 moves" in capsys.readouterr().out
+    Chooser(FEATURES, SHARED.weights * 2).save(chooser)  # another shared chooser than they were fitted over
+    assert chooser_main(["who", str(records), "--chooser", str(chooser), "--tendencies", str(out)]) == 1
+    assert "fitted over another chooser" in capsys.readouterr().err
     out.write_text("{")
     assert chooser_main(["who", str(records), "--chooser", str(chooser), "--tendencies", str(out)]) == 1
     assert "not a tendencies file" in capsys.readouterr().err

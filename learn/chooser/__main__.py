@@ -14,15 +14,16 @@ import chess.engine
 import numpy as np
 
 from casebase.format import CasebaseError
+from common.files import file_sha256
 from engine.outside.launch import LaunchError
 from engine.style.chooser import Chooser, ChooserError
 from engine.style.model import ModelError
-from engine.style.tendencies import Tendencies, TendencyError
+from engine.style.tendencies import TendencyError
 from learn.chooser.convert import convert, write_records
 from learn.chooser.evaluate import cross, default_calibration, evaluate, table
 from learn.chooser.fit import DEFAULT_L2, fit
 from learn.chooser.records import Position, RecordError, read_records
-from learn.chooser.tendencies import DEFAULT_PRIOR_SD, fit_tendencies, identification, rank
+from learn.chooser.tendencies import DEFAULT_PRIOR_SD, fit_tendencies, identification, load_pair, rank
 
 
 def _expert_file(text: str) -> tuple[str, Path]:
@@ -96,14 +97,15 @@ def main(argv: list[str] | None = None) -> int:
             write_records(args.out, convert(args.play, args.pgn, args.judge, args.casebase))
         elif args.command == "tendencies":
             tendencies = fit_tendencies(Chooser.load(args.chooser), {name: read_records(path)[1] for name, path in args.records},
-                                        args.prior_sd, {name: path.name for name, path in args.records})
+                                        args.prior_sd, {name: path.name for name, path in args.records},
+                                        file_sha256(args.chooser))
             tendencies.save(args.out)
             for name, tendency in tendencies.experts.items():
                 print(f"{name} ({tendency.positions} positions): {tendency.describe()}")
         elif args.command == "who":
-            print(rank(Chooser.load(args.chooser), Tendencies.load(args.tendencies), _read(args.records)).report())
+            print(rank(*load_pair(args.chooser, args.tendencies), _read(args.records)).report())
         else:
-            print(identification(Chooser.load(args.chooser), Tendencies.load(args.tendencies),
+            print(identification(*load_pair(args.chooser, args.tendencies),
                                  {name: read_records(path)[1] for name, path in args.records}, args.games))
     except (RecordError, ChooserError, TendencyError, CasebaseError, ModelError, ValueError, OSError, LaunchError,
             chess.engine.EngineError) as exc:

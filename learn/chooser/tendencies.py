@@ -12,11 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
+from common.files import file_sha256
 from engine.style.chooser import Chooser
-from engine.style.tendencies import MOVE_COLUMNS, MOVE_FEATURES, Tendencies, Tendency
+from engine.style.tendencies import MOVE_COLUMNS, MOVE_FEATURES, Tendencies, Tendency, TendencyError
 from learn.chooser.fit import Stacked, chances, log_likelihood, stack
 from learn.chooser.records import Position
 
@@ -57,10 +59,23 @@ def fit_tendency(chooser: Chooser, positions: Sequence[Position], prior_sd: floa
 
 
 def fit_tendencies(chooser: Chooser, records: Mapping[str, Sequence[Position]], prior_sd: float = DEFAULT_PRIOR_SD,
-                   sources: Mapping[str, str] | None = None) -> Tendencies:
-    """Each expert's tendencies (by casebase name) from that expert's records."""
-    meta = {"prior_sd": prior_sd, "chooser": dict(chooser.meta), "sources": dict(sources or {})}
+                   sources: Mapping[str, str] | None = None, chooser_sha256: str | None = None) -> Tendencies:
+    """Each expert's tendencies (by casebase name) from that expert's records, over the shared
+    ``chooser`` (its file's SHA-256 kept, where given, for :func:`load_pair`)."""
+    meta = {"prior_sd": prior_sd, "chooser": dict(chooser.meta), "chooser_sha256": chooser_sha256,
+            "sources": dict(sources or {})}
     return Tendencies({name: fit_tendency(chooser, positions, prior_sd) for name, positions in records.items()}, meta)
+
+
+def load_pair(chooser_path: Path, tendencies_path: Path) -> tuple[Chooser, Tendencies]:
+    """The shared chooser and the tendencies fitted over it; TendencyError where they were fitted over
+    another chooser file (deviations from other weights rank nothing)."""
+    chooser, tendencies = Chooser.load(chooser_path), Tendencies.load(tendencies_path)
+    made_over, digest = tendencies.meta.get("chooser_sha256"), file_sha256(chooser_path)
+    if made_over is not None and made_over != digest:
+        raise TendencyError(f"{tendencies_path}: fitted over another chooser (SHA-256 {str(made_over)[:12]}…) than"
+                            f" {chooser_path} ({digest[:12]}…): fit them again over it (python -m learn.chooser tendencies)")
+    return chooser, tendencies
 
 
 def log_likelihoods(chooser: Chooser, tendencies: Tendencies, positions: Sequence[Position]) -> dict[str, float]:
