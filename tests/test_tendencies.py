@@ -10,6 +10,9 @@ import chess
 import numpy as np
 import pytest
 
+import engine.style.tendencies
+from casebase.builder import build
+from casebase.games import GameFilter
 from casebase.phases import Phase
 from engine.style.chooser import FEATURES, Chooser
 from engine.style.tendencies import MOVE_COLUMNS, MOVE_FEATURES, Tendencies, Tendency, TendencyError, describe_expert
@@ -158,17 +161,18 @@ def test_the_commands_fit_and_rank(tmp_path, capsys):
 
 
 def test_cbr_chess_info_adds_the_tendencies_line(tmp_path, capsys, monkeypatch):
-    import casebase.format
-    import engine.style.tendencies
     import uci_main
 
-    class Loaded:
-        pass
-
-    monkeypatch.setattr(casebase.format.Casebase, "load", staticmethod(lambda path: Loaded()))
-    monkeypatch.setattr("casebase.info.describe", lambda casebase, more=(): "\n".join(f"{k}: {v}" for k, v in more))
-    path = tmp_path / "t.json"
-    Tendencies({"miles-2500": tendency(check=(0.5, 0.1))}).save(path)
-    monkeypatch.setattr(engine.style.tendencies, "shipped_tendencies", lambda: path)
-    assert uci_main.main(["info", str(tmp_path / "miles-2500.npz")]) == 0
-    assert capsys.readouterr().out.startswith("tendencies: gives check less often")
+    pgn = tmp_path / "games.pgn"
+    pgn.write_text('[White "Miles, Anthony"]\n[Black "Someone"]\n[Result "*"]\n\n1. e4 e5 2. Nf3 Nc6 *\n')
+    casebase = tmp_path / "miles-2500.npz"
+    build([pgn], GameFilter("Anthony Miles"), workers=1).save(casebase)
+    tendencies = tmp_path / "t.json"
+    Tendencies({"miles-2500": tendency(check=(0.5, 0.1))}).save(tendencies)
+    monkeypatch.setattr(engine.style.tendencies, "shipped_tendencies", lambda: tendencies)
+    assert uci_main.main(["info", str(casebase)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "expert:        Anthony Miles"
+    assert "tendencies:    gives check less often than the average master (odds ×0.50, 0.41..0.61)" in lines
+    assert uci_main.main(["info", str(tmp_path / "nobody.npz")]) == 1
+    assert "cbr-chess info: error:" in capsys.readouterr().err
