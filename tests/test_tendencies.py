@@ -126,7 +126,9 @@ def test_identification_counts_the_chunks_that_name_the_true_expert():
     records = {name: simulated(d, 400, seed=20 + i, games=40) for i, (name, d) in enumerate(EXPERTS.items())}
     fitted = fit_tendencies(SHARED, {name: simulated(d, 2000, seed=30 + i) for i, (name, d) in enumerate(EXPERTS.items())})
     text = identification(SHARED, fitted, records, games=20)
-    assert "| checker-2500 | 2 | 2/2 |" in text and "ranked first in 6 of 6 chunks" in text
+    assert "| checker-2500 | 2 | 2/2 | 1 |" in text and "ranked first in 6 of 6 chunks" in text
+    row = next(line for line in text.splitlines() if line.startswith("| capturer-2500 |")).strip("| ").split(" | ")
+    assert float(row[5]) > float(row[-1])  # the capturer's own tendencies explain its moves better than the shared chooser
 
 
 def test_chunks_split_by_game_and_a_short_last_one_joins_the_one_before():

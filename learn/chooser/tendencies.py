@@ -126,20 +126,23 @@ def chunks(positions: Sequence[Position], games: int) -> list[list[Position]]:
 
 def identification(chooser: Chooser, tendencies: Tendencies, records: Mapping[str, Sequence[Position]],
                    games: int) -> str:
-    """How often each expert's chunks of ``games`` held-out games rank the true expert first, and the
-    table of the mean log-likelihood per position of each expert's moves (rows) under each expert's
-    tendencies (columns)."""
+    """How often each expert's chunks of ``games`` held-out games rank the true expert first, where the
+    true expert ranks on all of them, and the table of the mean log-likelihood per position of each
+    expert's moves (rows) under each expert's tendencies (columns) and under the shared chooser alone."""
     names = list(tendencies.experts)
-    head = "| records \\ tendencies | chunks | first | " + " | ".join(names) + " |"
-    lines = [head, "|" + "---|" * (len(names) + 3)]
+    head = "| records \\ tendencies | chunks | first | rank on all | " + " | ".join(names) + " | shared |"
+    lines = [head, "|" + "---|" * (len(names) + 5)]
     total = right = 0
     for truth, positions in records.items():
         parts = chunks(positions, games)
         hits = sum(rank(chooser, tendencies, part).experts[0][0] == truth for part in parts)
         total, right = total + len(parts), right + hits
         whole = rank(chooser, tendencies, positions)
-        means = dict(whole.experts)
-        lines.append(f"| {truth} | {len(parts)} | {hits}/{len(parts)} | "
-                     + " | ".join(f"{means[name] / max(whole.positions, 1):+.4f}" for name in names) + " |")
+        means = {name: value / max(whole.positions, 1) for name, value in whole.experts}
+        means["shared"] = log_likelihood(np.eye(1, 1 + len(MOVE_FEATURES))[0], offset_stack(chooser, positions))[0] / max(
+            whole.positions, 1)
+        place = next((str(i) for i, (name, _) in enumerate(whole.experts, 1) if name == truth), "-")
+        lines.append(f"| {truth} | {len(parts)} | {hits}/{len(parts)} | {place} | "
+                     + " | ".join(f"{means[name]:+.4f}" for name in [*names, "shared"]) + " |")
     lines.append(f"\nthe true expert ranked first in {right} of {total} chunks of about {games} games")
     return "\n".join(lines)
