@@ -1,6 +1,7 @@
 """Start the cbr-chess UCI engine: ``python uci_main.py [--casebase X.npz] [--weights V1 V2 V3] ...``
 (installed as the console command ``cbr-chess``); ``cbr-chess web ...`` serves the page that plays it
-in a browser instead (web/cli.py), and ``cbr-chess new PGN --player NAME`` makes a player's engine (player/cli.py).
+in a browser instead (web/cli.py), ``cbr-chess new PGN --player NAME`` makes a player's engine (player/cli.py),
+and ``cbr-chess info CASEBASE`` says what ``python -m casebase info`` says and the expert's tendencies.
 
 The options set the engine's UCI option defaults; a GUI can still change them with setoption.
 """
@@ -94,6 +95,26 @@ def _hundredths(words: list[str]) -> list[str]:
         raise ValueError("--weights: each weight is a number of hundredths in 0..1, e.g. 0.35") from None
 
 
+def _info(words: list[str]) -> int:
+    """``cbr-chess info CASEBASE``: the casebase described, with the expert's tendencies (from the
+    engine's shipped file, which the casebase layer below the engine does not read)."""
+    from casebase.format import Casebase, CasebaseError
+    from casebase.info import describe
+    from common.paths import casebase_path
+    from engine.style.tendencies import describe_expert
+
+    parser = argparse.ArgumentParser(prog="cbr-chess info", description="describe a casebase and its expert's tendencies")
+    parser.add_argument("casebase", metavar="FILE.npz", help="a casebase's file, or its name (carlsen-2800)")
+    path = casebase_path(parser.parse_args(words).casebase)
+    try:
+        casebase = Casebase.load(path)
+    except CasebaseError as exc:
+        print(f"cbr-chess info: error: {exc}", file=sys.stderr)
+        return 1
+    print(describe(casebase, [("tendencies", describe_expert(path))]))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
     if words[:1] == ["web"]:
@@ -106,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
         from player.cli import main as new_main
 
         return new_main(words[1:])
+    if words[:1] == ["info"]:
+        return _info(words[1:])
     defaults = parse_args(argv)
     try:
         return main_loop(defaults)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -149,8 +150,9 @@ def _play_record(meta: dict[str, Any]) -> str:
                if isinstance(games, dict) else ""))
 
 
-def describe(casebase: Casebase) -> str:
-    """The multi-line report of ``python -m casebase info``."""
+def describe(casebase: Casebase, more: Sequence[tuple[str, str]] = ()) -> str:
+    """The multi-line report of ``python -m casebase info``; ``more`` adds lines (label, text) that the
+    layers above say of the expert (``cbr-chess info``: the tendencies)."""
     meta = casebase.meta
     lines = [
         f"expert:        {casebase.expert}",
@@ -178,5 +180,6 @@ def describe(casebase: Casebase) -> str:
     if by_speed is not None:
         lines.append("by speed:      " + by_speed)
     lines.append("profile file:  " + _provenance(casebase))
+    lines.extend(f"{label + ':':<15}{text}" for label, text in more)
     lines.append("summary:       " + summary(casebase))
     return "\n".join(lines)

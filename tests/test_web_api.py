@@ -12,6 +12,7 @@ import chess.pgn
 import pytest
 from web_helpers import EXPERT, client, engine_processes, error, no_engines_left, settled, until
 
+from engine.style.tendencies import describe_expert
 from web.games import Game, GameError, Settings
 
 pytestmark = pytest.mark.slow  # games through the app's engine processes
@@ -33,6 +34,7 @@ def test_the_experts_are_listed_by_id_with_their_facts(app):
     facts = app.get(f"/api/experts/{EXPERT}").json()
     assert facts["cases"] == facts["cases_white"] + facts["cases_black"] > 5000
     assert facts["first_moves"]["white"][0] == ["e4", 57]
+    assert facts["tendencies"] == describe_expert(EXPERT)  # the shipped file's words, or why there are none
     tree = app.get(f"/api/experts/{EXPERT}/repertoire").json()
     assert tree["white"][0]["san"] == "e4" and tree["white"][0]["games"] == 57 and tree["white"][0]["next"]
     case = app.get(f"/api/experts/{EXPERT}/cases/119").json()

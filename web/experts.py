@@ -18,6 +18,7 @@ from casebase.format import Casebase, CasebaseError
 from casebase.info import describe_profile, distinct_positions, first_moves
 from common.paths import PROJECT_ROOT
 from engine.style.personal import casebase_files
+from engine.style.tendencies import describe_expert
 from web.repertoire import cached_tree
 
 #: How long the error profile's picture may take to draw (it reads the folder's other casebases).
@@ -102,7 +103,7 @@ class Experts:
         return rows
 
     def facts(self, expert_id: str) -> dict[str, Any]:
-        """The casebase's facts (casebase/info.py) and its error profile's numbers."""
+        """The casebase's facts (casebase/info.py), its error profile's numbers and the expert's tendencies."""
         casebase = self.casebase(expert_id)
         meta = casebase.meta
         profile = meta.get("profile") if casebase.profile is not None else None
@@ -113,6 +114,7 @@ class Experts:
             "first_moves": {"white": first_moves(casebase, True), "black": first_moves(casebase, False)},
             "sources": [{"name": s.get("name"), "games": s.get("games")} for s in meta.get("sources", [])],
             "profile_line": describe_profile(casebase),
+            "tendencies": describe_expert(self.get(expert_id).path),
             "profile": None if profile is None else {key: profile.get(key) for key in ("all", "phases", "rating", "fit",
                                                                                       "judge", "depth", "positions")},
         }

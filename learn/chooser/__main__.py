@@ -1,6 +1,8 @@
-"""``python -m learn.chooser fit|evaluate|cross|convert``: fit the chooser on records of judged positions,
-measure it on experts' records beside ``Selection likely`` (``cross``: each expert by the chooser fitted
-on the others'), make records from a play-time record."""
+"""``python -m learn.chooser fit|evaluate|cross|convert|tendencies|who|identify``: fit the chooser on records
+of judged positions, measure it on experts' records beside ``Selection likely`` (``cross``: each expert by
+the chooser fitted on the others'), make records from a play-time record; fit each expert's tendencies
+on the expert's records, rank the experts for records of anyone's games (``who``) and measure how often
+that names the true expert (``identify``)."""
 
 from __future__ import annotations
 
@@ -12,13 +14,16 @@ import chess.engine
 import numpy as np
 
 from casebase.format import CasebaseError
+from common.files import file_sha256
 from engine.outside.launch import LaunchError
 from engine.style.chooser import Chooser, ChooserError
 from engine.style.model import ModelError
+from engine.style.tendencies import TendencyError
 from learn.chooser.convert import convert, write_records
 from learn.chooser.evaluate import cross, default_calibration, evaluate, table
 from learn.chooser.fit import DEFAULT_L2, fit
 from learn.chooser.records import Position, RecordError, read_records
+from learn.chooser.tendencies import DEFAULT_PRIOR_SD, fit_tendencies, identification, load_pair, rank
 
 
 def _expert_file(text: str) -> tuple[str, Path]:
@@ -50,6 +55,20 @@ def _parser() -> argparse.ArgumentParser:
     converting.add_argument("--out", type=Path, required=True)
     converting.add_argument("--judge", help="an engine to score the candidates at the shallow depths")
     converting.add_argument("--casebase", help="the name of the casebase the record was played on, for the header")
+    tending = commands.add_parser("tendencies", help="each expert's deviations from the shared chooser on the move's features")
+    tending.add_argument("--chooser", type=Path, required=True, help="the shared chooser (.npz)")
+    tending.add_argument("--records", nargs="+", type=_expert_file, required=True, metavar="EXPERT=FILE")
+    tending.add_argument("--out", type=Path, required=True, help="the tendencies file to write (.json)")
+    tending.add_argument("--prior-sd", type=float, default=DEFAULT_PRIOR_SD,
+                         help="the prior's deviation of each tendency in log-odds (smaller: nearer the shared chooser)")
+    who = commands.add_parser("who", help="the experts ranked by how likely they are to have played the records' moves")
+    who.add_argument("records", nargs="+", type=Path)
+    identify = commands.add_parser("identify", help="how often each expert's held-out records rank that expert first")
+    identify.add_argument("--records", nargs="+", type=_expert_file, required=True, metavar="EXPERT=FILE")
+    identify.add_argument("--games", type=int, default=20, help="the games of one chunk of records ranked")
+    for command in (who, identify):
+        command.add_argument("--chooser", type=Path, required=True, help="the shared chooser (.npz)")
+        command.add_argument("--tendencies", type=Path, required=True, help="the experts' tendencies (.json)")
     return parser
 
 
@@ -74,9 +93,21 @@ def main(argv: list[str] | None = None) -> int:
                                   name) for name, path in args.records]))
         elif args.command == "cross":
             print(table(cross({name: read_records(path)[1] for name, path in args.records}, args.casebase_folder, args.l2)))
-        else:
+        elif args.command == "convert":
             write_records(args.out, convert(args.play, args.pgn, args.judge, args.casebase))
-    except (RecordError, ChooserError, CasebaseError, ModelError, ValueError, OSError, LaunchError,
+        elif args.command == "tendencies":
+            tendencies = fit_tendencies(Chooser.load(args.chooser), {name: read_records(path)[1] for name, path in args.records},
+                                        args.prior_sd, {name: path.name for name, path in args.records},
+                                        file_sha256(args.chooser))
+            tendencies.save(args.out)
+            for name, tendency in tendencies.experts.items():
+                print(f"{name} ({tendency.positions} positions): {tendency.describe()}")
+        elif args.command == "who":
+            print(rank(*load_pair(args.chooser, args.tendencies), _read(args.records)).report())
+        else:
+            print(identification(*load_pair(args.chooser, args.tendencies),
+                                 {name: read_records(path)[1] for name, path in args.records}, args.games))
+    except (RecordError, ChooserError, TendencyError, CasebaseError, ModelError, ValueError, OSError, LaunchError,
             chess.engine.EngineError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -40,15 +40,21 @@ def stack(positions: Sequence[Position]) -> Stacked:
     return Stacked(x, starts, starts + np.array([p.played for p in used], dtype=np.int64))
 
 
+def chances(s: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The softmax of the logits ``s`` within each position (rows from ``starts``), and each
+    position's log normaliser."""
+    group = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(s))))
+    top = np.maximum.reduceat(s, starts)
+    e = np.exp(s - top[group])
+    sums = np.add.reduceat(e, starts)
+    return e / sums[group], top + np.log(sums)
+
+
 def log_likelihood(w: np.ndarray, data: Stacked) -> tuple[float, np.ndarray]:
     """The sum over positions of the log-chance of the move played under weights ``w``, and its gradient."""
     s = data.x @ w
-    group = np.repeat(np.arange(len(data.starts)), np.diff(np.append(data.starts, len(s))))
-    top = np.maximum.reduceat(s, data.starts)
-    e = np.exp(s - top[group])
-    sums = np.add.reduceat(e, data.starts)
-    p = e / sums[group]
-    value = float(s[data.chosen].sum() - (top + np.log(sums)).sum())
+    p, normaliser = chances(s, data.starts)
+    value = float(s[data.chosen].sum() - normaliser.sum())
     return value, data.x[data.chosen].sum(axis=0) - p @ data.x
 
 

@@ -326,7 +326,8 @@ async function showExpert(id) {
     const rows = [['Expert', f.name], ['Median Elo', f.elo ?? 'unknown'], ['Games', f.games],
       ['Cases', `${f.cases} (${f.cases_white} as White, ${f.cases_black} as Black)`], ['Distinct positions', f.positions],
       ['First moves as White', fm(f.first_moves.white)], ['First moves as Black', fm(f.first_moves.black)],
-      ['Sources', f.sources.map((s) => `${s.name} (${s.games} games)`).join(', ')], ['Error profile', f.profile_line]];
+      ['Sources', f.sources.map((s) => `${s.name} (${s.games} games)`).join(', ')], ['Error profile', f.profile_line],
+      ['Tendencies', f.tendencies]];
     $('#expert-facts').replaceChildren(el('table', {}, ...rows.map(([k, v]) => el('tr', {}, el('th', {}, k), el('td', {}, String(v))))));
     const profile = $('#expert-profile');
     profile.replaceChildren(f.profile ? el('p', { class: 'small' }, 'drawing the profile…') : el('p', {}, 'no error profile'));
