@@ -23,7 +23,7 @@ from engine.style.prior import Proposal
 from learn.chooser.convert import convert, write_records
 from learn.chooser.evaluate import evaluate, likely_chances
 from learn.chooser.fit import fit, log_likelihood, stack
-from learn.chooser.records import Position, RecordError, read_records
+from learn.chooser.records import Record, RecordError, read_records
 
 ROOT = Path(__file__).resolve().parent.parent
 COLUMN = {name: i for i, name in enumerate(FEATURES)}
@@ -107,7 +107,7 @@ SCALES = np.geomspace(0.05, 20, len(FEATURES))
 OFFSETS = np.linspace(-3, 3, len(FEATURES))
 
 
-def simulated(weights: np.ndarray, positions: int, seed: int) -> list[Position]:
+def simulated(weights: np.ndarray, positions: int, seed: int) -> list[Record]:
     """Positions of random candidates whose played move is drawn from the chooser of ``weights``."""
     rng = np.random.default_rng(seed)
     made = []
@@ -115,7 +115,7 @@ def simulated(weights: np.ndarray, positions: int, seed: int) -> list[Position]:
         n = int(rng.integers(2, 9))
         matrix = OFFSETS + SCALES * rng.normal(size=(n, len(FEATURES)))
         p = Chooser(FEATURES, weights).probabilities(matrix)
-        made.append(Position(f"sim/{i}/30", chess.Board(), [chess.Move.null()] * n, [0] * n, [1.0] * n, matrix,
+        made.append(Record(f"sim/{i}/30", chess.Board(), [chess.Move.null()] * n, [0] * n, [1.0] * n, matrix,
                              int(rng.choice(n, p=p)), Phase.MIDDLEGAME))
     return made
 
@@ -123,7 +123,7 @@ def simulated(weights: np.ndarray, positions: int, seed: int) -> list[Position]:
 def test_the_fit_recovers_the_weights_it_was_simulated_from():
     truth = np.random.default_rng(7).normal(scale=0.7, size=len(FEATURES)) / SCALES
     positions = simulated(truth, 4000, seed=11)
-    positions[0] = Position("sim/x/30", chess.Board(), [chess.Move.null()] * 2, [0, 0], [1.0, 1.0],
+    positions[0] = Record("sim/x/30", chess.Board(), [chess.Move.null()] * 2, [0, 0], [1.0, 1.0],
                             np.zeros((2, len(FEATURES))), -1, positions[0].phase)  # the played move no candidate
     fitted = fit(positions, l2=1e-6)
     assert (fitted.positions, fitted.left_out) == (3999, 1)

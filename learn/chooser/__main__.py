@@ -22,7 +22,7 @@ from engine.style.tendencies import TendencyError
 from learn.chooser.convert import convert, write_records
 from learn.chooser.evaluate import cross, default_calibration, evaluate, table
 from learn.chooser.fit import DEFAULT_L2, fit
-from learn.chooser.records import Position, RecordError, read_records
+from learn.chooser.records import Record, RecordError, read_records
 from learn.chooser.tendencies import DEFAULT_PRIOR_SD, fit_tendencies, identification, load_pair, rank
 
 
@@ -72,7 +72,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _read(paths: list[Path]) -> list[Position]:
+def _read(paths: list[Path]) -> list[Record]:
     return [p for path in paths for p in read_records(path)[1]]
 
 

@@ -28,7 +28,7 @@ class RecordError(ValueError):
 
 
 @dataclass(frozen=True, eq=False)
-class Position:
+class Record:
     """One recorded position: its candidates (their scores and prior as the engine plays them), their
     features, and the index of the move played among them (-1: not a candidate)."""
 
@@ -42,8 +42,8 @@ class Position:
     phase: Phase
 
 
-def position_of(entry: dict[str, Any]) -> Position:
-    """A record's entry as a :class:`Position` (KeyError, ValueError, TypeError where it is not one)."""
+def record_of(entry: dict[str, Any]) -> Record:
+    """A record's entry as a :class:`Record` (KeyError, ValueError, TypeError where it is not one)."""
     board = chess.Board(entry["fen"])
     moves = [chess.Move.from_uci(m) for m in entry["moves"]]
     last = chess.Move.from_uci(entry["last"]) if entry.get("last") else None
@@ -57,11 +57,11 @@ def position_of(entry: dict[str, Any]) -> Position:
     played = chess.Move.from_uci(entry["played"])
     index = moves.index(played) if played in moves else -1
     ply = int(str(entry["key"]).rsplit("/", 1)[-1])
-    return Position(str(entry["key"]), board, moves, [int(s) for s in entry["scores"]], [float(p) for p in entry["prior"]],
+    return Record(str(entry["key"]), board, moves, [int(s) for s in entry["scores"]], [float(p) for p in entry["prior"]],
                     matrix, index, phase(board, ply))
 
 
-def read_records(path: Path) -> tuple[dict[str, Any], list[Position]]:
+def read_records(path: Path) -> tuple[dict[str, Any], list[Record]]:
     """The header and the positions of a record file (skipped positions left out)."""
     try:
         lines = path.read_text(encoding="utf-8").split("\n")
@@ -86,7 +86,7 @@ def read_records(path: Path) -> tuple[dict[str, Any], list[Position]]:
         if isinstance(entry, dict) and "skip" in entry:
             continue
         try:
-            positions.append(position_of(entry))
+            positions.append(record_of(entry))
         except (KeyError, ValueError, TypeError, AttributeError) as exc:
             raise RecordError(f"{path}:{number}: not a record of a position ({type(exc).__name__}: {exc})") from None
     return header, positions
