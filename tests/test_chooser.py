@@ -191,6 +191,8 @@ def test_records_read_back_and_a_broken_line_is_named(kosteniuk_records, tmp_pat
         read_records(broken)
     broken.write_text("\n".join([*lines[:5], lines[5][:40]]))  # a killed writer's last line
     assert len(read_records(broken)[1]) == 4
+    broken.write_text("\n".join([*lines[:3], lines[3][:40], *lines[4:6]]))  # cut off, then resumed (Journal.add)
+    assert [p.key for p in read_records(broken)[1]] == [json.loads(line)["key"] for line in (*lines[1:3], *lines[4:6])]
 
 
 def test_likely_is_the_engines_own_argmax(kosteniuk_records):
@@ -231,8 +233,24 @@ def test_convert_passes_over_a_cut_off_line_and_refuses_another_file(tmp_path):
     cut.write_text("\n".join([*lines[:3], lines[3][:30]]))
     records = convert(cut, ROOT / "data/experts/kosteniuk-2200.pgn", progress=False)
     assert [r.get("key") for r in records[1:]] == [json.loads(line)["key"] for line in lines[1:3]]
-    cut.write_text("\n".join([lines[0], lines[1][:30], *lines[2:]]))
+    cut.write_text("\n".join([lines[0], lines[1][:30], *lines[2:4]]))  # cut off, then resumed
+    records = convert(cut, ROOT / "data/experts/kosteniuk-2200.pgn", progress=False)
+    assert [r.get("key") for r in records[1:]] == [json.loads(line)["key"] for line in lines[2:4]]
+    cut.write_text("\n".join([lines[0], "garbage", *lines[2:]]))
     with pytest.raises(RecordError, match="cut.jsonl:2"):
         convert(cut, ROOT / "data/experts/kosteniuk-2200.pgn", progress=False)
     with pytest.raises(RecordError, match="another file"):
         convert(play, ROOT / "data/experts/carlsen-2800.pgn", progress=False)
+
+
+def test_convert_with_a_judge_scores_each_candidate_at_the_shallow_depths(tmp_path):
+    from test_profiling import scripted
+
+    play = ROOT / "data/profiles/kosteniuk-2200.heldout.play.jsonl"
+    lines = play.read_text().split("\n")
+    cut = tmp_path / "two.jsonl"
+    cut.write_text("\n".join(lines[:3]) + "\n")
+    records = convert(cut, ROOT / "data/experts/kosteniuk-2200.pgn", scripted(tmp_path), progress=False)
+    assert records[0]["shallow"] == [2, 6]
+    scored = [r for r in records[1:] if "moves" in r]
+    assert scored and all([len(r["shallow"][d]) for d in ("2", "6")] == [len(r["moves"])] * 2 for r in scored)

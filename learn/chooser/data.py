@@ -43,18 +43,20 @@ from engine.agents.guided import GuidedAgent
 from engine.agents.options import OptionValue
 from engine.outside.judge import JudgeError
 from engine.outside.launch import LaunchError, launch
-from engine.search.limits import SearchLimits, to_limit
-from engine.search.scores import from_pov_score
+from engine.outside.shallow import searched_scores
+from engine.search.limits import SearchLimits
 from engine.style.calibration import PLAY_JUDGE_DEPTH, judged_candidates
+from engine.style.chooser import SHALLOW_DEPTHS
 from engine.style.model import ModelError
 from engine.uci.explain import note_text
 from learn.chooser.positions import Filter, Position, Source, sample
+from learn.chooser.records import RECORDS
 from parallel.cluster import Failed, distribute
 
-#: The header's ``journal`` value of the chooser's records.
-JOURNAL = "cbr-chess-chooser-data"
-#: The shallow depths each candidate is scored at besides the judge's (what is seen at once).
-SHALLOW = (2, 6)
+#: The header's ``journal`` value of the chooser's records (:data:`learn.chooser.records.RECORDS`).
+JOURNAL = RECORDS
+#: The shallow depths each candidate is scored at besides the judge's: the chooser's features.
+SHALLOW = SHALLOW_DEPTHS
 #: The casebase whose agent proposes unless told otherwise (no game of the masters' collection is in it).
 CASEBASE = "postny-2600"
 
@@ -82,20 +84,6 @@ def header(settings: Settings, sources: Sequence[Source], player: str | None, mo
             "source_sha256": shas[0] if len(shas) == 1 else shas, "player": player,
             "judge": None, "judge_depth": settings.judge_depth, "shallow": list(settings.shallow),
             "seed": settings.seed, "casebase": Path(settings.casebase).stem, "model": model}
-
-
-def scored(engine: chess.engine.SimpleEngine, board: chess.Board, moves: list[chess.Move], depth: int,
-           game: str) -> dict[str, int]:
-    """Each of ``moves`` scored by ``engine`` at ``depth`` in one search of them alone (a new game each
-    position: the scores do not depend on what was searched before)."""
-    infos = engine.analyse(board, to_limit(SearchLimits(depth=depth)), multipv=len(moves), root_moves=moves,
-                           game=game)
-    found = {info["pv"][0].uci(): from_pov_score(info["score"].relative)
-             for info in infos if info.get("pv") and info.get("score") is not None}
-    lost = [m.uci() for m in moves if m.uci() not in found]
-    if lost:
-        raise chess.engine.EngineError(f"no score at depth {depth} for {', '.join(lost)} in {board.fen()}")
-    return found
 
 
 class Recorder:
@@ -136,14 +124,14 @@ class Recorder:
         moves, scores, prior = judged_candidates(proposal, result)
         if judged_by is None or not moves:
             raise JudgeError(f"the engine's judge scored nothing in {position.fen}: {' '.join(map(note_text, notes))}")
-        shallow = {str(depth): scored(self.referee, board, moves, depth, position.key) for depth in self.settings.shallow}
+        shallow = searched_scores(self.referee, board, moves, self.settings.shallow, position.key)
         index = moves.index(played) if played in moves else -1
-        played_score = scores[index] if index >= 0 else scored(
-            self.referee, board, [played], self.settings.judge_depth, position.key)[played.uci()]
+        played_score = scores[index] if index >= 0 else searched_scores(
+            self.referee, board, [played], (self.settings.judge_depth,), position.key)[self.settings.judge_depth][0]
         return {"key": position.key, "fen": position.fen, "last": position.last, "elo": position.elo,
                 "speed": position.speed, "moves": [m.uci() for m in moves], "scores": scores,
                 "prior": [round(p, 6) for p in prior], "votes": [round(proposal.votes.get(m, 0.0), 6) for m in moves],
-                "shallow": {depth: [found[m.uci()] for m in moves] for depth, found in shallow.items()},
+                "shallow": {str(depth): found for depth, found in shallow.items()},
                 "played": played.uci(), "played_index": index, "played_score": played_score}
 
     def close(self) -> None:

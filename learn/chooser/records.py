@@ -2,13 +2,13 @@
 time and the move played (the format of issue #40's plan, ``cbr-chess-chooser-data``), each turned
 into the rows of :func:`engine.style.chooser.features`.
 
-A skipped position (``skip``) and a line cut off by a killed writer are passed over; anything else
-that does not read is an error naming the file and line.
+A skipped position (``skip``) and a line cut off by a killed writer (:func:`common.journal.read_journal`:
+at the end, or anywhere once the run was resumed) are passed over; anything else that does not read
+is an error naming the file and line.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ import chess
 import numpy as np
 
 from casebase.phases import Phase, phase
+from common.journal import read_journal
 from engine.style.chooser import features
 
 #: The header's ``journal`` value of a chooser's records.
@@ -64,25 +65,15 @@ def record_of(entry: dict[str, Any]) -> Record:
 def read_records(path: Path) -> tuple[dict[str, Any], list[Record]]:
     """The header and the positions of a record file (skipped positions left out)."""
     try:
-        lines = path.read_text(encoding="utf-8").split("\n")
+        header, entries, bad = read_journal(path)
     except (OSError, UnicodeDecodeError) as exc:
         raise RecordError(f"{path}: cannot be read ({exc})") from None
-    try:
-        header = json.loads(lines[0])
-    except json.JSONDecodeError:
-        header = None
     if not isinstance(header, dict) or header.get("journal") != RECORDS:
         raise RecordError(f"{path}: not a chooser's records (its first line is not a {RECORDS} header)")
+    if bad:
+        raise RecordError(f"{path}:{bad[0]}: not a JSON line")
     positions = []
-    for number, line in enumerate(lines[1:], start=2):
-        if not line.strip():
-            continue
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError:
-            if number == len(lines):  # the last line a killed writer cut off
-                continue
-            raise RecordError(f"{path}:{number}: not a JSON line") from None
+    for number, entry in entries:
         if isinstance(entry, dict) and "skip" in entry:
             continue
         try:
