@@ -233,3 +233,13 @@ def test_the_chooser_plays_selection_likely_with_a_judge_alone(kosteniuk_casebas
         assert chooser(UCI_LimitStrength=True) is None  # a rating is the error model's
     finally:
         loader.close()
+
+
+def test_one_candidate_is_chosen_without_the_shallow_searches(contrary):
+    chooser, _ = contrary
+    board, moves = _after_e4()
+    result = SearchResult(move=moves[0], score=10, depth=4, seldepth=4, nodes=1, seconds=0.0, pv=[moves[0]],
+                          scores={moves[0]: RootScore(10, True)}, tolerance=25)
+    judge = Judge(JudgeSettings("/nonexistent/judge"))  # never started: it is not asked
+    chances, said, notes = chooser_chances(chooser, judge, board, Proposal(prior={moves[0]: 1.0}), result, 1.0, None)
+    assert chances == {moves[0]: 1.0} and said.depths == [] and said.missing and not notes
