@@ -230,7 +230,11 @@ def test_the_chooser_plays_selection_likely_with_a_judge_alone(kosteniuk_casebas
 
         assert chooser() is not None
         assert chooser(Chooser="off") is None and chooser(Judge="") is None and chooser(Selection="calibrated") is None
-        assert chooser(UCI_LimitStrength=True) is None  # a rating is the error model's
+        assert chooser(Chooser="") is None  # a GUI's cleared field is off, not a file named ""
+        told: list[str] = []
+        loader.tell = told.append  # type: ignore[method-assign]
+        assert chooser(UCI_LimitStrength=True) is None  # a rating is the error model's, and that is said
+        assert any(line.startswith("Chooser: not played at a rating") for line in told)
     finally:
         loader.close()
 

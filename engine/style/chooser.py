@@ -63,9 +63,9 @@ def shipped_chooser() -> Path:
 
 
 def chooser_path(setting: str) -> Path | None:
-    """The file option Chooser names: ``auto``, the shipped chooser where there is one; ``off``, none;
-    else the file named."""
-    if setting == "off":
+    """The file option Chooser names: ``auto``, the shipped chooser where there is one; ``off`` (or
+    empty: a GUI's cleared field), none; else the file named."""
+    if setting in ("off", ""):
         return None
     if setting == "auto":
         path = shipped_chooser()
