@@ -54,6 +54,9 @@ def convert(play: Path, pgn: Path, judge: str | None = None, casebase: str | Non
     if bad:
         raise RecordError(f"{play}:{bad[0]}: not a JSON line")
     digest = file_sha256(pgn)
+    for number, entry in entries:  # before the PGN is parsed: another file's record is told at once
+        if isinstance(entry, dict) and "moves" in entry and not digest.startswith(str(entry.get("key", "")).split("/")[0]):
+            raise RecordError(f"{play}:{number}: a position of another file than {pgn.name} (SHA-256 {digest[:16]})")
     games = _games(pgn)
     engine = None if judge is None else launch([judge], own_group=True)
     header = {"journal": RECORDS, "source": pgn.name, "source_sha256": digest, "player": first.get("expert"),
