@@ -16,6 +16,10 @@ import os
 from pathlib import Path
 from typing import Any, ClassVar
 
+#: The header's ``journal`` value of a play-time journal (``python -m profiling --play``), here because
+#: its writer (:mod:`profiling.play`) and a reader (:mod:`learn.chooser.convert`) may not import each other.
+PLAY_JOURNAL = "cbr-chess-play-journal"
+
 
 class JournalError(Exception):
     """A file that is not a journal of this kind, or one of other settings; the message says which."""

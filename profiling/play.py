@@ -36,6 +36,7 @@ import chess.engine
 import numpy as np
 from tqdm import tqdm
 
+import common.journal
 from casebase.format import Casebase, encode_move
 from casebase.profile_checks import PLAY_DTYPES
 from casebase.profilefile import with_profile
@@ -56,8 +57,8 @@ from profiling.journal import Journal
 from profiling.judging import MAX_MS, case_keys
 from profiling.workers import HERE, Engines, JudgeFailed, Verdict, Where, quit_engine, verdicts
 
-#: The header's ``journal`` value of a play-time journal.
-PLAY_JOURNAL = "cbr-chess-play-journal"
+#: The header's ``journal`` value of a play-time journal (defined beside the journal, for its readers).
+PLAY_JOURNAL = common.journal.PLAY_JOURNAL
 
 
 @dataclass(frozen=True)

@@ -26,14 +26,11 @@ from tqdm import tqdm
 
 from casebase.speed import speed_of
 from common.files import file_sha256, write_atomic
-from common.journal import read_journal
+from common.journal import PLAY_JOURNAL, read_journal
 from engine.outside.launch import launch
 from engine.outside.shallow import searched_scores
 from engine.style.chooser import SHALLOW_DEPTHS
 from learn.chooser.records import RECORDS, RecordError
-
-#: The play-time record's header value (profiling.play.PLAY_JOURNAL; learn does not import profiling).
-PLAY_JOURNAL = "cbr-chess-play-journal"
 
 
 def _games(pgn: Path) -> list[chess.pgn.Game]:
