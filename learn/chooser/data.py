@@ -29,7 +29,6 @@ from typing import Any
 
 import chess
 import chess.engine
-import numpy as np
 from tqdm import tqdm
 
 from casebase.checks import CasebaseError
@@ -38,14 +37,11 @@ from common.cli import positive_int
 from common.files import file_sha256
 from common.journal import Journal, JournalError
 from common.paths import casebase_path
-from engine.agents.factory import Loader, make_agent
-from engine.agents.guided import GuidedAgent
-from engine.agents.options import OptionValue
+from engine.agents.factory import Loader, judged_choice, play_time_agent
 from engine.outside.judge import JudgeError
 from engine.outside.launch import LaunchError, launch
 from engine.outside.shallow import searched_scores
-from engine.search.limits import SearchLimits
-from engine.style.calibration import PLAY_JUDGE_DEPTH, judged_candidates
+from engine.style.calibration import PLAY_JUDGE_DEPTH
 from engine.style.chooser import SHALLOW_DEPTHS
 from engine.style.model import ModelError
 from engine.uci.explain import note_text
@@ -92,17 +88,14 @@ class Recorder:
     def __init__(self, settings: Settings) -> None:
         self.settings, self.loader = settings, Loader()
         self.casebase = Casebase.load(settings.casebase, tell=False)
-        values: dict[str, OptionValue] = {"Mode": "guided", "Judge": settings.judge, "JudgeDepth": settings.judge_depth,
-                                          "Selection": "calibrated", "Seed": settings.seed}
-        agent = make_agent(values, self.casebase, self.loader).agent
-        assert isinstance(agent, GuidedAgent) and agent.judge is not None
-        self.agent, self.judge = agent, agent.judge
         try:
-            self.judge.start()
+            self.agent = play_time_agent(self.casebase, self.loader, settings.judge, settings.judge_depth, settings.seed)
             self.referee = launch([settings.judge], own_group=True)
         except (JudgeError, LaunchError) as exc:
             self.loader.close()
             raise DataError(f"judge {settings.judge} could not be started: {exc}") from None
+        assert self.agent.judge is not None
+        self.judge = self.agent.judge
         sources = [str(s.get("sha256") or s.get("name"))[:16] for s in self.casebase.meta["sources"]]
         self.games = {f"{sources[s]}/{i}": g for g, (s, i) in enumerate(zip(
             self.casebase.games["source"].tolist(), self.casebase.games["index"].tolist(), strict=True))}
@@ -116,14 +109,9 @@ class Recorder:
 
     def _entry(self, position: Position) -> dict[str, Any]:
         board, played = chess.Board(position.fen), chess.Move.from_uci(position.played)
-        self.agent.new_game(self.settings.seed)  # each position its own draws: a resumed run records the same
-        game = self.games.get(position.key.rsplit("/", 1)[0])  # its own game held out where the casebase has it
-        self.agent.held_out = None if game is None else np.flatnonzero(np.asarray(self.casebase.game) == game)
-        proposal, result, judged_by, notes = self.agent.assess(board, list(board.legal_moves),
-                                                           SearchLimits(depth=self.settings.judge_depth))
-        moves, scores, prior = judged_candidates(proposal, result)
-        if judged_by is None or not moves:
-            raise JudgeError(f"the engine's judge scored nothing in {position.fen}: {' '.join(map(note_text, notes))}")
+        # each position its own draws (a resumed run records the same), its own game held out where the casebase has it
+        proposal, moves, scores, prior = judged_choice(self.agent, board, self.settings.seed,
+                                                       self.games.get(position.key.rsplit("/", 1)[0]), note_text)
         shallow = searched_scores(self.referee, board, moves, self.settings.shallow, position.key)
         index = moves.index(played) if played in moves else -1
         played_score = scores[index] if index >= 0 else searched_scores(
