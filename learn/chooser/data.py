@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -137,6 +137,20 @@ def model_sha256(casebase: str) -> str:
     return file_sha256(choose_model(Casebase.load(casebase, tell=False)).path)
 
 
+def _write(results: Iterator[tuple[str, dict[str, Any]] | Failed[Position]], journal: Journal, bar: tqdm) -> None:
+    """Each entry into ``journal`` as it comes back, its judge's name checked against the journal's."""
+    for result in results:
+        if isinstance(result, Failed):
+            raise DataError(result.reason)
+        name, entry = result
+        if journal.header.get("judge") not in (None, name):
+            raise DataError(f"{journal.path}: judged by {journal.header['judge']}, not {name}:"
+                            " delete it to start over, or judge with that engine")
+        journal.header["judge"] = name
+        journal.add(entry)
+        bar.update()
+
+
 def record(positions: Sequence[Position], journal: Journal, settings: Settings, *, workers: int = 1,
            progress: bool = True) -> list[dict[str, Any]]:
     """The entries of ``positions``, in order, judged where ``journal`` does not hold them yet."""
@@ -145,17 +159,12 @@ def record(positions: Sequence[Position], journal: Journal, settings: Settings, 
                file=sys.stderr, disable=not progress)
     try:
         if missing:
-            _, results = distribute(Recorder, (settings,), missing, workers=workers)
-            for result in results:
-                if isinstance(result, Failed):
-                    raise DataError(result.reason)
-                name, entry = result
-                if journal.header.get("judge") not in (None, name):
-                    raise DataError(f"{journal.path}: judged by {journal.header['judge']}, not {name}:"
-                                    " delete it to start over, or judge with that engine")
-                journal.header["judge"] = name
-                journal.add(entry)
-                bar.update()
+            _, results = distribute(Recorder, (settings,), missing, workers=min(workers, len(missing)))
+            try:
+                _write(results, journal, bar)
+            finally:  # closed now, not whenever collected: the workers and their engines end at once
+                if isinstance(results, Generator):
+                    results.close()
     except DataError as exc:
         raise DataError(f"{exc}; the {journal.judged()} positions judged are kept in {journal.path}:"
                         " run the same command again to go on") from None
