@@ -163,6 +163,9 @@ def test_a_chooser_file_reads_back_and_a_bad_one_is_refused(tmp_path):
     assert "another order" in refused("order.npz", names=np.array(FEATURES[::-1]))
     assert "not all finite" in refused("nan.npz", weights=np.full(len(FEATURES), np.nan))
     assert "damaged" in refused("meta.npz", meta=np.array("{not json"))
+    (tmp_path / "text.npz").write_text("weights: 1 2 3\n")  # numpy would take it for a pickle
+    with pytest.raises(ChooserError, match="text.npz: not a chooser file, or a damaged one \\(not an .npz archive\\)"):
+        Chooser.load(tmp_path / "text.npz")
     (tmp_path / "junk.npz").write_bytes(b"PK\x03\x04 this is no zip")
     for path in (tmp_path / "junk.npz", tmp_path / "none.npz"):
         with pytest.raises(ChooserError, match=str(path.name)):
