@@ -121,7 +121,8 @@ def play_time_agent(casebase: Casebase, loader: Loader, judge: str, judge_depth:
 def judged_choice(agent: GuidedAgent, board: chess.Board, seed: int, game: int | None,
                   describe: Callable[[Note], str]) -> tuple[Proposal, list[chess.Move], list[int], list[float]]:
     """What ``agent`` (:func:`play_time_agent`) chooses among in ``board``, assessed exactly as before
-    choosing a move, with its own draws from ``seed`` (a resumed run records the same) and the cases
+    choosing a move (but for the built-in search where the judge failed: this raises at once), with
+    its own draws from ``seed`` (a resumed run records the same) and the cases
     of the casebase's game ``game`` held out (None: none): the proposal, and the moves its judge
     scored exactly with their scores and prior (:func:`~engine.style.calibration.judged_candidates`).
     JudgeError where the judge scored nothing, saying why with its notes in words (``describe``:
@@ -135,7 +136,8 @@ def judged_choice(agent: GuidedAgent, board: chess.Board, seed: int, game: int |
     assert agent.casebase is not None
     agent.new_game(seed)
     agent.held_out = None if game is None else np.flatnonzero(np.asarray(agent.casebase.game) == game)
-    proposal, result, judged_by, notes = agent.assess(board, list(board.legal_moves), SearchLimits(depth=agent.judge_depth))
+    proposal, result, judged_by, notes = agent.assess(board, list(board.legal_moves), SearchLimits(depth=agent.judge_depth),
+                                                      fallback=False)
     moves, scores, prior = judged_candidates(proposal, result)
     if judged_by is None or not moves:
         raise JudgeError(f"the engine's judge scored nothing in {board.fen()}: {' '.join(map(describe, notes))}")
