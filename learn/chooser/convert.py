@@ -26,11 +26,11 @@ from tqdm import tqdm
 
 from casebase.speed import speed_of
 from common.files import file_sha256, write_atomic
-from common.journal import PLAY_JOURNAL, read_journal
+from common.journal import PLAY_JOURNAL
 from engine.outside.launch import launch
 from engine.outside.shallow import searched_scores
 from engine.style.chooser import SHALLOW_DEPTHS
-from learn.chooser.records import RECORDS, RecordError
+from learn.chooser.records import RECORDS, RecordError, read_entries
 
 
 def _games(pgn: Path) -> list[chess.pgn.Game]:
@@ -42,14 +42,7 @@ def convert(play: Path, pgn: Path, judge: str | None = None, casebase: str | Non
             progress: bool = True) -> list[dict[str, Any]]:
     """The records (header first) of the play-time record ``play`` of the expert's games ``pgn``, made by
     the engine on ``casebase`` (its name, for the header), with the shallow depths where a ``judge`` is given."""
-    try:
-        first, entries, bad = read_journal(play)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RecordError(f"{play}: cannot be read ({exc})") from None
-    if not isinstance(first, dict) or first.get("journal") != PLAY_JOURNAL:
-        raise RecordError(f"{play}: not a play-time record (python -m profiling --play)")
-    if bad:
-        raise RecordError(f"{play}:{bad[0]}: not a JSON line")
+    first, entries = read_entries(play, PLAY_JOURNAL, "a play-time record (python -m profiling --play)")
     digest = file_sha256(pgn)
     for number, entry in entries:  # before the PGN is parsed: another file's record is told at once
         if isinstance(entry, dict) and "moves" in entry and not digest.startswith(str(entry.get("key", "")).split("/")[0]):

@@ -62,16 +62,24 @@ def record_of(entry: dict[str, Any]) -> Record:
                     matrix, index, phase(board, ply))
 
 
-def read_records(path: Path) -> tuple[dict[str, Any], list[Record]]:
-    """The header and the positions of a record file (skipped positions left out)."""
+def read_entries(path: Path, kind: str, what: str) -> tuple[dict[str, Any], list[tuple[int, Any]]]:
+    """The header and the entries (with their line numbers) of the journal ``path`` of ``kind``
+    (:func:`common.journal.read_journal`); RecordError naming the file, and the line, where it is not
+    one (``what``: the file in words)."""
     try:
         header, entries, bad = read_journal(path)
     except (OSError, UnicodeDecodeError) as exc:
         raise RecordError(f"{path}: cannot be read ({exc})") from None
-    if not isinstance(header, dict) or header.get("journal") != RECORDS:
-        raise RecordError(f"{path}: not a chooser's records (its first line is not a {RECORDS} header)")
+    if not isinstance(header, dict) or header.get("journal") != kind:
+        raise RecordError(f"{path}: not {what} (its first line is not a {kind} header)")
     if bad:
         raise RecordError(f"{path}:{bad[0]}: not a JSON line")
+    return header, entries
+
+
+def read_records(path: Path) -> tuple[dict[str, Any], list[Record]]:
+    """The header and the positions of a record file (skipped positions left out)."""
+    header, entries = read_entries(path, RECORDS, "a chooser's records")
     positions = []
     for number, entry in entries:
         if isinstance(entry, dict) and "skip" in entry:
