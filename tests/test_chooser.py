@@ -257,3 +257,15 @@ def test_convert_with_a_judge_scores_each_candidate_at_the_shallow_depths(tmp_pa
     assert records[0]["shallow"] == [2, 6]
     scored = [r for r in records[1:] if "moves" in r]
     assert scored and all([len(r["shallow"][d]) for d in ("2", "6")] == [len(r["moves"])] * 2 for r in scored)
+
+
+def test_a_journal_passes_over_a_line_cut_off_anywhere_and_names_a_damaged_one(tmp_path):
+    from common.journal import Journal, JournalError
+
+    path = tmp_path / "j.jsonl"
+    header = {"journal": "test", "seed": 1}
+    path.write_text('{"journal": "test", "seed": 1}\n{"key": "a", "moves": []}\n{"key": "b", "mo\n{"key": "c", "moves": []}\n')
+    assert set(Journal(path, dict(header)).entries) == {"a", "c"}  # cut off, then resumed: b is judged again
+    path.write_text('{"journal": "test", "seed": 1}\n{"key": "a", "moves": []}\ngarbage\n')
+    with pytest.raises(JournalError, match="j.jsonl:3: not a JSON line"):
+        Journal(path, dict(header))
