@@ -18,14 +18,18 @@ import time
 
 import chess
 
+from casebase.checks import CasebaseError
 from casebase.format import Casebase
+from common.cli import positive_int
 from common.paths import casebase_path
 from engine.agents import defaults
 from engine.agents.base import Decision
 from engine.agents.factory import Loader, make_agent
 from engine.agents.options import OptionValue
 from engine.agents.record import Guided
+from engine.outside.judge import JudgeError
 from engine.search.limits import SearchLimits
+from engine.style.chooser import ChooserError
 
 #: A handful of positions: an opening, two middlegames, an endgame.
 POSITIONS = [
@@ -63,33 +67,40 @@ def main(argv: list[str] | None = None) -> int:
                         help="the chooser, as option Chooser (default auto: the shipped one)")
     parser.add_argument("--casebase", default=defaults.CASEBASE, metavar="X.npz", help="the expert")
     parser.add_argument("--card", action="store_true", help="also 40 moves in 90 minutes")
-    parser.add_argument("--positions", type=int, default=len(POSITIONS), help="how many of the positions")
+    parser.add_argument("--positions", type=positive_int, default=len(POSITIONS), help="how many of the positions")
     args = parser.parse_args(argv)
     loader = Loader()
     try:
-        if loader.chooser(args.chooser) is None:
-            print(f"error: --chooser {args.chooser} names no chooser (python -m learn.chooser fit makes one)",
-                  file=sys.stderr)
-            return 1
-        casebase = Casebase.load(casebase_path(args.casebase), tell=False)
-        loader.judge(args.judge, defaults.THREADS, defaults.HASH_MB).start()  # its start is not a move's time
-        boards = [chess.Board(fen) for fen in POSITIONS[:args.positions]]
-        print(f"{casebase.expert}, judge {args.judge}, chooser {args.chooser}; {len(boards)} positions, a game's"
-              " first move each\n")
-        print("| time control | without: median, max (ms) | with the chooser: median, max (ms) | depths 2, 6 seen |")
-        print("|---|---|---|---|")
-        for name, limits in (CONTROLS | (CARD if args.card else {})).items():
-            runs = {}
-            for chooser in (defaults.CHOOSER_OFF, args.chooser):
-                values: dict[str, OptionValue] = {"Mode": "guided", "Judge": args.judge, "Selection": "likely",
-                                                  "Chooser": chooser}
-                runs[chooser] = [timed(values, casebase, loader, board, limits) for board in boards]
-            cells = [f"{1000 * statistics.median(s for s, _ in run):.0f}, {1000 * max(s for s, _ in run):.0f}"
-                     for run in runs.values()]
-            seen = sum(shallow_done(d) for _, d in runs[args.chooser])
-            print(f"| {name} | {cells[0]} | {cells[1]} | {seen} of {len(boards)} |")
+        return _table(args, loader)
+    except (ChooserError, CasebaseError, JudgeError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     finally:
         loader.close()
+
+
+def _table(args: argparse.Namespace, loader: Loader) -> int:
+    if loader.chooser(args.chooser) is None:
+        print(f"error: --chooser {args.chooser} names no chooser (python -m learn.chooser fit makes one)",
+              file=sys.stderr)
+        return 1
+    casebase = Casebase.load(casebase_path(args.casebase), tell=False)
+    loader.judge(args.judge, defaults.THREADS, defaults.HASH_MB).start()  # its start is not a move's time
+    boards = [chess.Board(fen) for fen in POSITIONS[:args.positions]]
+    print(f"{casebase.expert}, judge {args.judge}, chooser {args.chooser}; {len(boards)} positions, a game's"
+          " first move each\n")
+    print("| time control | without: median, max (ms) | with the chooser: median, max (ms) | depths 2, 6 seen |")
+    print("|---|---|---|---|")
+    for name, limits in (CONTROLS | (CARD if args.card else {})).items():
+        runs = {}
+        for chooser in (defaults.CHOOSER_OFF, args.chooser):
+            values: dict[str, OptionValue] = {"Mode": "guided", "Judge": args.judge, "Selection": "likely",
+                                              "Chooser": chooser}
+            runs[chooser] = [timed(values, casebase, loader, board, limits) for board in boards]
+        cells = [f"{1000 * statistics.median(s for s, _ in run):.0f}, {1000 * max(s for s, _ in run):.0f}"
+                 for run in runs.values()]
+        seen = sum(shallow_done(d) for _, d in runs[args.chooser])
+        print(f"| {name} | {cells[0]} | {cells[1]} | {seen} of {len(boards)} |")
     return 0
 
 

@@ -4,7 +4,9 @@ user who stops loses nothing finished (the error profile's, docs/strength.md §1
 The first line is the header: what kind of journal it is (its ``journal`` value) and what the
 entries depend on; a journal of another kind or other settings is refused, except for its
 ``judge``, which the caller checks once the judge has said its name. Each entry is flushed and
-synced before it counts, and a cut-off last line (a killed writer's) is ignored.
+synced before it counts, and a line a killed writer cut off is ignored: at the end, or anywhere
+once a resumed run has written on after it (:func:`read_journal`, which the journals' other
+readers share).
 """
 
 from __future__ import annotations
@@ -14,9 +16,40 @@ import os
 from pathlib import Path
 from typing import Any, ClassVar
 
+#: The header's ``journal`` value of a play-time journal (``python -m profiling --play``), here because
+#: its writer (:mod:`profiling.play`) and a reader (:mod:`learn.chooser.convert`) may not import each other.
+PLAY_JOURNAL = "cbr-chess-play-journal"
+
 
 class JournalError(Exception):
     """A file that is not a journal of this kind, or one of other settings; the message says which."""
+
+
+def cut_off(line: str) -> bool:
+    """Whether ``line`` (not JSON) is what a killed writer leaves: the start of an entry's object."""
+    return line.lstrip().startswith("{")
+
+
+def read_journal(path: Path) -> tuple[Any, list[tuple[int, Any]], list[int]]:
+    """The first line of the JSON-lines file ``path`` (None where it is not JSON), the other lines
+    each with its number (from 1), blank lines and the lines a killed writer cut off (:func:`cut_off`)
+    passed over, and the numbers of the lines that are neither JSON nor cut off (OSError and
+    UnicodeDecodeError where the file cannot be read)."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    try:
+        header = json.loads(lines[0])
+    except json.JSONDecodeError:
+        header = None
+    entries, bad = [], []
+    for number, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        try:
+            entries.append((number, json.loads(line)))
+        except json.JSONDecodeError:
+            if not cut_off(line):
+                bad.append(number)
+    return header, entries, bad
 
 
 class Journal:
@@ -38,12 +71,7 @@ class Journal:
         return str(kind)
 
     def _read(self) -> None:
-        with open(self.path, encoding="utf-8") as f:
-            lines = f.read().split("\n")
-        try:
-            header = json.loads(lines[0])
-        except json.JSONDecodeError:
-            header = None
+        header, entries, bad = read_journal(self.path)
         kind = self.header.get("journal", self.default_kind)
         if not isinstance(header, dict) or header.get("journal") != kind:
             raise self.error(f"{self.path}: not a {self.describe(kind)} journal; move it away or name another")
@@ -52,13 +80,12 @@ class Journal:
                 raise self.error(
                     f"{self.path}: a journal of other settings ({key} {header.get(key)!r}, not {value!r});"
                     " delete it to start over, or give the settings it was made with")
+        if bad:
+            raise self.error(f"{self.path}:{bad[0]}: not a JSON line (the file is damaged); move it away or name another")
         self.header["judge"] = header.get("judge")
-        for line in lines[1:]:
-            try:
-                entry = json.loads(line)
+        for _, entry in entries:
+            if isinstance(entry, dict) and "key" in entry:
                 self.entries[str(entry["key"])] = entry
-            except (json.JSONDecodeError, KeyError, TypeError):
-                continue  # the line a killed writer left half-written
 
     def usable(self, key: str) -> bool:
         """Whether ``key`` is done, or not yet known to be unusable (a skipped item is not)."""

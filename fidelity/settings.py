@@ -132,7 +132,7 @@ class FidelitySettings:
     @property
     def _chooser_file(self) -> bool:
         """Whether option Chooser names a file of its own (shipped to a cluster's nodes with the casebase)."""
-        return self.chooser not in (defaults.CHOOSER_AUTO, defaults.CHOOSER_OFF)
+        return self.chooser not in (defaults.CHOOSER_AUTO, defaults.CHOOSER_OFF, "")
 
     def programs(self) -> list[str]:
         return [self.judge] if self.judge else []

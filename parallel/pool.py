@@ -28,16 +28,23 @@ class Worker(Protocol[T_contra, R_co]):
     def close(self) -> None: ...
 
 
-# This process's worker, made by the pool's initializer.
+# This process's worker, made by the pool's initializer, or why it could not be made.
 _worker: Worker[Any, Any] | None = None
+_failure: BaseException | None = None
 #: Seconds between a worker's looks at whether the process that started it still runs.
 PARENT_POLL = 0.5
 
 
 def _start(make: Callable[..., Worker[Any, Any]], args: tuple[Any, ...]) -> None:
-    global _worker
+    global _worker, _failure
     threading.Thread(target=_end_with, args=(os.getppid(),), name="parent watch", daemon=True).start()
-    _worker = make(*args)
+    try:
+        _worker = make(*args)
+    except Exception as exc:  # noqa: BLE001 - raised at the first item, in the caller's process
+        # An initializer that raises ends its process, and the pool starts another in its place,
+        # forever: the caller would wait for nothing. The first item raises it instead.
+        _failure = exc
+        return
     # Close this worker (quit its engine processes) when the pool shuts the process down.
     multiprocessing.util.Finalize(_worker, _worker.close, exitpriority=10)
 
@@ -52,6 +59,8 @@ def _end_with(parent: int) -> None:
 
 
 def _do(item: Any) -> Any:
+    if _failure is not None:
+        raise _failure
     assert _worker is not None
     return _worker(item)
 

@@ -36,17 +36,17 @@ import chess.engine
 import numpy as np
 from tqdm import tqdm
 
+import common.journal
 from casebase.format import Casebase, encode_move
 from casebase.profile_checks import PLAY_DTYPES
 from casebase.profilefile import with_profile
-from engine.agents.factory import Loader, make_agent
+from engine.agents.factory import Loader, judged_choice, play_time_agent
 from engine.agents.guided import GuidedAgent
-from engine.agents.options import OptionValue
 from engine.outside.judge import JudgeError
 from engine.outside.launch import LaunchError, launch
 from engine.search.limits import SearchLimits, to_limit
 from engine.search.scores import from_pov_score
-from engine.style.calibration import CALIBRATION_POSITIONS, PLAY_JUDGE_DEPTH, judged_candidates
+from engine.style.calibration import CALIBRATION_POSITIONS, PLAY_JUDGE_DEPTH
 from engine.style.personal import SUFFIX, choose_model
 from engine.style.profile import Profile, position
 from engine.uci.explain import note_text
@@ -56,8 +56,8 @@ from profiling.journal import Journal
 from profiling.judging import MAX_MS, case_keys
 from profiling.workers import HERE, Engines, JudgeFailed, Verdict, Where, quit_engine, verdicts
 
-#: The header's ``journal`` value of a play-time journal.
-PLAY_JOURNAL = "cbr-chess-play-journal"
+#: The header's ``journal`` value of a play-time journal (defined beside the journal, for its readers).
+PLAY_JOURNAL = common.journal.PLAY_JOURNAL
 
 
 @dataclass(frozen=True)
@@ -144,13 +144,9 @@ class PositionPlayer:
     def _start(self) -> tuple[GuidedAgent, chess.engine.SimpleEngine]:
         self.casebase = Casebase.load(self.files.casebase, tell=False)
         self.loader = Loader()
-        values: dict[str, OptionValue] = {"Mode": "guided", "Judge": self.judge, "JudgeDepth": self.settings.judge_depth,
-                                          "Selection": "calibrated", "Seed": self.settings.seed,
-                                          **({} if self.files.tables is None else {"Tables": self.files.tables})}
-        agent = make_agent(values, self.casebase, self.loader).agent
-        assert isinstance(agent, GuidedAgent) and agent.judge is not None
         try:
-            agent.judge.start()  # one refused (slow to answer uciok, say) would leave the built-in search at the judge's depth
+            agent = play_time_agent(self.casebase, self.loader, self.judge, self.settings.judge_depth, self.settings.seed,
+                                    self.files.tables)
             referee = launch([self.referee_command], own_group=True)
         except (JudgeError, LaunchError) as exc:
             self.close()
@@ -164,15 +160,9 @@ class PositionPlayer:
         i, key, board, judged_moves, judged_scores, held_out = item
         agent, referee = self.started or self._start()
         try:
-            agent.new_game(self.settings.seed + i)  # each position its own draws: a resumed run records the same
-            if held_out is not None:  # the position's own game held out: its case would propose the answer
-                games = np.asarray(self.casebase.game)
-                agent.held_out = np.flatnonzero(games == games[held_out])
-            proposal, result, judged_by, notes = agent.assess(board, list(board.legal_moves),
-                                                              SearchLimits(depth=self.settings.judge_depth))
-            moves, scores, prior = judged_candidates(proposal, result)
-            if judged_by is None or not moves:
-                raise ProfileError(f"the engine's judge scored nothing in {board.fen()}: {' '.join(note_text(n) for n in notes)}")
+            game = None if held_out is None else int(np.asarray(self.casebase.game)[held_out])
+            # each position its own draws; its own game held out: its case would propose the answer
+            _, moves, scores, prior = judged_choice(agent, board, self.settings.seed + i, game, note_text)
             judged = _profile_scores(referee, dict(zip(judged_moves, judged_scores)), self.depth, board, moves)
         except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError, JudgeError) as exc:
             self.close()

@@ -110,10 +110,12 @@ def verdicts(make: Callable[..., Worker[T, Verdict]], args: tuple[Any, ...], ite
 
 
 def add_where_arguments(parser: argparse.ArgumentParser) -> None:
-    """Where the judging runs, as every command that judges takes it (--workers, --cluster)."""
-    parser.add_argument("--workers", type=positive_int, default=HERE.workers, metavar="N",
+    """Where the judging runs, as every command that judges takes it (--workers or --cluster: on a
+    cluster, the cluster's nodes say how many tasks run at once)."""
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=positive_int, default=HERE.workers, metavar="N",
                         help="judge on N local worker processes, each with its own judge (default 1)")
-    parser.add_argument("--cluster", metavar="ADDRESS",
+    where.add_argument("--cluster", metavar="ADDRESS",
                         help="judge on the Ray cluster at ADDRESS (auto, HOST:PORT or ray://HOST:PORT; docs/cluster.md):"
                              " the judge must be on every node")
 

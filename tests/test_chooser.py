@@ -23,7 +23,7 @@ from engine.style.prior import Proposal
 from learn.chooser.convert import convert, write_records
 from learn.chooser.evaluate import evaluate, likely_chances
 from learn.chooser.fit import fit, log_likelihood, stack
-from learn.chooser.records import Position, RecordError, read_records
+from learn.chooser.records import Record, RecordError, read_records
 
 ROOT = Path(__file__).resolve().parent.parent
 COLUMN = {name: i for i, name in enumerate(FEATURES)}
@@ -107,7 +107,7 @@ SCALES = np.geomspace(0.05, 20, len(FEATURES))
 OFFSETS = np.linspace(-3, 3, len(FEATURES))
 
 
-def simulated(weights: np.ndarray, positions: int, seed: int) -> list[Position]:
+def simulated(weights: np.ndarray, positions: int, seed: int) -> list[Record]:
     """Positions of random candidates whose played move is drawn from the chooser of ``weights``."""
     rng = np.random.default_rng(seed)
     made = []
@@ -115,7 +115,7 @@ def simulated(weights: np.ndarray, positions: int, seed: int) -> list[Position]:
         n = int(rng.integers(2, 9))
         matrix = OFFSETS + SCALES * rng.normal(size=(n, len(FEATURES)))
         p = Chooser(FEATURES, weights).probabilities(matrix)
-        made.append(Position(f"sim/{i}/30", chess.Board(), [chess.Move.null()] * n, [0] * n, [1.0] * n, matrix,
+        made.append(Record(f"sim/{i}/30", chess.Board(), [chess.Move.null()] * n, [0] * n, [1.0] * n, matrix,
                              int(rng.choice(n, p=p)), Phase.MIDDLEGAME))
     return made
 
@@ -123,7 +123,7 @@ def simulated(weights: np.ndarray, positions: int, seed: int) -> list[Position]:
 def test_the_fit_recovers_the_weights_it_was_simulated_from():
     truth = np.random.default_rng(7).normal(scale=0.7, size=len(FEATURES)) / SCALES
     positions = simulated(truth, 4000, seed=11)
-    positions[0] = Position("sim/x/30", chess.Board(), [chess.Move.null()] * 2, [0, 0], [1.0, 1.0],
+    positions[0] = Record("sim/x/30", chess.Board(), [chess.Move.null()] * 2, [0, 0], [1.0, 1.0],
                             np.zeros((2, len(FEATURES))), -1, positions[0].phase)  # the played move no candidate
     fitted = fit(positions, l2=1e-6)
     assert (fitted.positions, fitted.left_out) == (3999, 1)
@@ -163,6 +163,9 @@ def test_a_chooser_file_reads_back_and_a_bad_one_is_refused(tmp_path):
     assert "another order" in refused("order.npz", names=np.array(FEATURES[::-1]))
     assert "not all finite" in refused("nan.npz", weights=np.full(len(FEATURES), np.nan))
     assert "damaged" in refused("meta.npz", meta=np.array("{not json"))
+    (tmp_path / "text.npz").write_text("weights: 1 2 3\n")  # numpy would take it for a pickle
+    with pytest.raises(ChooserError, match="text.npz: not a chooser file, or a damaged one \\(not an .npz archive\\)"):
+        Chooser.load(tmp_path / "text.npz")
     (tmp_path / "junk.npz").write_bytes(b"PK\x03\x04 this is no zip")
     for path in (tmp_path / "junk.npz", tmp_path / "none.npz"):
         with pytest.raises(ChooserError, match=str(path.name)):
@@ -191,6 +194,8 @@ def test_records_read_back_and_a_broken_line_is_named(kosteniuk_records, tmp_pat
         read_records(broken)
     broken.write_text("\n".join([*lines[:5], lines[5][:40]]))  # a killed writer's last line
     assert len(read_records(broken)[1]) == 4
+    broken.write_text("\n".join([*lines[:3], lines[3][:40], *lines[4:6]]))  # cut off, then resumed (Journal.add)
+    assert [p.key for p in read_records(broken)[1]] == [json.loads(line)["key"] for line in (*lines[1:3], *lines[4:6])]
 
 
 def test_likely_is_the_engines_own_argmax(kosteniuk_records):
@@ -231,8 +236,36 @@ def test_convert_passes_over_a_cut_off_line_and_refuses_another_file(tmp_path):
     cut.write_text("\n".join([*lines[:3], lines[3][:30]]))
     records = convert(cut, ROOT / "data/experts/kosteniuk-2200.pgn", progress=False)
     assert [r.get("key") for r in records[1:]] == [json.loads(line)["key"] for line in lines[1:3]]
-    cut.write_text("\n".join([lines[0], lines[1][:30], *lines[2:]]))
+    cut.write_text("\n".join([lines[0], lines[1][:30], *lines[2:4]]))  # cut off, then resumed
+    records = convert(cut, ROOT / "data/experts/kosteniuk-2200.pgn", progress=False)
+    assert [r.get("key") for r in records[1:]] == [json.loads(line)["key"] for line in lines[2:4]]
+    cut.write_text("\n".join([lines[0], "garbage", *lines[2:]]))
     with pytest.raises(RecordError, match="cut.jsonl:2"):
         convert(cut, ROOT / "data/experts/kosteniuk-2200.pgn", progress=False)
     with pytest.raises(RecordError, match="another file"):
         convert(play, ROOT / "data/experts/carlsen-2800.pgn", progress=False)
+
+
+def test_convert_with_a_judge_scores_each_candidate_at_the_shallow_depths(tmp_path):
+    from test_profiling import scripted
+
+    play = ROOT / "data/profiles/kosteniuk-2200.heldout.play.jsonl"
+    lines = play.read_text().split("\n")
+    cut = tmp_path / "two.jsonl"
+    cut.write_text("\n".join(lines[:3]) + "\n")
+    records = convert(cut, ROOT / "data/experts/kosteniuk-2200.pgn", scripted(tmp_path), progress=False)
+    assert records[0]["shallow"] == [2, 6]
+    scored = [r for r in records[1:] if "moves" in r]
+    assert scored and all([len(r["shallow"][d]) for d in ("2", "6")] == [len(r["moves"])] * 2 for r in scored)
+
+
+def test_a_journal_passes_over_a_line_cut_off_anywhere_and_names_a_damaged_one(tmp_path):
+    from common.journal import Journal, JournalError
+
+    path = tmp_path / "j.jsonl"
+    header = {"journal": "test", "seed": 1}
+    path.write_text('{"journal": "test", "seed": 1}\n{"key": "a", "moves": []}\n{"key": "b", "mo\n{"key": "c", "moves": []}\n')
+    assert set(Journal(path, dict(header)).entries) == {"a", "c"}  # cut off, then resumed: b is judged again
+    path.write_text('{"journal": "test", "seed": 1}\n{"key": "a", "moves": []}\ngarbage\n')
+    with pytest.raises(JournalError, match="j.jsonl:3: not a JSON line"):
+        Journal(path, dict(header))

@@ -15,7 +15,7 @@ from test_profiling import scripted
 
 from casebase.names import NameMatcher
 from common.journal import Journal, JournalError
-from learn.chooser.data import JOURNAL, Recorder, Settings, header, main, record
+from learn.chooser.data import JOURNAL, DataError, Recorder, Settings, header, main, record
 from learn.chooser.positions import Filter, open_pgn, sample, scan
 
 STOCKFISH = shutil.which("stockfish") or "/usr/games/stockfish"
@@ -173,3 +173,16 @@ def test_the_command_records_positions_judged_by_stockfish(pgn, kosteniuk_caseba
     assert head["judge"].startswith("Stockfish") and head["judge_depth"] == 10 and head["shallow"] == [2, 6]
     assert len(entries) == 2 and all(len(e["moves"]) >= 1 and e["played"] for e in entries)
     assert "2 positions recorded" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_judge_that_dies_in_one_of_two_workers_keeps_what_was_judged(recorded, tmp_path):
+    settings, sources, positions, entries, _ = recorded
+    dying = Settings(scripted(tmp_path, "--crash-after", "4"), settings.casebase, seed=0)
+    journal = Journal(tmp_path / "dying.jsonl", header(settings, sources, None, "model"))
+    with pytest.raises(DataError, match=r"judge .* failed .*; the \d+ positions judged are kept in .*dying.jsonl"):
+        record(positions, journal, dying, workers=2, progress=False)
+    kept = dict(journal.entries)
+    assert len(kept) < len(positions) and all(entry in entries for entry in kept.values())
+    assert record(positions, Journal(journal.path, header(settings, sources, None, "model")), settings,
+                  workers=2, progress=False) == entries  # the same command goes on to the same records

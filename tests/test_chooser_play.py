@@ -230,6 +230,20 @@ def test_the_chooser_plays_selection_likely_with_a_judge_alone(kosteniuk_casebas
 
         assert chooser() is not None
         assert chooser(Chooser="off") is None and chooser(Judge="") is None and chooser(Selection="calibrated") is None
-        assert chooser(UCI_LimitStrength=True) is None  # a rating is the error model's
+        assert chooser(Chooser="") is None  # a GUI's cleared field is off, not a file named ""
+        told: list[str] = []
+        loader.tell = told.append  # type: ignore[method-assign]
+        assert chooser(UCI_LimitStrength=True) is None  # a rating is the error model's, and that is said
+        assert any(line.startswith("Chooser: not played at a rating") for line in told)
     finally:
         loader.close()
+
+
+def test_one_candidate_is_chosen_without_the_shallow_searches(contrary):
+    chooser, _ = contrary
+    board, moves = _after_e4()
+    result = SearchResult(move=moves[0], score=10, depth=4, seldepth=4, nodes=1, seconds=0.0, pv=[moves[0]],
+                          scores={moves[0]: RootScore(10, True)}, tolerance=25)
+    judge = Judge(JudgeSettings("/nonexistent/judge"))  # never started: it is not asked
+    chances, said, notes = chooser_chances(chooser, judge, board, Proposal(prior={moves[0]: 1.0}), result, 1.0, None)
+    assert chances == {moves[0]: 1.0} and said.depths == [] and said.missing and not notes

@@ -63,3 +63,29 @@ def test_the_workers_end_when_their_parent_is_killed(tmp_path):
         for pid in [int(name) for name in os.listdir(folder)]:
             if running(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+REFUSING = textwrap.dedent('''
+    import sys
+    from parallel.pool import unordered_map
+
+    class Refusing:
+        """A worker that cannot be made (a judge that does not start)."""
+        def __init__(self):
+            raise ValueError("no judge here")
+
+    if __name__ == "__main__":
+        try:
+            list(unordered_map(Refusing, (), range(4), workers=2))
+        except ValueError as exc:
+            print(f"raised: {exc}")
+''')
+
+
+def test_a_worker_that_cannot_be_made_raises_instead_of_being_started_again_forever(tmp_path):
+    # a pool's initializer that raises ends its process, and the pool starts another in its place
+    script = tmp_path / "refusing.py"
+    script.write_text(REFUSING, encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert done.returncode == 0 and "raised: no judge here" in done.stdout

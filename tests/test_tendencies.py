@@ -17,7 +17,7 @@ from casebase.phases import Phase
 from engine.style.chooser import FEATURES, Chooser
 from engine.style.tendencies import MOVE_COLUMNS, MOVE_FEATURES, Tendencies, Tendency, TendencyError, describe_expert
 from learn.chooser.__main__ import main as chooser_main
-from learn.chooser.records import Position
+from learn.chooser.records import Record
 from learn.chooser.tendencies import chunks, fit_tendencies, fit_tendency, identification, rank
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,7 +34,7 @@ def deviation(**odds: float) -> np.ndarray:
     return d
 
 
-def simulated(d: np.ndarray, positions: int, seed: int, games: int = 1) -> list[Position]:
+def simulated(d: np.ndarray, positions: int, seed: int, games: int = 1) -> list[Record]:
     """Positions of random candidates (random prior and loss, each move feature present at random,
     distance 1..7), the move played drawn from the shared chooser plus deviations ``d``; the positions
     spread over ``games`` games by their keys."""
@@ -48,7 +48,7 @@ def simulated(d: np.ndarray, positions: int, seed: int, games: int = 1) -> list[
         x[:, MOVE_COLUMNS] = rng.random((n, len(MOVE_FEATURES))) < 0.3
         x[:, FEATURES.index("distance")] = rng.integers(1, 8, n)
         p = Chooser(FEATURES, SHARED.weights + np.bincount(MOVE_COLUMNS, d, len(FEATURES))).probabilities(x)
-        made.append(Position(f"sim/{i % games}/{i}", chess.Board(), [chess.Move.null()] * n, [0] * n, [1.0] * n, x,
+        made.append(Record(f"sim/{i % games}/{i}", chess.Board(), [chess.Move.null()] * n, [0] * n, [1.0] * n, x,
                              int(rng.choice(n, p=p)), Phase.MIDDLEGAME))
     return made
 

@@ -4,7 +4,7 @@ and a judge, the chance of each judged move under the chooser's conditional logi
 judge's scores, the prior and the cases' vote, and the candidates' scores at the shallow depths from
 the judge itself (:mod:`engine.outside.shallow`), which get at most :data:`SHALLOW_SHARE` of what is
 left of the move's time. Where they are not done (stop, no time, the judge's fault) their features are
-0 and the record says why.
+0 and the record says why; with one candidate alone they are not searched (its chance is 1).
 """
 
 from __future__ import annotations
@@ -37,6 +37,8 @@ def chooser_chances(chooser: Chooser, judge: Judge, board: chess.Board, proposal
         return {}, ByChooser([], "no move was scored exactly"), []
     notes: list[Note] = []
     missing = None
+    if len(moves) == 1:  # every column cancels in the softmax: nothing to search for
+        return {moves[0]: 1.0}, ByChooser([], "one move was scored exactly"), []
     try:
         shallow = shallow_scores(judge, board, moves, SHALLOW_DEPTHS, None if seconds is None else
                                  SHALLOW_SHARE * seconds, stop)

@@ -5,7 +5,10 @@ all call :func:`make_agent`, so the same options give the same agent everywhere.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+import chess
 
 from casebase.format import Casebase
 from endgame.syzygy import SyzygyTables
@@ -16,6 +19,11 @@ from engine.agents.options import OptionValue
 from engine.outside.judge import Judge, JudgeSettings
 from engine.style.chooser import Chooser, chooser_path
 from engine.style.model import StyleModel
+
+if TYPE_CHECKING:
+    from engine.agents.guided import GuidedAgent
+    from engine.agents.record import Note
+    from engine.style.prior import Proposal
 
 
 def option_values(overrides: Mapping[str, OptionValue] | None = None) -> dict[str, OptionValue]:
@@ -92,3 +100,45 @@ class Loader:
         for judge in self._judges.values():
             judge.close()
         self._judges.clear()
+
+
+def play_time_agent(casebase: Casebase, loader: Loader, judge: str, judge_depth: int, seed: int,
+                    tables: str | None = None) -> GuidedAgent:
+    """The guided agent whose choices the play-time record (:mod:`profiling.play`, strength.md §3) and
+    the chooser's records (:mod:`learn.chooser.data`) hold: Mode guided, ``judge`` at ``judge_depth``,
+    Selection calibrated, ``seed``; its judge started (JudgeError where it cannot be)."""
+    from engine.agents.guided import GuidedAgent
+
+    values: dict[str, OptionValue] = {"Mode": "guided", "Judge": judge, "JudgeDepth": judge_depth,
+                                      "Selection": "calibrated", "Seed": seed,
+                                      **({} if tables is None else {"Tables": tables})}
+    agent = make_agent(values, casebase, loader).agent
+    assert isinstance(agent, GuidedAgent) and agent.judge is not None
+    agent.judge.start()  # one refused (slow to answer uciok, say) would leave the built-in search at the judge's depth
+    return agent
+
+
+def judged_choice(agent: GuidedAgent, board: chess.Board, seed: int, game: int | None,
+                  describe: Callable[[Note], str]) -> tuple[Proposal, list[chess.Move], list[int], list[float]]:
+    """What ``agent`` (:func:`play_time_agent`) chooses among in ``board``, assessed exactly as before
+    choosing a move (but for the built-in search where the judge failed: this raises at once), with
+    its own draws from ``seed`` (a resumed run records the same) and the cases
+    of the casebase's game ``game`` held out (None: none): the proposal, and the moves its judge
+    scored exactly with their scores and prior (:func:`~engine.style.calibration.judged_candidates`).
+    JudgeError where the judge scored nothing, saying why with its notes in words (``describe``:
+    :func:`engine.uci.explain.note_text`, a layer above the agents)."""
+    import numpy as np
+
+    from engine.outside.judge import JudgeError
+    from engine.search.limits import SearchLimits
+    from engine.style.calibration import judged_candidates
+
+    assert agent.casebase is not None
+    agent.new_game(seed)
+    agent.held_out = None if game is None else np.flatnonzero(np.asarray(agent.casebase.game) == game)
+    proposal, result, judged_by, notes = agent.assess(board, list(board.legal_moves), SearchLimits(depth=agent.judge_depth),
+                                                      fallback=False)
+    moves, scores, prior = judged_candidates(proposal, result)
+    if judged_by is None or not moves:
+        raise JudgeError(f"the engine's judge scored nothing in {board.fen()}: {' '.join(map(describe, notes))}")
+    return proposal, moves, scores, prior

@@ -189,11 +189,13 @@ class GuidedAgent(CaseAgent):
     # -- the move ----------------------------------------------------------------------
 
     def assess(self, board: chess.Board, candidates: list[chess.Move], limits: SearchLimits | None,
-               stop: threading.Event | None = None, on_iteration: IterationCallback | None = None
-               ) -> tuple[Proposal, SearchResult, str | None, list[Note]]:
+               stop: threading.Event | None = None, on_iteration: IterationCallback | None = None, *,
+               fallback: bool = True) -> tuple[Proposal, SearchResult, str | None, list[Note]]:
         """What a move is chosen from (search.md §1–2): the prior over ``candidates``, the judge's
         scores (or the built-in search's, where there is no judge or it failed), the judge's name
-        when it scored them, and what went wrong with it. The play-time calibration records this."""
+        when it scored them, and what went wrong with it. The play-time calibration records this;
+        it wants the judge's scores alone (``fallback`` False: no built-in search, which at the
+        judge's depth would take minutes to be thrown away, but a result that scores nothing)."""
         started = time.monotonic()
         proposal = self.propose(board, candidates, stop)
         budget = search_budget(limits, board.turn, time.monotonic() - started)
@@ -201,6 +203,10 @@ class GuidedAgent(CaseAgent):
         if judged is not None:
             assert self.judge is not None
             return proposal, judged, self.judge.name, notes
+        if not fallback:
+            nothing = SearchResult(move=None, score=None, depth=0, seldepth=0, nodes=0, seconds=time.monotonic() - started,
+                                   pv=[], scores={})
+            return proposal, nothing, None, notes
         if notes:  # the judge failed during this move: the built-in search gets what is left
             budget = search_budget(limits, board.turn, time.monotonic() - started)
         result = self.searcher.search(

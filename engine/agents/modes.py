@@ -114,6 +114,7 @@ def _style_model(setting: str, casebase: Casebase | None, resources: Resources) 
 
 def _guided_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], resources: Resources) -> Agent:
     from engine.agents.guided import GuidedAgent
+    from engine.style.chooser import chooser_path
 
     if casebase is not None and casebase.profile_problem is not None:  # its cases play on, uncalibrated
         from engine.style.profile import refusal
@@ -150,6 +151,8 @@ def _guided_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], 
     )
     if rating is not None and agent.calibration is not None:
         resources.tell(f"strength limited to {rating}: {agent.calibration.source}")
+        if selection is Selection.LIKELY and values["Judge"] and chooser_path(str(values["Chooser"])) is not None:
+            resources.tell("Chooser: not played at a rating (UCI_LimitStrength): the error model's likeliest move")
     elif agent.calibration is not None:  # Selection calibrated or likely: the strength the profile implies
         why = "Selection auto, with a judge and the casebase's error profile: " if selection is Selection.AUTO else ""
         resources.tell(f"strength: {agent.calibration.expert}'s own, about {agent.calibration.rating:.0f} on the"
@@ -221,7 +224,8 @@ MODES: dict[str, Mode] = {
             Option("Chooser", "string", defaults.CHOOSER,
                    doc="guided, `Selection likely` with a judge: the chooser file that picks the move among the judged"
                        " ones (issue #40; search.md, \"The chooser\"); `auto`: the shipped"
-                       " `engine/style/models/chooser.npz` where there is one, `off`: the error model's likeliest move"),
+                       " `engine/style/models/chooser.npz` where there is one, `off` (or empty): the error model's likeliest"
+                       " move; not at a rating (`UCI_LimitStrength`)"),
             Option("UCI_LimitStrength", "check", defaults.LIMIT_STRENGTH,
                    doc="guided: play at the rating `UCI_Elo` by the expert's error model (`Selection calibrated` with the"
                        " sensitivity of that rating; the expert's prior is kept; strength.md §4)"),

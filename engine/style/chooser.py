@@ -63,9 +63,9 @@ def shipped_chooser() -> Path:
 
 
 def chooser_path(setting: str) -> Path | None:
-    """The file option Chooser names: ``auto``, the shipped chooser where there is one; ``off``, none;
-    else the file named."""
-    if setting == "off":
+    """The file option Chooser names: ``auto``, the shipped chooser where there is one; ``off`` (or
+    empty: a GUI's cleared field), none; else the file named."""
+    if setting in ("off", ""):
         return None
     if setting == "auto":
         path = shipped_chooser()
@@ -185,6 +185,8 @@ class Chooser:
         path = Path(path)
         if not path.is_file():
             raise ChooserError(f"{path}: no such chooser file")
+        if not zipfile.is_zipfile(path):  # else numpy takes it for a pickle and says so
+            raise ChooserError(f"{path}: not a chooser file, or a damaged one (not an .npz archive)")
         try:
             with np.load(path, allow_pickle=False) as npz:
                 arrays = {name: npz[name] for name in npz.files}

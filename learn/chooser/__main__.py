@@ -14,6 +14,7 @@ import chess.engine
 import numpy as np
 
 from casebase.format import CasebaseError
+from common.cli import positive_int
 from common.files import file_sha256
 from engine.outside.launch import LaunchError
 from engine.style.chooser import Chooser, ChooserError
@@ -22,7 +23,7 @@ from engine.style.tendencies import TendencyError
 from learn.chooser.convert import convert, write_records
 from learn.chooser.evaluate import cross, default_calibration, evaluate, table
 from learn.chooser.fit import DEFAULT_L2, fit
-from learn.chooser.records import Position, RecordError, read_records
+from learn.chooser.records import Record, RecordError, read_records
 from learn.chooser.tendencies import DEFAULT_PRIOR_SD, fit_tendencies, identification, load_pair, rank
 
 
@@ -33,13 +34,27 @@ def _expert_file(text: str) -> tuple[str, Path]:
     return name, Path(path)
 
 
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text}: give a number above 0")
+    return value
+
+
+def _nonnegative_float(text: str) -> float:
+    value = float(text)
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"{text}: give a number of at least 0")
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m learn.chooser", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     fitting = commands.add_parser("fit", help="fit the chooser's weights on records (JSON lines)")
     fitting.add_argument("records", nargs="+", type=Path)
     fitting.add_argument("--out", type=Path, required=True, help="the chooser file to write (.npz)")
-    fitting.add_argument("--l2", type=float, default=DEFAULT_L2, help="the L2 penalty on the standardised weights")
+    fitting.add_argument("--l2", type=_nonnegative_float, default=DEFAULT_L2, help="the L2 penalty on the standardised weights")
     measuring = commands.add_parser("evaluate", help="the chooser's top-1 beside Selection likely's, by expert")
     measuring.add_argument("chooser", type=Path)
     measuring.add_argument("--records", nargs="+", type=_expert_file, required=True, metavar="EXPERT=FILE")
@@ -48,7 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     crossing = commands.add_parser("cross", help="each expert measured by the chooser fitted on the other experts' records")
     crossing.add_argument("--records", nargs="+", type=_expert_file, required=True, metavar="EXPERT=FILE")
     crossing.add_argument("--casebase-folder", type=Path, default=Path("casebases"))
-    crossing.add_argument("--l2", type=float, default=DEFAULT_L2)
+    crossing.add_argument("--l2", type=_nonnegative_float, default=DEFAULT_L2)
     converting = commands.add_parser("convert", help="records from a play-time record and the expert's PGN")
     converting.add_argument("play", type=Path, help="e.g. data/profiles/kosteniuk-2200.heldout.play.jsonl")
     converting.add_argument("--pgn", type=Path, required=True, help="the expert's games the record's keys name")
@@ -59,20 +74,20 @@ def _parser() -> argparse.ArgumentParser:
     tending.add_argument("--chooser", type=Path, required=True, help="the shared chooser (.npz)")
     tending.add_argument("--records", nargs="+", type=_expert_file, required=True, metavar="EXPERT=FILE")
     tending.add_argument("--out", type=Path, required=True, help="the tendencies file to write (.json)")
-    tending.add_argument("--prior-sd", type=float, default=DEFAULT_PRIOR_SD,
+    tending.add_argument("--prior-sd", type=_positive_float, default=DEFAULT_PRIOR_SD,
                          help="the prior's deviation of each tendency in log-odds (smaller: nearer the shared chooser)")
     who = commands.add_parser("who", help="the experts ranked by how likely they are to have played the records' moves")
     who.add_argument("records", nargs="+", type=Path)
     identify = commands.add_parser("identify", help="how often each expert's held-out records rank that expert first")
     identify.add_argument("--records", nargs="+", type=_expert_file, required=True, metavar="EXPERT=FILE")
-    identify.add_argument("--games", type=int, default=20, help="the games of one chunk of records ranked")
+    identify.add_argument("--games", type=positive_int, default=20, help="the games of one chunk of records ranked")
     for command in (who, identify):
         command.add_argument("--chooser", type=Path, required=True, help="the shared chooser (.npz)")
         command.add_argument("--tendencies", type=Path, required=True, help="the experts' tendencies (.json)")
     return parser
 
 
-def _read(paths: list[Path]) -> list[Position]:
+def _read(paths: list[Path]) -> list[Record]:
     return [p for path in paths for p in read_records(path)[1]]
 
 

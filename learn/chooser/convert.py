@@ -26,13 +26,11 @@ from tqdm import tqdm
 
 from casebase.speed import speed_of
 from common.files import file_sha256, write_atomic
+from common.journal import PLAY_JOURNAL
 from engine.outside.launch import launch
-from engine.search.scores import from_pov_score
+from engine.outside.shallow import searched_scores
 from engine.style.chooser import SHALLOW_DEPTHS
-from learn.chooser.records import RECORDS, RecordError
-
-#: The play-time record's header value (profiling.play.PLAY_JOURNAL; learn does not import profiling).
-PLAY_JOURNAL = "cbr-chess-play-journal"
+from learn.chooser.records import RECORDS, RecordError, read_entries
 
 
 def _games(pgn: Path) -> list[chess.pgn.Game]:
@@ -40,46 +38,34 @@ def _games(pgn: Path) -> list[chess.pgn.Game]:
         return list(iter(lambda: chess.pgn.read_game(f), None))
 
 
-def shallow_scores(engine: chess.engine.SimpleEngine, board: chess.Board, moves: list[chess.Move]) -> dict[str, list[int]]:
-    """Each of ``moves`` scored at each shallow depth (a search of them alone, all at once)."""
-    found: dict[str, list[int]] = {}
-    for depth in SHALLOW_DEPTHS:
-        infos = engine.analyse(board, chess.engine.Limit(depth=depth), multipv=len(moves), root_moves=moves)
-        scored = {info["pv"][0]: from_pov_score(info["score"].relative) for info in infos if info.get("pv")}
-        missing = [m.uci() for m in moves if m not in scored]
-        if missing:
-            raise chess.engine.EngineError(f"no score at depth {depth} for {', '.join(missing)} in {board.fen()}")
-        found[str(depth)] = [scored[m] for m in moves]
-    return found
-
-
 def convert(play: Path, pgn: Path, judge: str | None = None, casebase: str | None = None,
             progress: bool = True) -> list[dict[str, Any]]:
     """The records (header first) of the play-time record ``play`` of the expert's games ``pgn``, made by
     the engine on ``casebase`` (its name, for the header), with the shallow depths where a ``judge`` is given."""
-    text = play.read_text(encoding="utf-8").split("\n")
-    lines = []
-    for number, line in enumerate(text, 1):
-        try:
-            lines += [json.loads(line)] if line.strip() else []
-        except json.JSONDecodeError as exc:
-            if number < len(text):  # not the last line a killed writer cut off, which is passed over
-                raise RecordError(f"{play}:{number}: not a play-time record ({exc})") from None
-    if not lines or not isinstance(lines[0], dict) or lines[0].get("journal") != PLAY_JOURNAL:
-        raise RecordError(f"{play}: not a play-time record (python -m profiling --play)")
+    first, entries = read_entries(play, PLAY_JOURNAL, "a play-time record (python -m profiling --play)")
     digest = file_sha256(pgn)
+    for number, entry in entries:  # before the PGN is parsed: another file's record is told at once
+        if isinstance(entry, dict) and "moves" in entry and not digest.startswith(str(entry.get("key", "")).split("/")[0]):
+            raise RecordError(f"{play}:{number}: a position of another file than {pgn.name} (SHA-256 {digest[:16]})")
     games = _games(pgn)
     engine = None if judge is None else launch([judge], own_group=True)
-    header = {"journal": RECORDS, "source": pgn.name, "source_sha256": digest, "player": lines[0].get("expert"),
-              "judge": lines[0].get("judge"), "judge_depth": lines[0].get("judge_depth"),
-              "shallow": list(SHALLOW_DEPTHS) if engine else [], "seed": lines[0].get("seed"),
+    header = {"journal": RECORDS, "source": pgn.name, "source_sha256": digest, "player": first.get("expert"),
+              "judge": first.get("judge"), "judge_depth": first.get("judge_depth"),
+              "shallow": list(SHALLOW_DEPTHS) if engine else [], "seed": first.get("seed"),
               "casebase": casebase, "model": None}
     records: list[dict[str, Any]] = [header]
     try:
         if engine is not None:
             engine.configure({name: value for name, value in (("Threads", 1), ("Hash", 16)) if name in engine.options})
-        for entry in tqdm(lines[1:], desc=f"converting {play.name}", file=sys.stderr, disable=not progress, leave=False):
-            records.append(_record(entry, digest, games, engine))
+        for number, entry in tqdm(entries, desc=f"converting {play.name}", file=sys.stderr, disable=not progress,
+                                  leave=False):
+            try:
+                records.append(_record(entry, digest, games, engine))
+            except (KeyError, TypeError, ValueError, IndexError) as exc:
+                if isinstance(exc, RecordError):
+                    raise
+                raise RecordError(f"{play}:{number}: not a play-time record of this PGN's positions"
+                                  f" ({type(exc).__name__}: {exc})") from None
     finally:
         if engine is not None:
             engine.quit()
@@ -110,7 +96,8 @@ def _record(entry: dict[str, Any], digest: str, games: list[chess.pgn.Game],
             "elo": int(rating) if rating.isdigit() else None,
             "speed": speed_of(game.headers.get("TimeControl"), game.headers.get("Event"), game.headers.get("Site")),
             "moves": entry["moves"], "scores": entry["scores"], "prior": entry["prior"], "votes": None,
-            "shallow": {} if engine is None else shallow_scores(engine, board, moves),
+            "shallow": {} if engine is None else {str(depth): scores for depth, scores in
+                                                  searched_scores(engine, board, moves, SHALLOW_DEPTHS, entry["key"]).items()},
             "played": played.uci(), "played_index": moves.index(played) if played in moves else -1, "played_score": None}
 
 

@@ -22,14 +22,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import chess
 import chess.engine
-import numpy as np
 from tqdm import tqdm
 
 from casebase.checks import CasebaseError
@@ -38,23 +37,22 @@ from common.cli import positive_int
 from common.files import file_sha256
 from common.journal import Journal, JournalError
 from common.paths import casebase_path
-from engine.agents.factory import Loader, make_agent
-from engine.agents.guided import GuidedAgent
-from engine.agents.options import OptionValue
+from engine.agents.factory import Loader, judged_choice, play_time_agent
 from engine.outside.judge import JudgeError
 from engine.outside.launch import LaunchError, launch
-from engine.search.limits import SearchLimits, to_limit
-from engine.search.scores import from_pov_score
-from engine.style.calibration import PLAY_JUDGE_DEPTH, judged_candidates
+from engine.outside.shallow import searched_scores
+from engine.style.calibration import PLAY_JUDGE_DEPTH
+from engine.style.chooser import SHALLOW_DEPTHS
 from engine.style.model import ModelError
 from engine.uci.explain import note_text
 from learn.chooser.positions import Filter, Position, Source, sample
+from learn.chooser.records import RECORDS
 from parallel.cluster import Failed, distribute
 
-#: The header's ``journal`` value of the chooser's records.
-JOURNAL = "cbr-chess-chooser-data"
-#: The shallow depths each candidate is scored at besides the judge's (what is seen at once).
-SHALLOW = (2, 6)
+#: The header's ``journal`` value of the chooser's records (:data:`learn.chooser.records.RECORDS`).
+JOURNAL = RECORDS
+#: The shallow depths each candidate is scored at besides the judge's: the chooser's features.
+SHALLOW = SHALLOW_DEPTHS
 #: The casebase whose agent proposes unless told otherwise (no game of the masters' collection is in it).
 CASEBASE = "postny-2600"
 
@@ -84,37 +82,20 @@ def header(settings: Settings, sources: Sequence[Source], player: str | None, mo
             "seed": settings.seed, "casebase": Path(settings.casebase).stem, "model": model}
 
 
-def scored(engine: chess.engine.SimpleEngine, board: chess.Board, moves: list[chess.Move], depth: int,
-           game: str) -> dict[str, int]:
-    """Each of ``moves`` scored by ``engine`` at ``depth`` in one search of them alone (a new game each
-    position: the scores do not depend on what was searched before)."""
-    infos = engine.analyse(board, to_limit(SearchLimits(depth=depth)), multipv=len(moves), root_moves=moves,
-                           game=game)
-    found = {info["pv"][0].uci(): from_pov_score(info["score"].relative)
-             for info in infos if info.get("pv") and info.get("score") is not None}
-    lost = [m.uci() for m in moves if m.uci() not in found]
-    if lost:
-        raise chess.engine.EngineError(f"no score at depth {depth} for {', '.join(lost)} in {board.fen()}")
-    return found
-
-
 class Recorder:
     """One process's agent and second judge: :meth:`__call__` makes one position's entry."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings, self.loader = settings, Loader()
         self.casebase = Casebase.load(settings.casebase, tell=False)
-        values: dict[str, OptionValue] = {"Mode": "guided", "Judge": settings.judge, "JudgeDepth": settings.judge_depth,
-                                          "Selection": "calibrated", "Seed": settings.seed}
-        agent = make_agent(values, self.casebase, self.loader).agent
-        assert isinstance(agent, GuidedAgent) and agent.judge is not None
-        self.agent, self.judge = agent, agent.judge
         try:
-            self.judge.start()
+            self.agent = play_time_agent(self.casebase, self.loader, settings.judge, settings.judge_depth, settings.seed)
             self.referee = launch([settings.judge], own_group=True)
         except (JudgeError, LaunchError) as exc:
             self.loader.close()
             raise DataError(f"judge {settings.judge} could not be started: {exc}") from None
+        assert self.agent.judge is not None
+        self.judge = self.agent.judge
         sources = [str(s.get("sha256") or s.get("name"))[:16] for s in self.casebase.meta["sources"]]
         self.games = {f"{sources[s]}/{i}": g for g, (s, i) in enumerate(zip(
             self.casebase.games["source"].tolist(), self.casebase.games["index"].tolist(), strict=True))}
@@ -128,22 +109,17 @@ class Recorder:
 
     def _entry(self, position: Position) -> dict[str, Any]:
         board, played = chess.Board(position.fen), chess.Move.from_uci(position.played)
-        self.agent.new_game(self.settings.seed)  # each position its own draws: a resumed run records the same
-        game = self.games.get(position.key.rsplit("/", 1)[0])  # its own game held out where the casebase has it
-        self.agent.held_out = None if game is None else np.flatnonzero(np.asarray(self.casebase.game) == game)
-        proposal, result, judged_by, notes = self.agent.assess(board, list(board.legal_moves),
-                                                           SearchLimits(depth=self.settings.judge_depth))
-        moves, scores, prior = judged_candidates(proposal, result)
-        if judged_by is None or not moves:
-            raise JudgeError(f"the engine's judge scored nothing in {position.fen}: {' '.join(map(note_text, notes))}")
-        shallow = {str(depth): scored(self.referee, board, moves, depth, position.key) for depth in self.settings.shallow}
+        # each position its own draws (a resumed run records the same), its own game held out where the casebase has it
+        proposal, moves, scores, prior = judged_choice(self.agent, board, self.settings.seed,
+                                                       self.games.get(position.key.rsplit("/", 1)[0]), note_text)
+        shallow = searched_scores(self.referee, board, moves, self.settings.shallow, position.key)
         index = moves.index(played) if played in moves else -1
-        played_score = scores[index] if index >= 0 else scored(
-            self.referee, board, [played], self.settings.judge_depth, position.key)[played.uci()]
+        played_score = scores[index] if index >= 0 else searched_scores(
+            self.referee, board, [played], (self.settings.judge_depth,), position.key)[self.settings.judge_depth][0]
         return {"key": position.key, "fen": position.fen, "last": position.last, "elo": position.elo,
                 "speed": position.speed, "moves": [m.uci() for m in moves], "scores": scores,
                 "prior": [round(p, 6) for p in prior], "votes": [round(proposal.votes.get(m, 0.0), 6) for m in moves],
-                "shallow": {depth: [found[m.uci()] for m in moves] for depth, found in shallow.items()},
+                "shallow": {str(depth): found for depth, found in shallow.items()},
                 "played": played.uci(), "played_index": index, "played_score": played_score}
 
     def close(self) -> None:
@@ -161,6 +137,20 @@ def model_sha256(casebase: str) -> str:
     return file_sha256(choose_model(Casebase.load(casebase, tell=False)).path)
 
 
+def _write(results: Iterator[tuple[str, dict[str, Any]] | Failed[Position]], journal: Journal, bar: tqdm) -> None:
+    """Each entry into ``journal`` as it comes back, its judge's name checked against the journal's."""
+    for result in results:
+        if isinstance(result, Failed):
+            raise DataError(result.reason)
+        name, entry = result
+        if journal.header.get("judge") not in (None, name):
+            raise DataError(f"{journal.path}: judged by {journal.header['judge']}, not {name}:"
+                            " delete it to start over, or judge with that engine")
+        journal.header["judge"] = name
+        journal.add(entry)
+        bar.update()
+
+
 def record(positions: Sequence[Position], journal: Journal, settings: Settings, *, workers: int = 1,
            progress: bool = True) -> list[dict[str, Any]]:
     """The entries of ``positions``, in order, judged where ``journal`` does not hold them yet."""
@@ -169,17 +159,12 @@ def record(positions: Sequence[Position], journal: Journal, settings: Settings, 
                file=sys.stderr, disable=not progress)
     try:
         if missing:
-            _, results = distribute(Recorder, (settings,), missing, workers=workers)
-            for result in results:
-                if isinstance(result, Failed):
-                    raise DataError(result.reason)
-                name, entry = result
-                if journal.header.get("judge") not in (None, name):
-                    raise DataError(f"{journal.path}: judged by {journal.header['judge']}, not {name}:"
-                                    " delete it to start over, or judge with that engine")
-                journal.header["judge"] = name
-                journal.add(entry)
-                bar.update()
+            _, results = distribute(Recorder, (settings,), missing, workers=min(workers, len(missing)))
+            try:
+                _write(results, journal, bar)
+            finally:  # closed now, not whenever collected: the workers and their engines end at once
+                if isinstance(results, Generator):
+                    results.close()
     except DataError as exc:
         raise DataError(f"{exc}; the {journal.judged()} positions judged are kept in {journal.path}:"
                         " run the same command again to go on") from None

@@ -24,7 +24,7 @@ from engine.style.chooser import Chooser
 from engine.style.model import StyleModel
 from engine.style.personal import choose_model
 from learn.chooser.fit import DEFAULT_L2, fit
-from learn.chooser.records import Position
+from learn.chooser.records import Record
 
 
 @dataclass(frozen=True, eq=False)
@@ -51,12 +51,12 @@ def default_calibration(casebase_path: Path) -> Calibration:
     return calibrate(casebase, StyleModel.load(choose_model(casebase).path))
 
 
-def likely_chances(calibration: Calibration, position: Position) -> np.ndarray:
+def likely_chances(calibration: Calibration, position: Record) -> np.ndarray:
     """The calibrated chances of the position's candidates, whose likeliest ``Selection likely`` plays."""
     return calibration.chances(position.scores, position.prior)
 
 
-def evaluate(chooser: Chooser, positions: Sequence[Position], calibration: Calibration, expert: str) -> Evaluation:
+def evaluate(chooser: Chooser, positions: Sequence[Record], calibration: Calibration, expert: str) -> Evaluation:
     """The chooser and ``likely`` (``calibration``'s argmax) on ``positions``."""
     n = len(positions)
     hits = np.zeros((2, n), dtype=bool)
@@ -69,7 +69,7 @@ def evaluate(chooser: Chooser, positions: Sequence[Position], calibration: Calib
     return Evaluation(expert, hits[0], hits[1], logs[0], logs[1], np.array([str(p.phase) for p in positions]))
 
 
-def cross(records: Mapping[str, Sequence[Position]], casebase_folder: Path, l2: float = DEFAULT_L2) -> list[Evaluation]:
+def cross(records: Mapping[str, Sequence[Record]], casebase_folder: Path, l2: float = DEFAULT_L2) -> list[Evaluation]:
     """Each expert's positions measured by the chooser fitted on the other experts' (leave one out)."""
     return [evaluate(fit([p for other, ps in records.items() if other != name for p in ps], l2).chooser, positions,
                      default_calibration(casebase_folder / f"{name}.npz"), name) for name, positions in records.items()]

@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from engine.style.chooser import FEATURES, Chooser
-from learn.chooser.records import Position
+from learn.chooser.records import Record
 
 #: The default L2 penalty on the standardised weights, per position.
 DEFAULT_L2 = 1e-3
@@ -31,7 +31,7 @@ class Stacked(NamedTuple):
     chosen: np.ndarray
 
 
-def stack(positions: Sequence[Position]) -> Stacked:
+def stack(positions: Sequence[Record]) -> Stacked:
     """The positions whose played move is a candidate, stacked (:class:`Stacked`)."""
     used = [p for p in positions if p.played >= 0]
     sizes = np.array([len(p.moves) for p in used], dtype=np.int64)
@@ -69,7 +69,7 @@ class Fitted:
     mean_log_likelihood: float
 
 
-def fit(positions: Sequence[Position], l2: float = DEFAULT_L2, sources: Sequence[str] = ()) -> Fitted:
+def fit(positions: Sequence[Record], l2: float = DEFAULT_L2, sources: Sequence[str] = ()) -> Fitted:
     """The conditional logit's maximum-likelihood weights with the penalty ``l2`` (L-BFGS-B, the
     analytic gradient); ValueError without a position to fit on."""
     from scipy.optimize import minimize

@@ -2,13 +2,13 @@
 time and the move played (the format of issue #40's plan, ``cbr-chess-chooser-data``), each turned
 into the rows of :func:`engine.style.chooser.features`.
 
-A skipped position (``skip``) and a line cut off by a killed writer are passed over; anything else
-that does not read is an error naming the file and line.
+A skipped position (``skip``) and a line cut off by a killed writer (:func:`common.journal.read_journal`:
+at the end, or anywhere once the run was resumed) are passed over; anything else that does not read
+is an error naming the file and line.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ import chess
 import numpy as np
 
 from casebase.phases import Phase, phase
+from common.journal import read_journal
 from engine.style.chooser import features
 
 #: The header's ``journal`` value of a chooser's records.
@@ -28,7 +29,7 @@ class RecordError(ValueError):
 
 
 @dataclass(frozen=True, eq=False)
-class Position:
+class Record:
     """One recorded position: its candidates (their scores and prior as the engine plays them), their
     features, and the index of the move played among them (-1: not a candidate)."""
 
@@ -42,8 +43,8 @@ class Position:
     phase: Phase
 
 
-def position_of(entry: dict[str, Any]) -> Position:
-    """A record's entry as a :class:`Position` (KeyError, ValueError, TypeError where it is not one)."""
+def record_of(entry: dict[str, Any]) -> Record:
+    """A record's entry as a :class:`Record` (KeyError, ValueError, TypeError where it is not one)."""
     board = chess.Board(entry["fen"])
     moves = [chess.Move.from_uci(m) for m in entry["moves"]]
     last = chess.Move.from_uci(entry["last"]) if entry.get("last") else None
@@ -57,36 +58,34 @@ def position_of(entry: dict[str, Any]) -> Position:
     played = chess.Move.from_uci(entry["played"])
     index = moves.index(played) if played in moves else -1
     ply = int(str(entry["key"]).rsplit("/", 1)[-1])
-    return Position(str(entry["key"]), board, moves, [int(s) for s in entry["scores"]], [float(p) for p in entry["prior"]],
+    return Record(str(entry["key"]), board, moves, [int(s) for s in entry["scores"]], [float(p) for p in entry["prior"]],
                     matrix, index, phase(board, ply))
 
 
-def read_records(path: Path) -> tuple[dict[str, Any], list[Position]]:
-    """The header and the positions of a record file (skipped positions left out)."""
+def read_entries(path: Path, kind: str, what: str) -> tuple[dict[str, Any], list[tuple[int, Any]]]:
+    """The header and the entries (with their line numbers) of the journal ``path`` of ``kind``
+    (:func:`common.journal.read_journal`); RecordError naming the file, and the line, where it is not
+    one (``what``: the file in words)."""
     try:
-        lines = path.read_text(encoding="utf-8").split("\n")
+        header, entries, bad = read_journal(path)
     except (OSError, UnicodeDecodeError) as exc:
         raise RecordError(f"{path}: cannot be read ({exc})") from None
-    try:
-        header = json.loads(lines[0])
-    except json.JSONDecodeError:
-        header = None
-    if not isinstance(header, dict) or header.get("journal") != RECORDS:
-        raise RecordError(f"{path}: not a chooser's records (its first line is not a {RECORDS} header)")
+    if not isinstance(header, dict) or header.get("journal") != kind:
+        raise RecordError(f"{path}: not {what} (its first line is not a {kind} header)")
+    if bad:
+        raise RecordError(f"{path}:{bad[0]}: not a JSON line")
+    return header, entries
+
+
+def read_records(path: Path) -> tuple[dict[str, Any], list[Record]]:
+    """The header and the positions of a record file (skipped positions left out)."""
+    header, entries = read_entries(path, RECORDS, "a chooser's records")
     positions = []
-    for number, line in enumerate(lines[1:], start=2):
-        if not line.strip():
-            continue
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError:
-            if number == len(lines):  # the last line a killed writer cut off
-                continue
-            raise RecordError(f"{path}:{number}: not a JSON line") from None
+    for number, entry in entries:
         if isinstance(entry, dict) and "skip" in entry:
             continue
         try:
-            positions.append(position_of(entry))
+            positions.append(record_of(entry))
         except (KeyError, ValueError, TypeError, AttributeError) as exc:
             raise RecordError(f"{path}:{number}: not a record of a position ({type(exc).__name__}: {exc})") from None
     return header, positions

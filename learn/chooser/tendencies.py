@@ -20,13 +20,13 @@ from common.files import file_sha256
 from engine.style.chooser import Chooser
 from engine.style.tendencies import MOVE_COLUMNS, MOVE_FEATURES, Tendencies, Tendency, TendencyError
 from learn.chooser.fit import Stacked, chances, log_likelihood, stack
-from learn.chooser.records import Position
+from learn.chooser.records import Record
 
 #: The prior's deviation of each tendency, in log-odds: odds ×1.35 either way is one deviation.
 DEFAULT_PRIOR_SD = 0.3
 
 
-def offset_stack(chooser: Chooser, positions: Sequence[Position]) -> Stacked:
+def offset_stack(chooser: Chooser, positions: Sequence[Record]) -> Stacked:
     """The positions whose played move is a candidate, as the shared chooser's logit (first column,
     its weight fixed at 1) beside the move's features."""
     data = stack(positions)
@@ -42,7 +42,7 @@ def _hessian(d: np.ndarray, data: Stacked) -> np.ndarray:
     return np.asarray((x * p[:, None]).T @ x - means.T @ means)
 
 
-def fit_tendency(chooser: Chooser, positions: Sequence[Position], prior_sd: float = DEFAULT_PRIOR_SD) -> Tendency:
+def fit_tendency(chooser: Chooser, positions: Sequence[Record], prior_sd: float = DEFAULT_PRIOR_SD) -> Tendency:
     """The expert's deviations (maximum a posteriori) and their Laplace standard errors."""
     from scipy.optimize import minimize
 
@@ -58,7 +58,7 @@ def fit_tendency(chooser: Chooser, positions: Sequence[Position], prior_sd: floa
     return Tendency(len(data.starts), result.x, np.sqrt(np.diag(covariance)))
 
 
-def fit_tendencies(chooser: Chooser, records: Mapping[str, Sequence[Position]], prior_sd: float = DEFAULT_PRIOR_SD,
+def fit_tendencies(chooser: Chooser, records: Mapping[str, Sequence[Record]], prior_sd: float = DEFAULT_PRIOR_SD,
                    sources: Mapping[str, str] | None = None, chooser_sha256: str | None = None) -> Tendencies:
     """Each expert's tendencies (by casebase name) from that expert's records, over the shared
     ``chooser`` (its file's SHA-256 kept, where given, for :func:`load_pair`)."""
@@ -78,7 +78,7 @@ def load_pair(chooser_path: Path, tendencies_path: Path) -> tuple[Chooser, Tende
     return chooser, tendencies
 
 
-def log_likelihoods(chooser: Chooser, tendencies: Tendencies, positions: Sequence[Position]) -> dict[str, float]:
+def log_likelihoods(chooser: Chooser, tendencies: Tendencies, positions: Sequence[Record]) -> dict[str, float]:
     """The log-likelihood of the played moves of ``positions`` (those among their candidates) under the
     shared chooser plus each expert's tendencies, by expert."""
     data = offset_stack(chooser, positions)
@@ -104,17 +104,17 @@ class Ranking:
         return "\n".join(lines)
 
 
-def rank(chooser: Chooser, tendencies: Tendencies, positions: Sequence[Position]) -> Ranking:
+def rank(chooser: Chooser, tendencies: Tendencies, positions: Sequence[Record]) -> Ranking:
     """The shipped experts ranked for ``positions`` (:class:`Ranking`)."""
     values = log_likelihoods(chooser, tendencies, positions)
     ordered = sorted(values.items(), key=lambda item: (-item[1], item[0]))
     return Ranking(ordered, sum(p.played >= 0 for p in positions))
 
 
-def chunks(positions: Sequence[Position], games: int) -> list[list[Position]]:
+def chunks(positions: Sequence[Record], games: int) -> list[list[Record]]:
     """The positions split by game (their key's source and game) into chunks of ``games`` games, in the
     order the games first appear; a last chunk of fewer than half as many joins the one before."""
-    by_game: dict[str, list[Position]] = {}
+    by_game: dict[str, list[Record]] = {}
     for position in positions:
         by_game.setdefault(position.key.rsplit("/", 1)[0], []).append(position)
     groups = list(by_game.values())
@@ -124,7 +124,7 @@ def chunks(positions: Sequence[Position], games: int) -> list[list[Position]]:
     return split
 
 
-def identification(chooser: Chooser, tendencies: Tendencies, records: Mapping[str, Sequence[Position]],
+def identification(chooser: Chooser, tendencies: Tendencies, records: Mapping[str, Sequence[Record]],
                    games: int) -> str:
     """How often each expert's chunks of ``games`` held-out games rank the true expert first, where the
     true expert ranks on all of them, and the table of the mean log-likelihood per position of each
