@@ -55,10 +55,10 @@ def _build(args: argparse.Namespace) -> None:
 def _holdout(args: argparse.Namespace) -> None:
     selection = _selection(args, exclude_latest=args.latest)
     games = held_out_games(args.pgn, selection, workers=args.workers,
-                           progress=False if args.quiet else None)
+                           progress=False if args.quiet else None, kept=args.kept)
     write_pgn(args.output, games)
     if not args.quiet:
-        print(f"{len(games)} held-out games of {selection.expert} written to {args.output}.")
+        print(f"{len(games)} {'kept' if args.kept else 'held-out'} games of {selection.expert} written to {args.output}.")
 
 
 def _info(args: argparse.Namespace) -> None:
@@ -108,6 +108,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     _add_selection(holdout_parser)
     holdout_parser.add_argument("--latest", type=float, required=True, metavar="FRACTION",
                                 help="the latest FRACTION of the expert's games by date")
+    holdout_parser.add_argument("--kept", action="store_true",
+                                help="write the games build --exclude-latest keeps instead (e.g. to fit on them alone)")
     holdout_parser.add_argument("-o", "--output", required=True, metavar="HELDOUT.pgn")
     holdout_parser.set_defaults(run=_holdout)
 

@@ -21,8 +21,10 @@ def held_out_games(
     *,
     workers: int | None = None,
     progress: bool | None = None,
+    kept: bool = False,
 ) -> list[str]:
-    """The PGN text of each game ``build`` with ``selection`` would exclude, in file order."""
+    """The PGN text of each game ``build`` with ``selection`` would exclude, in file order (``kept``:
+    each game it keeps instead, the games its cases come from)."""
     if not selection.exclude_latest:
         raise BuildError("give the fraction of latest games to hold out (--latest, above 0)")
     collection = collect(paths, selection, workers=workers, progress=progress)
@@ -30,12 +32,12 @@ def held_out_games(
     texts = [
         collection.game_text(number, game)
         for (number, game), decision in zip(collection.games, collection.decide())
-        if decision == HELD_OUT
+        if (decision is None if kept else decision == HELD_OUT)
     ]
     if not texts:
         raise BuildError(
             f"{selection.exclude_latest:g} of {len(collection.games)} games of"
-            f" {selection.expert!r} rounds to no game; nothing written"
+            f" {selection.expert!r} {'holds every game out' if kept else 'rounds to no game'}; nothing written"
         )
     return texts
 

@@ -226,6 +226,8 @@ def test_exclude_latest_and_holdout_split_the_games_by_date(tmp_path):
     assert kept.meta["counts"]["games_held_out"] == 2
     heldout = held_out_games([path], GameFilter("Carlsen", exclude_latest=0.34), workers=1)
     assert [chess.pgn.read_game(io.StringIO(t)).headers["Date"] for t in heldout] == [dates[1], dates[3]]
+    rest = held_out_games([path], GameFilter("Carlsen", exclude_latest=0.34), workers=1, kept=True)
+    assert [chess.pgn.read_game(io.StringIO(t)).headers["Date"] for t in rest] == [dates[i] for i in (0, 2, 4, 5)]
     assert latest(["2001.01.01", "2001.01.01", "2000.01.01"], 0.34) == [False, True, False]
 
 

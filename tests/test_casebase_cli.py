@@ -119,3 +119,9 @@ def test_holdout_writes_the_games_left_out_by_exclude_latest(tmp_path, data_dir)
     kept_games = set(zip(cb.games["white"].tolist(), cb.games["black"].tolist(), cb.games["date"].tolist()))
     assert len(games) == 18 and cb.num_games == 121 - 18
     assert not kept_games & set(games)
+    rest = tmp_path / "kept.pgn"  # the other games: a casebase of them is the casebase above
+    done = run("holdout", pgn, "--player", "Kosteniuk", "--latest", 0.15, "--kept", "-o", rest)
+    assert done.returncode == 0 and "103 kept games of Kosteniuk written" in done.stdout
+    assert run("build", rest, "--player", "Kosteniuk", "-o", tmp_path / "rest.npz", "--quiet").returncode == 0
+    again = Casebase.load(tmp_path / "rest.npz")
+    assert len(again) == len(cb) and np.array_equal(again.boards, cb.boards) and np.array_equal(again.to_square, cb.to_square)
