@@ -63,7 +63,7 @@ def test_the_default_agents_take_every_option_at_the_engines_default():
 def test_the_command_lines_defaults_are_the_settings_defaults():
     args = parser().parse_args(["run", "--casebase", "x.npz", "--heldout", "x.pgn"])
     assert settings_of(args) == FidelitySettings("x.npz", parse_configurations([DEFAULT_CONFIG])[0])
-    assert args.modes == [m for m in FIDELITY_MODES if m != FidelityMode.JUDGED_CHOOSER]  # it needs a chooser
+    assert args.modes == list(FIDELITY_MODES)  # the chooser's too: one ships
     assert args.positions is None and args.cluster is None
     depth = parser().parse_args(["run", "--casebase", "x.npz", "--heldout", "x.pgn", "--guided-depth", "3"])
     assert (settings_of(depth).guided_depth, settings_of(depth).guided_nodes) == (3, None)
