@@ -224,10 +224,9 @@ def test_exclude_latest_and_holdout_split_the_games_by_date(tmp_path):
     kept = build([path], GameFilter("Carlsen", exclude_latest=0.34), workers=1)
     assert kept.games["index"].tolist() == [0, 2, 4, 5]
     assert kept.meta["counts"]["games_held_out"] == 2
-    heldout = held_out_games([path], GameFilter("Carlsen", exclude_latest=0.34), workers=1)
-    assert [chess.pgn.read_game(io.StringIO(t)).headers["Date"] for t in heldout] == [dates[1], dates[3]]
-    rest = held_out_games([path], GameFilter("Carlsen", exclude_latest=0.34), workers=1, kept=True)
-    assert [chess.pgn.read_game(io.StringIO(t)).headers["Date"] for t in rest] == [dates[i] for i in (0, 2, 4, 5)]
+    for kept_too, wanted in ((False, (1, 3)), (True, (0, 2, 4, 5))):  # the held-out games, or the kept ones
+        texts = held_out_games([path], GameFilter("Carlsen", exclude_latest=0.34), workers=1, kept=kept_too)
+        assert [chess.pgn.read_game(io.StringIO(t)).headers["Date"] for t in texts] == [dates[i] for i in wanted]
     assert latest(["2001.01.01", "2001.01.01", "2000.01.01"], 0.34) == [False, True, False]
 
 
@@ -375,8 +374,7 @@ def test_empty_result_is_an_error(tmp_path):
 
 
 def test_bad_options_are_refused():
-    for kwargs in ({"exclude_latest": 1.0}, {"max_games": 0}, {"min_elo": 2800, "max_elo": 2700},
-                   {"player": " "}):
+    for kwargs in ({"exclude_latest": 1.0}, {"max_games": 0}, {"min_elo": 2800, "max_elo": 2700}, {"player": " "}):
         with pytest.raises(BuildError):
             GameFilter(**{"player": "X", **kwargs})
 

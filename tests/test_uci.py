@@ -17,7 +17,7 @@ def test_uci_handshake_declares_options_and_loads_lazily(kosteniuk_casebase):
     options = {line.split(" name ")[1].split(" type ")[0]: line for line in lines if line.startswith("option")}
     assert set(options) == {"Casebase", "Mode", "DistanceWeight", "FromDistanceWeight", "FromContentWeight", "Seed",
                             "Neighbours", "Temperature", "Tolerance", "Selection", "Prior", "Model", "CaseWeight",
-                            "Judge", "JudgeDepth", "JudgeTolerance", "UCI_LimitStrength", "UCI_Elo", "Speed",
+                            "Judge", "JudgeDepth", "JudgeTolerance", "Chooser", "UCI_LimitStrength", "UCI_Elo", "Speed",
                             "Tables", "SyzygyPath", "UCI_ShowWDL", "Explain", "MultiPV", "Move Overhead", "HumanTime", "Ponder",
                             "Threads", "Hash",
                             "Style", "Depth", "DepthDeviation", "Window"}
