@@ -198,8 +198,8 @@ def test_records_read_back_and_a_broken_line_is_named(kosteniuk_records, tmp_pat
     assert [p.key for p in read_records(broken)[1]] == [json.loads(line)["key"] for line in (*lines[1:3], *lines[4:6])]
 
 
-def test_likely_is_the_engines_own_argmax(kosteniuk_records):
-    casebase = Casebase.load(ROOT / "casebases/kosteniuk-2200.npz")
+def test_likely_is_the_engines_own_argmax(kosteniuk_records, profiled):
+    casebase = Casebase.load(profiled[0])  # built here: a clone has no casebases/
     calibration = calibrate(casebase, StyleModel.load(choose_model(casebase).path))
     positions = read_records(kosteniuk_records)[1][:60]
     zero = Chooser(FEATURES, np.zeros(len(FEATURES)))
