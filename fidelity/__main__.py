@@ -17,7 +17,7 @@ from engine.outside.launch import LaunchError
 from engine.style.chooser import ChooserError
 from engine.style.model import ModelError
 from engine.style.prior import PriorSource
-from fidelity.modes import DEFAULT_MODES, FIDELITY_MODES, FidelityMode
+from fidelity.modes import FIDELITY_MODES, FidelityMode
 from fidelity.personal_table import Gain, cross_table, gains_markdown, plot_gains
 from fidelity.replay import measure, write_json
 from fidelity.report import compare_markdown, load_run, plot_summary, run_markdown, summary_markdown
@@ -52,8 +52,8 @@ def parser() -> argparse.ArgumentParser:
     f.add_argument("--player", metavar="NAME", help="the expert as named in the games"
                    " (default: the casebase's expert), matched as the builder matches it")
     f.add_argument("--exact-name", action="store_true", help="match the name literally")
-    f.add_argument("--modes", nargs="+", type=mode_word, default=list(DEFAULT_MODES), metavar="MODE",
-                   help=f"any of {', '.join(FIDELITY_MODES)} (default: all but {FidelityMode.JUDGED_CHOOSER})")
+    f.add_argument("--modes", nargs="+", type=mode_word, default=list(FIDELITY_MODES), metavar="MODE",
+                   help=f"any of {', '.join(FIDELITY_MODES)} (default: all)")
     f.add_argument("--config", default=DEFAULT_CONFIG,
                    help=f"weights of pure and guided mode: a name or \"v1 v2 v3\" (default {DEFAULT_CONFIG})")
     g = f.add_mutually_exclusive_group()

@@ -53,8 +53,6 @@ class FidelityMode(StrEnum):
 
 #: Every mode, in the order of the tables.
 FIDELITY_MODES: tuple[FidelityMode, ...] = tuple(FidelityMode)
-#: The modes a run plays unless told: all of them (the chooser's plays the shipped chooser).
-DEFAULT_MODES = FIDELITY_MODES
 #: The modes the outside engine plays in as guided mode's judge: with Selection argmax, the error
 #: model's likeliest move, or a move drawn by it.
 JUDGED_MODES = (FidelityMode.JUDGED, FidelityMode.JUDGED_LIKELY, FidelityMode.JUDGED_CALIBRATED,

@@ -34,7 +34,7 @@ from engine.agents.guided import GuidedAgent
 from engine.outside.launch import LaunchError, launch
 from engine.search.limits import SearchLimits, to_limit
 from engine.style.prior import PriorSource
-from fidelity.modes import DEFAULT_MODES, FIDELITY_MODES, JUDGED_MODES, FidelityMode, parse_modes
+from fidelity.modes import FIDELITY_MODES, JUDGED_MODES, FidelityMode, parse_modes
 from fidelity.positions import Position, casebase_games, plain_uci, read_positions, spread
 from fidelity.settings import FidelitySettings
 from parallel.cluster import Failed, distribute
@@ -210,7 +210,7 @@ def measure(
     casebase_path: str | os.PathLike[str],
     games_path: str | os.PathLike[str],
     settings: FidelitySettings,
-    modes: Sequence[str] = DEFAULT_MODES,
+    modes: Sequence[str] = FIDELITY_MODES,
     *,
     player: str | None = None,
     exact_name: bool = False,
