@@ -13,6 +13,9 @@ import pytest
 
 from casebase.format import Casebase
 from casebase.phases import Phase
+from engine.agents.defaults import Selection
+from engine.agents.guided import GuidedAgent
+from engine.cbr.configurations import WEIGHT_CONFIGS
 from engine.search.result import RootScore, SearchResult
 from engine.style.calibration import calibrate, choose, judged_chances
 from engine.style.chooser import FEATURES, Chooser, ChooserError, features
@@ -200,7 +203,10 @@ def test_records_read_back_and_a_broken_line_is_named(kosteniuk_records, tmp_pat
 
 def test_likely_is_the_engines_own_argmax(kosteniuk_records, profiled):
     casebase = Casebase.load(profiled[0])  # built here: a clone has no casebases/
-    calibration = calibrate(casebase, StyleModel.load(choose_model(casebase).path))
+    model = StyleModel.load(choose_model(casebase).path)
+    calibration = calibrate(casebase, model)
+    agent = GuidedAgent(casebase, WEIGHT_CONFIGS["balanced"], 1, selection=Selection.LIKELY, model=model)
+    assert agent.calibration is not None and agent.calibration.model != calibration.model  # the likelihood fit's
     positions = read_records(kosteniuk_records)[1][:60]
     zero = Chooser(FEATURES, np.zeros(len(FEATURES)))
     measured = evaluate(zero, positions, calibration, "kosteniuk-2200")
@@ -208,7 +214,7 @@ def test_likely_is_the_engines_own_argmax(kosteniuk_records, profiled):
         proposal = Proposal(prior=dict(zip(position.moves, position.prior)))
         result = SearchResult(move=position.moves[0], score=max(position.scores), depth=10, seldepth=10, nodes=0,
                               seconds=0.0, pv=[], scores={m: RootScore(s, True) for m, s in zip(position.moves, position.scores)})
-        engine = choose(judged_chances(calibration, proposal, result), None)
+        engine = choose(judged_chances(agent.calibration, proposal, result), None)
         assert position.moves[int(np.argmax(likely_chances(calibration, position)))] == engine
         assert measured.likely[i] == (engine == (position.moves[position.played] if position.played >= 0 else None))
     # the chooser of weights 0 gives every candidate alike: its argmax is the first
@@ -227,6 +233,32 @@ def test_the_fit_command_prints_the_weights_and_evaluate_the_table(kosteniuk_rec
     (tmp_path / "bad.npz").write_bytes(b"nothing")
     assert main(["evaluate", str(tmp_path / "bad.npz"), "--records", f"kosteniuk-2200={kosteniuk_records}"]) == 1
     assert "not a chooser file" in capsys.readouterr().err
+
+
+def test_the_reference_command_gives_a_chooser_its_positions_and_strength_reads_the_draws(
+        kosteniuk_records, profiled, tmp_path, capsys):
+    from learn.chooser.__main__ import main
+
+    assert main(["fit", str(kosteniuk_records), "--out", str(tmp_path / "c.npz"), "--reference", "30"]) == 0
+    fitted = Chooser.load(tmp_path / "c.npz")
+    assert fitted.reference is not None and len(fitted.reference.loss) == 30
+    bare = tmp_path / "bare.npz"
+    Chooser(FEATURES, fitted.weights).save(bare)
+    folder = profiled[0].parent
+    assert main(["strength", str(bare), "--records", f"kosteniuk-2200={kosteniuk_records}", "--casebase-folder",
+                 str(folder)]) == 1
+    assert "no reference positions" in capsys.readouterr().err
+    assert main(["reference", str(bare), str(kosteniuk_records), "--positions", "50"]) == 0
+    assert "50 reference positions; the chooser as fitted loses" in capsys.readouterr().out
+    again = Chooser.load(bare)
+    assert again.reference is not None and len(again.reference.loss) == 50
+    positions = read_records(kosteniuk_records)[1]
+    assert np.allclose(again.reference.features[0, :len(positions[0].moves)], positions[0].matrix, atol=1e-5)
+    assert main(["strength", str(bare), "--records", f"kosteniuk-2200={kosteniuk_records}", "--casebase-folder",
+                 str(folder)]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("| kosteniuk-2200 |"))
+    calibration = calibrate(Casebase.load(profiled[0]), StyleModel.load(choose_model(Casebase.load(profiled[0])).path))
+    assert row.split(" | ")[2] == f"{again.strength_of(calibration.model):.2f}"
 
 
 def test_convert_passes_over_a_cut_off_line_and_refuses_another_file(tmp_path):

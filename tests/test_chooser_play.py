@@ -1,6 +1,7 @@
 """The chooser in play (issue #40; search.md, "The chooser"): option Chooser, with ``Selection likely``
-and a judge, plays the chooser's likeliest judged move and says so; ``off`` plays the error model's;
-a damaged file is told and plays on; the shallow searches end at ``stop``."""
+and a judge, plays the chooser's likeliest judged move and says so, with ``calibrated`` draws from it at
+the error model's strength; ``off`` plays the error model's; a damaged file is told and plays on; a
+chooser without reference positions does not draw; the shallow searches end at ``stop``."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import chess
 import chess.engine
 import numpy as np
 import pytest
+from test_chooser_strength import reference
 from uci_helpers import popen
 
 from engine.agents.choosing import chooser_chances
@@ -57,11 +59,22 @@ def contrary(tmp_path_factory) -> tuple[Chooser, Path]:
     return chooser, path
 
 
-def _play(casebase: Path, judge: str, chooser: str) -> tuple[chess.Move, dict, list[str]]:
-    """The move after 1.e4 with Selection likely and the judge, its JSON record and the info strings."""
+@pytest.fixture(scope="module")
+def sound(tmp_path_factory) -> tuple[Chooser, Path]:
+    """A chooser that avoids what loses and follows the prior, with reference positions to draw at a strength."""
+    weights = np.zeros(len(FEATURES))
+    weights[FEATURES.index("loss")], weights[FEATURES.index("log prior")] = -40.0, 1.0
+    chooser = Chooser(FEATURES, weights, meta={"test": "sound"}, reference=reference(40))
+    path = tmp_path_factory.mktemp("chooser") / "sound.npz"
+    chooser.save(path)
+    return chooser, path
+
+
+def _play(casebase: Path, judge: str, chooser: str, selection: str = "likely") -> tuple[chess.Move, dict, list[str]]:
+    """The move after 1.e4 with ``selection`` and the judge, its JSON record and the info strings."""
     engine = popen("--casebase", str(casebase), "--seed", "3")
     try:
-        engine.configure({"Judge": judge, "Selection": "likely", "Chooser": chooser, "Explain": "json"})
+        engine.configure({"Judge": judge, "Selection": selection, "Chooser": chooser, "Explain": "json"})
         board = chess.Board()
         board.push_san("e4")
         strings: list[str] = []
@@ -79,7 +92,8 @@ def test_selection_likely_with_a_judge_plays_the_choosers_likeliest_move(kosteni
     chooser, path = contrary
     move, record, strings = _play(kosteniuk_casebase, judge, str(path))
     choice, proposal = record["guided"]["choice"], record["guided"]["proposal"]
-    assert record["reason"] == "likely" and choice["chooser"] == {"depths": list(SHALLOW_DEPTHS), "missing": None}
+    assert record["reason"] == "likely"
+    assert choice["chooser"] == {"depths": list(SHALLOW_DEPTHS), "missing": None, "strength": 1.0}
     # the chooser computed directly on the candidates the record names, with the judge's scores
     board = chess.Board()
     board.push_san("e4")
@@ -96,6 +110,53 @@ def test_selection_likely_with_a_judge_plays_the_choosers_likeliest_move(kosteni
     assert any(s.startswith(f"played {board.san(move)}, the likeliest by the chooser with depths 2 and 6 (")
                for s in strings)
     assert shape(record)["played"]["chooser"] is True  # the web page says so
+
+
+def _chooser_chances(record: dict, chooser: Chooser, strength: float) -> tuple[list[chess.Move], np.ndarray]:
+    """The record's candidates after 1.e4 and the chooser's chances of them at ``strength``, computed here."""
+    choice, proposal = record["guided"]["choice"], record["guided"]["proposal"]
+    board = chess.Board()
+    board.push_san("e4")
+    moves = [chess.Move.from_uci(m["uci"]) for m in choice["chances"]["moves"]]
+    shares = {m["uci"]: m["share"] for m in proposal["proposes"]["moves"]} | \
+        {m["uci"]: m["share"] for m in proposal["prior"]["moves"]}
+    scores = [SCORES.get(m.uci(), OTHERS) for m in moves]
+    matrix, _ = features(board, board.peek(), moves, scores, [shares.get(m.uci(), 0.0) for m in moves], None,
+                         {depth: scores for depth in SHALLOW_DEPTHS})
+    return moves, chooser.probabilities(matrix, strength)
+
+
+def test_selection_calibrated_draws_from_the_chooser_at_the_error_models_strength(kosteniuk_casebase, judge, sound):
+    from casebase.format import Casebase
+    from engine.style.calibration import calibrate
+    from engine.style.model import StyleModel
+    from engine.style.personal import choose_model
+
+    chooser, path = sound
+    casebase = Casebase.load(kosteniuk_casebase, tell=False)
+    calibration = calibrate(casebase, StyleModel.load(choose_model(casebase).path))
+    strength = chooser.strength_of(calibration.model)
+    assert strength is not None and strength != pytest.approx(1.0, abs=0.05)
+    move, record, strings = _play(kosteniuk_casebase, judge, str(path), "calibrated")
+    choice = record["guided"]["choice"]
+    assert record["reason"] == "calibrated" and choice["chooser"]["depths"] == list(SHALLOW_DEPTHS)
+    assert choice["chooser"]["strength"] == pytest.approx(strength, abs=1e-4)  # the record keeps 4 decimals
+    moves, direct = _chooser_chances(record, chooser, strength)
+    assert move in moves
+    assert [m["share"] for m in choice["chances"]["moves"]] == pytest.approx(sorted(direct.tolist(), reverse=True),
+                                                                               abs=2e-3)
+    board = chess.Board()
+    board.push_san("e4")
+    assert any(s.startswith(f"played {board.san(move)}, drawn by the chooser at strength {strength:.2f} with depths 2"
+                            " and 6 (") for s in strings)
+
+
+def test_a_chooser_without_reference_positions_does_not_draw_and_says_so(kosteniuk_casebase, judge, contrary):
+    _, path = contrary
+    _, record, strings = _play(kosteniuk_casebase, judge, str(path), "calibrated")
+    assert record["reason"] == "calibrated" and record["guided"]["choice"]["chooser"] is None
+    assert any(s.startswith(f"Chooser {path}: no reference positions to set its strength on") for s in strings)
+    assert any(" drawn by the error model (" in s for s in strings)
 
 
 def test_chooser_off_plays_the_error_models_likeliest_move(kosteniuk_casebase, judge):
@@ -206,18 +267,23 @@ def test_the_words_say_the_chooser_chose_and_without_what():
     from engine.uci.explain import explain
 
     e4, d4 = Share("e2e4", "e4", 0.7), Share("d2d4", "d4", 0.3)
-    for chooser, words in ((ByChooser([2, 6]), "the likeliest by the chooser with depths 2 and 6 (70% of 2 moves"),
-                           (ByChooser([], "stop came"), "the likeliest by the chooser without its shallow depths,"
-                                                        " stop came, (70% of 2 moves"),
-                           (None, "the likeliest by the error model (70% of 2 moves")):
-        choice = Choice("likely", e4, e4, 20, True, 20, chances=[e4, d4], loss=0.0, expert="X", phase="opening",
+    for reason, chooser, words in (
+            ("likely", ByChooser([2, 6]), "the likeliest by the chooser with depths 2 and 6 (70% of 2 moves"),
+            ("likely", ByChooser([], "stop came"), "the likeliest by the chooser without its shallow depths,"
+                                                   " stop came, (70% of 2 moves"),
+            ("likely", None, "the likeliest by the error model (70% of 2 moves"),
+            ("calibrated", ByChooser([2, 6], None, 1.234), "drawn by the chooser at strength 1.23 with depths 2 and 6"
+                                                           " (70% of 2 moves"),
+            ("calibrated", None, "drawn by the error model (70% of 2 moves")):
+        choice = Choice(reason, e4, e4, 20, True, 20, chances=[e4, d4], loss=0.0, expert="X", phase="opening",
                         often=1.0, calibration="X's profile", chooser=chooser)
         guided = Guided(Proposal(PriorSource.MODEL, [e4, d4], "8x96", [e4, d4]),
                         Verdict("sf", 10, 1, 0.1, Named("e2e4", "e4"), 20, 2, 2, 2, 25), choice)
         assert any(f"played e4, {words} judge sf scored)" in line for line in explain(Record([], guided)))
 
 
-def test_the_chooser_plays_selection_likely_with_a_judge_alone(kosteniuk_casebase, judge, contrary):
+def test_the_chooser_plays_with_a_judge_alone_and_at_a_rating_only_where_it_draws(kosteniuk_casebase, judge, contrary,
+                                                                                  sound):
     from casebase.format import Casebase
     from engine.agents.factory import Loader, make_agent
 
@@ -229,12 +295,16 @@ def test_the_chooser_plays_selection_likely_with_a_judge_alone(kosteniuk_casebas
             return make_agent(likely | values, casebase, loader).agent.chooser  # type: ignore[attr-defined]
 
         assert chooser() is not None
-        assert chooser(Chooser="off") is None and chooser(Judge="") is None and chooser(Selection="calibrated") is None
+        assert chooser(Chooser="off") is None and chooser(Judge="") is None and chooser(Selection="argmax") is None
+        assert chooser(Selection="calibrated") is None  # no reference positions: the error model draws
         assert chooser(Chooser="") is None  # a GUI's cleared field is off, not a file named ""
         told: list[str] = []
         loader.tell = told.append  # type: ignore[method-assign]
         assert chooser(UCI_LimitStrength=True) is None  # a rating is the error model's, and that is said
         assert any(line.startswith("Chooser: not played at a rating") for line in told)
+        drawn = {"Selection": "calibrated", "Chooser": str(sound[1])}
+        assert chooser(**drawn) is not None and chooser(**drawn, Judge="") is None
+        assert chooser(**drawn, UCI_LimitStrength=True) is not None  # drawn at the rating's strength
     finally:
         loader.close()
 

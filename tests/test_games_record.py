@@ -11,6 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
+import chess
 import numpy as np
 import pytest
 from damaged import copy_profiled
@@ -19,6 +20,9 @@ from test_profiling import scripted
 
 from casebase.format import Casebase
 from casebase.info import describe_profile
+from engine.agents.defaults import Selection
+from engine.agents.guided import GuidedAgent
+from engine.cbr.configurations import WEIGHT_CONFIGS
 from engine.style.calibration import calibrate, set_on
 from engine.style.errormodel import expected_score
 from engine.style.profile import PlayRecord, Profile
@@ -103,6 +107,27 @@ def test_the_sensitivity_is_set_on_the_positions_of_the_engine_s_own_games(recor
     # a set rating asks the games' positions for what the expert's own ask, scaled as they differ
     assert calibration.target_scale == pytest.approx(target / float(play.target.mean()))
     assert calibration.target_scale != pytest.approx(1)
+
+
+def test_likely_ranks_by_the_likelihood_fit_and_calibrated_draws_at_the_strength_set(recorded):
+    """Issue #40, item 4: the likeliest move is the likelihood fit's, the draw at the expert's strength the
+    record's; a rating asked for is played by both, and likely plays no speed's strength."""
+    casebase = Casebase.load(recorded[0])
+    base = calibrate(casebase, None)
+    assert base.fitted is not None and base.fitted != base.model
+    weights = WEIGHT_CONFIGS["balanced"]
+    likely = GuidedAgent(casebase, weights, 1, selection=Selection.LIKELY, prior="cases")
+    drawn = GuidedAgent(casebase, weights, 1, selection=Selection.CALIBRATED, prior="cases")
+    assert likely.calibration is not None and likely.calibration.model == base.fitted
+    assert "the likeliest by the likelihood fit" in likely.calibration.source
+    assert drawn.calibration is not None and drawn.calibration.model == base.model
+    rated = GuidedAgent(casebase, weights, 1, selection=Selection.LIKELY, prior="cases", rating=2000)
+    assert rated.calibration is not None and rated.calibration.model == base.at_rating(2000).model
+    blitz = GuidedAgent(casebase, weights, 1, selection=Selection.LIKELY, prior="cases", speed="blitz")
+    assert blitz._play_speed(chess.Board(), None) == []  # no speed's profile told, none played
+    assert blitz.calibration is not None and blitz.calibration.model == base.fitted
+    drawn_blitz = GuidedAgent(casebase, weights, 1, selection=Selection.CALIBRATED, prior="cases", speed="blitz")
+    assert drawn_blitz._play_speed(chess.Board(), None) != []  # it falls back to all games, and says so
 
 
 @pytest.mark.parametrize("rating", [1600, 2800])

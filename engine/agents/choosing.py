@@ -1,5 +1,6 @@
 """Guided mode's choice by the chooser (issue #40; search.md, "The chooser"): with ``Selection likely``
-and a judge, the chance of each judged move under the chooser's conditional logit
+or ``calibrated`` and a judge, the chance of each judged move under the chooser's conditional logit at a
+strength (1 for ``likely``; ``calibrated``'s the error model's, :meth:`Chooser.strength_of`)
 (:mod:`engine.style.chooser`), from what the agent has: the board and the opponent's last move, the
 judge's scores, the prior and the cases' vote, and the candidates' scores at the shallow depths from
 the judge itself (:mod:`engine.outside.shallow`), which get at most :data:`SHALLOW_SHARE` of what is
@@ -27,18 +28,18 @@ SHALLOW_SHARE = 0.5
 
 
 def chooser_chances(chooser: Chooser, judge: Judge, board: chess.Board, proposal: Proposal, result: SearchResult,
-                    seconds: float | None, stop: threading.Event | None
+                    seconds: float | None, stop: threading.Event | None, strength: float = 1.0
                     ) -> tuple[dict[chess.Move, float], ByChooser, list[Note]]:
-    """The chooser's chance of each move ``judge`` scored exactly in ``result`` (the moves the error
-    model chooses among), with ``seconds`` left of the move (None: no clock) and ``stop``; what the
-    record says of it, and what became of the judge if it failed in the shallow searches."""
+    """The chooser's chance at ``strength`` of each move ``judge`` scored exactly in ``result`` (the moves
+    the error model chooses among), with ``seconds`` left of the move (None: no clock) and ``stop``; what
+    the record says of it, and what became of the judge if it failed in the shallow searches."""
     moves, scores, prior = judged_candidates(proposal, result)
     if not moves:
-        return {}, ByChooser([], "no move was scored exactly"), []
+        return {}, ByChooser([], "no move was scored exactly", strength), []
     notes: list[Note] = []
     missing = None
     if len(moves) == 1:  # every column cancels in the softmax: nothing to search for
-        return {moves[0]: 1.0}, ByChooser([], "one move was scored exactly"), []
+        return {moves[0]: 1.0}, ByChooser([], "one move was scored exactly", strength), []
     try:
         shallow = shallow_scores(judge, board, moves, SHALLOW_DEPTHS, None if seconds is None else
                                  SHALLOW_SHARE * seconds, stop)
@@ -49,5 +50,5 @@ def chooser_chances(chooser: Chooser, judge: Judge, board: chess.Board, proposal
         notes.append(judge.fault(str(exc)))
     last = board.move_stack[-1] if board.move_stack else None
     matrix, _ = features(board, last, moves, scores, prior, [proposal.votes.get(m, 0.0) for m in moves], shallow)
-    chances = chooser.probabilities(matrix)
-    return dict(zip(moves, chances.tolist(), strict=True)), ByChooser(sorted(shallow), missing), notes
+    chances = chooser.probabilities(matrix, strength)
+    return dict(zip(moves, chances.tolist(), strict=True)), ByChooser(sorted(shallow), missing, strength), notes

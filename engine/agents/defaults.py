@@ -116,7 +116,8 @@ JUDGE_DEPTH = 0
 JUDGE_TOLERANCE = 25
 #: Option Chooser's words besides a file: the shipped chooser where there is one, or none (issue #40).
 CHOOSER_AUTO, CHOOSER_OFF = "auto", "off"
-#: Option Chooser's default: ``Selection likely`` with a judge plays the shipped chooser's likeliest move.
+#: Option Chooser's default: with a judge the shipped chooser plays (``Selection likely`` its likeliest
+#: move, ``calibrated`` a draw at the expert's strength).
 CHOOSER = CHOOSER_AUTO
 #: The outside engine's depth in the fidelity bench (alone, and as guided mode's judge): the bench
 #: searches to a fixed depth, not for a time, so that its results do not depend on the machine's load.

@@ -41,6 +41,7 @@ from engine.search.limits import Budget, SearchLimits, search_budget
 from engine.search.result import SearchResult
 from engine.style.calibration import Calibration, calibrate, choose, judged_chances
 from engine.style.chooser import Chooser
+from engine.style.errormodel import ErrorModel
 from engine.style.model import StyleModel
 from engine.style.prior import AdaptedCase, PriorSource, Proposal
 from engine.style.profile import SPEED_POSITIONS
@@ -121,8 +122,13 @@ class GuidedAgent(CaseAgent):
         self.prior_source = PriorSource(prior) if model is not None else PriorSource.CASES
         self.searcher = Searcher(tablebase=tablebase)
         self.judge, self.judge_depth, self.judge_tolerance = judge, judge_depth, judge_tolerance
-        #: The chooser of ``Selection likely`` with a judge (None: the error model's likeliest move).
-        self.chooser = chooser if self.selection is Selection.LIKELY and rating is None else None
+        #: The chooser, with a judge: ``Selection likely`` plays its likeliest move (not at a rating),
+        #: ``calibrated`` draws from it at the error model's strength where it has reference positions to
+        #: set that on (None: the error model chooses).
+        self.chooser = chooser if (self.selection is Selection.LIKELY and rating is None) or (
+            self.selection is Selection.CALIBRATED and chooser is not None and chooser.reference is not None) else None
+        #: The chooser's strength for each error model the calibrated choice played (the speed classes').
+        self.strengths: dict[ErrorModel, float] = {}
         calibrated = self.selection.calibrated
         if rating is not None and not calibrated:
             raise ValueError(f"a rating is played by a Selection of the error model, not {selection!r}")
@@ -133,6 +139,8 @@ class GuidedAgent(CaseAgent):
         self.held_out: np.ndarray | None = None
         if calibrated:
             self.calibration = calibrate(casebase, model if self.prior_source.uses_model else None, rating)
+            if self.selection is Selection.LIKELY and rating is None:  # the likeliest move, not a strength
+                self.calibration = self.calibration.likeliest()
         #: The calibration of all the expert's games (or at ``rating``), and of each speed class asked for.
         self.all_games, self.rating = self.calibration, rating
         self.by_speed: dict[str, Calibration] = {}
@@ -235,7 +243,8 @@ class GuidedAgent(CaseAgent):
         else:
             if self.chooser is not None and self.judge is not None and judge is not None:
                 left = search_budget(limits, board.turn, time.monotonic() - started).movetime
-                chances, chosen, faults = chooser_chances(self.chooser, self.judge, board, proposal, result, left, stop)
+                chances, chosen, faults = chooser_chances(self.chooser, self.judge, board, proposal, result, left, stop,
+                                                          self._strength(self.chooser, self.calibration))
                 notes += faults
             else:
                 chances = judged_chances(self.calibration, proposal, result)
@@ -251,11 +260,23 @@ class GuidedAgent(CaseAgent):
                         votes=proposal.count.get(move, 0), candidates=considered, chances=chances,
                         ponder=reply).searched(result)
 
+    def _strength(self, chooser: Chooser, calibration: Calibration) -> float:
+        """The strength the chooser plays at: as fitted for the likeliest move, the calibrated error
+        model's for a draw (:meth:`Chooser.strength_of`, once a model)."""
+        if self.selection is Selection.LIKELY:
+            return 1.0
+        if calibration.model not in self.strengths:
+            strength = chooser.strength_of(calibration.model)
+            assert strength is not None  # a chooser without reference positions does not draw
+            self.strengths[calibration.model] = strength
+        return self.strengths[calibration.model]
+
     def _play_speed(self, board: chess.Board, limits: SearchLimits | None) -> list[Note]:
         """Make the calibration in force the profile of the speed class this ``go`` plays at
         (strength.md §3): where one is played (the clock's or option Speed's), its class's profile, else
-        all the expert's games'; a rating asked for is the rating played. What to tell, once a game."""
-        if self.all_games is None or self.rating is not None:
+        all the expert's games'; a rating asked for is the rating played, and ``Selection likely`` plays
+        the likeliest move, not a speed's strength. What to tell, once a game."""
+        if self.all_games is None or self.rating is not None or self.selection is Selection.LIKELY:
             return []
         speed = self.speed.of(board, limits)
         if speed is None:

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from endgame.syzygy import SyzygyTables
     from endgame.tablebase import Tablebase
     from engine.agents.base import Agent
+    from engine.agents.guided import GuidedAgent
     from engine.outside.judge import Judge
     from engine.style.chooser import Chooser
     from engine.style.model import StyleModel
@@ -146,9 +147,10 @@ def _guided_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], 
         tablebase=resources.tablebase(str(values["Tables"])),
         rating=rating,
         speed=str(values["Speed"]),
-        chooser=resources.chooser(str(values["Chooser"])) if values["Judge"] and selection is Selection.LIKELY
-        and rating is None else None,
+        chooser=resources.chooser(str(values["Chooser"])) if values["Judge"] and selection in DRAWN_BY_CHOOSER
+        and not (selection is Selection.LIKELY and rating is not None) else None,
     )
+    _tell_chooser(agent, values, resources)
     if rating is not None and agent.calibration is not None:
         resources.tell(f"strength limited to {rating}: {agent.calibration.source}")
         if selection is Selection.LIKELY and values["Judge"] and chooser_path(str(values["Chooser"])) is not None:
@@ -165,6 +167,24 @@ def _guided_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], 
                        f" plays the expert's error model only with {lacking} (strength.md §4);"
                        " UCI_LimitStrength with UCI_Elo sets a rating")
     return agent
+
+
+#: The selections the chooser may play (``auto`` as it is decided: calibrated with a judge).
+DRAWN_BY_CHOOSER = (Selection.LIKELY, Selection.CALIBRATED, Selection.AUTO)
+
+
+def _tell_chooser(agent: GuidedAgent, values: Mapping[str, OptionValue], resources: Resources) -> None:
+    """Say that a chooser named cannot draw the calibrated choice: it has no reference positions to set
+    its strength on (search.md §9)."""
+    from engine.style.chooser import chooser_path
+
+    if agent.selection is not Selection.CALIBRATED or not values["Judge"] or agent.chooser is not None:
+        return
+    path = chooser_path(str(values["Chooser"]))
+    chooser = None if path is None else resources.chooser(str(values["Chooser"]))
+    if chooser is not None and chooser.reference is None:
+        resources.tell(f"Chooser {path}: no reference positions to set its strength on (python -m learn.chooser"
+                       " reference): Selection calibrated draws by the error model")
 
 
 def _chess0_agent(_: Casebase | None, values: Mapping[str, OptionValue], __: Resources) -> Agent:
@@ -222,10 +242,11 @@ MODES: dict[str, Mode] = {
                    doc="guided, with a judge: centipawns (its scale) a proposal may score below its best and still be"
                        " sound"),
             Option("Chooser", "string", defaults.CHOOSER,
-                   doc="guided, `Selection likely` with a judge: the chooser file that picks the move among the judged"
-                       " ones (issue #40; search.md, \"The chooser\"); `auto`: the shipped"
-                       " `engine/style/models/chooser.npz` where there is one, `off` (or empty): the error model's likeliest"
-                       " move; not at a rating (`UCI_LimitStrength`)"),
+                   doc="guided with a judge: the chooser file that picks the move among the judged ones (issue #40;"
+                       " search.md, \"The chooser\"): `Selection likely` its likeliest, `calibrated` (and `auto`) a draw"
+                       " at the expert's strength (a chooser with reference positions); `auto`: the shipped"
+                       " `engine/style/models/chooser.npz` where there is one, `off` (or empty): the error model chooses;"
+                       " `likely` not at a rating (`UCI_LimitStrength`)"),
             Option("UCI_LimitStrength", "check", defaults.LIMIT_STRENGTH,
                    doc="guided: play at the rating `UCI_Elo` by the expert's error model (`Selection calibrated` with the"
                        " sensitivity of that rating; the expert's prior is kept; strength.md §4)"),

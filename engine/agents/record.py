@@ -122,12 +122,14 @@ class Verdict:
 
 @dataclass(frozen=True)
 class ByChooser:
-    """The chooser chose the move (issue #40: ``Selection likely`` with a judge), and the choice's
-    ``chances`` are its: the ``depths`` whose scores of the candidates it saw besides the judge's, and
-    why it saw none (``missing``: stop came, the time ran out, the judge failed; their features were 0)."""
+    """The chooser chose the move (issue #40: ``Selection likely`` or ``calibrated`` with a judge), and
+    the choice's ``chances`` are its: the ``depths`` whose scores of the candidates it saw besides the
+    judge's, why it saw none (``missing``: stop came, the time ran out, the judge failed; their features
+    were 0), and the ``strength`` it drew at (1: as fitted, ``Selection likely``'s)."""
 
     depths: list[int]
     missing: str | None = None
+    strength: float = 1.0
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ that makes its expected loss on the expert's positions the loss the rating line 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
@@ -24,7 +24,7 @@ from casebase.format import Casebase
 from casebase.phases import PHASES, game_phase
 from common.files import file_sha256
 from engine.search.result import SearchResult
-from engine.style.errormodel import PRIOR_FLOOR, ErrorModel, fit, losses
+from engine.style.errormodel import PRIOR_FLOOR, ErrorModel, fit, increasing_root, losses
 from engine.style.fitted import FITTED
 from engine.style.model import StyleModel
 from engine.style.prior import Proposal
@@ -127,6 +127,14 @@ class Calibration:
             return None
         return name, float(1 - np.searchsorted(own, loss - 1e-9) / len(own))
 
+    def likeliest(self) -> Calibration:
+        """What ``Selection likely`` ranks by: the likelihood fit itself, where the sensitivity was set
+        again for strength on a record (issue #40, item 4); this one where it was not."""
+        if self.fitted is None:
+            return self
+        return replace(self, model=self.fitted,
+                       source=f"{self.source}; the likeliest by the likelihood fit ({self.fitted.describe()})")
+
     def at_rating(self, rating: float) -> Calibration:
         """The same prior weight and consistency, with the sensitivity of a player of ``rating``."""
         if self.loss is None:
@@ -166,23 +174,12 @@ def _sensitivity_for(model: ErrorModel, loss: np.ndarray, log_prior: np.ndarray 
         return replace(model, **change).expected_loss(loss, log_prior, judged)
 
     if expected(sensitivity=MAX_SENSITIVITY) >= target:
-        log_s = _root(lambda x: expected(sensitivity=math.exp(x)) - target,
+        log_s = increasing_root(lambda x: expected(sensitivity=math.exp(x)) - target,
                       math.log(MIN_SENSITIVITY), math.log(MAX_SENSITIVITY))
         return replace(model, sensitivity=math.exp(log_s))
-    weight = _root(lambda b: target - expected(sensitivity=MAX_SENSITIVITY, prior_weight=b), 0.0, model.prior_weight)
+    weight = increasing_root(lambda b: target - expected(sensitivity=MAX_SENSITIVITY, prior_weight=b), 0.0,
+                             model.prior_weight)
     return replace(model, sensitivity=MAX_SENSITIVITY, prior_weight=weight)
-
-
-def _root(f: Callable[[float], float], low: float, high: float) -> float:
-    """Where the increasing ``f`` crosses 0 between ``low`` and ``high`` (Brent's method); ``low``
-    where ``f`` is at or above 0 there already, ``high`` where it is still at or below 0 there."""
-    from scipy.optimize import brentq  # here, as in errormodel: an agent that never calibrates never loads scipy
-
-    if f(low) >= 0:
-        return low
-    if f(high) <= 0:
-        return high
-    return float(brentq(f, low, high, xtol=1e-12))
 
 
 def shipped_calibration(expert: str, why: str = "no error profile") -> Calibration:

@@ -18,6 +18,7 @@ used, so that an agent that never fits or draws by the model does not load it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -122,3 +123,15 @@ def fit(loss: np.ndarray, chosen: np.ndarray, log_prior: np.ndarray | None = Non
                       options={"initial_simplex": np.vstack([start, start + SIMPLEX_STEP * np.eye(len(start))]),
                                "xatol": FIT_XATOL, "fatol": FIT_FATOL, "maxiter": FIT_ITERATIONS})
     return Fit(model_of(result.x), -float(result.fun) / len(loss), len(loss))
+
+
+def increasing_root(f: Callable[[float], float], low: float, high: float) -> float:
+    """Where the increasing ``f`` crosses 0 between ``low`` and ``high`` (Brent's method); ``low``
+    where ``f`` is at or above 0 there already, ``high`` where it is still at or below 0 there."""
+    from scipy.optimize import brentq  # here: an agent that never calibrates never loads scipy
+
+    if f(low) >= 0:
+        return low
+    if f(high) <= 0:
+        return high
+    return float(brentq(f, low, high, xtol=1e-12))

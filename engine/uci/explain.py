@@ -153,7 +153,8 @@ def _calibrated_line(choice: Choice, searcher: str) -> str:
     if choice.chooser is not None:
         seen = (f"with depths {' and '.join(map(str, choice.chooser.depths))}" if choice.chooser.depths else
                 f"without its shallow depths, {choice.chooser.missing},")
-        how = f"the likeliest by the chooser {seen}"
+        how = (f"drawn by the chooser at strength {choice.chooser.strength:.2f} {seen}" if choice.reason == "calibrated"
+               else f"the likeliest by the chooser {seen}")
     line = (f"played {choice.move.san}, {how} ({share_text(chance)} of"
             f" {len(choice.chances)} moves {searcher} scored): it loses {100 * choice.loss:.1f} % of the expected score")
     if choice.often is not None:

@@ -129,7 +129,7 @@ class AgentBuilder:
 
     def chooser(self, setting: str) -> Chooser | None:
         """The chooser option Chooser names, read again only when its file changed; None for none, or
-        for a file that cannot be read (told why: ``Selection likely`` plays the error model's move)."""
+        for a file that cannot be read (told why: the error model chooses)."""
         from engine.style.chooser import Chooser, ChooserError, chooser_path
 
         path = chooser_path(setting)
@@ -141,8 +141,8 @@ class AgentBuilder:
             try:
                 chooser = Chooser.load(path)
             except ChooserError as exc:
-                self.news.append(f"cannot load the chooser: {clip(str(exc))}; Selection likely plays the error"
-                                 " model's likeliest move")
+                self.news.append(f"cannot load the chooser: {clip(str(exc))}; the error model chooses"
+                                 " (Selection likely its likeliest move, calibrated its draw)")
             self._chooser = (state, chooser)
         return self._chooser[1]
 

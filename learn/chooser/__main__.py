@@ -1,6 +1,7 @@
-"""``python -m learn.chooser fit|evaluate|cross|convert|tendencies|who|identify``: fit the chooser on records
-of judged positions, measure it on experts' records beside ``Selection likely`` (``cross``: each expert by
-the chooser fitted on the others'), make records from a play-time record; fit each expert's tendencies
+"""``python -m learn.chooser fit|evaluate|cross|strength|convert|tendencies|who|identify``: fit the chooser on
+records of judged positions, measure it on experts' records beside ``Selection likely`` (``cross``: each expert
+by the chooser fitted on the others'; ``strength``: drawn at the engine's strength beside ``Selection
+calibrated``), make records from a play-time record; fit each expert's tendencies
 on the expert's records, rank the experts for records of anyone's games (``who``) and measure how often
 that names the true expert (``identify``)."""
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import chess.engine
@@ -24,6 +26,7 @@ from learn.chooser.convert import convert, write_records
 from learn.chooser.evaluate import cross, default_calibration, evaluate, table
 from learn.chooser.fit import DEFAULT_L2, fit
 from learn.chooser.records import Record, RecordError, read_records
+from learn.chooser.strength import REFERENCE_POSITIONS, reading, reference_of, strength_table
 from learn.chooser.tendencies import DEFAULT_PRIOR_SD, fit_tendencies, identification, load_pair, rank
 
 
@@ -55,6 +58,8 @@ def _parser() -> argparse.ArgumentParser:
     fitting.add_argument("records", nargs="+", type=Path)
     fitting.add_argument("--out", type=Path, required=True, help="the chooser file to write (.npz)")
     fitting.add_argument("--l2", type=_nonnegative_float, default=DEFAULT_L2, help="the L2 penalty on the standardised weights")
+    fitting.add_argument("--reference", type=positive_int, default=REFERENCE_POSITIONS,
+                         help="the first this many positions kept as the reference its strength is set on")
     measuring = commands.add_parser("evaluate", help="the chooser's top-1 beside Selection likely's, by expert")
     measuring.add_argument("chooser", type=Path)
     measuring.add_argument("--records", nargs="+", type=_expert_file, required=True, metavar="EXPERT=FILE")
@@ -64,6 +69,17 @@ def _parser() -> argparse.ArgumentParser:
     crossing.add_argument("--records", nargs="+", type=_expert_file, required=True, metavar="EXPERT=FILE")
     crossing.add_argument("--casebase-folder", type=Path, default=Path("casebases"))
     crossing.add_argument("--l2", type=_nonnegative_float, default=DEFAULT_L2)
+    strength = commands.add_parser("strength", help="the chooser drawn at each expert's strength beside Selection"
+                                   " calibrated, on the expert's records")
+    strength.add_argument("chooser", type=Path)
+    strength.add_argument("--records", nargs="+", type=_expert_file, required=True, metavar="EXPERT=FILE")
+    strength.add_argument("--casebase-folder", type=Path, default=Path("casebases"),
+                          help="where EXPERT.npz is, with its profile and records")
+    referring = commands.add_parser("reference", help="give a chooser the reference positions its strength is set on")
+    referring.add_argument("chooser", type=Path)
+    referring.add_argument("records", nargs="+", type=Path, help="judged positions (masters' games)")
+    referring.add_argument("--positions", type=positive_int, default=REFERENCE_POSITIONS, help="the first this many")
+    referring.add_argument("--out", type=Path, help="the chooser file to write (default: the chooser itself)")
     converting = commands.add_parser("convert", help="records from a play-time record and the expert's PGN")
     converting.add_argument("play", type=Path, help="e.g. data/profiles/kosteniuk-2200.heldout.play.jsonl")
     converting.add_argument("--pgn", type=Path, required=True, help="the expert's games the record's keys name")
@@ -95,8 +111,9 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.command == "fit":
-            fitted = fit(_read(args.records), args.l2, [p.name for p in args.records])
-            fitted.chooser.save(args.out)
+            positions = _read(args.records)
+            fitted = fit(positions, args.l2, [p.name for p in args.records])
+            replace(fitted.chooser, reference=reference_of(positions, args.reference)).save(args.out)
             print(f"{args.out}: fitted on {fitted.positions} positions ({fitted.left_out} left out: the move played"
                   f" not a candidate), mean log-likelihood {fitted.mean_log_likelihood:.4f}")
             weights = fitted.chooser.weights
@@ -108,6 +125,16 @@ def main(argv: list[str] | None = None) -> int:
                                   name) for name, path in args.records]))
         elif args.command == "cross":
             print(table(cross({name: read_records(path)[1] for name, path in args.records}, args.casebase_folder, args.l2)))
+        elif args.command == "strength":
+            chooser = Chooser.load(args.chooser)
+            print(strength_table([reading(chooser, default_calibration(args.casebase_folder / f"{name}.npz"),
+                                          read_records(path)[1], name) for name, path in args.records]))
+        elif args.command == "reference":
+            chooser = replace(Chooser.load(args.chooser), reference=reference_of(_read(args.records), args.positions))
+            chooser.save(args.out or args.chooser)
+            assert chooser.reference is not None
+            print(f"{args.out or args.chooser}: {len(chooser.reference.loss)} reference positions; the chooser as fitted"
+                  f" loses {100 * chooser.expected_loss():.2f} % of the expected score a move there")
         elif args.command == "convert":
             write_records(args.out, convert(args.play, args.pgn, args.judge, args.casebase))
         elif args.command == "tendencies":

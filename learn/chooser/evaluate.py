@@ -52,8 +52,9 @@ def default_calibration(casebase_path: Path) -> Calibration:
 
 
 def likely_chances(calibration: Calibration, position: Record) -> np.ndarray:
-    """The calibrated chances of the position's candidates, whose likeliest ``Selection likely`` plays."""
-    return calibration.chances(position.scores, position.prior)
+    """The chances ``Selection likely`` gives the position's candidates (the likelihood fit's,
+    :meth:`Calibration.likeliest`), whose likeliest it plays."""
+    return calibration.likeliest().chances(position.scores, position.prior)
 
 
 def evaluate(chooser: Chooser, positions: Sequence[Record], calibration: Calibration, expert: str) -> Evaluation:

@@ -210,7 +210,9 @@ const WHY = { case: 'the most similar case\'s move', argmax: 'the prior\'s likel
   random: 'drawn at random', engine: 'the engine\'s own move' };
 
 function playedText(p) {
-  let text = `Played ${p.san}: ${p.chooser ? 'the chooser\'s likeliest move' : WHY[p.reason] ?? p.reason}`;
+  const byChooser = p.reason === 'calibrated' ? 'drawn by the chooser at the expert\'s strength'
+    : 'the chooser\'s likeliest move';
+  let text = `Played ${p.san}: ${p.chooser ? byChooser : WHY[p.reason] ?? p.reason}`;
   if (p.share !== undefined) text += ` (${p.share}% of the prior)`;
   if (p.top && p.top !== p.san) text += `; the prior's first choice was ${p.top} (${p.top_share}%)`;
   if (p.case_move) text += `; the case's move was ${p.case_move}`;
