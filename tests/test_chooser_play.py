@@ -303,8 +303,15 @@ def test_the_chooser_plays_with_a_judge_alone_and_at_a_rating_only_where_it_draw
         assert chooser(UCI_LimitStrength=True) is None  # a rating is the error model's, and that is said
         assert any(line.startswith("Chooser: not played at a rating") for line in told)
         drawn = {"Selection": "calibrated", "Chooser": str(sound[1])}
+        told.clear()
         assert chooser(**drawn) is not None and chooser(**drawn, Judge="") is None
+        strength = make_agent(likely | drawn, casebase, loader).agent.chooser_strength()  # type: ignore[attr-defined]
+        assert any(line.startswith("strength: ") and line.endswith(f"; the chooser draws at strength {strength:.2f}, to"
+                                                                   " lose as much (search.md §9); UCI_LimitStrength with"
+                                                                   " UCI_Elo sets another") for line in told)
+        told.clear()
         assert chooser(**drawn, UCI_LimitStrength=True) is not None  # drawn at the rating's strength
+        assert any(line.startswith("strength limited to ") and "; the chooser draws at strength " in line for line in told)
     finally:
         loader.close()
 

@@ -244,7 +244,7 @@ class GuidedAgent(CaseAgent):
             if self.chooser is not None and self.judge is not None and judge is not None:
                 left = search_budget(limits, board.turn, time.monotonic() - started).movetime
                 chances, chosen, faults = chooser_chances(self.chooser, self.judge, board, proposal, result, left, stop,
-                                                          self._strength(self.chooser, self.calibration))
+                                                          self.chooser_strength() or 1.0)
                 notes += faults
             else:
                 chances = judged_chances(self.calibration, proposal, result)
@@ -260,16 +260,17 @@ class GuidedAgent(CaseAgent):
                         votes=proposal.count.get(move, 0), candidates=considered, chances=chances,
                         ponder=reply).searched(result)
 
-    def _strength(self, chooser: Chooser, calibration: Calibration) -> float:
-        """The strength the chooser plays at: as fitted for the likeliest move, the calibrated error
-        model's for a draw (:meth:`Chooser.strength_of`, once a model)."""
+    def chooser_strength(self) -> float | None:
+        """The strength the chooser plays at (None: no chooser plays): as fitted for the likeliest move,
+        the error model's in force for a draw (:meth:`Chooser.strength_of`, once a model)."""
+        if self.chooser is None or self.calibration is None:
+            return None
         if self.selection is Selection.LIKELY:
             return 1.0
-        if calibration.model not in self.strengths:
-            strength = chooser.strength_of(calibration.model)
-            assert strength is not None  # a chooser without reference positions does not draw
-            self.strengths[calibration.model] = strength
-        return self.strengths[calibration.model]
+        model = self.calibration.model
+        if model not in self.strengths:
+            self.strengths[model] = self.chooser.strength_of(model) or 1.0  # drawing, it has reference positions
+        return self.strengths[model]
 
     def _play_speed(self, board: chess.Board, limits: SearchLimits | None) -> list[Note]:
         """Make the calibration in force the profile of the speed class this ``go`` plays at

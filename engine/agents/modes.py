@@ -152,13 +152,13 @@ def _guided_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], 
     )
     _tell_chooser(agent, values, resources)
     if rating is not None and agent.calibration is not None:
-        resources.tell(f"strength limited to {rating}: {agent.calibration.source}")
+        resources.tell(f"strength limited to {rating}: {agent.calibration.source}{_drawn(agent)}")
         if selection is Selection.LIKELY and values["Judge"] and chooser_path(str(values["Chooser"])) is not None:
             resources.tell("Chooser: not played at a rating (UCI_LimitStrength): the error model's likeliest move")
     elif agent.calibration is not None:  # Selection calibrated or likely: the strength the profile implies
         why = "Selection auto, with a judge and the casebase's error profile: " if selection is Selection.AUTO else ""
         resources.tell(f"strength: {agent.calibration.expert}'s own, about {agent.calibration.rating:.0f} on the"
-                       f" experts' rating line (strength.md §2): {why}{agent.calibration.source};"
+                       f" experts' rating line (strength.md §2): {why}{agent.calibration.source}{_drawn(agent)};"
                        " UCI_LimitStrength with UCI_Elo sets another")
     elif selection is Selection.AUTO and casebase is not None:
         lacking = " and ".join(([] if values["Judge"] else ["a judge (option Judge)"])
@@ -171,6 +171,14 @@ def _guided_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], 
 
 #: The selections the chooser may play (``auto`` as it is decided: calibrated with a judge).
 DRAWN_BY_CHOOSER = (Selection.LIKELY, Selection.CALIBRATED, Selection.AUTO)
+
+
+def _drawn(agent: GuidedAgent) -> str:
+    """What the strength line adds where the chooser draws the calibrated choice: its strength."""
+    strength = agent.chooser_strength()
+    if agent.selection is not Selection.CALIBRATED or strength is None:
+        return ""
+    return f"; the chooser draws at strength {strength:.2f}, to lose as much (search.md §9)"
 
 
 def _tell_chooser(agent: GuidedAgent, values: Mapping[str, OptionValue], resources: Resources) -> None:
