@@ -289,9 +289,11 @@ def test_without_setting_anything_a_judge_and_a_profile_play_the_expert_s_own_st
         lines = said(engine)
         own = [line for line in lines if line.startswith("strength: ")]
         assert len(own) == 1 and "'s own, about " in own[0] and "Selection auto, with a judge" in own[0], lines
-        assert any("by the error model" in line for line in lines)
+        assert any("drawn by the chooser at strength" in line for line in lines)  # the shipped chooser, by default
+        engine.configure({"Chooser": "off"})
+        assert any("drawn by the error model" in line for line in said(engine))
         engine.configure({"Selection": "argmax"})
-        assert not any("by the error model" in line for line in said(engine))
+        assert not any(" by the error model" in line or " by the chooser" in line for line in said(engine))
     with popen("--casebase", str(bare), "--judge", scripted(tmp_path)) as engine:
         lines = said(engine)
         assert any("only with an error profile in the casebase" in line for line in lines), lines

@@ -66,7 +66,7 @@ def test_a_judge_of_another_name_than_the_profile_s_is_told_once(judged, tmp_pat
     notes = [[line for line in lines if SAID in line] for lines in said]
     assert notes == [["the judge is Stockfish 18 but Alexandra Kosteniuk's error profile was judged by Scripted:"
                       " the calibrated strength may differ (strength.md §3, another judge)"], [], []], said
-    assert any("drawn by the error model" in line for line in said[0]), said[0]  # it played calibrated
+    assert any("drawn by the chooser at strength" in line for line in said[0]), said[0]  # it played calibrated
 
 
 def test_the_note_is_a_typed_json_note(judged, tmp_path):
@@ -83,7 +83,7 @@ def test_the_note_is_a_typed_json_note(judged, tmp_path):
 def test_the_profile_s_own_judge_is_not_told(judged, tmp_path):
     said = said_at_each_move(judged[0], scripted(tmp_path), "text")
     assert not any(SAID in line for lines in said for line in lines), said
-    assert any("drawn by the error model" in line for line in said[0]), said[0]
+    assert any("drawn by the chooser at strength" in line for line in said[0]), said[0]
 
 
 def test_the_choices_made_with_another_judge_are_scored_by_the_profile_s(judged, tmp_path):
