@@ -175,7 +175,7 @@ def _sensitivity_for(model: ErrorModel, loss: np.ndarray, log_prior: np.ndarray 
 
     if expected(sensitivity=MAX_SENSITIVITY) >= target:
         log_s = increasing_root(lambda x: expected(sensitivity=math.exp(x)) - target,
-                      math.log(MIN_SENSITIVITY), math.log(MAX_SENSITIVITY))
+                                math.log(MIN_SENSITIVITY), math.log(MAX_SENSITIVITY))
         return replace(model, sensitivity=math.exp(log_s))
     weight = increasing_root(lambda b: target - expected(sensitivity=MAX_SENSITIVITY, prior_weight=b), 0.0,
                              model.prior_weight)
