@@ -88,30 +88,6 @@ def _play(casebase: Path, judge: str, chooser: str, selection: str = "likely") -
     return best, record, strings
 
 
-def test_selection_likely_with_a_judge_plays_the_choosers_likeliest_move(kosteniuk_casebase, judge, contrary):
-    chooser, path = contrary
-    move, record, strings = _play(kosteniuk_casebase, judge, str(path))
-    choice, proposal = record["guided"]["choice"], record["guided"]["proposal"]
-    assert record["reason"] == "likely"
-    assert choice["chooser"] == {"depths": list(SHALLOW_DEPTHS), "missing": None, "strength": 1.0}
-    # the chooser computed directly on the candidates the record names, with the judge's scores
-    board = chess.Board()
-    board.push_san("e4")
-    moves = [chess.Move.from_uci(m["uci"]) for m in choice["chances"]["moves"]]
-    assert choice["chances"]["total"] == len(moves) >= 3
-    shares = {m["uci"]: m["share"] for m in proposal["proposes"]["moves"]} | \
-        {m["uci"]: m["share"] for m in proposal["prior"]["moves"]}
-    scores = [SCORES.get(m.uci(), OTHERS) for m in moves]
-    matrix, _ = features(board, board.peek(), moves, scores, [shares.get(m.uci(), 0.0) for m in moves], None,
-                         {depth: scores for depth in SHALLOW_DEPTHS})
-    direct = chooser.probabilities(matrix)
-    assert move == moves[int(np.argmax(direct))] and SCORES.get(move.uci(), OTHERS) == OTHERS  # a losing move
-    assert [m["share"] for m in choice["chances"]["moves"]] == pytest.approx(direct.tolist(), abs=2e-3)
-    assert any(s.startswith(f"played {board.san(move)}, the likeliest by the chooser with depths 2 and 6 (")
-               for s in strings)
-    assert shape(record)["played"]["chooser"] is True  # the web page says so
-
-
 def _chooser_chances(record: dict, chooser: Chooser, strength: float) -> tuple[list[chess.Move], np.ndarray]:
     """The record's candidates after 1.e4 and the chooser's chances of them at ``strength``, computed here."""
     choice, proposal = record["guided"]["choice"], record["guided"]["proposal"]
@@ -124,6 +100,24 @@ def _chooser_chances(record: dict, chooser: Chooser, strength: float) -> tuple[l
     matrix, _ = features(board, board.peek(), moves, scores, [shares.get(m.uci(), 0.0) for m in moves], None,
                          {depth: scores for depth in SHALLOW_DEPTHS})
     return moves, chooser.probabilities(matrix, strength)
+
+
+def test_selection_likely_with_a_judge_plays_the_choosers_likeliest_move(kosteniuk_casebase, judge, contrary):
+    chooser, path = contrary
+    move, record, strings = _play(kosteniuk_casebase, judge, str(path))
+    choice = record["guided"]["choice"]
+    assert record["reason"] == "likely"
+    assert choice["chooser"] == {"depths": list(SHALLOW_DEPTHS), "missing": None, "strength": 1.0}
+    # the chooser computed directly on the candidates the record names, with the judge's scores
+    board = chess.Board()
+    board.push_san("e4")
+    moves, direct = _chooser_chances(record, chooser, 1.0)
+    assert choice["chances"]["total"] == len(moves) >= 3
+    assert move == moves[int(np.argmax(direct))] and SCORES.get(move.uci(), OTHERS) == OTHERS  # a losing move
+    assert [m["share"] for m in choice["chances"]["moves"]] == pytest.approx(direct.tolist(), abs=2e-3)
+    assert any(s.startswith(f"played {board.san(move)}, the likeliest by the chooser with depths 2 and 6 (")
+               for s in strings)
+    assert shape(record)["played"]["chooser"] is True  # the web page says so
 
 
 def test_selection_calibrated_draws_from_the_chooser_at_the_error_models_strength(kosteniuk_casebase, judge, sound):

@@ -228,8 +228,10 @@ class Chooser:
         return _softmax(self.logits(matrix, strength))
 
     def expected_loss(self, strength: float = 1.0) -> float:
-        """The mean loss a move of the chooser's draw at ``strength`` on its reference positions."""
-        assert self.reference is not None
+        """The mean loss a move of the chooser's draw at ``strength`` on its reference positions
+        (ValueError without them)."""
+        if self.reference is None:
+            raise ValueError("the chooser has no reference positions")
         z = np.where(np.isnan(self.reference.loss), -np.inf, self.logits(self.reference.features, strength))
         p = np.exp(z - z.max(axis=1, keepdims=True))
         p /= p.sum(axis=1, keepdims=True)
