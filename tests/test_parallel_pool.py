@@ -90,3 +90,37 @@ def test_a_worker_that_cannot_be_made_raises_instead_of_being_started_again_fore
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
                           env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
     assert done.returncode == 0 and "raised: no judge here" in done.stdout
+
+
+SENDING = textwrap.dedent('''
+    import multiprocessing, os, signal, threading, time
+    from parallel import pool
+
+    class Idle:
+        def close(self):
+            pass
+
+    if __name__ == "__main__":
+        pool._start(Idle, ())  # this process made a worker, as a pool's initializer makes it
+        queue = multiprocessing.get_context("spawn").SimpleQueue()
+        result = b"x" * (4 << 20)  # more than a pipe holds: the put waits for the reader
+        received = []
+        reader = threading.Thread(target=lambda: (time.sleep(1), received.append(len(queue.get()))))
+        reader.start()
+        threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGTERM)).start()
+        try:
+            queue.put(result)
+            time.sleep(60)
+        except SystemExit:
+            reader.join(10)
+            print("ended after sending", received)
+''')
+
+
+def test_a_terminated_worker_sends_the_result_in_hand_before_it_ends(tmp_path):
+    # killed in mid-send, a worker would hold the result queue's lock for ever: Pool.terminate hangs on it
+    script = tmp_path / "sending.py"
+    script.write_text(SENDING, encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+    assert done.returncode == 0 and f"ended after sending [{4 << 20}]" in done.stdout, done.stdout + done.stderr
