@@ -10,6 +10,7 @@ import multiprocessing
 import multiprocessing.queues
 import multiprocessing.util
 import os
+import select
 import signal
 import threading
 import time
@@ -36,19 +37,25 @@ _worker: Worker[Any, Any] | None = None
 _failure: BaseException | None = None
 #: Seconds between a worker's looks at whether the process that started it still runs.
 PARENT_POLL = 0.5
-#: Seconds between a terminated worker's looks at whether it has sent the result in hand.
-SENDING_POLL = 0.01
+#: Seconds between the wake-ups of a terminated worker's main thread, until it has ended.
+WAKE_POLL = 0.01
 #: Seconds a terminated worker has to unwind and close its worker before it exits outright.
 UNWIND_SECONDS = 5.0
-# When this worker was told to end (SIGTERM), on the monotonic clock; None: it was not.
-_ending: float | None = None
+# Whether this worker's main thread has raised SystemExit on the pool's terminate.
+_unwinding = False
 
 
 def _start(make: Callable[..., Worker[Any, Any]], args: tuple[Any, ...]) -> None:
     global _worker, _failure
+    # The pool's terminate (SIGTERM) ends this worker by unwinding, not by an outright kill (_end);
+    # the watch thread hears of it through the wakeup pipe, as the signal comes, whatever the main thread does.
+    heard, told = os.pipe()
+    os.set_blocking(told, False)
+    signal.set_wakeup_fd(told, warn_on_full_buffer=False)
     signal.signal(signal.SIGTERM, _end)
     signal.signal(signal.SIGALRM, _end)
-    threading.Thread(target=_end_with, args=(os.getppid(),), name="parent watch", daemon=True).start()
+    threading.Thread(target=_watch, args=(os.getppid(), heard, threading.main_thread().ident), name="watch",
+                     daemon=True).start()
     try:
         _worker = make(*args)
     except Exception as exc:  # noqa: BLE001 - raised at the first item, in the caller's process
@@ -61,23 +68,15 @@ def _start(make: Callable[..., Worker[Any, Any]], args: tuple[Any, ...]) -> None
 
 
 def _end(signum: int, frame: FrameType | None) -> None:
-    """End this worker on the pool's terminate (SIGTERM) by unwinding, not by an outright kill. A
-    worker killed while it sends a result holds the lock of the pool's result queue for ever, and
-    CPython's ``Pool.terminate`` then waits on that lock for ever (its task handler puts a sentinel
-    there last); so a worker that is sending finishes first (looked at again every
-    :data:`SENDING_POLL` s, by SIGALRM), then raises SystemExit, which closes its worker (its
-    engines) on the way out. One still sending, or not gone, :data:`UNWIND_SECONDS` later exits outright."""
-    global _ending
-    now = time.monotonic()
-    if _ending is None:
-        _ending = now
-    elif signum == signal.SIGALRM and now - _ending >= UNWIND_SECONDS:
-        os._exit(1)
-    if _sending(frame):
-        signal.setitimer(signal.ITIMER_REAL, SENDING_POLL)
-        return
-    signal.setitimer(signal.ITIMER_REAL, max(UNWIND_SECONDS - (now - _ending), SENDING_POLL))
-    raise SystemExit(1)
+    """SIGTERM (the pool's terminate), or a wake-up after it (SIGALRM, :func:`_watch`): raise
+    SystemExit once, unless the main thread is sending a result. A worker killed outright while it sends
+    holds the lock of the pool's result queue for ever, and CPython's ``Pool.terminate`` then waits on
+    that lock for ever (its task handler puts a sentinel there last). Unwinding closes the worker (its
+    engines) on the way out."""
+    global _unwinding
+    if not _unwinding and not _sending(frame):
+        _unwinding = True
+        raise SystemExit(1)
 
 
 def _sending(frame: FrameType | None) -> bool:
@@ -89,12 +88,26 @@ def _sending(frame: FrameType | None) -> bool:
     return False
 
 
-def _end_with(parent: int) -> None:
-    """End this worker process once ``parent`` is gone. A parent killed (``kill``, SIGKILL, a
-    crash) cannot terminate its pool, whose workers would otherwise play out every game already
-    queued to them for nobody; their engines end with them, at the end of their input."""
+def _watch(parent: int, heard: int, main: int | None) -> None:
+    """End this worker process once ``parent`` is gone, or :data:`UNWIND_SECONDS` after SIGTERM. A
+    parent killed (``kill``, SIGKILL, a crash) cannot terminate its pool, whose workers would
+    otherwise play out every game already queued to them for nobody; their engines end with them, at
+    the end of their input. After SIGTERM the main thread is woken every :data:`WAKE_POLL` s (SIGALRM)
+    until it has unwound: a signal that comes just before it blocks in a queue is not handled until
+    another comes."""
+    # Not this thread's signals: one taken here would wait for a main thread blocked in a queue.
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGALRM})
+    ending: float | None = None
     while os.getppid() == parent:
-        time.sleep(PARENT_POLL)
+        if ending is None:
+            if select.select([heard], [], [], PARENT_POLL)[0] and signal.SIGTERM in os.read(heard, 64):
+                ending = time.monotonic()
+            continue
+        if time.monotonic() - ending >= UNWIND_SECONDS:
+            break
+        if main is not None:
+            signal.pthread_kill(main, signal.SIGALRM)
+        time.sleep(WAKE_POLL)
     os._exit(1)
 
 
