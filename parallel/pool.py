@@ -37,24 +37,30 @@ _worker: Worker[Any, Any] | None = None
 _failure: BaseException | None = None
 #: Seconds between a worker's looks at whether the process that started it still runs.
 PARENT_POLL = 0.5
-#: Seconds between the wake-ups of a terminated worker's main thread, until it has ended.
+#: Seconds between the wake-ups of a terminated worker's main thread, until the process has ended.
 WAKE_POLL = 0.01
+#: Seconds between SystemExits raised in a terminated worker that has not reached its exit (one may be
+#: swallowed: raised in a ``__del__`` or a weakref's callback, it is only printed).
+RAISE_AGAIN = 0.5
 #: Seconds a terminated worker has to unwind and close its worker before it exits outright.
 UNWIND_SECONDS = 5.0
-# Whether this worker's main thread has raised SystemExit on the pool's terminate.
-_unwinding = False
+# When this worker last raised SystemExit on the pool's terminate (monotonic), and whether it has
+# reached its exit (multiprocessing's exit functions: its worker is being closed, not to be cut short).
+_raised: float | None = None
+_exiting = False
 
 
 def _start(make: Callable[..., Worker[Any, Any]], args: tuple[Any, ...]) -> None:
     global _worker, _failure
     # The pool's terminate (SIGTERM) ends this worker by unwinding, not by an outright kill (_end);
-    # the watch thread hears of it through the wakeup pipe, as the signal comes, whatever the main thread does.
+    # the watch thread hears of it through the wakeup pipe, as the signal comes, whichever thread takes it.
     heard, told = os.pipe()
     os.set_blocking(told, False)
     signal.set_wakeup_fd(told, warn_on_full_buffer=False)
     signal.signal(signal.SIGTERM, _end)
     signal.signal(signal.SIGALRM, _end)
-    threading.Thread(target=_watch, args=(os.getppid(), heard, threading.main_thread().ident), name="watch",
+    multiprocessing.util.Finalize(None, _exit_reached, exitpriority=100)  # before the worker's close (10)
+    threading.Thread(target=_watch, args=(os.getppid(), heard, threading.get_ident()), name="watch",
                      daemon=True).start()
     try:
         _worker = make(*args)
@@ -67,20 +73,29 @@ def _start(make: Callable[..., Worker[Any, Any]], args: tuple[Any, ...]) -> None
     multiprocessing.util.Finalize(_worker, _worker.close, exitpriority=10)
 
 
+def _exit_reached() -> None:
+    global _exiting
+    _exiting = True
+
+
 def _end(signum: int, frame: FrameType | None) -> None:
     """SIGTERM (the pool's terminate), or a wake-up after it (SIGALRM, :func:`_watch`): raise
-    SystemExit once, unless the main thread is sending a result. A worker killed outright while it sends
-    holds the lock of the pool's result queue for ever, and CPython's ``Pool.terminate`` then waits on
-    that lock for ever (its task handler puts a sentinel there last). Unwinding closes the worker (its
-    engines) on the way out."""
-    global _unwinding
-    if not _unwinding and not _sending(frame):
-        _unwinding = True
-        raise SystemExit(1)
+    SystemExit, unless the main thread is sending a result, the process has reached its exit, or it
+    raised less than :data:`RAISE_AGAIN` s ago. A worker killed outright while it sends holds the lock
+    of the pool's result queue for ever, and CPython's ``Pool.terminate`` then waits on that lock for
+    ever (its task handler puts a sentinel there last). Unwinding closes the worker (its engines),
+    where one was made, at the exit. A send that cannot finish (a full pipe nobody reads) is ended
+    outright by the watch thread's deadline, as a kill would end it."""
+    global _raised
+    now = time.monotonic()
+    if _exiting or _sending(frame) or (_raised is not None and now - _raised < RAISE_AGAIN):
+        return
+    _raised = now
+    raise SystemExit(1)
 
 
 def _sending(frame: FrameType | None) -> bool:
-    """Whether ``frame`` is in a queue's ``put`` (a worker puts only its results)."""
+    """Whether ``frame`` is in a ``SimpleQueue.put`` (the pool's queues; a worker puts only its results)."""
     while frame is not None:
         if frame.f_code is multiprocessing.queues.SimpleQueue.put.__code__:
             return True
@@ -88,15 +103,15 @@ def _sending(frame: FrameType | None) -> bool:
     return False
 
 
-def _watch(parent: int, heard: int, main: int | None) -> None:
+def _watch(parent: int, heard: int, main: int) -> None:
     """End this worker process once ``parent`` is gone, or :data:`UNWIND_SECONDS` after SIGTERM. A
     parent killed (``kill``, SIGKILL, a crash) cannot terminate its pool, whose workers would
     otherwise play out every game already queued to them for nobody; their engines end with them, at
     the end of their input. After SIGTERM the main thread is woken every :data:`WAKE_POLL` s (SIGALRM)
-    until it has unwound: a signal that comes just before it blocks in a queue is not handled until
-    another comes."""
-    # Not this thread's signals: one taken here would wait for a main thread blocked in a queue.
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGALRM})
+    until the process ends: a signal taken by another thread, or just before the main thread blocks in
+    a queue, is not handled until another signal interrupts it."""
+    # Left to the other threads (the main one where the kernel can): this one hears it through the pipe.
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
     ending: float | None = None
     while os.getppid() == parent:
         if ending is None:
@@ -105,8 +120,7 @@ def _watch(parent: int, heard: int, main: int | None) -> None:
             continue
         if time.monotonic() - ending >= UNWIND_SECONDS:
             break
-        if main is not None:
-            signal.pthread_kill(main, signal.SIGALRM)
+        signal.pthread_kill(main, signal.SIGALRM)
         time.sleep(WAKE_POLL)
     os._exit(1)
 

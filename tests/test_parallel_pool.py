@@ -100,16 +100,22 @@ SENDING = textwrap.dedent('''
         def close(self):
             pass
 
+    def read(queue, received):
+        # SIGTERM once the put has begun (its first bytes are in the pipe), then read the rest late
+        while not queue._reader.poll():
+            time.sleep(0.01)
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(1)
+        received.append(len(queue.get()))
+
     if __name__ == "__main__":
         pool._start(Idle, ())  # this process made a worker, as a pool's initializer makes it
         queue = multiprocessing.get_context("spawn").SimpleQueue()
-        result = b"x" * (4 << 20)  # more than a pipe holds: the put waits for the reader
         received = []
-        reader = threading.Thread(target=lambda: (time.sleep(1), received.append(len(queue.get()))))
+        reader = threading.Thread(target=read, args=(queue, received))
         reader.start()
-        threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGTERM)).start()
         try:
-            queue.put(result)
+            queue.put(b"x" * (4 << 20))  # more than a pipe holds: the put waits for the reader
             time.sleep(60)
         except SystemExit:
             reader.join(10)
@@ -124,3 +130,4 @@ def test_a_terminated_worker_sends_the_result_in_hand_before_it_ends(tmp_path):
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
                           env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
     assert done.returncode == 0 and f"ended after sending [{4 << 20}]" in done.stdout, done.stdout + done.stderr
+
