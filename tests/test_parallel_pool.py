@@ -83,12 +83,16 @@ REFUSING = textwrap.dedent('''
 ''')
 
 
+def _run(script: Path, text: str) -> subprocess.CompletedProcess[str]:
+    """``text`` written to ``script`` and run with the project importable (a minute at most: a hang fails)."""
+    script.write_text(text, encoding="utf-8")
+    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+
+
 def test_a_worker_that_cannot_be_made_raises_instead_of_being_started_again_forever(tmp_path):
     # a pool's initializer that raises ends its process, and the pool starts another in its place
-    script = tmp_path / "refusing.py"
-    script.write_text(REFUSING, encoding="utf-8")
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+    done = _run(tmp_path / "refusing.py", REFUSING)
     assert done.returncode == 0 and "raised: no judge here" in done.stdout
 
 
@@ -125,9 +129,6 @@ SENDING = textwrap.dedent('''
 
 def test_a_terminated_worker_sends_the_result_in_hand_before_it_ends(tmp_path):
     # killed in mid-send, a worker would hold the result queue's lock for ever: Pool.terminate hangs on it
-    script = tmp_path / "sending.py"
-    script.write_text(SENDING, encoding="utf-8")
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+    done = _run(tmp_path / "sending.py", SENDING)
     assert done.returncode == 0 and f"ended after sending [{4 << 20}]" in done.stdout, done.stdout + done.stderr
 
