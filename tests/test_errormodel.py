@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import shutil
+import warnings
 from pathlib import Path
 
 import chess
@@ -52,6 +53,18 @@ def test_the_fit_recovers_the_parameters_of_the_moves_the_model_itself_drew(s, c
     assert fitted.sensitivity == pytest.approx(s, rel=0.15)
     assert fitted.consistency == pytest.approx(c, rel=0.15)
     assert fitted.prior_weight == 0
+
+
+def test_a_fit_that_wanders_to_a_sensitivity_of_zero_warns_nothing():
+    # the likeliest model of these four choices has c -> 0, where s no longer matters and the
+    # simplex drifts until exp(log s) is 0: RuntimeWarnings on stderr, as in a tiny strength run
+    loss = np.array([[0.0, 0.03, 0.034, 0.034], [0.0, 0.034, 0.045, 0.052], [0.0, 0.043, 0.049, 0.057],
+                     [0.0, 0.002, 0.036, 0.048]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fitted = fit(loss, np.array([0, 0, 0, 3]))
+    assert np.isfinite(fitted.mean_log_likelihood)
+    assert np.isfinite(fitted.model.probabilities(loss)).all()
 
 
 def test_the_fit_recovers_the_prior_weight_too():

@@ -115,7 +115,10 @@ def fit(loss: np.ndarray, chosen: np.ndarray, log_prior: np.ndarray | None = Non
         return ErrorModel(float(s), float(c), float(x[2]) if len(x) > 2 else 0.0)
 
     def cost(x: np.ndarray) -> float:
-        value = -model_of(x).log_likelihood(loss, chosen, log_prior)
+        # a simplex wandering off (a few positions whose likeliest model has c -> 0) reaches s = 0,
+        # where 0 / 0 is NaN: an infinite cost, not a warning on the user's terminal
+        with np.errstate(divide="ignore", invalid="ignore"):
+            value = -model_of(x).log_likelihood(loss, chosen, log_prior)
         return value if np.isfinite(value) else np.inf
 
     start = np.array([np.log(0.05), np.log(0.5)] + ([1.0] if log_prior is not None else []))
