@@ -28,7 +28,7 @@ from casebase.profilefile import SUFFIX
 from common.paths import PROJECT_ROOT as ROOT
 from common.stats import spearman
 from engine.style.calibration import calibrate
-from engine.style.model import StyleModel
+from engine.style.loader import load_model
 from engine.style.personal import choose_model
 from engine.style.profile import Profile
 from engine.style.rating import rating_of
@@ -55,7 +55,7 @@ def main() -> int:
         if profile is None or casebase.elo is None:
             continue
         choice = choose_model(casebase)
-        model = choice.model or StyleModel.load(choice.path)
+        model = choice.model or load_model(choice.path)
         calibration = calibrate(casebase, model)
         meta = profile.meta
         rows.append({"id": path.stem, "expert": casebase.expert, "rating": casebase.elo,

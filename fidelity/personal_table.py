@@ -22,7 +22,7 @@ from casebase.format import Casebase
 from common.figures import new_figure, save_png
 from common.stats import paired
 from engine.style.model import StyleModel, generic_model
-from engine.style.personal import choose_model
+from engine.style.personal import personal_choice
 from engine.style.planes import encode_board, legal_indices
 from fidelity.positions import read_positions, spread
 
@@ -92,7 +92,7 @@ def cross_table(casebases: Sequence[Path], positions: int | None, progress: bool
     experts, models, samples = [], [generic], []
     for path in casebases:
         casebase = Casebase.load(path)
-        choice = choose_model(casebase)
+        choice = personal_choice(casebase)
         if not choice.personal:
             raise ValueError(f"{path}: no personal model made from it ({choice.note}); make it with"
                              f" python -m learn personalise {path}")

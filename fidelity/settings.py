@@ -18,7 +18,7 @@ from casebase.profilefile import with_profile
 from engine.agents import defaults
 from engine.agents.modes import OptionValue, weight_values
 from engine.cbr.configurations import Configuration
-from engine.style.model import generic_model
+from engine.style.loader import default_model
 from engine.style.personal import choose_model
 from engine.style.prior import PriorSource
 from fidelity.modes import JUDGED_MODES, FidelityMode
@@ -71,7 +71,7 @@ class FidelitySettings:
         if mode == FidelityMode.PRIOR:
             return f"favourite of the prior: {prior}, {weights}"
         if mode == FidelityMode.GENERIC:
-            return f"favourite of the generic model {generic_model().name} alone"
+            return f"favourite of the shipped default model {default_model()[0].name} alone"
         bound = f"depth {self.guided_depth}" if self.guided_depth is not None else f"{self.guided_nodes} nodes"
         if mode == FidelityMode.ALPHABETA:
             return f"the guided search's own best move, {bound}"
@@ -93,7 +93,7 @@ class FidelitySettings:
         if mode == FidelityMode.PURE:
             return {"Mode": "pure", **weight_values(self.config.weights), **tables}
         if mode == FidelityMode.GENERIC:
-            return {**tables, "Mode": "guided", "Prior": "model", "Model": str(generic_model())}
+            return {**tables, "Mode": "guided", "Prior": "model", "Model": str(default_model()[0])}
         values: dict[str, OptionValue] = {
             **tables, "Mode": "guided", **weight_values(self.config.weights),
             "Prior": PriorSource.CASES if mode == FidelityMode.ALPHABETA else self.prior,

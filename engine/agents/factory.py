@@ -18,7 +18,7 @@ from engine.agents.modes import MODES, Resources, option_registry
 from engine.agents.options import OptionValue
 from engine.outside.judge import Judge, JudgeSettings
 from engine.style.chooser import Chooser, chooser_path
-from engine.style.model import StyleModel
+from engine.style.loader import PriorModel, load_model
 
 if TYPE_CHECKING:
     from engine.agents.guided import GuidedAgent
@@ -50,16 +50,16 @@ class Loader:
     (:class:`engine.uci.resources.AgentBuilder`)."""
 
     def __init__(self) -> None:
-        self._models: dict[str, StyleModel] = {}
+        self._models: dict[str, PriorModel] = {}
         self._judges: dict[JudgeSettings, Judge] = {}
         self._tables: dict[str, Tablebase] = {}
         self._syzygy: dict[str, SyzygyTables] = {}
         self._choosers: dict[str, Chooser | None] = {}
 
-    def model(self, path: str) -> StyleModel:
-        """The style model at ``path``."""
+    def model(self, path: str) -> PriorModel:
+        """The style model at ``path`` (a model of this project or an lc0 network)."""
         if path not in self._models:
-            self._models[path] = StyleModel.load(path)
+            self._models[path] = load_model(path)
         return self._models[path]
 
     def judge(self, command: str, threads: int, hash_mb: int) -> Judge:

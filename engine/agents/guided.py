@@ -42,7 +42,7 @@ from engine.search.result import SearchResult
 from engine.style.calibration import Calibration, calibrate, choose, judged_chances
 from engine.style.chooser import Chooser
 from engine.style.errormodel import ErrorModel
-from engine.style.model import StyleModel
+from engine.style.loader import PriorModel
 from engine.style.prior import AdaptedCase, PriorSource, Proposal
 from engine.style.profile import SPEED_POSITIONS
 
@@ -89,7 +89,7 @@ class GuidedAgent(CaseAgent):
         tolerance: int = defaults.TOLERANCE,
         selection: Selection | str = defaults.SELECTION,
         prior: PriorSource | str = defaults.PRIOR,
-        model: StyleModel | None = None,
+        model: PriorModel | None = None,
         case_weight: float = defaults.CASE_WEIGHT_PERCENT / 100,
         judge: Judge | None = None,
         judge_depth: int = defaults.JUDGE_DEPTH,

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from engine.agents.guided import GuidedAgent
     from engine.outside.judge import Judge
     from engine.style.chooser import Chooser
-    from engine.style.model import StyleModel
+    from engine.style.loader import PriorModel
 
 #: Seeds are 1..SEED_MAX; 0 asks for a fresh seed every game.
 SEED_MAX = 2**31 - 1
@@ -49,7 +49,7 @@ WEIGHT_DOCS = ("v1 × 100: nearness of the moves' squares over their contents",
 class Resources(Protocol):
     """What a mode's factory may load besides the casebase (kept across agents)."""
 
-    def model(self, path: str) -> StyleModel | None:
+    def model(self, path: str) -> PriorModel | None:
         """The style model at ``path``, or None (with the reason told to the user)."""
 
     def judge(self, command: str, threads: int, hash_mb: int) -> Judge:
@@ -101,11 +101,14 @@ def _pure_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], _:
     return PureAgent(casebase, weights_of(values), 0)
 
 
-def _style_model(setting: str, casebase: Casebase | None, resources: Resources) -> StyleModel | None:
-    """The model of option Model: a file named, or (``auto``) the casebase's personal model where
-    there is one, else the generic model (engine.style.personal); the choice is told."""
+def _style_model(setting: str, casebase: Casebase | None, resources: Resources) -> PriorModel | None:
+    """The model of option Model: a file named (or a shipped model's name), or (``auto``) the shipped
+    default network, without lc0's backend the casebase's personal model where there is one, else the
+    generic model (engine.style.personal); the choice is told."""
     if setting != defaults.MODEL:
-        return resources.model(setting)
+        from engine.style.loader import model_path
+
+        return resources.model(model_path(setting))
     from engine.style.personal import choose_model
 
     choice = choose_model(casebase)  # a personal model comes loaded: it was read to be checked
@@ -235,9 +238,11 @@ MODES: dict[str, Mode] = {
                    doc="guided: where the prior comes from: `cases` (the nearest cases' votes), `model` (the style model),"
                        " `blend` (the model, and the cases' votes where the position itself is a case)"),
             Option("Model", "string", defaults.MODEL,
-                   doc="guided: the style model file (`make model`, `python -m learn train`); `auto`: the casebase's"
-                       " personal model where there is one, else the generic `engine/style/models/style.npz`"
-                       " (personal.md §2)"),
+                   doc="guided: the style model: an lc0 network (`.pb.gz`: Maia, a Leela net), a model of this project"
+                       " (`.npz`: `make model`, `python -m learn train`) or a shipped one's name (`maia-1900`, `style`:"
+                       " the 8x96); `auto`: the shipped default network, Maia-1900 (lc0's backend), and where lc0's"
+                       " backend is not installed the casebase's personal 8x96 where there is one, else the generic"
+                       " `style` (personal.md §2)"),
             Option("CaseWeight", "spin", defaults.CASE_WEIGHT_PERCENT, 0, 100,
                    doc="guided, `Prior blend`: the cases' weight in percent where the nearest case is the position itself"),
             Option("Judge", "string", defaults.JUDGE,

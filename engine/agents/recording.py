@@ -20,7 +20,7 @@ from engine.search.result import SearchResult
 from engine.style import prior as priors
 from engine.style.calibration import Calibration
 from engine.style.errormodel import expected_score
-from engine.style.model import StyleModel
+from engine.style.loader import PriorModel
 
 
 class GuidedView(Protocol):
@@ -28,7 +28,7 @@ class GuidedView(Protocol):
 
     casebase: Casebase | None
     prior_source: priors.PriorSource
-    model: StyleModel | None
+    model: PriorModel | None
     tolerance: int
     judge_tolerance: int
     calibration: Calibration | None

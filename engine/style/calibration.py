@@ -26,7 +26,7 @@ from common.files import file_sha256
 from engine.search.result import SearchResult
 from engine.style.errormodel import PRIOR_FLOOR, ErrorModel, fit, increasing_root, losses
 from engine.style.fitted import FITTED
-from engine.style.model import StyleModel
+from engine.style.loader import PriorModel
 from engine.style.prior import Proposal
 from engine.style.profile import SPEED_POSITIONS, PlayRecord, Profile, refusal, refused
 from engine.style.rating import loss_at, rating_of
@@ -193,7 +193,7 @@ def shipped_calibration(expert: str, why: str = "no error profile") -> Calibrati
 _CACHE: dict[tuple[object, ...], Calibration] = {}
 
 
-def calibrate(casebase: Casebase | None, model: StyleModel | None, rating: float | None = None) -> Calibration:
+def calibrate(casebase: Casebase | None, model: PriorModel | None, rating: float | None = None) -> Calibration:
     """The expert's calibrated choice from the casebase's profile and ``model``'s prior (fitted
     once per casebase file and model), or :func:`shipped_calibration` where there is no profile;
     at ``rating`` (:meth:`Calibration.at_rating`) when one is given (``UCI_Elo``)."""
@@ -201,7 +201,7 @@ def calibrate(casebase: Casebase | None, model: StyleModel | None, rating: float
     return calibration if rating is None else calibration.at_rating(rating)
 
 
-def _calibration(casebase: Casebase | None, model: StyleModel | None) -> Calibration:
+def _calibration(casebase: Casebase | None, model: PriorModel | None) -> Calibration:
     profile = None if casebase is None else Profile.of(casebase)
     if casebase is None or profile is None:
         refused = None if casebase is None else refusal(casebase)
@@ -227,7 +227,7 @@ class LikelihoodFit(NamedTuple):
     log_prior: np.ndarray | None = None
 
 
-def likelihood_fit(profile: Profile, model: StyleModel | None) -> LikelihoodFit:
+def likelihood_fit(profile: Profile, model: PriorModel | None) -> LikelihoodFit:
     """β, s and c fitted together by likelihood on the profile's positions with ``model``'s prior
     (the first :data:`CALIBRATION_POSITIONS`; all of them, and no prior, without a model)."""
     fitted_on = profile if model is None else profile.first(CALIBRATION_POSITIONS)
@@ -242,7 +242,7 @@ def likelihood_fit(profile: Profile, model: StyleModel | None) -> LikelihoodFit:
     return LikelihoodFit(fitted, fitted.expected_loss(loss, log_prior), len(chosen), loss, log_prior)
 
 
-def stored_fit(profile: Profile, model: StyleModel | None) -> LikelihoodFit | None:
+def stored_fit(profile: Profile, model: PriorModel | None) -> LikelihoodFit | None:
     """The likelihood fit the play-time record stored for the model it was made with
     (``meta["profile"]["play"]["fit"]``), where ``model`` is that very file: the prior's forward
     passes then need not be made again at every isready; None otherwise."""
@@ -254,7 +254,7 @@ def stored_fit(profile: Profile, model: StyleModel | None) -> LikelihoodFit | No
                          stored["expected_loss"], stored["positions"])
 
 
-def _other_model(profile: Profile, model: StyleModel | None) -> str | None:
+def _other_model(profile: Profile, model: PriorModel | None) -> str | None:
     """Why the profile's records of the engine's own choices cannot calibrate the engine playing
     ``model``: they were made with another style model (its prior is in them); None where they can."""
     made = profile.records_model
@@ -268,7 +268,7 @@ def _other_model(profile: Profile, model: StyleModel | None) -> str | None:
             " python -m profiling --play to play this model calibrated")
 
 
-def _fit(casebase: Casebase, profile: Profile, model: StyleModel | None) -> Calibration:
+def _fit(casebase: Casebase, profile: Profile, model: PriorModel | None) -> Calibration:
     other = _other_model(profile, model)
     if other is not None:
         return shipped_calibration(casebase.expert, refused(casebase, other))

@@ -1,8 +1,10 @@
-"""Which style model proposes for a casebase: its expert's personal model where there is one.
+"""Which style model proposes for a casebase: the shipped default network, or without lc0's backend
+the expert's personal model where there is one.
 
-The ``Model`` option's default, ``auto``, means the casebase's personal model (made by
-``python -m learn personalise``) when one is found for it, else the shipped generic model; a
-model file named explicitly always wins. A personal model is looked for
+The ``Model`` option's default, ``auto``, means the shipped default network (the master network,
+else Maia-1900: :func:`engine.style.loader.default_model`) where lc0's backend is installed; without
+it, the casebase's personal 8x96 (made by ``python -m learn personalise``) when one is found for it,
+else the shipped generic 8x96. A model file named explicitly always wins. A personal model is looked for
 
 1. beside the casebase, as ``X.model.npz`` for ``X.npz`` (where ``learn personalise`` writes it);
 2. among the shipped personal models, ``engine/style/models/personal/X.npz`` (``make personal``),
@@ -26,6 +28,8 @@ from typing import Any
 from casebase.format import Casebase
 from casebase.profilefile import SUFFIX as PROFILE_SUFFIX
 from common.text import clip
+from engine.style.lc0 import is_network
+from engine.style.loader import default_model
 from engine.style.model import ModelError, StyleModel, generic_model
 
 #: How a personal model beside its casebase ``X.npz`` is named: ``X.model.npz``.
@@ -79,13 +83,23 @@ class ModelChoice:
 
 
 def choose_model(casebase: Casebase | None) -> ModelChoice:
-    """The personal model made from ``casebase`` where one is found, else the generic model.
+    """The shipped default network where lc0's backend plays it; else the personal model made from
+    ``casebase`` where one is found, else the generic model.
 
     A personal model beside the casebase that cannot be read is refused with its reason, and the
     generic model plays: never, silently, the shipped personal model in its place."""
+    default, reason = default_model()
+    if is_network(default):
+        return ModelChoice(str(default), None, f"model: {reason} (lc0's backend; a personal 8x96 plays with option Model)")
+    return personal_choice(casebase, reason)
+
+
+def personal_choice(casebase: Casebase | None, reason: str = "lc0's network not asked for") -> ModelChoice:
+    """The personal 8x96 made from ``casebase`` where one is found, else the generic 8x96 (``reason``:
+    why no lc0 network plays, told in the note)."""
     generic = str(generic_model())
     if casebase is None or casebase.path is None:
-        return ModelChoice(generic, None, "model: the generic model (no casebase)")
+        return ModelChoice(generic, None, f"model: the generic model (no casebase; {reason})")
     passed: list[str] = []
     for path in candidates(casebase.path):
         if not path.is_file():
@@ -113,9 +127,9 @@ def choose_model(casebase: Casebase | None) -> ModelChoice:
         same = "; its fit chose 0 epochs: the generic model's weights" if info.get("epochs") == 0 else ""
         return ModelChoice(str(path), model, f"model: personal model of {casebase.expert} ({path}; on the expert's"
                            f" latest {info['validation_games']} games top-1 {100 * info['top1']:.1f} %,"
-                           f" the generic model {100 * info['generic_top1']:.1f} %{same}{also})")
+                           f" the generic model {100 * info['generic_top1']:.1f} %{same}{also}; {reason})")
     why = "; ".join(passed) if passed else f"no personal model for {Path(casebase.path).name}"
-    return ModelChoice(generic, None, f"model: the generic model ({why})")
+    return ModelChoice(generic, None, f"model: the generic model ({why}; {reason})")
 
 
 #: What reading a damaged model file may raise: the model's own checks, and what numpy raises on

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from engine.agents.base import Agent
     from engine.outside.judge import Judge
     from engine.style.chooser import Chooser
-    from engine.style.model import StyleModel
+    from engine.style.loader import PriorModel
 
 FileState = tuple[object, ...]
 #: How the news of a game's seed starts.
@@ -60,7 +60,7 @@ class AgentBuilder:
         self._agent: Agent | None = None
         self._key: tuple[object, ...] | None = None
         self._casebase: tuple[FileState, Casebase | None, str] | None = None  # the state of both files
-        self._model: tuple[FileState, StyleModel | None, str] | None = None
+        self._model: tuple[FileState, PriorModel | None, str] | None = None
         self._chooser: tuple[FileState, Chooser | None] | None = None
         self._used_model = False  # whether the agent in use asked for the model
         self._judge: Judge | None = None
@@ -111,9 +111,10 @@ class AgentBuilder:
         self.problem = "\n".join(problems) or None
         return self._agent
 
-    def model(self, path: str) -> StyleModel | None:
+    def model(self, path: str) -> PriorModel | None:
         """The style model at ``path``, read again only when the file changed; None with a reason."""
-        from engine.style.model import ModelError, StyleModel
+        from engine.style.loader import load_model
+        from engine.style.model import ModelError
 
         self._used_model = True
         state = file_state(path)
@@ -121,7 +122,7 @@ class AgentBuilder:
             return self._model[1]
         model, problem = None, ""
         try:
-            model = StyleModel.load(path)
+            model = load_model(path)
         except ModelError as exc:
             problem = f"cannot load model: {clip(str(exc))}"
         self._model = (state, model, problem)
@@ -154,13 +155,15 @@ class AgentBuilder:
     def _model_files(values: Mapping[str, OptionValue], casebase: str) -> list[str]:
         """The model files option Model may read: the one named, or (auto) the generic model and
         where the casebase's personal model is looked for; the agent is remade when one changes."""
+        from engine.style.loader import default_model, model_path
+
         setting = str(values.get("Model", ""))
         if setting != defaults.MODEL:
-            return [setting]
+            return [model_path(setting)]
         from engine.style.model import generic_model
         from engine.style.personal import candidates
 
-        return [str(generic_model()), *map(str, candidates(casebase))]
+        return [str(default_model()[0]), str(generic_model()), *map(str, candidates(casebase))]
 
     def judge(self, command: str, threads: int, hash_mb: int) -> Judge:
         """The judge process for these settings: the running one, or a new one (the old one quit),

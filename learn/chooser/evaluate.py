@@ -21,7 +21,7 @@ from casebase.phases import PHASES
 from common.stats import paired, wilson
 from engine.style.calibration import Calibration, calibrate
 from engine.style.chooser import Chooser
-from engine.style.model import StyleModel
+from engine.style.loader import load_model
 from engine.style.personal import choose_model
 from learn.chooser.fit import DEFAULT_L2, fit
 from learn.chooser.records import Record
@@ -48,7 +48,7 @@ def default_calibration(casebase_path: Path) -> Calibration:
     """The expert's calibrated choice as the engine plays the casebase by default: its profile, and
     its personal model where one is found (else the generic model)."""
     casebase = Casebase.load(casebase_path)
-    return calibrate(casebase, StyleModel.load(choose_model(casebase).path))
+    return calibrate(casebase, load_model(choose_model(casebase).path))
 
 
 def likely_chances(calibration: Calibration, position: Record) -> np.ndarray:
