@@ -72,9 +72,11 @@ def parser() -> argparse.ArgumentParser:
                    help=f"judged mode's JudgeTolerance in centipawns (default {defaults.JUDGE_TOLERANCE})")
     f.add_argument("--prior", type=PriorSource, choices=tuple(PriorSource), default=defaults.PRIOR,
                    help=f"guided mode's prior, as option Prior (default {defaults.PRIOR})")
-    f.add_argument("--model", default=defaults.MODEL, metavar="MODEL.npz",
-                   help="the style model of --prior model or blend (default auto: the casebase's personal"
-                   " model where there is one, else the generic one; mode generic always plays the generic one)")
+    f.add_argument("--model", default=defaults.MODEL, metavar="MODEL",
+                   help="the style model of --prior model or blend, as option Model: a .npz, an lc0 network"
+                   " (.pb.gz) or a shipped one's name (default auto: the shipped network Maia-1900, without lc0's"
+                   " backend the casebase's personal model where there is one, else the generic 8x96); mode"
+                   " generic always plays the shipped default model")
     f.add_argument("--case-weight", type=int, default=defaults.CASE_WEIGHT_PERCENT, metavar="PERCENT",
                    help="the cases' weight in the blend where the position is a case, as option CaseWeight"
                    f" (default {defaults.CASE_WEIGHT_PERCENT})")

@@ -1,7 +1,7 @@
 """The ways the fidelity bench plays a position: one word each, one meaning per word.
 
 - ``pure``: the thesis's agent (pure mode);
-- ``generic``: the generic style model's favourite, alone;
+- ``generic``: the shipped default style model's favourite, alone (Maia-1900; the 8x96 without lc0's backend);
 - ``prior``: guided mode's prior's favourite, unvetted;
 - ``alphabeta``: the built-in alpha-beta search alone (guided mode without cases or model);
 - ``guided``: the prior's proposals vetted by the built-in search;

@@ -63,6 +63,17 @@ def test_the_sample_is_deterministic_and_a_larger_one_goes_on_along_the_same_ord
     assert other.positions != small.positions
 
 
+def test_a_position_carries_its_games_history(pgn):
+    """The agent that records a position sees the game's moves before it (an lc0 network's history planes)."""
+    games = games_of(pgn)
+    _, drawn = sample([pgn], Filter(), 20, seed=0)
+    for position in drawn.positions:
+        board, move, last = replayed(games, position.key)
+        made = position.board()
+        assert made.move_stack == board.move_stack and made.fen() == position.fen == board.fen()
+        assert position.played == move.uci() and position.last == (last.uci() if last else None)
+
+
 def test_player_and_exclude_choose_whose_moves_and_games(pgn):
     games = games_of(pgn)
     kosteniuk = NameMatcher("Alexandra Kosteniuk")

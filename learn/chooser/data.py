@@ -108,7 +108,7 @@ class Recorder:
             raise DataError(f"judge {self.settings.judge} failed ({exc or type(exc).__name__})") from None
 
     def _entry(self, position: Position) -> dict[str, Any]:
-        board, played = chess.Board(position.fen), chess.Move.from_uci(position.played)
+        board, played = position.board(), chess.Move.from_uci(position.played)
         # each position its own draws (a resumed run records the same), its own game held out where the casebase has it
         proposal, moves, scores, prior = judged_choice(self.agent, board, self.settings.seed,
                                                        self.games.get(position.key.rsplit("/", 1)[0]), note_text)

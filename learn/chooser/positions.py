@@ -46,6 +46,17 @@ class Position:
     elo: int | None  # the mover's rating
     speed: str  # casebase.speed's class of the game
     played: str  # UCI
+    start: str = chess.STARTING_FEN  # the game's first position
+    history: tuple[str, ...] = ()  # the game's moves before this one, UCI
+
+    def board(self) -> chess.Board:
+        """The board before the move, with the game's moves on its stack (an lc0 network sees its history)."""
+        if not self.history:
+            return chess.Board(self.fen)
+        board = chess.Board(self.start)
+        for move in self.history:
+            board.push_uci(move)
+        return board
 
 
 @dataclass(frozen=True)
@@ -109,11 +120,12 @@ def game_positions(source: Source, index: int, game: chess.pgn.Game, seed: int) 
     speed = speed_of(headers.get("TimeControl"), headers.get("Event"), headers.get("Site"))
     elos = {chess.WHITE: parse_elo(headers.get("WhiteElo")), chess.BLACK: parse_elo(headers.get("BlackElo"))}
     board, last, found = game.board(), None, []
+    start = board.fen()
     for ply, move in enumerate(game.mainline_moves()):
         if board.fullmove_number >= FIRST_MOVE and board.turn in sides and board.legal_moves.count() > 1:
             elo = elos[board.turn]
             found.append(Position(f"{source.key(index)}/{ply}", board.fen(), last, elo if elo > 0 else None,
-                                  speed, move.uci()))
+                                  speed, move.uci(), start, tuple(m.uci() for m in board.move_stack)))
         last = move.uci()
         board.push(move)
     return sorted(found, key=lambda position: digest(seed, position.key))
