@@ -4,13 +4,11 @@ casebase, every engine move at depth 1: games, their reasons, bad input and requ
 from __future__ import annotations
 
 import io
-import sys
-from pathlib import Path
 
 import chess
 import chess.pgn
 import pytest
-from web_helpers import EXPERT, client, engine_processes, error, no_engines_left, settled, until
+from web_helpers import EXPERT, client, engine_processes, error, no_engines_left, settled, until, wrap_engine
 
 from engine.style.tendencies import describe_expert
 from web.games import Game, GameError, Settings
@@ -197,6 +195,23 @@ def test_the_games_are_capped_and_an_idle_game_ends_its_engine(kosteniuk_casebas
             assert no_engines_left()
 
 
+def test_the_experts_clock_runs_from_the_state_that_says_it_thinks(app):
+    """The state sent as the expert starts to think shows its clock running (issue #53, item 1: it said
+    none ran, so the page's clock stood still through the think and then jumped)."""
+    with app.websocket_connect("/api/play") as ws:
+        ws.send_json({"type": "new", "expert": EXPERT, "colour": "black", "minutes": 5, "moves": 40})
+        first = until(ws, lambda m: m["type"] == "state")[-1]
+        assert first["thinking"] and first["clock"]["running"] == "white", first["clock"]
+        state = until(ws, settled)[-1]
+        assert state["clock"]["running"] == "black"
+        ws.send_json({"type": "move", "uci": min(m.uci() for m in chess.Board(state["fen"]).legal_moves)})
+        first = until(ws, lambda m: m["type"] == "state")[-1]
+        assert first["thinking"] and first["clock"]["running"] == "white", first["clock"]
+        ws.send_json({"type": "resign"})
+        until(ws, lambda m: m["type"] == "state" and m["result"] is not None)
+    assert no_engines_left()
+
+
 def test_a_game_refuses_the_humans_move_while_the_engine_thinks(kosteniuk_casebase):
     game = Game(Settings(EXPERT), str(kosteniuk_casebase), "K")
     game.busy = True
@@ -238,15 +253,12 @@ def test_a_pawn_promotes_to_the_piece_chosen_and_a_move_to_the_last_rank_needs_o
 
 
 #: The engine with its sentences reworded (each line reversed): what the page shows must not change.
-REWORDED = ("import runpy, sys, engine.uci.explain as e; words = e.explain;"
-            " e.explain = lambda record: [line[::-1] for line in words(record)];"
-            " runpy.run_path({main!r}, run_name='__main__')")
+REWORDED = ("import engine.uci.explain as e; words = e.explain;"
+            " e.explain = lambda record: [line[::-1] for line in words(record)]")
 
 
 def test_rewording_the_engines_sentences_breaks_nothing_on_the_page(app, monkeypatch):
-    main = str(Path(__file__).resolve().parent.parent / "uci_main.py")
-    monkeypatch.setattr("web.games.engine_command", lambda casebase, judge, mode: [
-        sys.executable, "-c", REWORDED.format(main=main), "--casebase", casebase, *(["--mode", mode] if mode else [])])
+    wrap_engine(monkeypatch, REWORDED)
     with app.websocket_connect("/api/play") as ws:
         ws.send_json({"type": "new", "expert": EXPERT, "colour": "white", "minutes": 5, "moves": 40})
         until(ws, settled)

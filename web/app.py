@@ -333,7 +333,7 @@ class _Session:
     def _think(self) -> None:
         game = self.game
         if game is not None and game.engine_to_move() and not game.busy:
-            game.busy = True
+            game.begin_thinking()
             game.task = asyncio.create_task(self._engine_move(game))
 
     async def _engine_move(self, game: Game) -> None:

@@ -238,11 +238,17 @@ class Game:
             return self.fixed_limit
         return to_limit(self.clock.limits(self.board.turn))
 
+    def begin_thinking(self) -> None:
+        """The engine is to move: it is busy and its clock runs from now, before its task starts, so that
+        the state sent next shows its clock running (the page ticks the running clock, and only that one)."""
+        self.busy = True
+        self._start_clock(self.board.turn)
+
     async def engine_move(self, send: Send) -> None:
-        """Let the engine think, sending each info line as it comes, then play its move."""
+        """Let the engine think (its clock started by :meth:`begin_thinking`), sending each info line as
+        it comes, then play its move."""
         assert self.engine is not None
         board, ply, colour = self.board.copy(), len(self.board.move_stack), self.board.turn
-        self._start_clock(colour)
         strings: list[str] = []
         limit = self.limit()
         with await self.engine.analysis(board, limit, game=self.id, info=chess.engine.INFO_ALL) as analysis:

@@ -1,0 +1,55 @@
+"""The page while the expert thinks, in headless chromium (issue #53): its clock ticks through the think,
+and the engine's line and score (a hint for the player's next move) are not shown during a game.
+The engine holds each move a few seconds once chosen (tests/web_helpers.py's SLOW), as HumanTime would."""
+
+from __future__ import annotations
+
+import pytest
+from test_web_browser import CHROMIUM, _click, _opened, served
+from web_helpers import SLOW, no_engines_left, wrap_engine
+
+pytestmark = [pytest.mark.slow,  # a browser plays through the served app
+              pytest.mark.skipif(CHROMIUM is None, reason="no chromium: apt-get install chromium runs this test"),
+              pytest.mark.xdist_group("web-browser")]
+
+#: Seconds the expert holds its move: its clock shows at least three different times during one think.
+THINK = 3.5
+YOUR_MOVE = "document.querySelector('#status').textContent.includes('Your move')"
+#: Records, at every change of the expert's clock, the status, the engine's line box and the whole play tab,
+#: the expert's clock and whether it is marked running.
+WATCH = """window.seen = [];
+const record = () => window.seen.push({status: document.querySelector('#status').textContent,
+  thinking: document.querySelector('#thinking').textContent, tab: document.querySelector('#tab-play').innerText,
+  clock: document.querySelector('#clock-top').textContent,
+  running: document.querySelector('#clock-top').classList.contains('running')});
+new MutationObserver(record).observe(document.querySelector('#tab-play'),
+  {childList: true, subtree: true, characterData: true, attributes: true, attributeFilter: ['class']})"""
+
+
+@pytest.fixture(scope="module")
+def server(kosteniuk_casebase):
+    with served(kosteniuk_casebase.parent, grace_seconds=0) as url:
+        yield url
+
+
+def _one_think(page) -> list[dict[str, object]]:
+    """Start a game as White, play 1. e4 by mouse, and what the page showed while the expert thought."""
+    page.click("#new-game button[type=submit]")
+    page.wait_for_function(YOUR_MOVE, timeout=30_000)
+    page.evaluate(WATCH)
+    _click(page, "e2")
+    _click(page, "e4")
+    page.wait_for_function(f"document.querySelectorAll('#moves li').length === 2 && {YOUR_MOVE}", timeout=60_000)
+    return [seen for seen in page.evaluate("window.seen") if "thinking" in seen["status"]]
+
+
+def test_the_experts_clock_ticks_on_the_page_all_through_its_think(server, monkeypatch):
+    wrap_engine(monkeypatch, SLOW.format(seconds=THINK))
+    with _opened(server) as (page, _):
+        thinking = _one_think(page)
+        clocks = [seen["clock"] for seen in thinking]
+        shown = [clock for i, clock in enumerate(clocks) if i == 0 or clock != clocks[i - 1]]
+        assert len(shown) >= 3, clocks  # it changed at least twice during one think
+        assert all(seen["running"] for seen in thinking)  # and is marked as the running one
+    assert no_engines_left()
+
