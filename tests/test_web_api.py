@@ -97,7 +97,9 @@ def test_a_game_move_by_move_with_reasons_take_back_and_pgn(app):
         ws.send_json({"type": "move", "uci": "e2e4"})
         seen = until(ws, lambda m: settled(m) and m["plies"] == 2)
         assert seen[0]["type"] == "state" and seen[0]["thinking"] and seen[0]["dests"] == {}
-        assert any(m["type"] == "info" and "depth" in m["info"] for m in seen)
+        infos = [m["info"] for m in seen if m["type"] == "info"]
+        assert any("depth" in info for info in infos)  # how far it got, never its line or score (issue #53, item 2)
+        assert not any({"pv", "score", "string"} & set(info) for info in infos), infos
         record = next(m for m in seen if m["type"] == "reasons")
         reasons = record["reasons"]
         assert record["ply"] == 1 and record["san"] == seen[-1]["moves"][1]

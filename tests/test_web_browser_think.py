@@ -15,11 +15,11 @@ pytestmark = [pytest.mark.slow,  # a browser plays through the served app
 #: Seconds the expert holds its move: its clock shows at least three different times during one think.
 THINK = 3.5
 YOUR_MOVE = "document.querySelector('#status').textContent.includes('Your move')"
-#: Records, at every change of the expert's clock, the status, the engine's line box and the whole play tab,
-#: the expert's clock and whether it is marked running.
+#: Records, at every change on the play tab, the status, the engine's line box, the board's column (all but the
+#: reasons of the moves played), the expert's clock and whether it is marked running.
 WATCH = """window.seen = [];
 const record = () => window.seen.push({status: document.querySelector('#status').textContent,
-  thinking: document.querySelector('#thinking').textContent, tab: document.querySelector('#tab-play').innerText,
+  thinking: document.querySelector('#thinking').textContent, tab: document.querySelector('#tab-play .board-column').innerText,
   clock: document.querySelector('#clock-top').textContent,
   running: document.querySelector('#clock-top').classList.contains('running')});
 new MutationObserver(record).observe(document.querySelector('#tab-play'),
@@ -53,3 +53,13 @@ def test_the_experts_clock_ticks_on_the_page_all_through_its_think(server, monke
         assert all(seen["running"] for seen in thinking)  # and is marked as the running one
     assert no_engines_left()
 
+
+def test_no_engine_line_or_score_is_shown_during_a_game(server, monkeypatch):
+    wrap_engine(monkeypatch, SLOW.format(seconds=THINK))
+    with _opened(server) as (page, _):
+        thinking = _one_think(page)
+        assert thinking
+        for seen in thinking:  # the line (1...e5 2. Nf3) and its score would be a hint for the next move
+            assert " cp" not in seen["tab"] and "mate in" not in seen["tab"], seen["thinking"]
+            assert "1…" not in seen["tab"] and "1..." not in seen["tab"], seen["tab"]
+    assert no_engines_left()

@@ -27,7 +27,7 @@ from engine.search.limits import to_limit
 from web.draws import Answer, offer
 from web.openings import opening
 from web.plain import pgn_comments, plain
-from web.reasons import OPTIONS, gather, pov_text
+from web.reasons import OPTIONS, gather
 from web.relay import Relay
 
 #: Sends one JSON message to the page.
@@ -256,7 +256,7 @@ class Game:
                 async for info in analysis:
                     if "string" in info:
                         strings.append(info["string"])
-                    await send({"type": "info", "ply": ply, "info": describe_info(board, info)})
+                    await send({"type": "info", "ply": ply, "info": progress(info)})
                 best = await analysis.wait()
         if not self.clock.stop():
             self._end(self._on_time(colour), "time forfeit")
@@ -375,18 +375,8 @@ def numbered(board: chess.Board, san: str) -> str:
     return f"{board.fullmove_number}{'.' if board.turn == chess.WHITE else '…'} {san}"
 
 
-def describe_info(board: chess.Board, info: chess.engine.InfoDict) -> dict[str, Any]:
-    """One info line for the page: the numbers, the score for the side to move, the line in SAN, or the string."""
-    out: dict[str, Any] = {key: info[key] for key in ("depth", "seldepth", "nodes", "nps", "multipv") if key in info}
-    if "time" in info:
-        out["time"] = info["time"]
-    if "score" in info:
-        out["score"] = pov_text(info["score"])
-    if "pv" in info:
-        try:
-            out["pv"] = board.variation_san(info["pv"])
-        except (ValueError, AssertionError):
-            out["pv"] = " ".join(m.uci() for m in info["pv"])
-    if "string" in info:
-        out["string"] = info["string"]
-    return out
+def progress(info: chess.engine.InfoDict) -> dict[str, Any]:
+    """How far one info line of the expert's think got (depth, nodes, time), for the page during a game:
+    never its score or line, nor its strings (the move's record comes whole with the move): the line
+    names the player's best reply and the score judges the position, a hint for the next move (issue #53)."""
+    return {key: info[key] for key in ("depth", "seldepth", "nodes", "nps", "time") if key in info}

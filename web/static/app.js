@@ -153,13 +153,10 @@ function onHumanMove(orig, dest) {
   dialog.showModal();
 }
 
-function showInfo(m) {
+function showInfo(m) {  // how far the think got: the server sends no line or score during a game (a hint)
   const info = m.info;
-  if (info.string) return;  // reasons come whole with the move
   if (info.depth !== undefined) {
-    const score = info.score !== undefined ? `, ${info.score} for ${state ? state.expert : 'the side to move'}` : '';
-    $('#thinking').textContent = `depth ${info.depth}${score}` +  // every score on the page is for the side to move
-      `${info.nodes !== undefined ? `, ${info.nodes} nodes` : ''}${info.pv ? `: ${info.pv}` : ''}`;
+    $('#thinking').textContent = `depth ${info.depth}${info.nodes !== undefined ? `, ${info.nodes} nodes` : ''}`;
   }
 }
 
