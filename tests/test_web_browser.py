@@ -191,4 +191,4 @@ def test_asking_two_experts_shows_what_differs(server):
         page.click("#ask-go")
         page.locator("#ask-answers .differences li").first.wait_for(timeout=30_000)  # issue #41 item 15
         assert page.locator("#ask-answers .answer").count() == 3
-        assert "Both style models propose alike" in page.locator("#ask-answers .differences").inner_text()
+        assert "share one style model, the same network" in page.locator("#ask-answers .differences").inner_text()
