@@ -197,6 +197,20 @@ def test_the_games_are_capped_and_an_idle_game_ends_its_engine(kosteniuk_casebas
             assert no_engines_left()
 
 
+def test_a_game_refused_for_a_closed_tabs_game_says_that_one_waits(kosteniuk_casebase):
+    """The cap counts a game kept for its closed tab's reload; the refusal says so (issue #53, item 5)."""
+    with client(kosteniuk_casebase.parent, max_games=1, grace_seconds=60) as small:
+        with small.websocket_connect("/api/play") as first:
+            first.send_json({"type": "new", "expert": EXPERT})
+            until(first, settled)
+        with small.websocket_connect("/api/play") as second:
+            second.send_json({"type": "new", "expert": EXPERT})
+            message = until(second, error)[-1]["message"]
+            assert message.startswith("too many games at once (at most 1, 1 of them kept for a closed tab's reload"
+                                      " for up to 60 s)"), message
+    assert no_engines_left()
+
+
 def test_the_experts_clock_runs_from_the_state_that_says_it_thinks(app):
     """The state sent as the expert starts to think shows its clock running (issue #53, item 1: it said
     none ran, so the page's clock stood still through the think and then jumped)."""

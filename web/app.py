@@ -73,7 +73,10 @@ class Registry:
 
     def add(self, game: Game) -> None:
         if len(self.games) >= self.cap:
-            raise GameError(f"too many games at once (at most {self.cap}): close another tab's game and try again")
+            # a closed tab's game still counts while it waits for a reload: say so, or the player sees no game to close
+            waiting = sum(1 for open_game in self.games.values() if open_game.relay.owner is None)
+            kept = f", {waiting} of them kept for a closed tab's reload for up to {self.keeper.grace:g} s" if waiting else ""
+            raise GameError(f"too many games at once (at most {self.cap}{kept}): close another tab's game and try again")
         self.games[game.id] = game
 
     async def close(self, game: Game) -> None:

@@ -66,6 +66,7 @@ let socket = null;
 let state = null;
 let reasons = {};  // ply -> the engine's reasons record
 let clockSeen = 0;
+let starting = false;  // a new game asked for, its first state not yet come: a refusal is said until the player acts
 
 function connect() {
   return new Promise((resolve, reject) => {
@@ -84,9 +85,10 @@ async function send(message) {
 
 function onMessage(m) {
   if (onKept(m)) return;  // the game's id and token, kept for a reload (store.js)
-  if (m.type === 'state') { clockSeen = performance.now(); showState(m); }
+  if (m.type === 'state') { starting = false; clockSeen = performance.now(); showState(m); }
   else if (m.type === 'info') showInfo(m);
   else if (m.type === 'reasons') { reasons[m.ply] = m; renderReasons(); }
+  else if (m.type === 'error' && starting) refused(m.message);
   else if (m.type === 'error') { showError(m.message); if (state) showState(state); }
   else if (m.type === 'closed') { showError(m.message); }
   else if (m.type === 'draw_offer') showDrawOffer(m);
@@ -160,6 +162,16 @@ function showInfo(m) {  // how far the think got: the server sends no line or sc
   }
 }
 
+// The new game was refused (too many games, the engine did not start): said under the board until the player
+// acts, not only in the banner that fades, with a button that asks again.
+function refused(message) {
+  starting = false;
+  const again = el('button', { type: 'button', id: 'retry' }, 'Try again');
+  again.onclick = () => $('#new-game').requestSubmit();
+  $('#status').replaceChildren(`No game: ${message} `, again);
+  showError(message);
+}
+
 $('#new-game').addEventListener('submit', async (event) => {
   event.preventDefault();
   const f = new FormData(event.target);
@@ -173,7 +185,8 @@ $('#new-game').addEventListener('submit', async (event) => {
     $('#start-from').textContent = '';
   }
   $('#status').textContent = 'starting the engine…';
-  try { await send(message); } catch (e) { showError(e.message); }
+  starting = true;
+  try { await send(message); } catch (e) { refused(e.message); }
 });
 $('#takeback').onclick = () => send({ type: 'takeback' });
 $('#resign').onclick = () => { if (confirm('Resign this game?')) send({ type: 'resign' }); };

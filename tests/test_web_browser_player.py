@@ -1,6 +1,7 @@
-"""The page while the expert thinks, in headless chromium (issue #53): its clock ticks through the think,
-and the engine's line and score (a hint for the player's next move) are not shown during a game.
-The engine holds each move a few seconds once chosen (tests/web_helpers.py's SLOW), as HumanTime would."""
+"""The page as a player lives it, in headless chromium (issue #53): the expert's clock ticks through its think,
+the engine's line and score (a hint for the player's next move) are not shown during a game, and a tab refused
+a game says so until the player acts. The engine holds each move a few seconds once chosen
+(tests/web_helpers.py's SLOW), as HumanTime would."""
 
 from __future__ import annotations
 
@@ -62,4 +63,22 @@ def test_no_engine_line_or_score_is_shown_during_a_game(server, monkeypatch):
         for seen in thinking:  # the line (1...e5 2. Nf3) and its score would be a hint for the next move
             assert " cp" not in seen["tab"] and "mate in" not in seen["tab"], seen["thinking"]
             assert "1…" not in seen["tab"] and "1..." not in seen["tab"], seen["tab"]
+    assert no_engines_left()
+
+
+def test_a_tab_refused_a_game_says_so_until_the_player_acts_and_can_try_again(kosteniuk_casebase):
+    with served(kosteniuk_casebase.parent, grace_seconds=0, max_games=1) as url, _opened(url) as (first, _):
+        first.click("#new-game button[type=submit]")
+        first.wait_for_function(YOUR_MOVE, timeout=30_000)
+        second = first.context.browser.new_page()  # another tab, its own storage
+        second.goto(url)
+        second.wait_for_selector("select[name=expert] option:not([value=''])", state="attached")
+        second.click("#new-game button[type=submit]")
+        second.wait_for_selector("#retry", timeout=15_000)  # the refusal comes at once: no engine starts
+        second.wait_for_function("document.querySelector('#error').hidden", timeout=15_000)  # the banner faded
+        assert second.locator("#status").inner_text().startswith("No game: too many games at once (at most 1)")
+        first.close()  # its game ends at once (no grace): one may start now
+        second.click("#retry")
+        second.wait_for_function(YOUR_MOVE, timeout=30_000)
+        assert second.locator("#retry").count() == 0
     assert no_engines_left()
