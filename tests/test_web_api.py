@@ -58,6 +58,19 @@ def test_positions_are_read_from_fen_and_pgn_and_bad_ones_refused(app):
     assert app.post("/api/position", content=b"{not json", headers=JSON).status_code == 400
 
 
+def test_a_message_repeats_only_a_little_of_a_huge_input(kosteniuk_casebase):
+    """A 900 kB FEN came back whole as a 900 kB red line (issue #53, item 6)."""
+    huge = "x" * 900_000
+    with client(kosteniuk_casebase.parent) as big:
+        for body in ({"fen": f"{START} {huge}"}, {"fen": f"rnbqkbnr/{huge} w - - 0 1"}, {"pgn": f'[FEN "{huge}"]\n\n1. e4 *'}):
+            response = big.post("/api/position", json=body)
+            assert response.status_code == 400 and 20 < len(response.json()["error"]) < 600, response.json()["error"][:300]
+        with big.websocket_connect("/api/play") as ws:
+            for message in ({"type": "new", "expert": huge[:60_000]}, {"type": "new", "expert": EXPERT, "fen": huge[:60_000]}):
+                ws.send_json(message)
+                assert len(until(ws, error)[-1]["message"]) < 600  # 500 and the length cut
+
+
 def test_an_oversized_upload_is_413_with_the_limit(app):
     big = {"pgn": "1. e4 e5 " * 300}
     response = app.post("/api/position", json=big)

@@ -26,6 +26,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
+from common.text import clip
 from engine.agents import defaults
 from engine.outside.launch import LaunchError
 from engine.search.limits import SearchLimits, to_limit
@@ -40,6 +41,8 @@ from web.redact import redact
 from web.store import Store
 
 STATIC = Path(__file__).resolve().parent / "static"
+#: The most characters of a message said to the page (it may repeat what was sent: a 900 kB FEN).
+MESSAGE = 500
 
 
 @dataclass
@@ -108,7 +111,7 @@ def create_app(config: Config) -> FastAPI:
 
     @app.exception_handler(UnknownExpert)
     async def unknown(_: Request, exc: UnknownExpert) -> JSONResponse:
-        return JSONResponse({"error": redact(str(exc))}, status_code=404)
+        return JSONResponse({"error": clip(redact(str(exc)), MESSAGE)}, status_code=404)  # it names the id asked for
 
     @app.exception_handler(PositionError)
     async def bad_position(_: Request, exc: PositionError) -> JSONResponse:
@@ -272,7 +275,7 @@ class _Session:
             try:
                 await self.handle(self._parse(received.get("text")))
             except (GameError, PositionError, UnknownExpert) as exc:
-                await self.send({"type": "error", "message": str(exc).strip("'\"")})
+                await self.send({"type": "error", "message": clip(str(exc).strip("'\""), MESSAGE)})  # it may repeat the input
                 if game is not None and game is self.game and result is None and game.result is not None:
                     await game.relay.send(game.state())  # the refused move ended the game (a flag fell): show the end
             self.last = time.monotonic()  # idle counts from the end of the last request (a start takes seconds)
