@@ -32,7 +32,7 @@ from web.reasons import gather
 QR_VS_N = "4k3/8/3n4/8/8/8/8/Q3K2R w - - 0 1"
 
 
-def calibrated_reasons() -> tuple[dict, chess.Board]:
+def calibrated_reasons(calibration: str = "s 0.0106, c 0.44, prior weight 0.55") -> tuple[dict, chess.Board]:
     """The reasons of a judged, calibrated Qxe5 whose case played Bxc5 there (adapted, 2 % of the votes)."""
     board = chess.Board("r4rk1/ppp2ppp/2n5/2b1q3/8/2N5/PPP1QPPP/R1B1K2R w KQ - 0 12")
     qxe5, bd2, nd5 = (Share(m, board.san(chess.Move.from_uci(m)), p)
@@ -43,9 +43,19 @@ def calibrated_reasons() -> tuple[dict, chess.Board]:
                     Verdict("Stockfish 15.1", 10, 9000, 0.3, Named("c3d5", "Nd5"), 40, 3, 3, 2, 25),
                     Choice("calibrated", qxe5, qxe5, 5, True, 5, chances=[qxe5, bd2], loss=0.031,
                            expert="Magnus Carlsen", phase="middlegame", often=0.12,
-                           calibration="s 0.0106, c 0.44, prior weight 0.55"), case)
+                           calibration=calibration), case)
     decision = Decision(move=chess.Move.from_uci("e2e5"), reason=Reason.CALIBRATED, record=Record([], guided))
     return gather([record_string(decision, board), *explain(decision.record)]), board
+
+
+def test_the_error_models_parameters_are_said_whole():
+    """Where the error model came from is a long sentence: the page's parameters and the PGN's first comment
+    ended mid-sentence, "...to lose... (238 characters)" (issue #53, item 6)."""
+    source = ("Magnus Carlsen's error profile (1200 positions, with the model: s 0.0106, c 0.44, prior weight 0.55);"
+              " s 0.0112 set on the engine's own choices in 400 positions of its own games (judge depth 10) to lose"
+              " 1.23 % a move as Magnus Carlsen would")
+    reasons, _ = calibrated_reasons(source)
+    assert len(source) > 230 and plain(reasons)["parameters"]["error model"] == source
 
 
 def test_a_card_leads_with_the_game_the_adaptation_the_alternatives_the_soundness_and_the_error_rate():
