@@ -32,6 +32,7 @@ def test_the_experts_are_listed_by_id_with_their_facts(app):
     facts = app.get(f"/api/experts/{EXPERT}").json()
     assert facts["cases"] == facts["cases_white"] + facts["cases_black"] > 5000
     assert facts["first_moves"]["white"][0] == ["e4", 57]
+    assert app.get("/favicon.ico").status_code == 200  # a browser asks for it, whatever the page names
     assert facts["tendencies"] == describe_expert(EXPERT)  # the shipped file's words, or why there are none
     tree = app.get(f"/api/experts/{EXPERT}/repertoire").json()
     assert tree["white"][0]["san"] == "e4" and tree["white"][0]["games"] == 57 and tree["white"][0]["next"]
@@ -192,7 +193,7 @@ def test_bad_settings_and_unknown_experts_are_refused_and_a_draw_is_claimed(app)
         until(ws, settled)
         ws.send_json({"type": "draw"})
         state = until(ws, settled)[-1]
-        assert state["result"] == "1/2-1/2" and state["termination"].startswith("fifty-move rule")
+        assert state["result"] == "1/2-1/2" and state["termination"] == "fifty-move rule, claimed"  # no "((claimed))"
     assert no_engines_left()
 
 
@@ -231,6 +232,8 @@ def test_the_experts_clock_runs_from_the_state_that_says_it_thinks(app):
         ws.send_json({"type": "new", "expert": EXPERT, "colour": "black", "minutes": 5, "moves": 40})
         first = until(ws, lambda m: m["type"] == "state")[-1]
         assert first["thinking"] and first["clock"]["running"] == "white", first["clock"]
+        assert first["settings"] == {"expert": EXPERT, "colour": "black", "minutes": 5, "moves": 40, "increment": 0,
+                                     "elo": None}  # what the New game form shows again after a reload
         state = until(ws, settled)[-1]
         assert state["clock"]["running"] == "black"
         ws.send_json({"type": "move", "uci": min(m.uci() for m in chess.Board(state["fen"]).legal_moves)})

@@ -97,11 +97,11 @@ def test_a_move_clicked_on_the_board_gets_the_experts_reply_and_its_reasons(serv
         moves = page.locator("#moves li").all_inner_texts()
         assert moves[0] == "1. e4" and len(moves) == 2
         card = page.locator("#reasons article.reason").first
-        assert card.locator("h3").inner_text() == moves[1]
+        assert card.locator("h3").inner_text() == f"1… {moves[1]}"  # the list: "1. e4 e5"
         assert card.locator("ul.plain li").count() >= 2 and "also considered" in card.locator("ul.plain").inner_text()
         assert "Search:" not in card.inner_text()  # the numbers are one click away (issue #41 item 14)
         card.locator("details.numbers > summary").click()
-        assert card.locator(".played").inner_text().startswith(f"Played {moves[1].split()[-1]}")  # the page's words
+        assert card.locator(".played").inner_text().startswith(f"Played {moves[1]}")  # the page's words
         assert card.locator(".bar").count() >= 2 and "Search:" in card.inner_text()
         page.locator("#reasons details.parameters > summary").click()  # the models' parameters, once
         assert page.locator("#reasons details.parameters").count() == 1

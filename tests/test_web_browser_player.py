@@ -1,7 +1,7 @@
 """The page as a player lives it, in headless chromium (issue #53): the expert's clock ticks through its think,
-the engine's line and score (a hint for the player's next move) are not shown during a game, and a tab refused
-a game says so until the player acts. The engine holds each move a few seconds once chosen
-(tests/web_helpers.py's SLOW), as HumanTime would."""
+the engine's line and score (a hint for the player's next move) are not shown during a game, a tab refused a
+game says so until the player acts, and the New game form and the page's words (item 6). The engine holds each
+move a few seconds once chosen (tests/web_helpers.py's SLOW), as HumanTime would."""
 
 from __future__ import annotations
 
@@ -81,4 +81,32 @@ def test_a_tab_refused_a_game_says_so_until_the_player_acts_and_can_try_again(ko
         second.click("#retry")
         second.wait_for_function(YOUR_MOVE, timeout=30_000)
         assert second.locator("#retry").count() == 0
+    assert no_engines_left()
+
+
+def test_the_form_shows_the_game_taken_up_and_the_page_words_moves_and_clocks_plainly(kosteniuk_casebase, tmp_path):
+    with served(kosteniuk_casebase.parent, grace_seconds=60, store=tmp_path / "games.sqlite3") as url, \
+            _opened(url) as (page, _):
+        assert page.evaluate("fetch('/favicon.ico').then((r) => r.status)") == 200
+        assert page.locator("input[name=elo]").is_hidden()  # not 1800 beside "the expert's own"
+        page.select_option("select[name=strength]", "elo")
+        page.fill("input[name=elo]", "1500")
+        page.select_option("select[name=preset]", "0 3 2")  # 3 min + 2 s: no "moves 0" to know of
+        assert [page.input_value(f"input[name={box}]") for box in ("moves", "minutes", "increment")] == ["0", "3", "2"]
+        page.click("#new-game button[type=submit]")
+        page.wait_for_function(YOUR_MOVE, timeout=30_000)
+        _click(page, "e2")
+        _click(page, "e4")
+        page.wait_for_function(f"document.querySelectorAll('#moves li').length === 2 && {YOUR_MOVE}", timeout=30_000)
+        moves = page.locator("#moves li").all_inner_texts()
+        assert moves[0] == "1. e4" and "…" not in moves[1], moves  # "1. e4 e5", not "1. e4 1… e5"
+        page.reload()  # the form shows the game on the board, not the defaults
+        page.wait_for_function(f"document.querySelectorAll('#moves li').length === 2 && {YOUR_MOVE}", timeout=30_000)
+        page.wait_for_function("document.querySelector('input[name=elo]').value === '1500'")
+        assert page.input_value("select[name=preset]") == "0 3 2" and page.input_value("select[name=strength]") == "elo"
+        assert page.locator("input[name=elo]").is_visible()
+        page.once("dialog", lambda dialog: dialog.accept())
+        page.click("#resign")
+        page.wait_for_selector("#games li", timeout=10_000)
+        assert " 1 move " in page.locator("#games li").first.inner_text()  # not "1 moves"
     assert no_engines_left()

@@ -133,6 +133,10 @@ def create_app(config: Config) -> FastAPI:
     async def index() -> FileResponse:
         return FileResponse(STATIC / "index.html")
 
+    @app.get("/favicon.ico", include_in_schema=False)  # asked for by browsers whatever the page names
+    async def favicon() -> FileResponse:
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
+
     @app.get("/api/experts")
     async def experts() -> dict[str, Any]:
         listing = await asyncio.to_thread(config.experts.listing)

@@ -189,9 +189,9 @@ class Game:
         """A draw by threefold repetition or the fifty-move rule, when python-chess says one can be claimed."""
         self._ready_for_human()
         if self.board.can_claim_fifty_moves():
-            self._end("1/2-1/2", "fifty-move rule (claimed)")
+            self._end("1/2-1/2", "fifty-move rule, claimed")
         elif self.board.can_claim_threefold_repetition():
-            self._end("1/2-1/2", "threefold repetition (claimed)")
+            self._end("1/2-1/2", "threefold repetition, claimed")
         else:
             raise GameError("no draw to claim: neither a threefold repetition nor fifty moves without a capture or pawn move")
 
@@ -301,8 +301,16 @@ class Game:
                 "thinking": self.busy,
                 "can_claim_draw": self.result is None and board.turn == self.human and board.can_claim_draw(),
                 "result": self.result, "termination": self.termination, "expert": self.expert_name,
+                "settings": self._settings_shown(),
                 "plies": len(board.move_stack), "fens": fens, "ucis": [move.uci() for move in board.move_stack],
                 "clocks": [round(seconds * 1000) for seconds in self.clocks], "opening": self._opening(fens)}
+
+    def _settings_shown(self) -> dict[str, Any]:
+        """What the game was started with, as the page's New game form asks for it (a reloaded page shows the
+        game on the board, not the defaults)."""
+        settings = self.settings
+        return {"expert": settings.expert, "colour": chess.COLOR_NAMES[settings.human], "minutes": settings.minutes,
+                "moves": settings.moves, "increment": settings.increment, "elo": settings.elo}
 
     def _replayed(self) -> tuple[list[str], list[str], list[str]]:
         """Each move's SAN, its label as the page lists it (:func:`numbered`), and the position after it."""

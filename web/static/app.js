@@ -57,6 +57,7 @@ async function loadExperts() {
     }
     if (!select.classList.contains('optional') && data.default) select.value = data.default;
   }
+  if (state) showSettings(state.settings);  // a game taken up before the experts were listed
 }
 
 // -- play ----------------------------------------------------------------------------------------
@@ -95,6 +96,7 @@ function onMessage(m) {
 }
 
 function showState(s) {
+  if (!state || state.game !== s.game) showSettings(s.settings);  // a reloaded page: the game's, not the defaults
   state = s;  // redrawn after an error too: the clocks run on from when the state came
   for (const ply of Object.keys(reasons)) if (Number(ply) >= s.plies) delete reasons[ply];
   const last = s.last ? [s.last.slice(0, 2), s.last.slice(2, 4)] : undefined;
@@ -107,7 +109,8 @@ function showState(s) {
   const moves = $('#moves');
   moves.replaceChildren();
   s.numbered.forEach((label, i) => {  // numbered by the server from the game's own move numbers
-    moves.append(el('li', { class: reasons[i] ? 'engine' : '', 'data-ply': i }, label));
+    const after = i > 0 && label.includes('…');  // Black's move beside White's: "1. Nf3 d5", not "1. Nf3 1… d5"
+    moves.append(el('li', { class: reasons[i] ? 'engine' : '', 'data-ply': i }, after ? s.moves[i] : label));
   });
   moves.scrollTop = moves.scrollHeight;
   let status = s.result ? `Game over: ${s.result} (${s.termination})`
@@ -188,6 +191,31 @@ $('#new-game').addEventListener('submit', async (event) => {
   starting = true;
   try { await send(message); } catch (e) { refused(e.message); }
 });
+// The New game form: a usual clock fills the boxes (any box changed by hand is "your own"); the Elo box only
+// where the strength is limited; and, for a game taken up again, what that game was started with.
+const form = $('#new-game').elements;
+const showElo = () => { form.elo.hidden = form.strength.value !== 'elo'; };
+form.strength.addEventListener('change', showElo);
+form.preset.addEventListener('change', () => {
+  if (!form.preset.value) return;
+  [form.moves.value, form.minutes.value, form.increment.value] = form.preset.value.split(' ');
+});
+const presetOf = () => {
+  const value = `${Number(form.moves.value)} ${Number(form.minutes.value)} ${Number(form.increment.value)}`;
+  return [...form.preset.options].some((o) => o.value === value) ? value : '';
+};
+for (const box of [form.moves, form.minutes, form.increment]) box.addEventListener('input', () => { form.preset.value = presetOf(); });
+function showSettings(settings) {
+  if (!settings) return;
+  form.expert.value = settings.expert;
+  form.colour.value = settings.colour;
+  [form.moves.value, form.minutes.value, form.increment.value] = [settings.moves, settings.minutes, settings.increment];
+  form.preset.value = presetOf();
+  form.strength.value = settings.elo === null ? 'expert' : 'elo';
+  if (settings.elo !== null) form.elo.value = settings.elo;
+  showElo();
+}
+
 $('#takeback').onclick = () => send({ type: 'takeback' });
 $('#resign').onclick = () => { if (confirm('Resign this game?')) send({ type: 'resign' }); };
 $('#draw').onclick = () => send({ type: 'draw' });
