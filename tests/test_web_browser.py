@@ -31,10 +31,16 @@ def server(kosteniuk_casebase):
         yield url
 
 
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
 @contextmanager
-def served(folder: Path, **options: Any) -> Iterator[str]:
+def served(folder: Path, port: int | None = None, **options: Any) -> Iterator[str]:
     """The app offering ``folder``'s casebases with ``options``, every engine move at depth 1, served by
-    uvicorn on a free local port in a thread: its address."""
+    uvicorn on ``port`` (default: a free local port) in a thread: its address."""
     uvicorn = pytest.importorskip("uvicorn")
     pytest.importorskip("playwright")
     try:
@@ -44,9 +50,7 @@ def served(folder: Path, **options: Any) -> Iterator[str]:
     from web.app import Config, create_app
     from web.experts import Experts
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port() if port is None else port
     config = Config(Experts([("shipped", folder)]), limit=chess.engine.Limit(depth=1), port=port, **options)
     server = uvicorn.Server(uvicorn.Config(create_app(config), host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)

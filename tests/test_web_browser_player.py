@@ -5,8 +5,10 @@ move a few seconds once chosen (tests/web_helpers.py's SLOW), as HumanTime would
 
 from __future__ import annotations
 
+from contextlib import ExitStack
+
 import pytest
-from test_web_browser import CHROMIUM, _click, _opened, served
+from test_web_browser import CHROMIUM, _click, _opened, free_port, served
 from web_helpers import SLOW, no_engines_left, wrap_engine
 
 pytestmark = [pytest.mark.slow,  # a browser plays through the served app
@@ -109,4 +111,28 @@ def test_the_form_shows_the_game_taken_up_and_the_page_words_moves_and_clocks_pl
         page.click("#resign")
         page.wait_for_selector("#games li", timeout=10_000)
         assert " 1 move " in page.locator("#games li").first.inner_text()  # not "1 moves"
+    assert no_engines_left()
+
+
+def test_while_the_server_is_down_the_page_says_reconnecting_and_stops_the_clocks(kosteniuk_casebase, tmp_path):
+    port, kept = free_port(), {"grace_seconds": 60, "store": tmp_path / "games.sqlite3"}
+    with ExitStack() as first:
+        url = first.enter_context(served(kosteniuk_casebase.parent, port, **kept))
+        with _opened(url) as (page, _):
+            page.click("#new-game button[type=submit]")
+            page.wait_for_function(YOUR_MOVE, timeout=30_000)
+            first.close()  # the server stops
+            page.wait_for_function("document.querySelector('#status').textContent.startsWith('reconnecting')",
+                                   timeout=20_000)
+            clock = page.inner_text("#clock-bottom")
+            page.wait_for_timeout(1500)
+            assert page.inner_text("#clock-bottom") == clock  # the player's clock does not count on alone
+            assert all(page.locator(b).is_disabled() for b in ("#resign", "#takeback", "#offer-draw"))
+            with served(kosteniuk_casebase.parent, port, **kept):  # back: the game is taken up again
+                page.wait_for_function(YOUR_MOVE, timeout=30_000)
+                assert page.locator("#resign").is_enabled()
+                _click(page, "e2")
+                _click(page, "e4")
+                page.wait_for_function(f"document.querySelectorAll('#moves li').length === 2 && {YOUR_MOVE}",
+                                       timeout=30_000)
     assert no_engines_left()

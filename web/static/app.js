@@ -68,15 +68,28 @@ let state = null;
 let reasons = {};  // ply -> the engine's reasons record
 let clockSeen = 0;
 let starting = false;  // a new game asked for, its first state not yet come: a refusal is said until the player acts
+let offline = null;  // when the server was lost in a game (performance.now()): the clocks stop there; null: connected
+let retry = 0;  // the timer of the next try to reach it
 
 function connect() {
   return new Promise((resolve, reject) => {
     socket = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/play`);
     socket.onopen = () => resolve(socket);
     socket.onerror = () => reject(new Error('could not reach the server'));
-    socket.onclose = () => { socket = null; if (state && !state.result) $('#status').textContent = 'disconnected: reload the page to go on'; };
+    socket.onclose = () => { socket = null; if (state && !state.result) lostServer(); };
     socket.onmessage = (event) => onMessage(JSON.parse(event.data));
   });
+}
+
+// The server cannot be reached in a game (it restarts, the network dropped): say so, stop the clocks where they
+// were (what they are is the server's to say), allow no move or button, and ask for the game again every 2 s.
+function lostServer() {
+  if (offline === null) offline = performance.now();
+  $('#status').textContent = 'reconnecting… (the server cannot be reached)';
+  board.set({ movable: { color: undefined } });
+  for (const id of ['#takeback', '#resign', '#draw', '#offer-draw']) $(id).disabled = true;
+  clearTimeout(retry);
+  retry = setTimeout(() => connect().then(() => resume(send)).catch(lostServer), 2000);
 }
 
 async function send(message) {
@@ -86,10 +99,11 @@ async function send(message) {
 
 function onMessage(m) {
   if (onKept(m)) return;  // the game's id and token, kept for a reload (store.js)
-  if (m.type === 'state') { starting = false; clockSeen = performance.now(); showState(m); }
+  if (m.type === 'state') { starting = false; offline = null; clockSeen = performance.now(); showState(m); }
   else if (m.type === 'info') showInfo(m);
   else if (m.type === 'reasons') { reasons[m.ply] = m; renderReasons(); }
   else if (m.type === 'error' && starting) refused(m.message);
+  else if (m.type === 'error' && offline !== null) { showError(m.message); $('#status').textContent = `disconnected: ${m.message}`; }
   else if (m.type === 'error') { showError(m.message); if (state) showState(state); }
   else if (m.type === 'closed') { showError(m.message); }
   else if (m.type === 'draw_offer') showDrawOffer(m);
@@ -132,7 +146,7 @@ function showState(s) {
 function tickClocks() {
   if (!state) return;
   const c = state.clock;
-  const spent = state.result ? 0 : performance.now() - clockSeen;
+  const spent = state.result ? 0 : (offline ?? performance.now()) - clockSeen;
   const left = (side) => Math.max(0, c[side] - (c.running === side ? spent : 0));
   const text = (ms) => { const s = Math.ceil(ms / 1000); return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`; };
   const top = state.human === 'white' ? 'black' : 'white';
