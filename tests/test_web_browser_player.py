@@ -136,3 +136,12 @@ def test_while_the_server_is_down_the_page_says_reconnecting_and_stops_the_clock
                 page.wait_for_function(f"document.querySelectorAll('#moves li').length === 2 && {YOUR_MOVE}",
                                        timeout=30_000)
     assert no_engines_left()
+
+
+def test_a_game_ended_for_idling_is_not_taken_up_again_by_reconnecting(kosteniuk_casebase):
+    with served(kosteniuk_casebase.parent, grace_seconds=60, idle_seconds=2) as url, _opened(url) as (page, _):
+        page.click("#new-game button[type=submit]")
+        page.wait_for_function("document.querySelector('#status').textContent.includes('idle for')", timeout=30_000)
+        page.wait_for_timeout(3000)  # a reconnection would have come in 2 s
+        assert page.inner_text("#status").startswith("idle for 2 s: game ended")
+    assert no_engines_left()

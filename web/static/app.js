@@ -70,13 +70,14 @@ let clockSeen = 0;
 let starting = false;  // a new game asked for, its first state not yet come: a refusal is said until the player acts
 let offline = null;  // when the server was lost in a game (performance.now()): the clocks stop there; null: connected
 let retry = 0;  // the timer of the next try to reach it
+let idled = false;  // the server ended the game for idling: its socket's close is no reason to reconnect
 
 function connect() {
   return new Promise((resolve, reject) => {
     socket = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/play`);
     socket.onopen = () => resolve(socket);
     socket.onerror = () => reject(new Error('could not reach the server'));
-    socket.onclose = () => { socket = null; if (state && !state.result) lostServer(); };
+    socket.onclose = () => { socket = null; if (state && !state.result && !idled) lostServer(); };
     socket.onmessage = (event) => onMessage(JSON.parse(event.data));
   });
 }
@@ -99,13 +100,13 @@ async function send(message) {
 
 function onMessage(m) {
   if (onKept(m)) return;  // the game's id and token, kept for a reload (store.js)
-  if (m.type === 'state') { starting = false; offline = null; clockSeen = performance.now(); showState(m); }
+  if (m.type === 'state') { starting = idled = false; offline = null; clockSeen = performance.now(); showState(m); }
   else if (m.type === 'info') showInfo(m);
   else if (m.type === 'reasons') { reasons[m.ply] = m; renderReasons(); }
   else if (m.type === 'error' && starting) refused(m.message);
   else if (m.type === 'error' && offline !== null) { showError(m.message); $('#status').textContent = `disconnected: ${m.message}`; }
   else if (m.type === 'error') { showError(m.message); if (state) showState(state); }
-  else if (m.type === 'closed') { showError(m.message); }
+  else if (m.type === 'closed') { idled = true; showError(m.message); $('#status').textContent = m.message; }
   else if (m.type === 'draw_offer') showDrawOffer(m);
 }
 
