@@ -57,6 +57,7 @@ def test_the_default_model_is_the_shipped_maia_1900_with_its_provenance(maia):
     assert maia.describe() == "Maia-1900 (lc0 network, 6 blocks)" and maia.personal is None
     assert model_path("maia-1900") == str(MAIA) and model_path("style") == str(generic_model())
     assert model_path("my/own.pb.gz") == "my/own.pb.gz"
+    assert len(maia.weights_sha256) == 64 and maia.weights_sha256 != StyleModel.load(generic_model()).weights_sha256
 
 
 @pytest.mark.parametrize("chess960", [False, True])

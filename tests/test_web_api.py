@@ -4,13 +4,11 @@ casebase, every engine move at depth 1: games, their reasons, bad input and requ
 from __future__ import annotations
 
 import io
-import sys
-from pathlib import Path
 
 import chess
 import chess.pgn
 import pytest
-from web_helpers import EXPERT, client, engine_processes, error, no_engines_left, settled, until
+from web_helpers import EXPERT, client, engine_processes, error, no_engines_left, settled, until, wrap_engine
 
 from engine.style.tendencies import describe_expert
 from web.games import Game, GameError, Settings
@@ -34,6 +32,7 @@ def test_the_experts_are_listed_by_id_with_their_facts(app):
     facts = app.get(f"/api/experts/{EXPERT}").json()
     assert facts["cases"] == facts["cases_white"] + facts["cases_black"] > 5000
     assert facts["first_moves"]["white"][0] == ["e4", 57]
+    assert app.get("/favicon.ico").status_code == 200  # a browser asks for it, whatever the page names
     assert facts["tendencies"] == describe_expert(EXPERT)  # the shipped file's words, or why there are none
     tree = app.get(f"/api/experts/{EXPERT}/repertoire").json()
     assert tree["white"][0]["san"] == "e4" and tree["white"][0]["games"] == 57 and tree["white"][0]["next"]
@@ -58,6 +57,19 @@ def test_positions_are_read_from_fen_and_pgn_and_bad_ones_refused(app):
         response = app.post("/api/position", json=body)
         assert response.status_code == 400 and words in response.json()["error"], (body, response.json())
     assert app.post("/api/position", content=b"{not json", headers=JSON).status_code == 400
+
+
+def test_a_message_repeats_only_a_little_of_a_huge_input(kosteniuk_casebase):
+    """A 900 kB FEN came back whole as a 900 kB red line (issue #53, item 6)."""
+    huge = "x" * 900_000
+    with client(kosteniuk_casebase.parent) as big:
+        for body in ({"fen": f"{START} {huge}"}, {"fen": f"rnbqkbnr/{huge} w - - 0 1"}, {"pgn": f'[FEN "{huge}"]\n\n1. e4 *'}):
+            response = big.post("/api/position", json=body)
+            assert response.status_code == 400 and 20 < len(response.json()["error"]) < 600, response.json()["error"][:300]
+        with big.websocket_connect("/api/play") as ws:
+            for message in ({"type": "new", "expert": huge[:60_000]}, {"type": "new", "expert": EXPERT, "fen": huge[:60_000]}):
+                ws.send_json(message)
+                assert len(until(ws, error)[-1]["message"]) < 600  # 500 and the length cut
 
 
 def test_an_oversized_upload_is_413_with_the_limit(app):
@@ -99,7 +111,9 @@ def test_a_game_move_by_move_with_reasons_take_back_and_pgn(app):
         ws.send_json({"type": "move", "uci": "e2e4"})
         seen = until(ws, lambda m: settled(m) and m["plies"] == 2)
         assert seen[0]["type"] == "state" and seen[0]["thinking"] and seen[0]["dests"] == {}
-        assert any(m["type"] == "info" and "depth" in m["info"] for m in seen)
+        infos = [m["info"] for m in seen if m["type"] == "info"]
+        assert any("depth" in info for info in infos)  # how far it got, never its line or score (issue #53, item 2)
+        assert not any({"pv", "score", "string"} & set(info) for info in infos), infos
         record = next(m for m in seen if m["type"] == "reasons")
         reasons = record["reasons"]
         assert record["ply"] == 1 and record["san"] == seen[-1]["moves"][1]
@@ -179,7 +193,7 @@ def test_bad_settings_and_unknown_experts_are_refused_and_a_draw_is_claimed(app)
         until(ws, settled)
         ws.send_json({"type": "draw"})
         state = until(ws, settled)[-1]
-        assert state["result"] == "1/2-1/2" and state["termination"].startswith("fifty-move rule")
+        assert state["result"] == "1/2-1/2" and state["termination"] == "fifty-move rule, claimed"  # no "((claimed))"
     assert no_engines_left()
 
 
@@ -195,6 +209,39 @@ def test_the_games_are_capped_and_an_idle_game_ends_its_engine(kosteniuk_casebas
             closed = until(first, lambda m: m["type"] == "closed")[-1]
             assert "idle" in closed["message"]
             assert no_engines_left()
+
+
+def test_a_game_refused_for_a_closed_tabs_game_says_that_one_waits(kosteniuk_casebase):
+    """The cap counts a game kept for its closed tab's reload; the refusal says so (issue #53, item 5)."""
+    with client(kosteniuk_casebase.parent, max_games=1, grace_seconds=60) as small:
+        with small.websocket_connect("/api/play") as first:
+            first.send_json({"type": "new", "expert": EXPERT})
+            until(first, settled)
+        with small.websocket_connect("/api/play") as second:
+            second.send_json({"type": "new", "expert": EXPERT})
+            message = until(second, error)[-1]["message"]
+            assert message.startswith("too many games at once (at most 1, 1 of them kept for a closed tab's reload"
+                                      " for up to 60 s)"), message
+    assert no_engines_left()
+
+
+def test_the_experts_clock_runs_from_the_state_that_says_it_thinks(app):
+    """The state sent as the expert starts to think shows its clock running (issue #53, item 1: it said
+    none ran, so the page's clock stood still through the think and then jumped)."""
+    with app.websocket_connect("/api/play") as ws:
+        ws.send_json({"type": "new", "expert": EXPERT, "colour": "black", "minutes": 5, "moves": 40})
+        first = until(ws, lambda m: m["type"] == "state")[-1]
+        assert first["thinking"] and first["clock"]["running"] == "white", first["clock"]
+        assert first["settings"] == {"expert": EXPERT, "colour": "black", "minutes": 5, "moves": 40, "increment": 0,
+                                     "elo": None}  # what the New game form shows again after a reload
+        state = until(ws, settled)[-1]
+        assert state["clock"]["running"] == "black"
+        ws.send_json({"type": "move", "uci": min(m.uci() for m in chess.Board(state["fen"]).legal_moves)})
+        first = until(ws, lambda m: m["type"] == "state")[-1]
+        assert first["thinking"] and first["clock"]["running"] == "white", first["clock"]
+        ws.send_json({"type": "resign"})
+        until(ws, lambda m: m["type"] == "state" and m["result"] is not None)
+    assert no_engines_left()
 
 
 def test_a_game_refuses_the_humans_move_while_the_engine_thinks(kosteniuk_casebase):
@@ -238,15 +285,12 @@ def test_a_pawn_promotes_to_the_piece_chosen_and_a_move_to_the_last_rank_needs_o
 
 
 #: The engine with its sentences reworded (each line reversed): what the page shows must not change.
-REWORDED = ("import runpy, sys, engine.uci.explain as e; words = e.explain;"
-            " e.explain = lambda record: [line[::-1] for line in words(record)];"
-            " runpy.run_path({main!r}, run_name='__main__')")
+REWORDED = ("import engine.uci.explain as e; words = e.explain;"
+            " e.explain = lambda record: [line[::-1] for line in words(record)]")
 
 
 def test_rewording_the_engines_sentences_breaks_nothing_on_the_page(app, monkeypatch):
-    main = str(Path(__file__).resolve().parent.parent / "uci_main.py")
-    monkeypatch.setattr("web.games.engine_command", lambda casebase, judge, mode: [
-        sys.executable, "-c", REWORDED.format(main=main), "--casebase", casebase, *(["--mode", mode] if mode else [])])
+    wrap_engine(monkeypatch, REWORDED)
     with app.websocket_connect("/api/play") as ws:
         ws.send_json({"type": "new", "expert": EXPERT, "colour": "white", "minutes": 5, "moves": 40})
         until(ws, settled)

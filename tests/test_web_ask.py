@@ -12,6 +12,7 @@ import pytest
 from web_helpers import EXPERT, client, no_engines_left
 
 from web.ask import LOSING, RATINGS
+from web.plain import sentences
 
 pytestmark = pytest.mark.slow  # asks through engine processes
 
@@ -49,6 +50,8 @@ def test_with_a_judge_ask_answers_the_likeliest_move_and_every_candidates_chance
     assert losing and all(c["loss"] >= LOSING and c["score"] == "-150 cp" for c in losing)
     assert all(c["loss"] < LOSING for c in answer["candidates"] if not c["losing"])
     assert len(answer["lines"]) == 2 and "ratings" not in answer
+    assert answer["plain"] == sentences(answer["reasons"]) and answer["plain"]  # the game cards' words (issue #53)
+    assert not any(word in " ".join(answer["plain"]) for word in ("chooser", "prior", "calibrated")), answer["plain"]
     assert no_engines_left()
 
 

@@ -31,10 +31,16 @@ def server(kosteniuk_casebase):
         yield url
 
 
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
 @contextmanager
-def served(folder: Path, **options: Any) -> Iterator[str]:
+def served(folder: Path, port: int | None = None, **options: Any) -> Iterator[str]:
     """The app offering ``folder``'s casebases with ``options``, every engine move at depth 1, served by
-    uvicorn on a free local port in a thread: its address."""
+    uvicorn on ``port`` (default: a free local port) in a thread: its address."""
     uvicorn = pytest.importorskip("uvicorn")
     pytest.importorskip("playwright")
     try:
@@ -44,9 +50,7 @@ def served(folder: Path, **options: Any) -> Iterator[str]:
     from web.app import Config, create_app
     from web.experts import Experts
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port() if port is None else port
     config = Config(Experts([("shipped", folder)]), limit=chess.engine.Limit(depth=1), port=port, **options)
     server = uvicorn.Server(uvicorn.Config(create_app(config), host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
@@ -97,11 +101,11 @@ def test_a_move_clicked_on_the_board_gets_the_experts_reply_and_its_reasons(serv
         moves = page.locator("#moves li").all_inner_texts()
         assert moves[0] == "1. e4" and len(moves) == 2
         card = page.locator("#reasons article.reason").first
-        assert card.locator("h3").inner_text() == moves[1]
+        assert card.locator("h3").inner_text() == f"1… {moves[1]}"  # the list: "1. e4 e5"
         assert card.locator("ul.plain li").count() >= 2 and "also considered" in card.locator("ul.plain").inner_text()
         assert "Search:" not in card.inner_text()  # the numbers are one click away (issue #41 item 14)
         card.locator("details.numbers > summary").click()
-        assert card.locator(".played").inner_text().startswith(f"Played {moves[1].split()[-1]}")  # the page's words
+        assert card.locator(".played").inner_text().startswith(f"Played {moves[1]}")  # the page's words
         assert card.locator(".bar").count() >= 2 and "Search:" in card.inner_text()
         page.locator("#reasons details.parameters > summary").click()  # the models' parameters, once
         assert page.locator("#reasons details.parameters").count() == 1
@@ -191,4 +195,4 @@ def test_asking_two_experts_shows_what_differs(server):
         page.click("#ask-go")
         page.locator("#ask-answers .differences li").first.wait_for(timeout=30_000)  # issue #41 item 15
         assert page.locator("#ask-answers .answer").count() == 3
-        assert "Both style models propose alike" in page.locator("#ask-answers .differences").inner_text()
+        assert "share one style model, the same network" in page.locator("#ask-answers .differences").inner_text()

@@ -3,6 +3,8 @@ with their chances and the rating slider moving them, and a draw offered from th
 
 from __future__ import annotations
 
+import re
+
 # pytestmark: slow, skipped without chromium, the browsers' group; server: the served app (a fixture)
 from test_web_browser import _opened, pytestmark, server  # noqa: F401
 from web_helpers import no_engines_left
@@ -19,8 +21,15 @@ def test_ask_lists_every_candidate_and_the_slider_shows_the_chances_by_rating(se
         page.click("#ask-go")
         page.wait_for_selector(".answer table.candidates tr[data-san]", timeout=30_000)
         rows = page.locator(".answer table.candidates tr[data-san]")
-        best = page.locator(".answer h3").inner_text().split(": ")[1]  # no judge: the likeliest sound move
-        assert rows.count() >= 2 and best in [rows.nth(i).get_attribute("data-san") for i in range(rows.count())]
+        headline = page.locator(".answer h3").inner_text()
+        said = re.fullmatch(r"Alexandra Kosteniuk would play (\S+)", headline)  # no judge: the likeliest sound move
+        assert said, headline
+        assert rows.count() >= 2 and said[1] in [rows.nth(i).get_attribute("data-san") for i in range(rows.count())]
+        shown = page.locator(".answer").inner_text()  # in a player's words, the record's numbers folded (issue #53)
+        assert page.locator(".answer ul.plain li").count() >= 2 and "considered" in shown
+        assert not re.search(r"chooser|prior|calibrated|Played", shown), shown
+        page.click(".answer details.numbers > summary")
+        assert "of the prior" in page.locator(".answer").inner_text()  # one click away
         page.click(".answer button.ask-ratings")
         slider = page.wait_for_selector(".by-rating input.rating", timeout=60_000)
         label = page.locator(".by-rating label span")

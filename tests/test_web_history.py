@@ -60,7 +60,7 @@ def test_a_game_is_stepped_through_by_keys_and_clicks_and_the_board_flips_and_so
         assert page.locator("#reasons article.reason").count() == 0 and moves[2] in page.locator("#reasons .viewing").inner_text()
         page.keyboard.press("ArrowLeft")  # after the expert's first reply: its reasons alone
         assert page.locator("#reasons article.reason").count() == 1
-        assert page.locator("#reasons article.reason h3").inner_text() == moves[1]
+        assert page.locator("#reasons article.reason h3").inner_text() == f"1… {moves[1]}"
         page.keyboard.press("ArrowRight")
         assert page.locator("#moves li.viewed").inner_text() == moves[2]
         page.keyboard.press("End")  # back to the game, all its reasons
@@ -71,7 +71,7 @@ def test_a_game_is_stepped_through_by_keys_and_clicks_and_the_board_flips_and_so
         page.locator("#moves li").nth(3).click()  # the last move: the live position
         _shows(page, live)
         page.locator("#moves li").nth(1).click()
-        assert page.locator("#reasons article.reason h3").inner_text() == moves[1]
+        assert page.locator("#reasons article.reason h3").inner_text() == f"1… {moves[1]}"
         page.keyboard.press("Escape")
         _shows(page, live)
         assert page.locator("#reasons article.reason").count() == 2

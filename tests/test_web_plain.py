@@ -18,7 +18,8 @@ from engine.agents.base import Decision, Reason
 from engine.agents.factory import Loader, make_agent
 from engine.agents.record import Case, Choice, Guided, Named, Proposal, Record, Share, Verdict
 from engine.search.limits import SearchLimits
-from engine.style.model import StyleModel
+from engine.style.loader import load_model
+from engine.style.model import StyleModel, generic_model
 from engine.style.personal import choose_model, personal_folder
 from engine.style.prior import PriorSource
 from engine.uci.explain import explain
@@ -32,7 +33,7 @@ from web.reasons import gather
 QR_VS_N = "4k3/8/3n4/8/8/8/8/Q3K2R w - - 0 1"
 
 
-def calibrated_reasons() -> tuple[dict, chess.Board]:
+def calibrated_reasons(calibration: str = "s 0.0106, c 0.44, prior weight 0.55") -> tuple[dict, chess.Board]:
     """The reasons of a judged, calibrated Qxe5 whose case played Bxc5 there (adapted, 2 % of the votes)."""
     board = chess.Board("r4rk1/ppp2ppp/2n5/2b1q3/8/2N5/PPP1QPPP/R1B1K2R w KQ - 0 12")
     qxe5, bd2, nd5 = (Share(m, board.san(chess.Move.from_uci(m)), p)
@@ -43,9 +44,19 @@ def calibrated_reasons() -> tuple[dict, chess.Board]:
                     Verdict("Stockfish 15.1", 10, 9000, 0.3, Named("c3d5", "Nd5"), 40, 3, 3, 2, 25),
                     Choice("calibrated", qxe5, qxe5, 5, True, 5, chances=[qxe5, bd2], loss=0.031,
                            expert="Magnus Carlsen", phase="middlegame", often=0.12,
-                           calibration="s 0.0106, c 0.44, prior weight 0.55"), case)
+                           calibration=calibration), case)
     decision = Decision(move=chess.Move.from_uci("e2e5"), reason=Reason.CALIBRATED, record=Record([], guided))
     return gather([record_string(decision, board), *explain(decision.record)]), board
+
+
+def test_the_error_models_parameters_are_said_whole():
+    """Where the error model came from is a long sentence: the page's parameters and the PGN's first comment
+    ended mid-sentence, "...to lose... (238 characters)" (issue #53, item 6)."""
+    source = ("Magnus Carlsen's error profile (1200 positions, with the model: s 0.0106, c 0.44, prior weight 0.55);"
+              " s 0.0112 set on the engine's own choices in 400 positions of its own games (judge depth 10) to lose"
+              " 1.23 % a move as Magnus Carlsen would")
+    reasons, _ = calibrated_reasons(source)
+    assert len(source) > 230 and plain(reasons)["parameters"]["error model"] == source
 
 
 def test_a_card_leads_with_the_game_the_adaptation_the_alternatives_the_soundness_and_the_error_rate():
@@ -104,6 +115,8 @@ def test_a_personal_model_that_kept_the_generic_weights_says_so(kosteniuk_caseba
     assert kept.personal["epochs"] == 0 and fitted.personal["epochs"] == 4
     assert kept.describe() == "the generic 8x96 (no epoch of Alexandra Kosteniuk's games improved on it)"
     assert fitted.describe() == "Anthony Miles's personal 8x96"
+    # what the network is, whatever its label: the generic one's weights (issue #53, item 3)
+    assert kept.weights_sha256 == StyleModel.load(generic_model()).weights_sha256 != fitted.weights_sha256
     note = choose_model(Casebase.load(kosteniuk_casebase)).note
     assert "personal model of Alexandra Kosteniuk" in note and "0 epochs: the generic model's weights" in note
 
@@ -131,12 +144,14 @@ def test_the_repertoire_gives_games_share_score_and_position_and_is_built_once(k
         assert len(builds) == 2
 
 
-def answer(model: str, proposes: list[tuple[str, float]], votes: list[tuple[str, float]] | None, best: str) -> dict:
-    """An ask's answer as web/ask.py gives it, with only what web/differ.py reads."""
+def answer(model: str, proposes: list[tuple[str, float]], votes: list[tuple[str, float]] | None, best: str,
+           sha256: str | None = None) -> dict:
+    """An ask's answer as web/ask.py gives it, with only what web/differ.py reads (``sha256``: the weights' digest
+    the engine reports; None: an engine that reports none)."""
     def shaped(moves: list[tuple[str, float]]) -> dict:
         return {"moves": [{"san": san, "uci": san, "share": share} for san, share in moves], "more": 0}
     prior = {"model": model, "proposes": shaped(proposes), "votes": None if votes is None else shaped(votes),
-             "prior": shaped(proposes), "cases": 64}
+             "prior": shaped(proposes), "cases": 64, "model_sha256": sha256}
     return {"best": best, "reasons": {"prior": prior}}
 
 
@@ -148,7 +163,7 @@ def test_two_experts_with_the_generic_model_are_told_apart_by_their_cases_repert
     said = differences(["Kosteniuk", "Carlsen"], [answer(generic, [("e5", 41.5)], [("c5", 42.2), ("d5", 26.9)], "c5"),
                                                   answer(generic, [("e5", 41.5)], None, "e5")], facts)
     assert said == [
-        f"Both style models propose alike ({generic}): what differs is the experts' own cases, their repertoire"
+        f"Both style models propose alike here ({generic}): what differs is the experts' own cases, their repertoire"
         " and their error profile.",
         "Kosteniuk's own cases vote c5 42.2 %, d5 26.9 %.",
         "Carlsen's 64 nearest cases are not this position: they do not vote here.",
@@ -159,14 +174,29 @@ def test_two_experts_with_the_generic_model_are_told_apart_by_their_cases_repert
         "Carlsen has no error profile."]
     other = differences(["A", "B"], [answer(generic, [("e5", 41.5)], None, "e5"),
                                      answer("Anthony Miles's personal 8x96", [("c5", 50)], None, "e5")], facts)
-    assert other[0] == f"Their style models differ: A's is {generic}, B's Anthony Miles's personal 8x96."
+    assert other[0] == f"Their style models are different networks: A's is {generic}, B's Anthony Miles's personal 8x96."
+
+
+def test_two_experts_sharing_one_network_are_told_so_whatever_their_models_labels():
+    """The labels name each expert; the weights' digest says what the network is (issue #53, item 3)."""
+    facts = [{"first_moves": {}, "profile": None}] * 2
+    labels = [f"the generic 8x96 (no epoch of {name}'s games improved on it)" for name in ("Magnus Carlsen", "Anthony Miles")]
+    shared = differences(["Carlsen", "Miles"], [answer(label, [("e5", 41.5)], None, "e5", "ab" * 32) for label in labels], facts)
+    assert shared[0] == (f"Carlsen and Miles share one style model, the same network ({labels[0]}; weights abababababab):"
+                         " what differs is the experts' own cases, their repertoire and their error profile.")
+    label = "Magnus Carlsen's personal 8x96"  # one label, two networks that propose alike here
+    two = differences(["A", "B"], [answer(label, [("e5", 41.5)], None, "e5", sha) for sha in ("ab" * 32, "cd" * 32)], facts)
+    assert two[0] == f"Their style models are different networks: A's is {label}, B's {label}."
 
 
 @pytest.mark.slow  # two engine processes
 def test_asking_two_experts_says_what_differs(kosteniuk_casebase):
     with client(kosteniuk_casebase.parent) as app:
         answer = app.post("/api/ask", json={"fen": chess.STARTING_FEN, "experts": [EXPERT, EXPERT]}).json()
-        assert answer["differences"][0].startswith("Both style models propose alike (")
+        name = "Alexandra Kosteniuk"
+        assert answer["differences"][0].startswith(f"{name} and {name} share one style model, the same network (")
+        played = load_model(choose_model(Casebase.load(kosteniuk_casebase)).path)
+        assert answer["answers"][0]["reasons"]["prior"]["model_sha256"] == played.weights_sha256
         assert any(line.startswith("Alexandra Kosteniuk's first moves: as White e4") for line in answer["differences"])
         single = app.post("/api/ask", json={"fen": chess.STARTING_FEN, "experts": [EXPERT]}).json()
         assert single["differences"] == []

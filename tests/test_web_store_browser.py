@@ -28,7 +28,7 @@ def test_a_reloaded_page_finds_its_game_again_and_a_finished_one_is_listed(koste
             page.wait_for_selector(f"select[name=expert] option[value='{EXPERT}']", state="attached")
             page.wait_for_function(f"document.querySelectorAll('#moves li').length === 2 && {YOUR_MOVE}", timeout=30_000)
             assert page.locator("#moves li").all_inner_texts() == moves
-            assert page.locator("#reasons article.reason h3").first.inner_text() == moves[1]
+            assert page.locator("#reasons article.reason h3").first.inner_text() == f"1… {moves[1]}"
             assert "running" in (page.locator("#clock-bottom").get_attribute("class") or "")  # the human's time runs
             _click(page, "d2")  # and the game goes on
             _click(page, "d4")

@@ -26,6 +26,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
+from common.text import clip
 from engine.agents import defaults
 from engine.outside.launch import LaunchError
 from engine.search.limits import SearchLimits, to_limit
@@ -40,6 +41,8 @@ from web.redact import redact
 from web.store import Store
 
 STATIC = Path(__file__).resolve().parent / "static"
+#: The most characters of a message said to the page (it may repeat what was sent: a 900 kB FEN).
+MESSAGE = 500
 
 
 @dataclass
@@ -73,7 +76,10 @@ class Registry:
 
     def add(self, game: Game) -> None:
         if len(self.games) >= self.cap:
-            raise GameError(f"too many games at once (at most {self.cap}): close another tab's game and try again")
+            # a closed tab's game still counts while it waits for a reload: say so, or the player sees no game to close
+            waiting = sum(1 for open_game in self.games.values() if open_game.relay.owner is None)
+            kept = f", {waiting} of them kept for a closed tab's reload for up to {self.keeper.grace:g} s" if waiting else ""
+            raise GameError(f"too many games at once (at most {self.cap}{kept}): close another tab's game and try again")
         self.games[game.id] = game
 
     async def close(self, game: Game) -> None:
@@ -105,7 +111,7 @@ def create_app(config: Config) -> FastAPI:
 
     @app.exception_handler(UnknownExpert)
     async def unknown(_: Request, exc: UnknownExpert) -> JSONResponse:
-        return JSONResponse({"error": redact(str(exc))}, status_code=404)
+        return JSONResponse({"error": clip(redact(str(exc)), MESSAGE)}, status_code=404)  # it names the id asked for
 
     @app.exception_handler(PositionError)
     async def bad_position(_: Request, exc: PositionError) -> JSONResponse:
@@ -126,6 +132,10 @@ def create_app(config: Config) -> FastAPI:
     @app.get("/", include_in_schema=False)
     async def index() -> FileResponse:
         return FileResponse(STATIC / "index.html")
+
+    @app.get("/favicon.ico", include_in_schema=False)  # asked for by browsers whatever the page names
+    async def favicon() -> FileResponse:
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
 
     @app.get("/api/experts")
     async def experts() -> dict[str, Any]:
@@ -269,7 +279,7 @@ class _Session:
             try:
                 await self.handle(self._parse(received.get("text")))
             except (GameError, PositionError, UnknownExpert) as exc:
-                await self.send({"type": "error", "message": str(exc).strip("'\"")})
+                await self.send({"type": "error", "message": clip(str(exc).strip("'\""), MESSAGE)})  # it may repeat the input
                 if game is not None and game is self.game and result is None and game.result is not None:
                     await game.relay.send(game.state())  # the refused move ended the game (a flag fell): show the end
             self.last = time.monotonic()  # idle counts from the end of the last request (a start takes seconds)
@@ -333,7 +343,7 @@ class _Session:
     def _think(self) -> None:
         game = self.game
         if game is not None and game.engine_to_move() and not game.busy:
-            game.busy = True
+            game.begin_thinking()
             game.task = asyncio.create_task(self._engine_move(game))
 
     async def _engine_move(self, game: Game) -> None:

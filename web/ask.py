@@ -1,7 +1,7 @@
 """Ask the expert: the expert's likeliest move in a position and the chance of every candidate (the
 distribution the calibrated choice draws from), each with its score and what it loses, from a
-short-lived engine process of that expert; on request the same chances at several ratings, in the
-same engine session (the page's rating slider).
+short-lived engine process of that expert, and why in the words of a game's cards (web/plain.py); on
+request the same chances at several ratings, in the same engine session (the page's rating slider).
 
 With a judge the engine plays ``Selection likely``: the argmax of the record's ``chances``
 (docs/explain.md). Without one, ``Selection argmax`` (the sound move the prior likes best) and the
@@ -17,6 +17,7 @@ import chess.engine
 
 from engine.outside.launch import start
 from web.games import QUIT_SECONDS, START_SECONDS, engine_command
+from web.plain import sentences
 from web.reasons import OPTIONS, first_record, gather, percent, pov_text
 from web.scores import MATE_CP, centipawns
 
@@ -38,7 +39,7 @@ async def ask(board: chess.Board, casebase: str, lines: int, limit: chess.engine
     with its chance, and (``ratings``) the candidates' chances at each of :data:`RATINGS`."""
     if board.is_game_over():
         return {"best": None, "lines": [], "candidates": [], "more": 0, "more_chance": None, "reasons": gather([]),
-                "strings": [], "over": board.result()}
+                "plain": [], "strings": [], "over": board.result()}
     outside = await start(engine_command(casebase, judge, mode), timeout=START_SECONDS)
     try:
         own = {"Selection": "likely" if judge else "argmax", **OPTIONS}
@@ -54,7 +55,7 @@ async def ask(board: chess.Board, casebase: str, lines: int, limit: chess.engine
     reasons = gather(strings)
     shown = {rank: info for rank, info in ranks.items() if rank <= lines}
     answer = {"best": None if best is None else board.san(best), "lines": _lines(board, shown, reasons),
-              **candidates(strings, ranks), "reasons": reasons, "strings": strings, "over": None}
+              **candidates(strings, ranks), "reasons": reasons, "plain": sentences(reasons), "strings": strings, "over": None}
     return answer | {"ratings": at_ratings} if ratings else answer
 
 

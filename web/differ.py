@@ -1,8 +1,8 @@
 """What differs between two experts asked about one position (issue #41, item 15), in words: whether
-their style models propose alike (a personal model whose fit chose 0 epochs is the generic one, so
-two such experts' model bars are the same), their own cases' votes, the move each would play, their
-repertoire's first moves and their error profiles. Read from the asks' records and the casebases'
-facts, never from the engine's English.
+they share one style model (a personal model whose fit chose 0 epochs is the generic one: compared by
+the weights' SHA-256 the engine reports, not by the labels, which name each expert; issue #53), their
+own cases' votes, the move each would play, their repertoire's first moves and their error profiles.
+Read from the asks' records and the casebases' facts, never from the engine's English.
 """
 
 from __future__ import annotations
@@ -40,12 +40,21 @@ def differences(names: list[str], answers: list[dict[str, Any]], facts: list[dic
 
 
 def _models(names: list[str], first: dict[str, Any], second: dict[str, Any]) -> str:
+    """Whether the two experts play with one network: compared by what the models are, the SHA-256 of
+    their weights that the engine reports (their labels name each expert, so they always differ), or,
+    from an engine that reports none, by what they propose here."""
     if not (first["model"] and second["model"]):
         return ""
-    if first["model"] == second["model"] and first["proposes"] == second["proposes"]:
-        return (f"Both style models propose alike ({first['model']}): what differs is the experts' own cases,"
+    digests = first.get("model_sha256"), second.get("model_sha256")
+    same = digests[0] == digests[1] if None not in digests else first["proposes"] == second["proposes"]
+    if same and None not in digests:
+        return (f"{names[0]} and {names[1]} share one style model, the same network ({first['model']};"
+                f" weights {str(digests[0])[:12]}): what differs is the experts' own cases, their repertoire"
+                " and their error profile.")
+    if same:
+        return (f"Both style models propose alike here ({first['model']}): what differs is the experts' own cases,"
                 " their repertoire and their error profile.")
-    return f"Their style models differ: {names[0]}'s is {first['model']}, {names[1]}'s {second['model']}."
+    return f"Their style models are different networks: {names[0]}'s is {first['model']}, {names[1]}'s {second['model']}."
 
 
 def _votes(name: str, prior: dict[str, Any]) -> str:

@@ -27,7 +27,7 @@ from engine.search.limits import to_limit
 from web.draws import Answer, offer
 from web.openings import opening
 from web.plain import pgn_comments, plain
-from web.reasons import OPTIONS, gather, pov_text
+from web.reasons import OPTIONS, gather
 from web.relay import Relay
 
 #: Sends one JSON message to the page.
@@ -189,9 +189,9 @@ class Game:
         """A draw by threefold repetition or the fifty-move rule, when python-chess says one can be claimed."""
         self._ready_for_human()
         if self.board.can_claim_fifty_moves():
-            self._end("1/2-1/2", "fifty-move rule (claimed)")
+            self._end("1/2-1/2", "fifty-move rule, claimed")
         elif self.board.can_claim_threefold_repetition():
-            self._end("1/2-1/2", "threefold repetition (claimed)")
+            self._end("1/2-1/2", "threefold repetition, claimed")
         else:
             raise GameError("no draw to claim: neither a threefold repetition nor fifty moves without a capture or pawn move")
 
@@ -238,11 +238,17 @@ class Game:
             return self.fixed_limit
         return to_limit(self.clock.limits(self.board.turn))
 
+    def begin_thinking(self) -> None:
+        """The engine is to move: it is busy and its clock runs from now, before its task starts, so that
+        the state sent next shows its clock running (the page ticks the running clock, and only that one)."""
+        self.busy = True
+        self._start_clock(self.board.turn)
+
     async def engine_move(self, send: Send) -> None:
-        """Let the engine think, sending each info line as it comes, then play its move."""
+        """Let the engine think (its clock started by :meth:`begin_thinking`), sending each info line as
+        it comes, then play its move."""
         assert self.engine is not None
         board, ply, colour = self.board.copy(), len(self.board.move_stack), self.board.turn
-        self._start_clock(colour)
         strings: list[str] = []
         limit = self.limit()
         with await self.engine.analysis(board, limit, game=self.id, info=chess.engine.INFO_ALL) as analysis:
@@ -250,7 +256,7 @@ class Game:
                 async for info in analysis:
                     if "string" in info:
                         strings.append(info["string"])
-                    await send({"type": "info", "ply": ply, "info": describe_info(board, info)})
+                    await send({"type": "info", "ply": ply, "info": progress(info)})
                 best = await analysis.wait()
         if not self.clock.stop():
             self._end(self._on_time(colour), "time forfeit")
@@ -295,8 +301,16 @@ class Game:
                 "thinking": self.busy,
                 "can_claim_draw": self.result is None and board.turn == self.human and board.can_claim_draw(),
                 "result": self.result, "termination": self.termination, "expert": self.expert_name,
+                "settings": self._settings_shown(),
                 "plies": len(board.move_stack), "fens": fens, "ucis": [move.uci() for move in board.move_stack],
                 "clocks": [round(seconds * 1000) for seconds in self.clocks], "opening": self._opening(fens)}
+
+    def _settings_shown(self) -> dict[str, Any]:
+        """What the game was started with, as the page's New game form asks for it (a reloaded page shows the
+        game on the board, not the defaults)."""
+        settings = self.settings
+        return {"expert": settings.expert, "colour": chess.COLOR_NAMES[settings.human], "minutes": settings.minutes,
+                "moves": settings.moves, "increment": settings.increment, "elo": settings.elo}
 
     def _replayed(self) -> tuple[list[str], list[str], list[str]]:
         """Each move's SAN, its label as the page lists it (:func:`numbered`), and the position after it."""
@@ -369,18 +383,8 @@ def numbered(board: chess.Board, san: str) -> str:
     return f"{board.fullmove_number}{'.' if board.turn == chess.WHITE else '…'} {san}"
 
 
-def describe_info(board: chess.Board, info: chess.engine.InfoDict) -> dict[str, Any]:
-    """One info line for the page: the numbers, the score for the side to move, the line in SAN, or the string."""
-    out: dict[str, Any] = {key: info[key] for key in ("depth", "seldepth", "nodes", "nps", "multipv") if key in info}
-    if "time" in info:
-        out["time"] = info["time"]
-    if "score" in info:
-        out["score"] = pov_text(info["score"])
-    if "pv" in info:
-        try:
-            out["pv"] = board.variation_san(info["pv"])
-        except (ValueError, AssertionError):
-            out["pv"] = " ".join(m.uci() for m in info["pv"])
-    if "string" in info:
-        out["string"] = info["string"]
-    return out
+def progress(info: chess.engine.InfoDict) -> dict[str, Any]:
+    """How far one info line of the expert's think got (depth, nodes, time), for the page during a game:
+    never its score or line, nor its strings (the move's record comes whole with the move): the line
+    names the player's best reply and the score judges the position, a hint for the next move (issue #53)."""
+    return {key: info[key] for key in ("depth", "seldepth", "nodes", "nps", "time") if key in info}

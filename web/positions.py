@@ -9,8 +9,12 @@ from typing import Any
 import chess
 import chess.pgn
 
+from common.text import clip
+
 #: The most plies of a PGN listed (a longer game is cut; the positions are for choosing one).
 MAX_PLIES = 1000
+#: How much of a FEN a message repeats (a 900 kB one is not sent back whole).
+ECHO = 100
 
 
 class PositionError(ValueError):
@@ -25,13 +29,13 @@ def board_from_fen(fen: str) -> chess.Board:
     try:
         board = chess.Board(text)
     except ValueError as exc:
-        raise PositionError(f"malformed FEN {text[:100]!r}: {exc}") from None
+        raise PositionError(f"malformed FEN {clip(text, ECHO)!r}: {clip(str(exc), ECHO)}") from None  # exc repeats it
     if board.has_chess960_castling_rights():
-        raise PositionError(f"Chess960 is not supported (castling rights of a Chess960 position in {text[:100]!r})")
+        raise PositionError(f"Chess960 is not supported (castling rights of a Chess960 position in {clip(text, ECHO)!r})")
     status = board.status()
     if status != chess.STATUS_VALID:
         problems = [(flag.name or "").lower().replace("_", " ") for flag in chess.Status if flag and flag in status]
-        raise PositionError(f"impossible position {text[:100]!r}: {', '.join(problems)}")
+        raise PositionError(f"impossible position {clip(text, ECHO)!r}: {', '.join(problems)}")
     return board
 
 
@@ -50,11 +54,11 @@ def positions_of_pgn(text: str) -> dict[str, Any]:
     try:
         game = chess.pgn.read_game(io.StringIO(text))
     except (ValueError, UnicodeError) as exc:
-        raise PositionError(f"malformed PGN: {exc}") from None
+        raise PositionError(f"malformed PGN: {clip(str(exc))}") from None
     if game is None:
         raise PositionError("no game in this PGN")
     if game.errors:
-        raise PositionError(f"malformed PGN: {game.errors[0]}")
+        raise PositionError(f"malformed PGN: {clip(str(game.errors[0]))}")  # it repeats the text it failed on
     board = game.board()
     if board.chess960:
         raise PositionError(f"Chess960 is not supported (this PGN's variant is {game.headers.get('Variant', 'Chess960')})")

@@ -94,7 +94,8 @@ def pov_text(score: chess.engine.PovScore) -> str:
 def _guided(guided: dict[str, Any]) -> dict[str, Any]:
     proposal, verdict = guided["proposal"], guided["verdict"]
     voting = proposal["case_weight"] > 0 and proposal["model"] is not None
-    prior = {"source": proposal["source"], "model": proposal["model"], "cases": proposal["cases"],
+    prior = {"source": proposal["source"], "model": proposal["model"], "model_sha256": proposal.get("model_sha256"),
+             "cases": proposal["cases"],
              "expert": proposal["expert"], "similarity": proposal["similarity"], "prior": bars(proposal["prior"]),
              "proposes": bars(proposal["proposes"]) if proposal["model"] else None,
              "votes": bars(proposal["votes"]) if voting else None, "case_weight": percent(proposal["case_weight"]),

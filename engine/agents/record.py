@@ -86,7 +86,7 @@ class Case:
 @dataclass(frozen=True)
 class Proposal:
     """Who proposed (``source``: the cases, the style model or their blend) and what: the model's
-    description and shares, the cases' votes and their weight in the prior, the prior itself; how
+    description, its weights' SHA-256 and its shares, the cases' votes and their weight in the prior, the prior itself; how
     many of the ``retrieved`` cases voted (fewer when stop came) and their similarity range."""
 
     source: PriorSource
@@ -100,6 +100,7 @@ class Proposal:
     retrieved: int = 0
     similarity: tuple[int, int] | None = None
     no_case: NoCase | None = None
+    model_sha256: str | None = None  # the model's weights' (StyleModel.weights_sha256): which network it is
 
 
 @dataclass(frozen=True)

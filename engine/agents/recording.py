@@ -60,6 +60,7 @@ def _proposal(agent: GuidedView, board: chess.Board, proposal: priors.Proposal) 
     return Proposal(
         source=agent.prior_source, prior=ranked(board, proposal.prior),
         model=None if model is None else model.describe(),
+        model_sha256=None if model is None else model.weights_sha256,
         proposes=ranked(board, proposal.model), votes=ranked(board, proposal.votes), case_weight=proposal.case_weight,
         expert=expert, cases=proposal.cases, retrieved=proposal.retrieved,
         similarity=proposal.sims if proposal.cases else None,

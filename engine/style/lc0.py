@@ -15,6 +15,9 @@ saying so, and the caller plays the numpy 8x96 instead (:mod:`engine.style.loade
 
 from __future__ import annotations
 
+import functools
+import gzip
+import hashlib
 import importlib
 import os
 import tomllib
@@ -99,6 +102,12 @@ class Lc0Network:
         """What a network made for one expert says of itself (none yet: None)."""
         personal = self.meta.get("personal")
         return personal if isinstance(personal, dict) else None
+
+    @functools.cached_property
+    def weights_sha256(self) -> str:
+        """The SHA-256 of the network's weights: of its protobuf, uncompressed (gzip's header holds a time)."""
+        with gzip.open(self.path, "rb") as f:
+            return hashlib.file_digest(f, "sha256").hexdigest()
 
     def describe(self) -> str:
         """``Maia-1900 (lc0 network, 6 blocks)``: the network in a few words."""

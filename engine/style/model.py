@@ -18,6 +18,8 @@ is looked for beside it and then among the shipped models, and must be a whole m
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import importlib.resources
 import json
 import os
@@ -111,6 +113,16 @@ class StyleModel:
             for i in range(self.blocks)
         ]
         self.head = (matrix("head.w"), vector("head.b"))
+
+    @functools.cached_property
+    def weights_sha256(self) -> str:
+        """The SHA-256 of the weights as loaded: what the network is, whatever its file or label says (two
+        experts' personal models whose fits chose 0 epochs are one network, the generic one's)."""
+        digest = hashlib.sha256()
+        for layer in (self.stem, *self.residual, self.head):
+            for array in layer:
+                digest.update(array.tobytes())
+        return digest.hexdigest()
 
     def describe(self) -> str:
         """``6x64, validation top-1 34.1 %`` (``Magnus Carlsen's personal 8x96``): the model in a few words.

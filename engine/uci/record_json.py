@@ -10,7 +10,7 @@ from typing import Any
 
 import chess
 
-from common.text import clip
+from common.text import ECHO_LIMIT, clip
 from engine.agents.base import Decision
 from engine.agents.record import (
     VERSION,
@@ -35,6 +35,10 @@ SHOWN = (16, 8, 4, 2, 1, 0)
 _SCORES = {"score", "top_score"}
 #: The record's ranked lists of moves, written as ``{"moves": [...], "total": N}``.
 _RANKED = {"prior", "proposes", "votes", "chances"}
+#: The texts that may run longer than :data:`~common.text.ECHO_LIMIT` characters, and how long: where the error
+#: model came from is a sentence of its sources (a profile, its play-time record, a speed), cut mid-word at 200,
+#: which the web page's parameters and the PGN's first comment showed cut.
+_LONG_TEXTS = {"calibration": 600}
 #: The name of each kind of record in the JSON object.
 _KINDS: dict[type, str] = {NoMove: "no_move"}
 #: The name of each kind of note.
@@ -45,7 +49,7 @@ _NOTES: dict[type, str] = {ListedMovesIllegal: "listed_moves_illegal", NoAgent: 
 
 def record_string(decision: Decision, board: chess.Board) -> str:
     """``json {...}``: the record of ``decision`` (chosen on ``board``), its ranked lists cut to fit
-    the line (each says its ``total``), every text clipped to 200 characters."""
+    the line (each says its ``total``), every text clipped to 200 characters (``calibration`` to 600)."""
     for shown in SHOWN:
         text = "json " + json.dumps(record_json(decision, board, shown), ensure_ascii=False, separators=(",", ":"))
         if len(f"info string {text}".encode()) < MAX_LINE:
@@ -86,5 +90,5 @@ def _value(value: Any, shown: int, name: str = "") -> Any:
     if isinstance(value, float):
         return round(value, 4)
     if isinstance(value, str):
-        return clip(value)
+        return clip(value, _LONG_TEXTS.get(name, ECHO_LIMIT))
     return value

@@ -57,6 +57,7 @@ async function loadExperts() {
     }
     if (!select.classList.contains('optional') && data.default) select.value = data.default;
   }
+  if (state) showSettings(state.settings);  // a game taken up before the experts were listed
 }
 
 // -- play ----------------------------------------------------------------------------------------
@@ -66,15 +67,30 @@ let socket = null;
 let state = null;
 let reasons = {};  // ply -> the engine's reasons record
 let clockSeen = 0;
+let starting = false;  // a new game asked for, its first state not yet come: a refusal is said until the player acts
+let offline = null;  // when the server was lost in a game (performance.now()): the clocks stop there; null: connected
+let retry = 0;  // the timer of the next try to reach it
+let idled = false;  // the server ended the game for idling: its socket's close is no reason to reconnect
 
 function connect() {
   return new Promise((resolve, reject) => {
     socket = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/play`);
     socket.onopen = () => resolve(socket);
     socket.onerror = () => reject(new Error('could not reach the server'));
-    socket.onclose = () => { socket = null; if (state && !state.result) $('#status').textContent = 'disconnected: reload the page to go on'; };
+    socket.onclose = () => { socket = null; if (state && !state.result && !idled) lostServer(); };
     socket.onmessage = (event) => onMessage(JSON.parse(event.data));
   });
+}
+
+// The server cannot be reached in a game (it restarts, the network dropped): say so, stop the clocks where they
+// were (what they are is the server's to say), allow no move or button, and ask for the game again every 2 s.
+function lostServer() {
+  if (offline === null) offline = performance.now();
+  $('#status').textContent = 'reconnecting… (the server cannot be reached)';
+  board.set({ movable: { color: undefined } });
+  for (const id of ['#takeback', '#resign', '#draw', '#offer-draw']) $(id).disabled = true;
+  clearTimeout(retry);
+  retry = setTimeout(() => connect().then(() => resume(send)).catch(lostServer), 2000);
 }
 
 async function send(message) {
@@ -84,15 +100,18 @@ async function send(message) {
 
 function onMessage(m) {
   if (onKept(m)) return;  // the game's id and token, kept for a reload (store.js)
-  if (m.type === 'state') { clockSeen = performance.now(); showState(m); }
+  if (m.type === 'state') { starting = idled = false; offline = null; clockSeen = performance.now(); showState(m); }
   else if (m.type === 'info') showInfo(m);
   else if (m.type === 'reasons') { reasons[m.ply] = m; renderReasons(); }
+  else if (m.type === 'error' && starting) refused(m.message);
+  else if (m.type === 'error' && offline !== null) { showError(m.message); $('#status').textContent = `disconnected: ${m.message}`; }
   else if (m.type === 'error') { showError(m.message); if (state) showState(state); }
-  else if (m.type === 'closed') { showError(m.message); }
+  else if (m.type === 'closed') { idled = true; showError(m.message); $('#status').textContent = m.message; }
   else if (m.type === 'draw_offer') showDrawOffer(m);
 }
 
 function showState(s) {
+  if (!state || state.game !== s.game) showSettings(s.settings);  // a reloaded page: the game's, not the defaults
   state = s;  // redrawn after an error too: the clocks run on from when the state came
   for (const ply of Object.keys(reasons)) if (Number(ply) >= s.plies) delete reasons[ply];
   const last = s.last ? [s.last.slice(0, 2), s.last.slice(2, 4)] : undefined;
@@ -105,7 +124,8 @@ function showState(s) {
   const moves = $('#moves');
   moves.replaceChildren();
   s.numbered.forEach((label, i) => {  // numbered by the server from the game's own move numbers
-    moves.append(el('li', { class: reasons[i] ? 'engine' : '', 'data-ply': i }, label));
+    const after = i > 0 && label.includes('…');  // Black's move beside White's: "1. Nf3 d5", not "1. Nf3 1… d5"
+    moves.append(el('li', { class: reasons[i] ? 'engine' : '', 'data-ply': i }, after ? s.moves[i] : label));
   });
   moves.scrollTop = moves.scrollHeight;
   let status = s.result ? `Game over: ${s.result} (${s.termination})`
@@ -127,7 +147,7 @@ function showState(s) {
 function tickClocks() {
   if (!state) return;
   const c = state.clock;
-  const spent = state.result ? 0 : performance.now() - clockSeen;
+  const spent = state.result ? 0 : (offline ?? performance.now()) - clockSeen;
   const left = (side) => Math.max(0, c[side] - (c.running === side ? spent : 0));
   const text = (ms) => { const s = Math.ceil(ms / 1000); return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`; };
   const top = state.human === 'white' ? 'black' : 'white';
@@ -153,14 +173,21 @@ function onHumanMove(orig, dest) {
   dialog.showModal();
 }
 
-function showInfo(m) {
+function showInfo(m) {  // how far the think got: the server sends no line or score during a game (a hint)
   const info = m.info;
-  if (info.string) return;  // reasons come whole with the move
   if (info.depth !== undefined) {
-    const score = info.score !== undefined ? `, ${info.score} for ${state ? state.expert : 'the side to move'}` : '';
-    $('#thinking').textContent = `depth ${info.depth}${score}` +  // every score on the page is for the side to move
-      `${info.nodes !== undefined ? `, ${info.nodes} nodes` : ''}${info.pv ? `: ${info.pv}` : ''}`;
+    $('#thinking').textContent = `depth ${info.depth}${info.nodes !== undefined ? `, ${info.nodes} nodes` : ''}`;
   }
+}
+
+// The new game was refused (too many games, the engine did not start): said under the board until the player
+// acts, not only in the banner that fades, with a button that asks again.
+function refused(message) {
+  starting = false;
+  const again = el('button', { type: 'button', id: 'retry' }, 'Try again');
+  again.onclick = () => $('#new-game').requestSubmit();
+  $('#status').replaceChildren(`No game: ${message} `, again);
+  showError(message);
 }
 
 $('#new-game').addEventListener('submit', async (event) => {
@@ -176,8 +203,34 @@ $('#new-game').addEventListener('submit', async (event) => {
     $('#start-from').textContent = '';
   }
   $('#status').textContent = 'starting the engine…';
-  try { await send(message); } catch (e) { showError(e.message); }
+  starting = true;
+  try { await send(message); } catch (e) { refused(e.message); }
 });
+// The New game form: a usual clock fills the boxes (any box changed by hand is "your own"); the Elo box only
+// where the strength is limited; and, for a game taken up again, what that game was started with.
+const form = $('#new-game').elements;
+const showElo = () => { form.elo.hidden = form.strength.value !== 'elo'; };
+form.strength.addEventListener('change', showElo);
+form.preset.addEventListener('change', () => {
+  if (!form.preset.value) return;
+  [form.moves.value, form.minutes.value, form.increment.value] = form.preset.value.split(' ');
+});
+const presetOf = () => {
+  const value = `${Number(form.moves.value)} ${Number(form.minutes.value)} ${Number(form.increment.value)}`;
+  return [...form.preset.options].some((o) => o.value === value) ? value : '';
+};
+for (const box of [form.moves, form.minutes, form.increment]) box.addEventListener('input', () => { form.preset.value = presetOf(); });
+function showSettings(settings) {
+  if (!settings) return;
+  form.expert.value = settings.expert;
+  form.colour.value = settings.colour;
+  [form.moves.value, form.minutes.value, form.increment.value] = [settings.moves, settings.minutes, settings.increment];
+  form.preset.value = presetOf();
+  form.strength.value = settings.elo === null ? 'expert' : 'elo';
+  if (settings.elo !== null) form.elo.value = settings.elo;
+  showElo();
+}
+
 $('#takeback').onclick = () => send({ type: 'takeback' });
 $('#resign').onclick = () => { if (confirm('Resign this game?')) send({ type: 'resign' }); };
 $('#draw').onclick = () => send({ type: 'draw' });

@@ -1,28 +1,44 @@
-// Ask the expert's answer (web/ask.py): the likeliest move, every candidate's chance (the calibrated
-// choice's; without a judge, the prior's share) with its score and what it loses, the candidates that
-// lose a lot marked, and a rating slider: the chances at several ratings, asked for once (one engine
-// session for them all), then shown as the slider moves.
+// Ask the expert's answer (web/ask.py) in a player's words (issue #53): the likeliest move and why, every
+// candidate's chance (the calibrated choice's; without a judge, the prior's share) with its score and what it
+// loses, the candidates that lose a lot marked, the record's own numbers folded, and a rating slider: the
+// chances at several ratings, asked for once (one engine session for them all), then shown as the slider moves.
 
-// The candidates as a table: chance (a bar), share of the prior, score for the side to move, loss.
+// The candidates as a table: how often the expert plays each (a bar), its score for the side to move, what it loses.
 function candidateTable(answer, el) {
   const chances = answer.candidates.some((c) => c.chance !== null);
   const table = el('table', { class: 'candidates' }, el('tr', {}, el('th', {}, 'move'),
-    el('th', {}, chances ? 'chance' : 'prior'), el('th', {}, 'score for the side to move'), el('th', {}, 'loses')));
+    el('th', {}, chances ? 'chance' : 'liked'), el('th', {}, 'score for the side to move'), el('th', {}, 'loses')));
   for (const c of answer.candidates) {
     const pct = chances ? c.chance : c.share;
     table.append(el('tr', { class: c.losing ? 'losing' : '', 'data-san': c.san }, el('td', {}, c.san),
-      el('td', {}, el('span', { class: 'fill', style: `width:${Math.max(pct ?? 0, 1)}%` }), ` ${pct ?? '?'}%`
-        + (chances && c.share !== null ? ` (prior ${c.share}%)` : '')),
+      el('td', {}, el('span', { class: 'fill', style: `width:${Math.max(pct ?? 0, 1)}%` }), ` ${pct ?? '?'} %`),
       el('td', {}, c.score ?? 'not scored'),
       el('td', {}, c.loss === null ? '' : `${c.loss} cp${c.losing ? ' — loses a lot' : ''}`)));
   }
   const more = answer.more ? el('p', { class: 'small' }, `and ${answer.more} more`
-    + (answer.more_chance !== null ? ` (${answer.more_chance}% together)` : '')) : null;
+    + (answer.more_chance !== null ? ` (${answer.more_chance} % together)` : '')) : null;
   const box = el('div', {}, el('p', { class: 'small' }, chances
-    ? 'each candidate\'s chance in the expert\'s calibrated choice (what it draws from in a game)'
-    : 'no judge: the prior\'s shares (the engine plays the sound move the prior likes best)'), table);
+    ? 'how often the expert would play each move here in a game'
+    : 'no judge: how much the expert\'s ideas favour each move (it plays the sound move they favour most)'), table);
   if (more) box.append(more);
   return box;
+}
+
+// The words of the engine's own record, folded: what chose the move and each candidate's share of the prior.
+function numbersFold(answer, el, playedText) {
+  const fold = el('details', { class: 'numbers' }, el('summary', {}, 'the numbers'));
+  if (answer.reasons.played) fold.append(el('p', { class: 'played' }, playedText(answer.reasons.played)));
+  const shares = answer.candidates.filter((c) => c.chance !== null && c.share !== null);
+  if (shares.length) fold.append(el('p', { class: 'small' }, `share of the prior: ${shares.map((c) => `${c.san} ${c.share}%`).join(', ')}`));
+  return fold;
+}
+
+// The headline in a player's words, as the game's cards say it: "Magnus Carlsen would most likely play Be2 (42 %)".
+function headline(a) {
+  if (!a.best) return `${a.name}: ${a.over ? `game over ${a.over}` : 'no move'}`;
+  const best = a.candidates.find((c) => c.san === a.best);
+  const chance = best && best.chance !== null ? best.chance : null;
+  return chance === null ? `${a.name} would play ${a.best}` : `${a.name} would most likely play ${a.best} (${chance} %)`;
 }
 
 // The slider over the ratings of one answer (``rated``: the answer asked again with its ratings).
@@ -42,14 +58,13 @@ function ratingSlider(rated, el) {
   return el('div', { class: 'by-rating' }, el('label', {}, 'Rating ', slider, ' ', label), shown);
 }
 
-// One expert's answer; ``ask()`` asks again for this expert with the ratings.
+// One expert's answer: the headline and the record's sentences (web/plain.py), the candidates' chances, the
+// record's own numbers folded; ``ask()`` asks again for this expert with the ratings.
 export function renderAnswer(a, { el, playedText, ask, showError }) {
-  const best = a.candidates.find((c) => c.san === a.best);
-  const likely = best && best.chance !== null ? ` (${best.chance}% likely)` : '';
-  const box = el('div', { class: 'answer' }, el('h3', {}, `${a.name}: ${a.best ?? (a.over ? `game over ${a.over}` : 'no move')}${likely}`));
+  const box = el('div', { class: 'answer' }, el('h3', {}, headline(a)));
   if (!a.best) return box;
-  box.append(candidateTable(a, el));
-  if (a.reasons.played) box.append(el('p', { class: 'played' }, playedText(a.reasons.played)));
+  if (a.plain && a.plain.length) box.append(el('ul', { class: 'plain' }, ...a.plain.map((line) => el('li', {}, line))));
+  box.append(candidateTable(a, el), numbersFold(a, el, playedText));
   const button = el('button', { class: 'ask-ratings' }, 'By rating');
   button.onclick = async () => {
     button.disabled = true;

@@ -24,6 +24,8 @@ export async function resume(send) {
   if (kept && kept.game && kept.token) await send({ type: 'resume', game: kept.game, token: kept.token });
 }
 
+const moves = (n) => `${n} move${n === 1 ? '' : 's'}`;
+
 // The finished games, newest first (kept as they were when the server cannot be reached).
 export async function showGames() {
   const response = await fetch('/api/games').catch(() => null);
@@ -36,7 +38,7 @@ export async function showGames() {
     link.setAttribute('download', '');
     link.textContent = 'PGN';
     item.append(`${g.date}: you (${g.human}) against ${g.expert}, ${g.result} (${g.termination}), ` +
-      `${Math.ceil(g.plies / 2)} moves `, link);
+      `${moves(Math.ceil(g.plies / 2))} `, link);
     return item;
   });
   document.querySelector('#games').replaceChildren(...items);
