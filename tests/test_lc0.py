@@ -136,10 +136,16 @@ def test_a_damaged_provenance_beside_a_network_is_refused(tmp_path):
         load_model(path)
 
 
-def test_auto_plays_the_network_and_says_so(kosteniuk_casebase):
+def test_auto_plays_the_network_and_says_so(kosteniuk_casebase, tmp_path):
     choice = choose_model(Casebase.load(kosteniuk_casebase))
     assert choice.path == str(MAIA) and not choice.personal
-    assert choice.note.startswith("model: the shipped network maia-1900.pb.gz")
+    assert choice.note == ("model: the shipped network maia-1900.pb.gz (lc0's backend; a personal 8x96 plays with"
+                           " option Model)")
+    copy = tmp_path / kosteniuk_casebase.name  # a personal 8x96 of the user's beside it is named, not played
+    copy.write_bytes(kosteniuk_casebase.read_bytes())
+    own = tmp_path / "kosteniuk-2200.model.npz"
+    own.write_bytes(b"the user's own")
+    assert f"a personal 8x96 {own} plays with option Model {own}" in choose_model(Casebase.load(copy)).note
 
 
 def test_without_lc0_auto_plays_the_8x96_and_says_why(kosteniuk_casebase, without_lc0):

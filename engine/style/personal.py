@@ -90,7 +90,10 @@ def choose_model(casebase: Casebase | None) -> ModelChoice:
     generic model plays: never, silently, the shipped personal model in its place."""
     default, reason = default_model()
     if is_network(default):
-        return ModelChoice(str(default), None, f"model: {reason} (lc0's backend; a personal 8x96 plays with option Model)")
+        own = beside(casebase.path) if casebase is not None and casebase.path is not None else None
+        named = f" {own}" if own is not None and own.is_file() else ""  # the user's own, made by learn personalise
+        return ModelChoice(str(default), None, f"model: {reason} (lc0's backend; a personal 8x96{named} plays with"
+                           f" option Model{named})")
     return personal_choice(casebase, reason)
 
 
