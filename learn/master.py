@@ -39,7 +39,7 @@ from tqdm import tqdm
 from casebase.names import NameMatcher
 from casebase.sources import read_source, split_games
 from common.files import atomic_file, made_stamp, write_atomic
-from engine.style.lc0 import BACKEND, MAX_BATCH, bindings
+from engine.style.lc0 import BACKEND, MAX_BATCH, bindings, provenance
 from learn.lc0.inputs import packed, state_of, unpack
 from learn.lc0.model import Lc0Net
 from learn.lc0.moves import POLICY_SIZE, move_index
@@ -385,10 +385,12 @@ def export(recipe: Recipe, folder: Path, out: Path) -> dict[str, Any]:
 def write_provenance(out: Path, recipe: Recipe, facts: dict[str, Any]) -> None:
     """``NAME.toml`` beside ``NAME.pb.gz``: what the engine says of the network, the recipe, the training's facts."""
     name = out.name.removesuffix(".pb.gz")
+    base = _path(recipe.base)
+    base_name = provenance(base).get("name") or base.name.removesuffix(".pb.gz")
     lines = ["# What engine/style/lc0.py says of the network " + out.name + ", the recipe it was made by",
              "# (python -m learn master), and what its training found (lc0's backend on the validation positions).",
-             f'name = "Master ({name})"',
-             _toml("source", f"Maia-1900 fine-tuned here on the master games of {', '.join(recipe.sources)} (the shipped"
+             _toml("name", f"{base_name} fine-tuned on master games"),
+             _toml("source", f"{base_name} ({recipe.base}) fine-tuned here on the master games of {', '.join(recipe.sources)} (the shipped"
                    " experts' games dropped, duplicates dropped, validation held out by game)"),
              'licence = "GPL-3.0"', "", "[recipe]"]
     lines += [_toml(key, value) for key, value in asdict(recipe).items()]

@@ -99,7 +99,7 @@ def test_a_run_stopped_and_started_again_goes_on_with_the_same_batches(pgn, tiny
 def test_the_network_made_is_lc0s_with_the_value_head_kept_and_says_what_it_is(pgn, tiny, tmp_path):
     facts = train(recipe_for(pgn, tiny), tmp_path / "run", tmp_path / "master.pb.gz", progress=False)
     network = lc0.load_network(tmp_path / "master.pb.gz")  # lc0's own backend reads it
-    assert network.meta["name"] == "Master (master)" and network.meta["licence"] == "GPL-3.0"
+    assert network.meta["name"] == "tiny fine-tuned on master games" and network.meta["licence"] == "GPL-3.0"
     said = tomllib.loads((tmp_path / "master.toml").read_text())
     assert said["training"] == facts and said["recipe"]["lr"] == 3e-3
     assert facts["validation_positions"] == 200 and facts["games_of_experts_dropped"] == 1
