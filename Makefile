@@ -7,7 +7,7 @@ TEST_STAMP := $(VENV)/.installed-test
 TRAIN_STAMP := $(VENV)/.installed-train
 WEB_STAMP := $(VENV)/.installed-web
 
-.PHONY: help install demo web test check docs lint bench bench-cluster casebases profiles fitted profile-report experiment fidelity fidelity-judge fidelity-ceiling personal personal-table strength stockfish-match ladder model tables kbnk chess0 clean
+.PHONY: help install demo web test check docs lint bench bench-cluster casebases profiles fitted profile-report experiment fidelity fidelity-judge fidelity-ceiling personal personal-table strength stockfish-match ladder model master tables kbnk chess0 clean
 
 ## help: this list of targets
 help:
@@ -158,6 +158,15 @@ MODEL_ARGS ?=
 ## model: train the style model by engine/style/models/style.toml (torch; resumable)
 model: casebases/masters.npz | $(TRAIN_STAMP)
 	$(PY) -m learn train casebases/masters.npz -o engine/style/models/style.npz --recipe engine/style/models/style.toml $(MODEL_ARGS)
+
+# The master network (learn/master.py): Maia-1900 fine-tuned on the masters' games by the recipe's [recipe]
+# table, engine/style/models/master.toml, into engine/style/models/master.pb.gz, the network the engine then plays
+# (its provenance and validation top-1 rewritten into master.toml). Checkpoints in .train/master/ every 10 minutes:
+# run it again to resume; `python -m learn master --export` writes the best network so far. About 35 positions/s
+# on 2 busy CPU cores.
+## master: Maia-1900 fine-tuned on master games into engine/style/models/master.pb.gz (torch; hours, resumable)
+master: | $(TRAIN_STAMP)
+	$(PY) -m learn master --recipe engine/style/models/master.toml --out engine/style/models/master.pb.gz --checkpoints .train/master
 
 # Personal models (learn/personal.py): for each shipped expert, the generic model's last block and head
 # fitted to the expert's casebase as long as it helps on the expert's latest games, into

@@ -108,3 +108,8 @@ def _ends_in_headers(text: str, blank: int) -> bool:
     """Whether the last line before the blank one at ``blank`` is a tag line (headers may have
     a blank line between them, so the next tag line would belong to the same game)."""
     return text.startswith("[", text.rfind("\n", 0, blank) + 1)
+
+
+def split_games(text: str) -> list[str]:
+    """The games of a PGN text, each its tags and movetext, in the file's order."""
+    return [game for game in _GAME_START.split(text) if game.strip()]

