@@ -41,7 +41,7 @@ check: $(TEST_STAMP)
 	$(VENV)/bin/lint-imports
 	$(PY) -m pytest -q -n 2 --dist loadgroup -m "not slow"
 
-## docs: the options table of README.md and docs/usage.md, made from the option registry
+## docs: the options table of docs/usage.md, made from the option registry
 docs: $(STAMP)
 	$(PY) -m engine.agents.optiontable
 
