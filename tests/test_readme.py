@@ -10,6 +10,7 @@ import io
 import re
 import runpy
 import shlex
+import subprocess
 import sys
 from collections.abc import Callable, Sequence
 
@@ -194,3 +195,14 @@ def test_the_checks_catch_what_is_not_there():
     assert option_table_problems("| `Seed` | `--no-such-flag` | x |\n") == [f"{ENGINE}: no flag --no-such-flag"]
     assert link_problems("[a](docs/nothing.md) [b](docs/usage.md#nothing) [c](#nowhere) [d](docs/usage.md#options)") == [
         "no file docs/nothing.md", "no heading #nothing in docs/usage.md", "no heading #nowhere in README.md"]
+
+
+def test_make_demo_builds_only_the_two_casebases_it_plays():
+    """The README's first command: the install, the two casebases the demo plays and the game; not the
+    other experts' casebases nor any profile (a minute of the 90 s issue #52 gives it)."""
+    made = subprocess.run(["make", "-n", "-B", "demo"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    built = re.findall(r"-m casebase build data/experts/([\w-]+)\.pgn", made)
+    assert sorted(built) == ["carlsen-2800", "ivanchuk-2700"]
+    assert "-m profiling" not in made
+    assert re.search(r"-m tournament demo --white casebases/carlsen-2800\.npz --black casebases/ivanchuk-2700\.npz$",
+                     made, flags=re.MULTILINE)
