@@ -2,6 +2,16 @@
 
 from __future__ import annotations
 
+import os
+
+# One thread each for torch's and the BLAS libraries' pools, in this process and every process it starts
+# (set before any test module imports numpy or torch): the suite runs on as many workers as cores (-n 2),
+# and a pool of one thread per core in each worker oversubscribes them. torch's threads spin while they
+# wait: a tiny model's two epochs took 21.5 s with two threads and 2.3 s with one on a busy 2-core machine
+# (issue #52). The engine's own processes set the same (uci_main.py), as do the cluster's workers.
+for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
+
 import csv
 import shutil
 from pathlib import Path
