@@ -6,12 +6,11 @@ each file it names is in the repository, and each link reaches a file and a head
 from __future__ import annotations
 
 import contextlib
+import importlib
 import io
 import re
-import runpy
 import shlex
 import subprocess
-import sys
 from collections.abc import Callable, Sequence
 
 from uci_helpers import ROOT
@@ -57,14 +56,9 @@ def _help(run: Callable[[list[str]], object], args: Sequence[str]) -> tuple[int 
 
 
 def _run_module(module: str) -> Callable[[list[str]], object]:
-    def run(args: list[str]) -> object:
-        saved = sys.argv
-        sys.argv = [module, *args]
-        try:
-            return runpy.run_module(module, run_name="__main__", alter_sys=True)
-        finally:
-            sys.argv = saved
-    return run
+    """What ``python -m module ARGS`` runs: its ``__main__``'s ``main(ARGS)`` (each package's
+    ``__main__`` ends in ``sys.exit(main())``)."""
+    return importlib.import_module(f"{module}.__main__").main
 
 
 def _flag_problems(program: str, run: Callable[[list[str]], object], args: Sequence[str]) -> list[str]:
