@@ -41,7 +41,7 @@ check: $(TEST_STAMP)
 	$(VENV)/bin/lint-imports
 	$(PY) -m pytest -q -n 2 --dist loadgroup -m "not slow"
 
-## docs: the options table of README.md and docs/usage.md, made from the option registry
+## docs: the options table of docs/usage.md, made from the option registry
 docs: $(STAMP)
 	$(PY) -m engine.agents.optiontable
 
@@ -216,9 +216,15 @@ chess0: install
 	    --engine "name=classic $(CHESS0) option.Style=classic option.Depth=3" \
 	    --engine "name=adaptive $(CHESS0) option.Style=adaptive option.Depth=3 option.DepthDeviation=1"
 
+# The demo builds only the two casebases it plays (seconds): the other eight and the error profiles
+# (about a minute on 2 cores) stay make casebases's, since the demo's engines play without a judge,
+# where no profile is read (Selection auto is argmax).
+DEMO_WHITE := casebases/carlsen-2800.npz
+DEMO_BLACK := casebases/ivanchuk-2700.npz
+
 ## demo: Carlsen against Ivanchuk in guided mode, each side a UCI engine process, every move explained
-demo: install casebases
-	$(PY) -m tournament demo --white casebases/carlsen-2800.npz --black casebases/ivanchuk-2700.npz
+demo: install $(DEMO_WHITE) $(DEMO_BLACK)
+	$(PY) -m tournament demo --white $(DEMO_WHITE) --black $(DEMO_BLACK)
 
 # The thesis's experiment on the seven FIDE experts: 5 configurations x 42 ordered pairs x 3 rounds
 # = 630 pure-mode games at 40/5400 into results/ (run it again to resume an interrupted run).

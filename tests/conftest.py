@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
-import csv
 import os
+
+# One thread each for torch's and the BLAS libraries' pools, in this process and every process it starts
+# (set before any test module imports numpy or torch): the suite runs on as many workers as cores (-n 2),
+# and a pool of one thread per core in each worker oversubscribes them. torch's threads spin while they
+# wait: a tiny model's two epochs took 21.5 s with two threads and 2.3 s with one on a busy 2-core machine
+# (issue #52). The engine's own processes set the same (uci_main.py), as do the cluster's workers.
+for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
+
+import csv
+import fcntl
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -104,17 +115,41 @@ def heldout(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return folder / "k.npz", folder / "k.pgn"
 
 
+def made_once(tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], None]) -> Path:
+    """The folder ``name``, filled by ``make`` once for the whole run: with xdist's workers, by the first
+    worker to ask, in the folder their own temporary folders share, while the others wait on its lock
+    (a session fixture is otherwise made once per worker); without them, in this session's folder. Its
+    users only read it."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # pytest-of-USER/pytest-N/, this run's, above popen-gw0/ and popen-gw1/
+    folder, made = base / name, base / f"{name}.made"
+    with open(base / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not made.exists():
+            shutil.rmtree(folder, ignore_errors=True)  # what a worker whose make failed left
+            folder.mkdir()
+            make(folder)
+            made.touch()
+    return folder
+
+
 @pytest.fixture(scope="session")
 def profiled(kosteniuk_casebase: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """A copy of a shipped casebase with its shipped profile, play-time record and games record (fitted from
-    data/profiles, as ``make casebases`` does, no judge needed), and the journal it was fitted from."""
-    folder = tmp_path_factory.mktemp("profiled")
-    path, journal = folder / "kosteniuk-2200.npz", folder / "kosteniuk-2200.jsonl"
-    shutil.copy(kosteniuk_casebase, path)
-    shutil.copy(DATA_DIR / "profiles" / "kosteniuk-2200.jsonl", journal)
-    make_profile(Casebase.load(path), Settings(), None, journal, progress=False)
-    add_play(Casebase.load(path), PlaySettings(), None, DATA_DIR / "profiles" / "kosteniuk-2200.play.jsonl", progress=False)
-    add_games(Casebase.load(path), [DATA_DIR / "games" / "round-robin-40-20.pgn"], "kosteniuk-2200", PlaySettings(), None,
-              DATA_DIR / "profiles" / "kosteniuk-2200.games.jsonl", DATA_DIR / "profiles" / "kosteniuk-2200.games.play.jsonl",
-              progress=False)
-    return path, journal
+    data/profiles, as ``make casebases`` does, no judge needed), and the journal it was fitted from; made
+    once for all the workers (about 11 s on a quiet machine: more than any other fixture the fast tier uses)."""
+    name = "kosteniuk-2200"
+
+    def make(folder: Path) -> None:
+        path, journal = folder / f"{name}.npz", folder / f"{name}.jsonl"
+        shutil.copy(kosteniuk_casebase, path)
+        shutil.copy(DATA_DIR / "profiles" / f"{name}.jsonl", journal)
+        make_profile(Casebase.load(path), Settings(), None, journal, progress=False)
+        add_play(Casebase.load(path), PlaySettings(), None, DATA_DIR / "profiles" / f"{name}.play.jsonl", progress=False)
+        add_games(Casebase.load(path), [DATA_DIR / "games" / "round-robin-40-20.pgn"], name, PlaySettings(), None,
+                  DATA_DIR / "profiles" / f"{name}.games.jsonl", DATA_DIR / "profiles" / f"{name}.games.play.jsonl",
+                  progress=False)
+
+    folder = made_once(tmp_path_factory, "profiled", make)
+    return folder / f"{name}.npz", folder / f"{name}.jsonl"

@@ -1,4 +1,4 @@
-"""Docs that cannot go stale: the options table of README.md and docs/usage.md is the option
+"""Docs that cannot go stale: the options table of docs/usage.md is the option
 registry's, docs/architecture.md's table of packages lists every module, and the registry's
 defaults are written in engine/agents/defaults.py only."""
 

@@ -141,7 +141,11 @@ def test_each_position_draws_with_its_own_seed(kosteniuk_casebase, heldout):
 
 
 def _run(casebase: Path, games: Path, out: Path, *extra: object) -> dict:
-    done = cli("run", "--casebase", casebase, "--heldout", games, "--out", out, *extra)
+    """``fidelity run``'s JSON (and what it printed); on one worker process unless ``extra`` says
+    otherwise: the suite's own workers already take every core, and each process of a pool is spawned,
+    importing and loading everything again (the workers' agreement is tested on its own, above)."""
+    workers = () if "--workers" in extra else ("--workers", 1)
+    done = cli("run", "--casebase", casebase, "--heldout", games, "--out", out, *extra, *workers)
     assert done.returncode == 0, done.stderr
     data = json.loads(out.read_text())
     data["stdout"] = done.stdout

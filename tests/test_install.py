@@ -38,9 +38,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert built.returncode == 0, built.stderr
     [wheel] = (folder / "dist").glob("cbr_chess-*.whl")
     env = folder / "env"
-    venv.create(env, with_pip=True)
+    venv.create(env)  # without a pip of its own (ensurepip takes seconds): this one's installs into it
     python = env / "bin" / "python"
-    done = subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "-q", str(wheel)],
+    done = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "-q", str(wheel)],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],

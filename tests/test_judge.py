@@ -325,6 +325,9 @@ def test_an_empty_judge_option_stops_the_judge_process():
 def test_stop_reaches_a_judge_that_never_answers(tmp_path):
     """go infinite with a hung judge: stop still gets a bestmove, from the built-in search."""
     judge = Judge(JudgeSettings(fake_engine(tmp_path, "hang", HANGS)))
+    # Running before the go, so that the stop finds it searching: a stop while it still started (its
+    # Python's start is seconds on a busy machine) tells "starting" instead, another test's case.
+    judge.start()
     stop = threading.Event()
     threading.Timer(0.3, stop.set).start()
     agent = GuidedAgent(None, Weights(0.5, 0.5, 0.5), 1, judge=judge)

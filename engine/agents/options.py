@@ -22,7 +22,7 @@ class Option:
     minimum: int = 0
     maximum: int = 0
     choices: tuple[str, ...] = ()
-    #: What it does, in one line of Markdown: the options table of README.md and docs/usage.md
+    #: What it does, in one line of Markdown: the options table of docs/usage.md
     #: is made from it (engine/agents/optiontable.py).
     doc: str = ""
 

@@ -1,6 +1,7 @@
-"""The options table of README.md and docs/usage.md, made from the option registry so that it
-cannot go stale: ``python -m engine.agents.optiontable`` (``make docs``) rewrites each between its
-markers, ``--check`` only says which differ (tests/test_docs.py fails on one)."""
+"""The options table of docs/usage.md, made from the option registry so that it cannot go stale:
+``python -m engine.agents.optiontable`` (``make docs``) rewrites it between its markers, ``--check``
+only says whether it differs (tests/test_docs.py fails on one). README.md keeps a short table of the
+options that matter, whose names tests/test_readme.py checks against the registry."""
 
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ from engine.agents.options import Option, OptionValue
 
 BEGIN = "<!-- options:begin (made by make docs from engine/agents/modes.py: edit there) -->"
 END = "<!-- options:end -->"
-#: The documents that hold the table, from the project's root.
-DOCUMENTS = ("README.md", "docs/usage.md")
+#: The documents that hold the table, from the project's root (not README.md: its 35 rows would be
+#: most of a newcomer's page).
+DOCUMENTS = ("docs/usage.md",)
 
 
 def _default(value: OptionValue) -> str:
