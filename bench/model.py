@@ -53,7 +53,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=50)
     args = parser.parse_args()
     print(f"numpy {__import__('numpy').__version__}, one thread")
-    for name in args.model:
+    for name in dict.fromkeys(args.model):  # without lc0's backend the default is the 8x96 itself
         measure(Path(model_path(name)), args.repeats)
 
 

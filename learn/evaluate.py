@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 
+import chess
 import numpy as np
 
 from casebase.format import Casebase
 from engine.style.loader import load_model
+from engine.style.profile import position
 
 
 def legal_top1(model_path: str | os.PathLike[str], casebase_path: str | os.PathLike[str],
@@ -20,10 +22,20 @@ def legal_top1(model_path: str | os.PathLike[str], casebase_path: str | os.PathL
     hits = 0
     for start in range(0, len(rows), batch):
         part = rows[start:start + batch].tolist()
-        boards = [casebase.board(r) for r in part]
-        # A case board has no castling rights: the case's own move is always a candidate.
-        moves = [[*b.legal_moves, *([casebase.move(r)] if not b.is_legal(casebase.move(r)) else [])]
-                 for b, r in zip(boards, part)]
-        priors = model.priors(boards, moves)
+        boards = [case_board(casebase, r) for r in part]
+        priors = model.priors(boards, [list(b.legal_moves) for b in boards])
         hits += sum(max(p, key=p.__getitem__) == casebase.move(r) for p, r in zip(priors, part) if p)
     return hits / len(rows), len(rows)
+
+
+def case_board(casebase: Casebase, row: int) -> chess.Board:
+    """Case ``row``'s position with the castling rights its king and rooks allow, and the en passant
+    square its move needs (a casebase keeps neither), so that the case's move is legal there: an lc0
+    network knows only legal moves. (A case whose move is still not legal counts as a miss.)"""
+    board = position(casebase, row)
+    move = casebase.move(row)
+    if not board.is_legal(move) and board.piece_type_at(move.from_square) == chess.PAWN \
+            and chess.square_file(move.from_square) != chess.square_file(move.to_square) \
+            and board.piece_at(move.to_square) is None:
+        board.ep_square = move.to_square
+    return board

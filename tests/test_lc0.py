@@ -40,8 +40,19 @@ def random_boards(games: int, seed: int = 1, chess960: bool = False) -> list[che
         board = chess.Board.from_chess960_pos(rng.randrange(960)) if chess960 else chess.Board()
         while not board.is_game_over() and board.ply() < 120:
             boards.append(board.copy())
-            board.push(rng.choice(list(board.legal_moves)))
+            legal = list(board.legal_moves)
+            special = [m for m in legal if board.is_castling(m) or board.is_en_passant(m) or m.promotion]
+            board.push(rng.choice(special if special and rng.random() < 0.5 else legal))  # into the history too
     return boards
+
+
+def castlings(board: chess.Board) -> int:
+    """How many castlings the board's move stack holds."""
+    root, count = board.root(), 0
+    for move in board.move_stack:
+        count += root.is_castling(move)
+        root.push(move)
+    return count
 
 
 SPECIAL = [
@@ -72,12 +83,19 @@ def test_lc0_moves_are_python_chess_legal_moves(maia, chess960):
     legal moves are python-chess's as :func:`lc0_uci` writes them (castling as lc0 writes it)."""
     lc = lc0.bindings()
     boards = random_boards(4, chess960=chess960) + ([] if chess960 else [chess.Board(fen) for fen in SPECIAL])
-    castled = 0
+    if not chess960:  # a game whose history holds an en passant capture and both castlings
+        board = chess.Board()
+        for uci in "e2e4 g8f6 e4e5 d7d5 e5d6 e7d6 g1f3 f8e7 f1e2 e8g8 e1g1".split():
+            board.push_uci(uci)
+            boards.append(board.copy())
+    castled = replayed = 0
     for board in boards:
         ours = sorted(lc0_uci(board, m) for m in board.legal_moves)
         assert sorted(lc.GameState(*game_state(board)).moves()) == ours, board.fen()
         castled += any(board.is_castling(m) for m in board.legal_moves)
+        replayed += castlings(board)
     assert castled  # castling was among the moves compared
+    assert chess960 or replayed  # and among the moves lc0 replayed
 
 
 def test_the_prior_covers_the_moves_asked_and_sums_to_one(maia):
@@ -100,8 +118,12 @@ def test_batches_give_what_single_positions_give(maia):
     one_by_one = [maia.prior(b, m) for b, m in zip(boards, moves)]
     batched = maia.priors(boards, moves)
     for single, batch in zip(one_by_one, batched):
-        assert single.keys() == batch.keys() and all(abs(single[m] - batch[m]) < 1e-6 for m in single)
+        assert single.keys() == batch.keys() and all(abs(single[m] - batch[m]) < 1e-5 for m in single)
     assert maia.priors([boards[0]], [[]]) == [{}]
+    many = (boards * 8)[:300]  # more than a batch, some asking about no move
+    asked = [[] if i % 5 == 0 else list(b.legal_moves) for i, b in enumerate(many)]
+    for i, got in enumerate(maia.priors(many, asked)):
+        assert list(got) == asked[i] and (not got or abs(got[asked[i][0]] - one_by_one[i % 40][asked[i][0]]) < 1e-5)
 
 
 def test_the_network_sees_the_games_history(maia):
@@ -120,6 +142,39 @@ def test_the_network_sees_the_games_history(maia):
     assert max(abs(a[m] - b[m]) for m in moves) > 1e-3 and max(abs(b[m] - c[m]) for m in moves) > 1e-3
     assert game_state(bare) == (bare.fen(), [])
     assert game_state(via_e4) == (chess.STARTING_FEN, ["e2e4", "e7e5", "g1f3", "g8f6"])
+
+
+def test_a_null_move_in_the_game_starts_the_history_after_it(maia):
+    """A GUI may send ``0000`` (python-chess writes a null move so): lc0 takes none, so the network sees
+    the game from the position after the last one, and still gives its prior."""
+    board = chess.Board()
+    for uci in ("e2e4", "e7e5", "0000", "g8f6"):
+        board.push_uci(uci)
+    after = chess.Board()
+    for uci in ("e2e4", "e7e5", "0000"):
+        after.push_uci(uci)
+    assert game_state(board) == (after.fen(), ["g8f6"])
+    prior = maia.prior(board, list(board.legal_moves))
+    assert abs(sum(prior.values()) - 1) < 1e-9
+
+
+def test_an_uncompressed_network_is_read_and_hashed_as_the_compressed_one(tmp_path):
+    assert MAIA is not None
+    plain = tmp_path / "plain.pb.gz"
+    plain.write_bytes(gzip.decompress(MAIA.read_bytes()))
+    network, shipped_one = load_model(plain), load_model(MAIA)
+    assert network.weights_sha256 == shipped_one.weights_sha256
+    board = chess.Board()
+    assert network.prior(board, list(board.legal_moves)) == shipped_one.prior(board, list(board.legal_moves))
+
+
+def test_learn_evaluate_measures_a_network_on_a_casebase_with_castlings(kosteniuk_casebase):
+    """The cases' boards get the castling rights and en passant square their moves need (a casebase
+    keeps neither): a network knows only legal moves."""
+    from learn.evaluate import legal_top1
+
+    share, asked = legal_top1(MAIA or "", kosteniuk_casebase, 300)
+    assert asked == 300 and 0.3 < share < 0.7
 
 
 @pytest.mark.parametrize("content", [b"", b"not a network", gzip.compress(b"\x08\x01garbage protobuf", mtime=0)],
@@ -175,16 +230,18 @@ def test_the_uci_engine_plays_the_network_or_says_it_cannot(request, hidden):
     """The engine plays legal moves with Model auto and with Model maia-1900, and writes only UCI lines on
     stdout (lc0's backend writes "Creating backend" on stderr); without lc0's bindings one info string
     says so and the numpy 8x96 plays."""
-    game = ["position startpos moves e2e4", "go depth 1", "position startpos moves e2e4 e7e5 g1f3", "go depth 1"]
+    games = [["e2e4"], ["e2e4", "e7e5", "g1f3"], ["e2e4", "0000", "d2d4"]]  # a GUI may send a null move
+    game = [line for moves in games for line in (f"position startpos moves {' '.join(moves)}", "go depth 1")]
     lines, stderr = conversation(["uci", "setoption name Seed value 1", "isready", *game,
                                   "setoption name Model value maia-1900", "isready", *game, "isready"],
                                  env=engine_env(request, hidden))
-    assert len(bestmoves(lines)) == 4
-    boards = [chess.Board(), chess.Board()]
-    boards[0].push_uci("e2e4")
-    for uci in ("e2e4", "e7e5", "g1f3"):
-        boards[1].push_uci(uci)
-    assert [chess.Move.from_uci(m) in boards[i % 2].legal_moves for i, m in enumerate(bestmoves(lines))] == [True] * 4
+    boards = []
+    for moves in games:
+        boards.append(chess.Board())
+        for uci in moves:
+            boards[-1].push_uci(uci)
+    played = bestmoves(lines)
+    assert len(played) == 6 and all(chess.Move.from_uci(m) in boards[i % 3].legal_moves for i, m in enumerate(played))
     said = strings(lines)
     if hidden:
         auto, named = said.split("Model maia-1900", 1)
@@ -192,4 +249,5 @@ def test_the_uci_engine_plays_the_network_or_says_it_cannot(request, hidden):
         assert "cannot load model: lc0's backend is not installed" in named and "the style model" not in named
     else:
         assert DEFAULT is not None and f"model: the shipped network {DEFAULT.name}" in said and "cannot load" not in said
+        assert "error while choosing a move" not in said and said.count("the style model (") == 6  # it proposed each move
         assert "Creating backend" in stderr

@@ -18,7 +18,7 @@ from engine.agents.modes import MODES, Resources, option_registry
 from engine.agents.options import OptionValue
 from engine.outside.judge import Judge, JudgeSettings
 from engine.style.chooser import Chooser, chooser_path
-from engine.style.loader import PriorModel, load_model
+from engine.style.loader import PriorModel, load_model, model_path
 
 if TYPE_CHECKING:
     from engine.agents.guided import GuidedAgent
@@ -57,9 +57,9 @@ class Loader:
         self._choosers: dict[str, Chooser | None] = {}
 
     def model(self, path: str) -> PriorModel:
-        """The style model at ``path`` (a model of this project or an lc0 network)."""
+        """The style model at ``path`` (a model of this project or an lc0 network, or a shipped one's name)."""
         if path not in self._models:
-            self._models[path] = load_model(path)
+            self._models[path] = load_model(model_path(path))
         return self._models[path]
 
     def judge(self, command: str, threads: int, hash_mb: int) -> Judge:

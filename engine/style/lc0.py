@@ -15,7 +15,6 @@ saying so, and the caller plays the numpy 8x96 instead (:mod:`engine.style.loade
 
 from __future__ import annotations
 
-import functools
 import gzip
 import hashlib
 import importlib
@@ -34,8 +33,10 @@ from engine.style.model import ModelError
 SUFFIX = ".pb.gz"
 #: lc0's backend on the CPU (the bindings' others need a GPU or are for testing).
 BACKEND = "eigen"
-#: The most positions lc0's eigen backend evaluates in one call.
+#: The positions evaluated in one call (lc0's eigen backend's batch size; it takes more, in several batches).
 MAX_BATCH = 256
+#: How a gzip file starts (lc0 reads its networks gzipped or not).
+GZIP_MAGIC = b"\x1f\x8b"
 
 
 def is_network(path: str | os.PathLike[str]) -> bool:
@@ -77,12 +78,20 @@ def game_state(board: chess.Board) -> tuple[str, list[str]]:
     if board.chess960:  # lc0 replays a Chess960 game's castlings wrongly: its position alone
         return board.fen(shredder=True), []
     root = board.root()
+    stack = board.move_stack
+    for move in stack[:last_null(stack) + 1]:  # lc0 takes no null move (0000): the history after the last one
+        root.push(move)
     fen = root.fen()
     moves = []
-    for move in board.move_stack:
+    for move in stack[last_null(stack) + 1:]:
         moves.append(lc0_uci(root, move))
         root.push(move)
     return fen, moves
+
+
+def last_null(moves: Sequence[chess.Move]) -> int:
+    """The index of the last null move among ``moves`` (a GUI may send ``0000``), -1 where there is none."""
+    return max((i for i, move in enumerate(moves) if not move), default=-1)
 
 
 class Lc0Network:
@@ -91,9 +100,11 @@ class Lc0Network:
     Fit once, query many: :func:`load_network` reads the file and makes lc0's backend for it.
     """
 
-    def __init__(self, backend: Any, weights: Any, path: Path, meta: dict[str, Any]) -> None:
+    def __init__(self, backend: Any, weights: Any, path: Path, meta: dict[str, Any], weights_sha256: str) -> None:
         self._lc0, self._backend = bindings(), backend
         self.path = path
+        #: The SHA-256 of the network's protobuf, uncompressed (gzip's header holds a time): which network it is.
+        self.weights_sha256 = weights_sha256
         self.blocks, self.filters = int(weights.blocks()), int(weights.filters())
         self.meta = {"format": "lc0", "blocks": self.blocks, "filters": self.filters, **meta}
 
@@ -102,12 +113,6 @@ class Lc0Network:
         """What a network made for one expert says of itself (none yet: None)."""
         personal = self.meta.get("personal")
         return personal if isinstance(personal, dict) else None
-
-    @functools.cached_property
-    def weights_sha256(self) -> str:
-        """The SHA-256 of the network's weights: of its protobuf, uncompressed (gzip's header holds a time)."""
-        with gzip.open(self.path, "rb") as f:
-            return hashlib.file_digest(f, "sha256").hexdigest()
 
     def describe(self) -> str:
         """``Maia-1900 (lc0 network, 6 blocks)``: the network in a few words."""
@@ -155,9 +160,11 @@ def load_network(path: str | os.PathLike[str]) -> Lc0Network:
     try:
         weights = lc0.Weights(str(path))
         backend = lc0.Backend(weights=weights, backend=BACKEND, options="")
+        data = path.read_bytes()
+        digest = hashlib.sha256(gzip.decompress(data) if data[:2] == GZIP_MAGIC else data).hexdigest()
     except Exception as exc:  # lc0 raises its own LczeroException (and RuntimeError) on a bad file
         raise ModelError(f"{path}: not an lc0 network, or a damaged one ({' '.join(str(exc).split())})") from exc
-    return Lc0Network(backend, weights, path, provenance(path))
+    return Lc0Network(backend, weights, path, provenance(path), digest)
 
 
 def provenance(path: Path) -> dict[str, Any]:

@@ -153,8 +153,9 @@ class AgentBuilder:
 
     @staticmethod
     def _model_files(values: Mapping[str, OptionValue], casebase: str) -> list[str]:
-        """The model files option Model may read: the one named, or (auto) the generic model and
-        where the casebase's personal model is looked for; the agent is remade when one changes."""
+        """The model files option Model may read: the one named, or (auto) the default network, the
+        generic model and where the casebase's personal model is looked for; the agent is remade when one
+        changes."""
         from engine.style.loader import default_model, model_path
 
         setting = str(values.get("Model", ""))
