@@ -18,7 +18,7 @@ from casebase.profilefile import with_profile
 from engine.agents import defaults
 from engine.agents.modes import OptionValue, weight_values
 from engine.cbr.configurations import Configuration
-from engine.style.loader import default_model
+from engine.style.loader import default_model, model_file_name, model_path
 from engine.style.personal import choose_model
 from engine.style.prior import PriorSource
 from fidelity.modes import JUDGED_MODES, FidelityMode
@@ -119,12 +119,13 @@ class FidelitySettings:
     # what a cluster's workers need (parallel.cluster.Portable)
 
     def cargo(self) -> dict[str, Path]:
-        model = {"model.npz": Path(self.resolved().model)} if self.prior != PriorSource.CASES else {}
+        path = model_path(self.resolved().model)
+        model = {model_file_name("model", path): Path(path)} if self.prior != PriorSource.CASES else {}
         return {**with_profile("casebase.npz", Path(self.casebase)), **model, **table_files(self.tables),
                 **({"chooser.npz": Path(self.chooser)} if self._chooser_file else {})}
 
     def unpacked(self, root: Path) -> Self:
-        model = str(root / "model.npz") if self.prior != PriorSource.CASES else self.model
+        model = str(root / model_file_name("model", model_path(self.model))) if self.prior != PriorSource.CASES else self.model
         chooser = str(root / "chooser.npz") if self._chooser_file else self.chooser
         return dataclasses.replace(self, casebase=str(root / "casebase.npz"), model=model, tables=str(root / "tables"),
                                    chooser=chooser)

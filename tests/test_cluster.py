@@ -148,7 +148,7 @@ def test_a_missing_program_names_itself_and_the_node():
         check_programs([sys.executable, "/nowhere/judge"])
 
 
-def test_settings_travel_as_their_files_and_come_back_around_the_copies(kosteniuk_casebase, tmp_path):
+def test_settings_travel_as_their_files_and_come_back_around_the_copies(kosteniuk_casebase, tmp_path, without_lc0):
     engine = engine_entrant("name=sf cmd=/usr/games/stockfish elo=1350")
     settings = TournamentSettings(entrants=(casebase_entrant(kosteniuk_casebase), engine),
                                   configs=tuple(parse_configurations(["balanced"])), judge="/opt/judge")
@@ -164,7 +164,10 @@ def test_settings_travel_as_their_files_and_come_back_around_the_copies(kosteniu
     guided = dataclasses.replace(settings, mode="guided", model=str(generic_model()))
     assert guided.cargo()["model.npz"] == generic_model()
     assert guided.unpacked(tmp_path).model == str(tmp_path / "model.npz")
-    # option Model auto: each casebase's personal model travels beside it, and the engines find it there
+    network = dataclasses.replace(guided, model="engine/style/models/maia-1900.pb.gz")  # an lc0 network stays one
+    assert network.unpacked(tmp_path).model == str(tmp_path / "model.pb.gz") and "model.pb.gz" in network.cargo()
+    # option Model auto without lc0's backend: each casebase's personal model travels beside it, and the engines
+    # find it there
     auto = dataclasses.replace(settings, mode="guided", model="")
     assert "model.npz" not in auto.cargo() and auto.unpacked(tmp_path).model == ""
     personal = shipped_personal(kosteniuk_casebase)

@@ -306,7 +306,7 @@ def test_prior_mode_plays_the_priors_favourite_and_runs_compare_paired(tmp_path,
 
 
 
-def test_prior_plays_the_casebases_personal_model_and_generic_mode_the_generic_one(tmp_path, heldout):
+def test_prior_plays_the_casebases_personal_model_and_generic_mode_the_generic_one(tmp_path, heldout, without_lc0):
     casebase, games = heldout
     mine = tmp_path / "k.npz"
     shutil.copy(casebase, mine)
@@ -314,7 +314,7 @@ def test_prior_plays_the_casebases_personal_model_and_generic_mode_the_generic_o
     run = _run(mine, games, tmp_path / "run.json", "--modes", "generic", "prior", "--prior", "model",
                "--positions", 40)
     assert run["settings"]["model"] == str(personal)
-    assert "generic model style.npz alone" in run["results"]["generic"]["engine"]
+    assert "default model style.npz alone" in run["results"]["generic"]["engine"]
     to_e4 = {p["index"]: [m for m in chess.Board(p["fen"]).legal_moves
                           if m.to_square == (chess.E4 if chess.Board(p["fen"]).turn else chess.E5)]
              for p in run["positions"]}

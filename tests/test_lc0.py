@@ -69,7 +69,7 @@ def test_the_default_model_is_the_best_shipped_network_each_with_its_provenance(
     assert maia.meta["name"] == "Maia-1900" and maia.meta["licence"] == "GPL-3.0" and maia.blocks == 6
     assert maia.describe() == "Maia-1900 (lc0 network, 6 blocks)" and maia.personal is None
     assert model_path("maia-1900") == str(MAIA) and model_path("style") == str(generic_model())
-    assert model_path("my/own.pb.gz") == "my/own.pb.gz"
+    assert model_path("my/own.pb.gz") == "my/own.pb.gz" and model_path("x" * 5000) == "x" * 5000
     assert len(maia.weights_sha256) == 64 and maia.weights_sha256 != StyleModel.load(generic_model()).weights_sha256
     if DEFAULT != MAIA:  # the master network (make master) beat Maia-1900 on its validation games
         master = load_model(DEFAULT)

@@ -25,6 +25,7 @@ from engine.agents import defaults
 from engine.agents.options import OptionValue
 from engine.cbr.configurations import Configuration
 from engine.outside.clock import Clock, TimeControl
+from engine.style.loader import model_file_name, model_path
 from engine.style.personal import SUFFIX, choose_model
 from parallel.cluster import Failed, distribute, node_id, table_files
 from tournament.game import play_game
@@ -91,7 +92,7 @@ class TournamentSettings:
         if self.mode != "guided":
             return {**casebases, **tables}
         if self.model:
-            return {**casebases, "model.npz": Path(self.model), **tables}
+            return {**casebases, model_file_name("model", model_path(self.model)): Path(model_path(self.model)), **tables}
         # each casebase's personal model travels beside it, where the engines look (option Model auto)
         personal = {f"casebases/{e.id}{SUFFIX}": Path(choice.path) for e in self.entrants if e.path is not None
                     if (choice := choose_model(Casebase.load(e.path))).personal}
@@ -100,7 +101,8 @@ class TournamentSettings:
     def unpacked(self, root: Path) -> Self:
         entrants = tuple(e if e.path is None else dataclasses.replace(e, path=str(root / f"casebases/{e.id}.npz"))
                          for e in self.entrants)
-        model = str(root / "model.npz") if self.mode == "guided" and self.model else self.model
+        shipped = self.mode == "guided" and self.model
+        model = str(root / model_file_name("model", model_path(self.model))) if shipped else self.model
         tables = "" if self.tables == "" else str(root / "tables")
         return dataclasses.replace(self, entrants=entrants, tables=tables, model=model)
 

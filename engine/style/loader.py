@@ -63,8 +63,11 @@ def shipped(name: str) -> Path | None:
     """The shipped model or network called ``name`` (``maia-1900``, ``master``, ``style``), None if none is."""
     for suffix in (".pb.gz", ".npz"):
         path = shipped_folder() / f"{name}{suffix}"
-        if path.is_file():
-            return path
+        try:
+            if path.is_file():
+                return path
+        except (OSError, ValueError):  # a name the system refuses (too long, a NUL) names no shipped model
+            return None
     return None
 
 
@@ -72,6 +75,12 @@ def model_path(setting: str) -> str:
     """The file option Model names: a shipped model's name (``maia-1900``) or a file's path as it is."""
     found = shipped(setting) if setting and "/" not in setting and "." not in setting else None
     return str(found) if found is not None else setting
+
+
+def model_file_name(stem: str, path: str | os.PathLike[str]) -> str:
+    """A name for a copy of the model file ``path`` (a cluster's cargo) that keeps what kind of file it is:
+    ``model.pb.gz`` for an lc0 network, ``model.npz`` for a model of this project."""
+    return stem + (".pb.gz" if is_network(path) else ".npz")
 
 
 def default_model() -> tuple[Path, str]:

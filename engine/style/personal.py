@@ -118,7 +118,7 @@ def personal_choice(casebase: Casebase | None, reason: str = "lc0's network not 
             if path == beside(casebase.path):
                 shipped = personal_folder() / Path(casebase.path).name
                 instead = "; the shipped personal model is not played in its place" if shipped.is_file() else ""
-                return ModelChoice(generic, None, f"model: the generic model ({why}{instead}; {reason})")
+                return ModelChoice(generic, None, f"model: the generic model ({why}; {reason}{instead})")
             passed.append(why)
             continue
         made_for = info.get("casebase")
