@@ -5,6 +5,7 @@ atomically (docs/strength.md §1); then, where asked, the play-time record with 
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import chess
 import numpy as np
 
 from casebase.format import Casebase, CasebaseError, encode_move
+from casebase.profile_checks import MAX_PRIOR_WEIGHT
 from common.files import file_sha256
 from engine.style.calibration import likelihood_fit
 from engine.style.loader import PriorModel, load_model
@@ -98,16 +100,20 @@ def _played_model(casebase: Casebase) -> PriorModel:
     return model
 
 
-def _default_fit(casebase: Casebase, profile: Profile) -> dict[str, Any]:
+def _default_fit(casebase: Casebase, profile: Profile) -> dict[str, Any] | None:
     """The calibrated choice's likelihood fit with the model the engine plays by default
     (``Model auto``), and that model's SHA-256: the engine reads it instead of fitting again
-    (engine.style.calibration.stored_fit)."""
+    (engine.style.calibration.stored_fit). None where the fit is not usable (a handful of positions
+    may drive it to an infinite consistency): the engine then fits at play time, and says why it
+    cannot calibrate."""
     model = _played_model(casebase)
     assert model.path is not None
     found = likelihood_fit(profile, model)
-    return {"sensitivity": found.model.sensitivity, "consistency": found.model.consistency,
-            "prior_weight": found.model.prior_weight, "expected_loss": found.expected, "positions": found.positions,
-            "model": file_sha256(model.path)}
+    numbers = {"sensitivity": found.model.sensitivity, "consistency": found.model.consistency,
+               "prior_weight": found.model.prior_weight, "expected_loss": found.expected}
+    usable = all(math.isfinite(x) for x in numbers.values()) and numbers["sensitivity"] > 0 \
+        and numbers["consistency"] > 0 and abs(numbers["prior_weight"]) <= MAX_PRIOR_WEIGHT
+    return {**numbers, "positions": found.positions, "model": file_sha256(model.path)} if usable else None
 
 
 def store(casebase: Casebase, profile: Profile, play: dict[str, np.ndarray] | None = None) -> None:
