@@ -119,8 +119,10 @@ class FidelitySettings:
     # what a cluster's workers need (parallel.cluster.Portable)
 
     def cargo(self) -> dict[str, Path]:
-        path = model_path(self.resolved().model)
-        model = {model_file_name("model", path): Path(path)} if self.prior != PriorSource.CASES else {}
+        model: dict[str, Path] = {}
+        if self.prior != PriorSource.CASES:
+            path = model_path(self.resolved().model)
+            model = {model_file_name("model", path): Path(path)}
         return {**with_profile("casebase.npz", Path(self.casebase)), **model, **table_files(self.tables),
                 **({"chooser.npz": Path(self.chooser)} if self._chooser_file else {})}
 
