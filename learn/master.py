@@ -210,21 +210,21 @@ def top1(net: Lc0Net, data: Positions, batch: int = 512) -> float:
     return hits / max(1, len(data))
 
 
-def backend_top1(path: Path, games: Sequence[str], rows: np.ndarray) -> float:
-    """:func:`top1` of the network file ``path`` as lc0's own backend plays it, on the positions ``rows``
-    of ``games`` (as :func:`positions` numbers them)."""
+def backend_hits(path: Path, games: Sequence[str], rows: np.ndarray) -> np.ndarray:
+    """Whether the network file ``path``, as lc0's own backend plays it, has the move played as its
+    favourite legal move, in each of the positions ``rows`` of ``games`` (as :func:`positions` numbers them)."""
     backend = _backend(path)
     wanted = set(rows.tolist())
     asked = [(state_of(board), move_index(board, move)) for number, (board, move) in enumerate(replay(games))
              if number in wanted]
-    hits = 0
+    hits = []
     for start in range(0, len(asked), MAX_BATCH):
         part = asked[start:start + MAX_BATCH]
         # the bindings take the inputs as separate arguments (a list crashes them)
         for (state, played), output in zip(part, backend.evaluate(*(s.as_input(backend) for s, _ in part))):
             indices = list(state.policy_indices())
-            hits += indices[int(np.argmax(output.p_raw(*indices)))] == played
-    return hits / max(1, len(asked))
+            hits.append(indices[int(np.argmax(output.p_raw(*indices)))] == played)
+    return np.array(hits, dtype=bool)
 
 
 @dataclass
@@ -370,11 +370,14 @@ def export(recipe: Recipe, folder: Path, out: Path) -> dict[str, Any]:
     count = sum(1 for _ in replay(games.validation))
     rows = validation_rows(count, recipe.validation_positions, recipe.seed)
     last = run.load(run.last)["state"] if run.last.is_file() else best["state"]
+    base_hits, hits = (backend_hits(path, games.validation, rows) for path in (base_path, out))
+    gain = hits.astype(float) - base_hits
     facts = {
         "positions_trained": best["state"]["best_positions"], "positions_run": last["positions"],
         "validation_games": recipe.validation_games, "validation_positions": len(rows),
-        "validation_top1_base": round(backend_top1(base_path, games.validation, rows), 4),
-        "validation_top1": round(backend_top1(out, games.validation, rows), 4),
+        "validation_top1_base": round(float(base_hits.mean()), 4), "validation_top1": round(float(hits.mean()), 4),
+        # the gain's standard error, paired by position
+        "validation_gain_se": round(float(gain.std(ddof=1) / np.sqrt(len(gain))), 4),
         "games_read": games.read, "games_of_experts_dropped": games.experts, "duplicates_dropped": games.duplicates,
         "training_games": len(games.training), **made_stamp(),
     }
@@ -386,13 +389,16 @@ def write_provenance(out: Path, recipe: Recipe, facts: dict[str, Any]) -> None:
     """``NAME.toml`` beside ``NAME.pb.gz``: what the engine says of the network, the recipe, the training's facts."""
     name = out.name.removesuffix(".pb.gz")
     base = _path(recipe.base)
-    base_name = provenance(base).get("name") or base.name.removesuffix(".pb.gz")
+    said = provenance(base)
+    base_name = said.get("name") or base.name.removesuffix(".pb.gz")
     lines = ["# What engine/style/lc0.py says of the network " + out.name + ", the recipe it was made by",
              "# (python -m learn master), and what its training found (lc0's backend on the validation positions).",
              _toml("name", f"{base_name} fine-tuned on master games"),
-             _toml("source", f"{base_name} ({recipe.base}) fine-tuned here on the master games of {', '.join(recipe.sources)} (the shipped"
-                   " experts' games dropped, duplicates dropped, validation held out by game)"),
-             'licence = "GPL-3.0"', "", "[recipe]"]
+             _toml("source", f"{base_name} ({recipe.base}) fine-tuned here on the master games of"
+                   f" {', '.join(recipe.sources)} (the shipped experts' games dropped, duplicates dropped, validation"
+                   " held out by game)"),
+             # a work made from the base network: its licence (Maia's is the GPL)
+             _toml("licence", said.get("licence", "GPL-3.0")), "", "[recipe]"]
     lines += [_toml(key, value) for key, value in asdict(recipe).items()]
     lines += ["", "[training]"] + [_toml(key, value) for key, value in facts.items()]
     write_atomic(out.with_name(name + ".toml"), "\n".join(lines) + "\n")

@@ -240,10 +240,10 @@ MODES: dict[str, Mode] = {
             Option("Model", "string", defaults.MODEL,
                    doc="guided: the style model: an lc0 network (`.pb.gz`: Maia, a Leela net), a model of this project"
                        " (`.npz`: `make model`, `python -m learn train`) or a shipped one's name (`maia-1900`, `style`:"
-                       " the 8x96); `auto`: the shipped default network (lc0's backend), the master network made here"
-                       " (`master`: Maia-1900 fine-tuned on master games, `make master`) where shipped, else Maia-1900; where lc0's"
-                       " backend is not installed the casebase's personal 8x96 where there is one, else the generic"
-                       " `style` (personal.md §2)"),
+                       " the 8x96); `auto`: the shipped default network (lc0's backend), the master network made"
+                       " here (`master`: Maia-1900 fine-tuned on master games, `make master`) where shipped, else"
+                       " Maia-1900; where lc0's backend is not installed the casebase's personal 8x96 where there is"
+                       " one, else the generic `style` (personal.md §2)"),
             Option("CaseWeight", "spin", defaults.CASE_WEIGHT_PERCENT, 0, 100,
                    doc="guided, `Prior blend`: the cases' weight in percent where the nearest case is the position itself"),
             Option("Judge", "string", defaults.JUDGE,
