@@ -17,12 +17,10 @@ positions beside the network it started from; what it scored goes into the prove
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import io
 import json
 import math
-import re
 import time
 import tomllib
 from collections.abc import Iterator, Sequence
@@ -36,26 +34,22 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from casebase.names import NameMatcher
-from casebase.sources import read_source, split_games
 from common.files import atomic_file, made_stamp, write_atomic
 from engine.style.lc0 import BACKEND, MAX_BATCH, bindings, provenance
 from learn.lc0.inputs import packed, state_of, unpack
 from learn.lc0.model import Lc0Net
 from learn.lc0.moves import POLICY_SIZE, move_index
 from learn.lc0.weights import read_network, write_network
+from learn.master_games import select_games
 
 ROOT = Path(__file__).resolve().parent.parent
-EXPERTS = ROOT / "data" / "experts.tsv"
 #: The recipe's keys, and their defaults.
 DEFAULTS: dict[str, Any] = {
     "sources": ["data/masters-2500plus.pgn.gz"], "base": "engine/style/models/maia-1900.pb.gz",
     "positions": 2_000_000, "batch": 256, "lr": 1e-4, "seed": 0, "validation_games": 400,
     "validation_positions": 6000, "chunk_games": 200, "checkpoint_minutes": 10.0, "threads": 2,
 }
-_TAG = re.compile(r'^\[(White|Black|Date)\s+"(.*)"\s*\]\s*$', re.MULTILINE)
-#: Move numbers, results, comments, variations and annotations: not the moves.
-_NOT_MOVES = re.compile(r"\{[^}]*\}|\([^()]*\)|\$\d+|\d+\.(\.\.)?|1-0|0-1|1/2-1/2|\*|[!?]+")
+
 
 
 @dataclass(frozen=True)
@@ -96,52 +90,6 @@ def read_recipe(path: Path) -> Recipe:
 
 
 # The games
-
-
-def expert_matchers(registry: Path = EXPERTS) -> list[NameMatcher]:
-    """A matcher of each shipped expert's name (data/experts.tsv)."""
-    with open(registry, newline="", encoding="utf-8") as f:
-        return [NameMatcher(row["player"]) for row in csv.DictReader(f, delimiter="\t")]
-
-
-def moves_key(game: str) -> str:
-    """A game's moves alone (no numbers, comments or result), to know the same game twice."""
-    movetext = "\n".join(line for line in game.splitlines() if not line.startswith("["))
-    return " ".join(_NOT_MOVES.sub(" ", movetext).split())
-
-
-@dataclass
-class Games:
-    """The games of the sources, split by game into training and validation."""
-
-    training: list[str]
-    validation: list[str]
-    read: int
-    experts: int
-    duplicates: int
-
-
-def select_games(sources: Sequence[Path], validation_games: int, seed: int, registry: Path = EXPERTS) -> Games:
-    """The sources' games without the experts' and without duplicates, in a seeded order, the first
-    ``validation_games`` held out."""
-    matchers = expert_matchers(registry)
-    kept: dict[str, str] = {}
-    read = experts = 0
-    for source in sources:
-        for game in split_games(read_source(source).text):
-            read += 1
-            tags = dict(_TAG.findall(game))
-            if any(m(tags.get("White", "")) or m(tags.get("Black", "")) for m in matchers):
-                experts += 1
-                continue
-            kept.setdefault(f"{tags.get('Date', '?')}|{moves_key(game)}", game)
-    games = list(kept.values())
-    order = np.random.default_rng(seed).permutation(len(games))
-    if len(games) <= validation_games:
-        raise ValueError(f"{len(games)} games once the experts' and duplicates are dropped: no more than"
-                         f" the {validation_games} held out for validation")
-    shuffled = [games[i] for i in order]
-    return Games(shuffled[validation_games:], shuffled[:validation_games], read, experts, read - experts - len(games))
 
 
 @dataclass
@@ -210,21 +158,21 @@ def top1(net: Lc0Net, data: Positions, batch: int = 512) -> float:
     return hits / max(1, len(data))
 
 
-def backend_top1(path: Path, games: Sequence[str], rows: np.ndarray) -> float:
-    """:func:`top1` of the network file ``path`` as lc0's own backend plays it, on the positions ``rows``
-    of ``games`` (as :func:`positions` numbers them)."""
+def backend_hits(path: Path, games: Sequence[str], rows: np.ndarray) -> np.ndarray:
+    """Whether the network file ``path``, as lc0's own backend plays it, has the move played as its
+    favourite legal move, in each of the positions ``rows`` of ``games`` (as :func:`positions` numbers them)."""
     backend = _backend(path)
     wanted = set(rows.tolist())
     asked = [(state_of(board), move_index(board, move)) for number, (board, move) in enumerate(replay(games))
              if number in wanted]
-    hits = 0
+    hits = []
     for start in range(0, len(asked), MAX_BATCH):
         part = asked[start:start + MAX_BATCH]
         # the bindings take the inputs as separate arguments (a list crashes them)
         for (state, played), output in zip(part, backend.evaluate(*(s.as_input(backend) for s, _ in part))):
             indices = list(state.policy_indices())
-            hits += indices[int(np.argmax(output.p_raw(*indices)))] == played
-    return hits / max(1, len(asked))
+            hits.append(indices[int(np.argmax(output.p_raw(*indices)))] == played)
+    return np.array(hits, dtype=bool)
 
 
 @dataclass
@@ -370,11 +318,14 @@ def export(recipe: Recipe, folder: Path, out: Path) -> dict[str, Any]:
     count = sum(1 for _ in replay(games.validation))
     rows = validation_rows(count, recipe.validation_positions, recipe.seed)
     last = run.load(run.last)["state"] if run.last.is_file() else best["state"]
+    base_hits, hits = (backend_hits(path, games.validation, rows) for path in (base_path, out))
+    gain = hits.astype(float) - base_hits
     facts = {
         "positions_trained": best["state"]["best_positions"], "positions_run": last["positions"],
         "validation_games": recipe.validation_games, "validation_positions": len(rows),
-        "validation_top1_base": round(backend_top1(base_path, games.validation, rows), 4),
-        "validation_top1": round(backend_top1(out, games.validation, rows), 4),
+        "validation_top1_base": round(float(base_hits.mean()), 4), "validation_top1": round(float(hits.mean()), 4),
+        # the gain's standard error, paired by position
+        "validation_gain_se": round(float(gain.std(ddof=1) / np.sqrt(len(gain))), 4),
         "games_read": games.read, "games_of_experts_dropped": games.experts, "duplicates_dropped": games.duplicates,
         "training_games": len(games.training), **made_stamp(),
     }
@@ -386,14 +337,16 @@ def write_provenance(out: Path, recipe: Recipe, facts: dict[str, Any]) -> None:
     """``NAME.toml`` beside ``NAME.pb.gz``: what the engine says of the network, the recipe, the training's facts."""
     name = out.name.removesuffix(".pb.gz")
     base = _path(recipe.base)
-    base_name = provenance(base).get("name") or base.name.removesuffix(".pb.gz")
+    said = provenance(base)
+    base_name = said.get("name") or base.name.removesuffix(".pb.gz")
     lines = ["# What engine/style/lc0.py says of the network " + out.name + ", the recipe it was made by",
              "# (python -m learn master), and what its training found (lc0's backend on the validation positions).",
              _toml("name", f"{base_name} fine-tuned on master games"),
              _toml("source", f"{base_name} ({recipe.base}) fine-tuned here on the master games of"
-                   f" {', '.join(recipe.sources)} (the shipped experts' games dropped, duplicates dropped,"
-                   " validation held out by game)"),
-             'licence = "GPL-3.0"', "", "[recipe]"]
+                   f" {', '.join(recipe.sources)} (the shipped experts' games dropped, duplicates dropped, validation"
+                   " held out by game)"),
+             # a work made from the base network: its licence (Maia's is the GPL)
+             _toml("licence", said.get("licence", "GPL-3.0")), "", "[recipe]"]
     lines += [_toml(key, value) for key, value in asdict(recipe).items()]
     lines += ["", "[training]"] + [_toml(key, value) for key, value in facts.items()]
     write_atomic(out.with_name(name + ".toml"), "\n".join(lines) + "\n")
