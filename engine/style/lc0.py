@@ -77,13 +77,13 @@ def game_state(board: chess.Board) -> tuple[str, list[str]]:
     game: its FEN alone)."""
     if board.chess960:  # lc0 replays a Chess960 game's castlings wrongly: its position alone
         return board.fen(shredder=True), []
-    root = board.root()
-    stack = board.move_stack
-    for move in stack[:last_null(stack) + 1]:  # lc0 takes no null move (0000): the history after the last one
+    root, stack = board.root(), board.move_stack
+    start = last_null(stack) + 1  # lc0 takes no null move (0000): the history after the last one
+    for move in stack[:start]:
         root.push(move)
     fen = root.fen()
     moves = []
-    for move in stack[last_null(stack) + 1:]:
+    for move in stack[start:]:
         moves.append(lc0_uci(root, move))
         root.push(move)
     return fen, moves

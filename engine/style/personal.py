@@ -97,7 +97,7 @@ def choose_model(casebase: Casebase | None) -> ModelChoice:
     return personal_choice(casebase, reason)
 
 
-def personal_choice(casebase: Casebase | None, reason: str = "lc0's network not asked for") -> ModelChoice:
+def personal_choice(casebase: Casebase | None, reason: str = "the 8x96 asked for") -> ModelChoice:
     """The personal 8x96 made from ``casebase`` where one is found, else the generic 8x96 (``reason``:
     why no lc0 network plays, told in the note)."""
     generic = str(generic_model())
