@@ -226,13 +226,14 @@ def engine_env(request: pytest.FixtureRequest, hidden: bool) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("hidden", [False, True])
-def test_the_uci_engine_plays_the_network_or_says_it_cannot(request, hidden):
+def test_the_uci_engine_plays_the_network_or_says_it_cannot(request, hidden, kosteniuk_casebase):
     """The engine plays legal moves with Model auto and with Model maia-1900, and writes only UCI lines on
     stdout (lc0's backend writes "Creating backend" on stderr); without lc0's bindings one info string
     says so and the numpy 8x96 plays."""
     games = [["e2e4"], ["e2e4", "e7e5", "g1f3"], ["e2e4", "0000", "d2d4"]]  # a GUI may send a null move
     game = [line for moves in games for line in (f"position startpos moves {' '.join(moves)}", "go depth 1")]
-    lines, stderr = conversation(["uci", "setoption name Seed value 1", "isready", *game,
+    lines, stderr = conversation(["uci", f"setoption name Casebase value {kosteniuk_casebase}",
+                                  "setoption name Seed value 1", "isready", *game,
                                   "setoption name Model value maia-1900", "isready", *game, "isready"],
                                  env=engine_env(request, hidden))
     boards = []
