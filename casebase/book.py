@@ -122,6 +122,19 @@ def replayed_lines(casebase: Casebase, max_ply: int = DEFAULT_MAX_PLY) -> Iterat
         yield cases, board.move_stack[:kept]
 
 
+def expert_moves(casebase: Casebase) -> Iterator[tuple[int, chess.Board, chess.Move]]:
+    """Each of the expert's positions with its game's moves behind it (the board's move stack), the game's
+    number and the move played; a game's positions end where its cases stop chaining from the standard start."""
+    plies = np.asarray(casebase.ply)
+    for cases, line in replayed_lines(casebase, int(plies.max(initial=0)) + 1):
+        own = set(plies[cases].tolist())
+        game, board = int(casebase.game[cases[0]]), chess.Board()
+        for move in line:
+            if len(board.move_stack) in own:
+                yield game, board, move
+            board.push(move)
+
+
 def expert_result(casebase: Casebase, cases: list[int]) -> str | None:
     """The expert's result in the game of ``cases`` (``win``, ``draw``, ``loss``; None: unknown)."""
     row = int(casebase.game[cases[0]])

@@ -54,15 +54,19 @@ def build_parser(recipe: dict[str, Any] | None = None) -> argparse.ArgumentParse
     t.add_argument("--recipe", type=Path, metavar="RECIPE.toml",
                    help="defaults of the options above from a recipe file (e.g. engine/style/models/style.toml)")
     t.set_defaults(**(recipe or {}))
-    p = commands.add_parser("personalise", help="an expert's personal model on top of the generic one (CPU, minutes)",
-                            description="Fit the generic model's last block and head to the expert's cases, as long as"
-                            " it helps on the expert's latest games; the engine then plays it for this casebase.")
+    p = commands.add_parser("personalise", help="an expert's own network, or personal 8x96, from their casebase (CPU, minutes)",
+                            description="Fine-tune the default network's last blocks and policy head (or the generic"
+                            " 8x96's) on the expert's games, as long as it helps on the expert's latest games; the"
+                            " engine then plays it for this casebase (option Model auto).")
     p.add_argument("casebase", type=lambda name: Path(casebase_path(name)), metavar="X.npz",
                    help="the expert's casebase (a bare name: the casebase folder's, as the engine reads it)")
-    p.add_argument("-o", "--out", type=Path, metavar="MODEL.npz",
-                   help="where to write it (default: X.model.npz beside the casebase, where the engine looks)")
-    p.add_argument("--base", type=Path, metavar="MODEL.npz", help="the generic model (default: the shipped one)")
-    p.add_argument("--tune", type=positive_int, default=1, help="residual blocks fitted with the head (default 1)")
+    p.add_argument("-o", "--out", type=Path, metavar="X.pb.gz",
+                   help="where to write it: X.pb.gz an lc0 network, X.model.npz a personal 8x96 (default: beside the"
+                   " casebase, where the engine looks: of --base's kind, else X.pb.gz where lc0's backend is installed)")
+    p.add_argument("--base", type=Path, metavar="NET",
+                   help="the network or model it starts from (default: the shipped default network, or the generic 8x96)")
+    p.add_argument("--tune", type=positive_int,
+                   help="residual blocks fitted with the head (default 2 for a network, 1 for the 8x96)")
     p.add_argument("--epochs", type=positive_int, default=6, help="the most epochs tried (default 6)")
     p.add_argument("--lr", type=float, default=1e-4, help="learning rate (default 1e-4)")
     p.add_argument("--seed", type=int, default=0, help="seed of the order of the cases (default 0)")
@@ -99,6 +103,36 @@ def build_parser(recipe: dict[str, Any] | None = None) -> argparse.ArgumentParse
     return parser
 
 
+def personalise_command(args: argparse.Namespace) -> None:
+    """``learn personalise``: the expert's own network (an lc0 ``.pb.gz``) or personal 8x96, by ``--out``'s name."""
+    from engine.style.lc0 import available, is_network
+    from engine.style.loader import default_model
+    from engine.style.personal import beside, network_candidates
+
+    network = is_network(args.base) if args.base else available()  # the kind of the base given, else the default's
+    out = args.out or (network_candidates(args.casebase)[0] if network else beside(args.casebase))
+    if is_network(out):
+        from learn.own_network import OwnConfig, make_own_network
+
+        base = args.base or default_model()[0]
+        if not is_network(base):
+            raise ValueError(f"an lc0 network starts from an lc0 network (.pb.gz), not {base}"
+                             f"{'' if args.base else ': ' + default_model()[1]}")
+        o = make_own_network(args.casebase, out, base, OwnConfig(tune=args.tune or OwnConfig.tune, epochs=args.epochs,
+                                                                 lr=args.lr, seed=args.seed), progress=True)
+        print(f"{out}: on the expert's latest {o.validation_games} games ({o.validation_positions} positions) top-1"
+              f" {o.top1:.1%} against {Path(base).name}'s {o.base_top1:.1%}; fitted for {o.epochs} epochs on"
+              f" {o.positions} positions in {o.seconds:.0f} s")
+        return
+    from learn.personal import PersonalConfig, personalise
+
+    r = personalise(args.casebase, out, args.base, PersonalConfig(tune=args.tune or PersonalConfig.tune, epochs=args.epochs,
+                                                                  lr=args.lr, seed=args.seed), progress=True)
+    print(f"{out}: on the expert's latest {r.validation_games} games ({r.validation_positions} positions)"
+          f" top-1 {r.top1:.1%} against the generic model's {r.generic_top1:.1%}; fitted for {r.epochs}"
+          f" epochs on {r.cases} cases in {r.seconds:.0f} s")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "train" and args.recipe is not None:
@@ -118,15 +152,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{args.out}: validation top-1 {result.validation_top1:.1%} on {result.validation_positions}"
                   f" positions; {result.steps} steps in {result.seconds:.0f} s on {result.device}")
         elif args.command == "personalise":
-            from engine.style.personal import beside
-            from learn.personal import PersonalConfig, personalise
-
-            out = args.out or beside(args.casebase)
-            r = personalise(args.casebase, out, args.base,
-                            PersonalConfig(tune=args.tune, epochs=args.epochs, lr=args.lr, seed=args.seed), progress=True)
-            print(f"{out}: on the expert's latest {r.validation_games} games ({r.validation_positions} positions)"
-                  f" top-1 {r.top1:.1%} against the generic model's {r.generic_top1:.1%}; fitted for {r.epochs}"
-                  f" epochs on {r.cases} cases in {r.seconds:.0f} s")
+            personalise_command(args)
         elif args.command == "master":
             from learn.master import export
             from learn.master import read_recipe as master_recipe

@@ -23,7 +23,7 @@ import json
 import math
 import time
 import tomllib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -127,8 +127,13 @@ def replay(games: Sequence[str]) -> Iterator[tuple[chess.Board, chess.Move]]:
 
 def positions(games: Sequence[str], backend: Any) -> Positions:
     """Every position of ``games`` as lc0 sees it (:func:`replay`), and the move played."""
+    return positions_of(replay(games), backend)
+
+
+def positions_of(played: Iterable[tuple[chess.Board, chess.Move]], backend: Any) -> Positions:
+    """Each board of ``played`` as lc0 sees it (with its game's history: its move stack), and the move played there."""
     inputs, legal, target = [], [], []
-    for board, move in replay(games):
+    for board, move in played:
         state = state_of(board)
         inputs.append(state.as_input(backend))
         row = np.zeros(POLICY_SIZE, dtype=np.uint8)

@@ -71,12 +71,17 @@ class PersonalResult:
     seconds: float
 
 
-def latest_games(casebase: Casebase, share: float) -> np.ndarray:
-    """Whether each case is from the casebase's latest ``share`` of games, counted as the hold-out
+def latest_of_games(casebase: Casebase, share: float) -> np.ndarray:
+    """Whether each game is among the casebase's latest ``share`` of games, counted as the hold-out
     counts them (:func:`casebase.games.latest`): at least one game, and never all of them when
     there are two or more."""
     dates = np.asarray(casebase.games["date"]).astype(str).tolist()
-    return np.array(latest(dates, share, at_least=1, leave=1), dtype=bool)[np.asarray(casebase.game)]
+    return np.array(latest(dates, share, at_least=1, leave=1), dtype=bool)
+
+
+def latest_games(casebase: Casebase, share: float) -> np.ndarray:
+    """Whether each case is from the casebase's latest ``share`` of games (:func:`latest_of_games`)."""
+    return latest_of_games(casebase, share)[np.asarray(casebase.game)]
 
 
 class _Tail(nn.Module):

@@ -22,7 +22,7 @@ from casebase.format import Casebase
 from casebase.speed import SPEEDS, UNKNOWN, speed_of_clock
 from common.files import write_atomic
 from engine.outside.clock import TimeControl
-from engine.style.model import generic_model
+from engine.style.loader import default_model
 from engine.style.profile import MISTAKE_CP, Profile, loss_stats
 from learn.evaluate import legal_top1
 from player.stages import Folder, Options, judge_heldout, profile_settings
@@ -73,7 +73,7 @@ def measure(options: Options, folder: Folder, opponent: str) -> dict[str, Any]:
     engine = judge_games(games, profile_settings(options, options.record_positions), None, folder.journal("games"),
                          progress=False)[0]
     control = TimeControl.parse(options.tc)
-    generic = legal_top1(generic_model(), folder.heldout, TOP1_POSITIONS)
+    generic = legal_top1(default_model()[0], folder.heldout, TOP1_POSITIONS)
     personal = legal_top1(folder.model, folder.heldout, TOP1_POSITIONS) if folder.model.exists() else None
     points, played = match_score(folder.match / "results.pgn", folder.slug)
     return {
@@ -106,8 +106,8 @@ def _row(name: str, stats: dict[str, Any], engine: dict[str, Any]) -> str:
 def markdown(report: dict[str, Any]) -> str:
     """The report in words and tables."""
     r, top1, engine = report["rating"], report["top1"], report["engine"]
-    model = ("the generic model plays (torch is not installed: no personal model)" if top1["personal"] is None else
-             f"personal model {100 * top1['personal']:.1f} % against the generic model's {100 * top1['generic']:.1f} %"
+    model = ("the default model plays (torch is not installed: no personal model)" if top1["personal"] is None else
+             f"the player's own model {100 * top1['personal']:.1f} % against the default model's {100 * top1['generic']:.1f} %"
              f" ({100 * (top1['personal'] - top1['generic']):+.1f} points)")
     lines = [
         f"# {report['player']}: the engine made by cbr-chess new", "",

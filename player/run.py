@@ -12,6 +12,7 @@ from typing import Any
 
 from casebase.format import Casebase
 from common.files import file_sha256
+from engine.style.lc0 import is_network
 from player.book import StageBook, key_of
 from player.progress import Part, Progress
 from player.report import write_report
@@ -32,7 +33,7 @@ from player.stages import (
 #: Seconds a unit of each stage took on 2 cores when the command was measured (a grandmaster of
 #: 1,132 games from masters-2500plus judged by Stockfish 15.1, issue #42); the ETA scales them
 #: by this run's own pace as it goes.
-SECONDS = {"pgn_byte": 2e-8, "personal_game": 0.2, "judged": 0.5, "played": 0.5, "game": 70.0,
+SECONDS = {"pgn_byte": 2e-8, "personal_game": 0.2, "own_game": 0.6, "judged": 0.5, "played": 0.5, "game": 70.0,
            "recorded": 1.0, "report_case": 0.01}
 #: The player's games assumed until the casebase says how many (for the first ETA only).
 GAMES_GUESS = 1000
@@ -81,7 +82,8 @@ def _parts_build(options: Options, folder: Folder) -> list[Part]:
 
 
 def _parts_personal(options: Options, folder: Folder) -> list[Part]:
-    return [Part(1, SECONDS["personal_game"] * player_games(folder) if torch_installed() else 0.0, "", lambda: 0)]
+    seconds = SECONDS["own_game" if is_network(folder.model) else "personal_game"] * player_games(folder)
+    return [Part(1, seconds if torch_installed() else 0.0, "", lambda: 0)]
 
 
 def _parts_judge(options: Options, folder: Folder) -> list[Part]:

@@ -27,7 +27,9 @@ from common.paths import casebase_folder
 from engine.cbr.configurations import parse_configurations
 from engine.outside.clock import TimeControl
 from engine.style.calibration import CALIBRATION_POSITIONS, PLAY_JUDGE_DEPTH
-from engine.style.personal import SUFFIX, choose_model
+from engine.style.lc0 import is_network
+from engine.style.loader import default_model
+from engine.style.personal import SUFFIX, choose_model, network_candidates, sidecar
 from engine.style.profile import Profile
 from player import PlayerError
 from profiling.games import add_games
@@ -80,6 +82,9 @@ class Folder:
 
     @property
     def model(self) -> Path:
+        """The player's own model: an lc0 network where lc0's backend plays the default one, else a personal 8x96."""
+        if is_network(default_model()[0]):
+            return network_candidates(self.casebase)[0]
         return self.root / f"{self.slug}{SUFFIX}"
 
     @property
@@ -132,13 +137,19 @@ def torch_installed() -> bool:
 
 
 def personal_model(options: Options, folder: Folder) -> list[Path]:
-    """(3) The player's personal model beside the casebase (where torch is installed)."""
+    """(3) The player's own network (or personal 8x96) beside the casebase (where torch is installed)."""
     if not torch_installed():
-        folder.model.unlink(missing_ok=True)  # a model of other games must not play
-        print("cbr-chess new: torch is not installed (pip install -e '.[train]'): no personal model, the generic"
+        for stale in (folder.model, sidecar(folder.model)):
+            stale.unlink(missing_ok=True)  # a model of other games must not play
+        print("cbr-chess new: torch is not installed (pip install -e '.[train]'): no personal model, the default"
               " model plays", file=sys.stderr)
         return []
-    from learn.personal import personalise  # torch: imported only where installed
+    if is_network(folder.model):
+        from learn.own_network import make_own_network  # torch: imported only where installed
+
+        make_own_network(folder.casebase, folder.model, default_model()[0], progress=False)
+        return [folder.model, sidecar(folder.model)]
+    from learn.personal import personalise
 
     personalise(folder.casebase, folder.model, progress=False)
     return [folder.model]

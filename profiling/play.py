@@ -47,7 +47,7 @@ from engine.outside.launch import LaunchError, launch
 from engine.search.limits import SearchLimits, to_limit
 from engine.search.scores import from_pov_score
 from engine.style.calibration import CALIBRATION_POSITIONS, PLAY_JUDGE_DEPTH
-from engine.style.personal import SUFFIX, choose_model
+from engine.style.personal import choose_model
 from engine.style.profile import Profile, position
 from engine.uci.explain import note_text
 from parallel.cluster import table_files
@@ -114,8 +114,7 @@ class PlayFiles:
 
     def cargo(self) -> dict[str, Path]:
         path = Path(self.casebase)
-        choice = choose_model(Casebase.load(path, tell=False))
-        personal = {f"{path.stem}{SUFFIX}": Path(choice.path)} if choice.personal else {}  # where Model auto looks
+        personal = choose_model(Casebase.load(path, tell=False)).files(path.stem)  # where Model auto looks
         return {**with_profile(path.name, path), **personal, **table_files(self.tables or "")}
 
     def unpacked(self, root: Path) -> Self:

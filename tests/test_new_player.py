@@ -187,13 +187,13 @@ def test_a_bad_flag_is_an_error_before_any_stage(tmp_path: Path, capsys, flags: 
     assert said in capsys.readouterr().err and not (tmp_path / "p").exists()
 
 
-def test_without_torch_the_generic_model_plays_and_the_command_says_so(tmp_path: Path, monkeypatch, capsys):
+def test_without_torch_the_default_model_plays_and_the_command_says_so(tmp_path: Path, monkeypatch, capsys):
     folder = Folder(tmp_path, "someone")
     folder.model.write_bytes(b"a model of other games")
     monkeypatch.setattr(stages, "torch_installed", lambda: False)
     assert stages.personal_model(Options(tmp_path / "x.pgn", "Someone", sys.executable, tmp_path), folder) == []
     assert not folder.model.exists()
-    assert "the generic model plays" in capsys.readouterr().err
+    assert "the default model plays" in capsys.readouterr().err
 
 
 def test_the_balanced_loss_counts_the_positions_the_judge_puts_within_200_cp_by_the_game_s_speed(

@@ -26,7 +26,7 @@ from engine.agents.options import OptionValue
 from engine.cbr.configurations import Configuration
 from engine.outside.clock import Clock, TimeControl
 from engine.style.loader import model_file_name, model_path
-from engine.style.personal import SUFFIX, choose_model
+from engine.style.personal import choose_model
 from parallel.cluster import Failed, distribute, node_id, table_files
 from tournament.game import play_game
 from tournament.pgnout import RunTags, game_pgn
@@ -94,8 +94,8 @@ class TournamentSettings:
         if self.model:
             return {**casebases, model_file_name("model", model_path(self.model)): Path(model_path(self.model)), **tables}
         # each casebase's personal model travels beside it, where the engines look (option Model auto)
-        personal = {f"casebases/{e.id}{SUFFIX}": Path(choice.path) for e in self.entrants if e.path is not None
-                    if (choice := choose_model(Casebase.load(e.path))).personal}
+        personal = {f"casebases/{name}": path for e in self.entrants if e.path is not None
+                    for name, path in choose_model(Casebase.load(e.path)).files(e.id).items()}
         return {**casebases, **personal, **tables}
 
     def unpacked(self, root: Path) -> Self:

@@ -1,10 +1,13 @@
-"""Which style model proposes for a casebase: the shipped default network, or without lc0's backend
-the expert's personal model where there is one.
+"""Which style model proposes for a casebase: the expert's own network, the shipped default network, or
+without lc0's backend the expert's personal 8x96 where there is one.
 
-The ``Model`` option's default, ``auto``, means the shipped default network (the master network,
-else Maia-1900: :func:`engine.style.loader.default_model`) where lc0's backend is installed; without
-it, the casebase's personal 8x96 (made by ``python -m learn personalise``) when one is found for it,
-else the shipped generic 8x96. A model file named explicitly always wins. A personal model is looked for
+The ``Model`` option's default, ``auto``, means, where lc0's backend is installed, the expert's own lc0
+network (made by ``python -m learn personalise``) when one is found for the casebase, else the shipped
+default network (the master network, else Maia-1900: :func:`engine.style.loader.default_model`); without
+it, the casebase's personal 8x96 when one is found for it, else the shipped generic 8x96. A model file
+named explicitly always wins. An own network is looked for beside the casebase as ``X.pb.gz`` (with the
+``X.toml`` that says whose it is), then among the shipped ones (``engine/style/models/personal/X.pb.gz``).
+A personal 8x96 is looked for
 
 1. beside the casebase, as ``X.model.npz`` for ``X.npz`` (where ``learn personalise`` writes it);
 2. among the shipped personal models, ``engine/style/models/personal/X.npz`` (``make personal``),
@@ -18,7 +21,9 @@ user's own, and playing the shipped personal model in its place would hide that 
 
 from __future__ import annotations
 
+import hashlib
 import importlib.resources
+import json
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -28,7 +33,8 @@ from typing import Any
 from casebase.format import Casebase
 from casebase.profilefile import SUFFIX as PROFILE_SUFFIX
 from common.text import clip
-from engine.style.lc0 import is_network
+from engine.style.lc0 import SUFFIX as NETWORK_SUFFIX
+from engine.style.lc0 import is_network, provenance
 from engine.style.loader import default_model
 from engine.style.model import ModelError, StyleModel, generic_model
 
@@ -68,6 +74,24 @@ def casebase_identity(casebase: Casebase) -> dict[str, Any]:
             "options": casebase.meta.get("options", {})}
 
 
+def casebase_digest(casebase: Casebase) -> str:
+    """The SHA-256 of :func:`casebase_identity`: what an expert's own network records of its casebase."""
+    return hashlib.sha256(json.dumps(casebase_identity(casebase), sort_keys=True).encode()).hexdigest()
+
+
+def network_candidates(casebase_path: str | Path) -> list[Path]:
+    """Where the expert's own network of the casebase at ``casebase_path`` is looked for, in order."""
+    path = Path(casebase_path)
+    if not path.name:
+        return []
+    return [path.with_name(path.stem + NETWORK_SUFFIX), personal_folder() / (path.stem + NETWORK_SUFFIX)]
+
+
+def sidecar(network: Path) -> Path:
+    """The ``X.toml`` beside the network ``X.pb.gz`` (:func:`engine.style.lc0.provenance` reads it)."""
+    return network.with_name(network.name.removesuffix(NETWORK_SUFFIX) + ".toml")
+
+
 @dataclass(frozen=True)
 class ModelChoice:
     """The model file to play, the personal model itself (loaded and checked; None for the generic
@@ -76,10 +100,20 @@ class ModelChoice:
     path: str
     model: StyleModel | None
     note: str
+    #: The expert's own lc0 network (``path``), made from this casebase.
+    own: bool = False
 
     @property
     def personal(self) -> bool:
-        return self.model is not None
+        """Whether the model was made for this casebase (a personal 8x96 or the expert's own network)."""
+        return self.model is not None or self.own
+
+    def files(self, stem: str) -> dict[str, Path]:
+        """A personal model's files by the names they take beside the casebase ``stem.npz`` (where Model auto
+        looks for them): a cluster's or a worker's cargo. None for a shipped default model."""
+        if self.own:
+            return {stem + NETWORK_SUFFIX: Path(self.path), f"{stem}.toml": sidecar(Path(self.path))}
+        return {stem + SUFFIX: Path(self.path)} if self.personal else {}
 
 
 def choose_model(casebase: Casebase | None) -> ModelChoice:
@@ -90,11 +124,41 @@ def choose_model(casebase: Casebase | None) -> ModelChoice:
     generic model plays: never, silently, the shipped personal model in its place."""
     default, reason = default_model()
     if is_network(default):
+        mine = own_network(casebase, reason)
+        if mine is not None:
+            return mine
         own = beside(casebase.path) if casebase is not None and casebase.path is not None else None
         named = f" {own}" if own is not None and own.is_file() else ""  # the user's own, made by learn personalise
         return ModelChoice(str(default), None, f"model: {reason} (lc0's backend; a personal 8x96{named} plays with"
                            f" option Model{named})")
     return personal_choice(casebase, reason)
+
+
+def own_network(casebase: Casebase | None, reason: str) -> ModelChoice | None:
+    """The expert's own network made from ``casebase`` (:func:`network_candidates`), None where there is none.
+    One whose ``X.toml`` is missing, unreadable or names another casebase is passed over."""
+    if casebase is None or casebase.path is None:
+        return None
+    digest = None
+    for path in network_candidates(casebase.path):
+        if not path.is_file():
+            continue
+        try:
+            info = provenance(path).get("personal")
+        except ModelError:
+            continue
+        digest = digest or casebase_digest(casebase)
+        if not isinstance(info, dict) or info.get("casebase") != digest:
+            continue
+        try:
+            gain = (f"; on the expert's latest {int(info['validation_games'])} games top-1 {100 * float(info['top1']):.1f} %,"
+                    f" {info.get('base', 'the base network')} {100 * float(info['base_top1']):.1f} %")
+        except (KeyError, TypeError, ValueError):
+            gain = ""
+        same = "; its fit chose 0 epochs: the base network's weights" if info.get("epochs") == 0 else ""
+        return ModelChoice(str(path), None, f"model: the own network of {casebase.expert} ({path}{gain}{same};"
+                           f" else {reason})", own=True)
+    return None
 
 
 def personal_choice(casebase: Casebase | None, reason: str = "the 8x96 asked for") -> ModelChoice:

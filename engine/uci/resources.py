@@ -162,9 +162,11 @@ class AgentBuilder:
         if setting != defaults.MODEL:
             return [model_path(setting)]
         from engine.style.model import generic_model
-        from engine.style.personal import candidates
+        from engine.style.personal import candidates, network_candidates, sidecar
 
-        return [str(default_model()[0]), str(generic_model()), *map(str, candidates(casebase))]
+        networks = network_candidates(casebase)
+        return [str(default_model()[0]), str(generic_model()), *map(str, candidates(casebase)),
+                *(str(p) for network in networks for p in (network, sidecar(network)))]
 
     def judge(self, command: str, threads: int, hash_mb: int) -> Judge:
         """The judge process for these settings: the running one, or a new one (the old one quit),

@@ -119,15 +119,24 @@ class Lc0Net(nn.Module):
         if policy_planes < CONV_PLANES:
             raise ValueError(f"a convolutional policy of {policy_planes} planes (lc0's has {CONV_PLANES} or more)")
 
-    def trunk(self, planes: torch.Tensor) -> torch.Tensor:
+    def trunk(self, planes: torch.Tensor, blocks: int | None = None) -> torch.Tensor:
+        """The activations after the input convolution and the first ``blocks`` residual blocks (all where None)."""
         x = torch.relu(self.input(planes))
-        for block in self.tower:
+        for block in list(self.tower)[:blocks]:
             x = block(x)
         return x
 
+    def policy_logits(self, x: torch.Tensor, after: int | None = None) -> torch.Tensor:
+        """The policy's 1858 logits from the trunk's activations ``x`` after its first ``after`` blocks
+        (its whole trunk where None): the blocks left, then the policy head."""
+        if after is not None:
+            for block in list(self.tower)[after:]:
+                x = block(x)
+        return self.policy(torch.relu(self.policy1(x))).flatten(1)[:, self.source]
+
     def forward(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         x = self.trunk(planes)
-        policy = self.policy(torch.relu(self.policy1(x))).flatten(1)[:, self.source]
+        policy = self.policy_logits(x)
         value = torch.relu(self.value(x)).flatten(1)
         value = torch.relu(value @ self.ip1_val_w.T + self.ip1_val_b) @ self.ip2_val_w.T + self.ip2_val_b
         return policy, value

