@@ -7,7 +7,7 @@ scipy is heavy to import: nothing the UCI engine loads before ``uciok`` imports 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -79,3 +79,16 @@ class Share(NamedTuple):
 
 def _number(x: float) -> float | None:
     return None if math.isnan(x) else round(x, 6)
+
+
+def chunks_by_group(keys: Sequence[Hashable], size: int) -> list[list[int]]:
+    """The indices of ``keys`` split by their key (a game) into chunks of ``size`` keys, in the order the keys
+    first appear; a last chunk of fewer than half as many keys joins the one before."""
+    groups: dict[Hashable, list[int]] = {}
+    for index, key in enumerate(keys):
+        groups.setdefault(key, []).append(index)
+    ordered = list(groups.values())
+    split = [[i for group in ordered[start:start + size] for i in group] for start in range(0, len(ordered), size)]
+    if len(split) > 1 and len(ordered) % size and len(ordered) % size < size / 2:
+        split[-2:] = [split[-2] + split[-1]]
+    return split

@@ -122,6 +122,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("models", nargs="+", type=Path, metavar="MODEL.npz")
     p.add_argument("--out", type=Path, metavar="GAINS.md", help="write the table here, and the plot beside it (.png)")
     p.set_defaults(handler=_personal_gains)
+
+    i = commands.add_parser("identify", help="who played these? each expert's own network names the player of held-out games")
+    i.add_argument("--heldout", nargs="+", type=Path, required=True, metavar="ID.pgn", help="each expert's held-out games")
+    i.add_argument("--networks", nargs="+", type=Path, required=True, metavar="ID.pb.gz",
+                   help="each expert's own network, made without those games (learn personalise)")
+    i.add_argument("--games", type=positive_int, default=20, help="the games of one chunk (default 20)")
+    i.add_argument("--out", type=Path, metavar="TABLE.md", help="write the table here too")
+    i.set_defaults(handler=_identify)
     return main_parser
 
 
@@ -177,6 +185,15 @@ def _personal_gains(args: argparse.Namespace) -> str:
     if args.out:
         write_atomic(args.out, text + "\n")
         plot_gains(gains, args.out.with_suffix(".png"))
+    return text
+
+
+def _identify(args: argparse.Namespace) -> str:
+    from fidelity.identify import identify, table
+
+    text = table(identify(args.heldout, args.networks, args.games))
+    if args.out:
+        write_atomic(args.out, text + "\n")
     return text
 
 

@@ -18,6 +18,7 @@ from casebase.book import expert_moves
 from casebase.builder import build
 from casebase.format import Casebase
 from casebase.games import GameFilter
+from casebase.sources import read_source, split_games
 from engine.style import lc0
 from engine.style.personal import casebase_digest, choose_model
 
@@ -27,6 +28,8 @@ pytestmark = pytest.mark.skipif(not lc0.available(), reason="lc0's backend (v-lc
 
 from test_lc0net import random_network  # noqa: E402
 
+from fidelity.__main__ import main as fidelity_main  # noqa: E402
+from fidelity.identify import identify  # noqa: E402
 from learn.__main__ import main as learn_main  # noqa: E402
 from learn.lc0.model import Lc0Net  # noqa: E402
 from learn.lc0.weights import read_network, write_network  # noqa: E402
@@ -124,3 +127,39 @@ def test_learn_personalise_makes_a_network_by_its_name_and_refuses_a_base_of_ano
     style = DATA.parent / "engine" / "style" / "models" / "style.npz"
     assert learn_main(["personalise", str(casebase), "--base", str(style), "-o", str(tmp_path / "x.pb.gz")]) == 2
     assert "an lc0 network starts from an lc0 network (.pb.gz)" in capsys.readouterr().err
+
+
+def first_games(file_id: str, surname: str, count: int, path: Path) -> Path:
+    """The first ``count`` games of the shipped expert's PGN that name ``surname`` (those a casebase of
+    ``max_games=count`` is made from), as a PGN file."""
+    games = [g for g in split_games(read_source(DATA / "experts" / f"{file_id}.pgn").text) if surname in g][:count]
+    path.write_text("\n\n".join(games) + "\n")
+    return path
+
+
+def test_who_played_these_names_the_expert_whose_network_likes_the_moves_best(made, tiny, tmp_path, capsys):
+    """Kosteniuk's network, fitted on her 14 games, against the unfitted base labelled as another expert:
+    asked about her games, hers ranks first in both chunks of 7 games (a network knows the games it was
+    fitted on; the bench asks each about games it was not made from)."""
+    networks = tmp_path / "networks"
+    networks.mkdir()
+    shutil.copy(made[0], networks / "kosteniuk.pb.gz")
+    shutil.copy(made[0].with_name("kosteniuk-14.toml"), networks / "kosteniuk.toml")
+    shutil.copy(tiny, networks / "gaprindashvili.pb.gz")
+    (networks / "gaprindashvili.toml").write_text('[personal]\nexpert = "Nona Gaprindashvili"\n')
+    pgns = [first_games("kosteniuk-2200", "Kosteniuk", 14, tmp_path / "kosteniuk.pgn"),
+            first_games("gaprindashvili-2300", "Gaprindashvili", 14, tmp_path / "gaprindashvili.pgn")]
+    result = identify(pgns, sorted(networks.glob("*.pb.gz")), games=7)
+    assert result.experts == ["gaprindashvili", "kosteniuk"]
+    for name in result.experts:
+        assert result.likelihoods[name].shape[1] == 2 and (result.likelihoods[name] <= 0).all()
+        assert len(result.chunks[name]) == 2 and sorted(i for c in result.chunks[name] for i in c) == list(
+            range(len(result.likelihoods[name])))
+    assert result.firsts("kosteniuk") == 2 and result.rank_on_all("kosteniuk") == 1
+    firsts = 2 + result.firsts("gaprindashvili")
+    assert fidelity_main(["identify", "--heldout", *map(str, pgns), "--networks", *map(str, networks.glob("*.pb.gz")),
+                          "--games", "7"]) == 0
+    assert f"network first in {firsts} of 4 chunks of 7 games ({25 * firsts} %; chance 50 %)" in capsys.readouterr().out
+    assert fidelity_main(["identify", "--heldout", str(pgns[0]), "--networks", str(networks / "kosteniuk.pb.gz"),
+                          str(tiny)]) == 2
+    assert "pair by name: tiny have no partner" in capsys.readouterr().err

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from common.files import file_sha256
+from common.stats import chunks_by_group
 from engine.style.chooser import Chooser
 from engine.style.tendencies import MOVE_COLUMNS, MOVE_FEATURES, Tendencies, Tendency, TendencyError
 from learn.chooser.fit import Stacked, chances, log_likelihood, stack
@@ -114,14 +115,8 @@ def rank(chooser: Chooser, tendencies: Tendencies, positions: Sequence[Record]) 
 def chunks(positions: Sequence[Record], games: int) -> list[list[Record]]:
     """The positions split by game (their key's source and game) into chunks of ``games`` games, in the
     order the games first appear; a last chunk of fewer than half as many joins the one before."""
-    by_game: dict[str, list[Record]] = {}
-    for position in positions:
-        by_game.setdefault(position.key.rsplit("/", 1)[0], []).append(position)
-    groups = list(by_game.values())
-    split = [[p for group in groups[i:i + games] for p in group] for i in range(0, len(groups), games)]
-    if len(split) > 1 and len(groups) % games and len(groups) % games < games / 2:
-        split[-2:] = [split[-2] + split[-1]]
-    return split
+    split = chunks_by_group([position.key.rsplit("/", 1)[0] for position in positions], games)
+    return [[positions[i] for i in chunk] for chunk in split]
 
 
 def identification(chooser: Chooser, tendencies: Tendencies, records: Mapping[str, Sequence[Record]],
