@@ -166,7 +166,7 @@ def top1(net: Lc0Net, data: Positions, batch: int = 512) -> float:
 def backend_hits(path: Path, games: Sequence[str], rows: np.ndarray) -> np.ndarray:
     """Whether the network file ``path``, as lc0's own backend plays it, has the move played as its
     favourite legal move, in each of the positions ``rows`` of ``games`` (as :func:`positions` numbers them)."""
-    backend = _backend(path)
+    backend = lc0_backend(path)
     wanted = set(rows.tolist())
     asked = [(state_of(board), move_index(board, move)) for number, (board, move) in enumerate(replay(games))
              if number in wanted]
@@ -243,7 +243,7 @@ def train(recipe: Recipe, folder: Path, out: Path, *, progress: bool = True, sto
     optimizer = torch.optim.Adam([p for p in net.parameters() if p.requires_grad], lr=recipe.lr)
     run = Run(folder)
     games = select_games([_path(s) for s in recipe.sources], recipe.validation_games, recipe.seed)
-    backend = _backend(_path(recipe.base))
+    backend = lc0_backend(_path(recipe.base))
     validation_all = positions(games.validation, backend)
     rows = validation_rows(len(validation_all), recipe.validation_positions, recipe.seed)
     validation = validation_all.take(rows)
@@ -365,7 +365,7 @@ def _path(name: str) -> Path:
     return Path(name) if Path(name).is_absolute() else ROOT / name
 
 
-def _backend(path: Path) -> Any:
+def lc0_backend(path: Path) -> Any:
     """lc0's backend of the network ``path`` (lc0 makes the input planes in its format)."""
     lc0 = bindings()
     return lc0.Backend(weights=lc0.Weights(str(path)), backend=BACKEND, options="")

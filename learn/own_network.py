@@ -40,24 +40,19 @@ from engine.style.personal import casebase_digest, sidecar
 from learn.lc0.inputs import unpack
 from learn.lc0.model import Lc0Net
 from learn.lc0.weights import read_network, write_network
-from learn.master import Positions, _backend, positions_of
-from learn.personal import latest_of_games
+from learn.master import Positions, lc0_backend, positions_of
+from learn.personal import PersonalConfig, latest_of_games
 
 
 @dataclass(frozen=True)
-class OwnConfig:
-    """Everything that decides an expert's own network (with the casebase and the base network)."""
+class OwnConfig(PersonalConfig):
+    """Everything that decides an expert's own network (with the casebase and the base network): the personal
+    8x96's settings, ``tune`` counting the blocks fitted with the policy head."""
 
-    #: Residual blocks fitted, with the policy head (the rest of the trunk stays the base network's).
     tune: int = 2
-    #: The most epochs tried on the training games, and how many in a row may fail to improve on the best.
-    epochs: int = 6
-    patience: int = 2
     batch: int = 256
-    lr: float = 1e-4
-    #: The share of the expert's latest games that chooses the number of epochs.
-    validation: float = 0.1
-    seed: int = 0
+    #: How many epochs in a row may fail to improve on the best before the fit stops.
+    patience: int = 2
     threads: int = 2
 
 
@@ -159,7 +154,7 @@ def make_own_network(casebase_path: str | Path, out: str | Path, base: str | Pat
     if casebase.num_games < 2:
         raise ValueError(f"{casebase_path}: {casebase.num_games} game; an own network needs at least two"
                          " (one to fit, one to check)")
-    data, games = expert_positions(casebase, _backend(base_path))
+    data, games = expert_positions(casebase, lc0_backend(base_path))
     latest = latest_of_games(casebase, config.validation)[games]
     fitting, checking = np.flatnonzero(~latest), np.flatnonzero(latest)
     frozen = len(net.tower) - config.tune

@@ -23,7 +23,7 @@ from test_lc0net import random_network  # noqa: E402
 from casebase.sources import read_source, split_games  # noqa: E402
 from learn.lc0.moves import move_index  # noqa: E402
 from learn.lc0.weights import read_network, write_network  # noqa: E402
-from learn.master import Recipe, _backend, positions, read_recipe, replay, select_games, train  # noqa: E402
+from learn.master import Recipe, lc0_backend, positions, read_recipe, replay, select_games, train  # noqa: E402
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 EXPERT_GAME = """[Event "Blitz"]
@@ -66,7 +66,7 @@ def test_the_games_are_the_masters_without_experts_and_duplicates_split_by_game(
 
 def test_each_position_is_lc0s_input_with_the_move_played_among_the_legal_ones(pgn, tiny):
     games = select_games([pgn], 5, seed=1).validation[:2]
-    data = positions(games, _backend(tiny))
+    data = positions(games, lc0_backend(tiny))
     played = [(board.copy(), move) for board, move in replay(games)]  # replay moves one board on
     assert len(data) == len(played) > 100
     for row, (board, move) in enumerate(played):
