@@ -71,6 +71,19 @@ def _click(page, square: str) -> None:
     page.mouse.click(box["x"] + (file + 0.5) * size, box["y"] + (7 - rank + 0.5) * size)
 
 
+YOUR_MOVE = "document.querySelector('#status').textContent.includes('Your move')"
+
+
+def play_e4(page) -> list[str]:
+    """A new game from the form as it stands, 1. e4 clicked on the board; the moves once the expert has replied."""
+    page.click("#new-game button[type=submit]")
+    page.wait_for_function(YOUR_MOVE, timeout=30_000)
+    _click(page, "e2")
+    _click(page, "e4")
+    page.wait_for_function(f"document.querySelectorAll('#moves li').length === 2 && {YOUR_MOVE}", timeout=30_000)
+    return page.locator("#moves li").all_inner_texts()
+
+
 @contextmanager
 def _opened(server: str) -> Iterator[tuple[Any, list[str]]]:
     """The page open in headless chromium, its experts listed, and the page's script errors (none, at the end)."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 from contextlib import ExitStack
 
 import pytest
-from test_web_browser import CHROMIUM, _click, _opened, free_port, served
+from test_web_browser import CHROMIUM, YOUR_MOVE, _click, _opened, free_port, play_e4, served
 from web_helpers import SLOW, no_engines_left, wrap_engine
 
 pytestmark = [pytest.mark.slow,  # a browser plays through the served app
@@ -17,7 +17,6 @@ pytestmark = [pytest.mark.slow,  # a browser plays through the served app
 
 #: Seconds the expert holds its move: its clock shows at least three different times during one think.
 THINK = 3.5
-YOUR_MOVE = "document.querySelector('#status').textContent.includes('Your move')"
 #: Records, at every change on the play tab, the status, the engine's line box, the board's column (all but the
 #: reasons of the moves played), the expert's clock and whether it is marked running.
 WATCH = """window.seen = [];
@@ -95,12 +94,7 @@ def test_the_form_shows_the_game_taken_up_and_the_page_words_moves_and_clocks_pl
         page.fill("input[name=elo]", "1500")
         page.select_option("select[name=preset]", "0 3 2")  # 3 min + 2 s: no "moves 0" to know of
         assert [page.input_value(f"input[name={box}]") for box in ("moves", "minutes", "increment")] == ["0", "3", "2"]
-        page.click("#new-game button[type=submit]")
-        page.wait_for_function(YOUR_MOVE, timeout=30_000)
-        _click(page, "e2")
-        _click(page, "e4")
-        page.wait_for_function(f"document.querySelectorAll('#moves li').length === 2 && {YOUR_MOVE}", timeout=30_000)
-        moves = page.locator("#moves li").all_inner_texts()
+        moves = play_e4(page)
         assert moves[0] == "1. e4" and "…" not in moves[1], moves  # "1. e4 e5", not "1. e4 1… e5"
         page.reload()  # the form shows the game on the board, not the defaults
         page.wait_for_function(f"document.querySelectorAll('#moves li').length === 2 && {YOUR_MOVE}", timeout=30_000)

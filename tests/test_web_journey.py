@@ -10,14 +10,13 @@ import re
 
 import chess.pgn
 import pytest
-from test_web_browser import CHROMIUM, _click, _opened, served
+from test_web_browser import CHROMIUM, YOUR_MOVE, _click, _opened, served
 from web_helpers import EXPERT, no_engines_left
 
 pytestmark = [pytest.mark.slow,  # a browser plays a whole game through the served app
               pytest.mark.skipif(CHROMIUM is None, reason="no chromium: apt-get install chromium runs this test"),
               pytest.mark.xdist_group("web-browser")]
 
-YOUR_MOVE = "document.querySelector('#status').textContent.includes('Your move')"
 #: The board as drawn: each piece's kind and square, as chessground keeps them on its elements (not those fading out).
 BOARD = ("[...document.querySelectorAll('#board piece:not(.ghost)')].filter((p) => !p.cgFading)"
          ".map((p) => `${p.cgPiece}@${p.cgKey}`).sort().join()")

@@ -4,26 +4,19 @@ its moves, the expert's reasons and the running clock; and a finished game is li
 from __future__ import annotations
 
 import pytest
-from test_web_browser import CHROMIUM, _click, _opened, served
+from test_web_browser import CHROMIUM, YOUR_MOVE, _click, _opened, play_e4, served
 from web_helpers import EXPERT, no_engines_left
 
 pytestmark = [pytest.mark.slow,  # a browser plays through the served app
               pytest.mark.skipif(CHROMIUM is None, reason="no chromium: apt-get install chromium runs this test"),
               pytest.mark.xdist_group("web-browser")]
 
-YOUR_MOVE = "document.querySelector('#status').textContent.includes('Your move')"
-
 
 def test_a_reloaded_page_finds_its_game_again_and_a_finished_one_is_listed(kosteniuk_casebase, tmp_path):
     with served(kosteniuk_casebase.parent, grace_seconds=60, store=tmp_path / "games.sqlite3") as url:
         with _opened(url) as (page, errors):
             assert page.locator("#past").is_hidden()  # no finished game yet
-            page.click("#new-game button[type=submit]")
-            page.wait_for_function(YOUR_MOVE, timeout=30_000)
-            _click(page, "e2")
-            _click(page, "e4")
-            page.wait_for_function(f"document.querySelectorAll('#moves li').length === 2 && {YOUR_MOVE}", timeout=30_000)
-            moves = page.locator("#moves li").all_inner_texts()
+            moves = play_e4(page)
             page.reload()
             page.wait_for_selector(f"select[name=expert] option[value='{EXPERT}']", state="attached")
             page.wait_for_function(f"document.querySelectorAll('#moves li').length === 2 && {YOUR_MOVE}", timeout=30_000)
