@@ -21,6 +21,7 @@ from tqdm import tqdm
 from casebase.format import Casebase
 from common.figures import new_figure, save_png
 from common.stats import paired
+from engine.style.lc0 import is_network, provenance
 from engine.style.model import StyleModel, generic_model
 from engine.style.personal import personal_choice
 from engine.style.planes import encode_board, legal_indices
@@ -151,7 +152,14 @@ class Gain:
 
     @classmethod
     def of(cls, path: Path) -> Gain:
-        """The gain recorded in the personal model at ``path``; ValueError for a generic model."""
+        """The gain recorded in the personal model, or the expert's own network (its ``.toml``), at ``path``;
+        ValueError for a model made for nobody."""
+        if is_network(path):
+            own = provenance(path).get("personal")
+            if not isinstance(own, dict):
+                raise ValueError(f"{path}: not an expert's own network (no [personal] in its .toml)")
+            return cls(own["expert"], int(own["games"]), int(own["cases"]), int(own.get("epochs", 0)),
+                       float(own["base_top1"]), float(own["top1"]), int(own.get("validation_positions", 0)))
         info = StyleModel.load(path).personal
         if not info:
             raise ValueError(f"{path}: not a personal model")
@@ -162,7 +170,7 @@ class Gain:
 
 def gains_markdown(gains: Sequence[Gain]) -> str:
     """One row per personal model, fewest games first: what personalising gained on the latest games."""
-    lines = ["| expert | games | cases | epochs | latest games' positions | generic top-1 | personal top-1 | gain |",
+    lines = ["| expert | games | cases | epochs | latest games' positions | base top-1 | personal top-1 | gain |",
              "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for g in sorted(gains, key=lambda g: g.games):
         lines.append(f"| {g.expert} | {g.games} | {g.cases} | {g.epochs} | {g.positions} | {100 * g.generic_top1:.1f} %"
@@ -181,7 +189,7 @@ def plot_gains(gains: Sequence[Gain], path: Path) -> None:
     axes.axhline(0, color="grey", linewidth=0.8)
     axes.set_xscale("log")
     axes.set_xlabel("the expert's games in the casebase (log scale)")
-    axes.set_ylabel("top-1 gain over the generic model (points)")
+    axes.set_ylabel("top-1 gain over the model it was made from (points)")
     axes.set_title("What personalising gains, on each expert's latest 10 % of games")
     axes.grid(alpha=0.3)
     save_png(figure, path)

@@ -30,6 +30,7 @@ from test_lc0net import random_network  # noqa: E402
 
 from fidelity.__main__ import main as fidelity_main  # noqa: E402
 from fidelity.identify import identify  # noqa: E402
+from fidelity.personal_table import Gain  # noqa: E402
 from learn.__main__ import main as learn_main  # noqa: E402
 from learn.lc0.model import Lc0Net  # noqa: E402
 from learn.lc0.weights import read_network, write_network  # noqa: E402
@@ -88,6 +89,10 @@ def test_the_fit_keeps_the_trunk_and_the_value_head_and_says_whose_it_is(made, s
     assert said["personal"]["expert"] == "Alexandra Kosteniuk" and said["licence"] == "GPL-3.0"
     assert said["name"] == "tiny fine-tuned on Alexandra Kosteniuk"
     lc0.load_network(out)  # lc0's backend plays it
+    gain = Gain.of(out)  # what fidelity personal-gains tables and plots
+    assert (gain.expert, gain.games, gain.epochs, gain.top1) == ("Alexandra Kosteniuk", 14, result.epochs, round(result.top1, 4))
+    with pytest.raises(ValueError, match="not an expert's own network"):
+        Gain.of(tiny)
 
 
 def test_a_fit_that_does_no_good_leaves_the_base_networks_weights(small, tiny, tmp_path):
