@@ -12,12 +12,14 @@ the same games it is asked about would know them: give it the held-out games of 
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import chess
 import numpy as np
+from tqdm import tqdm
 
 from common.stats import chunks_by_group
 from engine.style.lc0 import load_network
@@ -54,9 +56,10 @@ def log_likelihoods(network: PriorModel, positions: Sequence[Position]) -> np.nd
                      for p, prior in zip(positions, priors)])
 
 
-def identify(heldout: Sequence[Path], networks: Sequence[Path], games: int) -> Identification:
-    """Every held-out file's expert moves asked of every network (:class:`Identification`); ValueError where
-    the files do not pair by name or a network does not say whose it is."""
+def identify(heldout: Sequence[Path], networks: Sequence[Path], games: int, progress: bool | None = None) -> Identification:
+    """Every held-out file's expert moves asked of every network (:class:`Identification`), a progress bar on
+    stderr (by default where it is a terminal); ValueError where the files do not pair by name or a network
+    does not say whose it is."""
     ids = {path.name.removesuffix(".pb.gz"): path for path in networks}
     pgns = {path.stem: path for path in heldout}
     if set(ids) != set(pgns):
@@ -64,14 +67,22 @@ def identify(heldout: Sequence[Path], networks: Sequence[Path], games: int) -> I
                          " have no partner")
     loaded = {name: load_network(path) for name, path in sorted(ids.items())}
     experts = list(loaded)
-    likelihoods, chunks = {}, {}
+    asked = {}
     for name in experts:
         personal = loaded[name].personal
         if personal is None or not personal.get("expert"):
             raise ValueError(f"{ids[name]}: its .toml names no expert (make it with python -m learn personalise)")
-        positions = read_positions(pgns[name], str(personal["expert"])).positions
-        likelihoods[name] = np.stack([log_likelihoods(loaded[other], positions) for other in experts], axis=1)
-        chunks[name] = chunks_by_group([p.game for p in positions], games)
+        asked[name] = read_positions(pgns[name], str(personal["expert"])).positions
+    likelihoods, chunks = {}, {}
+    with tqdm(total=len(experts) * sum(map(len, asked.values())), unit="pos", desc="who played these", file=sys.stderr,
+              disable=not (sys.stderr.isatty() if progress is None else progress)) as bar:
+        for name, positions in asked.items():
+            columns = []
+            for other in experts:
+                columns.append(log_likelihoods(loaded[other], positions))
+                bar.update(len(positions))
+            likelihoods[name] = np.stack(columns, axis=1)
+            chunks[name] = chunks_by_group([p.game for p in positions], games)
     return Identification(experts, likelihoods, chunks, games)
 
 
