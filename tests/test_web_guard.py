@@ -151,8 +151,8 @@ def test_no_path_of_this_machine_reaches_the_page(kosteniuk_casebase):
     leaks = [t for t in texts if any(path in t for path in machine) or re.search(r"(^|[\s(])~?/[\w.-]+/", t)]
     assert not leaks, leaks[:3]
     # the engine did name them, by name
-    default = default_model()[0]  # Maia-1900 where lc0's backend plays it, else the personal 8x96
-    named = (f"the shipped network {default.name} (" if is_network(default)
+    default = default_model()[0]  # where lc0's backend plays it, her shipped own network; else the personal 8x96
+    named = (f"the own network of Alexandra Kosteniuk ({EXPERT}.pb.gz;" if is_network(default)
              else f"personal model of Alexandra Kosteniuk ({EXPERT}.npz;")
     assert any(named in t for t in texts)
     assert any(f"judge: {Path(STOCKFISH).name}," in t for t in texts) and sent[0]["judge"] == Path(STOCKFISH).name
