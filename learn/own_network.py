@@ -155,6 +155,11 @@ def make_own_network(casebase_path: str | Path, out: str | Path, base: str | Pat
         raise ValueError(f"{casebase_path}: {casebase.num_games} game; an own network needs at least two"
                          " (one to fit, one to check)")
     data, games = expert_positions(casebase, lc0_backend(base_path))
+    replayed = len(np.unique(games))
+    if replayed < 2:
+        raise ValueError(f"{casebase_path}: {replayed} of its {casebase.num_games} games replay from the standard start"
+                         " (a game from a set-up position, or whose cases skip a move, does not); an own network needs two"
+                         " (one to fit, one to check)")
     latest = latest_of_games(casebase, config.validation)[games]
     fitting, checking = np.flatnonzero(~latest), np.flatnonzero(latest)
     frozen = len(net.tower) - config.tune

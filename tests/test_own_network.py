@@ -168,3 +168,17 @@ def test_who_played_these_names_the_expert_whose_network_likes_the_moves_best(ma
     assert fidelity_main(["identify", "--heldout", str(pgns[0]), "--networks", str(networks / "kosteniuk.pb.gz"),
                           str(tiny)]) == 2
     assert "pair by name: tiny have no partner" in capsys.readouterr().err
+
+
+def test_a_casebase_whose_games_do_not_replay_from_the_start_is_refused(tiny, tmp_path, capsys):
+    """Games from a set-up position give the network no history to learn from: refused, saying why."""
+    game = ('[Event "Odds"]\n[White "{w}"]\n[Black "{b}"]\n[Date "200{d}.01.01"]\n[Result "*"]\n[SetUp "1"]\n'
+            '[FEN "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKB1R w KQkq - 0 1"]\n\n1. e4 e5 2. d4 exd4 *\n')
+    pgn = tmp_path / "odds.pgn"
+    pgn.write_text("\n".join([game.format(w="Kosteniuk, Alexandra", b="Someone", d=1),
+                              game.format(w="Someone", b="Kosteniuk, Alexandra", d=2)]))
+    casebase = tmp_path / "odds.npz"
+    build([pgn], GameFilter("Alexandra Kosteniuk"), workers=1, progress=False).save(casebase)
+    assert learn_main(["personalise", str(casebase), "--base", str(tiny)]) == 2
+    assert "0 of its 2 games replay from the standard start" in capsys.readouterr().err
+    assert not (tmp_path / "odds.pb.gz").exists()
