@@ -48,12 +48,25 @@ class Identification:
         return 1 + int((means > means[self.experts.index(row)]).sum())
 
 
-def log_likelihoods(network: PriorModel, positions: Sequence[Position]) -> np.ndarray:
-    """The log of ``network``'s probability of the expert's move in each of ``positions``."""
-    boards = [p.board() for p in positions]
-    priors = network.priors(boards, [list(b.legal_moves) for b in boards])
-    return np.array([math.log(max(prior.get(chess.Move.from_uci(p.expert), 0.0), 1e-12))
-                     for p, prior in zip(positions, priors)])
+@dataclass
+class Asked:
+    """The expert's positions as the networks are asked about them: each board with its game's moves
+    behind it, its legal moves, and the move the expert played."""
+
+    boards: list[chess.Board]
+    legal: list[list[chess.Move]]
+    played: list[chess.Move]
+
+    @classmethod
+    def of(cls, positions: Sequence[Position]) -> Asked:
+        boards = [p.board() for p in positions]
+        return cls(boards, [list(b.legal_moves) for b in boards], [chess.Move.from_uci(p.expert) for p in positions])
+
+
+def log_likelihoods(network: PriorModel, asked: Asked) -> np.ndarray:
+    """The log of ``network``'s probability of the expert's move in each position ``asked``."""
+    priors = network.priors(asked.boards, asked.legal)
+    return np.array([math.log(max(prior.get(move, 0.0), 1e-12)) for move, prior in zip(asked.played, priors)])
 
 
 def identify(heldout: Sequence[Path], networks: Sequence[Path], games: int, progress: bool | None = None) -> Identification:
@@ -77,9 +90,9 @@ def identify(heldout: Sequence[Path], networks: Sequence[Path], games: int, prog
     with tqdm(total=len(experts) * sum(map(len, asked.values())), unit="pos", desc="who played these", file=sys.stderr,
               disable=not (sys.stderr.isatty() if progress is None else progress)) as bar:
         for name, positions in asked.items():
-            columns = []
+            columns, questions = [], Asked.of(positions)  # the boards replayed once, asked of every network
             for other in experts:
-                columns.append(log_likelihoods(loaded[other], positions))
+                columns.append(log_likelihoods(loaded[other], questions))
                 bar.update(len(positions))
             likelihoods[name] = np.stack(columns, axis=1)
             chunks[name] = chunks_by_group([p.game for p in positions], games)

@@ -240,8 +240,9 @@ MODES: dict[str, Mode] = {
             Option("Model", "string", defaults.MODEL,
                    doc="guided: the style model: an lc0 network (`.pb.gz`: Maia, a Leela net), a model of this project"
                        " (`.npz`: `make model`, `python -m learn train`) or a shipped one's name (`maia-1900`, `style`:"
-                       " the 8x96); `auto`: the shipped default network (lc0's backend), the master network made here"
-                       " (`master`: Maia-1900 fine-tuned on master games, `make master`) where shipped, else Maia-1900;"
+                       " the 8x96); `auto`: the expert's own network made from this casebase (`X.pb.gz` beside it, or"
+                       " shipped: `learn personalise`), else the shipped default network (lc0's backend), the master network"
+                       " made here (`master`: Maia-1900 fine-tuned on master games, `make master`) where shipped, else Maia-1900;"
                        " where lc0's backend is not installed the casebase's personal 8x96 where there is one, else the"
                        " generic `style` (personal.md §2)"),
             Option("CaseWeight", "spin", defaults.CASE_WEIGHT_PERCENT, 0, 100,
