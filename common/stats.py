@@ -1,7 +1,8 @@
 """The benches' statistics, by scipy: shares with Wilson's interval, the paired difference of two
 sets of trials, and Spearman's rank correlation.
 
-scipy is heavy to import: nothing the UCI engine loads before ``uciok`` imports this module.
+scipy.stats takes half a second to import: each function imports it where it is used, so that a bench's
+worker processes (which import this module with the replay) do not load it.
 """
 
 from __future__ import annotations
@@ -11,16 +12,17 @@ from collections.abc import Hashable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
-from scipy import stats
 
-#: The two-sided 95 % quantile of the standard normal distribution (1.959963984540054).
-Z95 = float(stats.norm.ppf(0.975))
+#: The two-sided 95 % quantile of the standard normal distribution (scipy's ``stats.norm.ppf(0.975)``).
+Z95 = 1.959963984540054
 
 
 def wilson(matches: int, n: int) -> tuple[float, float]:
     """Wilson's 95 % interval for a share of ``matches`` in ``n`` (nan, nan when ``n`` is 0)."""
     if n == 0:
         return math.nan, math.nan
+    from scipy import stats
+
     interval = stats.binomtest(matches, n).proportion_ci(confidence_level=0.95, method="wilson")
     return float(interval.low), float(interval.high)
 
@@ -33,6 +35,8 @@ def paired(a: Sequence[bool] | np.ndarray, b: Sequence[bool] | np.ndarray) -> tu
     if not len(d):
         return math.nan, math.nan, math.nan
     mean = float(d.mean())
+    from scipy import stats
+
     half = Z95 * float(stats.sem(d)) if len(d) > 1 else math.inf
     return mean, mean - half, mean + half
 
@@ -44,6 +48,8 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
         raise ValueError("spearman needs two sequences of the same length")
     if len(x) < 2 or len(set(x)) == 1 or len(set(y)) == 1:
         return None
+    from scipy import stats
+
     return float(stats.spearmanr(x, y).statistic)
 
 

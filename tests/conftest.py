@@ -33,6 +33,19 @@ from profiling.play import PlaySettings
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
 
+def _browser_test(item: pytest.Item | None) -> bool:
+    group = None if item is None else item.get_closest_marker("xdist_group")
+    return group is not None and group.args[:1] == ("web-browser",)
+
+
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """Stop the chromium that browser tests in a row share (tests/test_web_browser.py) before any other
+    test: Playwright keeps an event loop running in this thread, where ``asyncio.run`` then fails."""
+    browser_tests = sys.modules.get("test_web_browser")
+    if browser_tests is not None and not _browser_test(nextitem):
+        browser_tests.close_browser()
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Fail a grouped test where xdist's ``--dist loadgroup`` no longer groups (it marks a grouped
     test's id on its worker): the tests of one ``xdist_group`` would share no session fixture, and
@@ -61,8 +74,8 @@ def _registered_names() -> dict[str, str]:
         return {row["file"]: row["player"] for row in csv.DictReader(f, delimiter="\t")}
 
 
-def _shipped_casebase(tmp_path_factory: pytest.TempPathFactory, file_id: str) -> Path:
-    path = tmp_path_factory.mktemp("casebases") / f"{file_id}.npz"
+def _shipped_casebase(folder: Path, file_id: str) -> Path:
+    path = folder / f"{file_id}.npz"
     build([DATA_DIR / "experts" / f"{file_id}.pgn"], GameFilter(_registered_names()[file_id]),
           workers=1, progress=False).save(path)
     return path
@@ -95,23 +108,28 @@ def expert_names() -> dict[str, str]:
 @pytest.fixture(scope="session")
 def kosteniuk_casebase(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Path of the casebase built from the shipped kosteniuk-2200.pgn (121 games, 5.6 k cases)."""
-    return _shipped_casebase(tmp_path_factory, "kosteniuk-2200")
+    return _shipped_casebase(tmp_path_factory.mktemp("casebases"), "kosteniuk-2200")
 
 
 @pytest.fixture(scope="session")
 def gaprindashvili_casebase(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Path of the casebase built from the shipped gaprindashvili-2300.pgn (487 games, 21 k cases)."""
-    return _shipped_casebase(tmp_path_factory, "gaprindashvili-2300")
+    """Path of the casebase built from the shipped gaprindashvili-2300.pgn (487 games, 21 k cases), built
+    once for all the workers (seconds); its users only read it."""
+    name = "gaprindashvili-2300"
+    return made_once(tmp_path_factory, name, lambda folder: _shipped_casebase(folder, name)) / f"{name}.npz"
 
 
 @pytest.fixture(scope="session")
 def heldout(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """Kosteniuk's casebase without her latest 15 % of games, and those games as PGN."""
-    folder = tmp_path_factory.mktemp("heldout")
-    pgn = [DATA_DIR / "experts" / "kosteniuk-2200.pgn"]
-    selection = GameFilter(_registered_names()["kosteniuk-2200"], exclude_latest=0.15)
-    build(pgn, selection, workers=1, progress=False).save(folder / "k.npz")
-    write_pgn(folder / "k.pgn", held_out_games(pgn, selection, workers=1, progress=False))
+    """Kosteniuk's casebase without her latest 15 % of games, and those games as PGN (made once for all
+    the workers; read only)."""
+    def make(folder: Path) -> None:
+        pgn = [DATA_DIR / "experts" / "kosteniuk-2200.pgn"]
+        selection = GameFilter(_registered_names()["kosteniuk-2200"], exclude_latest=0.15)
+        build(pgn, selection, workers=1, progress=False).save(folder / "k.npz")
+        write_pgn(folder / "k.pgn", held_out_games(pgn, selection, workers=1, progress=False))
+
+    folder = made_once(tmp_path_factory, "heldout", make)
     return folder / "k.npz", folder / "k.pgn"
 
 

@@ -82,12 +82,10 @@ def test_a_node_killed_mid_run_loses_no_game_and_doubles_none(scenario, kosteniu
 
 @pytest.mark.cluster
 @pytest.mark.xdist_group("cluster")
-def test_a_driver_killed_mid_run_resumes_where_it_stopped(scenario, kosteniuk_casebase, gaprindashvili_casebase,
-                                                          tmp_path):
-    resumed = scenario["resumed"]
-    assert resumed["rc"] == 0, resumed["stderr"]
-    assert 3 <= resumed["kept"] < 12
-    assert games_of(resumed["results"]) == games_of(scenario["round_robin"]["results"])
+def test_a_driver_killed_mid_run_resumes_where_it_stopped(scenario):
+    rr = scenario["round_robin"]  # killed after the node, started again: the games above are the whole run's
+    assert rr["rc"] == 0, rr["stderr"]
+    assert rr["kept"] is not None and rr["killed_after"] + 2 <= rr["kept"] < 12
 
 
 @pytest.mark.cluster

@@ -163,20 +163,20 @@ def test_the_judges_limits_are_its_budget_through_the_one_conversion():
 
 @needs_stockfish
 def test_a_whole_game_under_a_clock_with_a_stockfish_judge(kosteniuk_casebase):
-    """Our guided engine judged by Stockfish against Stockfish, 15 s + 0.1 s: no time loss."""
+    """Our guided engine judged by Stockfish on 6 s + 0.1 s (a short clock, the harder test) against
+    Stockfish at depth 1 (its clock is not tested): no time loss."""
     ours = popen("--casebase", str(kosteniuk_casebase), "--mode", "guided", "--seed", "3")
     rival = chess.engine.SimpleEngine.popen_uci(STOCKFISH)
-    clock = {chess.WHITE: 15.0, chess.BLACK: 15.0}
-    board = chess.Board()
-    judged = 0
+    clock, board, judged = {chess.WHITE: 6.0, chess.BLACK: 6.0}, chess.Board(), 0
     try:
         ours.configure({"Judge": STOCKFISH})
         rival.configure({"Skill Level": 0})
         while not board.is_game_over(claim_draw=True) and board.ply() < 240:
             engine = ours if board.turn == chess.WHITE else rival
+            limit = chess.engine.Limit(white_clock=clock[chess.WHITE], black_clock=clock[chess.BLACK], white_inc=0.1,
+                                       black_inc=0.1) if engine is ours else chess.engine.Limit(depth=1)
             started = time.monotonic()
-            with engine.analysis(board, chess.engine.Limit(white_clock=clock[chess.WHITE], black_clock=clock[chess.BLACK],
-                                                           white_inc=0.1, black_inc=0.1)) as analysis:
+            with engine.analysis(board, limit) as analysis:
                 judged += any("judge Stockfish" in info.get("string", "") for info in analysis)
                 move = analysis.wait().move
             clock[board.turn] += 0.1 - (time.monotonic() - started)

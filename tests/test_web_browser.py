@@ -84,23 +84,49 @@ def play_e4(page) -> list[str]:
     return page.locator("#moves li").all_inner_texts()
 
 
+#: Playwright and its chromium, started by the first of the browser tests a worker runs in a row and stopped
+#: after the last (conftest.py): a launch took a second or two of each test's time.
+_CHROMIUM: list[Any] = []
+
+
+def _browser() -> Any:
+    """The worker's headless chromium (launched again if it went away)."""
+    if _CHROMIUM and not _CHROMIUM[1].is_connected():
+        close_browser()
+    if not _CHROMIUM:
+        from playwright.sync_api import sync_playwright
+
+        playwright = sync_playwright().start()
+        _CHROMIUM.extend([playwright, playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])])
+    return _CHROMIUM[1]
+
+
+def close_browser() -> None:
+    """Stop the worker's chromium and Playwright, if started."""
+    if _CHROMIUM:
+        playwright, browser = _CHROMIUM
+        _CHROMIUM.clear()
+        try:
+            browser.close()
+        finally:
+            playwright.stop()
+
+
 @contextmanager
 def _opened(server: str) -> Iterator[tuple[Any, list[str]]]:
-    """The page open in headless chromium, its experts listed, and the page's script errors (none, at the end)."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        try:
-            page = browser.new_page(viewport={"width": 1300, "height": 950})
-            errors: list[str] = []
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.goto(server)
-            page.wait_for_selector(f"select[name=expert] option[value='{EXPERT}']", state="attached")
-            yield page, errors
-            assert errors == []
-        finally:
-            browser.close()
+    """The page open in headless chromium (a context of its own: its own storage, as a new browser's), its
+    experts listed, and the page's script errors (none, at the end)."""
+    context = _browser().new_context(viewport={"width": 1300, "height": 950})
+    try:
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(server)
+        page.wait_for_selector(f"select[name=expert] option[value='{EXPERT}']", state="attached")
+        yield page, errors
+        assert errors == []
+    finally:
+        context.close()
 
 
 def test_a_move_clicked_on_the_board_gets_the_experts_reply_and_its_reasons(server):
