@@ -2,10 +2,10 @@
 
     python tests/cluster_scenario.py CASEBASE_A CASEBASE_B HELDOUT.npz HELDOUT.pgn OUT_DIR
 
-1. A round robin of A and B through the UCI engine (pure mode, 12 games) with ``--cluster``; once
-   the second node has saved a game and gone on into its next, every process of that node (its
-   session: raylet, workers, their engines) is killed; once the head alone has saved a game more,
-   the driver is killed too and started again, and the run must finish every game once.
+1. A round robin of A and B through the UCI engine (pure mode, 12 games) with ``--cluster``: its driver
+   killed after three games and started again; once the second node has saved a game of the restarted
+   run and gone on into its next, every process of that node (its session: raylet, workers, their
+   engines) is killed, and the restarted run must still finish every game by itself.
 2. A fidelity run (pure and prior, 24 positions) with ``--cluster ray://...`` (Ray's client).
 3. A judged round robin whose judge no node has (``--cluster HOST:PORT``): it must fail with the reason.
 4. A casebase profiled by a scripted judge (12 positions) and its play-time choices recorded (4)
@@ -53,29 +53,32 @@ def round_robin(a: str, b: str, out: Path) -> list[str]:
 
 
 def round_robin_with_kills(a: str, b: str, out: Path) -> dict[str, object]:
-    """The round robin with its second node killed, then its driver, then the driver started again
-    (one run for both: each kill alone asked as much of the cluster, and the games took as long)."""
+    """The round robin with its driver killed and started again, then its second node killed (one run
+    for both kills: each alone asked as much of the cluster, and the games took as long)."""
     victim, session = second_node(), os.environ["CBR_CLUSTER_NODES"].split()[0]
+    first = subprocess.Popen(round_robin(a, b, out), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    while first.poll() is None and len(list((out / "games").glob("*.pgn"))) < 3:
+        time.sleep(0.05)
+    first.kill()
+    first.wait()
+    finished = {p.stem for p in (out / "games").glob("*.pgn")}  # a game's .json is written before its .pgn
+    kept = {p.name: p.read_bytes() for p in (out / "games").glob("*") if p.stem in finished}
     driver = subprocess.Popen(round_robin(a, b, out), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    killed_after = kept = None
+    killed_after = None
     deadline = time.monotonic() + 240
     while driver.poll() is None and time.monotonic() < deadline:
-        saved = sorted((out / "games").glob("*.json"))
+        saved = sorted(p for p in (out / "games").glob("*.json") if p.name not in kept)
         if killed_after is None and any(json.loads(p.read_text()).get("node") == victim for p in saved):
             time.sleep(0.3)  # into the node's next game (a game takes about a second)
             subprocess.run(["pkill", "-KILL", "-s", session], check=True)
-            killed_after = len(saved)
-        elif killed_after is not None and len(saved) >= killed_after + 2:
-            # the driver went on without the node: of two games saved since, one at most was under way on the head
-            driver.kill()
-            kept = len(list((out / "games").glob("*.json")))
-            break
+            killed_after = len(list((out / "games").glob("*.pgn")))
         time.sleep(0.05)
-    _, first_stderr = driver.communicate(timeout=60)
-    again = subprocess.run(round_robin(a, b, out), capture_output=True, text=True, timeout=300)
+    _, stderr = driver.communicate(timeout=60)
     nodes = [json.loads(p.read_text()).get("node") for p in sorted((out / "games").glob("*.json"))]
-    return {"rc": again.returncode, "stderr": (first_stderr + again.stderr)[-3000:], "killed_after": killed_after,
-            "kept": kept, "victim": victim, "nodes": nodes, "results": str(out / "results.pgn")}
+    rewritten = sorted(name for name, data in kept.items() if (out / "games" / name).read_bytes() != data)
+    return {"rc": driver.returncode, "stderr": stderr[-3000:], "killed_after": killed_after,
+            "kept": sum(name.endswith(".pgn") for name in kept), "rewritten": rewritten, "victim": victim,
+            "nodes": nodes, "results": str(out / "results.pgn")}
 
 
 def profiled(casebase: str, out: Path) -> dict[str, object]:

@@ -97,7 +97,12 @@ def _browser() -> Any:
         from playwright.sync_api import sync_playwright
 
         playwright = sync_playwright().start()
-        _CHROMIUM.extend([playwright, playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])])
+        try:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        except BaseException:
+            playwright.stop()  # else its event loop stays running in this thread, for every later test
+            raise
+        _CHROMIUM.extend([playwright, browser])
     return _CHROMIUM[1]
 
 

@@ -72,19 +72,21 @@ def test_a_tab_refused_a_game_says_so_until_the_player_acts_and_can_try_again(ko
         first.click("#new-game button[type=submit]")
         first.wait_for_function(YOUR_MOVE, timeout=30_000)
         second = first.context.browser.new_page()  # another tab, its own storage
-        second.clock.install()  # the page's timers, which the test moves on where it would wait
-        second.goto(url)
-        second.wait_for_selector("select[name=expert] option:not([value=''])", state="attached")
-        second.click("#new-game button[type=submit]")
-        second.wait_for_selector("#retry", timeout=15_000)  # the refusal comes at once: no engine starts
-        second.clock.fast_forward(8000)  # the error banner's time on the page
-        second.wait_for_function("document.querySelector('#error').hidden", timeout=15_000)  # the banner faded
-        assert second.locator("#status").inner_text().startswith("No game: too many games at once (at most 1)")
-        first.close()  # its game ends at once (no grace): one may start now
-        second.click("#retry")
-        second.wait_for_function(YOUR_MOVE, timeout=30_000)
-        assert second.locator("#retry").count() == 0
-        second.close()  # and its context: the browser outlives the test
+        try:
+            second.clock.install()  # the page's timers, which the test moves on where it would wait
+            second.goto(url)
+            second.wait_for_selector("select[name=expert] option:not([value=''])", state="attached")
+            second.click("#new-game button[type=submit]")
+            second.wait_for_selector("#retry", timeout=15_000)  # the refusal comes at once: no engine starts
+            second.clock.fast_forward(8000)  # the error banner's time on the page
+            second.wait_for_function("document.querySelector('#error').hidden", timeout=15_000)  # the banner faded
+            assert second.locator("#status").inner_text().startswith("No game: too many games at once (at most 1)")
+            first.close()  # its game ends at once (no grace): one may start now
+            second.click("#retry")
+            second.wait_for_function(YOUR_MOVE, timeout=30_000)
+            assert second.locator("#retry").count() == 0
+        finally:
+            second.close()  # and its context: the browser outlives the test
     assert no_engines_left()
 
 

@@ -65,8 +65,7 @@ class ErrorModel:
             x = -np.power(filled / self.sensitivity, self.consistency)
         if log_prior is not None and self.prior_weight:
             x = x + self.prior_weight * log_prior
-        x[missing] = -np.inf
-        return x
+        return np.where(missing, -np.inf, x)
 
     def probabilities(self, loss: np.ndarray, log_prior: np.ndarray | None = None) -> np.ndarray:
         """The chances of the moves of each row (the last axis)."""
@@ -104,7 +103,7 @@ class Choices:
         # at the chosen column only; scipy's own took twice as long on these small rows
         x = model._logits(self.filled, self.missing, self.log_prior)
         top = x.max(axis=-1)
-        with np.errstate(invalid="ignore"):  # a row of -inf (s = 0): NaN, an infinite cost to the fit
+        with np.errstate(invalid="ignore"):  # s = 0 (0 / 0) or a row of -inf: NaN, an infinite cost to the fit
             return float(((x[self.rows, self.chosen] - top) - np.log(np.exp(x - top[:, None]).sum(axis=-1))).sum())
 
 
