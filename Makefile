@@ -7,7 +7,7 @@ TEST_STAMP := $(VENV)/.installed-test
 TRAIN_STAMP := $(VENV)/.installed-train
 WEB_STAMP := $(VENV)/.installed-web
 
-.PHONY: help install demo web test check docs lint bench bench-cluster casebases profiles fitted profile-report experiment fidelity fidelity-judge fidelity-ceiling personal own-networks identify personal-table strength stockfish-match ladder model master tables kbnk chess0 clean
+.PHONY: help install demo web test check docs lint bench bench-cluster casebases profiles fitted profile-report experiment fidelity fidelity-judge fidelity-ceiling personal own-networks identify personal-table master-pack master-cpu strength stockfish-match ladder model master tables kbnk chess0 clean
 
 ## help: this list of targets
 help:
@@ -164,14 +164,30 @@ MODEL_ARGS ?=
 model: casebases/masters.npz | $(TRAIN_STAMP)
 	$(PY) -m learn train casebases/masters.npz -o engine/style/models/style.npz --recipe engine/style/models/style.toml $(MODEL_ARGS)
 
-# The master network (learn/master.py): Maia-1900 fine-tuned on the masters' games by the recipe's [recipe]
-# table, engine/style/models/master.toml, into engine/style/models/master.pb.gz, the network the engine then plays
-# (its provenance and validation top-1 rewritten into master.toml). Checkpoints in .train/master/ every 10 minutes:
-# run it again to resume; `python -m learn master --export` writes the best network so far. About 35 positions/s
-# on 2 busy CPU cores.
-## master: Maia-1900 fine-tuned on master games into engine/style/models/master.pb.gz (torch; hours, resumable)
+# The master network (learn/master_gpu.py): Maia-1900 fine-tuned on every master game, on a GPU. `make master-pack`
+# packs the games (MASTERS_2300: the larger collection, not in the repository; the shipped experts' games and
+# duplicates dropped) with the ladder experts' held-out casebases, whose latest training games choose the network
+# (10 minutes on 2 cores; 13 MB). `make master` trains on it in two stages, the recipe of the shipped network
+# (engine/style/models/master.toml; its second stage drew 55 % of the masters-2300plus games that masters-2500plus
+# lacks, which --share 0.4 of the whole pack matches in size): a few minutes on an H200.
+# `make master-cpu`: the older recipe for 2 CPU cores (learn/master.py, hours, resumable, .train/master-cpu.pb.gz).
+MASTERS_2300 ?= ../shared/data/masters-2300plus.pgn.gz
+MASTER_PACK ?= .train/master-pack.npz
+
+## master-pack: the master games and the experts' latest games packed for a GPU (10 minutes)
+master-pack: install $(LADDER:%=casebases/heldout/%.npz) | $(TRAIN_STAMP)
+	$(PY) -m learn pack $(MASTER_PACK) --sources data/masters-2500plus.pgn.gz $(MASTERS_2300) \
+	    --experts $(LADDER:%=casebases/heldout/%.npz)
+
+## master: Maia-1900 fine-tuned on every packed master game into engine/style/models/master.pb.gz (a GPU: minutes)
 master: | $(TRAIN_STAMP)
-	$(PY) -m learn master --recipe engine/style/models/master.toml --out engine/style/models/master.pb.gz --checkpoints .train/master
+	$(PY) -m learn master-gpu $(MASTER_PACK) -o .train/master-stage1.pb.gz --positions 3358720
+	$(PY) -m learn master-gpu $(MASTER_PACK) --start .train/master-stage1.pb.gz -o engine/style/models/master.pb.gz \
+	    --positions 7073792 --share 0.4 --seed 7
+
+## master-cpu: the older CPU recipe (a sample of masters-2500plus) into .train/master-cpu.pb.gz (hours, resumable)
+master-cpu: | $(TRAIN_STAMP)
+	$(PY) -m learn master --recipe engine/style/models/master-cpu.toml --out .train/master-cpu.pb.gz --checkpoints .train/master-cpu
 
 # Personal models (learn/personal.py): for each shipped expert, the generic model's last block and head
 # fitted to the expert's casebase as long as it helps on the expert's latest games, into

@@ -1,5 +1,6 @@
-"""``python -m learn train|personalise|evaluate|master``: train the style model on casebases, make an
-expert's personal model, measure a model on casebases, fine-tune an lc0 network on master games."""
+"""``python -m learn train|personalise|evaluate|master|pack|master-gpu``: train the style model on casebases,
+make an expert's personal model, measure a model on casebases, fine-tune an lc0 network on master games (on
+the CPU, or packed for a GPU and trained there)."""
 
 from __future__ import annotations
 
@@ -69,22 +70,48 @@ def build_parser(recipe: dict[str, Any] | None = None) -> argparse.ArgumentParse
                    help="residual blocks fitted with the head (default 2 for a network, 1 for the 8x96)")
     p.add_argument("--epochs", type=positive_int, default=6, help="the most epochs tried (default 6)")
     p.add_argument("--lr", type=float, default=1e-4, help="learning rate (default 1e-4)")
+    p.add_argument("--device", default="cpu", help="where an lc0 network is fitted: cpu (default), cuda ...")
     p.add_argument("--seed", type=int, default=0, help="seed of the order of the cases (default 0)")
     e = commands.add_parser("evaluate", help="how often a model's favourite legal move is the case's move")
     e.add_argument("model", type=Path)
     e.add_argument("casebases", nargs="+", type=Path, metavar="X.npz")
     e.add_argument("--positions", type=positive_int, default=5000, help="cases per casebase, spread evenly")
-    m = commands.add_parser("master", help="Maia-1900 fine-tuned on master games into an lc0 network (CPU, hours; resumable)",
+    m = commands.add_parser("master", help="Maia-1900 fine-tuned on a sample of master games (CPU, hours; resumable)",
                             description="Fine-tune an lc0 network by a recipe (its [recipe] table) on master games,"
                             " then write the best network by validation top-1, and beside it what it is and scored."
                             " Run the same command again to resume from the last checkpoint.")
-    m.add_argument("--recipe", type=Path, default=Path("engine/style/models/master.toml"), metavar="RECIPE.toml",
+    m.add_argument("--recipe", type=Path, default=Path("engine/style/models/master-cpu.toml"), metavar="RECIPE.toml",
                    help="the recipe (default: %(default)s)")
-    m.add_argument("-o", "--out", type=Path, default=Path("engine/style/models/master.pb.gz"), metavar="NET.pb.gz",
+    m.add_argument("-o", "--out", type=Path, default=Path(".train/master-cpu.pb.gz"), metavar="NET.pb.gz",
                    help="the network written (default: %(default)s; its provenance beside it, NET.toml)")
     m.add_argument("--checkpoints", type=Path, default=Path(".train/master"), metavar="FOLDER",
                    help="the checkpoints' folder (default: %(default)s)")
     m.add_argument("--export", action="store_true", help="write the best network so far and measure it; no training")
+    pk = commands.add_parser("pack", help="master games and the experts' latest games packed for a GPU (learn master-gpu)",
+                             description="The sources' games without the shipped experts' and duplicates, a validation"
+                             " share held out by game, and the experts' games of the casebases (their latest choose the"
+                             " network), each move a byte, in one .npz.")
+    pk.add_argument("out", type=Path, metavar="PACK.npz")
+    pk.add_argument("--sources", type=Path, nargs="+", required=True, metavar="PGN", help="the master games (.pgn or .pgn.gz)")
+    pk.add_argument("--experts", type=Path, nargs="+", required=True, metavar="X.npz",
+                    help="casebases whose latest games choose the network (not the games held out from them)")
+    pk.add_argument("--validation-games", type=positive_int, default=400, help="master games held out (default 400)")
+    pk.add_argument("--seed", type=int, default=0, help="seed of the games' order (default 0)")
+    g = commands.add_parser("master-gpu", help="an lc0 network fine-tuned on a pack's every game (a GPU: minutes)",
+                            description="Replay the pack's games on every core, fit the network's policy on random"
+                            " batches, check it on the experts' latest games every --check steps and write the best.")
+    g.add_argument("pack", type=Path, metavar="PACK.npz")
+    g.add_argument("--start", type=Path, default=Path("engine/style/models/maia-1900.pb.gz"), metavar="NET.pb.gz",
+                   help="the network it starts from (default: %(default)s)")
+    g.add_argument("-o", "--out", type=Path, required=True, metavar="NET.pb.gz")
+    g.add_argument("--positions", type=positive_int, default=3_000_000, help="positions drawn (default 3000000)")
+    g.add_argument("--batch", type=positive_int, default=2048, help="batch size (default 2048)")
+    g.add_argument("--lr", type=float, default=1e-4, help="Adam's learning rate (default 1e-4)")
+    g.add_argument("--seed", type=int, default=0, help="seed of the batches and of --share (default 0)")
+    g.add_argument("--share", type=float, default=1.0, help="a seeded share of the training games (default 1)")
+    g.add_argument("--check", type=positive_int, default=100, help="steps between checks (default 100)")
+    g.add_argument("--device", help="cuda, cpu ... (default: cuda where present)")
+    g.add_argument("--workers", type=positive_int, help="processes replaying the games (default: every core)")
     k = commands.add_parser("kbnk", help="Bergbom's study: networks learn KBNK distance to mate, then play it",
                             description="Train each design's two networks on random won KBNK positions labelled by"
                             " the tables (make tables), then play random positions against the tables' defence.")
@@ -119,7 +146,8 @@ def personalise_command(args: argparse.Namespace) -> None:
             raise ValueError(f"an lc0 network starts from an lc0 network (.pb.gz), not {base}"
                              f"{'' if args.base else ': ' + default_model()[1]}")
         o = make_own_network(args.casebase, out, base, OwnConfig(tune=args.tune or OwnConfig.tune, epochs=args.epochs,
-                                                                 lr=args.lr, seed=args.seed), progress=True)
+                                                                 lr=args.lr, seed=args.seed), progress=True,
+                             device=args.device)
         print(f"{out}: on the expert's latest {o.validation_games} games ({o.validation_positions} positions) top-1"
               f" {o.top1:.1%} against {Path(base).name}'s {o.base_top1:.1%}; fitted for {o.epochs} epochs on"
               f" {o.positions} positions in {o.seconds:.0f} s")
@@ -163,6 +191,24 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{args.out}: validation top-1 {facts['validation_top1']:.1%} by lc0's backend on"
                   f" {facts['validation_positions']} positions, against {facts['validation_top1_base']:.1%} for the"
                   f" network it started from; {facts['positions_trained']} positions trained on")
+        elif args.command == "pack":
+            from learn.master_gpu import pack
+
+            facts = pack(args.sources, args.experts, args.out, validation_games=args.validation_games, seed=args.seed)
+            print(f"{args.out}: {facts['training_games']} training and {facts['validation_games']} validation games"
+                  f" ({facts['games_of_experts_dropped']} of the experts' and {facts['duplicates_dropped']} duplicates"
+                  f" dropped), the latest games of {len(facts['experts'])} experts")
+        elif args.command == "master-gpu":
+            from learn.master_gpu import Settings
+            from learn.master_gpu import train as train_gpu
+
+            settings = Settings(positions=args.positions, batch=args.batch, lr=args.lr, seed=args.seed, share=args.share,
+                                check=args.check)
+            facts = train_gpu(args.pack, args.start, args.out, settings, device=args.device, workers=args.workers)
+            print(f"{args.out}: the experts' latest games {facts['experts_latest_top1']:.1%} (from"
+                  f" {facts['experts_latest_top1_base']:.1%}), master validation {facts['validation_top1']:.1%}"
+                  f" (from {facts['validation_top1_base']:.1%}); chosen at {facts['positions_chosen']} of"
+                  f" {facts['positions_run']} positions")
         elif args.command == "kbnk":
             from learn.kbnk import report
 

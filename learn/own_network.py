@@ -92,14 +92,15 @@ class _Data:
 
 
 @torch.no_grad()
-def _features(net: Lc0Net, data: Positions, frozen: int, bar: tqdm) -> _Data:
+def _features(net: Lc0Net, data: Positions, frozen: int, bar: tqdm, device: torch.device) -> _Data:
     parts = []
     for start in range(0, len(data), 512):
         rows = slice(start, start + 512)
-        parts.append(net.trunk(torch.from_numpy(unpack(data.masks[rows], data.values[rows])), frozen).half())
+        planes = torch.from_numpy(unpack(data.masks[rows], data.values[rows])).to(device)
+        parts.append(net.trunk(planes, frozen).half())
         bar.update(len(parts[-1]))
-    features = torch.cat(parts) if parts else torch.zeros(0)
-    return _Data(features, torch.from_numpy(data.legal.astype(bool)), torch.from_numpy(data.target))
+    features = torch.cat(parts) if parts else torch.zeros(0, device=device)
+    return _Data(features, torch.from_numpy(data.legal.astype(bool)).to(device), torch.from_numpy(data.target).to(device))
 
 
 def _logits(net: Lc0Net, data: _Data, index: torch.Tensor, frozen: int) -> torch.Tensor:
@@ -111,7 +112,7 @@ def _measure(net: Lc0Net, data: _Data, rows: np.ndarray, frozen: int) -> tuple[f
     """Mean cross-entropy and top-1 over the legal moves on the positions ``rows``."""
     loss = hits = 0.0
     for start in range(0, len(rows), 1024):
-        index = torch.from_numpy(rows[start:start + 1024])
+        index = torch.from_numpy(rows[start:start + 1024]).to(data.target.device)
         logits = _logits(net, data, index, frozen)
         loss += float(torch.nn.functional.cross_entropy(logits, data.target[index], reduction="sum"))
         hits += int((logits.argmax(1) == data.target[index]).sum())
@@ -128,7 +129,7 @@ def _fit(net: Lc0Net, data: _Data, rows: np.ndarray, frozen: int, config: OwnCon
     for epoch in range(epochs):
         order = np.random.Generator(np.random.PCG64([config.seed, 4, epoch])).permutation(rows)
         for start in range(0, len(order), config.batch):
-            index = torch.from_numpy(order[start:start + config.batch])
+            index = torch.from_numpy(order[start:start + config.batch]).to(data.target.device)
             loss = torch.nn.functional.cross_entropy(_logits(net, data, index, frozen), data.target[index])
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
@@ -139,15 +140,17 @@ def _fit(net: Lc0Net, data: _Data, rows: np.ndarray, frozen: int, config: OwnCon
 
 
 def make_own_network(casebase_path: str | Path, out: str | Path, base: str | Path,
-                     config: OwnConfig = OwnConfig(), progress: bool | None = None) -> OwnResult:
+                     config: OwnConfig = OwnConfig(), progress: bool | None = None, device: str = "cpu") -> OwnResult:
     """Fine-tune the lc0 network ``base`` on the expert's games of the casebase at ``casebase_path`` and
-    write it to ``out`` (a ``.pb.gz``, with its ``.toml``); ValueError/CasebaseError if an input is unusable."""
+    write it to ``out`` (a ``.pb.gz``, with its ``.toml``) on ``device`` (a GPU's takes seconds);
+    ValueError/CasebaseError if an input is unusable."""
     started = time.perf_counter()
     torch.set_num_threads(config.threads)
     torch.manual_seed(config.seed)
     base_path, out = Path(base), Path(out)
     template = read_network(base_path)
-    net = Lc0Net(template)
+    where = torch.device(device)
+    net = Lc0Net(template).to(where)
     if not 1 <= config.tune <= len(net.tower):
         raise ValueError(f"tune takes 1..{len(net.tower)} blocks (the network has {len(net.tower)}), not {config.tune}")
     casebase = Casebase.load(casebase_path)
@@ -166,7 +169,7 @@ def make_own_network(casebase_path: str | Path, out: str | Path, base: str | Pat
     total = len(data) + config.epochs * len(fitting) + config.epochs * len(data)
     with tqdm(total=total, unit="pos", desc=f"the own network of {casebase.expert}", file=sys.stderr,
               disable=not (sys.stderr.isatty() if progress is None else progress)) as bar:
-        tensors = _features(net, data, frozen, bar)
+        tensors = _features(net, data, frozen, bar, where)
         fresh = copy.deepcopy(net.state_dict())
         base_loss, base_top1 = _measure(net, tensors, checking, frozen)
         best = (base_loss, base_top1, 0)

@@ -72,7 +72,7 @@ def test_the_installed_engine_plays_guided_with_its_style_model(installed, tmp_p
     assert done.returncode == 0, done.stderr
     out = done.stdout
     # the wheel carries the default network and what it says of itself (lc0's bindings are lent from here)
-    assert "cannot load model" not in out and "the style model (Maia-1900 (lc0 network" in out, out
+    assert "cannot load model" not in out and "the style model (Maia-1900 fine-tuned on master games (lc0 network" in out, out
     assert str(ROOT) not in out  # nothing comes from the source tree
     assert out.splitlines()[-1].startswith("bestmove ") and out.splitlines()[-1] != "bestmove 0000"
 

@@ -47,7 +47,7 @@ class ConvBlock(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         weight: torch.Tensor = self.weight
-        bias: torch.Tensor = self.bias if self.bias is not None else torch.zeros(weight.shape[0], dtype=x.dtype)
+        bias: torch.Tensor = self.bias if self.bias is not None else torch.zeros(weight.shape[0], dtype=x.dtype, device=x.device)
         if self.norm:  # folded as lc0 folds it
             scale = self.gamma / torch.sqrt(self.variance + EPSILON)
             weight = weight * scale[:, None, None, None]

@@ -77,8 +77,24 @@ def _conv_move(plane: int, square: int) -> str | None:
 
 
 @cache
-def _index() -> dict[str, int]:
-    return {move: i for i, move in enumerate(policy_moves())}
+def _table() -> tuple[list[int], list[int]]:
+    """For White to move and for Black: each move's index among the 1858 by ``(from * 64 + to) * 4 +
+    promotion`` (none or a knight 0, a bishop 1, a rook 2, a queen 3); -1 where lc0 has no such move."""
+    index = {move: i for i, move in enumerate(policy_moves())}
+    tables: list[list[int]] = []
+    for flip in (False, True):
+        table = [-1] * (64 * 64 * 4)
+        for source in range(64):
+            for target in range(64):
+                seen = [chess.square_mirror(s) if flip else s for s in (source, target)]
+                for code, suffix in enumerate(("", "b", "r", "q")):
+                    name = chess.square_name(seen[0]) + chess.square_name(seen[1]) + suffix
+                    table[(source * 64 + target) * 4 + code] = index.get(name, -1)
+        tables.append(table)
+    return tables[1], tables[0]  # indexed by the side to move: chess.BLACK is False
+
+
+_PROMOTION_CODE = {None: 0, chess.KNIGHT: 0, chess.BISHOP: 1, chess.ROOK: 2, chess.QUEEN: 3}
 
 
 def move_index(board: chess.Board, move: chess.Move) -> int:
@@ -86,9 +102,10 @@ def move_index(board: chess.Board, move: chess.Move) -> int:
     to move (Black's board flipped), castling as the king taking its rook (as lc0 holds it), a knight's
     promotion as the plain move."""
     source, target = move.from_square, move.to_square
-    if board.is_castling(move) and not board.chess960:  # python-chess writes Chess960's that way already
-        target = chess.square(7 if board.is_kingside_castling(move) else 0, chess.square_rank(source))
-    if board.turn == chess.BLACK:
-        source, target = chess.square_mirror(source), chess.square_mirror(target)
-    promotion = chess.piece_symbol(move.promotion) if move.promotion not in (None, chess.KNIGHT) else ""
-    return _index()[chess.square_name(source) + chess.square_name(target) + promotion]
+    # python-chess writes Chess960's castling as the king taking its rook already
+    if board.kings & chess.BB_SQUARES[source] and not board.chess960 and board.is_castling(move):
+        target = chess.square(7 if target > source else 0, chess.square_rank(source))
+    index = _table()[board.turn][(source * 64 + target) * 4 + _PROMOTION_CODE[move.promotion]]
+    if index < 0:
+        raise KeyError(move.uci())
+    return index

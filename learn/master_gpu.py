@@ -1,0 +1,271 @@
+"""The master network on a GPU (issue #51, item 2): Maia-1900 fine-tuned on every master game, not a sample.
+
+Two commands, because a GPU machine is often one that has the project but not the games:
+
+- :func:`pack` (``python -m learn pack``, here): the master games of :func:`learn.master_games.select_games`
+  (no game of the shipped experts, no duplicate, a validation share by game) and the experts' own games
+  of their casebases (which choose the network: below) into one ``.npz``, each game's moves as a byte a
+  move (:func:`learn.lc0.bulk.codes`): 230 thousand games in 13 MB.
+- :func:`train` (``python -m learn master-gpu``, there): the games replayed by all cores at once
+  (:func:`learn.lc0.bulk.replay`), lc0's planes made on the GPU batch by batch, the policy fitted by
+  cross-entropy over the legal moves (Adam, bf16, the value head kept), batches drawn at random (seeded);
+  every ``check`` steps the network names the experts' moves in their casebases' latest games (a share by
+  date, as ``learn personalise`` checks), and the network written is the check's best, pooled over the
+  experts: what the engine is for, rather than the master games' own validation, which is reported.
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+import math
+import sys
+import time
+import zipfile
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import chess
+import chess.pgn
+import numpy as np
+import torch
+
+from casebase.book import expert_moves
+from casebase.format import Casebase
+from common.files import atomic_file, made_stamp, write_atomic
+from learn.lc0 import bulk
+from learn.lc0.model import Lc0Net
+from learn.lc0.weights import read_network, write_network
+from learn.master_games import select_games
+from learn.personal import latest_of_games
+
+FORMAT = "cbr-chess-master-pack"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything that decides a run of :func:`train` (with the pack and the network it starts from)."""
+
+    positions: int = 3_000_000
+    batch: int = 2048
+    lr: float = 1e-4
+    seed: int = 0
+    #: A seeded share of the training games (a shorter second stage, say).
+    share: float = 1.0
+    #: Steps between the checks on the experts' latest games.
+    check: int = 100
+
+
+# Packing
+
+
+def _pgn_codes(text: str) -> bytes:
+    game = chess.pgn.read_game(io.StringIO(text))
+    return bulk.codes(game.mainline_moves()) if game is not None else b""
+
+
+def _joined(games: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray]:
+    """Games' codes end to end, and where each starts (one more: the end)."""
+    starts = np.concatenate([[0], np.cumsum([len(g) for g in games])]).astype(np.int64)
+    return np.frombuffer(b"".join(games), dtype=np.uint8).copy(), starts
+
+
+def expert_lines(casebase: Casebase, share: float) -> tuple[list[bytes], list[list[int]], list[bool]]:
+    """Each game of the casebase that replays from the standard start: its moves' codes up to the expert's
+    last case, the expert's plies, and whether it is among the latest ``share`` of games."""
+    latest = latest_of_games(casebase, share)
+    lines: dict[int, tuple[list[chess.Move], list[int]]] = {}
+    for game, board, move in expert_moves(casebase):
+        plies = lines.get(game, ([], []))[1]
+        lines[game] = (board.move_stack + [move], plies + [len(board.move_stack)])
+    codes = [bulk.codes(moves) for moves, _ in lines.values()]
+    return codes, [plies for _, plies in lines.values()], [bool(latest[game]) for game in lines]
+
+
+def pack(sources: Sequence[Path], casebases: Sequence[Path], out: Path, *, validation_games: int = 400, seed: int = 0,
+         share: float = 0.1, workers: int | None = None) -> dict[str, Any]:
+    """The master games of ``sources`` and the experts' games of ``casebases`` (see the module's text) into ``out``."""
+    games = select_games(sources, validation_games, seed)
+    with ProcessPoolExecutor(workers) as pool:
+        training = [c for c in pool.map(_pgn_codes, games.training, chunksize=256) if c]
+        validation = [c for c in pool.map(_pgn_codes, games.validation, chunksize=64) if c]
+    arrays: dict[str, np.ndarray] = {}
+    arrays["training"], arrays["training_starts"] = _joined(training)
+    arrays["validation"], arrays["validation_starts"] = _joined(validation)
+    names = []
+    for number, path in enumerate(casebases):
+        casebase = Casebase.load(path)
+        codes, plies, latest = expert_lines(casebase, share)
+        arrays[f"expert{number}"], arrays[f"expert{number}_starts"] = _joined(codes)
+        wanted = np.zeros(len(arrays[f"expert{number}"]), dtype=bool)
+        for start, own in zip(arrays[f"expert{number}_starts"], plies):
+            wanted[start + np.array(own, dtype=np.int64)] = True
+        arrays[f"expert{number}_wanted"], arrays[f"expert{number}_latest"] = wanted, np.array(latest, dtype=bool)
+        names.append(path.name.removesuffix(".npz"))
+    facts = {"format": FORMAT, "sources": [str(s) for s in sources], "games_read": games.read,
+             "games_of_experts_dropped": games.experts, "duplicates_dropped": games.duplicates,
+             "training_games": len(training), "validation_games": len(validation), "seed": seed,
+             "experts": names, "latest_share": share}
+    arrays["meta"] = np.array(json.dumps(facts))
+    with atomic_file(out) as f:
+        np.savez_compressed(f, allow_pickle=False, **arrays)
+    return facts
+
+
+@dataclass
+class Pack:
+    """A pack as :func:`pack` wrote it: its facts and its games."""
+
+    facts: dict[str, Any]
+    arrays: dict[str, np.ndarray]
+
+    @classmethod
+    def load(cls, path: Path) -> Pack:
+        """ValueError saying what is wrong where ``path`` is not a pack."""
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                arrays = {name: data[name] for name in data.files}
+            facts = json.loads(str(arrays.pop("meta")))
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+            raise ValueError(f"{path}: not a pack of master games ({exc})") from None
+        if facts.get("format") != FORMAT:
+            raise ValueError(f"{path}: not a pack of master games (its format is {facts.get('format')!r})")
+        return cls(facts, arrays)
+
+    def games(self, name: str) -> list[bytes]:
+        codes, starts = self.arrays[name], self.arrays[f"{name}_starts"]
+        return [codes[a:b].tobytes() for a, b in zip(starts[:-1], starts[1:])]
+
+    def wanted(self, name: str) -> list[np.ndarray]:
+        wanted, starts = self.arrays[f"{name}_wanted"], self.arrays[f"{name}_starts"]
+        return [wanted[a:b] for a, b in zip(starts[:-1], starts[1:])]
+
+
+# Training
+
+
+def _replay(job: tuple[list[bytes], list[np.ndarray] | None]) -> bulk.Plies:
+    games, wanted = job
+    return bulk.replay(games, wanted)
+
+
+def replay_all(games: list[bytes], wanted: list[np.ndarray] | None = None, workers: int | None = None,
+               chunk: int = 400) -> bulk.Plies:
+    """:func:`learn.lc0.bulk.replay` of ``games`` by ``workers`` processes, the rows in the games' order."""
+    jobs = [(games[i:i + chunk], None if wanted is None else wanted[i:i + chunk]) for i in range(0, len(games), chunk)]
+    with ProcessPoolExecutor(workers) as pool:
+        return bulk.Plies.concatenate(list(pool.map(_replay, jobs)))
+
+
+class Checks:
+    """The experts' latest games on the device: how often a network names their moves there, pooled."""
+
+    def __init__(self, pack: Pack, device: torch.device, workers: int | None) -> None:
+        self.sets = []
+        for number, name in enumerate(pack.facts["experts"]):
+            games, wanted = pack.games(f"expert{number}"), pack.wanted(f"expert{number}")
+            latest = pack.arrays[f"expert{number}_latest"]
+            chosen = [w & bool(flag) for w, flag in zip(wanted, latest)]
+            plies = replay_all(games, chosen, workers)
+            on = bulk.PliesOn.of(plies, device)
+            self.sets.append((name, on, torch.from_numpy(np.flatnonzero(plies.wanted)).to(device)))
+
+    def __call__(self, net: Lc0Net) -> tuple[float, dict[str, float]]:
+        each = {name: top1(net, on, rows) for name, on, rows in self.sets}
+        sizes = {name: len(rows) for name, _, rows in self.sets}
+        return sum(each[n] * sizes[n] for n in each) / max(1, sum(sizes.values())), each
+
+
+def logits(net: Lc0Net, plies: bulk.PliesOn, rows: torch.Tensor) -> torch.Tensor:
+    """The policy's logits of the positions ``rows``, illegal moves at -inf (bf16 on a GPU)."""
+    planes = bulk.planes(plies, rows)
+    with torch.autocast(rows.device.type, dtype=torch.bfloat16, enabled=rows.device.type == "cuda"):
+        out = net.policy_logits(net.trunk(planes))
+    return out.float().masked_fill(~bulk.legal_mask(plies, rows), -math.inf)
+
+
+@torch.no_grad()
+def top1(net: Lc0Net, plies: bulk.PliesOn, rows: torch.Tensor, batch: int = 8192) -> float:
+    """How often the network's favourite legal move is the move played, in the positions ``rows``."""
+    net.eval()
+    hits = sum(int((logits(net, plies, rows[s:s + batch]).argmax(1) == plies.target[rows[s:s + batch]]).sum())
+               for s in range(0, len(rows), batch))
+    return hits / max(1, len(rows))
+
+
+def train(pack_path: Path, start: Path, out: Path, settings: Settings = Settings(), *, device: str | None = None,
+          workers: int | None = None, log: Any = sys.stderr) -> dict[str, Any]:
+    """Fine-tune the network ``start`` on the pack's training games by ``settings``; write the check's best
+    network to ``out`` and ``out``'s ``NAME.toml`` (what it is, how it was made, what the checks found)."""
+    began = time.monotonic()
+    where = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    torch.manual_seed(settings.seed)
+    data = Pack.load(pack_path)
+    games = data.games("training")
+    if settings.share < 1.0:
+        keep = np.random.default_rng(settings.seed).choice(len(games), int(len(games) * settings.share), replace=False)
+        games = [games[i] for i in np.sort(keep)]
+    training = bulk.PliesOn.of(replay_all(games, None, workers), where)
+    validation = bulk.PliesOn.of(replay_all(data.games("validation"), None, workers), where)
+    checks = Checks(data, where, workers)
+    print(f"{len(training.target)} positions of {len(games)} games ready in {time.monotonic() - began:.0f} s",
+          file=log, flush=True)
+    template = read_network(start)
+    net = Lc0Net(template).to(where)
+    for p in net.value_head():
+        p.requires_grad_(False)  # the moves played teach the value head nothing
+    optimizer = torch.optim.Adam([p for p in net.parameters() if p.requires_grad], lr=settings.lr)
+    generator = torch.Generator(device=where)
+    generator.manual_seed(settings.seed)
+    every_row = torch.arange(len(validation.target), device=where)
+    base, each = checks(net)
+    history = [(0, top1(net, validation, every_row), base)]
+    best = (base, 0, copy.deepcopy(net.state_dict()))
+    positions = 0
+    while positions < settings.positions:
+        net.train()
+        rows = torch.randint(0, len(training.target), (settings.batch,), device=where, generator=generator)
+        loss = torch.nn.functional.cross_entropy(logits(net, training, rows), training.target[rows])
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        positions += settings.batch
+        if positions // settings.batch % settings.check == 0 or positions >= settings.positions:
+            score, each = checks(net)
+            history.append((positions, top1(net, validation, every_row), score))
+            if score > best[0]:
+                best = (score, positions, copy.deepcopy(net.state_dict()))
+            print(f"{positions} positions: the experts' latest games {score:.2%} (best {best[0]:.2%} at {best[1]}),"
+                  f" master validation {history[-1][1]:.2%}", file=log, flush=True)
+    net.load_state_dict(best[2])
+    write_network(out, net.cpu().to_network(template))
+    facts = {"start": start.name, "positions_run": positions, "positions_chosen": best[1],
+             "experts_latest_top1_base": round(history[0][2], 4), "experts_latest_top1": round(best[0], 4),
+             "validation_top1_base": round(history[0][1], 4),
+             "validation_top1": round(next(v for p, v, _ in history if p == best[1]), 4),
+             "training_positions": len(training.target), "training_games": len(games), "device": str(where),
+             "seconds": round(time.monotonic() - began), "torch": torch.__version__, **made_stamp()}
+    write_provenance(out, data.facts, settings, facts, history)
+    return facts
+
+
+def write_provenance(out: Path, packed: dict[str, Any], settings: Settings, facts: dict[str, Any],
+                     history: list[tuple[int, float, float]]) -> None:
+    """``NAME.toml`` beside ``NAME.pb.gz``."""
+    name = out.name.removesuffix(".pb.gz")
+    lines = [f"# What engine/style/lc0.py says of {out.name}: made by python -m learn master-gpu.",
+             'name = "Maia-1900 fine-tuned on master games"',
+             "source = " + json.dumps(f"Maia-1900 fine-tuned here on the master games of {', '.join(packed['sources'])}"
+                                      " (the shipped experts' games and duplicates dropped, validation held out by game),"
+                                      " chosen on the experts' latest training games"),
+             'licence = "GPL-3.0"', "", "[pack]"]
+    lines += [f"{k} = {json.dumps(v)}" for k, v in packed.items() if k != "format"]
+    lines += ["", "[settings]"] + [f"{k} = {json.dumps(v)}" for k, v in asdict(settings).items()]
+    lines += ["", "[training]"] + [f"{k} = {json.dumps(v)}" for k, v in facts.items()]
+    lines += [f"checks = {json.dumps([[p, round(v, 4), round(e, 4)] for p, v, e in history])}"]
+    write_atomic(out.with_name(name + ".toml"), "\n".join(lines) + "\n")
+
