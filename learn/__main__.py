@@ -97,6 +97,7 @@ def build_parser(recipe: dict[str, Any] | None = None) -> argparse.ArgumentParse
                     help="casebases whose latest games choose the network (not the games held out from them)")
     pk.add_argument("--validation-games", type=positive_int, default=400, help="master games held out (default 400)")
     pk.add_argument("--seed", type=int, default=0, help="seed of the games' order (default 0)")
+    pk.add_argument("--validation-pgn", type=Path, metavar="PGN", help="also write the validation games there, as PGN")
     g = commands.add_parser("master-gpu", help="an lc0 network fine-tuned on a pack's every game (a GPU: minutes)",
                             description="Replay the pack's games on every core, fit the network's policy on random"
                             " batches, check it on the experts' latest games every --check steps and write the best.")
@@ -194,7 +195,8 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "pack":
             from learn.master_gpu import pack
 
-            facts = pack(args.sources, args.experts, args.out, validation_games=args.validation_games, seed=args.seed)
+            facts = pack(args.sources, args.experts, args.out, validation_games=args.validation_games, seed=args.seed,
+                         validation_pgn=args.validation_pgn)
             print(f"{args.out}: {facts['training_games']} training and {facts['validation_games']} validation games"
                   f" ({facts['games_of_experts_dropped']} of the experts' and {facts['duplicates_dropped']} duplicates"
                   f" dropped), the latest games of {len(facts['experts'])} experts")

@@ -87,9 +87,12 @@ def expert_lines(casebase: Casebase, share: float) -> tuple[list[bytes], list[li
 
 
 def pack(sources: Sequence[Path], casebases: Sequence[Path], out: Path, *, validation_games: int = 400, seed: int = 0,
-         share: float = 0.1, workers: int | None = None) -> dict[str, Any]:
-    """The master games of ``sources`` and the experts' games of ``casebases`` (see the module's text) into ``out``."""
+         share: float = 0.1, workers: int | None = None, validation_pgn: Path | None = None) -> dict[str, Any]:
+    """The master games of ``sources`` and the experts' games of ``casebases`` (see the module's text) into ``out``;
+    the validation games also as PGN into ``validation_pgn`` where given (the network never trained on them)."""
     games = select_games(sources, validation_games, seed)
+    if validation_pgn is not None:
+        write_atomic(validation_pgn, "\n\n".join(game.strip() for game in games.validation) + "\n")
     with ProcessPoolExecutor(workers) as pool:
         training = [c for c in pool.map(_pgn_codes, games.training, chunksize=256) if c]
         validation = [c for c in pool.map(_pgn_codes, games.validation, chunksize=64) if c]

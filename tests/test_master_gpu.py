@@ -23,16 +23,16 @@ from test_master import pgn, tiny  # noqa: E402,F401
 from casebase.book import expert_moves  # noqa: E402
 from casebase.format import Casebase  # noqa: E402
 from learn.lc0 import bulk  # noqa: E402
+from learn.lc0.model import Lc0Net  # noqa: E402
 from learn.lc0.weights import read_network  # noqa: E402
 from learn.master import select_games  # noqa: E402
-from learn.lc0.model import Lc0Net  # noqa: E402
 from learn.master_gpu import Checks, Pack, Settings, pack, train  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def packed(pgn, kosteniuk_casebase, tmp_path_factory) -> Path:  # noqa: F811
     path = tmp_path_factory.mktemp("pack") / "pack.npz"
-    pack([pgn], [kosteniuk_casebase], path, validation_games=5, seed=1, workers=1)
+    pack([pgn], [kosteniuk_casebase], path, validation_games=5, seed=1, workers=1, validation_pgn=path.with_suffix(".pgn"))
     return path
 
 
@@ -40,6 +40,7 @@ def test_the_pack_holds_the_chosen_games_and_the_experts_latest_as_they_were(pac
     data = Pack.load(packed)
     games = select_games([pgn], 5, seed=1)
     assert (data.facts["training_games"], data.facts["validation_games"], data.facts["games_of_experts_dropped"]) == (25, 5, 1)
+    assert packed.with_suffix(".pgn").read_text().count("[Event ") == 5
     for codes, text in zip(data.games("validation"), games.validation):
         moves = list(chess.pgn.read_game(io.StringIO(text)).mainline_moves())
         assert bulk.replay([codes]).target.tolist() == bulk.replay([moves]).target.tolist()
