@@ -208,8 +208,8 @@ casebases/heldout/%.model.npz: casebases/heldout/%.npz | $(TRAIN_STAMP)
 # Each expert's own lc0 network (learn/own_network.py, docs/personal.md §1b): the default network's last two
 # blocks and policy head fitted to the expert's games as long as it helps on the latest ones, with X.toml
 # beside it naming the casebase (Model auto plays it for that casebase alone). Needs torch and lc0's backend;
-# from a minute (Kosteniuk) to about 27 (Ivanchuk) an expert on 2 busy cores.
-## own-networks: each shipped expert's own lc0 network into engine/style/models/personal/ (torch; 1.5 hours)
+# from 20 s (Kosteniuk) to 12 minutes (van Wely) an expert on 2 busy cores; `learn personalise --device cuda`: seconds.
+## own-networks: each shipped expert's own lc0 network into engine/style/models/personal/ (torch; 45 minutes)
 own-networks: $(EXPERTS:%=engine/style/models/personal/%.pb.gz)
 
 engine/style/models/personal/%.pb.gz: casebases/%.npz | $(TRAIN_STAMP)
