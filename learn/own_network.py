@@ -205,7 +205,7 @@ def write_own_provenance(out: Path, base: Path, casebase: Casebase, config: OwnC
                 **{f"config_{key}": value for key, value in dataclasses.asdict(config).items()}}
     source = (f"{base_name} ({base.name}) fine-tuned here on the games of {casebase.expert} in their casebase"
               f" ({len(casebase)} cases, {casebase.num_games} games)")
-    head = {"name": f"{base_name} fine-tuned on {casebase.expert}", "source": source,
+    head = {"name": f"{casebase.expert}'s own network, from {base_name}", "source": source,
             "licence": str(said.get("licence", "GPL-3.0"))}  # a work made from the base network: its licence
     lines = [f"# What engine/style/lc0.py says of {out.name}: {casebase.expert}'s own network (python -m learn personalise)."]
     lines += [f"{key} = {json.dumps(value)}" for key, value in head.items()] + ["", "[personal]"]

@@ -87,7 +87,7 @@ def test_the_fit_keeps_the_trunk_and_the_value_head_and_says_whose_it_is(made, s
     said = tomllib.loads(out.with_name("kosteniuk-14.toml").read_text())
     assert said["personal"]["casebase"] == casebase_digest(Casebase.load(small))
     assert said["personal"]["expert"] == "Alexandra Kosteniuk" and said["licence"] == "GPL-3.0"
-    assert said["name"] == "tiny fine-tuned on Alexandra Kosteniuk"
+    assert said["name"] == "Alexandra Kosteniuk's own network, from tiny"
     lc0.load_network(out)  # lc0's backend plays it
     gain = Gain.of(out)  # what fidelity personal-gains tables and plots
     assert (gain.expert, gain.games, gain.epochs, gain.top1) == ("Alexandra Kosteniuk", 14, result.epochs, round(result.top1, 4))
@@ -120,7 +120,7 @@ def test_model_auto_plays_the_own_network_for_its_casebase_alone(made, small, ko
     after.push_uci("e2e4")
     assert chess.Move.from_uci(bestmoves(lines)[0]) in after.legal_moves
     assert f"model: the own network of Alexandra Kosteniuk ({out}" in strings(lines)
-    assert "the style model (tiny fine-tuned on Alexandra Kosteniuk (lc0 network, 2 blocks))" in strings(lines)
+    assert "the style model (Alexandra Kosteniuk's own network, from tiny (lc0 network, 2 blocks))" in strings(lines)
 
 
 def test_learn_personalise_makes_a_network_by_its_name_and_refuses_a_base_of_another_kind(small, tiny, tmp_path, capsys):
