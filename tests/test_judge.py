@@ -71,8 +71,10 @@ def gone(pid: int, within: float = 10.0) -> bool:
     """Whether process ``pid`` has ended (and been reaped) within ``within`` seconds."""
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
-        stat = Path(f"/proc/{pid}/stat")
-        if not stat.exists() or stat.read_text().split(")")[-1].split()[0] == "Z":
+        try:
+            if Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] == "Z":
+                return True
+        except (FileNotFoundError, ProcessLookupError):  # reaped, maybe between two reads of its /proc entry
             return True
         time.sleep(0.05)
     return False
