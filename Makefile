@@ -167,9 +167,10 @@ model: casebases/masters.npz | $(TRAIN_STAMP)
 # The master network (learn/master_gpu.py): Maia-1900 fine-tuned on every master game, on a GPU. `make master-pack`
 # packs the games (MASTERS_2300: the larger collection, not in the repository; the shipped experts' games and
 # duplicates dropped) with the ladder experts' held-out casebases, whose latest training games choose the network
-# (10 minutes on 2 cores; 13 MB). `make master` trains on it in two stages, the recipe of the shipped network
-# (engine/style/models/master.toml; its second stage drew 55 % of the masters-2300plus games that masters-2500plus
-# lacks, which --share 0.4 of the whole pack matches in size): a few minutes on an H200.
+# (10 minutes on 2 cores; 13 MB). `make master` trains on it in two stages, close to the shipped network's
+# (engine/style/models/master.toml, which it rewrites): that one's second stage went on from the first stage's
+# last network (master-gpu writes its best check) and drew 55 % of the masters-2300plus games that masters-2500plus
+# lacks (--share 0.4 of the whole pack matches it in size). A few minutes on an H200.
 # `make master-cpu`: the older recipe for 2 CPU cores (learn/master.py, hours, resumable, .train/master-cpu.pb.gz).
 MASTERS_2300 ?= ../shared/data/masters-2300plus.pgn.gz
 MASTER_PACK ?= .train/master-pack.npz

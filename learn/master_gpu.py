@@ -23,6 +23,7 @@ import math
 import sys
 import time
 import zipfile
+import zlib
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
@@ -37,6 +38,7 @@ import torch
 from casebase.book import expert_moves
 from casebase.format import Casebase
 from common.files import atomic_file, made_stamp, write_atomic
+from engine.style.lc0 import provenance
 from learn.lc0 import bulk
 from learn.lc0.model import Lc0Net
 from learn.lc0.weights import read_network, write_network
@@ -44,6 +46,7 @@ from learn.master_games import select_games
 from learn.personal import latest_of_games
 
 FORMAT = "cbr-chess-master-pack"
+MASTER_SUFFIX = " fine-tuned on master games"
 
 
 @dataclass(frozen=True)
@@ -59,13 +62,20 @@ class Settings:
     #: Steps between the checks on the experts' latest games.
     check: int = 100
 
+    def __post_init__(self) -> None:
+        if not 0 < self.share <= 1:
+            raise ValueError(f"share takes a share of the games, more than 0 and at most 1, not {self.share}")
+
 
 # Packing
 
 
 def _pgn_codes(text: str) -> bytes:
+    """A game's codes; none for a game that does not replay from the standard start (as learn.master.replay)."""
     game = chess.pgn.read_game(io.StringIO(text))
-    return bulk.codes(game.mainline_moves()) if game is not None else b""
+    if game is None or game.errors or game.board() != chess.Board() or any(not m for m in game.mainline_moves()):
+        return b""
+    return bulk.codes(game.mainline_moves())
 
 
 def _joined(games: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray]:
@@ -91,11 +101,12 @@ def pack(sources: Sequence[Path], casebases: Sequence[Path], out: Path, *, valid
     """The master games of ``sources`` and the experts' games of ``casebases`` (see the module's text) into ``out``;
     the validation games also as PGN into ``validation_pgn`` where given (the network never trained on them)."""
     games = select_games(sources, validation_games, seed)
-    if validation_pgn is not None:
-        write_atomic(validation_pgn, "\n\n".join(game.strip() for game in games.validation) + "\n")
     with ProcessPoolExecutor(workers) as pool:
         training = [c for c in pool.map(_pgn_codes, games.training, chunksize=256) if c]
-        validation = [c for c in pool.map(_pgn_codes, games.validation, chunksize=64) if c]
+        coded = list(pool.map(_pgn_codes, games.validation, chunksize=64))
+    validation = [c for c in coded if c]
+    if validation_pgn is not None:  # the games packed alone
+        write_atomic(validation_pgn, "\n\n".join(g.strip() for g, c in zip(games.validation, coded) if c) + "\n")
     arrays: dict[str, np.ndarray] = {}
     arrays["training"], arrays["training_starts"] = _joined(training)
     arrays["validation"], arrays["validation_starts"] = _joined(validation)
@@ -112,6 +123,7 @@ def pack(sources: Sequence[Path], casebases: Sequence[Path], out: Path, *, valid
     facts = {"format": FORMAT, "sources": [str(s) for s in sources], "games_read": games.read,
              "games_of_experts_dropped": games.experts, "duplicates_dropped": games.duplicates,
              "training_games": len(training), "validation_games": len(validation), "seed": seed,
+             "games_not_replayed": len(games.training) + len(games.validation) - len(training) - len(validation),
              "experts": names, "latest_share": share}
     arrays["meta"] = np.array(json.dumps(facts))
     with atomic_file(out) as f:
@@ -128,16 +140,28 @@ class Pack:
 
     @classmethod
     def load(cls, path: Path) -> Pack:
-        """ValueError saying what is wrong where ``path`` is not a pack."""
+        """ValueError saying what is wrong where ``path`` is not a pack (damaged, another file, games cut)."""
         try:
             with np.load(path, allow_pickle=False) as data:
                 arrays = {name: data[name] for name in data.files}
             facts = json.loads(str(arrays.pop("meta")))
-        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+            if not isinstance(facts, dict) or facts.get("format") != FORMAT:
+                raise ValueError(f"its format is {facts.get('format') if isinstance(facts, dict) else None!r}")
+            loaded = cls(facts, arrays)
+            for name in ["training", "validation"] + [f"expert{n}" for n in range(len(facts["experts"]))]:
+                loaded._check(name)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
             raise ValueError(f"{path}: not a pack of master games ({exc})") from None
-        if facts.get("format") != FORMAT:
-            raise ValueError(f"{path}: not a pack of master games (its format is {facts.get('format')!r})")
-        return cls(facts, arrays)
+        return loaded
+
+    def _check(self, name: str) -> None:
+        codes, starts = self.arrays[name], self.arrays[f"{name}_starts"]
+        if codes.dtype != np.uint8 or len(starts) < 1 or starts[0] != 0 or starts[-1] != len(codes) \
+                or (np.diff(starts) < 0).any():
+            raise ValueError(f"its games {name} are cut")
+        if name.startswith("expert") and (len(self.arrays[f"{name}_wanted"]) != len(codes)
+                                          or len(self.arrays[f"{name}_latest"]) != len(starts) - 1):
+            raise ValueError(f"its marks of {name}'s moves do not fit the games")
 
     def games(self, name: str) -> list[bytes]:
         codes, starts = self.arrays[name], self.arrays[f"{name}_starts"]
@@ -167,15 +191,20 @@ def replay_all(games: list[bytes], wanted: list[np.ndarray] | None = None, worke
 class Checks:
     """The experts' latest games on the device: how often a network names their moves there, pooled."""
 
-    def __init__(self, pack: Pack, device: torch.device, workers: int | None) -> None:
-        self.sets = []
+    def __init__(self, replayed: Sequence[tuple[str, bulk.Plies]], device: torch.device) -> None:
+        self.sets: list[tuple[str, bulk.PliesOn, torch.Tensor]] = [
+            (name, bulk.PliesOn.of(plies, device), torch.from_numpy(np.flatnonzero(plies.wanted)).to(device))
+            for name, plies in replayed]
+
+    @staticmethod
+    def replay(pack: Pack, workers: int | None) -> list[tuple[str, bulk.Plies]]:
+        """Each expert's games of the pack, their latest games' own moves wanted."""
+        out = []
         for number, name in enumerate(pack.facts["experts"]):
-            games, wanted = pack.games(f"expert{number}"), pack.wanted(f"expert{number}")
             latest = pack.arrays[f"expert{number}_latest"]
-            chosen = [w & bool(flag) for w, flag in zip(wanted, latest)]
-            plies = replay_all(games, chosen, workers)
-            on = bulk.PliesOn.of(plies, device)
-            self.sets.append((name, on, torch.from_numpy(np.flatnonzero(plies.wanted)).to(device)))
+            chosen = [w & bool(flag) for w, flag in zip(pack.wanted(f"expert{number}"), latest)]
+            out.append((name, replay_all(pack.games(f"expert{number}"), chosen, workers)))
+        return out
 
     def __call__(self, net: Lc0Net) -> tuple[float, dict[str, float]]:
         each = {name: top1(net, on, rows) for name, on, rows in self.sets}
@@ -206,15 +235,21 @@ def train(pack_path: Path, start: Path, out: Path, settings: Settings = Settings
     network to ``out`` and ``out``'s ``NAME.toml`` (what it is, how it was made, what the checks found)."""
     began = time.monotonic()
     where = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    if where.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"no GPU for --device {where}: this torch sees none")
     torch.manual_seed(settings.seed)
     data = Pack.load(pack_path)
     games = data.games("training")
     if settings.share < 1.0:
         keep = np.random.default_rng(settings.seed).choice(len(games), int(len(games) * settings.share), replace=False)
         games = [games[i] for i in np.sort(keep)]
-    training = bulk.PliesOn.of(replay_all(games, None, workers), where)
-    validation = bulk.PliesOn.of(replay_all(data.games("validation"), None, workers), where)
-    checks = Checks(data, where, workers)
+    # every process forked before anything reaches the device (a fork after CUDA starts may hang)
+    replayed = replay_all(games, None, workers), replay_all(data.games("validation"), None, workers)
+    experts = Checks.replay(data, workers)
+    if not len(replayed[0]) or not any(plies.wanted.any() for _, plies in experts):
+        raise ValueError(f"{pack_path}: no position to train on, or none of the experts' to choose by")
+    training, validation = (bulk.PliesOn.of(plies, where) for plies in replayed)
+    checks = Checks(experts, where)
     print(f"{len(training.target)} positions of {len(games)} games ready in {time.monotonic() - began:.0f} s",
           file=log, flush=True)
     template = read_network(start)
@@ -225,7 +260,7 @@ def train(pack_path: Path, start: Path, out: Path, settings: Settings = Settings
     generator = torch.Generator(device=where)
     generator.manual_seed(settings.seed)
     every_row = torch.arange(len(validation.target), device=where)
-    base, each = checks(net)
+    base, _ = checks(net)
     history = [(0, top1(net, validation, every_row), base)]
     best = (base, 0, copy.deepcopy(net.state_dict()))
     positions = 0
@@ -238,7 +273,7 @@ def train(pack_path: Path, start: Path, out: Path, settings: Settings = Settings
         optimizer.step()
         positions += settings.batch
         if positions // settings.batch % settings.check == 0 or positions >= settings.positions:
-            score, each = checks(net)
+            score, _ = checks(net)
             history.append((positions, top1(net, validation, every_row), score))
             if score > best[0]:
                 best = (score, positions, copy.deepcopy(net.state_dict()))
@@ -252,23 +287,25 @@ def train(pack_path: Path, start: Path, out: Path, settings: Settings = Settings
              "validation_top1": round(next(v for p, v, _ in history if p == best[1]), 4),
              "training_positions": len(training.target), "training_games": len(games), "device": str(where),
              "seconds": round(time.monotonic() - began), "torch": torch.__version__, **made_stamp()}
-    write_provenance(out, data.facts, settings, facts, history)
+    write_provenance(out, start, data.facts, settings, facts, history)
     return facts
 
 
-def write_provenance(out: Path, packed: dict[str, Any], settings: Settings, facts: dict[str, Any],
+def write_provenance(out: Path, start: Path, packed: dict[str, Any], settings: Settings, facts: dict[str, Any],
                      history: list[tuple[int, float, float]]) -> None:
-    """``NAME.toml`` beside ``NAME.pb.gz``."""
-    name = out.name.removesuffix(".pb.gz")
+    """``NAME.toml`` beside ``NAME.pb.gz``: its name and licence the start network's (a work made from it)."""
+    said = provenance(start)
+    base = str(said.get("name") or start.name.removesuffix(".pb.gz"))
+    made = base if base.endswith(MASTER_SUFFIX) else base + MASTER_SUFFIX  # a second stage is no new kind
     lines = [f"# What engine/style/lc0.py says of {out.name}: made by python -m learn master-gpu.",
-             'name = "Maia-1900 fine-tuned on master games"',
-             "source = " + json.dumps(f"Maia-1900 fine-tuned here on the master games of {', '.join(packed['sources'])}"
-                                      " (the shipped experts' games and duplicates dropped, validation held out by game),"
-                                      " chosen on the experts' latest training games"),
-             'licence = "GPL-3.0"', "", "[pack]"]
+             f"name = {json.dumps(made)}",
+             "source = " + json.dumps(f"{base} ({start.name}) fine-tuned here on the master games of"
+                                      f" {', '.join(packed['sources'])} (the shipped experts' games and duplicates"
+                                      " dropped, validation held out by game), chosen on the experts' latest training games"),
+             f"licence = {json.dumps(str(said.get('licence', 'GPL-3.0')))}", "", "[pack]"]
     lines += [f"{k} = {json.dumps(v)}" for k, v in packed.items() if k != "format"]
     lines += ["", "[settings]"] + [f"{k} = {json.dumps(v)}" for k, v in asdict(settings).items()]
     lines += ["", "[training]"] + [f"{k} = {json.dumps(v)}" for k, v in facts.items()]
     lines += [f"checks = {json.dumps([[p, round(v, 4), round(e, 4)] for p, v, e in history])}"]
-    write_atomic(out.with_name(name + ".toml"), "\n".join(lines) + "\n")
+    write_atomic(out.with_name(out.name.removesuffix(".pb.gz") + ".toml"), "\n".join(lines) + "\n")
 

@@ -5,6 +5,7 @@ check's best network, for lc0's backend, with what it is beside it. A tiny netwo
 from __future__ import annotations
 
 import io
+import json
 import tomllib
 from pathlib import Path
 
@@ -26,7 +27,7 @@ from learn.lc0 import bulk  # noqa: E402
 from learn.lc0.model import Lc0Net  # noqa: E402
 from learn.lc0.weights import read_network  # noqa: E402
 from learn.master import select_games  # noqa: E402
-from learn.master_gpu import Checks, Pack, Settings, pack, train  # noqa: E402
+from learn.master_gpu import Checks, Pack, Settings, pack, replay_all, train  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -52,12 +53,30 @@ def test_the_pack_holds_the_chosen_games_and_the_experts_latest_as_they_were(pac
     assert 0 < latest.sum() < len(latest) and data.facts["experts"] == [kosteniuk_casebase.name.removesuffix(".npz")]
 
 
-def test_a_foreign_file_is_refused_with_what_it_is(tmp_path, kosteniuk_casebase):
-    with pytest.raises(ValueError, match="not a pack of master games"):
-        Pack.load(kosteniuk_casebase)
+def test_a_foreign_or_damaged_file_is_refused_with_what_it_is(packed, tmp_path, kosteniuk_casebase):
+    np.save(tmp_path / "array.npy", np.zeros(3))
+    whole = packed.read_bytes()
+    middle = bytearray(whole)
+    middle[len(whole) // 2:len(whole) // 2 + 64] = bytes(64)  # inside a member: its deflate stream breaks
+    (tmp_path / "middle.npz").write_bytes(bytes(middle))
     (tmp_path / "broken.npz").write_bytes(b"PK\x03\x04 nothing")
-    with pytest.raises(ValueError, match="not a pack of master games"):
-        Pack.load(tmp_path / "broken.npz")
+    data = Pack.load(packed).arrays
+    np.savez(tmp_path / "cut.npz", **{**data, "meta": np.array(json.dumps(Pack.load(packed).facts)),
+                                      "training_starts": data["training_starts"][:-1]})
+    for path in (kosteniuk_casebase, tmp_path / "array.npy", tmp_path / "middle.npz", tmp_path / "broken.npz",
+                 tmp_path / "cut.npz"):
+        with pytest.raises(ValueError, match="not a pack of master games"):
+            Pack.load(path)
+    with pytest.raises(ValueError, match="share takes a share of the games"):
+        Settings(share=0)
+
+
+def test_games_replayed_in_parts_are_the_games_replayed_at_once(packed):
+    data = Pack.load(packed)
+    games, wanted = data.games("expert0")[:7], data.wanted("expert0")[:7]
+    parts, whole = replay_all(games, wanted, workers=1, chunk=2), bulk.replay(games, wanted)
+    for name in ("boards", "target", "repeated", "ply", "wanted", "legal_start", "legal"):
+        np.testing.assert_array_equal(getattr(parts, name), getattr(whole, name))
 
 
 def test_the_network_written_is_the_best_check_for_lc0s_backend_and_says_so(packed, tiny, tmp_path):  # noqa: F811
@@ -70,7 +89,7 @@ def test_the_network_written_is_the_best_check_for_lc0s_backend_and_says_so(pack
     assert [c[0] for c in checks] == [0, 128, 256, 384] and facts["positions_run"] == 384
     best = max(checks, key=lambda c: c[2])
     assert facts["positions_chosen"] == best[0] != 384 and facts["experts_latest_top1"] == best[2]
-    written = Checks(Pack.load(packed), torch.device("cpu"), 1)(Lc0Net(read_network(out)))[0]
+    written = Checks(Checks.replay(Pack.load(packed), 1), torch.device("cpu"))(Lc0Net(read_network(out)))[0]
     assert round(written, 4) == best[2]  # the network written is the best check's
     assert said["settings"]["lr"] == 0.3 and said["pack"]["training_games"] == 25 and said["licence"] == "GPL-3.0"
     start, made = read_network(tiny).layers(), read_network(out).layers()
