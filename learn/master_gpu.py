@@ -35,7 +35,7 @@ import chess.pgn
 import numpy as np
 import torch
 
-from casebase.book import expert_moves
+from casebase.book import replayed_lines
 from casebase.format import Casebase
 from common.files import atomic_file, made_stamp, write_atomic
 from engine.style.lc0 import provenance
@@ -86,14 +86,17 @@ def _joined(games: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray]:
 
 def expert_lines(casebase: Casebase, share: float) -> tuple[list[bytes], list[list[int]], list[bool]]:
     """Each game of the casebase that replays from the standard start: its moves' codes up to the expert's
-    last case, the expert's plies, and whether it is among the latest ``share`` of games."""
-    latest = latest_of_games(casebase, share)
-    lines: dict[int, tuple[list[chess.Move], list[int]]] = {}
-    for game, board, move in expert_moves(casebase):
-        plies = lines.get(game, ([], []))[1]
-        lines[game] = (board.move_stack + [move], plies + [len(board.move_stack)])
-    codes = [bulk.codes(moves) for moves, _ in lines.values()]
-    return codes, [plies for _, plies in lines.values()], [bool(latest[game]) for game in lines]
+    last case, the expert's plies (the positions :func:`casebase.book.expert_moves` gives), and whether it is
+    among the latest ``share`` of games."""
+    latest, case_plies = latest_of_games(casebase, share), np.asarray(casebase.ply)
+    codes, plies, flags = [], [], []
+    for cases, line in replayed_lines(casebase, int(case_plies.max(initial=0)) + 1):
+        own = sorted(p for p in set(case_plies[cases].tolist()) if p < len(line))
+        if own:
+            codes.append(bulk.codes(line))
+            plies.append(own)
+            flags.append(bool(latest[int(casebase.game[cases[0]])]))
+    return codes, plies, flags
 
 
 def pack(sources: Sequence[Path], casebases: Sequence[Path], out: Path, *, validation_games: int = 400, seed: int = 0,
@@ -188,28 +191,15 @@ def replay_all(games: list[bytes], wanted: list[np.ndarray] | None = None, worke
         return bulk.Plies.concatenate(list(pool.map(_replay, jobs)))
 
 
-class Checks:
-    """The experts' latest games on the device: how often a network names their moves there, pooled."""
-
-    def __init__(self, replayed: Sequence[tuple[str, bulk.Plies]], device: torch.device) -> None:
-        self.sets: list[tuple[str, bulk.PliesOn, torch.Tensor]] = [
-            (name, bulk.PliesOn.of(plies, device), torch.from_numpy(np.flatnonzero(plies.wanted)).to(device))
-            for name, plies in replayed]
-
-    @staticmethod
-    def replay(pack: Pack, workers: int | None) -> list[tuple[str, bulk.Plies]]:
-        """Each expert's games of the pack, their latest games' own moves wanted."""
-        out = []
-        for number, name in enumerate(pack.facts["experts"]):
-            latest = pack.arrays[f"expert{number}_latest"]
-            chosen = [w & bool(flag) for w, flag in zip(pack.wanted(f"expert{number}"), latest)]
-            out.append((name, replay_all(pack.games(f"expert{number}"), chosen, workers)))
-        return out
-
-    def __call__(self, net: Lc0Net) -> tuple[float, dict[str, float]]:
-        each = {name: top1(net, on, rows) for name, on, rows in self.sets}
-        sizes = {name: len(rows) for name, _, rows in self.sets}
-        return sum(each[n] * sizes[n] for n in each) / max(1, sum(sizes.values())), each
+def experts_latest(pack: Pack, workers: int | None) -> bulk.Plies:
+    """Every expert's games of the pack, their latest games' own moves wanted (the checks, pooled)."""
+    games: list[bytes] = []
+    chosen: list[np.ndarray] = []
+    for number in range(len(pack.facts["experts"])):
+        games += pack.games(f"expert{number}")
+        latest = pack.arrays[f"expert{number}_latest"]
+        chosen += [wanted & bool(flag) for wanted, flag in zip(pack.wanted(f"expert{number}"), latest)]
+    return replay_all(games, chosen, workers)
 
 
 def logits(net: Lc0Net, plies: bulk.PliesOn, rows: torch.Tensor) -> torch.Tensor:
@@ -245,11 +235,11 @@ def train(pack_path: Path, start: Path, out: Path, settings: Settings = Settings
         games = [games[i] for i in np.sort(keep)]
     # every process forked before anything reaches the device (a fork after CUDA starts may hang)
     replayed = replay_all(games, None, workers), replay_all(data.games("validation"), None, workers)
-    experts = Checks.replay(data, workers)
-    if not len(replayed[0]) or not any(plies.wanted.any() for _, plies in experts):
+    latest = experts_latest(data, workers)
+    if not len(replayed[0]) or not latest.wanted.any():
         raise ValueError(f"{pack_path}: no position to train on, or none of the experts' to choose by")
-    training, validation = (bulk.PliesOn.of(plies, where) for plies in replayed)
-    checks = Checks(experts, where)
+    training, validation, experts = (bulk.PliesOn.of(plies, where) for plies in (*replayed, latest))
+    checked = torch.from_numpy(np.flatnonzero(latest.wanted)).to(where)
     print(f"{len(training.target)} positions of {len(games)} games ready in {time.monotonic() - began:.0f} s",
           file=log, flush=True)
     template = read_network(start)
@@ -260,7 +250,7 @@ def train(pack_path: Path, start: Path, out: Path, settings: Settings = Settings
     generator = torch.Generator(device=where)
     generator.manual_seed(settings.seed)
     every_row = torch.arange(len(validation.target), device=where)
-    base, _ = checks(net)
+    base = top1(net, experts, checked)
     history = [(0, top1(net, validation, every_row), base)]
     best = (base, 0, copy.deepcopy(net.state_dict()))
     positions = 0
@@ -273,7 +263,7 @@ def train(pack_path: Path, start: Path, out: Path, settings: Settings = Settings
         optimizer.step()
         positions += settings.batch
         if positions // settings.batch % settings.check == 0 or positions >= settings.positions:
-            score, _ = checks(net)
+            score = top1(net, experts, checked)
             history.append((positions, top1(net, validation, every_row), score))
             if score > best[0]:
                 best = (score, positions, copy.deepcopy(net.state_dict()))

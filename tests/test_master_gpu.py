@@ -27,7 +27,7 @@ from learn.lc0 import bulk  # noqa: E402
 from learn.lc0.model import Lc0Net  # noqa: E402
 from learn.lc0.weights import read_network  # noqa: E402
 from learn.master import select_games  # noqa: E402
-from learn.master_gpu import Checks, Pack, Settings, pack, replay_all, train  # noqa: E402
+from learn.master_gpu import Pack, Settings, experts_latest, pack, replay_all, top1, train  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +89,8 @@ def test_the_network_written_is_the_best_check_for_lc0s_backend_and_says_so(pack
     assert [c[0] for c in checks] == [0, 128, 256, 384] and facts["positions_run"] == 384
     best = max(checks, key=lambda c: c[2])
     assert facts["positions_chosen"] == best[0] != 384 and facts["experts_latest_top1"] == best[2]
-    written = Checks(Checks.replay(Pack.load(packed), 1), torch.device("cpu"))(Lc0Net(read_network(out)))[0]
+    latest = experts_latest(Pack.load(packed), 1)
+    written = top1(Lc0Net(read_network(out)), bulk.PliesOn.of(latest), torch.from_numpy(np.flatnonzero(latest.wanted)))
     assert round(written, 4) == best[2]  # the network written is the best check's
     assert said["settings"]["lr"] == 0.3 and said["pack"]["training_games"] == 25 and said["licence"] == "GPL-3.0"
     start, made = read_network(tiny).layers(), read_network(out).layers()

@@ -56,14 +56,16 @@ class Plies:
 
 
 def _repetition_key(board: chess.Board) -> tuple[int | bool | None, ...]:
-    # lc0 holds an en passant square where a pawn stands beside the one that stepped twice
+    # lc0 holds an en passant square where a pawn stands beside the one that stepped twice (as
+    # chess.polyglot.zobrist_hash counts it, at a hundredth of its cost; python-chess's own key wants a legal capture)
     passant = board.ep_square if board.has_pseudo_legal_en_passant() else None
     return (board.occupied_co[chess.WHITE], board.pawns, board.knights, board.bishops, board.rooks, board.queens,
             board.kings, board.turn, board.castling_rights, passant)
 
 
-def _order(move: chess.Move) -> tuple[int, int, int]:
-    return move.from_square, move.to_square, move.promotion or 0
+def _listed(board: chess.Board) -> list[chess.Move]:
+    """The legal moves in the order :func:`codes` numbers them: by from-square, to-square, promotion."""
+    return sorted(board.legal_moves, key=lambda m: (m.from_square, m.to_square, m.promotion or 0))
 
 
 def codes(moves: Iterable[chess.Move]) -> bytes:
@@ -71,16 +73,14 @@ def codes(moves: Iterable[chess.Move]) -> bytes:
     (from, to, promotion) order (how a game travels compactly; :func:`replay` reads it back)."""
     board, out = chess.Board(), bytearray()
     for move in moves:
-        out.append(sorted(board.legal_moves, key=_order).index(move))
+        out.append(_listed(board).index(move))
         board.push(move)
     return bytes(out)
 
 
-def replay(games: Iterable[Sequence[chess.Move] | bytes], wanted: Iterable[Sequence[bool] | np.ndarray] | None = None,
-           legal_moves: bool = True) -> Plies:
+def replay(games: Iterable[Sequence[chess.Move] | bytes], wanted: Iterable[Sequence[bool] | np.ndarray] | None = None) -> Plies:
     """Each game's positions from the standard start (the moves of ``games``, each legal in turn, or their
-    :func:`codes`), and
-    for those ``wanted`` marks (all where None) the legal moves too, unless ``legal_moves`` is False."""
+    :func:`codes`), and for those ``wanted`` marks (all where None) the legal moves too."""
     boards: list[list[int]] = []
     white: list[bool] = []
     castling: list[list[bool]] = []
@@ -98,7 +98,7 @@ def replay(games: Iterable[Sequence[chess.Move] | bytes], wanted: Iterable[Seque
         for number, played in enumerate(moves):
             listed = None
             if isinstance(played, int):
-                listed = sorted(board.legal_moves, key=_order)
+                listed = _listed(board)
                 move = listed[played]
             else:
                 move = cast(chess.Move, played)
@@ -111,7 +111,7 @@ def replay(games: Iterable[Sequence[chess.Move] | bytes], wanted: Iterable[Seque
             ply.append(number)
             target.append(move_index(board, move))
             want.append(keep is None or bool(keep[number]))
-            if want[-1] and legal_moves:
+            if want[-1]:
                 legal.extend(move_index(board, m) for m in (listed or board.legal_moves))
             starts.append(len(legal))
             seen.add(key)
