@@ -86,9 +86,13 @@ casebases: $(CASEBASES) $(PROFILED:%=casebases/%.profile.npz)
 
 # Each profiled one gets its error profile beside it (casebases/ID.profile.npz), fitted from the shipped
 # judged positions (data/profiles/, made by make profiles) without a judge.
-# (PROFILE_CODE: the code that fits and stores it, whose change refits them.)
+# (PROFILE_CODE: the code that fits and stores it, and the style networks whose prior its fit and records
+# weigh, whose change refits them: a profile fitted with another network than the engine plays is refused.
+# An own network stands here by its X.toml, which changes with it: named by its .pb.gz, which make knows how
+# to make from the casebase, a fresh casebase would have make fit the network again.)
 PROFILE_CODE = $(wildcard profiling/*.py) engine/style/errormodel.py engine/style/rating.py engine/style/profile.py \
-    engine/style/calibration.py engine/style/fitted.py engine/style/models/fitted.json
+    engine/style/calibration.py engine/style/fitted.py engine/style/models/fitted.json \
+    $(wildcard engine/style/models/*.pb.gz engine/style/models/personal/*.toml)
 # The games the shipped engines' games records are drawn from: the calibrated round robin of the seven
 # ladder engines at 40/20 before those records (docs/results.md, issue #29).
 GAMES_PGN := data/games/round-robin-40-20.pgn

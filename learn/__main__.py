@@ -70,6 +70,8 @@ def build_parser(recipe: dict[str, Any] | None = None) -> argparse.ArgumentParse
                    help="residual blocks fitted with the head (default 2 for a network, 1 for the 8x96)")
     p.add_argument("--epochs", type=positive_int, default=6, help="the most epochs tried (default 6)")
     p.add_argument("--lr", type=float, default=1e-4, help="learning rate (default 1e-4)")
+    p.add_argument("--mix", type=float, help="an lc0 network: how far the network written moves from the base towards"
+                   " the fit, in (0, 1] (default half way; 1: the fit itself)")
     p.add_argument("--device", default="cpu", help="where an lc0 network is fitted: cpu (default), cuda ...")
     p.add_argument("--seed", type=int, default=0, help="seed of the order of the cases (default 0)")
     e = commands.add_parser("evaluate", help="how often a model's favourite legal move is the case's move")
@@ -146,13 +148,15 @@ def personalise_command(args: argparse.Namespace) -> None:
         if not is_network(base):
             raise ValueError(f"an lc0 network starts from an lc0 network (.pb.gz), not {base}"
                              f"{'' if args.base else ': ' + default_model()[1]}")
-        o = make_own_network(args.casebase, out, base, OwnConfig(tune=args.tune or OwnConfig.tune, epochs=args.epochs,
-                                                                 lr=args.lr, seed=args.seed), progress=True,
-                             device=args.device)
+        config = OwnConfig(tune=args.tune or OwnConfig.tune, epochs=args.epochs, lr=args.lr, seed=args.seed,
+                           **({} if args.mix is None else {"mix": args.mix}))
+        o = make_own_network(args.casebase, out, base, config, progress=True, device=args.device)
         print(f"{out}: on the expert's latest {o.validation_games} games ({o.validation_positions} positions) top-1"
-              f" {o.top1:.1%} against {Path(base).name}'s {o.base_top1:.1%}; fitted for {o.epochs} epochs on"
-              f" {o.positions} positions in {o.seconds:.0f} s")
+              f" {o.top1:.1%} against {Path(base).name}'s {o.base_top1:.1%} (the fit alone {o.fit_top1:.1%}, moved"
+              f" {config.mix:g} of the way); fitted for {o.epochs} epochs on {o.positions} positions in {o.seconds:.0f} s")
         return
+    if args.mix is not None:
+        raise ValueError(f"--mix is for an expert's own lc0 network (.pb.gz), not the personal 8x96 {out}")
     from learn.personal import PersonalConfig, personalise
 
     r = personalise(args.casebase, out, args.base, PersonalConfig(tune=args.tune or PersonalConfig.tune, epochs=args.epochs,

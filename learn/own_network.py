@@ -9,9 +9,13 @@ head are fitted (cross-entropy over the legal moves, Adam), an epoch a fraction 
 to fit is chosen as :mod:`learn.personal` chooses it, on the expert's latest games (a ``validation``
 share by date): the epoch with the least loss there among those whose top-1 is at least the base
 network's, none (the base network's weights) if none is; the epochs stop after ``patience`` in a row
-without a better one. The network is then fitted again on every
-game for that many epochs, written as an lc0 network, and a ``NAME.toml`` beside it says whose it is,
-the casebase it was made from (:func:`casebase_digest`) and what it gained on the latest games.
+without a better one. The network is then fitted again on every game for that many epochs, and the network
+written is the base moved ``mix`` of the way towards that fit (:func:`mixed`: the weight-space ensemble of
+Wortsman et al., "Robust fine-tuning of zero-shot models", 2022): on the seven ladder experts' held-out
+games the network half way named more of their moves than the fit itself, for every expert the fit had
+changed (results.md, "Each expert's own network"). It is written as an lc0 network, and a ``NAME.toml``
+beside it says whose it is, the casebase it was made from (:func:`casebase_digest`) and what it gained on
+the latest games.
 """
 
 from __future__ import annotations
@@ -22,10 +26,10 @@ import json
 import math
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import chess
 import numpy as np
@@ -54,14 +58,18 @@ class OwnConfig(PersonalConfig):
     #: How many epochs in a row may fail to improve on the best before the fit stops.
     patience: int = 2
     threads: int = 2
+    #: How far the network written moves from the base towards the fit (1: the fit itself).
+    mix: float = 0.5
 
 
 @dataclass
 class OwnResult:
-    """What a run reports: top-1 on the expert's latest games, the base network's and the own network's."""
+    """What a run reports: top-1 on the expert's latest games, the base network's, the own network's (the fit
+    chosen, mixed as it is written) and the fit's own."""
 
     base_top1: float
     top1: float
+    fit_top1: float
     epochs: int
     validation_games: int
     validation_positions: int
@@ -119,6 +127,33 @@ def _measure(net: Lc0Net, data: _Data, rows: np.ndarray, frozen: int) -> tuple[f
     return loss / max(1, len(rows)), hits / max(1, len(rows))
 
 
+class _Chosen(NamedTuple):
+    """The epochs chosen so far: the fit's loss and top-1 on the latest games, and the top-1 there moved ``mix``
+    of the way (the network that would be written)."""
+
+    loss: float
+    fit_top1: float
+    epochs: int
+    top1: float
+
+
+def mixed(base: Mapping[str, torch.Tensor], fitted: Mapping[str, torch.Tensor], share: float) -> dict[str, torch.Tensor]:
+    """The weights ``share`` of the way from ``base`` to ``fitted`` (two states of one network)."""
+    return {name: base[name] + share * (value - base[name]) if value.is_floating_point() else value
+            for name, value in fitted.items()}
+
+
+@torch.no_grad()
+def _measure_mixed(net: Lc0Net, base: Mapping[str, torch.Tensor], data: _Data, rows: np.ndarray, frozen: int,
+                   share: float) -> tuple[float, float]:
+    """:func:`_measure` of the network ``share`` of the way from ``base`` to ``net``, which is left as it was."""
+    fitted = copy.deepcopy(net.state_dict())
+    net.load_state_dict(mixed(base, fitted, share))
+    measured = _measure(net, data, rows, frozen)
+    net.load_state_dict(fitted)
+    return measured
+
+
 def _fit(net: Lc0Net, data: _Data, rows: np.ndarray, frozen: int, config: OwnConfig, epochs: int, bar: tqdm,
          after_epoch: Callable[[int], bool] | None = None) -> None:
     """Fit the blocks after ``frozen`` and the policy head on the positions ``rows`` for ``epochs`` passes
@@ -151,6 +186,8 @@ def make_own_network(casebase_path: str | Path, out: str | Path, base: str | Pat
     template = read_network(base_path)
     where = torch.device(device)
     net = Lc0Net(template).to(where)
+    if not 0 < config.mix <= 1:
+        raise ValueError(f"mix takes a share of the way from the base network to the fit, in (0, 1], not {config.mix}")
     if not 1 <= config.tune <= len(net.tower):
         raise ValueError(f"tune takes 1..{len(net.tower)} blocks (the network has {len(net.tower)}), not {config.tune}")
     casebase = Casebase.load(casebase_path)
@@ -172,23 +209,24 @@ def make_own_network(casebase_path: str | Path, out: str | Path, base: str | Pat
         tensors = _features(net, data, frozen, bar, where)
         fresh = copy.deepcopy(net.state_dict())
         base_loss, base_top1 = _measure(net, tensors, checking, frozen)
-        best = (base_loss, base_top1, 0)
+        best = _Chosen(base_loss, base_top1, 0, base_top1)
 
         def check(epoch: int) -> bool:
             nonlocal best
             loss, top1 = _measure(net, tensors, checking, frozen)
-            if loss < best[0] and top1 >= base_top1:
-                best = (loss, top1, epoch)
+            if loss < best.loss and top1 >= base_top1:
+                best = _Chosen(loss, top1, epoch, _measure_mixed(net, fresh, tensors, checking, frozen, config.mix)[1])
             bar.set_postfix_str(f"epoch {epoch}: latest games top-1 {top1:.1%} (base {base_top1:.1%})")
-            return epoch - best[2] < config.patience
+            return epoch - best.epochs < config.patience
 
         _fit(net, tensors, fitting, frozen, config, config.epochs, bar, check)
         net.load_state_dict(fresh)  # again from the base network, on every game
-        _fit(net, tensors, np.arange(len(data)), frozen, config, best[2], bar)
+        _fit(net, tensors, np.arange(len(data)), frozen, config, best.epochs, bar)
+        net.load_state_dict(mixed(fresh, net.state_dict(), config.mix))
         bar.update(total - bar.n)
     write_network(out, net.to_network(template))
-    result = OwnResult(base_top1, best[1], best[2], int(len(np.unique(games[checking]))), len(checking), len(data),
-                       int(len(np.unique(games))), time.perf_counter() - started)
+    result = OwnResult(base_top1, best.top1, best.fit_top1, best.epochs, int(len(np.unique(games[checking]))),
+                       len(checking), len(data), int(len(np.unique(games))), time.perf_counter() - started)
     write_own_provenance(out, base_path, casebase, config, result)
     return result
 
@@ -199,9 +237,10 @@ def write_own_provenance(out: Path, base: Path, casebase: Casebase, config: OwnC
     base_name = str(said.get("name") or base.name.removesuffix(".pb.gz"))
     personal = {"expert": casebase.expert, "casebase": casebase_digest(casebase), "cases": len(casebase),
                 "base": base.name, "base_sha256": file_sha256(base), "base_top1": round(result.base_top1, 4),
-                "top1": round(result.top1, 4), "epochs": result.epochs, "validation_games": result.validation_games,
-                "validation_positions": result.validation_positions, "positions": result.positions,
-                "games": result.games, "seconds": round(result.seconds, 1), "torch": torch.__version__,
+                "top1": round(result.top1, 4), "fit_top1": round(result.fit_top1, 4), "epochs": result.epochs,
+                "validation_games": result.validation_games, "validation_positions": result.validation_positions,
+                "positions": result.positions, "games": result.games, "seconds": round(result.seconds, 1),
+                "torch": torch.__version__,
                 **{f"config_{key}": value for key, value in dataclasses.asdict(config).items()}}
     source = (f"{base_name} ({base.name}) fine-tuned here on the games of {casebase.expert} in their casebase"
               f" ({len(casebase)} cases, {casebase.num_games} games)")

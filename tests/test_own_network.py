@@ -5,6 +5,7 @@ alone. A tiny random network stands in for Maia (no download), a few of Kosteniu
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import tomllib
 from pathlib import Path
@@ -101,6 +102,22 @@ def test_a_fit_that_does_no_good_leaves_the_base_networks_weights(small, tiny, t
     assert result.epochs == 0 and result.top1 == result.base_top1
     base, own = Lc0Net(read_network(tiny)).state_dict(), Lc0Net(read_network(out)).state_dict()
     assert all(torch.equal(base[name], own[name]) for name in base)
+
+
+def test_the_network_written_is_the_base_moved_mix_of_the_way_towards_the_fit(small, tiny, tmp_path):
+    whole, part = tmp_path / "whole.pb.gz", tmp_path / "part.pb.gz"
+    fitted = make_own_network(small, whole, tiny, dataclasses.replace(FAST, mix=1.0), progress=False)
+    mixed = make_own_network(small, part, tiny, dataclasses.replace(FAST, mix=0.25), progress=False)
+    assert fitted.epochs == mixed.epochs >= 1 and fitted.top1 == fitted.fit_top1 == mixed.fit_top1
+    base, fit, own = (read_network(path).arrays() for path in (tiny, whole, part))
+    moved = 0
+    for name, values in base.items():
+        step = max(float(np.ptp(fit[name])), 1e-6) / 2 ** 14  # lc0's 16-bit weights, encoded a layer at a time
+        assert np.allclose(own[name], values + 0.25 * (fit[name] - values), atol=step), name
+        moved += not np.allclose(fit[name], values, atol=step)
+    assert moved  # the policy head and the last block changed
+    with pytest.raises(ValueError, match="mix takes a share"):
+        make_own_network(small, tmp_path / "none.pb.gz", tiny, dataclasses.replace(FAST, mix=0.0), progress=False)
 
 
 def test_model_auto_plays_the_own_network_for_its_casebase_alone(made, small, kosteniuk_casebase, tmp_path):
