@@ -313,7 +313,7 @@ personal-table: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases
 JUDGE ?= /usr/games/stockfish
 
 ## fidelity-judge: the same with a Stockfish judge, the error model's choices, and Stockfish alone (8 minutes)
-fidelity-judge: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldout/%.pgn) $(LADDER:%=casebases/heldout/%.model.npz) $(LADDER:%=casebases/heldout/%.profile.npz)
+fidelity-judge: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldout/%.pgn) $(LADDER:%=casebases/heldout/%.model.npz) $(LADDER:%=casebases/heldout/%.pb.gz) $(LADDER:%=casebases/heldout/%.profile.npz)
 	for id in $(LADDER); do \
 	    $(PY) -m fidelity run --casebase casebases/heldout/$$id.npz --heldout casebases/heldout/$$id.pgn \
 	        --modes judged judged-likely judged-calibrated stockfish --judge $(JUDGE) --positions $(FIDELITY_POSITIONS) --out results/judge/$$id.json || exit 1; \
@@ -330,8 +330,9 @@ fidelity-ceiling: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebas
 
 casebases/heldout/%.npz: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) | $(STAMP)
 	$(PY) -m casebase build $< -o $@ --exclude-latest $(HELD_OUT) --player $(EXPERT_NAME)
-# made once the held-out personal model is: its records' fit is with the model the benches play (Model auto)
-casebases/heldout/%.profile.npz: casebases/heldout/%.npz casebases/heldout/%.model.npz $(PROFILE_CODE) $(wildcard data/profiles/*.jsonl) $(GAMES_PGN) | $(STAMP)
+# made once the held-out personal model and own network are: its records' fit is with the model the benches play
+# (Model auto: the own network), and a profile whose records were made with another network is refused
+casebases/heldout/%.profile.npz: casebases/heldout/%.npz casebases/heldout/%.model.npz casebases/heldout/%.pb.gz $(PROFILE_CODE) $(wildcard data/profiles/*.jsonl) $(GAMES_PGN) | $(STAMP)
 	$(call PROFILE,$<,$*,--positions $(HELDOUT_POSITIONS),data/profiles/$*.heldout.play.jsonl,data/profiles/$*.heldout.games.play.jsonl)
 
 casebases/heldout/%.pgn: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) | $(STAMP)
