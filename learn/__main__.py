@@ -149,7 +149,7 @@ def personalise_command(args: argparse.Namespace) -> None:
             raise ValueError(f"an lc0 network starts from an lc0 network (.pb.gz), not {base}"
                              f"{'' if args.base else ': ' + default_model()[1]}")
         config = OwnConfig(tune=args.tune or OwnConfig.tune, epochs=args.epochs, lr=args.lr, seed=args.seed,
-                           **({} if args.mix is None else {"mix": args.mix}))
+                           mix=OwnConfig.mix if args.mix is None else args.mix)
         o = make_own_network(args.casebase, out, base, config, progress=True, device=args.device)
         print(f"{out}: on the expert's latest {o.validation_games} games ({o.validation_positions} positions) top-1"
               f" {o.top1:.1%} against {Path(base).name}'s {o.base_top1:.1%} (the fit alone {o.fit_top1:.1%}, moved"
