@@ -3,7 +3,8 @@ user who stops loses nothing finished (the error profile's, docs/strength.md §1
 
 The first line is the header: what kind of journal it is (its ``journal`` value) and what the
 entries depend on; a journal of another kind or other settings is refused, except for its
-``judge``, which the caller checks once the judge has said its name. Each entry is flushed and
+``judge``, which the caller checks once the judge has said its name (and what else a kind of journal
+leaves to its caller, :attr:`Journal.checked_later`). Each entry is flushed and
 synced before it counts, and a line a killed writer cut off is ignored: at the end, or anywhere
 once a resumed run has written on after it (:func:`read_journal`, which the journals' other
 readers share).
@@ -59,6 +60,9 @@ class Journal:
     error: ClassVar[type[Exception]] = JournalError
     #: The kind a header without a ``journal`` value is taken for.
     default_kind: ClassVar[str | None] = None
+    #: The header's values its caller checks itself (the judge's name, known once the judge has said it):
+    #: a journal that differs in them is read, and its own values replace the header's.
+    checked_later: ClassVar[tuple[str, ...]] = ("judge",)
 
     def __init__(self, path: Path, header: dict[str, Any]) -> None:
         self.path, self.header = path, header
@@ -76,13 +80,14 @@ class Journal:
         if not isinstance(header, dict) or header.get("journal") != kind:
             raise self.error(f"{self.path}: not a {self.describe(kind)} journal; move it away or name another")
         for key, value in self.header.items():
-            if key != "judge" and header.get(key) != value:
+            if key not in self.checked_later and header.get(key) != value:
                 raise self.error(
                     f"{self.path}: a journal of other settings ({key} {header.get(key)!r}, not {value!r});"
                     " delete it to start over, or give the settings it was made with")
         if bad:
             raise self.error(f"{self.path}:{bad[0]}: not a JSON line (the file is damaged); move it away or name another")
         self.header["judge"] = header.get("judge")
+        self.header |= {key: header.get(key) for key in self.checked_later if key in self.header}
         for _, entry in entries:
             if isinstance(entry, dict) and "key" in entry:
                 self.entries[str(entry["key"])] = entry

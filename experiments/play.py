@@ -126,9 +126,9 @@ def held_out(expert: str, args: argparse.Namespace) -> tuple[Casebase, PlayRecor
     folder = ROOT / "casebases" / "heldout"
     casebase = Casebase.load(folder / f"{expert}.npz")
     games = read_games([folder / f"{expert}.pgn"], casebase.expert)
-    profile, entries = choices_in(casebase, games, PlaySettings(positions=args.positions), args.judge,
-                                  args.out / f"{expert}.judged.jsonl", args.out / f"{expert}.play.jsonl",
-                                  where=where_of(args))
+    profile, entries, _ = choices_in(casebase, games, PlaySettings(positions=args.positions), args.judge,
+                                     args.out / f"{expert}.judged.jsonl", args.out / f"{expert}.play.jsonl",
+                                     where=where_of(args))
     return casebase, PlayRecord.of(play_arrays(entries), profile.scores[:, 0], profile.own_loss, {}), profile
 
 

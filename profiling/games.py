@@ -44,15 +44,17 @@ def targets(profile: Profile, positions: Profile) -> np.ndarray:
 
 def choices_in(casebase: Casebase, games: Games, settings: PlaySettings, judge: str | None, judged_path: Path,
                play_path: Path, *, depth: int = DEPTH, multipv: int = MULTIPV, progress: bool = True,
-               where: Where = HERE) -> tuple[Profile, list[dict[str, Any]]]:
+               where: Where = HERE) -> tuple[Profile, list[dict[str, Any]], str | None]:
     """The first ``settings.positions`` of the moves of ``games`` (a seeded sample from move 9)
-    judged as a profile's (resuming the journal ``judged_path``), and the engine's choices on
+    judged as a profile's (resuming the journal ``judged_path``), the engine's choices on
     ``casebase`` there (:func:`profiling.play.record_play`, resuming ``play_path``), both on the
-    workers or cluster of ``where``."""
+    workers or cluster of ``where``, and the SHA-256 of the style model that made the choices (as
+    their journal says; None: a journal made before it said)."""
     judged, _ = judge_games(games, Settings(positions=settings.positions, depth=depth, multipv=multipv), judge,
                             judged_path, progress=progress, where=where)
     journal = Journal(play_path, settings.header(casebase, judged))
-    return judged, record_play(casebase, judged, settings, judge, journal, progress=progress, where=where)
+    entries = record_play(casebase, judged, settings, judge, journal, progress=progress, where=where)
+    return judged, entries, journal.header.get("model")
 
 
 def add_games(casebase: Casebase, paths: Sequence[str | Path], player: str, settings: PlaySettings, judge: str | None,
@@ -65,9 +67,10 @@ def add_games(casebase: Casebase, paths: Sequence[str | Path], player: str, sett
     if profile is None:
         raise ProfileError("the casebase has no error profile to record the games beside: profile it first")
     games = read_games(paths, player, exact=True, progress=False)
-    judged, entries = choices_in(casebase, games, settings, judge, judged_path, play_path,
-                                 depth=int(profile.meta.get("depth", DEPTH)),
-                                 multipv=int(profile.meta.get("multipv", MULTIPV)), progress=progress, where=where)
+    judged, entries, made_with = choices_in(casebase, games, settings, judge, judged_path, play_path,
+                                            depth=int(profile.meta.get("depth", DEPTH)),
+                                            multipv=int(profile.meta.get("multipv", MULTIPV)), progress=progress,
+                                            where=where)
     n = len(entries)
     arrays = {name.replace("_play_", "_games_"): array for name, array in play_arrays(entries).items()}
     arrays["profile_games_best"] = judged.scores[:n, 0].astype(np.int32)
@@ -76,5 +79,9 @@ def add_games(casebase: Casebase, paths: Sequence[str | Path], player: str, sett
     profile.meta = {**profile.meta, "games": {"positions": n, "judge_depth": settings.judge_depth,
                                               "seed": settings.seed, "judge": judged.meta.get("judge"),
                                               "player": games.player, "files": [Path(p).name for p in paths]}}
-    store(casebase, profile, {**play, **arrays})
+    stored = profile.records_model  # the play-time record's, kept beside the games
+    if play and made_with is not None and stored is not None and made_with != stored:
+        raise ProfileError(f"{play_path}: the engine's games were played with another style model ({made_with[:12]}…)"
+                           f" than its play-time record ({stored[:12]}…): record them with the same one")
+    store(casebase, profile, {**play, **arrays}, made_with)
     return profile

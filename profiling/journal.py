@@ -2,8 +2,9 @@
 judge that fails or a user who stops loses nothing finished (docs/strength.md §1).
 
 The first line is the header: what kind of journal it is and what the entries depend on (the
-expert, depth, MultiPV, the judge's name); a journal of another kind or other settings is
-refused (:class:`common.journal.Journal`, here raising :class:`~profiling.ProfileError`).
+expert, depth, MultiPV, the judge's name; a play-time journal's, the style model that played it); a
+journal of another kind or other settings is refused (:class:`common.journal.Journal`, here raising
+:class:`~profiling.ProfileError`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ class Journal(journal.Journal):
 
     error = ProfileError
     default_kind = JOURNAL
+    #: A play-time journal names the style model that played it (:func:`profiling.play.played_model`): resuming
+    #: one of another model is refused by its caller, and reading a finished one is not.
+    checked_later = ("judge", "model")
 
     def describe(self, kind: str | None) -> str:
         return "profile" if kind == JOURNAL else "play-time"

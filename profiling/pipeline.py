@@ -22,7 +22,7 @@ from engine.style.profile import Profile, position
 from profiling import ProfileError
 from profiling.journal import JOURNAL, Journal
 from profiling.judging import Settings, analyse
-from profiling.play import PlaySettings, play_arrays, record_play
+from profiling.play import PlaySettings, play_arrays, played_model, record_play
 from profiling.workers import HERE, Where
 
 
@@ -88,7 +88,7 @@ def add_play(casebase: Casebase, settings: PlaySettings, judge: str | None, jour
     profile.meta = {**profile.meta, "play": {"positions": len(entries), "judge_depth": settings.judge_depth,
                                              "seed": settings.seed, "judge": journal.header.get("judge"),
                                              "fit": _default_fit(casebase, profile)}}
-    store(casebase, profile, arrays)
+    store(casebase, profile, arrays, journal.header.get("model"))
     return profile
 
 
@@ -116,14 +116,17 @@ def _default_fit(casebase: Casebase, profile: Profile) -> dict[str, Any] | None:
     return {**numbers, "positions": found.positions, "model": file_sha256(model.path)} if usable else None
 
 
-def store(casebase: Casebase, profile: Profile, play: dict[str, np.ndarray] | None = None) -> None:
+def store(casebase: Casebase, profile: Profile, play: dict[str, np.ndarray] | None = None,
+          made_with: str | None = None) -> None:
     """Write ``profile`` and its records of the engine's choices (``play``: the play-time and games
     records' arrays) if any beside the casebase file (``X.profile.npz``, atomically), with its
-    provenance: the casebase's SHA-256 and, with records, the model they were made with."""
+    provenance: the casebase's SHA-256 and, with records, the SHA-256 of the model they were made with
+    (``made_with``, as their journals say; None, a journal made before they said: the model played now)."""
     assert casebase.path is not None
     try:
         updated = casebase.with_profile(profile.meta, {**profile.arrays(), **(play or {})})
     except CasebaseError as exc:
         raise ProfileError(f"the profile does not fit the casebase: {exc}") from exc
-    model = _played_model(casebase).path if play else None
-    updated.save_profile(None if model is None else file_sha256(model))
+    if play and made_with is None:
+        made_with = played_model(casebase)
+    updated.save_profile(made_with if play else None)

@@ -40,6 +40,7 @@ import common.journal
 from casebase.format import Casebase, encode_move
 from casebase.profile_checks import PLAY_DTYPES
 from casebase.profilefile import with_profile
+from common.files import file_sha256
 from engine.agents.factory import Loader, judged_choice, play_time_agent
 from engine.agents.guided import GuidedAgent
 from engine.outside.judge import JudgeError
@@ -71,10 +72,16 @@ class PlaySettings:
     def header(self, casebase: Casebase, profile: Profile) -> dict[str, Any]:
         """What a play-time journal's entries depend on (a journal of others is refused): the
         casebase (a held-out casebase proposes otherwise than the whole one), the profile's
-        depth, and how the engine played."""
+        depth, how the engine played, and the style model it played with (checked by
+        :func:`record_play`: a finished journal of another model is read, and says which)."""
         return {"journal": PLAY_JOURNAL, "expert": casebase.expert, "cases": len(casebase),
                 "depth": profile.meta.get("depth"), "judge_depth": self.judge_depth, "seed": self.seed,
-                "held_out": "the position's game"}
+                "held_out": "the position's game", "model": played_model(casebase)}
+
+
+def played_model(casebase: Casebase) -> str:
+    """The SHA-256 of the style model the engine plays ``casebase`` with by default (``Model auto``)."""
+    return file_sha256(choose_model(casebase).path)
 
 
 def record_play(casebase: Casebase, profile: Profile, settings: PlaySettings, judge: str | None,
@@ -93,6 +100,10 @@ def record_play(casebase: Casebase, profile: Profile, settings: PlaySettings, ju
                            f" {profile.meta.get('judge')}: delete it to start over")
     keys = case_keys(profile.casebase, profile.rows[:count])
     missing = [i for i, key in enumerate(keys) if key not in journal.entries]
+    made_with, now = journal.header.get("model"), played_model(casebase)
+    if missing and made_with not in (None, now):  # one record, one model (a journal without one: made before they said)
+        raise ProfileError(f"{journal.path}: played with the style model {made_with[:12]}…, but the engine now plays"
+                           f" {casebase.expert} with {now[:12]}…: delete it to record the choices again with this one")
     if missing and not judge:
         raise ProfileError(f"{len(missing)} of {count} positions are still to be played for the play-time"
                            " calibration: give the engine to judge them with --judge PATH")

@@ -15,7 +15,7 @@ import chess
 import numpy as np
 import pytest
 from damaged import copy_profiled
-from test_play import PLAYED, PROFILE, reachable
+from test_play import PLAYED, PROFILE, altered, reachable
 from test_profiling import scripted
 
 from casebase.format import Casebase
@@ -164,3 +164,13 @@ def test_games_without_journals_or_with_no_game_of_the_player_are_refused_with_a
     with pytest.raises(ProfileError, match="no game of .* has a player matching 'nobody'.*kosteniuk-2200"):
         add_games(Casebase.load(recorded[0]), [GAMES], "nobody", RECORDED, recorded[2], tmp_path / "g.jsonl",
                   tmp_path / "g.play.jsonl", progress=False)
+
+
+def test_games_played_with_another_model_than_the_play_time_record_are_not_stored_beside_it(recorded, tmp_path):
+    path, judged, _ = recorded
+    copy = copy_profiled(path, tmp_path / "kosteniuk-2200.npz")
+    other = altered(path.parent / "games.play.jsonl", tmp_path / "games.play.jsonl", model="ab" * 32)
+    with pytest.raises(ProfileError, match="played with another style model .* than its play-time record"):
+        add_games(Casebase.load(copy), [GAMES], "kosteniuk-2200", RECORDED, None, judged, other, progress=False)
+    add_games(Casebase.load(copy), [GAMES], "kosteniuk-2200", RECORDED, None, judged, path.parent / "games.play.jsonl",
+              progress=False)  # the same model's: stored

@@ -19,6 +19,7 @@ from test_profiling import scripted
 from casebase.format import Casebase
 from casebase.info import describe_profile
 from casebase.profilefile import profile_path
+from common.files import file_sha256
 from engine.agents.factory import Loader, make_agent
 from engine.search.limits import SearchLimits
 from engine.style.calibration import MAX_SENSITIVITY, MIN_SENSITIVITY, calibrate, likelihood_fit, stored_fit
@@ -32,7 +33,7 @@ from profiling import ProfileError
 from profiling.__main__ import main as profiling_main
 from profiling.judging import Settings
 from profiling.pipeline import add_play, make_profile, store
-from profiling.play import PlaySettings
+from profiling.play import PlaySettings, played_model
 from profiling.workers import Where
 
 pytestmark = [pytest.mark.slow,  # the play-time record is judged and fitted (a session's worth of searches)
@@ -186,16 +187,35 @@ def test_the_fit_stored_with_the_record_is_the_engine_s_own_and_only_for_its_mod
     assert stored_fit(profile, other) is None  # another prior (or none) is fitted afresh
 
 
+def altered(journal: Path, out: Path, entries: int | None = None, **header: object) -> Path:
+    """``journal`` written to ``out`` with the values of ``header`` in its header (and its first ``entries``
+    entries only, where given)."""
+    lines = journal.read_text().splitlines()
+    out.write_text("\n".join([json.dumps({**json.loads(lines[0]), **header}), *lines[1:][:entries]]) + "\n")
+    return out
+
+
 def test_a_play_journal_of_another_judge_is_refused(played, tmp_path):
     path, journal, judge = played
-    copy, other = tmp_path / "kosteniuk-2200.npz", tmp_path / "other.jsonl"
-    copy_profiled(path, copy)
-    lines = journal.read_text().splitlines()
-    header = json.loads(lines[0])
-    header["judge"] = "Another Engine 1.0"
-    other.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    copy = copy_profiled(path, tmp_path / "kosteniuk-2200.npz")
+    other = altered(journal, tmp_path / "other.jsonl", judge="Another Engine 1.0")
     with pytest.raises(ProfileError, match="played with the judge Another Engine 1.0, but the profile was judged by"):
         add_play(Casebase.load(copy), PLAYED, judge, other, progress=False)
+
+
+def test_a_play_journal_names_its_model_and_one_of_another_is_not_resumed_nor_stored_as_this_one_s(played, tmp_path):
+    path, journal, judge = played
+    copy = copy_profiled(path, tmp_path / "kosteniuk-2200.npz")
+    now = played_model(Casebase.load(copy))
+    assert json.loads(journal.read_text().splitlines()[0])["model"] == now == \
+        file_sha256(choose_model(Casebase.load(copy)).path)
+    assert Profile.of(Casebase.load(path)).records_model == now
+    elsewhere = "ab" * 32  # the SHA-256 of a network the engine no longer plays
+    other = altered(journal, tmp_path / "other.jsonl", 5, model=elsewhere)
+    with pytest.raises(ProfileError, match=f"played with the style model {elsewhere[:12]}…, but the engine now plays"):
+        add_play(Casebase.load(copy), PLAYED, judge, other, progress=False)  # eleven positions to play: not mixed
+    add_play(Casebase.load(copy), PLAYED, None, altered(journal, other, model=elsewhere), progress=False)
+    assert Profile.of(Casebase.load(copy)).records_model == elsewhere  # finished: read, and stored as that model's
 
 
 def test_the_losses_reached_are_the_profile_judge_s_not_the_scores_the_engine_chose_by(played, tmp_path):
