@@ -1,9 +1,9 @@
-"""``python -m learn.chooser fit|evaluate|cross|strength|convert|tendencies|who|identify``: fit the chooser on
-records of judged positions, measure it on experts' records beside ``Selection likely`` (``cross``: each expert
-by the chooser fitted on the others'; ``strength``: drawn at the engine's strength beside ``Selection
-calibrated``), make records from a play-time record; fit each expert's tendencies
-on the expert's records, rank the experts for records of anyone's games (``who``) and measure how often
-that names the true expert (``identify``)."""
+"""``python -m learn.chooser fit|evaluate|cross|ceiling|strength|convert|tendencies|who|identify``: fit the chooser
+on records of judged positions, measure it on experts' records beside ``Selection likely`` (``cross``: each expert
+by the chooser fitted on the others'; ``ceiling``: fitted on the records themselves, the most its features give;
+``strength``: drawn at the engine's strength beside ``Selection calibrated``), make records from a play-time
+record; fit each expert's tendencies on the expert's records, rank the experts for records of anyone's games
+(``who``) and measure how often that names the true expert (``identify``)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from engine.outside.launch import LaunchError
 from engine.style.chooser import Chooser, ChooserError
 from engine.style.model import ModelError
 from engine.style.tendencies import TendencyError
+from learn.chooser.ceiling import ceiling
 from learn.chooser.convert import convert, write_records
 from learn.chooser.evaluate import cross, default_calibration, evaluate, table
 from learn.chooser.fit import DEFAULT_L2, fit
@@ -69,6 +70,10 @@ def _parser() -> argparse.ArgumentParser:
     crossing.add_argument("--records", nargs="+", type=_expert_file, required=True, metavar="EXPERT=FILE")
     crossing.add_argument("--casebase-folder", type=Path, default=Path("casebases"))
     crossing.add_argument("--l2", type=_nonnegative_float, default=DEFAULT_L2)
+    topping = commands.add_parser("ceiling", help="the chooser fitted on the experts' records themselves: the most its"
+                                  " features match there")
+    topping.add_argument("--records", nargs="+", type=_expert_file, required=True, metavar="EXPERT=FILE")
+    topping.add_argument("--l2", type=_nonnegative_float, default=DEFAULT_L2)
     strength = commands.add_parser("strength", help="the chooser drawn at each expert's strength beside Selection"
                                    " calibrated, on the expert's records")
     strength.add_argument("chooser", type=Path)
@@ -125,6 +130,8 @@ def main(argv: list[str] | None = None) -> int:
                                   name) for name, path in args.records]))
         elif args.command == "cross":
             print(table(cross({name: read_records(path)[1] for name, path in args.records}, args.casebase_folder, args.l2)))
+        elif args.command == "ceiling":
+            print(ceiling({name: read_records(path)[1] for name, path in args.records}, args.l2).report())
         elif args.command == "strength":
             chooser = Chooser.load(args.chooser)
             print(strength_table([reading(chooser, default_calibration(args.casebase_folder / f"{name}.npz"),
