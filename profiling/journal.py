@@ -22,7 +22,7 @@ class Journal(journal.Journal):
 
     error = ProfileError
     default_kind = JOURNAL
-    #: A play-time journal names the style model that played it (:func:`profiling.play.played_model`): resuming
+    #: A play-time journal names the style model that played it (:func:`engine.style.personal.model_sha256`): resuming
     #: one of another model is refused by its caller, and reading a finished one is not.
     checked_later = ("judge", "model")
 

@@ -17,12 +17,12 @@ from casebase.profile_checks import MAX_PRIOR_WEIGHT
 from common.files import file_sha256
 from engine.style.calibration import likelihood_fit
 from engine.style.loader import PriorModel, load_model
-from engine.style.personal import choose_model
+from engine.style.personal import choose_model, model_sha256
 from engine.style.profile import Profile, position
 from profiling import ProfileError
 from profiling.journal import JOURNAL, Journal
 from profiling.judging import Settings, analyse
-from profiling.play import PlaySettings, play_arrays, played_model, record_play
+from profiling.play import PlaySettings, play_arrays, record_play
 from profiling.workers import HERE, Where
 
 
@@ -128,5 +128,5 @@ def store(casebase: Casebase, profile: Profile, play: dict[str, np.ndarray] | No
     except CasebaseError as exc:
         raise ProfileError(f"the profile does not fit the casebase: {exc}") from exc
     if play and made_with is None:
-        made_with = played_model(casebase)
+        made_with = model_sha256(casebase)
     updated.save_profile(made_with if play else None)

@@ -40,7 +40,6 @@ import common.journal
 from casebase.format import Casebase, encode_move
 from casebase.profile_checks import PLAY_DTYPES
 from casebase.profilefile import with_profile
-from common.files import file_sha256
 from engine.agents.factory import Loader, judged_choice, play_time_agent
 from engine.agents.guided import GuidedAgent
 from engine.outside.judge import JudgeError
@@ -48,7 +47,7 @@ from engine.outside.launch import LaunchError, launch
 from engine.search.limits import SearchLimits, to_limit
 from engine.search.scores import from_pov_score
 from engine.style.calibration import CALIBRATION_POSITIONS, PLAY_JUDGE_DEPTH
-from engine.style.personal import choose_model
+from engine.style.personal import choose_model, model_sha256
 from engine.style.profile import Profile, position
 from engine.uci.explain import note_text
 from parallel.cluster import table_files
@@ -76,12 +75,7 @@ class PlaySettings:
         :func:`record_play`: a finished journal of another model is read, and says which)."""
         return {"journal": PLAY_JOURNAL, "expert": casebase.expert, "cases": len(casebase),
                 "depth": profile.meta.get("depth"), "judge_depth": self.judge_depth, "seed": self.seed,
-                "held_out": "the position's game", "model": played_model(casebase)}
-
-
-def played_model(casebase: Casebase) -> str:
-    """The SHA-256 of the style model the engine plays ``casebase`` with by default (``Model auto``)."""
-    return file_sha256(choose_model(casebase).path)
+                "held_out": "the position's game", "model": model_sha256(casebase)}
 
 
 def record_play(casebase: Casebase, profile: Profile, settings: PlaySettings, judge: str | None,
@@ -100,7 +94,7 @@ def record_play(casebase: Casebase, profile: Profile, settings: PlaySettings, ju
                            f" {profile.meta.get('judge')}: delete it to start over")
     keys = case_keys(profile.casebase, profile.rows[:count])
     missing = [i for i, key in enumerate(keys) if key not in journal.entries]
-    made_with, now = journal.header.get("model"), played_model(casebase)
+    made_with, now = journal.header.get("model"), model_sha256(casebase)
     if missing and made_with not in (None, now):  # one record, one model (a journal without one: made before they said)
         raise ProfileError(f"{journal.path}: played with the style model {made_with[:12]}…, but the engine now plays"
                            f" {casebase.expert} with {now[:12]}…: delete it to record the choices again with this one")

@@ -9,7 +9,7 @@ from test_chooser import SCALES, kosteniuk_records, simulated  # noqa: F401 (a f
 
 from casebase.phases import Phase
 from engine.style.chooser import FEATURES
-from learn.chooser.ceiling import KINDS, ceiling, hits, kind, mean_log_likelihood
+from learn.chooser.ceiling import KINDS, ceiling, hits, kind, log_likelihood_of
 from learn.chooser.fit import fit
 from learn.chooser.records import Record
 
@@ -34,11 +34,11 @@ def test_fitted_on_the_records_themselves_no_chooser_fitted_elsewhere_explains_t
     found = ceiling(records)
     every = records["one"] + records["two"]
     elsewhere = fit(simulated(truth, 600, seed=9)).chooser  # the same player's other positions
-    assert found.log_likelihood >= mean_log_likelihood(elsewhere, every)
+    assert found.log_likelihood >= log_likelihood_of(elsewhere, every)
     assert np.array_equal(found.pooled, hits(fit(every).chooser, every))
     # one chooser each, fitted on its own positions alone: at least as likely on each as the pooled one
     for positions in records.values():
-        assert mean_log_likelihood(fit(positions).chooser, positions) >= mean_log_likelihood(fit(every).chooser, positions)
+        assert log_likelihood_of(fit(positions).chooser, positions) >= log_likelihood_of(fit(every).chooser, positions)
     assert len(found.own) == len(found.kinds) == 600
 
 

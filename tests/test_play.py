@@ -26,14 +26,14 @@ from engine.style.calibration import MAX_SENSITIVITY, MIN_SENSITIVITY, calibrate
 from engine.style.errormodel import ErrorModel
 from engine.style.loader import load_model
 from engine.style.model import StyleModel, generic_model
-from engine.style.personal import choose_model
+from engine.style.personal import choose_model, model_sha256
 from engine.style.profile import Profile
 from engine.style.rating import loss_at
 from profiling import ProfileError
 from profiling.__main__ import main as profiling_main
 from profiling.judging import Settings
 from profiling.pipeline import add_play, make_profile, store
-from profiling.play import PlaySettings, played_model
+from profiling.play import PlaySettings
 from profiling.workers import Where
 
 pytestmark = [pytest.mark.slow,  # the play-time record is judged and fitted (a session's worth of searches)
@@ -206,7 +206,7 @@ def test_a_play_journal_of_another_judge_is_refused(played, tmp_path):
 def test_a_play_journal_names_its_model_and_one_of_another_is_not_resumed_nor_stored_as_this_one_s(played, tmp_path):
     path, journal, judge = played
     copy = copy_profiled(path, tmp_path / "kosteniuk-2200.npz")
-    now = played_model(Casebase.load(copy))
+    now = model_sha256(Casebase.load(copy))
     assert json.loads(journal.read_text().splitlines()[0])["model"] == now == \
         file_sha256(choose_model(Casebase.load(copy)).path)
     assert Profile.of(Casebase.load(path)).records_model == now

@@ -32,6 +32,7 @@ from typing import Any
 
 from casebase.format import Casebase
 from casebase.profilefile import SUFFIX as PROFILE_SUFFIX
+from common.files import file_sha256
 from common.text import clip
 from engine.style.lc0 import SUFFIX as NETWORK_SUFFIX
 from engine.style.lc0 import is_network, provenance
@@ -132,6 +133,12 @@ def choose_model(casebase: Casebase | None) -> ModelChoice:
         return ModelChoice(str(default), None, f"model: {reason} (lc0's backend; a personal 8x96{named} plays with"
                            f" option Model{named})")
     return personal_choice(casebase, reason)
+
+
+def model_sha256(casebase: Casebase | None) -> str:
+    """The SHA-256 of the style model file the engine plays ``casebase`` with by default (option Model's
+    ``auto``, :func:`choose_model`): which model a record of its choices was made with."""
+    return file_sha256(choose_model(casebase).path)
 
 
 def own_network(casebase: Casebase | None, reason: str) -> ModelChoice | None:

@@ -19,6 +19,7 @@ import numpy as np
 from engine.style.chooser import Chooser
 from learn.chooser.fit import DEFAULT_L2, fit
 from learn.chooser.records import Record
+from learn.chooser.strength import mean_log_likelihood
 
 #: Where the played move stands among a position's candidates (:func:`kind`), in the report's order.
 KINDS = ("not a candidate", "the judge's best or the prior's likeliest", "neither")
@@ -39,10 +40,9 @@ def hits(chooser: Chooser, positions: Sequence[Record]) -> np.ndarray:
     return np.array([int(np.argmax(chooser.probabilities(p.matrix))) == p.played for p in positions], dtype=bool)
 
 
-def mean_log_likelihood(chooser: Chooser, positions: Sequence[Record]) -> float:
-    """The mean log-chance of the played move over the positions where it is a candidate."""
-    logs = [np.log(chooser.probabilities(p.matrix)[p.played]) for p in positions if p.played >= 0]
-    return float(np.mean(logs)) if logs else float("nan")
+def log_likelihood_of(chooser: Chooser, positions: Sequence[Record]) -> float:
+    """The mean log-chance the chooser gives the played moves (:func:`learn.chooser.strength.mean_log_likelihood`)."""
+    return mean_log_likelihood([chooser.probabilities(p.matrix) for p in positions], positions)
 
 
 @dataclass(frozen=True)
@@ -74,4 +74,4 @@ def ceiling(records: Mapping[str, Sequence[Record]], l2: float = DEFAULT_L2) -> 
     every = [p for positions in records.values() for p in positions]
     pooled = fit(every, l2).chooser
     own = np.concatenate([hits(fit(positions, l2).chooser, positions) for positions in records.values()])
-    return Ceiling(hits(pooled, every), mean_log_likelihood(pooled, every), own, np.array([kind(p) for p in every]))
+    return Ceiling(hits(pooled, every), log_likelihood_of(pooled, every), own, np.array([kind(p) for p in every]))

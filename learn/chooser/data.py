@@ -34,7 +34,6 @@ from tqdm import tqdm
 from casebase.checks import CasebaseError
 from casebase.format import Casebase
 from common.cli import positive_int
-from common.files import file_sha256
 from common.journal import Journal, JournalError
 from common.paths import casebase_path
 from engine.agents.factory import Loader, judged_choice, play_time_agent
@@ -44,6 +43,7 @@ from engine.outside.shallow import searched_scores
 from engine.style.calibration import PLAY_JUDGE_DEPTH
 from engine.style.chooser import SHALLOW_DEPTHS
 from engine.style.model import ModelError
+from engine.style.personal import model_sha256
 from engine.uci.explain import note_text
 from learn.chooser.positions import Filter, Position, Source, sample
 from learn.chooser.records import RECORDS
@@ -130,13 +130,6 @@ class Recorder:
             self.referee.close()
 
 
-def model_sha256(casebase: str) -> str:
-    """The SHA-256 of the style model the agent plays on ``casebase`` (option Model's default)."""
-    from engine.style.personal import choose_model
-
-    return file_sha256(choose_model(Casebase.load(casebase, tell=False)).path)
-
-
 def _write(results: Iterator[tuple[str, dict[str, Any]] | Failed[Position]], journal: Journal, bar: tqdm) -> None:
     """Each entry into ``journal`` as it comes back, its judge's name checked against the journal's."""
     for result in results:
@@ -191,7 +184,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         settings = Settings(args.judge, casebase_path(args.casebase), args.seed)
         sources, drawn = sample(args.pgn, Filter(args.player, tuple(args.exclude)), args.positions, args.seed)
-        journal = Journal(args.out, header(settings, sources, args.player, model_sha256(settings.casebase)))
+        journal = Journal(args.out, header(settings, sources, args.player,
+                                          model_sha256(Casebase.load(settings.casebase, tell=False))))
         entries = record(drawn.positions, journal, settings, workers=args.workers, progress=not args.quiet)
     except (DataError, JournalError, CasebaseError, ModelError, OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
