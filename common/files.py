@@ -7,11 +7,20 @@ import glob
 import hashlib
 import importlib.metadata
 import os
+import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
+
+#: Windows only: how long a rename over a file another process has open (a reader, a virus scanner)
+#: is tried again before it fails; POSIX renames over an open file.
+REPLACE_SECONDS = 5.0
+#: Windows' ``PROCESS_QUERY_LIMITED_INFORMATION`` and ``STILL_ACTIVE`` (kernel32).
+_QUERY_LIMITED_INFORMATION = 0x1000
+_STILL_ACTIVE = 259
 
 
 @contextmanager
@@ -34,7 +43,7 @@ def atomic_file(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
         umask = os.umask(0o022)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
+        _replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -69,10 +78,35 @@ def remove_stale_temporaries(path: Path) -> None:
         pid = tmp.name[len(prefix):].split(".")[0]
         if pid.isdigit() and _alive(int(pid)):
             continue  # another writer at work (or this one)
-        tmp.unlink(missing_ok=True)
+        try:
+            tmp.unlink(missing_ok=True)
+        except PermissionError:
+            if sys.platform != "win32":
+                raise
+            # Windows: still open, so its writer is at work (one we could not ask about: another user's)
+
+
+def _replace(tmp: str, path: Path) -> None:
+    """``os.replace(tmp, path)``; on Windows, where it fails while another process has ``path`` open,
+    tried again for :data:`REPLACE_SECONDS` (a file kept open or mapped for longer, as a casebase that a
+    running engine or the web server maps, cannot be replaced there: the caller hears PermissionError)."""
+    if sys.platform != "win32":
+        os.replace(tmp, path)
+        return
+    deadline = time.monotonic() + REPLACE_SECONDS
+    while True:
+        try:
+            os.replace(tmp, path)
+            return
+        except PermissionError:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(0.05)
 
 
 def _alive(pid: int) -> bool:
+    if sys.platform == "win32":  # os.kill(pid, 0) there is not a question: it sends Ctrl-C to a group
+        return _alive_windows(pid)
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -80,3 +114,27 @@ def _alive(pid: int) -> bool:
     except PermissionError:  # someone else's process
         return True
     return True
+
+
+def _alive_windows(pid: int, kernel32: Any = None) -> bool:
+    """Windows: whether the process ``pid`` runs, by ``OpenProcess`` and ``GetExitCodeProcess``
+    (``kernel32`` is that library: given by the tests). A process that cannot be opened (gone, or
+    another user's) is taken as gone: a temporary file its writer still has open cannot be removed."""
+    import ctypes
+
+    if kernel32 is None:
+        if sys.platform != "win32":
+            raise OSError("kernel32 is Windows' only")
+        kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+        kernel32.OpenProcess.restype = ctypes.c_void_p
+        kernel32.OpenProcess.argtypes = [ctypes.c_uint32, ctypes.c_int, ctypes.c_uint32]
+        kernel32.GetExitCodeProcess.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint32)]
+        kernel32.CloseHandle.argtypes = [ctypes.c_void_p]
+    handle = kernel32.OpenProcess(_QUERY_LIMITED_INFORMATION, False, pid)
+    if not handle:
+        return False
+    try:
+        code = ctypes.c_uint32()
+        return not kernel32.GetExitCodeProcess(handle, ctypes.byref(code)) or code.value == _STILL_ACTIVE
+    finally:
+        kernel32.CloseHandle(handle)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import resource
 import sys
 import time
 from pathlib import Path
@@ -52,11 +51,21 @@ def build(endings: list[str], folder: Path, force: bool) -> None:
             table = generate(ending, progress)
         seconds = time.perf_counter() - started
         Stored.of(table).save(path)
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         wins = int((table.white_to_move > 0).sum())
         print(f"{path}: {ending}, longest mate {table.longest_mate()} moves, {wins:,} positions won with the"
-              f" stronger side to move; {seconds:.1f} s, peak memory {peak:.0f} MB,"
+              f" stronger side to move; {seconds:.1f} s, {peak_memory()},"
               f" file {path.stat().st_size / 1e6:.2f} MB")
+
+
+def peak_memory() -> str:
+    """This process's peak resident memory, in words: ``ru_maxrss`` counts KiB on Linux, bytes on
+    macOS; Windows has no ``resource`` module."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return "peak memory not measured"
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / (1024 * 1024 if sys.platform == "darwin" else 1024)
+    return f"peak memory {peak:.0f} MB"
 
 
 def check_all(endings: list[str], folder: Path, positions: int) -> int:

@@ -7,11 +7,13 @@ whose results do not depend on which worker did them, so results come back in an
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.connection
 import multiprocessing.queues
 import multiprocessing.util
 import os
 import select
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -48,20 +50,23 @@ UNWIND_SECONDS = 5.0
 # reached its exit (multiprocessing's exit functions: its worker is being closed, not to be cut short).
 _raised: float | None = None
 _exiting = False
+#: The environment variable that chooses the pool's start method (``spawn``, the default; ``fork`` or
+#: ``forkserver`` where the system has them): the tests run the workers' tests under each with it.
+START_METHOD_VARIABLE = "CBR_CHESS_START_METHOD"
+
+
+def start_method() -> str:
+    """How the pool starts its processes: :data:`START_METHOD_VARIABLE`, else ``spawn`` (clean
+    processes, the only method on Windows and the default on macOS)."""
+    return os.environ.get(START_METHOD_VARIABLE) or "spawn"
 
 
 def _start(make: Callable[..., Worker[Any, Any]], args: tuple[Any, ...]) -> None:
     global _worker, _failure
-    # The pool's terminate (SIGTERM) ends this worker by unwinding, not by an outright kill (_end);
-    # the watch thread hears of it through the wakeup pipe, as the signal comes, whichever thread takes it.
-    heard, told = os.pipe()
-    os.set_blocking(told, False)
-    signal.set_wakeup_fd(told, warn_on_full_buffer=False)
-    signal.signal(signal.SIGTERM, _end)
-    signal.signal(signal.SIGALRM, _end)
-    multiprocessing.util.Finalize(None, _exit_reached, exitpriority=100)  # before the worker's close (10)
-    threading.Thread(target=_watch, args=(os.getppid(), heard, threading.get_ident()), name="watch",
-                     daemon=True).start()
+    if sys.platform == "win32":
+        _end_with_parent_windows()
+    else:
+        _end_on_terminate()
     try:
         _worker = make(*args)
     except Exception as exc:  # noqa: BLE001 - raised at the first item, in the caller's process
@@ -71,6 +76,36 @@ def _start(make: Callable[..., Worker[Any, Any]], args: tuple[Any, ...]) -> None
         return
     # Close this worker (quit its engine processes) when the pool shuts the process down.
     multiprocessing.util.Finalize(_worker, _worker.close, exitpriority=10)
+
+
+def _end_on_terminate() -> None:
+    """POSIX: the pool's terminate (SIGTERM) ends this worker by unwinding, not by an outright kill
+    (:func:`_end`); the watch thread hears of it through the wakeup pipe, as the signal comes, whichever
+    thread takes it, and ends the worker once its parent is gone (:func:`_watch`)."""
+    heard, told = os.pipe()
+    os.set_blocking(told, False)
+    signal.set_wakeup_fd(told, warn_on_full_buffer=False)
+    signal.signal(signal.SIGTERM, _end)
+    signal.signal(signal.SIGALRM, _end)
+    multiprocessing.util.Finalize(None, _exit_reached, exitpriority=100)  # before the worker's close (10)
+    threading.Thread(target=_watch, args=(os.getppid(), heard, threading.get_ident()), name="watch",
+                     daemon=True).start()
+
+
+def _end_with_parent_windows() -> None:
+    """Windows, which has no SIGTERM to unwind on (a pool's terminate is ``TerminateProcess``, and a
+    pool's result queue there has no lock to be left held), nor SIGALRM, ``pthread_kill`` or ``select``
+    on a pipe: only the parent's end is watched, by the handle multiprocessing keeps of it (a killed
+    worker's engines end at the end of their input, as on POSIX after a parent's kill)."""
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_watch_sentinel, args=(parent.sentinel,), name="watch", daemon=True).start()
+
+
+def _watch_sentinel(sentinel: int) -> None:
+    """End this worker process once the parent whose ``sentinel`` (a handle, or a pipe's end) this is has ended."""
+    multiprocessing.connection.wait([sentinel])
+    os._exit(1)
 
 
 def _exit_reached() -> None:
@@ -139,8 +174,8 @@ def unordered_map(
     """``worker(item)`` for every item, in the order they finish, where each of ``workers``
     processes makes its ``worker = make(*args)`` once (in this process when ``workers`` is 1).
 
-    ``make`` and ``args`` must pickle: processes are spawned, so that they start clean,
-    without the parent's threads (tqdm, engine I/O) half-copied.
+    ``make`` and ``args`` must pickle: processes are spawned (:func:`start_method`), so that they
+    start clean, without the parent's threads (tqdm, engine I/O) half-copied, as on Windows and macOS.
     """
     if workers <= 1:
         worker = make(*args)
@@ -149,7 +184,7 @@ def unordered_map(
         finally:
             worker.close()
         return
-    context = multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context(start_method())
     with context.Pool(workers, initializer=_start, initargs=(make, args)) as pool:
         yield from pool.imap_unordered(_do, items, chunksize=chunksize)
         pool.close()

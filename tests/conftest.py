@@ -93,6 +93,19 @@ def without_lc0(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPa
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(folder), str(DATA_DIR.parent)]))
 
 
+@pytest.fixture(autouse=True)
+def _builder_start_method(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CBR_CHESS_START_METHOD, which chooses the local pool's start method (parallel/pool.py), chooses the
+    casebase builder's too in the tests (it forks on Linux, spawns elsewhere): the tests that start
+    workers run under ``spawn`` as on Windows and macOS (docs/architecture.md, Portability)."""
+    method = os.environ.get("CBR_CHESS_START_METHOD")
+    if method:
+        import multiprocessing
+
+        import casebase.builder
+        monkeypatch.setattr(casebase.builder, "get_context", lambda _default: multiprocessing.get_context(method))
+
+
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     """The repository's data/ directory (PGNs in data/experts/, registry data/experts.tsv)."""

@@ -9,6 +9,7 @@ path) or our own UCI engine; outside engines always play over UCI (:class:`UciSi
 from __future__ import annotations
 
 import shlex
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -71,6 +72,16 @@ def casebase_entrant(path: str | Path) -> Entrant:
                    digest=file_sha256(path))
 
 
+def split_words(text: str) -> list[str]:
+    """``text`` split as a shell splits it (quotes group words); on Windows a backslash is a path's
+    separator there, not an escape (``cmd=C:\\engines\\stockfish.exe``)."""
+    if sys.platform != "win32":
+        return shlex.split(text)
+    lexer = shlex.shlex(text, posix=True)
+    lexer.whitespace_split, lexer.commenters, lexer.escape = True, "", ""
+    return list(lexer)
+
+
 def engine_entrant(text: str) -> Entrant:
     """Parse ``"name=sf cmd=/usr/games/stockfish option.UCI_Elo=1350 elo=1350"``.
 
@@ -78,7 +89,7 @@ def engine_entrant(text: str) -> Entrant:
     """
     fields: dict[str, str] = {}
     options: list[tuple[str, str]] = []
-    for token in shlex.split(text):
+    for token in split_words(text):
         key, sep, value = token.partition("=")
         if not sep or not value:
             raise ValueError(f"--engine {text!r}: {token!r} is not KEY=VALUE")
@@ -95,7 +106,7 @@ def engine_entrant(text: str) -> Entrant:
     except ValueError:
         raise ValueError(f"--engine {text!r}: elo={fields['elo']!r} is not an integer") from None
     return Entrant(id=fields["name"], name=fields["name"], elo=elo,
-                   command=tuple(shlex.split(fields["cmd"])), options=tuple(options))
+                   command=tuple(split_words(fields["cmd"])), options=tuple(options))
 
 
 def casebase_options(path: str, config: Configuration, mode: str, seed: int,

@@ -217,7 +217,7 @@ def launch(command: Sequence[str], *, timeout: float = START_TIMEOUT, own_group:
 def _why_not(program: str) -> str:
     """Why ``which`` found no program at ``program``, where it is a path: a folder, not executable."""
     try:
-        if os.sep not in program:
+        if os.sep not in program and (os.altsep is None or os.altsep not in program):  # Windows: / too
             return ""
         if os.path.isdir(program):
             return " (it is a folder)"
@@ -286,10 +286,17 @@ def _kill(transport: asyncio.SubprocessTransport, loop: asyncio.AbstractEventLoo
     """Kill the process of ``transport`` now (even if our session ends before its ``loop`` runs
     again), and close the transport on its loop, from any thread."""
     try:
-        os.kill(transport.get_pid(), signal.SIGKILL)
+        os.kill(transport.get_pid(), _kill_signal())
     except OSError:  # it has ended
         pass
     try:
         loop.call_soon_threadsafe(transport.close)
     except RuntimeError:  # its loop has ended, and its process with it
         pass
+
+
+def _kill_signal() -> int:
+    """The signal that kills a process outright: SIGKILL; Windows has none, and ``os.kill`` there with
+    SIGTERM is ``TerminateProcess``, as outright."""
+    kill: int = getattr(signal, "SIGKILL", signal.SIGTERM)
+    return kill
