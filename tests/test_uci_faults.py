@@ -36,7 +36,8 @@ def test_complaints_are_bounded_whatever_the_input():
     lines, stderr = conversation(["position startpos", f"go depth 1 searchmoves {tokens}",
                                   f"go depth 1 {tokens}"], "--mode", "pure", "--casebase", "")
     complaints = [line for line in lines if "searchmoves:" in line or "unknown parameter" in line]
-    assert len(complaints) == 2 and "and 99997 more" in complaints[0] and "and 99997 more" in complaints[1]
+    assert len(complaints) == 3 and "and 997 more" in complaints[0] and "and 99997 more" in complaints[2]
+    assert "only the first 1000 words are read; the other 99000 ignored" in complaints[1]  # issue #60
     assert max(map(len, lines)) < 4096 and len(bestmoves(lines)) == 2 and not stderr
 
 

@@ -12,6 +12,11 @@ from engine.search.limits import SearchLimits, checked_limits
 
 _GO_NUMBERS = ("wtime", "btime", "winc", "binc", "movestogo", "movetime", "depth", "nodes", "mate")
 _GO_FLAGS = ("infinite", "ponder")
+_GO_KEYWORDS = frozenset(_GO_NUMBERS + _GO_FLAGS)
+
+#: How many words of ``go searchmoves`` are looked up at most; the rest of the list is ignored
+#: (and said so in one line), so that a hostile line costs the clock nothing (issue #60).
+SEARCHMOVES_READ = 1000
 
 
 def parse_go(tokens: list[str], board: chess.Board) -> tuple[SearchLimits, list[chess.Move] | None, list[str]]:
@@ -20,7 +25,6 @@ def parse_go(tokens: list[str], board: chess.Board) -> tuple[SearchLimits, list[
     flags: set[str] = set()
     moves: list[chess.Move] | None = None
     problems: list[str] = []
-    illegal: list[str] = []
     unknown: list[str] = []
     i = 0
     while i < len(tokens):
@@ -35,20 +39,12 @@ def parse_go(tokens: list[str], board: chess.Board) -> tuple[SearchLimits, list[
             else:
                 problems.append(f"go {token} needs a whole number; ignored")
         elif token == "searchmoves":
-            moves = []
-            while i < len(tokens) and tokens[i] not in _GO_NUMBERS + _GO_FLAGS:
-                try:
-                    move = board.parse_uci(tokens[i])
-                except ValueError:
-                    illegal.append(tokens[i])
-                else:
-                    moves.append(move)
-                i += 1
+            end = next((j for j in range(i, len(tokens)) if tokens[j] in _GO_KEYWORDS), len(tokens))
+            moves, told = search_moves(tokens[i:end], board)
+            problems += told
+            i = end
         else:
             unknown.append(token)
-    if illegal:
-        problems.append(f"searchmoves: {_listed(illegal)} {'is' if len(illegal) == 1 else 'are'} not"
-                        f" {'a legal move' if len(illegal) == 1 else 'legal moves'} here; ignored")
     if unknown:
         problems.append(f"go: unknown parameter{'s' if len(unknown) > 1 else ''} {_listed(unknown, quote=True)} ignored")
     if moves == []:
@@ -57,6 +53,53 @@ def parse_go(tokens: list[str], board: chess.Board) -> tuple[SearchLimits, list[
     asked = dataclasses.replace(SearchLimits(infinite="infinite" in flags, ponder="ponder" in flags), **numbers)
     limits, changed = checked_limits(asked)
     return limits, moves, problems + changed
+
+
+def search_moves(words: list[str], board: chess.Board) -> tuple[list[chess.Move], list[str]]:
+    """The legal moves ``words`` name in ``board``, each once, in their order, and complaints about the
+    rest. Each word is looked up among the legal moves' names (:func:`legal_names`), not parsed: at
+    most :data:`SEARCHMOVES_READ` words, and none once every legal move is listed."""
+    names = legal_names(board)
+    everything = len(set(names.values()))
+    found: dict[chess.Move, None] = {}  # an ordered set
+    illegal: list[str] = []
+    read = 0
+    for word in words:
+        if read == SEARCHMOVES_READ or (found and len(found) == everything):
+            break
+        read += 1
+        move = names.get(word)
+        if move is None:
+            illegal.append(word)
+        else:
+            found[move] = None
+    problems: list[str] = []
+    if illegal:
+        problems.append(f"searchmoves: {_listed(illegal)} {'is' if len(illegal) == 1 else 'are'} not"
+                        f" {'a legal move' if len(illegal) == 1 else 'legal moves'} here; ignored")
+    if read < len(words):
+        why = (f"every legal move is listed after {read} words" if len(found) == everything
+               else f"only the first {read} words are read")
+        problems.append(f"searchmoves: {why}; the other {len(words) - read} ignored")
+    return list(found), problems
+
+
+def legal_names(board: chess.Board) -> dict[str, chess.Move]:
+    """Every name ``board.parse_uci`` takes for a legal move, and the move: ``board.uci(move)``, and for
+    castling the other notation too (king two squares, or king onto its rook), where it names the move."""
+    names = {board.uci(move): move for move in board.legal_moves}
+    for move in [move for move in names.values() if board.is_castling(move)]:
+        for other in (board.uci(move, chess960=True), board.uci(move, chess960=False)):
+            if other not in names and _parsed(board, other) == move:
+                names[other] = move
+    return names
+
+
+def _parsed(board: chess.Board, text: str) -> chess.Move | None:
+    try:
+        return board.parse_uci(text)
+    except ValueError:
+        return None
 
 
 #: How many of a command's bad words a complaint names (one line, however many there are).
