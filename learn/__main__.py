@@ -63,7 +63,7 @@ def build_parser(recipe: dict[str, Any] | None = None) -> argparse.ArgumentParse
                    help="the expert's casebase (a bare name: the casebase folder's, as the engine reads it)")
     p.add_argument("-o", "--out", type=Path, metavar="X.pb.gz",
                    help="where to write it: X.pb.gz an lc0 network, X.model.npz a personal 8x96 (default: beside the"
-                   " casebase, where the engine looks: of --base's kind, else X.pb.gz where lc0's backend is installed)")
+                   " casebase, where the engine looks: of --base's kind, else X.pb.gz)")
     p.add_argument("--base", type=Path, metavar="NET",
                    help="the network or model it starts from (default: the shipped default network, or the generic 8x96)")
     p.add_argument("--tune", type=positive_int,
@@ -135,11 +135,11 @@ def build_parser(recipe: dict[str, Any] | None = None) -> argparse.ArgumentParse
 
 def personalise_command(args: argparse.Namespace) -> None:
     """``learn personalise``: the expert's own network (an lc0 ``.pb.gz``) or personal 8x96, by ``--out``'s name."""
-    from engine.style.lc0 import available, is_network
+    from engine.style.lc0 import is_network
     from engine.style.loader import default_model
     from engine.style.personal import beside, network_candidates
 
-    network = is_network(args.base) if args.base else available()  # the kind of the base given, else the default's
+    network = is_network(args.base) if args.base else is_network(default_model()[0])  # the base's kind, else the default's
     out = args.out or (network_candidates(args.casebase)[0] if network else beside(args.casebase))
     if is_network(out):
         from learn.own_network import OwnConfig, make_own_network
@@ -193,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
 
             recipe = master_recipe(args.recipe)
             facts = (export if args.export else train_master)(recipe, args.checkpoints, args.out)
-            print(f"{args.out}: validation top-1 {facts['validation_top1']:.1%} by lc0's backend on"
+            print(f"{args.out}: validation top-1 {facts['validation_top1']:.1%} as the engine plays it on"
                   f" {facts['validation_positions']} positions, against {facts['validation_top1_base']:.1%} for the"
                   f" network it started from; {facts['positions_trained']} positions trained on")
         elif args.command == "pack":

@@ -11,7 +11,7 @@ else); the value head is kept as it is.
 Games are read in chunks in a seeded order, each chunk's positions shuffled (seeded by the chunk), so a
 run stopped at any point and started again goes on with the same batches: the checkpoint folder holds
 the last state (every few minutes) and the best one so far by validation top-1. At the end, or with
-``--export``, the best is written as an lc0 network, which lc0's backend then plays on the validation
+``--export``, the best is written as an lc0 network, which the engine's forward then plays on the validation
 positions beside the network it started from; what it scored goes into the provenance file beside it.
 """
 
@@ -35,11 +35,11 @@ import torch
 from tqdm import tqdm
 
 from common.files import atomic_file, made_stamp, write_atomic
-from engine.style.lc0 import BACKEND, MAX_BATCH, bindings, provenance
-from learn.lc0.inputs import packed, state_of, unpack
+from engine.style.lc0 import MAX_BATCH, load_network, provenance
+from engine.style.lc0net.moves import POLICY_SIZE, move_index
+from engine.style.lc0net.planes import INPUT_PLANES, packed, unpack
+from engine.style.lc0net.weights import read_network, write_network
 from learn.lc0.model import Lc0Net
-from learn.lc0.moves import POLICY_SIZE, move_index
-from learn.lc0.weights import read_network, write_network
 from learn.master_games import select_games
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -125,24 +125,25 @@ def replay(games: Sequence[str]) -> Iterator[tuple[chess.Board, chess.Move]]:
             board.push(move)
 
 
-def positions(games: Sequence[str], backend: Any) -> Positions:
+def positions(games: Sequence[str]) -> Positions:
     """Every position of ``games`` as lc0 sees it (:func:`replay`), and the move played."""
-    return positions_of(replay(games), backend)
+    return positions_of(replay(games))
 
 
-def positions_of(played: Iterable[tuple[chess.Board, chess.Move]], backend: Any) -> Positions:
+def positions_of(played: Iterable[tuple[chess.Board, chess.Move]]) -> Positions:
     """Each board of ``played`` as lc0 sees it (with its game's history: its move stack), and the move played there."""
-    inputs, legal, target = [], [], []
+    masks, values, legal, target = [], [], [], []
     for board, move in played:
-        state = state_of(board)
-        inputs.append(state.as_input(backend))
+        bits, value = packed(board)
+        masks.append(bits)
+        values.append(value)
         row = np.zeros(POLICY_SIZE, dtype=np.uint8)
-        row[list(state.policy_indices())] = 1
+        row[[move_index(board, m) for m in board.legal_moves]] = 1
         legal.append(row)
         target.append(move_index(board, move))
-    masks, values = packed(inputs)
-    return Positions(masks, values, np.array(legal, dtype=np.uint8).reshape(-1, POLICY_SIZE),
-                     np.array(target, dtype=np.int64))
+    return Positions(np.array(masks, dtype="<u8").reshape(-1, INPUT_PLANES),
+                     np.array(values, dtype=np.float32).reshape(-1, INPUT_PLANES),
+                     np.array(legal, dtype=np.uint8).reshape(-1, POLICY_SIZE), np.array(target, dtype=np.int64))
 
 
 # Training
@@ -163,20 +164,18 @@ def top1(net: Lc0Net, data: Positions, batch: int = 512) -> float:
     return hits / max(1, len(data))
 
 
-def backend_hits(path: Path, games: Sequence[str], rows: np.ndarray) -> np.ndarray:
-    """Whether the network file ``path``, as lc0's own backend plays it, has the move played as its
-    favourite legal move, in each of the positions ``rows`` of ``games`` (as :func:`positions` numbers them)."""
-    backend = lc0_backend(path)
+def engine_hits(path: Path, games: Sequence[str], rows: np.ndarray) -> np.ndarray:
+    """Whether the network file ``path``, as the engine plays it, has the move played as its favourite legal
+    move, in each of the positions ``rows`` of ``games`` (as :func:`positions` numbers them)."""
+    network = load_network(path)
     wanted = set(rows.tolist())
-    asked = [(state_of(board), move_index(board, move)) for number, (board, move) in enumerate(replay(games))
-             if number in wanted]
+    asked = [(board.copy(), move) for number, (board, move) in enumerate(replay(games)) if number in wanted]
     hits = []
     for start in range(0, len(asked), MAX_BATCH):
         part = asked[start:start + MAX_BATCH]
-        # the bindings take the inputs as separate arguments (a list crashes them)
-        for (state, played), output in zip(part, backend.evaluate(*(s.as_input(backend) for s, _ in part))):
-            indices = list(state.policy_indices())
-            hits.append(indices[int(np.argmax(output.p_raw(*indices)))] == played)
+        boards = [board for board, _ in part]
+        for (_, played), prior in zip(part, network.priors(boards, [list(b.legal_moves) for b in boards])):
+            hits.append(max(prior, key=prior.__getitem__) == played)
     return np.array(hits, dtype=bool)
 
 
@@ -243,8 +242,7 @@ def train(recipe: Recipe, folder: Path, out: Path, *, progress: bool = True, sto
     optimizer = torch.optim.Adam([p for p in net.parameters() if p.requires_grad], lr=recipe.lr)
     run = Run(folder)
     games = select_games([_path(s) for s in recipe.sources], recipe.validation_games, recipe.seed)
-    backend = lc0_backend(_path(recipe.base))
-    validation_all = positions(games.validation, backend)
+    validation_all = positions(games.validation)
     rows = validation_rows(len(validation_all), recipe.validation_positions, recipe.seed)
     validation = validation_all.take(rows)
     state = State(recipe.identity())
@@ -281,7 +279,7 @@ def train(recipe: Recipe, folder: Path, out: Path, *, progress: bool = True, sto
     for index, chunk in chunks(games.training, recipe.chunk_games):
         if index < state.chunk:
             continue
-        data = positions(chunk, backend)
+        data = positions(chunk)
         order = np.random.default_rng([recipe.seed, index]).permutation(len(data))
         batches = [order[i:i + recipe.batch] for i in range(0, len(order), recipe.batch)]
         for b in range(state.batch_in_chunk, len(batches)):
@@ -309,7 +307,7 @@ def train(recipe: Recipe, folder: Path, out: Path, *, progress: bool = True, sto
 
 def export(recipe: Recipe, folder: Path, out: Path) -> dict[str, Any]:
     """Write the best network of the run in ``folder`` to ``out``, measure it and the base network on the
-    validation positions with lc0's backend, and write what it is (``out``'s ``NAME.toml``)."""
+    validation positions as the engine plays them, and write what it is (``out``'s ``NAME.toml``)."""
     run = Run(folder)
     if not run.best.is_file():
         raise ValueError(f"{folder}: no checkpoint to write a network from")
@@ -323,7 +321,7 @@ def export(recipe: Recipe, folder: Path, out: Path) -> dict[str, Any]:
     count = sum(1 for _ in replay(games.validation))
     rows = validation_rows(count, recipe.validation_positions, recipe.seed)
     last = run.load(run.last)["state"] if run.last.is_file() else best["state"]
-    base_hits, hits = (backend_hits(path, games.validation, rows) for path in (base_path, out))
+    base_hits, hits = (engine_hits(path, games.validation, rows) for path in (base_path, out))
     gain = hits.astype(float) - base_hits
     facts = {
         "positions_trained": best["state"]["best_positions"], "positions_run": last["positions"],
@@ -345,7 +343,7 @@ def write_provenance(out: Path, recipe: Recipe, facts: dict[str, Any]) -> None:
     said = provenance(base)
     base_name = said.get("name") or base.name.removesuffix(".pb.gz")
     lines = ["# What engine/style/lc0.py says of the network " + out.name + ", the recipe it was made by",
-             "# (python -m learn master), and what its training found (lc0's backend on the validation positions).",
+             "# (python -m learn master), and what its training found (the engine's forward on the validation positions).",
              _toml("name", f"{base_name} fine-tuned on master games"),
              _toml("source", f"{base_name} ({recipe.base}) fine-tuned here on the master games of"
                    f" {', '.join(recipe.sources)} (the shipped experts' games dropped, duplicates dropped, validation"
@@ -363,9 +361,3 @@ def _toml(key: str, value: Any) -> str:
 
 def _path(name: str) -> Path:
     return Path(name) if Path(name).is_absolute() else ROOT / name
-
-
-def lc0_backend(path: Path) -> Any:
-    """lc0's backend of the network ``path`` (lc0 makes the input planes in its format)."""
-    lc0 = bindings()
-    return lc0.Backend(weights=lc0.Weights(str(path)), backend=BACKEND, options="")

@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import chess
 import numpy as np
@@ -40,11 +40,11 @@ from casebase.book import expert_moves
 from casebase.format import Casebase
 from common.files import file_sha256, write_atomic
 from engine.style.lc0 import provenance
+from engine.style.lc0net.planes import unpack
+from engine.style.lc0net.weights import read_network, write_network
 from engine.style.personal import casebase_digest, sidecar
-from learn.lc0.inputs import unpack
 from learn.lc0.model import Lc0Net
-from learn.lc0.weights import read_network, write_network
-from learn.master import Positions, lc0_backend, positions_of
+from learn.master import Positions, positions_of
 from learn.personal import PersonalConfig, latest_of_games
 
 
@@ -78,7 +78,7 @@ class OwnResult:
     seconds: float
 
 
-def expert_positions(casebase: Casebase, backend: Any) -> tuple[Positions, np.ndarray]:
+def expert_positions(casebase: Casebase) -> tuple[Positions, np.ndarray]:
     """:func:`expert_moves` as lc0 sees them, and each position's game."""
     games: list[int] = []
 
@@ -87,7 +87,7 @@ def expert_positions(casebase: Casebase, backend: Any) -> tuple[Positions, np.nd
             games.append(game)
             yield board, move
 
-    return positions_of(played(), backend), np.array(games, dtype=np.int64)
+    return positions_of(played()), np.array(games, dtype=np.int64)
 
 
 @dataclass
@@ -194,7 +194,7 @@ def make_own_network(casebase_path: str | Path, out: str | Path, base: str | Pat
     if casebase.num_games < 2:
         raise ValueError(f"{casebase_path}: {casebase.num_games} game; an own network needs at least two"
                          " (one to fit, one to check)")
-    data, games = expert_positions(casebase, lc0_backend(base_path))
+    data, games = expert_positions(casebase)
     replayed = len(np.unique(games))
     if replayed < 2:
         raise ValueError(f"{casebase_path}: {replayed} of its {casebase.num_games} games replay from the standard start"

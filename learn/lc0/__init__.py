@@ -1,3 +1,4 @@
-"""lc0's network files in torch: the file read and written (:mod:`.weights`, through a schema of our
-own, :mod:`.proto`), lc0's 1858 moves and its convolutional policy's map (:mod:`.moves`), the network
-as a torch module (:mod:`.model`), and its fine-tuning on master games (:mod:`learn.master`)."""
+"""lc0's networks in torch: the network as a torch module (:mod:`.model`), its input planes made by lc0's
+own encoder (:mod:`.inputs`) or in bulk from whole games on any device (:mod:`.bulk`), and its fine-tuning
+on master games (:mod:`learn.master`). The file and lc0's moves are the engine's
+(:mod:`engine.style.lc0net`), which plays the networks in numpy."""

@@ -18,11 +18,9 @@ import chess
 import numpy as np
 import torch
 
-from learn.lc0.model import INPUT_PLANES
-from learn.lc0.moves import POLICY_SIZE, move_index
+from engine.style.lc0net.moves import POLICY_SIZE, move_index
+from engine.style.lc0net.planes import HISTORY, INPUT_PLANES, repetition_key
 
-#: The positions lc0 sees at once: the one to move in and the seven before it.
-HISTORY = 8
 _PIECES = [(colour, piece) for colour in (chess.WHITE, chess.BLACK) for piece in chess.PIECE_TYPES]
 _CASTLING = [chess.BB_H1, chess.BB_A1, chess.BB_H8, chess.BB_A8]
 
@@ -53,14 +51,6 @@ class Plies:
         starts = [np.zeros(1, np.int64)] + [p.legal_start[1:] + offset for p, offset in zip(parts, offsets)]
         rows = {name: np.concatenate([getattr(p, name) for p in parts]) for name in names}
         return cls(**rows, legal_start=np.concatenate(starts), legal=np.concatenate([p.legal for p in parts]))
-
-
-def _repetition_key(board: chess.Board) -> tuple[int | bool | None, ...]:
-    # lc0 holds an en passant square where a pawn stands beside the one that stepped twice (as
-    # chess.polyglot.zobrist_hash counts it, at a hundredth of its cost; python-chess's own key wants a legal capture)
-    passant = board.ep_square if board.has_pseudo_legal_en_passant() else None
-    return (board.occupied_co[chess.WHITE], board.pawns, board.knights, board.bishops, board.rooks, board.queens,
-            board.kings, board.turn, board.castling_rights, passant)
 
 
 def _listed(board: chess.Board) -> list[chess.Move]:
@@ -102,7 +92,7 @@ def replay(games: Iterable[Sequence[chess.Move] | bytes], wanted: Iterable[Seque
                 move = listed[played]
             else:
                 move = cast(chess.Move, played)
-            key = _repetition_key(board)
+            key = repetition_key(board)
             boards.append([board.pieces_mask(piece, colour) for colour, piece in _PIECES])
             white.append(board.turn)
             castling.append([bool(board.castling_rights & bb) for bb in _CASTLING])

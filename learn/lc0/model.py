@@ -15,13 +15,11 @@ import numpy as np
 import torch
 from torch import nn
 
-from learn.lc0.moves import CONV_PLANES, conv_policy_source
-from learn.lc0.weights import Network
+from engine.style.lc0net.forward import EPSILON
+from engine.style.lc0net.moves import CONV_PLANES, conv_policy_source
+from engine.style.lc0net.planes import INPUT_PLANES
+from engine.style.lc0net.weights import Network
 
-#: lc0's input planes: 8 positions x 13, then castling, side to move, rule 50, zeros, ones.
-INPUT_PLANES = 112
-#: lc0's batch norm epsilon (network_legacy.cc).
-EPSILON = 1e-5
 _BN = ("bn_means", "bn_stddivs", "bn_gammas", "bn_betas")
 
 

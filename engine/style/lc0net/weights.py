@@ -22,7 +22,7 @@ import numpy as np
 from google.protobuf.message import DecodeError
 
 from common.files import atomic_file
-from learn.lc0 import proto
+from engine.style.lc0net import proto
 
 #: The largest uint16: LINEAR16's top value.
 TOP = np.float32(0xFFFF)
@@ -121,30 +121,35 @@ class Network:
 
 def read_network(path: str | os.PathLike[str]) -> Network:
     """The lc0 network in ``path``; NetworkError saying what is wrong (not gzip, not lc0's message,
-    not a network of lc0's, or a kind of network this project has no torch model of)."""
+    not a network of lc0's, or a kind of network this project does not run)."""
     path = Path(path)
     try:
         with gzip.open(path, "rb") as f:
             raw = f.read()
     except (OSError, EOFError, zlib.error) as exc:
         raise NetworkError(f"{path}: not a gzip-compressed lc0 network ({exc})") from None
+    try:
+        return parse_network(raw)
+    except NetworkError as exc:
+        raise NetworkError(f"{path}: {exc}") from None
+
+
+def parse_network(raw: bytes) -> Network:
+    """The lc0 network whose protobuf message (uncompressed) is ``raw``; NetworkError saying what is wrong."""
     net = proto.Net()
     try:
         net.ParseFromString(raw)
     except DecodeError as exc:
-        raise NetworkError(f"{path}: not lc0's protobuf message ({exc})") from None
+        raise NetworkError(f"not lc0's protobuf message ({exc})") from None
     if net.magic != proto.MAGIC:
-        raise NetworkError(f"{path}: not an lc0 network (magic {net.magic:#x}, lc0's is {proto.MAGIC:#x})")
+        raise NetworkError(f"not an lc0 network (magic {net.magic:#x}, lc0's is {proto.MAGIC:#x})")
     network = Network(net)
-    try:
-        check(network)
-    except NetworkError as exc:
-        raise NetworkError(f"{path}: {exc}") from None
+    check(network)
     return network
 
 
 def check(network: Network) -> None:
-    """NetworkError unless ``network`` is a residual network of the kind :mod:`learn.lc0.model` makes:
+    """NetworkError unless ``network`` is a residual network of the kind :mod:`.forward` runs (and :mod:`learn.lc0.model` trains):
     lc0's classic 112 input planes, a convolutional policy, ReLU, every layer it needs, and in LINEAR16."""
     fmt = network.net.format
     nf = fmt.network_format
