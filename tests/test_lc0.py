@@ -205,7 +205,7 @@ def test_auto_plays_the_experts_own_network_else_the_default_network_and_says_so
     copy.write_bytes(kosteniuk_casebase.read_bytes())
     choice = choose_model(Casebase.load(copy))
     assert DEFAULT is not None and choice.path == str(DEFAULT) and not choice.personal
-    assert choice.note == f"model: the shipped network {DEFAULT.name} (a personal 8x96 plays with option Model)"
+    assert choice.note == f"model: the shipped network {DEFAULT.name} (run in numpy; a personal 8x96 plays with option Model)"
     own = tmp_path / "someone.model.npz"  # a personal 8x96 of the user's beside it is named, not played
     own.write_bytes(b"the user's own")
     assert f"a personal 8x96 {own} plays with option Model {own}" in choose_model(Casebase.load(copy)).note
@@ -247,5 +247,6 @@ def test_the_uci_engine_plays_the_network_with_or_without_lc0s_bindings(request,
     said = strings(lines)
     auto, named = said.split("Model maia-1900", 1)
     assert "model: the own network of Alexandra Kosteniuk" in auto and "cannot load" not in said  # shipped
+    assert "; run in numpy; else the shipped network master.pb.gz)" in auto  # what runs it, told
     assert "error while choosing a move" not in said and said.count("the style model (") == 6  # it proposed each move
     assert "lc0 network, 6 blocks, numpy)" in auto and "the style model (Maia-1900 (lc0 network, 6 blocks, numpy)" in named

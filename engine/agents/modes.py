@@ -102,8 +102,8 @@ def _pure_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], _:
 
 
 def _style_model(setting: str, casebase: Casebase | None, resources: Resources) -> PriorModel | None:
-    """The model of option Model: a file named (or a shipped model's name), or (``auto``) the shipped
-    the expert's own network, else the shipped default network (engine.style.personal); the choice is told."""
+    """The model of option Model: a file named (or a shipped model's name), or (``auto``) the expert's own
+    network, else the shipped default network (engine.style.personal); the choice is told."""
     if setting != defaults.MODEL:
         from engine.style.loader import model_path
 

@@ -34,8 +34,8 @@ from casebase.format import Casebase
 from casebase.profilefile import SUFFIX as PROFILE_SUFFIX
 from common.files import file_sha256
 from common.text import clip
+from engine.style.lc0 import FORWARD, is_network, provenance
 from engine.style.lc0 import SUFFIX as NETWORK_SUFFIX
-from engine.style.lc0 import is_network, provenance
 from engine.style.loader import default_model
 from engine.style.model import ModelError, StyleModel, generic_model
 
@@ -130,7 +130,7 @@ def choose_model(casebase: Casebase | None) -> ModelChoice:
             return mine
         own = beside(casebase.path) if casebase is not None and casebase.path is not None else None
         named = f" {own}" if own is not None and own.is_file() else ""  # the user's own, made by learn personalise
-        return ModelChoice(str(default), None, f"model: {reason} (a personal 8x96{named} plays with"
+        return ModelChoice(str(default), None, f"model: {reason} (run in {FORWARD}; a personal 8x96{named} plays with"
                            f" option Model{named})")
     return personal_choice(casebase, reason)
 
@@ -164,7 +164,7 @@ def own_network(casebase: Casebase | None, reason: str) -> ModelChoice | None:
             gain = ""
         same = "; its fit chose 0 epochs: the base network's weights" if info.get("epochs") == 0 else ""
         return ModelChoice(str(path), None, f"model: the own network of {casebase.expert} ({path}{gain}{same};"
-                           f" else {reason})", own=True)
+                           f" run in {FORWARD}; else {reason})", own=True)
     return None
 
 
