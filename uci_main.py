@@ -1,7 +1,9 @@
 """Start the cbr-chess UCI engine: ``python uci_main.py [--casebase X.npz] [--weights V1 V2 V3] ...``
 (installed as the console command ``cbr-chess``); ``cbr-chess web ...`` serves the page that plays it
 in a browser instead (web/cli.py), ``cbr-chess new PGN --player NAME`` makes a player's engine (player/cli.py),
-and ``cbr-chess info CASEBASE`` says what ``python -m casebase info`` says and the expert's tendencies.
+``cbr-chess info CASEBASE`` says what ``python -m casebase info`` says and the expert's tendencies, and
+``cbr-chess setup [ID ...]`` makes the shipped experts' casebases and profiles (player/shipped.py), as
+``make casebases`` does in a clone; an installed engine makes a shipped expert's on its first use.
 
 The options set the engine's UCI option defaults; a GUI can still change them with setoption.
 """
@@ -16,7 +18,9 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 
 import argparse
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 from engine.agents import defaults as agent_defaults
@@ -115,13 +119,58 @@ def _info(words: list[str]) -> int:
     return 0
 
 
+#: How long the engine waits for a shipped expert's casebase made on its first use (seconds: 8 s for the
+#: largest on 2 cores).
+SETUP_SECONDS = 300
+
+
+def _make_shipped(name: str) -> str | None:
+    """A shipped expert's casebase made on its first use: ``cbr-chess setup NAME`` in a process of its own (its
+    progress on stderr, nothing on the engine's stdout), waited for until the casebase is written; its error
+    profile follows in that process, in the background (the engine takes it when it is there). None, or why not."""
+    from common.paths import casebase_folder
+
+    casebase = casebase_folder() / f"{name}.npz"
+    process = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "setup", name],
+                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    deadline = time.monotonic() + SETUP_SECONDS
+    while process.poll() is None and not casebase.is_file() and time.monotonic() < deadline:
+        time.sleep(0.05)  # the casebase is written atomically: once there, all of it is
+    if casebase.is_file():
+        return None
+    if process.returncode is None:
+        return f"`cbr-chess setup {name}` has not made it within {SETUP_SECONDS} s (it goes on)"
+    return f"`cbr-chess setup {name}` failed (exit status {process.returncode}; why: on stderr)"
+
+
+def _setup_missing() -> int:
+    """Before ``cbr-chess web`` of an installed engine: the shipped experts not made yet, made (as ``make web``
+    makes ``make casebases`` first); 0 when all are there."""
+    from casebase.shipped import shipped_experts
+    from common.paths import casebase_folder, in_source_tree
+    from player.shipped import main as setup_main
+
+    folder = casebase_folder()
+    missing = [name for name in shipped_experts() if not (folder / f"{name}.npz").is_file()]
+    if in_source_tree() or not missing:
+        return 0
+    print(f"cbr-chess web: making the shipped experts not made yet ({len(missing)}), once: cbr-chess setup"
+          " (--no-setup starts without them)", file=sys.stderr)
+    return setup_main(missing)
+
+
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
     if words[:1] == ["web"]:
         # the browser app (docs/web.md), imported only here: the UCI engine never loads its web server
         from web.cli import main as web_main
 
-        return web_main(words[1:])
+        return web_main(words[1:], prepare=_setup_missing)
+    if words[:1] == ["setup"]:
+        # the shipped experts made (docs/usage.md), imported only here: it loads the profiling
+        from player.shipped import main as setup_main
+
+        return setup_main(words[1:])
     if words[:1] == ["new"]:
         # a player's engine from a PGN (docs/usage.md), imported only here: it loads the profiling and the tournament
         from player.cli import main as new_main
@@ -131,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
         return _info(words[1:])
     defaults = parse_args(argv)
     try:
-        return main_loop(defaults)
+        return main_loop(defaults, provide=_make_shipped)
     except ValueError as exc:  # an option default out of range, e.g. --seed -1
         print(f"{Path(sys.argv[0]).name}: error: {exc}", file=sys.stderr)
         return 2

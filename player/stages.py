@@ -23,6 +23,7 @@ from casebase.format import Casebase
 from casebase.games import GameFilter
 from casebase.holdout import held_out_games, write_pgn
 from casebase.profilefile import profile_path
+from casebase.shipped import REGISTRY, shipped_data, shipped_experts
 from common.paths import casebase_folder
 from engine.cbr.configurations import parse_configurations
 from engine.outside.clock import TimeControl
@@ -32,6 +33,7 @@ from engine.style.loader import default_model
 from engine.style.personal import SUFFIX, choose_model, network_candidates, sidecar
 from engine.style.profile import Profile
 from player import PlayerError
+from player.shipped import make_casebase, shipped_profile
 from profiling.games import add_games
 from profiling.intrinsic import judge_games, read_games
 from profiling.judging import DEPTH, MULTIPV, POSITIONS, Settings
@@ -41,8 +43,8 @@ from profiling.workers import Where
 from tournament.players import casebase_entrant
 from tournament.runner import TournamentSettings, run
 
-#: The shipped experts' registry and games (the calibration match's opponents).
-EXPERTS = Path(__file__).resolve().parent.parent / "data" / "experts.tsv"
+#: The shipped experts' registry and games (the calibration match's opponents; an installed engine's copy).
+EXPERTS = shipped_data() / REGISTRY
 
 
 @dataclass(frozen=True)
@@ -215,28 +217,10 @@ def opponent(options: Options, folder: Folder) -> Path:
         return shipped
     made = folder.root / "opponent" / f"{expert}.npz"
     if not made.exists():
-        with open(EXPERTS, newline="", encoding="utf-8") as f:
-            name = next(row["player"] for row in csv.DictReader(f, delimiter="\t") if row["file"] == expert)
-        build([EXPERTS.parent / "experts" / f"{expert}.pgn"], GameFilter(name), workers=options.workers,
-              progress=False).save(made)
+        make_casebase(shipped_experts()[expert], made, options.workers)
     if not profile_path(made).exists():
         shipped_profile(made, expert)
     return made
-
-
-def shipped_profile(path: Path, expert: str) -> None:
-    """The shipped expert's profile and records, fitted from the judged positions that ship
-    (data/profiles/) without a judge, as ``make casebases`` fits them: so that the opponent plays
-    as the shipped calibrated engine does."""
-    profiles, games = EXPERTS.parent / "profiles", EXPERTS.parent / "games" / "round-robin-40-20.pgn"
-    if not (profiles / f"{expert}.jsonl").exists():
-        return
-    make_profile(Casebase.load(path), Settings(), None, profiles / f"{expert}.jsonl", progress=False)
-    if (profiles / f"{expert}.play.jsonl").exists():
-        add_play(Casebase.load(path), PlaySettings(), None, profiles / f"{expert}.play.jsonl", progress=False)
-    if (profiles / f"{expert}.games.play.jsonl").exists():
-        add_games(Casebase.load(path), [games], expert, PlaySettings(), None, profiles / f"{expert}.games.jsonl",
-                  profiles / f"{expert}.games.play.jsonl", progress=False)
 
 
 def match_settings(options: Options, folder: Folder) -> TournamentSettings:

@@ -39,6 +39,7 @@ from web.keeper import Keeper, new_game
 from web.positions import PositionError, board_from_fen, positions_of_fen, positions_of_pgn
 from web.redact import redact
 from web.store import Store
+from web.vendor import VENDOR
 
 STATIC = Path(__file__).resolve().parent / "static"
 #: The most characters of a message said to the page (it may repeat what was sent: a 900 kB FEN).
@@ -107,6 +108,8 @@ def create_app(config: Config) -> FastAPI:
     app.state.registry = registry
     app.state.asks = ask_queue
     app.add_middleware(Guard, hosts=config.hosts, port=config.port)
+    # the widget where web.vendor put it (an installed engine's is in the user's data folder), before the page's own
+    app.mount("/static/vendor", StaticFiles(directory=VENDOR, check_dir=False), name="vendor")
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.exception_handler(UnknownExpert)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from common.paths import casebase_folder, casebase_path, games_store
@@ -36,11 +36,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--depth", type=int, metavar="D", help="quick games: the engine searches to depth D instead of "
                                                                "using its clock")
     parser.add_argument("--no-fetch", action="store_true", help="do not fetch the board widget (chessground) from npm")
+    parser.add_argument("--no-setup", action="store_true",
+                        help="an installed engine: start without making the shipped experts not made yet (cbr-chess setup)")
     return parser.parse_args(argv)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Start the server (blocks until interrupted)."""
+def main(argv: Sequence[str] | None = None, prepare: Callable[[], int] | None = None) -> int:
+    """Start the server (blocks until interrupted); ``prepare`` first (unless ``--no-setup``): what makes the
+    shipped experts not made yet (``cbr-chess setup``, which this layer cannot import), its exit status."""
     args = parse_args(argv)
     try:
         import uvicorn
@@ -59,6 +62,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         except VendorError as exc:
             print(f"cbr-chess web: {exc}", file=sys.stderr)
             return 1
+    if prepare is not None and not args.no_setup and (status := prepare()) != 0:
+        print("cbr-chess web: the shipped experts could not all be made; --no-setup starts with those made", file=sys.stderr)
+        return status
     folders = [("shipped", casebase_folder())]
     if args.data is not None:
         if not args.data.is_dir():

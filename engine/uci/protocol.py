@@ -31,7 +31,7 @@ from engine.agents.options import OptionValue
 from engine.search.limits import SearchLimits, after_ponderhit, pondering
 from engine.uci.commands import parse_go, parse_position
 from engine.uci.lines import decision_info, declaration, iteration_info, multipv_info, multipv_string
-from engine.uci.resources import AgentBuilder
+from engine.uci.resources import AgentBuilder, Provide
 
 if TYPE_CHECKING:
     from engine.agents.base import Agent, Decision
@@ -44,8 +44,10 @@ ENGINE_AUTHOR = "the cbr-chess authors, after Qvarford (2015)"
 class UciEngine:
     """One engine session: reads commands with :meth:`run`, writes UCI lines to ``out``."""
 
-    def __init__(self, defaults: Mapping[str, str] | None = None, out: TextIO | None = None) -> None:
-        """``defaults`` overrides option defaults by name (e.g. from the command line); ValueError if bad."""
+    def __init__(self, defaults: Mapping[str, str] | None = None, out: TextIO | None = None,
+                 provide: Provide | None = None) -> None:
+        """``defaults`` overrides option defaults by name (e.g. from the command line); ValueError if bad.
+        ``provide`` makes a shipped expert's casebase on its first use (:class:`AgentBuilder`)."""
         self.out = out if out is not None else sys.stdout
         self.options = option_registry()
         self.values: dict[str, OptionValue] = self.options.defaults()
@@ -53,7 +55,7 @@ class UciEngine:
             option, value = self.options.parse(name, text)
             self.values[option.name] = value
         self.board = chess.Board()
-        self.builder = AgentBuilder()
+        self.builder = AgentBuilder(say=self.info, provide=provide)
         self._write_lock = threading.Lock()
         self._worker: threading.Thread | None = None
         self._stop = threading.Event()
@@ -329,8 +331,9 @@ def _uniform_decision(board: chess.Board, error: str | None) -> Decision:
     return Decision(move=move, reason=Reason.RANDOM, record=Record([NoAgent(error)], Uniform(Named.of(board, move), len(moves))))
 
 
-def main_loop(defaults: Mapping[str, str] | None = None) -> int:
-    """Run the engine on stdin/stdout (undecodable input bytes become U+FFFD, not a crash)."""
+def main_loop(defaults: Mapping[str, str] | None = None, provide: Provide | None = None) -> int:
+    """Run the engine on stdin/stdout (undecodable input bytes become U+FFFD, not a crash); ``provide``
+    makes a shipped expert's casebase on its first use (:class:`AgentBuilder`)."""
     if hasattr(sys.stdin, "reconfigure"):
         sys.stdin.reconfigure(errors="replace")
-    return UciEngine(defaults).run(sys.stdin)
+    return UciEngine(defaults, provide=provide).run(sys.stdin)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,6 +31,9 @@ if TYPE_CHECKING:
     from engine.style.loader import PriorModel
 
 FileState = tuple[object, ...]
+#: What makes a shipped expert's casebase (and its error profile after it) by the expert's id (``cbr-chess setup ID``,
+#: which the engine's layer cannot import: uci_main.py gives it); None once the casebase is there, or why it is not.
+Provide = Callable[[str], str | None]
 #: How the news of a game's seed starts.
 SEED_NEWS = "seed "
 
@@ -52,8 +55,14 @@ class AgentBuilder:
     :attr:`problem` says why no casebase is in use, and what the mode does instead.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, say: Callable[[str], None] | None = None, provide: Provide | None = None) -> None:
+        """``say`` tells the user a line at once (not with the next command's answer, as :attr:`news` does);
+        ``provide``, where given, makes an installed engine's missing shipped casebase on its first use."""
         self.news: list[str] = []
+        self._say = say if say is not None else self.news.append
+        self._provide = provide
+        #: The shipped experts made (or tried) in this session, and why each failed, if it did.
+        self._provided: dict[str, str | None] = {}
         self.problem: str | None = None
         #: Also tell how long loading took.
         self.debug = False
@@ -77,10 +86,12 @@ class AgentBuilder:
         from engine.style.chooser import chooser_path
 
         path = casebase_path(str(values["Casebase"]))  # a bare name is a casebase of the casebase folder
+        mode = MODES[str(values["Mode"])]
+        if mode.casebase:
+            self._make_shipped(path)
         chooser = chooser_path(str(values["Chooser"]))
         key = (tuple(sorted(values.items())), file_state(path), file_state(str(profile_path(path))),
                *map(file_state, self._model_files(values, path)), file_state(str(chooser)) if chooser else ())
-        mode = MODES[str(values["Mode"])]
         if self._agent is None or key != self._key:
             casebase = self._load(path) if mode.casebase else None
             self._used_model = self._used_judge = False
@@ -229,6 +240,24 @@ class AgentBuilder:
         if not fixed:
             self.news.append(f"{SEED_NEWS}{self._seed} for this game (set option Seed to it to replay)")
 
+    def _make_shipped(self, path: str) -> None:
+        """An installed engine asked for a shipped expert by name whose casebase is not made yet: make it (and
+        its profile) now, once a session, saying so first (a clone keeps ``make casebases``)."""
+        from casebase.shipped import shipped_name
+
+        if self._provide is None or in_source_tree() or os.path.exists(path):  # False, not OSError, for a path too long
+            return
+        name = shipped_name(path, casebase_folder())
+        if name is None or name in self._provided:
+            return
+        self._say(f"{name}: its casebase is not made yet: making it from the shipped games, once, into"
+                  f" {casebase_folder()} (seconds; `cbr-chess setup` makes every shipped expert ahead)")
+        started = time.perf_counter()
+        self._provided[name] = failure = self._provide(name)
+        if failure is None:
+            self._say(f"{name}: casebase made in {time.perf_counter() - started:.0f} s; its error profile is being"
+                      " fitted in the background (half a minute), and taken at the first isready or go after it")
+
     def _load(self, path: str) -> Casebase | None:
         """The casebase at ``path`` with its error profile, read again only when either file changed; None
         with a reason. A casebase holding its profile inside is said to be split, once a reading."""
@@ -248,8 +277,7 @@ class AgentBuilder:
             except CasebaseError as exc:
                 problem = f"cannot load casebase: {clip(str(exc))}"
                 if Path(path).parent == casebase_folder() and not os.path.exists(path):  # False, not OSError, for a path too long
-                    problem += (" (build the shipped casebases with `make casebases`)" if in_source_tree() else
-                                f" (build it with `python -m casebase build GAMES.pgn --player NAME -o {Path(path).stem}`)")
+                    problem += self._missing(path)
             else:
                 if self.debug:
                     self.news.append(f"loaded {path} in {time.perf_counter() - started:.2f} s")
@@ -257,3 +285,15 @@ class AgentBuilder:
                     self.news.append(casebase.profile_notice)
         self._casebase = (state, casebase, problem)
         return casebase
+
+    def _missing(self, path: str) -> str:
+        """How to make the missing casebase ``path`` of the casebase folder, in words."""
+        from casebase.shipped import shipped_name
+
+        if in_source_tree():
+            return " (build the shipped casebases with `make casebases`)"
+        name = shipped_name(path, casebase_folder())
+        if name is None:
+            return f" (build it with `python -m casebase build GAMES.pgn --player NAME -o {Path(path).stem}`)"
+        failure = self._provided.get(name)
+        return f" ({failure}; make it with `cbr-chess setup {name}`)" if failure else f" (make it with `cbr-chess setup {name}`)"
