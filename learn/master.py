@@ -36,9 +36,9 @@ from tqdm import tqdm
 
 from common.files import atomic_file, made_stamp, write_atomic
 from engine.style.lc0 import MAX_BATCH, load_network, provenance
-from engine.style.lc0net.moves import POLICY_SIZE, move_index
-from engine.style.lc0net.planes import INPUT_PLANES, packed, unpack
-from engine.style.lc0net.weights import read_network, write_network
+from lc0net.moves import POLICY_SIZE, move_index
+from lc0net.planes import INPUT_PLANES, packed, unpack
+from lc0net.weights import read_network, write_network
 from learn.lc0.model import Lc0Net
 from learn.master_games import select_games
 

@@ -39,7 +39,7 @@ from casebase.book import replayed_lines
 from casebase.format import Casebase
 from common.files import atomic_file, made_stamp, write_atomic
 from engine.style.lc0 import provenance
-from engine.style.lc0net.weights import read_network, write_network
+from lc0net.weights import read_network, write_network
 from learn.lc0 import bulk
 from learn.lc0.model import Lc0Net
 from learn.master_games import select_games

@@ -40,9 +40,9 @@ from casebase.book import expert_moves
 from casebase.format import Casebase
 from common.files import file_sha256, write_atomic
 from engine.style.lc0 import provenance
-from engine.style.lc0net.planes import unpack
-from engine.style.lc0net.weights import read_network, write_network
 from engine.style.personal import casebase_digest, sidecar
+from lc0net.planes import unpack
+from lc0net.weights import read_network, write_network
 from learn.lc0.model import Lc0Net
 from learn.master import Positions, positions_of
 from learn.personal import PersonalConfig, latest_of_games

@@ -93,6 +93,17 @@ def without_lc0(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPa
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(folder), str(DATA_DIR.parent)]))
 
 
+@pytest.fixture
+def without_networks(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """No lc0 network shipped (a copy of the project without engine/style/models/*.pb.gz): Model auto then
+    plays the casebase's personal 8x96 where there is one (personal.md §2), here and in the engine processes
+    the test starts (a ``sitecustomize`` on their path empties the list of shipped networks)."""
+    monkeypatch.setattr("engine.style.loader.DEFAULT_NETWORKS", ())
+    folder = tmp_path_factory.mktemp("without-networks")
+    (folder / "sitecustomize.py").write_text("import engine.style.loader\nengine.style.loader.DEFAULT_NETWORKS = ()\n")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(folder), str(DATA_DIR.parent)]))
+
+
 @pytest.fixture(autouse=True)
 def _builder_start_method(monkeypatch: pytest.MonkeyPatch) -> None:
     """CBR_CHESS_START_METHOD, which chooses the local pool's start method (parallel/pool.py), chooses the

@@ -8,8 +8,8 @@ import random
 import chess
 import numpy as np
 
-from engine.style.lc0net import proto
-from engine.style.lc0net.weights import Network
+from lc0net import proto
+from lc0net.weights import Network
 
 
 def special_games(games: int, seed: int) -> list[chess.Board]:

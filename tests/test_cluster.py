@@ -147,7 +147,7 @@ def test_a_missing_program_names_itself_and_the_node():
         check_programs([sys.executable, "/nowhere/judge"])
 
 
-def test_settings_travel_as_their_files_and_come_back_around_the_copies(kosteniuk_casebase, tmp_path, without_lc0):
+def test_settings_travel_as_their_files_and_come_back_around_the_copies(kosteniuk_casebase, tmp_path, without_networks):
     engine = engine_entrant("name=sf cmd=/usr/games/stockfish elo=1350")
     settings = TournamentSettings(entrants=(casebase_entrant(kosteniuk_casebase), engine),
                                   configs=tuple(parse_configurations(["balanced"])), judge="/opt/judge")

@@ -29,8 +29,8 @@ def shipped_copy(kosteniuk_casebase: Path, tmp_path: Path) -> Path:
     return path
 
 
-#: The personal 8x96 plays where lc0's backend cannot (with it, Model auto plays the shipped network).
-pytestmark = pytest.mark.usefixtures("without_lc0")
+#: The personal 8x96 plays where no lc0 network is shipped (with one, Model auto plays it).
+pytestmark = pytest.mark.usefixtures("without_networks")
 
 GAME = ["uci", "setoption name Seed value 1", "isready", "position startpos moves e2e4 e7e5", "go depth 1"]
 

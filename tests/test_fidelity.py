@@ -306,7 +306,7 @@ def test_prior_mode_plays_the_priors_favourite_and_runs_compare_paired(tmp_path,
 
 
 
-def test_prior_plays_the_casebases_personal_model_and_generic_mode_the_generic_one(tmp_path, heldout, without_lc0):
+def test_prior_plays_the_casebases_personal_model_and_generic_mode_the_generic_one(tmp_path, heldout, without_networks):
     casebase, games = heldout
     mine = tmp_path / "k.npz"
     shutil.copy(casebase, mine)

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.slow  # it builds the wheel and installs it in a fresh 
 
 ROOT = Path(__file__).resolve().parent.parent
 #: What the wheel is made of: the packages, and the shipped experts' files of data/ that setup.py copies into it.
-PACKAGED = ("pyproject.toml", "README.md", "setup.py", "MANIFEST.in", "uci_main.py", "common", "casebase", "endgame",
+PACKAGED = ("pyproject.toml", "README.md", "setup.py", "MANIFEST.in", "uci_main.py", "common", "lc0net", "casebase", "endgame",
             "engine", "learn", "parallel", "profiling", "fidelity", "tournament", "web", "player",
             "data/experts.tsv", "data/experts", "data/profiles", "data/games/round-robin-40-20.pgn")
 

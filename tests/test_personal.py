@@ -97,13 +97,6 @@ def test_the_latest_games_check_and_at_least_one_game_is_left_to_fit(kosteniuk_c
     assert set(np.asarray(kept.games["index"]).tolist()) == set(source[np.unique(games[~latest])].tolist())
 
 
-@pytest.fixture
-def without_networks(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No lc0 network shipped (a copy of the project without engine/style/models/*.pb.gz): Model auto then
-    plays the casebase's personal 8x96 where there is one (personal.md §2), in this process's engines."""
-    monkeypatch.setattr("engine.style.loader.DEFAULT_NETWORKS", ())
-
-
 def test_auto_plays_the_casebases_personal_model_and_an_explicit_model_wins(without_networks, made, tmp_path):
     casebase_path, _ = made
     choice = choose_model(Casebase.load(casebase_path))

@@ -109,7 +109,7 @@ def test_a_game_from_a_fen_is_not_in_the_opening_with_an_endgames_material(profi
     assert played["reason"] == "calibrated" and played["phase"] == "endgame"  # the record's phase, engine side
 
 
-def test_a_personal_model_that_kept_the_generic_weights_says_so(kosteniuk_casebase, without_lc0):
+def test_a_personal_model_that_kept_the_generic_weights_says_so(kosteniuk_casebase, without_networks):
     kept = StyleModel.load(personal_folder() / "kosteniuk-2200.npz")  # its fit chose 0 epochs
     fitted = StyleModel.load(personal_folder() / "miles-2500.npz")  # 4 epochs
     assert kept.personal["epochs"] == 0 and fitted.personal["epochs"] == 4

@@ -1,5 +1,5 @@
 """A network of lc0's format (Maia, a Leela net, one made here) as the style model, run in numpy
-(:mod:`engine.style.lc0net`: the file read by a protobuf schema of our own, lc0's input planes and forward
+(:mod:`lc0net`: the file read by a protobuf schema of our own, lc0's input planes and forward
 pass), on every platform numpy runs on.
 
 The network sees what lc0 sees: the position with its castling rights, en passant square and rule-50
@@ -24,11 +24,11 @@ from typing import Any
 import chess
 import numpy as np
 
-from engine.style.lc0net.forward import Forward
-from engine.style.lc0net.moves import move_index
-from engine.style.lc0net.planes import planes
-from engine.style.lc0net.weights import NetworkError, parse_network
 from engine.style.model import ModelError
+from lc0net.forward import Forward
+from lc0net.moves import move_index
+from lc0net.planes import planes
+from lc0net.weights import NetworkError, parse_network
 
 #: How an lc0 network's file is named.
 SUFFIX = ".pb.gz"

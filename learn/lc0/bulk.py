@@ -18,8 +18,8 @@ import chess
 import numpy as np
 import torch
 
-from engine.style.lc0net.moves import POLICY_SIZE, move_index
-from engine.style.lc0net.planes import HISTORY, INPUT_PLANES, repetition_key
+from lc0net.moves import POLICY_SIZE, move_index
+from lc0net.planes import HISTORY, INPUT_PLANES, repetition_key
 
 _PIECES = [(colour, piece) for colour in (chess.WHITE, chess.BLACK) for piece in chess.PIECE_TYPES]
 _CASTLING = [chess.BB_H1, chess.BB_A1, chess.BB_H8, chess.BB_A8]

@@ -15,10 +15,10 @@ import numpy as np
 import torch
 from torch import nn
 
-from engine.style.lc0net.forward import EPSILON
-from engine.style.lc0net.moves import CONV_PLANES, conv_policy_source
-from engine.style.lc0net.planes import INPUT_PLANES
-from engine.style.lc0net.weights import Network
+from lc0net.forward import EPSILON
+from lc0net.moves import CONV_PLANES, conv_policy_source
+from lc0net.planes import INPUT_PLANES
+from lc0net.weights import Network
 
 _BN = ("bn_means", "bn_stddivs", "bn_gammas", "bn_betas")
 

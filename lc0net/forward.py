@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.style.lc0net.moves import CONV_PLANES, conv_policy_source
-from engine.style.lc0net.planes import INPUT_PLANES
-from engine.style.lc0net.weights import Network, NetworkError
+from lc0net.moves import CONV_PLANES, conv_policy_source
+from lc0net.planes import INPUT_PLANES
+from lc0net.weights import Network, NetworkError
 
 #: lc0's batch norm epsilon (network_legacy.cc).
 EPSILON = 1e-5

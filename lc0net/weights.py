@@ -22,7 +22,7 @@ import numpy as np
 from google.protobuf.message import DecodeError
 
 from common.files import atomic_file
-from engine.style.lc0net import proto
+from lc0net import proto
 
 #: The largest uint16: LINEAR16's top value.
 TOP = np.float32(0xFFFF)
