@@ -7,7 +7,7 @@ TEST_STAMP := $(VENV)/.installed-test
 TRAIN_STAMP := $(VENV)/.installed-train
 WEB_STAMP := $(VENV)/.installed-web
 
-.PHONY: help install demo web test check docs lint bench bench-cluster casebases profiles fitted profile-report experiment fidelity fidelity-judge fidelity-ceiling personal own-networks identify personal-table master-pack master-cpu strength stockfish-match ladder model master tables kbnk chess0 clean
+.PHONY: help install demo web test check docs lint embeddings bench bench-cluster casebases profiles fitted profile-report experiment fidelity fidelity-judge fidelity-ceiling personal own-networks identify personal-table master-pack master-cpu strength stockfish-match ladder model master tables kbnk chess0 clean
 
 ## help: this list of targets
 help:
@@ -285,12 +285,12 @@ experiment: install casebases
 # (results/fidelity/summary.md and .png), and the personal prior against the generic model alone, paired.
 # About 10 minutes on 2 cores with the defaults, after 25 to make the held-out casebases' personal models.
 FIDELITY_POSITIONS ?= 200
-FIDELITY_MODES ?= pure generic prior alphabeta guided stockfish
+FIDELITY_MODES ?= pure pure-learned generic prior alphabeta guided stockfish
 HELD_OUT := 0.15
 EXPERT_NAME = "$$(awk -F'\t' '$$1 == "$*" {print $$2}' data/experts.tsv)"
 
 ## fidelity: how often each mode plays the expert's own move on held-out games (10 minutes; personalising 25 more)
-fidelity: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldout/%.pgn) $(LADDER:%=casebases/heldout/%.model.npz) $(LADDER:%=casebases/heldout/%.pb.gz) $(LADDER:%=casebases/heldout/%.profile.npz)
+fidelity: install $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=casebases/heldout/%.pgn) $(LADDER:%=casebases/heldout/%.model.npz) $(LADDER:%=casebases/heldout/%.pb.gz) $(LADDER:%=casebases/heldout/%.profile.npz) $(LADDER:%=casebases/heldout/%.embed.npz)
 	for id in $(LADDER); do \
 	    $(PY) -m fidelity run --casebase casebases/heldout/$$id.npz --heldout casebases/heldout/$$id.pgn \
 	        --modes $(FIDELITY_MODES) --positions $(FIDELITY_POSITIONS) --out results/fidelity/$$id.json || exit 1; \
@@ -334,6 +334,15 @@ casebases/heldout/%.npz: data/experts/%.pgn data/experts.tsv $(wildcard casebase
 # (Model auto: the own network), and a profile whose records were made with another network is refused
 casebases/heldout/%.profile.npz: casebases/heldout/%.npz casebases/heldout/%.model.npz casebases/heldout/%.pb.gz $(PROFILE_CODE) $(wildcard data/profiles/*.jsonl) $(GAMES_PGN) | $(STAMP)
 	$(call PROFILE,$<,$*,--positions $(HELDOUT_POSITIONS),data/profiles/$*.heldout.play.jsonl,data/profiles/$*.heldout.games.play.jsonl)
+
+# The cases' embeddings for the learned similarity (pure mode's Similarity learned, cbr-agent.md §4.1), by the
+# default network's trunk: about 2 minutes for 100,000 cases on 2 cores.
+EMBED_NETWORK := engine/style/models/master.pb.gz
+casebases/%.embed.npz: casebases/%.npz $(EMBED_NETWORK) casebase/embeddings.py $(wildcard lc0net/*.py) | $(STAMP)
+	$(PY) -m casebase embed $< --network $(EMBED_NETWORK) --quiet
+
+## embeddings: every shipped casebase's embeddings, for option Similarity learned (about 15 minutes)
+embeddings: $(CASEBASES:%.npz=%.embed.npz)
 
 casebases/heldout/%.pgn: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) | $(STAMP)
 	$(PY) -m casebase holdout $< -o $@ --latest $(HELD_OUT) --player $(EXPERT_NAME)

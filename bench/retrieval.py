@@ -1,6 +1,12 @@
-"""Time per move of retrieval at 10 k … 4 M cases, next to the memory floor measured in the same run.
+"""Time per move of retrieval at 10 k … 4 M cases, next to the memory floor measured in the same run;
+and the learned similarity beside the shallow one on a casebase with its embeddings.
 
     python -m bench.retrieval [--pgn masters-2500plus.pgn.gz] [--sizes 10000 100000 1000000 4000000]
+    python -m bench.retrieval --learned casebases/carlsen-2800.npz
+
+With ``--learned``: on one core (BLAS held to one thread), positions of the casebase's own games with their
+history, the shallow retrieval (the most similar cases) beside the learned one (the query embedded by the
+default network, then the 64 nearest by cosine), and pure mode's whole move with each.
 
 The casebases are prefixes of one "all players" casebase built from a large PGN (by default
 the shipped data/masters-2500plus.pgn.gz; --pgn takes any big PGN collection) and cached in
@@ -10,21 +16,30 @@ columns once (``np.bitwise_or.reduce``): no scan can be faster than streaming it
 
 from __future__ import annotations
 
-import argparse
-import statistics
-import subprocess
-import sys
-import time
-from pathlib import Path
+import os
 
-import chess
-import numpy as np
+for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")  # one core, as a UCI engine with Threads 1 (set before numpy loads)
 
-from casebase.format import GAME_COLUMNS, Casebase
-from common.paths import PROJECT_ROOT as ROOT
-from engine.agents.pure import PureAgent
-from engine.cbr.retrieval import CaseIndex
-from engine.cbr.weights import WEIGHT_CONFIGS
+import argparse  # noqa: E402
+import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import chess  # noqa: E402
+import numpy as np  # noqa: E402
+
+from casebase.embeddings import all_games, case_boards, read_embeddings  # noqa: E402
+from casebase.format import GAME_COLUMNS, Casebase  # noqa: E402
+from common.paths import PROJECT_ROOT as ROOT  # noqa: E402
+from engine.agents.pure import PureAgent  # noqa: E402
+from engine.cbr.learned import NEAREST, learned_index  # noqa: E402
+from engine.cbr.retrieval import CaseIndex  # noqa: E402
+from engine.cbr.weights import WEIGHT_CONFIGS  # noqa: E402
+from engine.style.lc0 import load_network  # noqa: E402
+from engine.style.loader import default_model  # noqa: E402
 
 OUT = ROOT / "bench" / "out"
 DEFAULT_PGN = ROOT / "data" / "masters-2500plus.pgn.gz"
@@ -101,6 +116,36 @@ def measure(casebase: Casebase, queries: list[chess.Board], repeats: int) -> dic
     }
 
 
+def measure_learned(path: Path, queries: int, repeats: int) -> None:
+    """Print the shallow and the learned retrieval, and pure mode's move by each, on ``path``'s own positions."""
+    casebase = Casebase.load(path)
+    network_path = default_model()[0]
+    network = load_network(network_path)
+    start = time.perf_counter()
+    index = learned_index(casebase, network, lambda: read_embeddings(casebase, network_path, network.weights_sha256))
+    fit = time.perf_counter() - start
+    made = dict(case_boards(casebase, all_games(casebase)))
+    rows = np.random.default_rng(0).choice(len(casebase), size=queries, replace=False)
+    boards = [made[int(r)] for r in rows]
+    shallow = CaseIndex.of(casebase)
+    embedder = index.embedder
+    times = {
+        "shallow: the most similar cases": [best_of(repeats, lambda b=b: shallow.most_similar(b)) for b in boards],
+        "learned: the query's embedding": [best_of(repeats, lambda b=b: embedder.of_boards([b])) for b in boards],
+        f"learned: the {NEAREST} nearest, embedding included": [best_of(repeats, lambda b=b: index.nearest(b, NEAREST))
+                                                                for b in boards],
+    }
+    for name, learned in (("shallow", None), ("learned", index)):
+        agent = PureAgent(casebase, WEIGHT_CONFIGS["balanced"], 1, learned)
+        times[f"pure mode's move, {name}"] = [best_of(repeats, lambda b=b, a=agent: a.choose(b)) for b in boards]
+    size = sum(p.stat().st_size for p in (path, path.with_suffix(".embed.npz")))
+    print(f"{path.name}: {len(casebase)} cases; the learned index fitted in {fit:.2f} s; casebase"
+          f" {path.stat().st_size / 1e6:.1f} MB, with its embeddings {size / 1e6:.1f} MB\n")
+    print(f"{'what (one core)':<48} {'ms (mean of ' + str(queries) + ')':>16}")
+    for name, values in times.items():
+        print(f"{name:<48} {statistics.mean(values):>16.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.retrieval", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -108,7 +153,12 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000, 4_000_000])
     parser.add_argument("--queries", type=int, default=20, help="positions timed per size")
     parser.add_argument("--repeats", type=int, default=5, help="runs per position (the fastest counts)")
+    parser.add_argument("--learned", type=Path, metavar="CASEBASE.npz",
+                        help="the learned similarity beside the shallow one on this casebase (its X.embed.npz beside it)")
     args = parser.parse_args()
+    if args.learned:
+        measure_learned(args.learned, args.queries, args.repeats)
+        return
     full = masters_casebase(args.pgn, max(args.sizes))
     print(f"{'cases':>9} {'scanned':>9} {'fit s':>6} {'floor ms':>9} {'scan ms':>8} {'x floor':>8}"
           f" {'ms/1M':>6} {'move ms':>8}")

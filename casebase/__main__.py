@@ -1,4 +1,4 @@
-"""Command line: ``python -m casebase build|holdout|info|book|split`` (``--help`` on each; the error
+"""Command line: ``python -m casebase build|holdout|info|book|split|embed`` (``--help`` on each; the error
 profile is ``python -m profiling``)."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from casebase.book import DEFAULT_MAX_PLY, write_book
 from casebase.builder import build
+from casebase.embeddings import make_embeddings
 from casebase.format import Casebase, CasebaseError
 from casebase.games import BuildError, GameFilter
 from casebase.holdout import held_out_games, write_pgn
@@ -88,6 +89,12 @@ def _book(args: argparse.Namespace) -> None:
           f" chain from the standard start); written to {args.output}.")
 
 
+def _embed(args: argparse.Namespace) -> None:
+    written = make_embeddings(casebase_path(args.casebase), args.network, workers=args.workers, progress=not args.quiet)
+    if not args.quiet:
+        print(f"the cases' embeddings by {args.network} written to {written}.")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status (1 with a message on stderr on bad input)."""
     parser = argparse.ArgumentParser(prog="python -m casebase", description=__doc__)
@@ -135,6 +142,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     book_parser.add_argument("--by-results", action="store_true",
                              help="weigh a move by the expert's points with it (2 a win, 1 a draw, 0 a loss)")
     book_parser.set_defaults(run=_book)
+
+    embed_parser = commands.add_parser(
+        "embed", help="each case's embedding by an lc0 network's trunk into FILE.embed.npz beside it (option"
+                      " Similarity learned)")
+    embed_parser.add_argument("casebase", metavar="FILE.npz")
+    embed_parser.add_argument("--network", required=True, metavar="NET.pb.gz",
+                              help="the lc0 network whose trunk embeds (the engine's default network:"
+                                   " engine/style/models/master.pb.gz)")
+    embed_parser.add_argument("--workers", type=positive_int, metavar="N", help="worker processes (default: all cores)")
+    embed_parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    embed_parser.set_defaults(run=_embed)
 
     args = parser.parse_args(argv)
     try:

@@ -61,7 +61,7 @@ def _placement(board: chess.BaseBoard) -> tuple[int, ...]:
             board.queens, board.kings)
 
 
-def _games(casebase: Casebase, max_ply: int) -> Iterator[list[int]]:
+def game_cases(casebase: Casebase, max_ply: int) -> Iterator[list[int]]:
     """The case indices of each game within ``max_ply``, by ply, games in file order (a numpy
     scan: a masters casebase holds millions of cases)."""
     early = np.flatnonzero(casebase.ply < max_ply)
@@ -108,18 +108,24 @@ GameMoves = list[tuple[chess.Board, chess.Move]]
 def replayed_games(casebase: Casebase, max_ply: int = DEFAULT_MAX_PLY) -> Iterator[tuple[list[int], GameMoves]]:
     """Per game, its cases in the first ``max_ply`` half-moves, and the expert's moves among
     them that chain from the standard start."""
-    for cases in _games(casebase, max_ply):
+    for cases in game_cases(casebase, max_ply):
         yield cases, list(_replay(casebase, cases))
 
 
 def replayed_lines(casebase: Casebase, max_ply: int = DEFAULT_MAX_PLY) -> Iterator[tuple[list[int], list[chess.Move]]]:
     """Per game, its cases in the first ``max_ply`` half-moves, and its moves from the standard start,
     both sides', up to the expert's last move that chains (the opponent's found in the replay)."""
-    for cases in _games(casebase, max_ply):
-        board, kept = chess.Board(), 0
-        for _ in _replay(casebase, cases, board):
-            kept = len(board.move_stack) + 1  # the expert's move, pushed when the replay goes on
-        yield cases, board.move_stack[:kept]
+    for cases in game_cases(casebase, max_ply):
+        yield cases, replayed_line(casebase, cases)
+
+
+def replayed_line(casebase: Casebase, cases: list[int]) -> list[chess.Move]:
+    """The moves from the standard start of the game of ``cases`` (one game's, by ply), both sides', up to
+    the expert's last move that chains."""
+    board, kept = chess.Board(), 0
+    for _ in _replay(casebase, cases, board):
+        kept = len(board.move_stack) + 1  # the expert's move, pushed when the replay goes on
+    return board.move_stack[:kept]
 
 
 def expert_moves(casebase: Casebase) -> Iterator[tuple[int, chess.Board, chess.Move]]:

@@ -1,7 +1,9 @@
 """The ways the fidelity bench plays a position: one word each, one meaning per word.
 
 - ``pure``: the thesis's agent (pure mode);
-- ``generic``: the shipped default style model's favourite, alone (Maia-1900; the 8x96 without lc0's backend);
+- ``pure-learned``: pure mode with the learned similarity (option Similarity learned, issue #61: the cases
+  nearest by their embeddings vote; the casebase's ``X.embed.npz`` by the default network);
+- ``generic``: the shipped default style model's favourite, alone (the master network);
 - ``prior``: guided mode's prior's favourite, unvetted;
 - ``alphabeta``: the built-in alpha-beta search alone (guided mode without cases or model);
 - ``guided``: the prior's proposals vetted by the built-in search;
@@ -30,6 +32,7 @@ class FidelityMode(StrEnum):
     """A way of playing the held-out positions (a string, so it reads and stores as its name)."""
 
     PURE = "pure"
+    PURE_LEARNED = "pure-learned"
     GENERIC = "generic"
     PRIOR = "prior"
     ALPHABETA = "alphabeta"
@@ -39,6 +42,11 @@ class FidelityMode(StrEnum):
     JUDGED_CALIBRATED = "judged-calibrated"
     JUDGED_CHOOSER = "judged-chooser"
     STOCKFISH = "stockfish"
+
+    @property
+    def pure(self) -> bool:
+        """Whether the thesis's pure agent plays in this mode (by either similarity)."""
+        return self in (FidelityMode.PURE, FidelityMode.PURE_LEARNED)
 
     @property
     def judged(self) -> bool:

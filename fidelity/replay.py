@@ -117,7 +117,7 @@ class _PositionWorker:
         # worker, every position a new game (its seed, the judge's hash cleared)
         casebase = None if mode == FidelityMode.ALPHABETA else Casebase.load(settings.casebase)
         values, loader = settings.values(mode), Loader()
-        limits = SearchLimits() if mode == FidelityMode.PURE else SearchLimits(depth=settings.guided_depth,
+        limits = SearchLimits() if mode.pure else SearchLimits(depth=settings.guided_depth,
                                                                     nodes=settings.guided_nodes)
 
         def make(seed: int) -> TablebaseAgent:

@@ -66,8 +66,8 @@ class FidelitySettings:
         prior = {PriorSource.CASES: "the cases' votes", PriorSource.MODEL: f"model {Path(self.model).name}",
                  PriorSource.BLEND: f"model {Path(self.model).name} and the cases"
                                     f" (weight {self.case_weight_percent} %)"}[self.prior]
-        if mode == FidelityMode.PURE:
-            return f"PureAgent, {weights}"
+        if mode.pure:
+            return f"PureAgent, {weights}" + (", the learned similarity" if mode == FidelityMode.PURE_LEARNED else "")
         if mode == FidelityMode.PRIOR:
             return f"favourite of the prior: {prior}, {weights}"
         if mode == FidelityMode.GENERIC:
@@ -90,8 +90,9 @@ class FidelitySettings:
         """The engine's options that make ``mode``'s agent (:func:`engine.agents.factory.make_agent`):
         the alphabeta mode is guided mode with neither cases nor model, so it plays the search's move."""
         tables: dict[str, OptionValue] = {"Tables": self.tables} if self.tables else {}
-        if mode == FidelityMode.PURE:
-            return {"Mode": "pure", **weight_values(self.config.weights), **tables}
+        if mode.pure:
+            similarity = "learned" if mode == FidelityMode.PURE_LEARNED else "shallow"
+            return {"Mode": "pure", "Similarity": similarity, **weight_values(self.config.weights), **tables}
         if mode == FidelityMode.GENERIC:
             return {**tables, "Mode": "guided", "Prior": "model", "Model": str(default_model()[0])}
         values: dict[str, OptionValue] = {

@@ -82,6 +82,9 @@ HUMAN_TIME = False
 #: Option Explain's default: the record in words.
 EXPLAIN = Explain.TEXT
 
+# Pure mode: option Similarity, how cases are retrieved (the thesis's shallow similarity by default)
+SIMILARITY = "shallow"
+
 # Guided mode (search.md)
 NEIGHBOURS = 64
 #: tau of the votes, in tenths of a similarity point (UCI spins are whole numbers).

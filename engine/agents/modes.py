@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from endgame.tablebase import Tablebase
     from engine.agents.base import Agent
     from engine.agents.guided import GuidedAgent
+    from engine.cbr.learned import LearnedIndex
     from engine.outside.judge import Judge
     from engine.style.chooser import Chooser
     from engine.style.loader import PriorModel
@@ -95,10 +96,32 @@ def weight_values(weights: Weights) -> dict[str, OptionValue]:
     return dict(zip(WEIGHT_OPTIONS, weights.hundredths(), strict=True))
 
 
-def _pure_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], _: Resources) -> Agent:
+def _pure_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], resources: Resources) -> Agent:
     from engine.agents.pure import PureAgent
 
-    return PureAgent(casebase, weights_of(values), 0)
+    learned = _learned(casebase, resources) if casebase is not None and values["Similarity"] == "learned" else None
+    return PureAgent(casebase, weights_of(values), 0, learned)
+
+
+def _learned(casebase: Casebase, resources: Resources) -> LearnedIndex | None:
+    """The learned similarity's index of ``casebase`` (its embeddings made by the shipped default network),
+    or None with the reason told: the shallow similarity plays then."""
+    from casebase.checks import CasebaseError
+    from casebase.embeddings import read_embeddings
+    from engine.cbr.learned import learned_index
+    from engine.style.lc0 import Lc0Network
+    from engine.style.loader import default_model
+
+    network, _ = default_model()
+    model = resources.model(str(network))
+    if not isinstance(model, Lc0Network):
+        resources.tell(f"the learned similarity cannot play: {network} is no lc0 network; the shallow similarity plays")
+        return None
+    try:
+        return learned_index(casebase, model, lambda: read_embeddings(casebase, network, model.weights_sha256))
+    except CasebaseError as exc:
+        resources.tell(f"the learned similarity cannot play: {exc}; the shallow similarity plays")
+        return None
 
 
 def _style_model(setting: str, casebase: Casebase | None, resources: Resources) -> PriorModel | None:
@@ -212,7 +235,12 @@ def default_casebase() -> Path:
 #: Modes by the name the ``Mode`` option uses; a new mode is one more entry.
 MODES: dict[str, Mode] = {
     "pure": Mode(_pure_agent, "the thesis's agent: the most similar case's move, adapted",
-                 "playing uniformly random legal moves"),
+                 "playing uniformly random legal moves",
+                 (Option("Similarity", "combo", defaults.SIMILARITY, choices=("shallow", "learned"),
+                         doc="pure: how cases are retrieved: `shallow`, the thesis's similarity of the boards' squares (the"
+                             " most similar case's move, adapted); `learned`, the cosine of the positions' embeddings by the"
+                             " default network's trunk (`X.embed.npz` beside the casebase, `python -m casebase embed`): the"
+                             " 64 nearest cases' moves, adapted, vote (issue #61)"),)),
     "guided": Mode(
         _guided_agent,
         "the k nearest cases vote, an alpha-beta search vetoes unsound moves (search.md)",

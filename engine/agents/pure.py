@@ -1,13 +1,20 @@
-"""The thesis's pure agent (cbr-agent.md §4–5): the most similar case's move, adapted."""
+"""The thesis's pure agent (cbr-agent.md §4–5): the most similar case's move, adapted; with the learned
+similarity (option ``Similarity learned``, issue #61), the nearest cases' moves, adapted, voting."""
 
 from __future__ import annotations
+
+from collections import defaultdict
 
 import chess
 import numpy as np
 
+from casebase.format import Casebase
 from engine.agents.base import CaseAgent, Decision, Reason
-from engine.agents.record import Case, Named, Pure, Record, Uniform
+from engine.agents.record import Case, Named, Pure, Recalled, Record, Uniform
 from engine.cbr.adaptation import best_moves, draw, draw_index
+from engine.cbr.learned import NEAREST, TEMPERATURE, LearnedIndex
+from engine.cbr.similarity import board_similarity
+from engine.cbr.weights import Weights
 
 
 class PureAgent(CaseAgent):
@@ -20,8 +27,15 @@ class PureAgent(CaseAgent):
     needed: a move takes milliseconds.
     """
 
+    def __init__(self, casebase: Casebase | None, weights: Weights, seed: int, learned: LearnedIndex | None = None) -> None:
+        super().__init__(casebase, weights, seed)
+        #: The learned similarity's index, where option Similarity is ``learned`` and the casebase has embeddings.
+        self.learned = learned
+
     def _choose(self, board: chess.Board, candidates: list[chess.Move], *_: object) -> Decision:
         """Retrieve, draw among ties, adapt; see the class docstring for the generator's use."""
+        if self.learned is not None:
+            return self._recall(board, candidates, self.learned)
         rows, sim = self.index.most_similar(board) if self.index else (np.empty(0), -1)
         if not len(rows):
             move = draw(candidates, self.rng)
@@ -43,6 +57,36 @@ class PureAgent(CaseAgent):
             similarity=sim,
             tied_cases=len(rows),
         )
+
+
+    def _recall(self, board: chess.Board, candidates: list[chess.Move], learned: LearnedIndex) -> Decision:
+        """The nearest cases by the learned similarity vote: each case's move adapted to ``board`` as the thesis
+        adapts it (its tied moves share the vote), weighted by exp((similarity - 1) / TEMPERATURE); one draw
+        among the moves tied at the most votes (none where one leads)."""
+        rows, sims = learned.nearest(board, NEAREST)
+        if not len(rows):
+            move = draw(candidates, self.rng)
+            return Decision(move=move, reason=Reason.RANDOM,
+                            record=Record(detail=Uniform(Named.of(board, move), len(candidates), self.no_case(board.turn))))
+        assert self.casebase is not None
+        votes: dict[chess.Move, float] = defaultdict(float)
+        voters: dict[chess.Move, int] = defaultdict(int)
+        for row, sim in zip(rows.tolist(), sims.tolist()):
+            tied, _ = best_moves(self.casebase.move(row), self.casebase.board(row), board, self.weights, candidates)
+            for move in tied:
+                votes[move] += float(np.exp((sim - 1) / TEMPERATURE)) / len(tied)
+                voters[move] += 1
+        most = max(votes.values())
+        tied_moves = [m for m in candidates if votes.get(m, 0.0) >= most * (1 - 1e-9)]
+        move = draw(tied_moves, self.rng)
+        nearest, case_board = int(rows[0]), self.casebase.board(int(rows[0]))
+        case_move = self.casebase.move(nearest)
+        record = Recalled(Case.of(self.casebase, nearest, board_similarity(case_board, board)), round(100 * float(sims[0]), 1),
+                          chess.COLOR_NAMES[board.turn], len(rows), learned.count(board.turn),
+                          Named(case_move.uci(), _san(case_board, case_move)), Named.of(board, move),
+                          votes[move] / sum(votes.values()), voters[move], len(tied_moves))
+        return Decision(move=move, reason=Reason.CASE, record=Record(detail=record), case=nearest,
+                        similarity=record.case.similarity, tied_cases=1)
 
 
 def _san(board: chess.Board, move: chess.Move) -> str:

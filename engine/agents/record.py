@@ -189,6 +189,25 @@ class Pure:
 
 
 @dataclass(frozen=True)
+class Recalled:
+    """Pure mode's move by the learned similarity (issue #61): the ``nearest`` cases of ``count`` with
+    ``side`` to move, nearest by the cosine of their embeddings, each case's move adapted to the board and
+    voting; the nearest ``case`` (its ``alike``: the cosine in percent), its move, and the move played with
+    its share of the votes (``votes``), from ``voters`` of the cases, drawn among ``tied_moves``."""
+
+    case: Case
+    alike: float
+    side: str
+    nearest: int
+    count: int
+    case_move: Named
+    played: Named
+    votes: float
+    voters: int
+    tied_moves: int
+
+
+@dataclass(frozen=True)
 class Uniform:
     """A move drawn uniformly among ``legal`` moves: no case to follow (``no_case``), or the
     engine's last resort (``no_case`` None)."""
@@ -234,7 +253,7 @@ class NoMove:
 
 
 #: What decided the move, one kind per way of deciding.
-Detail = Guided | Pure | Uniform | Chess0 | Tables | NoMove
+Detail = Guided | Pure | Recalled | Uniform | Chess0 | Tables | NoMove
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ import chess
 import numpy as np
 
 from engine.style.model import ModelError
+from lc0net.embedding import DIMENSIONS, Embedder
 from lc0net.forward import Forward
 from lc0net.moves import move_index
 from lc0net.planes import planes
@@ -58,6 +59,14 @@ class Lc0Network:
         self.weights_sha256 = weights_sha256
         self.blocks, self.filters = forward.blocks, forward.filters
         self.meta = {"format": "lc0", "blocks": self.blocks, "filters": self.filters, "forward": FORWARD, **meta}
+        self._embedders: dict[int, Embedder] = {}
+
+    def embedder(self, dimensions: int = DIMENSIONS) -> Embedder:
+        """The network's embedder of positions (issue #61), made once a number of dimensions."""
+        made = self._embedders.get(dimensions)
+        if made is None:
+            made = self._embedders[dimensions] = Embedder(self.forward, dimensions)
+        return made
 
     @property
     def personal(self) -> dict[str, Any] | None:

@@ -21,6 +21,7 @@ from engine.agents.record import (
     OtherJudge,
     Proposal,
     Pure,
+    Recalled,
     Record,
     Share,
     SpeedProfile,
@@ -44,6 +45,8 @@ def explain(record: Record) -> list[str]:
         lines = _guided(detail)
     elif isinstance(detail, Pure):
         lines = _pure(detail)
+    elif isinstance(detail, Recalled):
+        lines = _recalled(detail)
     elif isinstance(detail, Uniform):
         lines = [_uniform(detail)]
     elif isinstance(detail, Chess0):
@@ -238,6 +241,19 @@ def _pure(pure: Pure) -> list[str]:
         f"similarity {case.similarity}/256; {pure.tied} of {pure.count} cases with {side} to move"
         " tied at best" + (", one drawn" if pure.tied > 1 else ""),
         f"case move {pure.case_move.san}; played {pure.played.san} ({relation}, L {pure.fit:.5f}{ties})",
+    ]
+
+
+def _recalled(recalled: Recalled) -> list[str]:
+    """Pure mode by the learned similarity, in a player's words: the nearest precedent, then the vote."""
+    case, side = recalled.case, recalled.side.capitalize()
+    ties = f", {recalled.tied_moves} moves tied, one drawn" if recalled.tied_moves > 1 else ""
+    relation = "the case move itself" if recalled.played.uci == recalled.case_move.uci else "adapted"
+    return [
+        f"a position {recalled.alike:.0f} % alike (learned similarity) from {case.white} - {case.black}, {case.event}"
+        f" {case.date}, move {case.move}, where {case.expert} played {recalled.case_move.san} (case {case.row})",
+        f"the {recalled.nearest} nearest of {recalled.count} cases with {side} to move voted, their moves adapted:"
+        f" {recalled.played.san} ({relation}) {100 * recalled.votes:.0f} % of the votes from {recalled.voters}{ties}",
     ]
 
 

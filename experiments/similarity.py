@@ -1,0 +1,108 @@
+"""What the learned similarity's settings cost and buy (issue #61, docs/results.md): the cases alone, nearest
+by the cosine of their embeddings, vote for the expert's move in held-out positions.
+
+    python -m experiments.similarity --experts kosteniuk-2200 gaprindashvili-2300 [--network PATH ...]
+        [--dimensions 64 128 256 512] [--positions 1000] [--k 64] [--temperature 0.02]
+
+For each expert, the held-out casebase ``casebases/heldout/ID.npz`` (every case embedded with its game's
+history) and its held-out games ``casebases/heldout/ID.pgn`` (``make fidelity`` makes both): in each of
+``--positions`` of the expert's held-out positions, the ``--k`` cases nearest (same side to move) vote for
+their move where it is legal, each weighted by exp((similarity - 1) / temperature); the share of positions
+whose winner is the expert's move, for each network, each number of dimensions (float32 and int8 as
+stored), and the full activations where the casebase is small enough to hold them.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import defaultdict
+from pathlib import Path
+
+import chess
+import numpy as np
+
+from casebase.embeddings import all_games, case_boards
+from casebase.format import Casebase
+from fidelity.positions import plain_uci, read_positions, spread
+from lc0net.embedding import SEED, quantized, unit
+from lc0net.forward import Forward
+from lc0net.planes import planes
+from lc0net.weights import read_network
+
+ROOT = Path(__file__).resolve().parent.parent
+#: The largest casebase whose full activations (64 x filters floats a case) are compared too.
+FULL_UP_TO = 20_000
+
+
+def features(forward: Forward, boards: list[chess.Board], projections: dict[str, np.ndarray | None]) -> dict[str, np.ndarray]:
+    """Each variant's embeddings of ``boards`` (float32, unit rows): a projection's, or the full activations (None)."""
+    out: dict[str, list[np.ndarray]] = defaultdict(list)
+    for start in range(0, len(boards), 256):
+        trunk = forward.trunk(planes(boards[start:start + 256]))
+        flat = trunk.reshape(len(trunk), -1)
+        for name, projection in projections.items():
+            out[name].append(unit(flat if projection is None else flat @ projection))
+    return {name: np.concatenate(parts) for name, parts in out.items()}
+
+
+def top1(cases: np.ndarray, queries: np.ndarray, moves: list[chess.Move], colours: np.ndarray, boards: list[chess.Board],
+         expert: list[str], k: int, temperature: float) -> float:
+    """The share of ``boards`` whose cases' vote names the expert's move (``cases``, ``moves``, ``colours``:
+    the cases' embeddings, moves and sides to move, row for row)."""
+    hits = 0
+    for query, board, wanted in zip(queries, boards, expert):
+        rows = np.flatnonzero(colours == board.turn)
+        sims = cases[rows] @ query
+        near = rows[np.argsort(-sims)[:k]]
+        votes: dict[chess.Move, float] = defaultdict(float)
+        for row, sim in zip(near, np.sort(sims)[::-1][:k]):
+            move = moves[row]
+            if move in board.legal_moves:
+                votes[move] += float(np.exp((sim - 1) / temperature))
+        if votes and plain_uci(board, max(votes, key=votes.__getitem__)) == wanted:
+            hits += 1
+    return hits / max(1, len(boards))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m experiments.similarity", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--experts", nargs="+", required=True)
+    parser.add_argument("--network", nargs="+", default=[str(ROOT / "engine/style/models/master.pb.gz")])
+    parser.add_argument("--dimensions", nargs="+", type=int, default=[64, 128, 256, 512])
+    parser.add_argument("--positions", type=int, default=1000)
+    parser.add_argument("--k", type=int, default=64)
+    parser.add_argument("--temperature", type=float, default=0.02)
+    args = parser.parse_args()
+    print("| expert | positions | network | variant | cases alone, top-1 |\n|---|---:|---|---|---:|")
+    for expert_id in args.experts:
+        casebase = Casebase.load(ROOT / "casebases" / "heldout" / f"{expert_id}.npz", tell=False)
+        made = list(case_boards(casebase, all_games(casebase)))
+        rows = np.array([row for row, _ in made])
+        held = read_positions(ROOT / "casebases" / "heldout" / f"{expert_id}.pgn", casebase.expert).positions
+        held = [held[i] for i in spread(len(held), args.positions)]
+        boards, expert = [p.board() for p in held], [p.expert for p in held]
+        colours = np.asarray(casebase.turn)[rows]
+        moves = [casebase.move(int(row)) for row in rows]
+        for network in args.network:
+            forward = Forward(read_network(network))
+            rng = np.random.default_rng(SEED)
+            inputs = 64 * forward.filters
+            projections: dict[str, np.ndarray | None] = {
+                f"{d} dims": (rng.standard_normal((inputs, d)) / np.sqrt(d)).astype(np.float32) for d in args.dimensions}
+            if len(casebase) <= FULL_UP_TO:
+                projections[f"full ({inputs})"] = None
+            cases = features(forward, [b for _, b in made], projections)
+            queries = features(forward, boards, projections)
+            for name in projections:
+                variants = {name: cases[name]}
+                if name.endswith("dims"):
+                    variants[f"{name}, int8"] = unit(quantized(cases[name]))
+                for variant, vectors in variants.items():
+                    share = top1(vectors, queries[name], moves, colours, boards, expert, args.k, args.temperature)
+                    print(f"| {expert_id} | {len(boards)} | {Path(network).name} | {variant} | {100 * share:.1f} % |",
+                          flush=True)
+
+
+if __name__ == "__main__":
+    main()
