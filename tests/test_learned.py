@@ -25,6 +25,7 @@ from engine.agents.factory import Loader, make_agent
 from engine.agents.modes import option_defaults
 from engine.agents.record import Recalled
 from engine.cbr.learned import LearnedIndex
+from engine.search.limits import SearchLimits
 from engine.style.loader import default_model
 from lc0net.embedding import Embedder, quantized, unit
 from lc0net.forward import Forward
@@ -172,3 +173,38 @@ def test_the_engine_plays_the_learned_similarity_and_says_why_it_cannot(small, t
     said = strings(lines)
     assert "the learned similarity cannot play:" in said and "no embeddings of its cases" in said
     assert "similarity" in said and chess.Move.from_uci(bestmoves(lines)[0]) in chess.Board().legal_moves
+
+
+def test_guided_mode_cites_the_nearest_precedent_that_played_the_move(small, tmp_path):
+    """Where the casebase has embeddings, each guided move's record cites a precedent by the learned
+    similarity: a real case of the casebase whose move, adapted to the board, is the move played (or the
+    nearest, said so); without embeddings, none, and the move is the same."""
+    from engine.cbr.adaptation import best_moves, candidate_moves
+    from engine.uci.explain import explain
+
+    casebase = Casebase.load(small)
+    values = option_defaults() | {"Mode": "guided", "Seed": 2}
+    agent = make_agent(values, casebase, Loader())
+    bare = tmp_path / "bare.npz"
+    shutil.copy(small, bare)
+    without = make_agent(values, Casebase.load(bare), Loader())
+    boards = [game_with(casebase, row) for row in range(5, len(casebase), 83)]
+    played = 0
+    for board in boards:
+        agent.new_game(2)
+        without.new_game(2)
+        decision = agent.choose(board, limits=SearchLimits(depth=1))
+        cited = decision.record.detail.precedent
+        assert cited is not None and 0 <= cited.case.row < len(casebase)
+        source = casebase.source(cited.case.row)
+        assert (cited.case.white, cited.case.event, cited.case.move) == (source.white, source.event, source.move_number)
+        tied, _ = best_moves(casebase.move(cited.case.row), casebase.board(cited.case.row), board, agent.agent.weights,
+                             candidate_moves(board))
+        assert cited.played == (decision.move in tied)
+        played += cited.played
+        words = explain(decision.record)
+        said = f"precedent: a position {cited.alike:.0f} % alike (learned similarity) from"
+        assert any(line.startswith(said) for line in words)
+        other = without.choose(board, limits=SearchLimits(depth=1))
+        assert other.record.detail.precedent is None and other.move == decision.move
+    assert played >= len(boards) // 2

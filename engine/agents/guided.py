@@ -34,6 +34,7 @@ from engine.agents.record import ByChooser, Note, OtherJudge, Record, SpeedProfi
 from engine.agents.recording import guided_record
 from engine.agents.speeds import GameSpeed
 from engine.cbr.adaptation import adapt_to
+from engine.cbr.learned import LearnedIndex
 from engine.cbr.weights import Weights
 from engine.outside.judge import Judge, JudgeError, JudgeEvent, JudgeNote
 from engine.search.alphabeta import Searcher
@@ -115,6 +116,9 @@ class GuidedAgent(CaseAgent):
             raise ValueError(f"the cases' weight must lie in 0..1, not {case_weight}")
         self.neighbours, self.temperature, self.tolerance = neighbours, temperature, tolerance
         self.case_weight, self.model = case_weight, model
+        #: The learned similarity's index (issue #61), where the casebase has embeddings: the precedent each
+        #: move's record cites (:mod:`engine.agents.precedent`); it decides nothing.
+        self.precedents: LearnedIndex | None = None
         #: How the move is chosen, ``auto`` decided here (:func:`automatic_selection`).
         self.selection = automatic_selection(casebase, judge is not None, rating) \
             if selection == Selection.AUTO else Selection(selection)

@@ -103,9 +103,10 @@ def _pure_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], re
     return PureAgent(casebase, weights_of(values), 0, learned)
 
 
-def _learned(casebase: Casebase, resources: Resources) -> LearnedIndex | None:
+def _learned(casebase: Casebase, resources: Resources,
+             otherwise: str = "the shallow similarity plays") -> LearnedIndex | None:
     """The learned similarity's index of ``casebase`` (its embeddings made by the shipped default network),
-    or None with the reason told: the shallow similarity plays then."""
+    or None with the reason told, and ``otherwise``: what follows."""
     from casebase.checks import CasebaseError
     from casebase.embeddings import read_embeddings
     from engine.cbr.learned import learned_index
@@ -115,12 +116,12 @@ def _learned(casebase: Casebase, resources: Resources) -> LearnedIndex | None:
     network, _ = default_model()
     model = resources.model(str(network))
     if not isinstance(model, Lc0Network):
-        resources.tell(f"the learned similarity cannot play: {network} is no lc0 network; the shallow similarity plays")
+        resources.tell(f"the learned similarity cannot play: {network} is no lc0 network; {otherwise}")
         return None
     try:
         return learned_index(casebase, model, lambda: read_embeddings(casebase, network, model.weights_sha256))
     except CasebaseError as exc:
-        resources.tell(f"the learned similarity cannot play: {exc}; the shallow similarity plays")
+        resources.tell(f"the learned similarity cannot play: {exc}; {otherwise}")
         return None
 
 
@@ -139,6 +140,7 @@ def _style_model(setting: str, casebase: Casebase | None, resources: Resources) 
 
 
 def _guided_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], resources: Resources) -> Agent:
+    from casebase.embeddings import embeddings_path
     from engine.agents.guided import GuidedAgent
     from engine.style.chooser import chooser_path
 
@@ -175,6 +177,8 @@ def _guided_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], 
         chooser=resources.chooser(str(values["Chooser"])) if values["Judge"] and selection in DRAWN_BY_CHOOSER
         and not (selection is Selection.LIKELY and rating is not None) else None,
     )
+    if casebase is not None and casebase.path is not None and embeddings_path(casebase.path).is_file():
+        agent.precedents = _learned(casebase, resources, "no precedents by the learned similarity")
     _tell_chooser(agent, values, resources)
     if rating is not None and agent.calibration is not None:
         resources.tell(f"strength limited to {rating}: {agent.calibration.source}{_drawn(agent)}")

@@ -163,6 +163,19 @@ class Choice:
 
 
 @dataclass(frozen=True)
+class Precedent:
+    """A precedent in a player's words (issue #61): the nearest case by the learned similarity whose move,
+    adapted to the board, is the move played (``played``), else the nearest of the ``nearest`` looked at;
+    ``alike``, its cosine similarity in percent, and its own move."""
+
+    case: Case
+    alike: float
+    case_move: Named
+    played: bool
+    nearest: int
+
+
+@dataclass(frozen=True)
 class Guided:
     """Guided mode's move: the proposal, the verdict, the choice, and the case the move came from."""
 
@@ -170,6 +183,8 @@ class Guided:
     verdict: Verdict
     choice: Choice
     case: Case | None = None
+    #: The nearest case by the learned similarity that played the move (issue #61), where the casebase has embeddings.
+    precedent: Precedent | None = None
 
 
 @dataclass(frozen=True)

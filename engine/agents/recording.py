@@ -15,7 +15,11 @@ import chess
 
 from casebase.format import Casebase
 from engine.agents.base import Reason
+from engine.agents.precedent import precedent
 from engine.agents.record import ByChooser, Case, Choice, Guided, Named, NoCase, Proposal, Verdict, ranked, share_of
+from engine.cbr.adaptation import candidate_moves
+from engine.cbr.learned import LearnedIndex
+from engine.cbr.weights import Weights
 from engine.search.result import SearchResult
 from engine.style import prior as priors
 from engine.style.calibration import Calibration
@@ -32,6 +36,9 @@ class GuidedView(Protocol):
     tolerance: int
     judge_tolerance: int
     calibration: Calibration | None
+    weights: Weights
+    #: The learned similarity's index, where the casebase has embeddings: the precedent cited for each move.
+    precedents: LearnedIndex | None
 
     def no_case(self, colour: chess.Color) -> NoCase: ...
 
@@ -50,8 +57,10 @@ def guided_record(
         row, sim = proposal.source[move]
         case = Case.of(agent.casebase, row, sim, votes=proposal.votes[move], voters=proposal.count[move],
                        cases=proposal.cases)
+    cited = None if agent.precedents is None else precedent(agent.precedents, board, move, agent.weights,
+                                                            candidate_moves(board))
     return Guided(_proposal(agent, board, proposal), _verdict(agent, board, proposal, result, judge),
-                  _choice(agent.calibration, board, proposal, result, move, why, chances or {}, chooser), case)
+                  _choice(agent.calibration, board, proposal, result, move, why, chances or {}, chooser), case, cited)
 
 
 def _proposal(agent: GuidedView, board: chess.Board, proposal: priors.Proposal) -> Proposal:

@@ -19,6 +19,7 @@ from engine.agents.record import (
     NoMove,
     Note,
     OtherJudge,
+    Precedent,
     Proposal,
     Pure,
     Recalled,
@@ -122,7 +123,18 @@ def _guided(guided: Guided) -> list[str]:
         lines.append(f"{choice.move.san} adapted from case {case.row} of {case.expert}: {case.white} - {case.black},"
                      f" {case.event}, {case.date}, move {case.move} (ply {case.ply}); similarity {case.similarity}/256;"
                      f" {share_text(case.votes)} of the votes from {case.voters} of {case.cases} cases")
+    if guided.precedent is not None:
+        lines.append(_precedent_line(guided.precedent, choice.move.san))
     return lines
+
+
+def _precedent_line(precedent: Precedent, san: str) -> str:
+    """The precedent in a player's words: "a position 94 % alike from White - Black, Event date, move 23,
+    where the expert played Rd1"."""
+    case = precedent.case
+    line = (f"precedent: a position {precedent.alike:.0f} % alike (learned similarity) from {case.white} - {case.black},"
+            f" {case.event} {case.date}, move {case.move}, where {case.expert} played {precedent.case_move.san}")
+    return line + ("" if precedent.played else f" (none of the {precedent.nearest} nearest played {san}: the nearest)")
 
 
 def _choice_line(source: PriorSource, verdict: Verdict, choice: Choice) -> str:
