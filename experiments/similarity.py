@@ -3,6 +3,7 @@ by the cosine of their embeddings, vote for the expert's move in held-out positi
 
     python -m experiments.similarity --experts kosteniuk-2200 gaprindashvili-2300 [--network PATH ...]
         [--dimensions 64 128 256 512] [--positions 1000] [--k 64] [--temperature 0.02]
+    python -m experiments.similarity --precedents --experts ID ... [--positions 1000]
 
 For each expert, the held-out casebase ``casebases/heldout/ID.npz`` (every case embedded with its game's
 history) and its held-out games ``casebases/heldout/ID.pgn`` (``make fidelity`` makes both): in each of
@@ -10,6 +11,11 @@ history) and its held-out games ``casebases/heldout/ID.pgn`` (``make fidelity`` 
 their move where it is legal, each weighted by exp((similarity - 1) / temperature); the share of positions
 whose winner is the expert's move, for each network, each number of dimensions (float32 and int8 as
 stored), and the full activations where the casebase is small enough to hold them.
+
+``--precedents``: the precedent a move cites, alone: in each position the nearest case by the shallow
+similarity (the most similar, ties drawn with seed 1: pure mode's case) and by the learned one (the
+nearest by the embeddings beside the casebase, ``X.embed.npz``), each case's move adapted to the board as
+the thesis adapts it: how often it is the expert's move, by phase.
 """
 
 from __future__ import annotations
@@ -21,8 +27,14 @@ from pathlib import Path
 import chess
 import numpy as np
 
-from casebase.embeddings import all_games, case_boards
+from casebase.embeddings import all_games, case_boards, read_embeddings
 from casebase.format import Casebase
+from engine.cbr.adaptation import best_moves, candidate_moves, draw, draw_index
+from engine.cbr.learned import learned_index
+from engine.cbr.retrieval import CaseIndex
+from engine.cbr.weights import WEIGHT_CONFIGS
+from engine.style.lc0 import load_network
+from engine.style.loader import default_model
 from fidelity.positions import plain_uci, read_positions, spread
 from lc0net.embedding import SEED, quantized, unit
 from lc0net.forward import Forward
@@ -64,6 +76,35 @@ def top1(cases: np.ndarray, queries: np.ndarray, moves: list[chess.Move], colour
     return hits / max(1, len(boards))
 
 
+def precedents(expert_id: str, count: int) -> dict[str, list[int]]:
+    """For each phase and overall: [positions, the shallow precedent's hits, the learned one's]."""
+    casebase = Casebase.load(ROOT / "casebases" / "heldout" / f"{expert_id}.npz", tell=False)
+    network_path = default_model()[0]
+    network = load_network(network_path)
+    learned = learned_index(casebase, network, lambda: read_embeddings(casebase, network_path, network.weights_sha256))
+    shallow, weights, rng = CaseIndex.of(casebase), WEIGHT_CONFIGS["balanced"], np.random.default_rng(1)
+    held = read_positions(ROOT / "casebases" / "heldout" / f"{expert_id}.pgn", casebase.expert).positions
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    for position in (held[i] for i in spread(len(held), count)):
+        board = position.board()
+        candidates = candidate_moves(board)
+        rows, _ = shallow.most_similar(board)
+        nearest, _ = learned.nearest(board, 1)
+        hits = []
+        for found in (rows, nearest):
+            if not len(found):
+                hits.append(False)
+                continue
+            row = int(found[draw_index(len(found), rng)])
+            tied, _ = best_moves(casebase.move(row), casebase.board(row), board, weights, candidates)
+            hits.append(plain_uci(board, draw(tied, rng)) == position.expert)
+        for key in (position.phase.value, "all"):
+            counts[key][0] += 1
+            counts[key][1] += hits[0]
+            counts[key][2] += hits[1]
+    return counts
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m experiments.similarity", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -73,7 +114,18 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=1000)
     parser.add_argument("--k", type=int, default=64)
     parser.add_argument("--temperature", type=float, default=0.02)
+    parser.add_argument("--precedents", action="store_true", help="the nearest case alone by each similarity, by phase")
     args = parser.parse_args()
+    if args.precedents:
+        print("| expert | phase | positions | shallow precedent | learned precedent |\n|---|---|---:|---:|---:|")
+        pooled: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+        for expert_id in args.experts:
+            for phase, (n, shallow, learned) in sorted(precedents(expert_id, args.positions).items()):
+                print(f"| {expert_id} | {phase} | {n} | {100 * shallow / n:.1f} % | {100 * learned / n:.1f} % |", flush=True)
+                pooled[phase] = [a + b for a, b in zip(pooled[phase], (n, shallow, learned))]
+        for phase, (n, shallow, learned) in sorted(pooled.items()):
+            print(f"| pooled | {phase} | {n} | {100 * shallow / n:.1f} % | {100 * learned / n:.1f} % |")
+        return
     print("| expert | positions | network | variant | cases alone, top-1 |\n|---|---:|---|---|---:|")
     for expert_id in args.experts:
         casebase = Casebase.load(ROOT / "casebases" / "heldout" / f"{expert_id}.npz", tell=False)
