@@ -184,3 +184,10 @@ def test_engine_specs_parse_into_reference_players():
                          ("name=x cmd", "KEY=VALUE")]:
         with pytest.raises(ValueError, match=message):
             engine_entrant(bad)
+
+
+def test_similarity_sets_pure_modes_option_for_every_casebase_player():
+    from tournament.__main__ import _options
+
+    assert _options("learned", []) == {"Similarity": "learned"} and _options("shallow", []) == {}
+    assert _options("learned", ["Similarity=shallow"]) == {"Similarity": "shallow"}  # --option names it last

@@ -11,6 +11,7 @@ from casebase.format import CasebaseError
 from engine.agents import defaults
 from engine.agents.factory import Loader
 from engine.agents.modes import MODES
+from engine.agents.options import OptionValue
 from engine.cbr.configurations import parse_configurations
 from engine.outside.clock import TimeControl
 from engine.outside.launch import LaunchError
@@ -61,6 +62,9 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--model", default="", metavar="MODEL.npz",
                    help="guided mode's style model for every engine, as option Model (default: each engine's own choice,"
                    " its casebase's personal model where there is one, else the generic one)")
+    r.add_argument("--similarity", choices=("shallow", "learned"), default="shallow",
+                   help="pure mode's option Similarity for every casebase player: the thesis's shallow similarity"
+                   " (default) or the learned one (each casebase's X.embed.npz: make embeddings)")
     r.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="an option of our engine for every casebase player, e.g. Selection=calibrated,"
                    " UCI_LimitStrength=true, UCI_Elo=1800 or JudgeDepth=8 (repeatable)")
@@ -97,6 +101,12 @@ def _configs(given: list[str] | None, casebases: list[Path]) -> list[str]:
     return given if given is not None else (["thesis"] if casebases else ["balanced"])
 
 
+def _options(similarity: str, texts: list[str]) -> dict[str, OptionValue]:
+    """The engine options every casebase player plays with: ``--similarity``'s where it is not the default,
+    then ``--option``'s."""
+    return ({"Similarity": similarity} if similarity != "shallow" else {}) | parse_options(texts)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
@@ -109,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
                 rounds=args.rounds, mode=args.mode, control=TimeControl.parse(args.tc),
                 seed=args.seed, event=args.event, via_uci=args.uci, judge=args.judge, model=args.model,
                 tables=_tables(args.tables, args.mode),
-                options=tuple(parse_options(args.option).items()),
+                options=tuple(_options(args.similarity, args.option).items()),
             )
             if len(entrants) < 2:
                 raise ValueError("a round robin needs at least two players")
