@@ -43,6 +43,7 @@ import chess
 import numpy as np
 
 from common.files import atomic_file
+from common.text import clip
 from engine.style.errormodel import PRIOR_FLOOR, ErrorModel, increasing_root, losses
 
 FORMAT_NAME = "cbr-chess-chooser"
@@ -264,7 +265,12 @@ class Chooser:
     def load(cls, path: str | os.PathLike[str]) -> Chooser:
         """Read and check a chooser file; raise :class:`ChooserError` saying what is wrong."""
         path = Path(path)
-        if not path.is_file():
+        try:
+            found = path.is_file()
+        except (OSError, ValueError) as exc:  # a name the system refuses (too long, a NUL) names no file
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise ChooserError(f"a name this system refuses for a file ({reason}): {clip(str(path), 60)}") from exc
+        if not found:
             raise ChooserError(f"{path}: no such chooser file")
         if not zipfile.is_zipfile(path):  # else numpy takes it for a pickle and says so
             raise ChooserError(f"{path}: not a chooser file, or a damaged one (not an .npz archive)")

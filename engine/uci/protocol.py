@@ -39,6 +39,17 @@ if TYPE_CHECKING:
 
 ENGINE_NAME = "cbr-chess"
 ENGINE_AUTHOR = "the cbr-chess authors, after Qvarford (2015)"
+#: The plies of the game's past a ``go`` hands its agent (the rest is not copied: a ``position`` of
+#: 100,000 moves once cost 0.75 s of the clock in the copy). Its readers: the search's repetitions
+#: (engine.search.leaves.past_counts: the positions back to the last irreversible move, and none once
+#: the halfmove clock reaches 100, where every node below the root is a draw), the lc0 network's
+#: history (its input planes, lc0net.planes: the last 8 positions and, for their repetition marks, the
+#: positions back to where the oldest one's halfmove clock started), HumanTime's recapture and the
+#: chooser (the last move), and the judge, sent the position as these moves (an outside engine's
+#: repetitions look no further back than its 50-move count). So 8 positions and a reversible stretch
+#: of up to 150 plies before them (the 75-move rule: a longer one has drawn the game) are all that is
+#: read as in the whole game.
+KEPT_PLIES = 8 + 150
 
 
 class UciEngine:
@@ -171,7 +182,7 @@ class UciEngine:
         # A go while thinking (GUIs send stop first; scripts may not): stop that search, whose
         # bestmove goes out first.
         self._finish_search()
-        board = self.board.copy()
+        board = self.board.copy(stack=KEPT_PLIES)  # not the whole game: see KEPT_PLIES
         limits, moves, problems = parse_go(args, board)
         limits = dataclasses.replace(limits, overhead=int(self.values["Move Overhead"]))
         try:
@@ -217,17 +228,35 @@ class UciEngine:
         """Choose a move and send its lines: its record (option Explain), the move's own ``info``, with
         ``lines`` > 1 that many of the expert's candidate moves (MultiPV), then ``bestmove``."""
         started = time.perf_counter()
+        decision: Decision | None = None
+        try:
+            decision = self._decide(agent, board, moves, limits)
+            self._report(decision, board, limits, lines, started)
+        except Exception as exc:  # a bug after the choice (or in the fallback) must not lose the bestmove
+            traceback.print_exc(file=sys.stderr)
+            self.info(f"error in the search: {clip(str(exc))}")
+        finally:
+            self._answer(decision, board, moves, limits)
+
+    def _decide(self, agent: Agent | None, board: chess.Board, moves: list[chess.Move] | None,
+                limits: SearchLimits) -> Decision:
+        """The agent's decision, or a uniformly random move (among ``moves``, if given) when there is no
+        agent or it raised."""
+        if agent is None:
+            return _uniform_decision(board, None, moves)
         wdl = bool(self.values["UCI_ShowWDL"])
         try:
-            if agent is None:
-                decision = _uniform_decision(board, None)
-            else:
-                searched = pondering(limits) if limits.ponder else limits
-                decision = agent.choose(board, moves, limits=searched, stop=self._stop,
-                                        on_iteration=lambda result: self.send(iteration_info(result, wdl=wdl)))
+            searched = pondering(limits) if limits.ponder else limits
+            return agent.choose(board, moves, limits=searched, stop=self._stop,
+                                on_iteration=lambda result: self.send(iteration_info(result, wdl=wdl)))
         except Exception as exc:  # the GUI still gets a legal move
             traceback.print_exc(file=sys.stderr)
-            decision = _uniform_decision(board, clip(str(exc)))
+            return _uniform_decision(board, clip(str(exc)), moves)
+
+    def _report(self, decision: Decision, board: chess.Board, limits: SearchLimits, lines: int,
+                started: float) -> None:
+        """The decision's lines before its ``bestmove``, after HumanTime's wait."""
+        wdl = bool(self.values["UCI_ShowWDL"])
         pace = self._take_time(decision, board, limits, started) if self.values["HumanTime"] else None
         elapsed = int((time.perf_counter() - started) * 1000)
         explain = str(self.values["Explain"])
@@ -245,18 +274,26 @@ class UciEngine:
         # line 1 to GUIs and python-chess: the move played, with its nodes and whole pv)
         if decision.move is not None:
             self.send(decision_info(decision.evaluated(board), elapsed, wdl=wdl))
+
+    def _answer(self, decision: Decision | None, board: chess.Board, moves: list[chess.Move] | None,
+                limits: SearchLimits) -> None:
+        """The ``bestmove`` line: the decision's move, or (none was made, or it is not legal) a random legal
+        one among ``moves`` (0000 where none is); for ``go infinite`` and ``go ponder`` after stop or ponderhit."""
         # go infinite / go ponder: the move is ready, but UCI holds it until stop or ponderhit.
         with self._wake:
             self._wake.wait_for(
                 lambda: self._stop.is_set()
                 or not (limits.infinite or (limits.ponder and not self._ponderhit))
             )
-        if decision.move is None:
+        move, ponder = (decision.move, decision.ponder) if decision is not None else (None, None)
+        if move is None or not board.is_legal(move):  # never 0000 while a move is legal, never an illegal one
+            move, ponder = _uniform_move(board, moves), None
+        if move is None:
             self.send("bestmove 0000")
-        elif decision.ponder is not None and _legal_after(board, decision.move, decision.ponder):
-            self.send(f"bestmove {decision.move.uci()} ponder {decision.ponder.uci()}")
+        elif ponder is not None and _legal_after(board, move, ponder):
+            self.send(f"bestmove {move.uci()} ponder {ponder.uci()}")
         else:
-            self.send(f"bestmove {decision.move.uci()}")
+            self.send(f"bestmove {move.uci()}")
 
     def _take_time(self, decision: Decision, board: chess.Board, limits: SearchLimits, started: float) -> Pace | None:
         """Option HumanTime: the move chosen, wait until a person at this clock would have played it
@@ -269,8 +306,8 @@ class UciEngine:
         scores = [c.score for c in decision.candidates if c.exact and c.score is not None]
         pace = human_pace(limits, board, decision.move, known=decision.similarity == SAME_POSITION, scores=scores)
         left = pace.seconds - (time.perf_counter() - started)
-        if left > 0:
-            self._stop.wait(left)
+        if left > 0:  # a clock of 10^15 ms paces for longer than a wait may last: then until stop
+            self._stop.wait(min(left, threading.TIMEOUT_MAX))
         return pace
 
     def _explain(self, decision: Decision, board: chess.Board, *, as_json: bool) -> None:
@@ -319,21 +356,38 @@ def _legal_after(board: chess.Board, move: chess.Move, reply: chess.Move) -> boo
     return reply in after.legal_moves
 
 
-def _uniform_decision(board: chess.Board, error: str | None) -> Decision:
-    """A uniformly random legal move, for when no agent could choose (none was made, or it raised ``error``)."""
+def _candidates(board: chess.Board, moves: list[chess.Move] | None) -> list[chess.Move]:
+    """The legal moves among ``moves`` (go searchmoves), or every legal move if none of them is (or None)."""
+    listed = [move for move in moves or () if board.is_legal(move)]
+    return listed or list(board.legal_moves)
+
+
+def _uniform_move(board: chess.Board, moves: list[chess.Move] | None) -> chess.Move | None:
+    """A uniformly random legal move among ``moves`` (see :func:`_candidates`); None if there is none."""
+    candidates = _candidates(board, moves)
+    return candidates[secrets.randbelow(len(candidates))] if candidates else None
+
+
+def _uniform_decision(board: chess.Board, error: str | None, moves: list[chess.Move] | None = None) -> Decision:
+    """A uniformly random legal move (among the go's searchmoves ``moves``, if given), for when no agent
+    could choose (none was made, or it raised ``error``)."""
     from engine.agents.base import Decision, Reason
     from engine.agents.record import Named, NoAgent, NoMove, Record, Uniform
 
-    moves = list(board.legal_moves)
-    if not moves:
+    candidates = _candidates(board, moves)
+    if not candidates:
         return Decision(move=None, reason=Reason.NO_MOVE, record=Record([NoAgent(error)], NoMove()))
-    move = moves[secrets.randbelow(len(moves))]
-    return Decision(move=move, reason=Reason.RANDOM, record=Record([NoAgent(error)], Uniform(Named.of(board, move), len(moves))))
+    move = candidates[secrets.randbelow(len(candidates))]
+    return Decision(move=move, reason=Reason.RANDOM,
+                    record=Record([NoAgent(error)], Uniform(Named.of(board, move), len(candidates))))
 
 
 def main_loop(defaults: Mapping[str, str] | None = None, provide: Provide | None = None) -> int:
-    """Run the engine on stdin/stdout (undecodable input bytes become U+FFFD, not a crash); ``provide``
+    """Run the engine on stdin/stdout (undecodable input bytes become U+FFFD, characters the output's
+    encoding lacks become ?, neither a crash); ``provide``
     makes a shipped expert's casebase on its first use (:class:`AgentBuilder`)."""
     if hasattr(sys.stdin, "reconfigure"):
         sys.stdin.reconfigure(errors="replace")
+    if hasattr(sys.stdout, "reconfigure"):  # Windows' piped stdout has the locale's code page, strict: a
+        sys.stdout.reconfigure(errors="replace")  # name outside it becomes ?, not a crash (buffering kept)
     return UciEngine(defaults, provide=provide).run(sys.stdin)
