@@ -6,7 +6,7 @@ and the learned similarity beside the shallow one on a casebase with its embeddi
 
 With ``--learned``: on one core (BLAS held to one thread), positions of the casebase's own games with their
 history, the shallow retrieval (the most similar cases) beside the learned one (the query embedded by the
-default network, then the 64 nearest by cosine), and pure mode's whole move with each.
+default network, then the 128 nearest by cosine), and pure mode's whole move with each.
 
 The casebases are prefixes of one "all players" casebase built from a large PGN (by default
 the shipped data/masters-2500plus.pgn.gz; --pgn takes any big PGN collection) and cached in

@@ -21,6 +21,7 @@ the thesis adapts it: how often it is the expert's move, by phase.
 from __future__ import annotations
 
 import argparse
+import os
 from collections import defaultdict
 from pathlib import Path
 
@@ -109,7 +110,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m experiments.similarity", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--experts", nargs="+", required=True)
-    parser.add_argument("--network", nargs="+", default=[str(ROOT / "engine/style/models/master.pb.gz")])
+    parser.add_argument("--network", nargs="+", default=[str(ROOT / "engine/style/models/master.pb.gz")],
+                        help="networks to embed by; the word 'own' is each expert's held-out own network,"
+                             " casebases/heldout/ID.pb.gz (make's: learn personalise)")
     parser.add_argument("--dimensions", nargs="+", type=int, default=[64, 128, 256, 512])
     parser.add_argument("--positions", type=int, default=1000)
     parser.add_argument("--k", type=int, default=64)
@@ -136,7 +139,8 @@ def main() -> None:
         boards, expert = [p.board() for p in held], [p.expert for p in held]
         colours = np.asarray(casebase.turn)[rows]
         moves = [casebase.move(int(row)) for row in rows]
-        for network in args.network:
+        for named in args.network:
+            network = str(ROOT / "casebases" / "heldout" / f"{expert_id}.pb.gz") if named == "own" else named
             forward = Forward(read_network(network))
             rng = np.random.default_rng(SEED)
             inputs = 64 * forward.filters
@@ -146,6 +150,12 @@ def main() -> None:
                 projections[f"full ({inputs})"] = None
             cases = features(forward, [b for _, b in made], projections)
             queries = features(forward, boards, projections)
+            if os.environ.get("CENTRED"):
+                for name in list(projections):
+                    mean = cases[name].mean(axis=0)
+                    cases[name + " centred"] = unit(cases[name] - mean)
+                    queries[name + " centred"] = unit(queries[name] - mean)
+                    projections[name + " centred"] = projections[name]
             for name in projections:
                 variants = {name: cases[name]}
                 if name.endswith("dims"):

@@ -179,7 +179,7 @@ def test_guided_mode_cites_the_nearest_precedent_that_played_the_move(small, tmp
     """Where the casebase has embeddings, each guided move's record cites a precedent by the learned
     similarity: a real case of the casebase whose move, adapted to the board, is the move played (or the
     nearest, said so); without embeddings, none, and the move is the same."""
-    from engine.cbr.adaptation import best_moves, candidate_moves
+    from engine.cbr.adaptation import candidate_moves, voted_moves
     from engine.uci.explain import explain
 
     casebase = Casebase.load(small)
@@ -198,9 +198,9 @@ def test_guided_mode_cites_the_nearest_precedent_that_played_the_move(small, tmp
         assert cited is not None and 0 <= cited.case.row < len(casebase)
         source = casebase.source(cited.case.row)
         assert (cited.case.white, cited.case.event, cited.case.move) == (source.white, source.event, source.move_number)
-        tied, _ = best_moves(casebase.move(cited.case.row), casebase.board(cited.case.row), board, agent.agent.weights,
+        spoken = voted_moves(casebase.move(cited.case.row), casebase.board(cited.case.row), board, agent.agent.weights,
                              candidate_moves(board))
-        assert cited.played == (decision.move in tied)
+        assert cited.played == (decision.move in spoken)
         played += cited.played
         words = explain(decision.record)
         said = f"precedent: a position {cited.alike:.0f} % alike (learned similarity) from"

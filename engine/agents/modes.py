@@ -244,7 +244,7 @@ MODES: dict[str, Mode] = {
                          doc="pure: how cases are retrieved: `shallow`, the thesis's similarity of the boards' squares (the"
                              " most similar case's move, adapted); `learned`, the cosine of the positions' embeddings by the"
                              " default network's trunk (`X.embed.npz` beside the casebase, `python -m casebase embed`): the"
-                             " 64 nearest cases' moves, adapted, vote (issue #61)"),)),
+                             " 128 nearest cases vote, each for its move where legal, else the move it adapts to (issue #61)"),)),
     "guided": Mode(
         _guided_agent,
         "the k nearest cases vote, an alpha-beta search vetoes unsound moves (search.md)",

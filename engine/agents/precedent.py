@@ -1,5 +1,5 @@
 """The precedent of a move (issue #61): of the cases nearest a position by the learned similarity, the
-nearest whose move, adapted to the board as the thesis adapts it, is the move played; a precedent worth
+nearest that speaks for the move played (its own move, or where that is illegal here, the move it adapts to); a precedent worth
 reading beside the move, which the shallow similarity's nearest case seldom is (docs/results.md)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import chess
 
 from engine.agents.record import Case, Named, Precedent
-from engine.cbr.adaptation import best_moves
+from engine.cbr.adaptation import voted_moves
 from engine.cbr.learned import NEAREST, LearnedIndex
 from engine.cbr.similarity import board_similarity
 from engine.cbr.weights import Weights
@@ -24,8 +24,7 @@ def precedent(learned: LearnedIndex, board: chess.Board, move: chess.Move, weigh
         return None
     found = 0
     for i, row in enumerate(rows.tolist()):
-        tied, _ = best_moves(casebase.move(row), casebase.board(row), board, weights, candidates)
-        if move in tied:
+        if move in voted_moves(casebase.move(row), casebase.board(row), board, weights, candidates):
             found = i
             break
     else:

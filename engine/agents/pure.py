@@ -11,7 +11,7 @@ import numpy as np
 from casebase.format import Casebase
 from engine.agents.base import CaseAgent, Decision, Reason
 from engine.agents.record import Case, Named, Pure, Recalled, Record, Uniform
-from engine.cbr.adaptation import best_moves, draw, draw_index
+from engine.cbr.adaptation import best_moves, draw, draw_index, voted_moves
 from engine.cbr.learned import NEAREST, TEMPERATURE, LearnedIndex
 from engine.cbr.similarity import board_similarity
 from engine.cbr.weights import Weights
@@ -60,9 +60,9 @@ class PureAgent(CaseAgent):
 
 
     def _recall(self, board: chess.Board, candidates: list[chess.Move], learned: LearnedIndex) -> Decision:
-        """The nearest cases by the learned similarity vote: each case's move adapted to ``board`` as the thesis
-        adapts it (its tied moves share the vote), weighted by exp((similarity - 1) / TEMPERATURE); one draw
-        among the moves tied at the most votes (none where one leads)."""
+        """The nearest cases by the learned similarity vote, each weighted by exp((similarity - 1) / TEMPERATURE):
+        for its own move where that is legal here, else for the most similar legal moves as the thesis adapts
+        it (tied moves share the vote); one draw among the moves tied at the most votes (none where one leads)."""
         rows, sims = learned.nearest(board, NEAREST)
         if not len(rows):
             move = draw(candidates, self.rng)
@@ -72,7 +72,7 @@ class PureAgent(CaseAgent):
         votes: dict[chess.Move, float] = defaultdict(float)
         voters: dict[chess.Move, int] = defaultdict(int)
         for row, sim in zip(rows.tolist(), sims.tolist()):
-            tied, _ = best_moves(self.casebase.move(row), self.casebase.board(row), board, self.weights, candidates)
+            tied = voted_moves(self.casebase.move(row), self.casebase.board(row), board, self.weights, candidates)
             for move in tied:
                 votes[move] += float(np.exp((sim - 1) / TEMPERATURE)) / len(tied)
                 voters[move] += 1

@@ -70,6 +70,20 @@ def best_moves(
     return preferred or tied, best
 
 
+def voted_moves(
+    case_move: chess.Move,
+    case_board: chess.BaseBoard,
+    board: chess.Board,
+    w: Weights,
+    candidates: Sequence[chess.Move],
+) -> list[chess.Move]:
+    """The moves a retrieved case speaks for on ``board`` (the learned similarity's vote, cbr-agent.md §4.1):
+    its own move where that is among ``candidates``, else the moves it adapts to (:func:`best_moves`)."""
+    if case_move in candidates:
+        return [case_move]
+    return best_moves(case_move, case_board, board, w, candidates)[0]
+
+
 def adapt(
     case_move: chess.Move,
     case_board: chess.BaseBoard,

@@ -1,5 +1,6 @@
 """Retrieval by the learned similarity (issue #61): the cases nearest a position by the cosine of their
-embeddings (:mod:`casebase.embeddings`, made by a network's trunk), among those of its side to move.
+embeddings (:mod:`casebase.embeddings`, made by a network's trunk), centred on the cases' mean, among those
+of its side to move.
 
 Fit once, query many (as scikit-learn's ``NearestNeighbors``): the stored int8 embeddings are made unit
 float32 rows once a casebase; a query embeds the board, with its game's history, by the same network and
@@ -21,10 +22,11 @@ from casebase.embeddings import Embeddings
 from casebase.format import Casebase
 from lc0net.embedding import Embedder, unit
 
-#: How many of the nearest cases vote (pure mode's learned similarity; the probe of issue #61).
-NEAREST = 64
-#: The votes' temperature: a case's vote is exp((similarity - 1) / TEMPERATURE), the similarity a cosine.
-TEMPERATURE = 0.02
+#: How many of the nearest cases vote (pure mode's learned similarity), and the votes' temperature: a case's
+#: vote is exp((similarity - 1) / TEMPERATURE), the similarity a cosine. Chosen on 1,200 held-out positions of
+#: four ladder experts that make fidelity never plays (docs/results.md), among k 64..256 and T 0.02..0.2.
+NEAREST = 128
+TEMPERATURE = 0.05
 
 
 class LearnedIndex:
@@ -36,7 +38,11 @@ class LearnedIndex:
         self.casebase, self.embedder = casebase, embedder
         turn = np.asarray(casebase.turn)
         self._rows = {colour: np.flatnonzero(turn == colour) for colour in chess.COLORS}
-        self._vectors = {colour: unit(vectors[rows]) for colour, rows in self._rows.items()}
+        stored = unit(vectors)
+        #: The cases' mean embedding: the trunk's activations are all positive, so every two positions look
+        #: alike until it is taken away (docs/results.md: what centring bought)
+        self.centre = stored.mean(axis=0) if len(stored) else np.zeros(embedder.dimensions, dtype=np.float32)
+        self._vectors = {colour: unit(stored[rows] - self.centre) for colour, rows in self._rows.items()}
         self._lock = threading.Lock()  # the forward's scratch is per call, but one query at a time keeps memory flat
 
     def count(self, colour: chess.Color) -> int:
@@ -51,7 +57,7 @@ class LearnedIndex:
         if not len(rows):
             return rows, np.empty(0, dtype=np.float32)
         with self._lock:
-            query = self.embedder.of_boards([board])[0]
+            query = unit((self.embedder.of_boards([board])[0] - self.centre)[None])[0]
         sims = self._vectors[colour] @ query
         k = min(k, len(rows))
         top = np.argpartition(-sims, k - 1)[:k] if k < len(rows) else np.arange(len(rows))
