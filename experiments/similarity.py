@@ -4,6 +4,7 @@ by the cosine of their embeddings, vote for the expert's move in held-out positi
     python -m experiments.similarity --experts kosteniuk-2200 gaprindashvili-2300 [--network PATH ...]
         [--dimensions 64 128 256 512] [--positions 1000] [--k 64] [--temperature 0.02]
     python -m experiments.similarity --precedents --experts ID ... [--positions 1000]
+    python -m experiments.similarity --choose --experts ID ... [--positions 300]
 
 For each expert, the held-out casebase ``casebases/heldout/ID.npz`` (every case embedded with its game's
 history) and its held-out games ``casebases/heldout/ID.pgn`` (``make fidelity`` makes both): in each of
@@ -11,6 +12,11 @@ history) and its held-out games ``casebases/heldout/ID.pgn`` (``make fidelity`` 
 their move where it is legal, each weighted by exp((similarity - 1) / temperature); the share of positions
 whose winner is the expert's move, for each network, each number of dimensions (float32 and int8 as
 stored), and the full activations where the casebase is small enough to hold them.
+
+``--centred``: each variant also centred on the cases' mean embedding. ``--choose``: the engine's learned
+index (centred) on positions of the held-out games that ``make fidelity`` never plays (its 200 left out),
+every k, temperature and vote (``legal``: each case for its move where legal; ``adapted``: for the moves
+§5 adapts it to; ``own``: its move where legal, else the adapted ones, as pure mode votes).
 
 ``--precedents``: the precedent a move cites, alone: in each position the nearest case by the shallow
 similarity (the most similar, ties drawn with seed 1: pure mode's case) and by the learned one (the
@@ -21,14 +27,13 @@ the thesis adapts it: how often it is the expert's move, by phase.
 from __future__ import annotations
 
 import argparse
-import os
 from collections import defaultdict
 from pathlib import Path
 
 import chess
 import numpy as np
 
-from casebase.embeddings import all_games, case_boards, read_embeddings
+from casebase.embeddings import Embeddings, all_games, case_boards, read_embeddings
 from casebase.format import Casebase
 from engine.cbr.adaptation import best_moves, candidate_moves, draw, draw_index
 from engine.cbr.learned import learned_index
@@ -106,6 +111,50 @@ def precedents(expert_id: str, count: int) -> dict[str, list[int]]:
     return counts
 
 
+Grid = dict[tuple[int, float, str], list[int]]
+
+
+def choose(expert_ids: list[str], count: int, ks: list[int], temperatures: list[float]) -> Grid:
+    """[hits, positions] of every (k, temperature, vote) on positions make fidelity never plays."""
+    network_path = default_model()[0]
+    network = load_network(network_path)
+    weights = WEIGHT_CONFIGS["balanced"]
+    grid: Grid = defaultdict(lambda: [0, 0])
+    for expert_id in expert_ids:
+        casebase = Casebase.load(ROOT / "casebases" / "heldout" / f"{expert_id}.npz", tell=False)
+
+        def read(c: Casebase = casebase) -> Embeddings:
+            return read_embeddings(c, network_path, network.weights_sha256)
+
+        index = learned_index(casebase, network, read)
+        held = read_positions(ROOT / "casebases" / "heldout" / f"{expert_id}.pgn", casebase.expert).positions
+        played = {held[i].index for i in spread(len(held), 200)}  # make fidelity's positions: never chosen on
+        rest = [p for p in held if p.index not in played]
+        for position in (rest[i] for i in spread(len(rest), count)):
+            board = position.board()
+            candidates, legal = candidate_moves(board), set(board.legal_moves)
+            rows, sims = index.nearest(board, max(ks))
+            spoken = []
+            for row in rows.tolist():
+                move = casebase.move(row)
+                adapted = best_moves(move, casebase.board(row), board, weights, candidates)[0]
+                spoken.append({"legal": [move] if move in legal else [], "adapted": adapted,
+                               "own": [move] if move in legal else adapted})
+            for k in ks:
+                for temperature in temperatures:
+                    weight = np.exp((sims[:k] - 1) / temperature)
+                    for vote in ("legal", "adapted", "own"):
+                        votes: dict[chess.Move, float] = defaultdict(float)
+                        for moves, w in zip(spoken[:k], weight):
+                            for move in moves[vote]:
+                                votes[move] += w / len(moves[vote])
+                        hit = bool(votes) and plain_uci(board, max(votes, key=votes.__getitem__)) == position.expert
+                        cell = grid[(k, temperature, vote)]
+                        cell[0] += hit
+                        cell[1] += 1
+    return grid
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m experiments.similarity", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -118,7 +167,17 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=64)
     parser.add_argument("--temperature", type=float, default=0.02)
     parser.add_argument("--precedents", action="store_true", help="the nearest case alone by each similarity, by phase")
+    parser.add_argument("--centred", action="store_true", help="each variant also centred on the cases' mean")
+    parser.add_argument("--choose", action="store_true", help="k, temperature and vote on positions make fidelity leaves")
+    parser.add_argument("--ks", type=int, nargs="+", default=[64, 128, 256])
+    parser.add_argument("--temperatures", type=float, nargs="+", default=[0.02, 0.05, 0.1, 0.2])
     args = parser.parse_args()
+    if args.choose:
+        grid = choose(args.experts, args.positions, args.ks, args.temperatures)
+        print("| k | temperature | vote | positions | top-1 |\n|---:|---:|---|---:|---:|")
+        for (k, temperature, vote), (hits, n) in sorted(grid.items(), key=lambda kv: -kv[1][0]):
+            print(f"| {k} | {temperature} | {vote} | {n} | {100 * hits / n:.1f} % |")
+        return
     if args.precedents:
         print("| expert | phase | positions | shallow precedent | learned precedent |\n|---|---|---:|---:|---:|")
         pooled: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
@@ -148,9 +207,10 @@ def main() -> None:
                 f"{d} dims": (rng.standard_normal((inputs, d)) / np.sqrt(d)).astype(np.float32) for d in args.dimensions}
             if len(casebase) <= FULL_UP_TO:
                 projections[f"full ({inputs})"] = None
+            centred = args.centred
             cases = features(forward, [b for _, b in made], projections)
             queries = features(forward, boards, projections)
-            if os.environ.get("CENTRED"):
+            if centred:
                 for name in list(projections):
                     mean = cases[name].mean(axis=0)
                     cases[name + " centred"] = unit(cases[name] - mean)
