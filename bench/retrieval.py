@@ -124,7 +124,7 @@ def measure_learned(path: Path, queries: int, repeats: int) -> None:
     start = time.perf_counter()
     index = learned_index(casebase, network, lambda: read_embeddings(casebase, network_path, network.weights_sha256))
     fit = time.perf_counter() - start
-    made = dict(case_boards(casebase, all_games(casebase)))
+    made = {row: board for row, board, _ in case_boards(casebase, all_games(casebase))}
     rows = np.random.default_rng(0).choice(len(casebase), size=queries, replace=False)
     boards = [made[int(r)] for r in rows]
     shallow = CaseIndex.of(casebase)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import zipfile
+import zlib
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
@@ -38,7 +39,7 @@ from casebase.npzfile import check_format, members_of, read_member, write_npz
 from common.files import file_sha256
 from lc0net.embedding import DIMENSIONS, SEED, Embedder, quantized
 from lc0net.forward import Forward
-from lc0net.weights import NetworkError, read_network
+from lc0net.weights import NetworkError, network_bytes, parse_network, weights_sha256
 
 FORMAT = "cbr-chess-embeddings"
 VERSION = 1
@@ -55,13 +56,8 @@ def embeddings_path(casebase_path: str | os.PathLike[str]) -> Path:
 
 
 def network_sha256(network: str | os.PathLike[str]) -> str:
-    """The SHA-256 of a network's weights as :class:`engine.style.lc0.Lc0Network` names it (its protobuf,
-    uncompressed): which network made embeddings."""
-    import gzip
-    import hashlib
-
-    data = Path(network).read_bytes()
-    return hashlib.sha256(gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data).hexdigest()
+    """The SHA-256 of a network's weights, as the engine names a network (:func:`lc0net.weights.weights_sha256`)."""
+    return weights_sha256(network_bytes(network))
 
 
 @dataclass(frozen=True)
@@ -97,6 +93,10 @@ def read_embeddings(casebase: Casebase, network: str | os.PathLike[str] | None =
     if not isinstance(meta, dict) or vectors.dtype != np.int8 or vectors.ndim != 2 or len(vectors) != len(casebase):
         raise CasebaseError(f"{path}: {getattr(vectors, 'shape', '?')} {getattr(vectors, 'dtype', '?')} vectors for"
                             f" {len(casebase)} cases ({again})")
+    said = {key: meta.get(key) for key in ("dimensions", "seed", "network_sha256")}
+    if said["dimensions"] != vectors.shape[1] or said["seed"] != SEED or not isinstance(said["network_sha256"], str):
+        raise CasebaseError(f"{path}: what it says of itself ({said}) does not fit its {vectors.shape[1]}-number vectors"
+                            f" and this project's projection (seed {SEED}) ({again})")
     if meta.get("casebase_sha256") != file_sha256(casebase.path):
         raise CasebaseError(f"{path}: made for another casebase than {Path(casebase.path).name} ({again})")
     if network is not None and meta.get("network_sha256") != (sha256 or network_sha256(network)):
@@ -105,9 +105,9 @@ def read_embeddings(casebase: Casebase, network: str | os.PathLike[str] | None =
     return Embeddings(vectors, meta)
 
 
-def case_boards(casebase: Casebase, games: Sequence[list[int]]) -> Iterator[tuple[int, chess.Board]]:
-    """Each case of ``games`` (each a game's rows, by ply: :func:`all_games`) and its position with its
-    game's history; a case whose game does not chain from the standard start, its position alone."""
+def case_boards(casebase: Casebase, games: Sequence[list[int]]) -> Iterator[tuple[int, chess.Board, bool]]:
+    """Each case of ``games`` (each a game's rows, by ply: :func:`all_games`), its position, and whether that
+    came with its game's history (replayed from the standard start; else the case's position alone)."""
     plies = np.asarray(casebase.ply)
     for cases in games:
         at = {int(plies[row]): row for row in cases}
@@ -116,9 +116,9 @@ def case_boards(casebase: Casebase, games: Sequence[list[int]]) -> Iterator[tupl
             row = at.get(len(board.move_stack))
             if row is not None:
                 seen.add(row)
-                yield row, board.copy()
+                yield row, board.copy(), True
             board.push(move)
-        yield from ((row, casebase.board(row)) for row in cases if row not in seen)
+        yield from ((row, casebase.board(row), False) for row in cases if row not in seen)
 
 
 def all_games(casebase: Casebase) -> list[list[int]]:
@@ -147,15 +147,14 @@ _WORKER: dict[str, Any] = {}
 
 def _start(casebase_path: str, network: str, dimensions: int) -> None:
     _WORKER["casebase"] = Casebase.load(casebase_path, tell=False)
-    _WORKER["embedder"] = Embedder(Forward(read_network(network)), dimensions)
+    _WORKER["embedder"] = Embedder(Forward(parse_network(network_bytes(network))), dimensions)
 
 
 def _embed(games: list[list[int]]) -> tuple[np.ndarray, np.ndarray, int]:
     casebase, embedder = _WORKER["casebase"], _WORKER["embedder"]
     made = list(case_boards(casebase, games))
-    rows = np.array([row for row, _ in made], dtype=np.int64)
-    boards = [board for _, board in made]
-    return rows, quantized(embedder.of_boards(boards)), sum(bool(b.move_stack) for b in boards)
+    rows = np.array([row for row, _, _ in made], dtype=np.int64)
+    return rows, quantized(embedder.of_boards([board for _, board, _ in made])), sum(replayed for _, _, replayed in made)
 
 
 def make_embeddings(casebase_path: str | os.PathLike[str], network: str | os.PathLike[str], *,
@@ -163,10 +162,12 @@ def make_embeddings(casebase_path: str | os.PathLike[str], network: str | os.Pat
     """Embed every case of the casebase at ``casebase_path`` with ``network``'s trunk on ``workers`` processes
     (every core where None) and write ``X.embed.npz`` beside it (atomically); its path."""
     casebase = Casebase.load(casebase_path, tell=False)
+    made_for = file_sha256(casebase_path)  # the file the workers read, as it is now
     try:
-        read_network(network)
-    except NetworkError as exc:
-        raise CasebaseError(f"cannot embed with {network}: {exc}") from None
+        made_by = weights_sha256(raw := network_bytes(network))
+        parse_network(raw)
+    except (OSError, EOFError, zlib.error, NetworkError) as exc:
+        raise CasebaseError(f"cannot embed with {network}: not an lc0 network, or a damaged one ({exc})") from None
     games = all_games(casebase)
     tasks = [games[i:i + GAMES_A_TASK] for i in range(0, len(games), GAMES_A_TASK)]
     vectors = np.zeros((len(casebase), dimensions), dtype=np.int8)
@@ -180,8 +181,8 @@ def make_embeddings(casebase_path: str | os.PathLike[str], network: str | os.Pat
             with_history += history
             bar.update(len(rows))
     bar.close()
-    meta = {"casebase": Path(casebase_path).name, "casebase_sha256": file_sha256(casebase_path),
-            "network": Path(network).name, "network_sha256": network_sha256(network), "dimensions": dimensions,
+    meta = {"casebase": Path(casebase_path).name, "casebase_sha256": made_for,
+            "network": Path(network).name, "network_sha256": made_by, "dimensions": dimensions,
             "seed": SEED, "cases": len(casebase), "with_history": with_history}
     out = embeddings_path(casebase_path)
     write_npz(out, {"format": np.array(FORMAT), "version": np.array(VERSION, dtype=np.int64),

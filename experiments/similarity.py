@@ -191,7 +191,7 @@ def main() -> None:
     print("| expert | positions | network | variant | cases alone, top-1 |\n|---|---:|---|---|---:|")
     for expert_id in args.experts:
         casebase = Casebase.load(ROOT / "casebases" / "heldout" / f"{expert_id}.npz", tell=False)
-        made = list(case_boards(casebase, all_games(casebase)))
+        made = [(row, board) for row, board, _ in case_boards(casebase, all_games(casebase))]
         rows = np.array([row for row, _ in made])
         held = read_positions(ROOT / "casebases" / "heldout" / f"{expert_id}.pgn", casebase.expert).positions
         held = [held[i] for i in spread(len(held), args.positions)]

@@ -31,11 +31,13 @@ _STANDARD = chess.Board()
 Key = tuple[int | bool | None, ...]
 
 
-def repetition_key(board: chess.Board) -> Key:
+def repetition_key(board: chess.Board, start: bool = False) -> Key:
     """What lc0 compares to count a repetition: the pieces, the side to move, the castling rights, and an
-    en passant square where a pawn stands beside the one that stepped twice (as lc0 holds it; python-chess's
-    own key wants a legal capture)."""
-    passant = board.ep_square if board.has_pseudo_legal_en_passant() else None
+    en passant square where a pawn stands beside the one that stepped twice (as lc0 holds it after a move;
+    python-chess's own key wants a legal capture), or at the game's ``start`` where a capture is legal (lc0
+    reads it from the FEN, which python-chess writes so)."""
+    legal = board.has_legal_en_passant() if start else board.has_pseudo_legal_en_passant()
+    passant = board.ep_square if legal else None
     return (board.occupied_co[chess.WHITE], board.pawns, board.knights, board.bishops, board.rooks, board.queens,
             board.kings, board.turn, board.castling_rights, passant)
 
@@ -82,8 +84,9 @@ def packed(board: chess.Board) -> tuple[np.ndarray, np.ndarray]:
     # started (none before can repeat one of them)
     seen: list[tuple[Key, list[int]]] = []
     while True:
-        seen.append((repetition_key(probe), _pieces(probe, us)))
-        if len(seen) == available or (len(seen) >= HISTORY and probe.halfmove_clock == 0):
+        start = len(seen) + 1 == available
+        seen.append((repetition_key(probe, start), _pieces(probe, us)))
+        if start or (len(seen) >= HISTORY and probe.halfmove_clock == 0):
             break
         probe.pop()
     keys = [key for key, _ in seen]

@@ -11,6 +11,7 @@ project's schema does not name) is written back as it was read.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import os
 import zlib
 from collections.abc import Iterator, Mapping
@@ -132,6 +133,22 @@ def read_network(path: str | os.PathLike[str]) -> Network:
         return parse_network(raw)
     except NetworkError as exc:
         raise NetworkError(f"{path}: {exc}") from None
+
+
+#: How a gzip file starts (lc0 reads its networks gzipped or not).
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def network_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The protobuf message of the network file ``path``, gzipped or not, as lc0 reads them (OSError, EOFError,
+    zlib.error where the file cannot be read or unzipped)."""
+    data = Path(path).read_bytes()
+    return gzip.decompress(data) if data[:2] == GZIP_MAGIC else data
+
+
+def weights_sha256(raw: bytes) -> str:
+    """Which network a protobuf message is: its SHA-256 uncompressed (gzip's header holds a time)."""
+    return hashlib.sha256(raw).hexdigest()
 
 
 def parse_network(raw: bytes) -> Network:

@@ -54,6 +54,8 @@ def test_the_default_agents_take_every_option_at_the_engines_default():
             continue
         values = settings.values(mode)
         fixed = {"Mode", "Prior", "Model"} if mode in (FidelityMode.GENERIC, FidelityMode.ALPHABETA) else {"Mode"}
+        if mode == FidelityMode.PURE_LEARNED:
+            fixed |= {"Similarity"}  # the mode is pure mode's learned similarity
         if mode.judged:
             fixed |= {"Judge", "JudgeDepth", "Selection", "Chooser"}  # the chooser plays in its own mode alone
         assert {name: value for name, value in values.items() if name not in fixed} \
@@ -74,7 +76,7 @@ def test_the_command_lines_defaults_are_the_settings_defaults():
 
 
 def test_modes_have_one_name_each_and_the_old_names_are_refused(capsys):
-    assert [str(m) for m in FIDELITY_MODES] == ["pure", "generic", "prior", "alphabeta", "guided", "judged",
+    assert [str(m) for m in FIDELITY_MODES] == ["pure", "pure-learned", "generic", "prior", "alphabeta", "guided", "judged",
                                                 "judged-likely", "judged-calibrated", "judged-chooser", "stockfish"]
     selections = {str(s) for s in Selection}
     assert not selections & set(FIDELITY_MODES)  # a Selection's word is never a fidelity mode's

@@ -11,7 +11,7 @@ from pathlib import Path
 import chess
 import numpy as np
 import pytest
-from lc0_helpers import parity_boards, random_network, special_games
+from lc0_helpers import parity_boards, random_network, reference_planes, special_games
 
 from bench.lc0_backend import available, backend, policies, state_of
 from bench.lc0_backend import planes as lc0_planes
@@ -38,53 +38,9 @@ FEN_STARTS = [
     fen_start("rnbqkbnr/ppp1pppp/8/8/3pP3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 3", "d4e3", "d2e3"),
     fen_start("4k3/8/8/8/3pP3/8/8/4K3 b - e3 0 40"),
     fen_start("4k3/8/8/8/8/8/8/R3K2R w KQ - 37 60", "e1f1", "e8d8", "f1e1", "d8e8", "e1f1", "e8d8"),
+    # a pawn beside the one that stepped twice, pinned: no en passant in the start's FEN, so its return repeats it
+    fen_start("8/8/8/8/k2pP2R/8/8/4K3 b - e3 0 1", "a4a5", "e1f1", "a5a4", "f1e1"),
 ]
-
-
-def reference_planes(board: chess.Board) -> np.ndarray:
-    """lc0's classic 112 input planes of ``board`` written from its definitions with python-chess alone:
-    for the position and the 7 before it, the side to move's pieces, the other side's, and whether the
-    position occurred before in the game; the castling rights (ours queen side, ours king side, theirs),
-    Black to move, the rule-50 count, a plane of ones; everything seen from the side to move. Before a
-    set-up start its position is repeated, its pawn that just stepped twice put back (lc0's filled history)."""
-    us = board.turn
-    out = np.zeros((112, 64), dtype=np.float32)
-    history, i = board.copy(), 0
-
-    def draw(position: chess.Board, slot: int) -> None:
-        for j, (color, piece) in enumerate((c, p) for c in (us, not us) for p in chess.PIECE_TYPES):
-            for square in position.pieces(piece, color):
-                out[13 * slot + j, square if us == chess.WHITE else chess.square_mirror(square)] = 1
-
-    while i < 8:
-        draw(history, i)
-        key, earlier, probe = history._transposition_key(), 0, history.copy()
-        while probe.move_stack:
-            probe.pop()
-            earlier += probe._transposition_key() == key
-        out[13 * i + 12] = earlier >= 1
-        i += 1
-        if not history.move_stack:
-            break
-        history.pop()
-    if i < 8 and history != chess.Board():  # a set-up start: its position again, as it stood a move before
-        if history.ep_square is not None and history.has_legal_en_passant():
-            before = history.copy()
-            step = 8 if history.turn == chess.BLACK else -8
-            pawn = before.remove_piece_at(history.ep_square + step)
-            before.set_piece_at(history.ep_square - step, pawn)
-            history = before
-        while i < 8:
-            draw(history, i)
-            i += 1
-    them = not us
-    for plane, right in enumerate((board.has_queenside_castling_rights(us), board.has_kingside_castling_rights(us),
-                                   board.has_queenside_castling_rights(them), board.has_kingside_castling_rights(them))):
-        out[104 + plane] = right
-    out[108] = us == chess.BLACK
-    out[109] = board.halfmove_clock
-    out[111] = 1
-    return out.reshape(112, 8, 8)
 
 
 def test_the_planes_are_the_positions_history_as_lc0_defines_it():

@@ -10,7 +10,7 @@ from pathlib import Path
 import chess
 import numpy as np
 import pytest
-from lc0_helpers import parity_boards, random_network, special_games
+from lc0_helpers import parity_boards, random_network, reference_planes, special_games
 
 from bench.lc0_backend import available, lc0_uci, planes, state_of
 from bench.lc0_backend import backend as lc0_backend
@@ -53,37 +53,6 @@ def test_lc0s_moves_are_python_chess_moves_seen_from_the_side_to_move():
         seen["en passant"] += board.has_legal_en_passant()
         seen["promotion"] += any(m.promotion for m in board.legal_moves)
     assert min(seen.values()) > 0, seen
-
-
-def reference_planes(board: chess.Board) -> np.ndarray:
-    """lc0's classic 112 input planes of ``board`` as lc0 defines them, from python-chess alone: for the
-    position and the 7 before it, the side to move's pieces, the other side's, and whether the position
-    occurred before; the castling rights (ours queen's side, ours king's, theirs), Black to move, the
-    rule-50 count, a plane of ones. Everything seen from the side to move (Black's board flipped)."""
-    us = board.turn
-    out = np.zeros((112, 64), dtype=np.float32)
-    history = board.copy()
-    for i in range(8):
-        for j, (color, piece) in enumerate((c, p) for c in (us, not us) for p in chess.PIECE_TYPES):
-            for square in history.pieces(piece, color):
-                out[13 * i + j, square if us == chess.WHITE else chess.square_mirror(square)] = 1
-        key = history._transposition_key()
-        earlier, probe = 0, history.copy()
-        while probe.move_stack:
-            probe.pop()
-            earlier += probe._transposition_key() == key
-        out[13 * i + 12] = earlier >= 1
-        if not history.move_stack:  # a game from the start: nothing before it
-            break
-        history.pop()
-    them = not us
-    for plane, right in enumerate((board.has_queenside_castling_rights(us), board.has_kingside_castling_rights(us),
-                                   board.has_queenside_castling_rights(them), board.has_kingside_castling_rights(them))):
-        out[104 + plane] = right
-    out[108] = us == chess.BLACK
-    out[109] = board.halfmove_clock
-    out[111] = 1
-    return out.reshape(112, 8, 8)
 
 
 def test_the_input_planes_are_the_positions_history_as_lc0_defines_it():

@@ -72,14 +72,14 @@ def test_each_case_is_embedded_with_its_games_history(small):
     """A case's position is replayed from its game's start: the board has the game's moves behind it, the
     case's pieces and side to move, and the vectors are those of these boards."""
     casebase = Casebase.load(small)
-    made = list(case_boards(casebase, all_games(casebase)))
+    made = [(row, board) for row, board, _ in case_boards(casebase, all_games(casebase))]
     assert sorted(row for row, _ in made) == list(range(len(casebase)))
     for row, board in made:
         case = casebase.board(row)
         assert board.board_fen() == case.board_fen() and board.turn == case.turn
     assert sum(bool(board.move_stack) for _, board in made) > 0.9 * len(made)
     embeddings = read_embeddings(casebase, NETWORK)
-    assert embeddings.meta["with_history"] == sum(bool(board.move_stack) for _, board in made)
+    assert embeddings.meta["with_history"] == sum(replayed for _, _, replayed in case_boards(casebase, all_games(casebase)))
     rows = [row for row, _ in made[:20]]
     embedder = Embedder(Forward(read_network(NETWORK)))
     direct = quantized(embedder.of_boards([board for _, board in made[:20]]))
@@ -90,7 +90,7 @@ def test_the_nearest_case_of_a_cases_own_position_is_itself(small):
     casebase = Casebase.load(small)
     embedder = Embedder(Forward(read_network(NETWORK)))
     index = LearnedIndex(casebase, read_embeddings(casebase, NETWORK).vectors, embedder)
-    made = dict(case_boards(casebase, all_games(casebase)))
+    made = {row: board for row, board, _ in case_boards(casebase, all_games(casebase))}
     for row in range(0, len(casebase), 97):
         rows, sims = index.nearest(made[row], 5)
         assert rows[0] == row and sims[0] > 0.99 and list(sims) == sorted(sims, reverse=True)
@@ -114,6 +114,10 @@ def test_embeddings_of_another_casebase_or_network_are_refused(small, tmp_path):
     np.savez(embeddings_path(other), **stored)
     with pytest.raises(CasebaseError, match="made for another casebase than other.npz"):
         read_embeddings(Casebase.load(other))
+    stored["meta"] = np.array(json.dumps(meta | {"dimensions": 255}))  # what it says of itself, damaged
+    np.savez(embeddings_path(other), **stored)
+    with pytest.raises(CasebaseError, match="does not fit its 256-number vectors"):
+        read_embeddings(Casebase.load(other))
     stored["vectors"] = stored["vectors"][:-1]
     np.savez(embeddings_path(other), **stored)
     with pytest.raises(CasebaseError, match=r"\(\d+, 256\) int8 vectors for \d+ cases"):
@@ -124,7 +128,7 @@ def test_embeddings_of_another_casebase_or_network_are_refused(small, tmp_path):
 
 
 def game_with(casebase: Casebase, row: int) -> chess.Board:
-    made = dict(case_boards(casebase, all_games(casebase)))
+    made = {row: board for row, board, _ in case_boards(casebase, all_games(casebase))}
     return made[row]
 
 

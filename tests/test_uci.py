@@ -15,7 +15,7 @@ def test_uci_handshake_declares_options_and_loads_lazily(kosteniuk_casebase):
     assert lines[0] == "id name cbr-chess" and lines[1].startswith("id author")
     assert lines[-1] == "uciok"
     options = {line.split(" name ")[1].split(" type ")[0]: line for line in lines if line.startswith("option")}
-    assert set(options) == {"Casebase", "Mode", "DistanceWeight", "FromDistanceWeight", "FromContentWeight", "Seed",
+    assert set(options) == {"Casebase", "Mode", "DistanceWeight", "FromDistanceWeight", "FromContentWeight", "Seed", "Similarity",
                             "Neighbours", "Temperature", "Tolerance", "Selection", "Prior", "Model", "CaseWeight",
                             "Judge", "JudgeDepth", "JudgeTolerance", "Chooser", "UCI_LimitStrength", "UCI_Elo", "Speed",
                             "Tables", "SyzygyPath", "UCI_ShowWDL", "Explain", "MultiPV", "Move Overhead", "HumanTime", "Ponder",

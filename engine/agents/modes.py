@@ -110,17 +110,17 @@ def _learned(casebase: Casebase, resources: Resources,
     from casebase.checks import CasebaseError
     from casebase.embeddings import read_embeddings
     from engine.cbr.learned import learned_index
-    from engine.style.lc0 import Lc0Network
+    from engine.style.lc0 import is_network, shared_network
     from engine.style.loader import default_model
+    from engine.style.model import ModelError
 
     network, _ = default_model()
-    model = resources.model(str(network))
-    if not isinstance(model, Lc0Network):
-        resources.tell(f"the learned similarity cannot play: {network} is no lc0 network; {otherwise}")
-        return None
     try:
+        if not is_network(network):
+            raise ModelError(f"{network.name} is no lc0 network")
+        model = shared_network(network)
         return learned_index(casebase, model, lambda: read_embeddings(casebase, network, model.weights_sha256))
-    except CasebaseError as exc:
+    except (CasebaseError, ModelError, ValueError) as exc:
         resources.tell(f"the learned similarity cannot play: {exc}; {otherwise}")
         return None
 

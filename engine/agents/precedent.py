@@ -10,16 +10,21 @@ import chess
 
 from engine.agents.record import Case, Named, Precedent
 from engine.cbr.adaptation import voted_moves
-from engine.cbr.learned import NEAREST, LearnedIndex
+from engine.cbr.learned import LearnedIndex
 from engine.cbr.similarity import board_similarity
 from engine.cbr.weights import Weights
+
+#: How many of the nearest cases a precedent is looked for among: a few milliseconds after the move is chosen
+#: (the query's embedding, one product, at most this many adaptations), which the clock's margins cover.
+LOOKED_AT = 16
 
 
 def precedent(learned: LearnedIndex, board: chess.Board, move: chess.Move, weights: Weights,
               candidates: Sequence[chess.Move]) -> Precedent | None:
-    """The precedent of ``move`` on ``board`` among the :data:`NEAREST` cases; None where no case has the side to move."""
+    """The precedent of ``move`` on ``board`` among the :data:`LOOKED_AT` nearest cases; None where no case
+    has the side to move."""
     casebase = learned.casebase
-    rows, sims = learned.nearest(board, NEAREST)
+    rows, sims = learned.nearest(board, LOOKED_AT)
     if not len(rows):
         return None
     found = 0
@@ -30,10 +35,5 @@ def precedent(learned: LearnedIndex, board: chess.Board, move: chess.Move, weigh
     else:
         i = -1
     row, case_board = int(rows[found]), casebase.board(int(rows[found]))
-    case_move = casebase.move(row)
-    try:
-        san = case_board.san(case_move)
-    except (ValueError, AssertionError):  # a case board lacks castling and en-passant rights
-        san = case_move.uci()
     return Precedent(Case.of(casebase, row, board_similarity(case_board, board)), round(100 * float(sims[found]), 1),
-                     Named(case_move.uci(), san), i >= 0, len(rows))
+                     Named.of_case(case_board, casebase.move(row)), i >= 0, len(rows))

@@ -50,7 +50,7 @@ class PureAgent(CaseAgent):
             move=move,
             reason=Reason.CASE,
             record=Record(detail=Pure(Case.of(self.casebase, case, int(sim)), chess.COLOR_NAMES[board.turn], len(rows),
-                                      self.index.count(board.turn), Named(case_move.uci(), _san(case_board, case_move)),
+                                      self.index.count(board.turn), Named.of_case(case_board, case_move),
                                       Named.of(board, move),
                                       float(score), len(tied_moves))),
             case=case,
@@ -83,15 +83,7 @@ class PureAgent(CaseAgent):
         case_move = self.casebase.move(nearest)
         record = Recalled(Case.of(self.casebase, nearest, board_similarity(case_board, board)), round(100 * float(sims[0]), 1),
                           chess.COLOR_NAMES[board.turn], len(rows), learned.count(board.turn),
-                          Named(case_move.uci(), _san(case_board, case_move)), Named.of(board, move),
+                          Named.of_case(case_board, case_move), Named.of(board, move),
                           votes[move] / sum(votes.values()), voters[move], len(tied_moves))
         return Decision(move=move, reason=Reason.CASE, record=Record(detail=record), case=nearest,
                         similarity=record.case.similarity, tied_cases=1)
-
-
-def _san(board: chess.Board, move: chess.Move) -> str:
-    """SAN when python-chess can write it, else UCI: a case board lacks castling and en-passant rights."""
-    try:
-        return board.san(move)
-    except (ValueError, AssertionError):
-        return move.uci()

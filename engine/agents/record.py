@@ -30,6 +30,15 @@ class Named:
     def of(cls, board: chess.Board, move: chess.Move) -> Named:
         return cls(move.uci(), board.san(move))
 
+    @classmethod
+    def of_case(cls, board: chess.Board, move: chess.Move) -> Named:
+        """A case's move on the case's board: SAN where python-chess can write it, else UCI (a case board
+        lacks castling and en-passant rights)."""
+        try:
+            return cls(move.uci(), board.san(move))
+        except (ValueError, AssertionError):
+            return cls(move.uci(), move.uci())
+
 
 @dataclass(frozen=True)
 class Share:

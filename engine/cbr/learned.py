@@ -51,7 +51,7 @@ class LearnedIndex:
 
     def nearest(self, board: chess.Board, k: int) -> tuple[np.ndarray, np.ndarray]:
         """The ``k`` cases nearest ``board`` with its side to move: rows (casebase order) and cosine
-        similarities (-1..1), nearest first; ties in casebase order. None where no case has that side to move."""
+        similarities (-1..1), nearest first; ties in casebase order; empty where no case has that side to move."""
         colour = board.turn
         rows = self._rows[colour]
         if not len(rows):
@@ -66,22 +66,26 @@ class LearnedIndex:
 
 
 class Embedding(Protocol):
-    """What the learned index needs of a network: its embedder of positions for a number of dimensions."""
+    """What the learned index needs of a network: which it is, and its embedder of positions."""
+
+    @property
+    def weights_sha256(self) -> str: ...
 
     def embedder(self, dimensions: int) -> Embedder: ...
 
 
-#: Each casebase's learned index by the network that embeds (its id), while the casebase lives.
-_INDEXES: weakref.WeakKeyDictionary[Casebase, dict[int, LearnedIndex]] = weakref.WeakKeyDictionary()
+#: Each casebase's learned index and the SHA-256 of the network that embeds, while the casebase lives.
+_INDEXES: weakref.WeakKeyDictionary[Casebase, tuple[str, LearnedIndex]] = weakref.WeakKeyDictionary()
 
 
 def learned_index(casebase: Casebase, network: Embedding, read: Callable[[], Embeddings]) -> LearnedIndex:
-    """The learned index of ``casebase`` by ``network``, its embeddings ``read`` once and fitted on first use,
-    then shared while the casebase lives."""
-    made = _INDEXES.setdefault(casebase, {})
-    index = made.get(id(network))
-    if index is None:
-        embeddings = read()
-        index = made[id(network)] = LearnedIndex(casebase, embeddings.vectors,
-                                                 network.embedder(int(embeddings.meta["dimensions"])))
+    """The learned index of ``casebase`` by ``network``, its embeddings ``read`` (and checked to be that
+    network's) and fitted on first use, then shared while the casebase lives; one a casebase, the last
+    network's (another network's is fitted again)."""
+    made = _INDEXES.get(casebase)
+    if made is not None and made[0] == network.weights_sha256:
+        return made[1]
+    embeddings = read()
+    index = LearnedIndex(casebase, embeddings.vectors, network.embedder(int(embeddings.meta["dimensions"])))
+    _INDEXES[casebase] = (network.weights_sha256, index)
     return index

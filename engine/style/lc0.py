@@ -12,8 +12,7 @@ was no faster here (docs/guided.md), and a wheel of it exists for a few platform
 
 from __future__ import annotations
 
-import gzip
-import hashlib
+import functools
 import os
 import tomllib
 import zlib
@@ -29,14 +28,12 @@ from lc0net.embedding import DIMENSIONS, Embedder
 from lc0net.forward import Forward
 from lc0net.moves import move_index
 from lc0net.planes import planes
-from lc0net.weights import NetworkError, parse_network
+from lc0net.weights import NetworkError, network_bytes, parse_network, weights_sha256
 
 #: How an lc0 network's file is named.
 SUFFIX = ".pb.gz"
 #: The positions evaluated in one forward pass (more are evaluated in several).
 MAX_BATCH = 256
-#: How a gzip file starts (lc0 reads its networks gzipped or not).
-GZIP_MAGIC = b"\x1f\x8b"
 #: What runs the networks, as ``info string`` lines name it.
 FORWARD = "numpy"
 
@@ -114,12 +111,27 @@ def load_network(path: str | os.PathLike[str]) -> Lc0Network:
     if not path.is_file():
         raise ModelError(f"{path}: no such network file")
     try:
-        data = path.read_bytes()
-        raw = gzip.decompress(data) if data[:2] == GZIP_MAGIC else data
+        raw = network_bytes(path)
         forward = Forward(parse_network(raw))
     except (OSError, EOFError, zlib.error, NetworkError, KeyError, ValueError) as exc:
         raise ModelError(f"{path}: not an lc0 network, or a damaged one ({' '.join(str(exc).split())})") from exc
-    return Lc0Network(forward, path, provenance(path), hashlib.sha256(raw).hexdigest())
+    return Lc0Network(forward, path, provenance(path), weights_sha256(raw))
+
+
+def shared_network(path: str | os.PathLike[str]) -> Lc0Network:
+    """The network at ``path``, loaded once a process while its file stays the same: what embeds positions for
+    the learned similarity, kept apart from the style model option Model plays (ModelError as
+    :func:`load_network`)."""
+    try:
+        info = Path(path).stat()
+    except OSError:
+        return load_network(path)  # says what is wrong
+    return _shared(str(Path(path).resolve()), info.st_mtime_ns, info.st_size)
+
+
+@functools.lru_cache(maxsize=2)
+def _shared(path: str, mtime_ns: int, size: int) -> Lc0Network:
+    return load_network(path)
 
 
 def provenance(path: Path) -> dict[str, Any]:
