@@ -164,10 +164,7 @@ STRETCH_150 = [*OPENING, *(SHUFFLE * 37), "b1c3", "b8c6"]
                          ids=["capture after a stretch", "98 reversible plies", "150 reversible plies", "short",
                               "shuffle"])
 def test_what_the_readers_of_the_past_see_is_as_in_the_whole_game(recording_mode, moves):
-    try:  # lc0's input planes: the package lc0net (lc0net before it moved out of the engine)
-        from lc0net.planes import packed
-    except ImportError:
-        from lc0net.planes import packed  # type: ignore[no-redef]
+    from lc0net.planes import packed
 
     full = played(moves)
     lines = session([f"position startpos moves {' '.join(moves)}", "go depth 1"], Mode="recording")

@@ -12,11 +12,11 @@ that never answers ``uciok``: a move waits for the start at most its share of th
 ``stop``), and the built-in search judges it meanwhile. A program that never started as a UCI
 engine (missing, a folder, no ``uciok``, exits, garbage) is *refused* once, with its reason, and
 not tried again until its file changes. Faults of a judge that ran (it crashes, hangs past its
-share of the clock, answers garbage) raise :class:`JudgeError`; the judge is then closed, started
-again at its next use, and after a second fault in one game it is *retired*: guided mode's
-built-in search judges until the next game. The judge's own output never reaches our stdout: it
-goes to python-chess through a pipe (its stderr is ours, the diagnostics' stream), and what
-python-chess finds wrong in it is a fault, not a log record.
+share of the clock or, without one, stays :data:`SILENCE` seconds silent, answers garbage) raise
+:class:`JudgeError`; the judge is then closed, started again at its next use, and after a second
+fault in one game it is *retired*: guided mode's built-in search judges until the next game. The
+judge's own output never reaches our stdout: it goes to python-chess through a pipe (its stderr is
+ours, the diagnostics' stream), and what python-chess finds wrong in it is a fault, not a log record.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ import chess
 import chess.engine
 
 from common.text import clip
+from engine.outside.launch import Liveness
 from engine.outside.process import KILL_GRACE, EngineProcess, ProcessError
 from engine.search.limits import Budget, SearchLimits, to_limit
 from engine.search.result import RootScore, SearchResult
@@ -50,6 +51,11 @@ SEARCH_SHARE = 0.35
 #: Depth of the proposals' search when nothing else bounds it (``go infinite``, JudgeDepth 0):
 #: the search of all moves then runs until ``stop``.
 UNBOUNDED_PROPOSAL_DEPTH = 14
+#: Seconds a search bounded by depth or nodes alone may stay silent (no info, no bestmove), or as long as it
+#: had searched if longer (Stockfish 15.1, one thread, here: 1.2 s at most in its first 10 s, 11.4 s after 36 s at
+#: depth 31), before it is stopped, then killed as hung: a ``go depth 1`` gets its bestmove within 10.5 s of a
+#: hung judge's last word (15.5 s with a restart), within the fuzzer's 20 s.
+SILENCE = 10.0
 
 T = TypeVar("T")
 
@@ -297,11 +303,12 @@ class Judge:
                                      game=game or self._game, root_moves=root_moves),
             time.monotonic() + (START_TIMEOUT if seconds is None else seconds + KILL_GRACE), stop=stop)
         grace = KILL_GRACE if seconds is None else min(KILL_GRACE, max(0.05, seconds / 2))
-        deadline = None if seconds is None else time.monotonic() + seconds + grace
-        self._call(_drain(started, report), deadline, stop=stop, analysis=started, grace=grace)
+        # bounded by depth or nodes alone: until it falls silent (go infinite's search: until stop)
+        deadline = None if limit is None else Liveness(SILENCE) if seconds is None else time.monotonic() + seconds + grace
+        self._call(_drain(started, report, deadline), deadline, stop=stop, analysis=started, grace=grace)
         return [info for info in started.multipv if info]
 
-    def _call(self, coroutine: Coroutine[Any, Any, T], deadline: float | None, *,
+    def _call(self, coroutine: Coroutine[Any, Any, T], deadline: float | Liveness | None, *,
               stop: threading.Event | None = None, analysis: chess.engine.AnalysisResult | None = None,
               grace: float = KILL_GRACE) -> T:
         """The running engine's answer to ``coroutine`` (:meth:`EngineProcess.call`); JudgeError
@@ -362,10 +369,12 @@ class _Tally:
         return top, self.scores[top]
 
 
-async def _drain(analysis: chess.engine.AnalysisResult,
-                 report: Callable[[chess.engine.InfoDict], None] | None) -> chess.engine.BestMove:
-    """Read a search's infos (handing each to ``report``) until its bestmove."""
+async def _drain(analysis: chess.engine.AnalysisResult, report: Callable[[chess.engine.InfoDict], None] | None,
+                 deadline: float | Liveness | None = None) -> chess.engine.BestMove:
+    """Read a search's infos (handing each to ``report``; a Liveness ``deadline`` hears each) until its bestmove."""
     async for info in analysis:
+        if isinstance(deadline, Liveness):
+            deadline.heard()
         if report is not None:
             report(info)
     return await analysis.wait()

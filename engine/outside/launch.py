@@ -160,18 +160,46 @@ class CommandFailed(Exception):
     """The engine answered garbage or hung: the message says how (it is to be killed)."""
 
 
-async def watched(coroutine: Coroutine[Any, Any, T], deadline: float | None, stopped: asyncio.Event,
+class Liveness:
+    """A search's rolling deadline, for one bounded by depth or nodes alone: it hung once silent (no
+    ``info``, no ``bestmove``) for ``seconds``, or for as long as it had searched when last
+    :meth:`heard`, if longer (an iterative deepening's next iteration takes about as long as all
+    those before it, and an engine may say nothing until its first root move is searched)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.started = self.heard_at = time.monotonic()
+
+    def heard(self) -> None:
+        self.heard_at = time.monotonic()
+
+    @property
+    def silence(self) -> float:
+        """The seconds of silence after which it hung."""
+        return max(self.seconds, self.heard_at - self.started)
+
+    @property
+    def due(self) -> float:
+        return self.heard_at + self.silence
+
+
+async def watched(coroutine: Coroutine[Any, Any, T], deadline: float | Liveness | None, stopped: asyncio.Event,
                   complaints: Complaints, analysis: chess.engine.AnalysisResult | None, grace: float) -> T:
-    """``coroutine``'s result, on the engine's event loop. Past the monotonic ``deadline``, or once
-    ``stopped``, a running ``analysis`` is told to stop; an engine that has not answered ``grace``
-    seconds after that (:data:`STOP_GRACE` at most after ``stopped``; for any other command, at
-    ``deadline``) hung, and one with ``complaints`` answered garbage: CommandFailed, the command cancelled."""
+    """``coroutine``'s result, on the engine's event loop. Past the monotonic ``deadline`` (a
+    :class:`Liveness`: once the engine fell silent), or once ``stopped``, a running ``analysis`` is
+    told to stop; an engine that has not answered ``grace`` seconds after that (:data:`STOP_GRACE`
+    at most after ``stopped``; for any other command, at ``deadline``) hung, and one with
+    ``complaints`` answered garbage: CommandFailed, the command cancelled."""
     command = asyncio.ensure_future(coroutine)
     heard = asyncio.ensure_future(complaints.heard.wait())
     signals = [heard, asyncio.ensure_future(stopped.wait())]
     try:
-        timeout = None if deadline is None else max(deadline - time.monotonic(), 0.0)
-        await asyncio.wait([command, *signals], timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        while True:
+            due = deadline.due if isinstance(deadline, Liveness) else deadline
+            timeout = None if due is None else max(due - time.monotonic(), 0.0)
+            done, _ = await asyncio.wait([command, *signals], timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            if done or not isinstance(deadline, Liveness) or time.monotonic() >= deadline.due:
+                break  # (a Liveness heard meanwhile is due later)
         after = ""
         if not command.done() and not complaints.lines:
             if stopped.is_set():
@@ -180,6 +208,8 @@ async def watched(coroutine: Coroutine[Any, Any, T], deadline: float | None, sto
             else:
                 grace = grace if analysis is not None else 0.0
                 after = f"{grace:.2g} s past its time" if grace else "in time"
+                if isinstance(deadline, Liveness):
+                    after = f"{grace:.2g} s after {deadline.silence:.3g} s of silence"
             if analysis is not None:
                 analysis.stop()
             await asyncio.wait([command, heard], timeout=grace, return_when=asyncio.FIRST_COMPLETED)

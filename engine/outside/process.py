@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import chess.engine
 
 from common.text import clip
-from engine.outside.launch import CommandFailed, Complaints, LaunchError, Launching, launch, watched
+from engine.outside.launch import CommandFailed, Complaints, LaunchError, Launching, Liveness, launch, watched
 
 #: The most seconds an engine has to answer a command (``quit``, a search past its time) before
 #: it is killed as hung.
@@ -146,7 +146,7 @@ class EngineProcess:
         if engine is not None:  # it failed, or was closed meanwhile
             engine.close()
 
-    def call(self, coroutine: Coroutine[Any, Any, T], deadline: float | None, *,
+    def call(self, coroutine: Coroutine[Any, Any, T], deadline: float | Liveness | None, *,
              stop: threading.Event | None = None, analysis: chess.engine.AnalysisResult | None = None,
              engine: chess.engine.SimpleEngine | None = None, grace: float = KILL_GRACE,
              complaints: Complaints | None = None) -> T:
