@@ -30,6 +30,7 @@ from engine.agents import defaults
 from engine.agents.base import Candidate, CaseAgent, Decision, IterationCallback, Reason
 from engine.agents.choosing import chooser_chances
 from engine.agents.defaults import Selection
+from engine.agents.precedent import precedent
 from engine.agents.record import ByChooser, Note, OtherJudge, Record, SpeedProfile
 from engine.agents.recording import guided_record
 from engine.agents.speeds import GameSpeed
@@ -253,8 +254,9 @@ class GuidedAgent(CaseAgent):
             else:
                 chances = judged_chances(self.calibration, proposal, result)
             move, why = self._calibrated(chances, result)
+        cited = None if self.precedents is None else precedent(self.precedents, board, move, self.weights, candidates)
         record = Record(notes + self._other_judge(judge), guided_record(self, board, proposal, result, move, why, judge,
-                                                                       chances, chosen))
+                                                                       chances, chosen, cited))
         row, sim = proposal.source.get(move, (None, None))
         ranked = sorted(proposal.prior, key=lambda m: -proposal.prior[m])  # stable: first proposed first
         considered = [Candidate(m, proposal.prior[m], s.score if (s := result.scores.get(m)) else None,

@@ -15,11 +15,7 @@ import chess
 
 from casebase.format import Casebase
 from engine.agents.base import Reason
-from engine.agents.precedent import precedent
-from engine.agents.record import ByChooser, Case, Choice, Guided, Named, NoCase, Proposal, Verdict, ranked, share_of
-from engine.cbr.adaptation import candidate_moves
-from engine.cbr.learned import LearnedIndex
-from engine.cbr.weights import Weights
+from engine.agents.record import ByChooser, Case, Choice, Guided, Named, NoCase, Precedent, Proposal, Verdict, ranked, share_of
 from engine.search.result import SearchResult
 from engine.style import prior as priors
 from engine.style.calibration import Calibration
@@ -36,9 +32,6 @@ class GuidedView(Protocol):
     tolerance: int
     judge_tolerance: int
     calibration: Calibration | None
-    weights: Weights
-    #: The learned similarity's index, where the casebase has embeddings: the precedent cited for each move.
-    precedents: LearnedIndex | None
 
     def no_case(self, colour: chess.Color) -> NoCase: ...
 
@@ -46,19 +39,18 @@ class GuidedView(Protocol):
 def guided_record(
     agent: GuidedView, board: chess.Board, proposal: priors.Proposal, result: SearchResult, move: chess.Move,
     why: Reason, judge: str | None, chances: Mapping[chess.Move, float] | None = None,
-    chooser: ByChooser | None = None,
+    chooser: ByChooser | None = None, cited: Precedent | None = None,
 ) -> Guided:
     """search.md §5; ``why`` is what decided the move, ``judge`` names the outside engine that
     judged, if one did, and ``chances`` are the chances the move was chosen with (``Selection
-    calibrated``, ``likely``): the error model's, or the chooser's where it chose (``chooser``)."""
+    calibrated``, ``likely``): the error model's, or the chooser's where it chose (``chooser``);
+    ``cited``, the precedent the agent found by the learned similarity."""
     case = None
     if move in proposal.source:
         assert agent.casebase is not None
         row, sim = proposal.source[move]
         case = Case.of(agent.casebase, row, sim, votes=proposal.votes[move], voters=proposal.count[move],
                        cases=proposal.cases)
-    cited = None if agent.precedents is None else precedent(agent.precedents, board, move, agent.weights,
-                                                            candidate_moves(board))
     return Guided(_proposal(agent, board, proposal), _verdict(agent, board, proposal, result, judge),
                   _choice(agent.calibration, board, proposal, result, move, why, chances or {}, chooser), case, cited)
 

@@ -9,11 +9,13 @@ from __future__ import annotations
 from endgame.syzygy import wdl_text
 from endgame.tablebase import Probe
 from engine.agents.record import (
+    Case,
     Chess0,
     Choice,
     EngineLine,
     Guided,
     ListedMovesIllegal,
+    Named,
     NoAgent,
     NoCase,
     NoMove,
@@ -131,9 +133,7 @@ def _guided(guided: Guided) -> list[str]:
 def _precedent_line(precedent: Precedent, san: str) -> str:
     """The precedent in a player's words: "a position 94 % alike from White - Black, Event date, move 23,
     where the expert played Rd1"."""
-    case = precedent.case
-    line = (f"precedent: a position {precedent.alike:.0f} % alike (learned similarity) from {case.white} - {case.black},"
-            f" {case.event} {case.date}, move {case.move}, where {case.expert} played {precedent.case_move.san}")
+    line = f"precedent: {_alike(precedent.case, precedent.alike, precedent.case_move)}"
     return line + ("" if precedent.played else f" (none of the {precedent.nearest} nearest played {san}: the nearest)")
 
 
@@ -243,10 +243,21 @@ def _judge_line(verdict: Verdict) -> str:
     return line
 
 
+def _adapted(played: Named, case_move: Named, tied_moves: int) -> tuple[str, str]:
+    """How the move played stands to the case's move, and the draw among tied moves (empty where none)."""
+    relation = "the case move itself" if played.uci == case_move.uci else "adapted"
+    return relation, f", {tied_moves} moves tied, one drawn" if tied_moves > 1 else ""
+
+
+def _alike(case: Case, alike: float, case_move: Named) -> str:
+    """A case as a player reads it: "a position 94 % alike (learned similarity) from White - Black, ..."."""
+    return (f"a position {alike:.0f} % alike (learned similarity) from {case.white} - {case.black}, {case.event}"
+            f" {case.date}, move {case.move}, where {case.expert} played {case_move.san}")
+
+
 def _pure(pure: Pure) -> list[str]:
     case, side = pure.case, pure.side.capitalize()
-    ties = f", {pure.tied_moves} moves tied, one drawn" if pure.tied_moves > 1 else ""
-    relation = "the case move itself" if pure.played.uci == pure.case_move.uci else "adapted"
+    relation, ties = _adapted(pure.played, pure.case_move, pure.tied_moves)
     return [
         f"case {case.row} of {case.expert}: {case.white} - {case.black}, {case.event},"
         f" {case.date}, move {case.move} (ply {case.ply}, {side} to move)",
@@ -259,11 +270,9 @@ def _pure(pure: Pure) -> list[str]:
 def _recalled(recalled: Recalled) -> list[str]:
     """Pure mode by the learned similarity, in a player's words: the nearest precedent, then the vote."""
     case, side = recalled.case, recalled.side.capitalize()
-    ties = f", {recalled.tied_moves} moves tied, one drawn" if recalled.tied_moves > 1 else ""
-    relation = "the case move itself" if recalled.played.uci == recalled.case_move.uci else "adapted"
+    relation, ties = _adapted(recalled.played, recalled.case_move, recalled.tied_moves)
     return [
-        f"a position {recalled.alike:.0f} % alike (learned similarity) from {case.white} - {case.black}, {case.event}"
-        f" {case.date}, move {case.move}, where {case.expert} played {recalled.case_move.san} (case {case.row})",
+        f"{_alike(case, recalled.alike, recalled.case_move)} (case {case.row})",
         f"the {recalled.nearest} nearest of {recalled.count} cases with {side} to move voted, their moves adapted:"
         f" {recalled.played.san} ({relation}) {100 * recalled.votes:.0f} % of the votes from {recalled.voters}{ties}",
     ]
