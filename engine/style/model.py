@@ -232,7 +232,7 @@ class StyleModel:
         if not boards:
             return []
         logits = self.logits(np.concatenate([encode_board(b, b.turn) for b in boards]))
-        return [dict(zip(ms, _softmax(row[legal_indices(b, list(ms))]).tolist())) if ms else {}
+        return [dict(zip(ms, softmax(row[legal_indices(b, list(ms))]).tolist())) if ms else {}
                 for b, ms, row in zip(boards, moves, logits)]
 
 
@@ -253,6 +253,7 @@ def _base_model(path: Path, base: Any) -> StyleModel:
                      f" beside it nor the shipped generic model (personalise again: python -m learn personalise)")
 
 
-def _softmax(x: np.ndarray) -> np.ndarray:
+def softmax(x: np.ndarray) -> np.ndarray:
+    """``x``'s softmax (float64 where ``x`` is), shifted by its largest value so that nothing overflows."""
     e = np.exp(x - x.max())
-    return e / e.sum()
+    return np.asarray(e / e.sum())
