@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from casebase.book import DEFAULT_MAX_PLY, write_book
 from casebase.builder import build
-from casebase.embeddings import make_embeddings
+from casebase.embeddings import check_network, make_embeddings
 from casebase.format import Casebase, CasebaseError
 from casebase.games import BuildError, GameFilter
 from casebase.holdout import held_out_games, write_pgn
@@ -47,10 +47,14 @@ def _selection(args: argparse.Namespace, **extra: object) -> GameFilter:
 def _build(args: argparse.Namespace) -> None:
     args.output = casebase_path(args.output)  # a bare name goes to the casebase folder
     selection = _selection(args, max_games=args.max_games, exclude_latest=args.exclude_latest)
+    if args.embed is not None:
+        check_network(args.embed)
     casebase = build(args.pgn, selection, workers=args.workers, progress=False if args.quiet else None)
     casebase.save(args.output)
     if not args.quiet:
         print(f"{summary(casebase)} Written to {args.output}.")
+    if args.embed is not None:
+        _embed(argparse.Namespace(casebase=args.output, network=args.embed, workers=args.workers, quiet=args.quiet))
 
 
 def _holdout(args: argparse.Namespace) -> None:
@@ -108,6 +112,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     build_parser.add_argument("-o", "--output", required=True, metavar="OUT.npz",
                               help="the casebase file; a bare NAME (no folder, no .npz) is NAME.npz in the casebase"
                                    " folder, where the engine finds it as --casebase NAME")
+    build_parser.add_argument("--embed", metavar="NET.pb.gz",
+                              help="then embed each case by this lc0 network's trunk, as the embed command does"
+                                   " (option Similarity learned and guided mode's precedents; minutes for a large"
+                                   " casebase)")
     build_parser.set_defaults(run=_build)
 
     holdout_parser = commands.add_parser(

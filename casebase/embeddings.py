@@ -157,17 +157,24 @@ def _embed(games: list[list[int]]) -> tuple[np.ndarray, np.ndarray, int]:
     return rows, quantized(embedder.of_boards([board for _, board, _ in made])), sum(replayed for _, _, replayed in made)
 
 
+def check_network(network: str | os.PathLike[str]) -> str:
+    """The SHA-256 of the weights of the lc0 network at ``network``; a CasebaseError that says what is wrong
+    where it is no readable lc0 network (said before a build, not after it)."""
+    try:
+        made_by = weights_sha256(raw := network_bytes(network))
+        parse_network(raw)
+    except (OSError, EOFError, zlib.error, NetworkError) as exc:
+        raise CasebaseError(f"cannot embed with {network}: not an lc0 network, or a damaged one ({exc})") from None
+    return made_by
+
+
 def make_embeddings(casebase_path: str | os.PathLike[str], network: str | os.PathLike[str], *,
                     dimensions: int = DIMENSIONS, workers: int | None = None, progress: bool = True) -> Path:
     """Embed every case of the casebase at ``casebase_path`` with ``network``'s trunk on ``workers`` processes
     (every core where None) and write ``X.embed.npz`` beside it (atomically); its path."""
     casebase = Casebase.load(casebase_path, tell=False)
     made_for = file_sha256(casebase_path)  # the file the workers read, as it is now
-    try:
-        made_by = weights_sha256(raw := network_bytes(network))
-        parse_network(raw)
-    except (OSError, EOFError, zlib.error, NetworkError) as exc:
-        raise CasebaseError(f"cannot embed with {network}: not an lc0 network, or a damaged one ({exc})") from None
+    made_by = check_network(network)
     games = all_games(casebase)
     tasks = [games[i:i + GAMES_A_TASK] for i in range(0, len(games), GAMES_A_TASK)]
     vectors = np.zeros((len(casebase), dimensions), dtype=np.int8)

@@ -16,6 +16,7 @@ import pytest
 from lc0_helpers import random_network, special_games
 from uci_helpers import bestmoves, converse, strings
 
+from casebase.__main__ import main as casebase_main
 from casebase.builder import build
 from casebase.checks import CasebaseError
 from casebase.embeddings import all_games, case_boards, embeddings_path, make_embeddings, read_embeddings
@@ -212,3 +213,16 @@ def test_guided_mode_cites_the_nearest_precedent_that_played_the_move(small, tmp
         other = without.choose(board, limits=SearchLimits(depth=1))
         assert other.record.detail.precedent is None and other.move == decision.move
     assert played >= len(boards) // 2
+
+
+def test_build_embeds_when_asked_and_refuses_a_bad_network_before_building(tmp_path, data_dir, expert_names, capsys):
+    pgn, out = data_dir / "experts" / "kosteniuk-2200.pgn", tmp_path / "k.npz"
+    command = ["build", str(pgn), "--player", expert_names["kosteniuk-2200"], "--max-games", "2", "--workers", "1", "--quiet"]
+    (tmp_path / "bad.pb.gz").write_bytes(b"not a network")
+    assert casebase_main([*command, "-o", str(out), "--embed", str(tmp_path / "bad.pb.gz")]) == 1
+    assert "cannot embed with" in capsys.readouterr().err
+    assert not out.exists()  # refused before the build, not after it
+    assert casebase_main([*command, "-o", str(out), "--embed", str(NETWORK)]) == 0
+    casebase = Casebase.load(out)
+    embeddings = read_embeddings(casebase, NETWORK)
+    assert embeddings.vectors.shape == (len(casebase), 256)
