@@ -60,8 +60,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--opponent", type=Path, metavar="X.npz",
                         help="the match's opponent (default: the shipped expert nearest the player's implied rating)")
     parser.add_argument("--workers", type=positive_int, metavar="N",
-                        help="local worker processes (default: all cores for the casebase and the match, 1 for the"
-                             " judging: each judging worker holds a judge)")
+                        help="local worker processes for the casebase, the judging (a judge each) and the match"
+                             " (default: all cores)")
     parser.add_argument("--quiet", action="store_true", help="no progress display")
     return parser
 

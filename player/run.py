@@ -5,6 +5,7 @@ inputs (:mod:`player.book`), resumed where one was stopped in it, shown on the o
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -24,6 +25,7 @@ from player.stages import (
     clear,
     hold_out,
     judge_profile,
+    judging_workers,
     opponent,
     personal_model,
     record_play,
@@ -31,8 +33,9 @@ from player.stages import (
 )
 
 #: Seconds a unit of each stage took on 2 cores when the command was measured (a grandmaster of
-#: 1,132 games from masters-2500plus judged by Stockfish 15.1, issue #42); the ETA scales them
-#: by this run's own pace as it goes.
+#: 1,132 games from masters-2500plus judged by Stockfish 15.1 on one judging worker, issue #42); the
+#: judged units' are shared among the judging workers (:func:`judges`), and the ETA scales them all by
+#: this run's own pace as it goes.
 SECONDS = {"pgn_byte": 2e-8, "personal_game": 0.2, "own_game": 0.6, "judged": 0.5, "played": 0.5, "game": 70.0,
            "recorded": 1.0, "report_case": 0.01}
 #: The player's games assumed until the casebase says how many (for the first ETA only).
@@ -86,20 +89,35 @@ def _parts_personal(options: Options, folder: Folder) -> list[Part]:
     return [Part(1, seconds if torch_installed() else 0.0, "", lambda: 0)]
 
 
+def judges(options: Options) -> tuple[str, int]:
+    """Who judges stages 4 to 6, in the progress line's words, and how many positions they judge at
+    once on this machine (a judge a core: more workers than cores are no faster; a cluster's share is
+    not known here, so it counts as one)."""
+    if options.cluster:
+        return "on the cluster", 1
+    workers = judging_workers(options)
+    return f"by {workers} worker{'s' if workers > 1 else ''}", min(workers, os.cpu_count() or 1)
+
+
 def _parts_judge(options: Options, folder: Folder) -> list[Part]:
-    return [Part(options.positions, SECONDS["judged"], "positions judged", lambda: lines(folder.journal("profile"))),
-            Part(options.heldout_positions, SECONDS["judged"], "held-out positions judged",
+    by, at_once = judges(options)
+    return [Part(options.positions, SECONDS["judged"] / at_once, f"positions judged {by}",
+                 lambda: lines(folder.journal("profile"))),
+            Part(options.heldout_positions, SECONDS["judged"] / at_once, f"held-out positions judged {by}",
                  lambda: lines(folder.journal("heldout")))]
 
 
 def _parts_play(options: Options, folder: Folder) -> list[Part]:
-    return [Part(options.play_positions, SECONDS["played"], "positions played", lambda: lines(folder.journal("play")))]
+    by, at_once = judges(options)
+    return [Part(options.play_positions, SECONDS["played"] / at_once, f"positions played {by}",
+                 lambda: lines(folder.journal("play")))]
 
 
 def _parts_match(options: Options, folder: Folder) -> list[Part]:
     games = 2 * max(1, options.games // 2)
+    by, at_once = judges(options)
     return [Part(games, SECONDS["game"], "games", lambda: lines(folder.match)),
-            Part(options.record_positions, SECONDS["recorded"], "games' positions judged and played",
+            Part(options.record_positions, SECONDS["recorded"] / at_once, f"games' positions judged and played {by}",
                  lambda: lines(folder.journal("games.play")))]
 
 

@@ -161,10 +161,16 @@ def profile_settings(options: Options, positions: int) -> Settings:
     return Settings(positions=positions, depth=options.depth, multipv=options.multipv)
 
 
+def judging_workers(options: Options) -> int:
+    """The local processes stages 4 to 6 judge on: ``--workers``, else one a core (each holds a judge,
+    which searches on one thread: launch sets no Threads)."""
+    return options.workers or os.cpu_count() or 1
+
+
 def judging_where(options: Options) -> Where:
-    """Where stages 4 to 6 judge: on the Ray cluster with ``--cluster``, else on ``--workers`` local
-    processes (1 unless given: each holds a judge, which takes a core of its own)."""
-    return Where(options.workers or 1, options.cluster)
+    """Where stages 4 to 6 judge: on the Ray cluster with ``--cluster``, else on :func:`judging_workers`
+    local processes."""
+    return Where(judging_workers(options), options.cluster)
 
 
 def judge_profile(options: Options, folder: Folder) -> list[Path]:

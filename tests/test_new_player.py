@@ -22,12 +22,13 @@ from test_profiling import scripted
 
 from casebase.format import Casebase
 from engine.style.profile import Profile
-from player import progress, report, stages
+from player import progress, report, run, stages
 from player.book import StageBook, key_of
 from player.cli import main as new_main
 from player.progress import Part, Progress
 from player.run import STAGES, stage_inputs
 from player.stages import Folder, Options, nearest_expert, slug_of
+from profiling.workers import Where
 
 ROOT = Path(__file__).resolve().parent.parent
 KOSTENIUK = ROOT / "data" / "experts" / "kosteniuk-2200.pgn"
@@ -147,6 +148,24 @@ def test_a_log_file_gets_a_line_of_progress_now_and_then(monkeypatch):
         while stream.getvalue().count("3/10 positions") < 2 and time.monotonic() < deadline:
             time.sleep(0.01)
     assert stream.getvalue().count("3/10 positions") >= 2 and "\r" not in stream.getvalue()
+
+
+def test_the_judging_stages_judge_on_every_core_by_default_and_say_on_how_many(tmp_path: Path, monkeypatch):
+    monkeypatch.setattr(os, "cpu_count", lambda: 3)
+    options = Options(tmp_path / "x.pgn", "Someone", sys.executable, tmp_path)
+    assert stages.judging_where(options) == Where(3, None)
+    assert stages.judging_where(replace(options, workers=1)) == Where(1, None)
+    folder = Folder(tmp_path, "someone")
+    for k, unit in ((3, "positions judged by 3 workers"), (4, "positions played by 3 workers"),
+                    (5, "games' positions judged and played by 3 workers")):
+        part = STAGES[k].parts(options, folder)[-1]
+        assert part.unit.endswith(unit)
+        assert part.seconds == pytest.approx(run.SECONDS["played" if k == 4 else "judged" if k == 3 else "recorded"] / 3)
+    one = STAGES[3].parts(replace(options, workers=5), folder)[0]  # more workers than cores: no faster
+    assert one.unit == "positions judged by 5 workers" and one.seconds == pytest.approx(run.SECONDS["judged"] / 3)
+    line = Progress(["judging"], lambda k: [one], stream=io.StringIO()).line(0, [one], time.monotonic(), 1.0)
+    assert line.startswith("[1/1 judging] 0/1200 positions judged by 5 workers, ETA")
+    assert STAGES[3].parts(replace(options, cluster="auto"), folder)[0].unit == "positions judged on the cluster"
 
 
 def test_a_finished_stage_says_done_kept():
