@@ -118,16 +118,16 @@ def close_browser() -> None:
 
 
 @contextmanager
-def _opened(server: str) -> Iterator[tuple[Any, list[str]]]:
+def _opened(server: str, expert: str = EXPERT) -> Iterator[tuple[Any, list[str]]]:
     """The page open in headless chromium (a context of its own: its own storage, as a new browser's), its
-    experts listed, and the page's script errors (none, at the end)."""
+    experts listed (``expert`` among them), and the page's script errors (none, at the end)."""
     context = _browser().new_context(viewport={"width": 1300, "height": 950})
     try:
         page = context.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         page.goto(server)
-        page.wait_for_selector(f"select[name=expert] option[value='{EXPERT}']", state="attached")
+        page.wait_for_selector(f"select[name=expert] option[value='{expert}']", state="attached")
         yield page, errors
         assert errors == []
     finally:

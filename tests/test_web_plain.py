@@ -16,7 +16,7 @@ from casebase.format import Casebase
 from casebase.phases import Phase, game_phase
 from engine.agents.base import Decision, Reason
 from engine.agents.factory import Loader, make_agent
-from engine.agents.record import Case, Choice, Guided, Named, Proposal, Record, Share, Verdict
+from engine.agents.record import Case, Choice, Guided, Named, Precedent, Proposal, Record, Share, Verdict
 from engine.search.limits import SearchLimits
 from engine.style.loader import load_model
 from engine.style.model import StyleModel, generic_model
@@ -33,8 +33,10 @@ from web.reasons import gather
 QR_VS_N = "4k3/8/3n4/8/8/8/8/Q3K2R w - - 0 1"
 
 
-def calibrated_reasons(calibration: str = "s 0.0106, c 0.44, prior weight 0.55") -> tuple[dict, chess.Board]:
-    """The reasons of a judged, calibrated Qxe5 whose case played Bxc5 there (adapted, 2 % of the votes)."""
+def calibrated_reasons(calibration: str = "s 0.0106, c 0.44, prior weight 0.55",
+                       precedent: Precedent | None = None) -> tuple[dict, chess.Board]:
+    """The reasons of a judged, calibrated Qxe5 whose case played Bxc5 there (adapted, 2 % of the votes), and
+    its ``precedent``."""
     board = chess.Board("r4rk1/ppp2ppp/2n5/2b1q3/8/2N5/PPP1QPPP/R1B1K2R w KQ - 0 12")
     qxe5, bd2, nd5 = (Share(m, board.san(chess.Move.from_uci(m)), p)
                       for m, p in (("e2e5", 0.5), ("c1d2", 0.3), ("c3d5", 0.2)))
@@ -44,7 +46,7 @@ def calibrated_reasons(calibration: str = "s 0.0106, c 0.44, prior weight 0.55")
                     Verdict("Stockfish 15.1", 10, 9000, 0.3, Named("c3d5", "Nd5"), 40, 3, 3, 2, 25),
                     Choice("calibrated", qxe5, qxe5, 5, True, 5, chances=[qxe5, bd2], loss=0.031,
                            expert="Magnus Carlsen", phase="middlegame", often=0.12,
-                           calibration=calibration), case)
+                           calibration=calibration), case, precedent)
     decision = Decision(move=chess.Move.from_uci("e2e5"), reason=Reason.CALIBRATED, record=Record([], guided))
     return gather([record_string(decision, board), *explain(decision.record)]), board
 
@@ -74,6 +76,22 @@ def test_a_card_leads_with_the_game_the_adaptation_the_alternatives_the_soundnes
     assert not any("prior weight" in line or "8x96" in line for line in said["lines"])  # the numbers once, elsewhere
     same = plain(reasons, position | {"san": "Qxe5", "uci": "e2e5"})["lines"][0]
     assert "Magnus Carlsen played Qxe5 in a similar position (231/256)" in same and "nearest" not in same
+
+
+def test_a_card_names_the_precedent_by_the_learned_similarity_and_how_its_move_became_this_one():
+    """Issue #61: the precedent in a player's words, second, after the idea's source: its game and move, and
+    the expert's move there (adapted, or none of the nearest speaking for the move played, said so)."""
+    case = Case(41, "Carlsen, Magnus", "Carlsen, Magnus", "Nakamura, Hikaru", "Sinquefield Cup", "2018.08.17", 23, 44, 180)
+
+    def said(case_move: Named, played: bool = True) -> str:
+        return plain(calibrated_reasons(precedent=Precedent(case, 94.2, case_move, played, 16))[0])["lines"][1]
+
+    where = "A position 94 % alike by the learned similarity, from Carlsen's game Carlsen, Magnus – Nakamura, Hikaru," \
+            " Sinquefield Cup 2018, move 23, where Carlsen played"
+    assert said(Named("e2e5", "Qxe5")) == f"{where} Qxe5."
+    assert said(Named("e2e4", "Qe4")) == f"{where} Qe4; on this board the nearest legal move to it is Qxe5."
+    assert said(Named("c1d2", "Bd2"), played=False) == f"{where} Bd2; of the 16 nearest, none played Qxe5 or a move like it."
+    assert len(plain(calibrated_reasons()[0])["lines"]) == 4  # none without a precedent
 
 
 def test_the_pgn_says_each_move_in_plain_words_and_the_parameters_once():

@@ -9,7 +9,7 @@ import pytest
 from casebase.format import Casebase
 from engine.agents.base import Decision, Reason
 from engine.agents.factory import Loader, make_agent
-from engine.agents.record import Choice, Guided, Named, Proposal, Record, Share, Verdict
+from engine.agents.record import Case, Choice, Guided, Named, Precedent, Proposal, Record, Share, Verdict
 from engine.outside.judge import JudgeEvent, JudgeNote
 from engine.search.limits import SearchLimits
 from engine.style.prior import PriorSource
@@ -60,6 +60,7 @@ def test_a_guided_move_gives_the_prior_the_verdict_the_reason_the_case_and_its_w
     assert decision.case is not None  # seed 3 plays a move of the expert's cases
     assert reasons["case"]["row"] == decision.case and reasons["case"]["similarity"] == decision.similarity
     assert reasons["case"]["expert"] == "Alexandra Kosteniuk" and reasons["case"]["votes"] > 0
+    assert reasons["precedent"] is None  # a casebase without embeddings cites none
 
 
 def test_a_limited_move_says_what_it_loses(casebase):
@@ -75,6 +76,7 @@ def test_pure_mode_gives_the_case_and_the_adaptation(casebase):
     assert reasons["case"]["row"] == decision.case and reasons["case"]["side"] == "black"
     assert reasons["similarity"]["tied"] == decision.tied_cases and reasons["similarity"]["count"] > 1000
     assert reasons["played"]["san"] == board.san(decision.move) and reasons["prior"] is None
+    assert reasons["precedent"] is None
 
 
 def test_rewording_the_engine_changes_nothing_the_page_reads(casebase):
@@ -103,3 +105,20 @@ def test_a_judged_calibrated_move_gives_the_judge_and_how_often_the_expert_loses
     assert reasons["prior"]["proposes"]["moves"][0] == {"san": "e4", "uci": "e2e4", "share": 60}
     assert reasons["prior"]["votes"] is None and reasons["case"] is None
     assert reasons["notes"] == ["judge Stockfish 15.1 refused (see above): the built-in search judged"]
+
+
+def test_a_guided_moves_precedent_reaches_the_page_as_the_record_has_it():
+    """The precedent by the learned similarity (issue #61): its game and row (whose position the page draws),
+    how alike, its own move, whether it speaks for the move played, and how many were looked at."""
+    board = chess.Board()
+    e4 = Share("e2e4", "e4", 1.0)
+    case = Case(41, "Magnus Carlsen", "Carlsen, Magnus", "Nakamura, Hikaru", "Sinquefield Cup", "2018.08.17", 23, 44, 180)
+    guided = Guided(Proposal(PriorSource.MODEL, [e4], "8x96", [e4]),
+                    Verdict(None, 1, 20, 0.0, Named("e2e4", "e4"), 30, 1, 1, 1, 25), Choice("argmax", e4, e4, 30, True, 30),
+                    precedent=Precedent(case, 94.2, Named("d2d4", "d4"), False, 16))
+    decision = Decision(move=chess.Move.from_uci("e2e4"), reason=Reason.ARGMAX, record=Record([], guided))
+    precedent = gather([record_string(decision, board), *explain(decision.record)])["precedent"]
+    assert precedent["case"]["row"] == 41 and precedent["case"]["black"] == "Nakamura, Hikaru"
+    assert [precedent["case"][key] for key in ("event", "date", "move")] == ["Sinquefield Cup", "2018.08.17", 23]
+    assert precedent["alike"] == 94.2 and precedent["case_move"] == {"uci": "d2d4", "san": "d4"}
+    assert precedent["played"] is False and precedent["nearest"] == 16

@@ -268,9 +268,12 @@ class Game:
         san = self.board.san(best.move)
         record: dict[str, Any] = {"ply": ply, "san": san, "label": numbered(self.board, san), "uci": best.move.uci(),
                                   "strings": strings, "reasons": reasons}
-        case = reasons.get("case")
-        if case and self.case_lookup is not None:
-            record["position"] = self.case_lookup(case["row"])
+        case, precedent = reasons.get("case"), reasons.get("precedent")
+        if self.case_lookup is not None:  # the cases' own positions, each drawn on a small board
+            if case:
+                record["position"] = self.case_lookup(case["row"])
+            if precedent:
+                record["precedent_position"] = self.case_lookup(precedent["case"]["row"])
         record["plain"] = plain(reasons, record.get("position"))
         self.reasons[ply] = record
         self.board.push(best.move)

@@ -1,9 +1,9 @@
 """A move's reasons in plain words, the page's and the PGN's (issue #41, item 14): where the idea
-comes from (which of the expert's games, and how the case's move was adapted), what else the
-expert considered, whether it is sound, and how often the expert errs like this. The numbers that
-are the same for every move (the style model, the error model's parameters) are not repeated here:
-:func:`parameters` gives them once. Everything is read from :func:`web.reasons.shape`'s shaping of
-the engine's record, never from its English.
+comes from (which of the expert's games, and how the case's move was adapted), its precedent by the
+learned similarity (issue #61), what else the expert considered, whether it is sound, and how often
+the expert errs like this. The numbers that are the same for every move (the style model, the error
+model's parameters) are not repeated here: :func:`parameters` gives them once. Everything is read from
+:func:`web.reasons.shape`'s shaping of the engine's record, never from its English.
 """
 
 from __future__ import annotations
@@ -28,13 +28,14 @@ def plain(reasons: dict[str, Any], position: dict[str, Any] | None = None) -> di
 
 
 def sentences(reasons: dict[str, Any], position: dict[str, Any] | None = None) -> list[str]:
-    """Short sentences for a person: the idea's source, the alternatives, the soundness, the error
-    rate (each only where the record has it); ``position`` is the case's own position and move
+    """Short sentences for a person: the idea's source and its precedent, the alternatives, the soundness,
+    the error rate (each only where the record has it); ``position`` is the case's own position and move
     (``Experts.case``), which says how the expert's move there became this one."""
     played = reasons.get("played")
     if played is None:
         return []
-    lines = [_source(played, reasons.get("case"), position, reasons.get("prior"))]
+    lines = [_source(played, reasons.get("case"), position, reasons.get("prior")),
+             _precedent(played, reasons.get("precedent"))]
     if (prior := reasons.get("prior")) is not None:
         lines.append(_considered(played, prior))
     if (verdict := reasons.get("verdict")) is not None:
@@ -84,7 +85,7 @@ def _source(played: dict[str, Any], case: dict[str, Any] | None, position: dict[
         if prior is not None and prior.get("model"):
             return f"{san} is the style model's idea: none of the expert's near cases played it."
         return ""
-    expert = case["expert"].split(",")[0]
+    expert = _name(case["expert"])
     near = "this very position" if case["similarity"] >= 256 else f"a similar position ({case['similarity']}/256)"
     own = position["san"] if position else played.get("case_move")
     votes = "" if case.get("votes") is None else \
@@ -93,6 +94,21 @@ def _source(played: dict[str, Any], case: dict[str, Any] | None, position: dict[
         return f"From {expert}'s game {_game(case, position)}: {expert} played {san} in {near}{votes}."
     return (f"From {expert}'s game {_game(case, position)}: there, in {near}, {expert} played {own}; on this board"
             f" the nearest legal move to it is {san}{votes}.")
+
+
+def _precedent(played: dict[str, Any], precedent: dict[str, Any] | None) -> str:
+    """The precedent (docs/explain.md): the nearest case by the learned similarity that speaks for the move,
+    "A position 94 % alike by the learned similarity, from Carlsen's game ..., where Carlsen played Rd1.";
+    where none of those looked at does, the nearest, said so."""
+    if precedent is None:
+        return ""
+    case, own, san = precedent["case"], precedent["case_move"], played["san"]
+    expert = _name(case["expert"])
+    line = (f"A position {precedent['alike']:.0f} % alike by the learned similarity, from {expert}'s game"
+            f" {_game(case, None)}, where {expert} played {own['san']}")
+    if not precedent["played"]:
+        return f"{line}; of the {precedent['nearest']} nearest, none played {san} or a move like it."
+    return line + ("." if own["uci"] == played["uci"] else f"; on this board the nearest legal move to it is {san}.")
 
 
 def _considered(played: dict[str, Any], prior: dict[str, Any]) -> str:
@@ -125,8 +141,13 @@ def _error_rate(played: dict[str, Any]) -> str:
     line = f"It gives away {_percent(played['loss'])} of the expected score"
     if played.get("often") is None:
         return line + "."
-    expert = str(played["expert"]).split(",")[0]
+    expert = _name(str(played["expert"]))
     return f"{line}: {expert} errs this much or more in {_percent(played['often'])} of {played['phase']} moves."
+
+
+def _name(expert: str) -> str:
+    """The expert as the sentences name them: ``Carlsen`` of ``Carlsen, Magnus``."""
+    return expert.split(",")[0]
 
 
 def _percent(share: float) -> str:

@@ -1,6 +1,6 @@
 """A move's reasons, read from the engine's record of it: the one ``info string json {...}`` line an
 engine started with ``Explain json`` sends per move (docs/explain.md), shaped into what the page
-draws (bars in percent, the verdict, why it was played, the case). Nothing here reads the
+draws (bars in percent, the verdict, why it was played, the case, the precedent). Nothing here reads the
 engine's lines in words: those are kept as they came, for the PGN's comments.
 """
 
@@ -46,9 +46,11 @@ def gather(strings: list[str]) -> dict[str, Any]:
 
 def shape(record: dict[str, Any]) -> dict[str, Any]:
     """What the page draws of a record: ``prior`` (bars), ``verdict``, ``played``, ``case``,
-    ``similarity`` (pure mode's ties) and ``notes``; None where the record has none."""
+    ``precedent`` (guided mode's, as the record has it: docs/explain.md), ``similarity`` (pure mode's ties)
+    and ``notes``; None where the record has none."""
     out: dict[str, Any] = {"reason": record.get("reason"), "prior": None, "verdict": None, "played": None,
-                           "case": None, "similarity": None, "notes": [note["text"] for note in record.get("notes", [])]}
+                           "case": None, "precedent": None, "similarity": None,
+                           "notes": [note["text"] for note in record.get("notes", [])]}
     move = record.get("move")
     if move is None:
         return out
@@ -104,7 +106,7 @@ def _guided(guided: dict[str, Any]) -> dict[str, Any]:
     shaped = {"by": verdict["judge"] or "search", "best": None if best is None else best["san"],
               "score": score_text(verdict["score"])}
     shaped |= {key: verdict[key] for key in ("depth", "nodes", "seconds", "proposed", "scored", "sound", "tolerance")}
-    return {"prior": prior, "verdict": shaped, "case": guided["case"]}
+    return {"prior": prior, "verdict": shaped, "case": guided["case"], "precedent": guided["precedent"]}
 
 
 def _choice(choice: dict[str, Any]) -> dict[str, Any]:

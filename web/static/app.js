@@ -256,6 +256,11 @@ function miniBoard(fen, move) {
   return node;
 }
 
+// A case's own position (Experts.case) on a small board, its move marked and said beneath it after `words`.
+function casePosition(p, words) {
+  return [miniBoard(p.fen, p.uci), el('p', { class: 'small' }, `${words} ${p.san} (case ${p.case})`)];
+}
+
 // The page's own words for the record's reasons (docs/explain.md): nothing here reads the engine's.
 const WHY = { case: 'the most similar case\'s move', argmax: 'the prior\'s likeliest sound move',
   sample: 'drawn by the prior among the sound moves', calibrated: 'drawn by the expert\'s error model',
@@ -293,7 +298,7 @@ function reasonCard(record) {
       : `${c.white} – ${c.black}, ${c.event}, ${c.date.slice(0, 4)}, move ${c.move}`;
     const box = el('div', { class: 'case' }, el('p', {}, el('strong', {}, `From ${c.expert}'s game: `), where,
       ` (similarity ${c.similarity}/256)`));
-    if (p) box.append(miniBoard(p.fen, p.uci), el('p', { class: 'small' }, `there the expert played ${p.san} (case ${p.case})`));
+    if (p) box.append(...casePosition(p, 'there the expert played'));
     card.append(box);
   }
   if (r.prior) {
@@ -311,7 +316,9 @@ function reasonCard(record) {
     card.append(el('p', { class: 'small' }, `similarity ${s.similarity}/256; ${s.tied} of ${s.count} cases tied at best`));
   }
   for (const note of r.notes) card.append(el('p', { class: 'small' }, note));
-  return plainCard(card, record);
+  // the precedent's position beside the sentences that name it (issue #61), not folded with the numbers
+  const q = record.precedent_position;
+  return plainCard(card, record, q ? el('div', { class: 'case precedent' }, ...casePosition(q, 'the precedent: the expert played')) : null);
 }
 
 function renderReasons() {

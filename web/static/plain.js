@@ -3,13 +3,14 @@
 // into a fold, and what is the same for every move (the models' parameters) is shown once.
 import { make } from './dom.js';
 
-// The card (its heading first) led by the record's sentences, its numbers folded beneath them.
-export function plainCard(card, record) {
+// The card (its heading first) led by the record's sentences and what goes `beside` them (null: nothing),
+// its numbers folded beneath them.
+export function plainCard(card, record, beside = null) {
   const lines = record.plain ? record.plain.lines : [];
   if (!lines.length) return card;
   const numbers = make('details', { class: 'numbers' }, make('summary', {}, 'the numbers'));
   numbers.append(...[...card.children].slice(1));
-  card.append(make('ul', { class: 'plain' }, ...lines.map((line) => make('li', {}, line))), numbers);
+  card.append(make('ul', { class: 'plain' }, ...lines.map((line) => make('li', {}, line))), ...(beside ? [beside] : []), numbers);
   return card;
 }
 
