@@ -21,6 +21,7 @@ from player import PlayerError
 from player.run import new
 from player.stages import Folder, Options, slug_of
 from profiling import ProfileError
+from profiling.cache import default_folder
 from tournament.runner import GamesFailed
 
 #: Where a judge is looked for when none is given (Debian's stockfish package).
@@ -62,6 +63,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--workers", type=positive_int, metavar="N",
                         help="local worker processes for the casebase, the judging (a judge each) and the match"
                              " (default: all cores)")
+    parser.add_argument("--cache", type=Path, default=default_folder(), metavar="DIR",
+                        help="the positions judged by every run, by judge, depth and MultiPV: none is judged twice"
+                             f" (default {default_folder()})")
     parser.add_argument("--quiet", action="store_true", help="no progress display")
     return parser
 
@@ -90,7 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         options = Options(pgn=args.pgn, player=args.player, judge=_judge(args.judge), out=args.out or Path("players") / slug,
                           speed=args.speed, cluster=args.cluster, holdout=args.holdout, positions=args.positions,
                           heldout_positions=args.heldout_positions, play_positions=args.play_positions, games=args.games,
-                          tc=args.tc, record_positions=args.record_positions, opponent=args.opponent, workers=args.workers)
+                          tc=args.tc, record_positions=args.record_positions, opponent=args.opponent, workers=args.workers,
+                          cache=args.cache)
         if not args.pgn.is_file():
             raise PlayerError(f"{args.pgn}: no such file")
         TimeControl.parse(args.tc)  # said now, not after the hours of judging before the match

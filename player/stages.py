@@ -69,6 +69,7 @@ class Options:
     judge_depth: int = PLAY_JUDGE_DEPTH
     opponent: Path | None = None
     workers: int | None = None
+    cache: Path | None = None  # the judged positions shared by every run (profiling.cache); None: none
 
 
 @dataclass(frozen=True)
@@ -177,7 +178,7 @@ def judge_profile(options: Options, folder: Folder) -> list[Path]:
     """(4) The player's moves judged and fitted into the profile; the held-out games' moves judged
     too, for the report (both journals resumed; on Ray with ``--cluster``)."""
     make_profile(Casebase.load(folder.casebase), profile_settings(options, options.positions), options.judge,
-                 folder.journal("profile"), progress=False, where=judging_where(options))
+                 folder.journal("profile"), progress=False, where=judging_where(options), cache=options.cache)
     judge_heldout(options, folder, options.judge)
     return [folder.journal("profile"), folder.journal("heldout")]
 
@@ -186,7 +187,7 @@ def judge_heldout(options: Options, folder: Folder, judge: str | None) -> Profil
     """The held-out games' judged moves (judged where the journal lacks them and ``judge`` is given)."""
     games = read_games([folder.heldout_pgn], options.player)
     return judge_games(games, profile_settings(options, options.heldout_positions), judge,
-                       folder.journal("heldout"), progress=False, where=judging_where(options))[0]
+                       folder.journal("heldout"), progress=False, where=judging_where(options), cache=options.cache)[0]
 
 
 def record_play(options: Options, folder: Folder) -> list[Path]:
@@ -246,7 +247,7 @@ def calibration_match(options: Options, folder: Folder) -> list[Path]:
               cluster=options.cluster)
     add_games(Casebase.load(folder.casebase), [pgn], folder.slug,
               PlaySettings(options.record_positions, options.judge_depth), options.judge, folder.journal("games"),
-              folder.journal("games.play"), progress=False, where=judging_where(options))
+              folder.journal("games.play"), progress=False, where=judging_where(options), cache=options.cache)
     return [pgn, folder.journal("games"), folder.journal("games.play"), profile_path(folder.casebase)]
 
 

@@ -44,25 +44,27 @@ def targets(profile: Profile, positions: Profile) -> np.ndarray:
 
 def choices_in(casebase: Casebase, games: Games, settings: PlaySettings, judge: str | None, judged_path: Path,
                play_path: Path, *, depth: int = DEPTH, multipv: int = MULTIPV, progress: bool = True,
-               where: Where = HERE) -> tuple[Profile, list[dict[str, Any]], str | None]:
+               where: Where = HERE, cache: Path | None = None) -> tuple[Profile, list[dict[str, Any]], str | None]:
     """The first ``settings.positions`` of the moves of ``games`` (a seeded sample from move 9)
-    judged as a profile's (resuming the journal ``judged_path``), the engine's choices on
-    ``casebase`` there (:func:`profiling.play.record_play`, resuming ``play_path``), both on the
-    workers or cluster of ``where``, and the SHA-256 of the style model that made the choices (as
+    judged as a profile's (resuming the journal ``judged_path``; with the judged positions' ``cache``
+    folder where one is named), the engine's choices on ``casebase`` there
+    (:func:`profiling.play.record_play`, resuming ``play_path``), both on the workers or cluster of
+    ``where``, and the SHA-256 of the style model that made the choices (as
     their journal says; None: a journal made before it said)."""
     judged, _ = judge_games(games, Settings(positions=settings.positions, depth=depth, multipv=multipv), judge,
-                            judged_path, progress=progress, where=where)
+                            judged_path, progress=progress, where=where, cache=cache)
     journal = Journal(play_path, settings.header(casebase, judged))
     entries = record_play(casebase, judged, settings, judge, journal, progress=progress, where=where)
     return judged, entries, journal.header.get("model")
 
 
 def add_games(casebase: Casebase, paths: Sequence[str | Path], player: str, settings: PlaySettings, judge: str | None,
-              judged_path: Path, play_path: Path, *, progress: bool = True, where: Where = HERE) -> Profile:
+              judged_path: Path, play_path: Path, *, progress: bool = True, where: Where = HERE,
+              cache: Path | None = None) -> Profile:
     """Judge the first ``settings.positions`` of ``player``'s moves in ``paths`` (a seeded sample from
-    move 9, resuming the journal ``judged_path``), record the engine's choices there (resuming
-    ``play_path``; both on the workers or cluster of ``where``), and store them with the casebase's
-    profile, beside its play-time record."""
+    move 9, resuming the journal ``judged_path``; with the judged positions' ``cache`` folder where
+    one is named), record the engine's choices there (resuming ``play_path``; both on the workers or
+    cluster of ``where``), and store them with the casebase's profile, beside its play-time record."""
     profile = Profile.of(casebase)
     if profile is None:
         raise ProfileError("the casebase has no error profile to record the games beside: profile it first")
@@ -70,7 +72,7 @@ def add_games(casebase: Casebase, paths: Sequence[str | Path], player: str, sett
     judged, entries, made_with = choices_in(casebase, games, settings, judge, judged_path, play_path,
                                             depth=int(profile.meta.get("depth", DEPTH)),
                                             multipv=int(profile.meta.get("multipv", MULTIPV)), progress=progress,
-                                            where=where)
+                                            where=where, cache=cache)
     n = len(entries)
     arrays = {name.replace("_play_", "_games_"): array for name, array in play_arrays(entries).items()}
     arrays["profile_games_best"] = judged.scores[:n, 0].astype(np.int32)

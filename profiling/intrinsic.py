@@ -190,12 +190,12 @@ def default_journal(games: Games, settings: Settings) -> Path:
 
 
 def judge_games(games: Games, settings: Settings, judge: str | None, journal_path: Path, *,
-                progress: bool = True, where: Where = HERE) -> tuple[Profile, int]:
-    """Judge the drawn moves (resuming the journal, on the workers or cluster of ``where``) and fit
-    them: the profile of the judged moves, with its summary as ``meta``, and how many drawn moves
-    were passed over (forced)."""
+                progress: bool = True, where: Where = HERE, cache: Path | None = None) -> tuple[Profile, int]:
+    """Judge the drawn moves (resuming the journal, on the workers or cluster of ``where``, with the
+    judged positions' ``cache`` folder where one is named) and fit them: the profile of the judged
+    moves, with its summary as ``meta``, and how many drawn moves were passed over (forced)."""
     journal = Journal(journal_path, {"journal": JOURNAL, "expert": games.player, **settings.header()})
-    judged = analyse(games.casebase, journal, settings, judge, progress=progress, where=where)
+    judged = analyse(games.casebase, journal, settings, judge, progress=progress, where=where, cache=cache)
     if not judged:
         raise ProfileError(f"no position of {games.player} could be judged (every move drawn is forced)")
     for row, entry in judged:  # a journal of these very games

@@ -18,6 +18,7 @@ import sys
 from collections import deque
 from contextlib import closing
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ from engine.search.limits import SearchLimits, to_limit
 from engine.search.scores import from_pov_score
 from engine.style.profile import position
 from profiling import ProfileError
+from profiling.cache import JudgedCache
 from profiling.journal import Journal
 from profiling.workers import HERE, Engines, JudgeFailed, Verdict, Where, quit_engine, verdicts
 
@@ -151,10 +153,11 @@ class _Sample:
 
 
 def analyse(casebase: Casebase, journal: Journal, settings: Settings, judge: str | None, *,
-            progress: bool = True, where: Where = HERE) -> list[tuple[int, dict[str, Any]]]:
+            progress: bool = True, where: Where = HERE, cache: Path | None = None) -> list[tuple[int, dict[str, Any]]]:
     """Judge the casebase's sampled positions not yet in ``journal`` with the UCI engine at
-    ``judge`` (on the workers or cluster of ``where``); the first ``settings.positions`` judged
-    positions' rows and entries, in order."""
+    ``judge`` (on the workers or cluster of ``where``; those this judge already judged at these
+    settings taken from the judged positions' ``cache`` folder, where one is named, and those judged
+    now kept there); the first ``settings.positions`` judged positions' rows and entries, in order."""
     cases = _Sample(*sample(casebase, settings), journal, settings.positions)
     missing = cases.missing()
     if missing and not judge:
@@ -162,7 +165,8 @@ def analyse(casebase: Casebase, journal: Journal, settings: Settings, judge: str
                            " give the engine to judge them with --judge PATH")
     if missing:
         assert judge is not None
-        _judge_cases(casebase, cases, settings, judge, progress, where)
+        shared = None if cache is None else JudgedCache(cache, judge, settings.header())
+        _judge_cases(casebase, cases, settings, judge, progress, where, shared)
     return [(row, journal.entries[key]) for row, key in cases.wanted()]
 
 
@@ -198,10 +202,10 @@ class PositionJudge:
 
 
 def _judge_cases(casebase: Casebase, cases: _Sample, settings: Settings, judge: str, progress: bool,
-                 where: Where) -> None:
-    """Judge the planned positions on ``where``, writing each entry as it comes back; a skipped
-    position's entry is written once every position before it is (in order on one worker, as the
-    judging goes)."""
+                 where: Where, shared: JudgedCache | None) -> None:
+    """Judge the planned positions on ``where`` (those ``shared`` keeps taken from it first, those
+    judged kept there), writing each entry as it comes back; a skipped position's entry is written
+    once every position before it is (in order on one worker, as the judging goes)."""
     journal = cases.journal
     plan = cases.plan(casebase)
     place = {key: i for i, (key, *_) in enumerate(plan)}
@@ -219,17 +223,22 @@ def _judge_cases(casebase: Casebase, cases: _Sample, settings: Settings, judge: 
                             " run the same command again to go on")
 
     items = [(key, board, played) for key, board, played, skip in plan if skip is None]
+    known = [found for item in items if shared is not None and (found := shared.verdict(*item)) is not None]
+    kept = {verdict.key for verdict in known}
     bar = tqdm(total=settings.positions, initial=settings.positions - len(items), unit="pos",
                desc=f"judging {casebase.expert}", file=sys.stderr, disable=not progress, leave=False)
     try:
-        with closing(verdicts(PositionJudge, (Engines((judge,)), settings), items, where, failure)) as judged:
-            for verdict in judged:
+        with closing(verdicts(PositionJudge, (Engines((judge,)), settings), [item for item in items if item[0] not in kept],
+                              where, failure)) as judged:
+            for verdict in chain(known, judged):
                 if journal.header.get("judge") not in (None, verdict.judge):
                     raise ProfileError(f"{journal.path}: judged by {journal.header['judge']}, not {verdict.judge}:"
                                        " delete it to start over, or judge with that engine")
                 journal.header["judge"] = verdict.judge
                 write_skips()
                 journal.add(verdict.entry)
+                if shared is not None:
+                    shared.add(verdict)
                 waiting.discard(place[verdict.key])
                 write_skips()
                 bar.update()

@@ -27,9 +27,10 @@ from profiling.workers import HERE, Where
 
 
 def make_profile(casebase: Casebase, settings: Settings, judge: str | None, journal_path: Path | None = None, *,
-                 progress: bool = True, where: Where = HERE) -> Profile:
-    """Judge (resuming the journal, on the workers or cluster of ``where``), fit, and store the
-    profile beside the casebase file.
+                 progress: bool = True, where: Where = HERE, cache: Path | None = None) -> Profile:
+    """Judge (resuming the journal, on the workers or cluster of ``where``, with the judged positions'
+    ``cache`` folder where one is named: :mod:`profiling.cache`), fit, and store the profile beside the
+    casebase file.
 
     The default journal (``FILE.profile.jsonl`` beside the casebase) is removed once the profile
     is stored; one named by ``journal_path`` is kept."""
@@ -39,7 +40,7 @@ def make_profile(casebase: Casebase, settings: Settings, judge: str | None, jour
     journal_path = journal_path or casebase.path.with_suffix(".profile.jsonl")
     header = {"journal": JOURNAL, "expert": casebase.expert, **settings.header()}
     journal = Journal(journal_path, header)
-    judged = analyse(casebase, journal, settings, judge, progress=progress, where=where)
+    judged = analyse(casebase, journal, settings, judge, progress=progress, where=where, cache=cache)
     if not judged:
         raise ProfileError("no position could be judged")
     for row, entry in judged:  # the journal must be of this very expert's games

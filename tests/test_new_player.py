@@ -28,6 +28,7 @@ from player.cli import main as new_main
 from player.progress import Part, Progress
 from player.run import STAGES, stage_inputs
 from player.stages import Folder, Options, nearest_expert, slug_of
+from profiling import judging
 from profiling.workers import Where
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,7 +48,7 @@ def few_games(path: Path, games: int = 24) -> Path:
 
 def command(pgn: Path, judge: str, out: Path, opponent: Path) -> list[str]:
     return [sys.executable, str(ROOT / "uci_main.py"), "new", str(pgn), "--player", "Kosteniuk", "--judge", judge,
-            "--out", str(out), "--opponent", str(opponent), *FAST]
+            "--out", str(out), "--opponent", str(opponent), "--cache", str(out.parent / "judged"), *FAST]
 
 
 def entries(path: Path) -> list[str]:
@@ -295,6 +296,28 @@ def test_a_rerun_keeps_every_finished_stage(unkilled: tuple[Path, str, Path], ko
         assert new_main(command(pgn, judge, out, kosteniuk_casebase)[3:]) == 0
     assert stream.getvalue().count("done (kept)") == len(STAGES)
     assert {path: path.stat().st_mtime_ns for path in out.rglob("*") if path.is_file()} == before
+
+
+@pytest.mark.slow
+def test_positions_judged_for_one_run_are_not_judged_again_by_a_run_with_more_or_in_another_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    handed: list[int] = []
+    real = judging.verdicts
+    monkeypatch.setattr(judging, "verdicts", lambda make, args, items, *rest: handed.append(len(items)) or
+                        real(make, args, items, *rest))
+    pgn, judge = few_games(tmp_path / "games.pgn", 8), scripted(tmp_path)
+    options = Options(pgn, "Kosteniuk", judge, tmp_path / "one", positions=6, heldout_positions=4, workers=1,
+                      cache=tmp_path / "judged")
+    for folder, now in ((Folder(tmp_path / "one", "kosteniuk"), options),
+                        (Folder(tmp_path / "one", "kosteniuk"), replace(options, positions=9)),  # a stage made again
+                        (Folder(tmp_path / "two", "kosteniuk"), replace(options, positions=9))):  # another --out
+        folder.root.mkdir(exist_ok=True)
+        stages.build_casebase(now, folder)
+        stages.hold_out(now, folder)
+        stages.clear(STAGES[3].fresh(folder))  # as the stage record does when the stage's key changed
+        stages.judge_profile(now, folder)
+        assert len(entries(folder.journal("profile"))) == 1 + now.positions
+    assert handed == [6, 4, 3, 0, 0, 0]  # the profile's and the held-out games' positions handed to judges, each run
 
 
 @pytest.mark.slow
