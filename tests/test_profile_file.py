@@ -163,5 +163,5 @@ def test_a_casebase_option_without_a_file_name_has_no_profile_beside_it_to_look_
 def test_a_folders_casebases_leave_out_the_profiles_and_models_beside_them(tmp_path):
     # `tournament run --casebases casebases/*.npz` and the web's expert list read a folder this way
     from engine.style.personal import casebase_files
-    names = ["a.npz", "a.profile.npz", "a.model.npz", "b.npz"]
+    names = ["a.npz", "a.profile.npz", "a.model.npz", "a.embed.npz", "b.npz"]
     assert casebase_files([tmp_path / n for n in names]) == [tmp_path / "a.npz", tmp_path / "b.npz"]

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from casebase.embeddings import SUFFIX as EMBED_SUFFIX
 from casebase.format import Casebase
 from casebase.profilefile import SUFFIX as PROFILE_SUFFIX
 from common.files import file_sha256
@@ -45,8 +46,9 @@ SUFFIX = ".model.npz"
 
 def casebase_files(paths: Iterable[Path]) -> list[Path]:
     """The casebases among ``paths``: a folder's ``*.npz`` also holds the personal models
-    (``X.model.npz``) and error profiles (``X.profile.npz``) that sit beside their casebases."""
-    return [path for path in paths if not path.name.endswith((SUFFIX, PROFILE_SUFFIX))]
+    (``X.model.npz``), error profiles (``X.profile.npz``) and embeddings (``X.embed.npz``) that sit beside
+    their casebases."""
+    return [path for path in paths if not path.name.endswith((SUFFIX, PROFILE_SUFFIX, EMBED_SUFFIX))]
 
 
 def personal_folder() -> Path:
