@@ -1,6 +1,7 @@
 """(7) The report of ``cbr-chess new``: ``DIR/report.md`` and ``DIR/report.json``.
 
-It holds the implied rating with its interval (the profile's, engine.style.rating), the personal
+It holds the implied rating with its interval (the profile's, engine.style.rating, with the ratings in
+the games' headers as a prior: player.rating), the personal
 model's gain on the held-out games (top-1 of the generic and the personal model on the held-out
 cases, learn.evaluate.legal_top1, as the fidelity bench's personal table reads it), and the loss in
 balanced positions (the judge's best within :data:`BALANCED_CP`): the engine's in its calibration
@@ -25,6 +26,7 @@ from engine.outside.clock import TimeControl
 from engine.style.loader import default_model
 from engine.style.profile import MISTAKE_CP, Profile, loss_stats
 from learn.evaluate import legal_top1
+from player.rating import Estimate, estimate, in_words
 from player.stages import Folder, Options, judge_heldout, profile_settings
 from profiling.intrinsic import judge_games, read_games
 
@@ -80,7 +82,7 @@ def measure(options: Options, folder: Folder, opponent: str) -> dict[str, Any]:
         "player": casebase.expert, "spellings": casebase.meta.get("spellings"), "games": casebase.num_games,
         "heldout_games": Casebase.load(folder.heldout).num_games, "judge": profile.meta.get("judge"),
         "depth": profile.meta.get("depth"), "multipv": profile.meta.get("multipv"),
-        "rating": {k: profile.meta["rating"][k] for k in ("implied", "low", "high")},
+        "rating": estimate(casebase, profile.meta).as_json(),
         "top1": {"positions": generic[1], "generic": generic[0], "personal": None if personal is None else personal[0]},
         "balanced_cp": BALANCED_CP, "mistake_cp": MISTAKE_CP,
         "player_heldout": by_speed(heldout),
@@ -113,8 +115,7 @@ def markdown(report: dict[str, Any]) -> str:
         f"# {report['player']}: the engine made by cbr-chess new", "",
         f"{report['games']} games in the casebase, the latest {report['heldout_games']} held out for this report;"
         f" judged by {report['judge']} at depth {report['depth']}, MultiPV {report['multipv']}.", "",
-        f"- implied rating: {r['implied']:.0f} (95 % interval {r['low']:.0f}..{r['high']:.0f}; the experts' rating line,"
-        " docs/strength.md)",
+        f"- implied rating: {in_words(Estimate.of_json(r))} (the experts' rating line, docs/strength.md)",
         f"- top-1 on the {top1['positions']} held-out positions: {model}",
         f"- calibration match against {engine['opponent']} at {engine['time_control']} ({engine['speed']}):"
         f" {engine['points']:g}/{engine['games']}", "",

@@ -33,6 +33,7 @@ from engine.style.loader import default_model
 from engine.style.personal import SUFFIX, choose_model, network_candidates, sidecar
 from engine.style.profile import Profile
 from player import PlayerError
+from player.rating import estimate
 from player.shipped import make_casebase, shipped_profile
 from profiling.games import add_games
 from profiling.intrinsic import judge_games, read_games
@@ -213,12 +214,14 @@ def nearest_expert(rating: float) -> str:
 
 def opponent(options: Options, folder: Folder) -> Path:
     """The calibration match's opponent: ``--opponent``, else the shipped expert nearest the
-    player's implied rating (its casebase from the casebase folder, else built from its PGN)."""
+    player's rating (the implied one with the headers' prior, :mod:`player.rating`; its casebase from
+    the casebase folder, else built from its PGN)."""
     if options.opponent is not None:
         return options.opponent
-    profile = Profile.of(Casebase.load(folder.casebase))
+    casebase = Casebase.load(folder.casebase)
+    profile = Profile.of(casebase)
     assert profile is not None
-    expert = nearest_expert(float(profile.meta["rating"]["implied"]))
+    expert = nearest_expert(estimate(casebase, profile.meta).rating)
     shipped = casebase_folder() / f"{expert}.npz"
     if shipped.exists():
         return shipped

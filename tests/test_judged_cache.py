@@ -1,19 +1,25 @@
 """The judged positions shared by every run (profiling/cache.py, issue #62): a position judged once by a
-judge at a depth and MultiPV is taken from the cache by any later run, whatever its journal, and gives
-the entry its judge gives; another judge, depth or MultiPV judges again."""
+judge at a depth and MultiPV is taken from the cache by any later run, whatever its journal (cbr-chess
+new's stage made again, another folder), and gives the entry its judge gives; another judge, depth or
+MultiPV judges again."""
 
 from __future__ import annotations
 
 import json
 import shutil
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+from test_new_player import few_games
 from test_profiling import scripted
 
 from casebase.format import Casebase
+from player import stages
+from player.run import STAGES
+from player.stages import Folder, Options
 from profiling import ProfileError, judging
 from profiling.cache import JUDGED, JudgedCache
 from profiling.judging import Settings
@@ -94,3 +100,20 @@ def test_a_damaged_cache_is_refused_with_its_name(kosteniuk: Path, tmp_path: Pat
     with pytest.raises(ProfileError, match=f"{kept.name}:.*not a JSON line"):
         make_profile(Casebase.load(kosteniuk), Settings(positions=5, depth=3, multipv=4), judge, tmp_path / "b.jsonl",
                      progress=False, cache=cache)
+
+
+def test_cbr_chess_new_judges_only_what_no_run_judged_when_a_stage_is_made_again_or_in_another_folder(
+        tmp_path: Path, handed: list[int]):
+    pgn, judge = few_games(tmp_path / "games.pgn", 8), scripted(tmp_path)
+    options = Options(pgn, "Kosteniuk", judge, tmp_path / "one", positions=6, heldout_positions=4, workers=1,
+                      cache=tmp_path / "judged")
+    for folder, now in ((Folder(tmp_path / "one", "kosteniuk"), options),
+                        (Folder(tmp_path / "one", "kosteniuk"), replace(options, positions=9)),  # a stage made again
+                        (Folder(tmp_path / "two", "kosteniuk"), replace(options, positions=9))):  # another --out
+        folder.root.mkdir(exist_ok=True)
+        stages.build_casebase(now, folder)
+        stages.hold_out(now, folder)
+        stages.clear(STAGES[3].fresh(folder))  # as the stage record does when the stage's key changed
+        stages.judge_profile(now, folder)
+        assert len(entries(folder.journal("profile"))) == now.positions
+    assert handed == [6, 4, 3, 0, 0, 0]  # the profile's and the held-out games' positions handed to judges, each run

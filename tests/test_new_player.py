@@ -26,9 +26,9 @@ from player import progress, report, run, stages
 from player.book import StageBook, key_of
 from player.cli import main as new_main
 from player.progress import Part, Progress
+from player.rating import Estimate
 from player.run import STAGES, stage_inputs
 from player.stages import Folder, Options, nearest_expert, slug_of
-from profiling import judging
 from profiling.workers import Where
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -245,7 +245,8 @@ def test_the_report_leaves_blank_what_has_no_balanced_position(kosteniuk_casebas
     assert none == {"positions": 0, "mean_cp_loss": None, "mistakes": None, "first_choice": None}  # JSON, not NaN
     some = {"positions": 10, "mean_cp_loss": 20.0, "mistakes": 0.1, "first_choice": 0.5}
     made = {"player": "P", "games": 10, "heldout_games": 2, "judge": "J", "depth": 12, "multipv": 10,
-            "rating": {"implied": 2000, "low": 1900, "high": 2100}, "top1": {"positions": 5, "generic": 0.4, "personal": None},
+            "rating": Estimate(2000, 1900, 2100, 30, None, 0, (2000, 1900, 2100)).as_json(),
+            "top1": {"positions": 5, "generic": 0.4, "personal": None},
             "balanced_cp": 200, "mistake_cp": 50, "player_heldout": {"all": some},
             "engine": {"opponent": "x", "time_control": "40/20", "points": 1, "games": 2, "speed": "bullet", **none}}
     text = report.markdown(made)
@@ -276,11 +277,12 @@ def test_the_command_makes_the_engine_and_its_report(unkilled: tuple[Path, str, 
     assert report["player"] == "Kosteniuk" and report["judge"] == "Scripted"
     assert report["games"] + report["heldout_games"] == 24 and report["heldout_games"] == 4  # the latest 15 %
     assert report["rating"]["low"] < report["rating"]["implied"] < report["rating"]["high"]
+    assert report["rating"]["rated_games"] == 20 and report["rating"]["positions"] == 30  # her games' headers
     assert report["top1"]["positions"] > 0 and report["top1"]["personal"] is not None
     assert report["engine"]["games"] == 2 and report["engine"]["positions"] > 0
     assert report["player_heldout"]["all"]["positions"] > 0
     text = (out / "report.md").read_text(encoding="utf-8")
-    assert "implied rating" in text and "the engine, its match" in text
+    assert "judged positions and the rating" in text and "the engine, its match" in text
     profile = Profile.of(Casebase.load(out / "kosteniuk.npz"))
     assert profile is not None and profile.play is not None and profile.games is not None  # stored with the profile
 
@@ -296,28 +298,6 @@ def test_a_rerun_keeps_every_finished_stage(unkilled: tuple[Path, str, Path], ko
         assert new_main(command(pgn, judge, out, kosteniuk_casebase)[3:]) == 0
     assert stream.getvalue().count("done (kept)") == len(STAGES)
     assert {path: path.stat().st_mtime_ns for path in out.rglob("*") if path.is_file()} == before
-
-
-@pytest.mark.slow
-def test_positions_judged_for_one_run_are_not_judged_again_by_a_run_with_more_or_in_another_folder(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    handed: list[int] = []
-    real = judging.verdicts
-    monkeypatch.setattr(judging, "verdicts", lambda make, args, items, *rest: handed.append(len(items)) or
-                        real(make, args, items, *rest))
-    pgn, judge = few_games(tmp_path / "games.pgn", 8), scripted(tmp_path)
-    options = Options(pgn, "Kosteniuk", judge, tmp_path / "one", positions=6, heldout_positions=4, workers=1,
-                      cache=tmp_path / "judged")
-    for folder, now in ((Folder(tmp_path / "one", "kosteniuk"), options),
-                        (Folder(tmp_path / "one", "kosteniuk"), replace(options, positions=9)),  # a stage made again
-                        (Folder(tmp_path / "two", "kosteniuk"), replace(options, positions=9))):  # another --out
-        folder.root.mkdir(exist_ok=True)
-        stages.build_casebase(now, folder)
-        stages.hold_out(now, folder)
-        stages.clear(STAGES[3].fresh(folder))  # as the stage record does when the stage's key changed
-        stages.judge_profile(now, folder)
-        assert len(entries(folder.journal("profile"))) == 1 + now.positions
-    assert handed == [6, 4, 3, 0, 0, 0]  # the profile's and the held-out games' positions handed to judges, each run
 
 
 @pytest.mark.slow

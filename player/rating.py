@@ -1,0 +1,90 @@
+"""The player's rating as ``cbr-chess new`` states it and chooses the match's opponent by: the implied
+rating of the judged positions (engine.style.rating), with the player's own ratings in the games' headers
+as a prior (issue #62), so that a player of few judged positions is not read from them alone.
+
+Both read the strength the player's moves show on the experts' rating line. The positions say it with
+the bootstrap's spread (the stored profile's ``bootstrap_low..high``: 95 %); the headers' rating (the
+median of the player's own WhiteElo/BlackElo in the casebase's games, ``Casebase.elo``) says it with the
+spread of rated players' ratings about the line, :data:`PRIOR_SPREAD`. The two are weighed by their
+precisions (a Gaussian prior times a Gaussian likelihood), and the interval is widened by the line's
+spread as the profile's own is (where a rated player of that strength lies): without rated games it is
+the profile's implied rating and interval unchanged.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from casebase.format import Casebase
+from engine.style.rating import RATING_SPREAD
+
+#: The prior's width (Elo, one standard deviation): the spread of the rated experts' ratings about the
+#: line (RATING_SPREAD, fitted across the eight FIDE experts' profiles of 1,200 positions, 98 Elo). The
+#: shipped experts' implied ratings lie 85 Elo (root mean square) from their headers' median, of which
+#: their positions' bootstrap is 54 (so 65 between the headers and the strength itself): 98 leaves room
+#: for ratings of other scales, 118 from the headers with the two online players (FICS, Lichess) in.
+PRIOR_SPREAD = RATING_SPREAD
+#: A 95 % interval's half width in standard deviations (the profile's intervals').
+Z95 = 1.96
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The rating stated: with its 95 % interval, how many positions and rated games it is read from,
+    and the positions' reading alone."""
+
+    rating: float
+    low: float
+    high: float
+    positions: int
+    header: int | None  # the median of the player's own ratings in the games' headers (None: no rated game)
+    rated_games: int
+    alone: tuple[float, float, float]  # the positions' implied rating and interval
+
+    def as_json(self) -> dict[str, Any]:
+        """As report.json holds it."""
+        return {"implied": self.rating, "low": self.low, "high": self.high, "positions": self.positions,
+                "header": self.header, "rated_games": self.rated_games, "prior_spread": PRIOR_SPREAD,
+                "positions_alone": dict(zip(("implied", "low", "high"), self.alone, strict=True))}
+
+    @classmethod
+    def of_json(cls, made: dict[str, Any]) -> Estimate:
+        """Read back from :meth:`as_json`'s."""
+        alone = made["positions_alone"]
+        return cls(made["implied"], made["low"], made["high"], made["positions"], made["header"], made["rated_games"],
+                   (alone["implied"], alone["low"], alone["high"]))
+
+
+def estimate(casebase: Casebase, meta: dict[str, Any]) -> Estimate:
+    """The player's rating from the profile's summary ``meta`` (its ``rating`` and ``positions``) and the
+    ratings in the headers of ``casebase``'s games."""
+    rating, positions = meta["rating"], int(meta["positions"])
+    alone = (float(rating["implied"]), float(rating["low"]), float(rating["high"]))
+    rated = int(np.count_nonzero(np.asarray(casebase.games["expert_elo"]) > 0))
+    header = casebase.elo if rated else None
+    if header is None:
+        return Estimate(*alone, positions, None, 0, alone)
+    boot = (float(rating["bootstrap_high"]) - float(rating["bootstrap_low"])) / (2 * Z95)
+    if boot > 0:
+        weight = (1 / PRIOR_SPREAD ** 2) / (1 / boot ** 2 + 1 / PRIOR_SPREAD ** 2)  # the prior's share
+        mean = alone[0] + weight * (header - alone[0])
+        spread = (1 / boot ** 2 + 1 / PRIOR_SPREAD ** 2) ** -0.5
+    else:  # a bootstrap that never moved (every resample refitted alike): the positions fix it alone
+        mean, spread = alone[0], 0.0
+    half = Z95 * math.hypot(spread, RATING_SPREAD)
+    return Estimate(mean, mean - half, mean + half, positions, header, rated, alone)
+
+
+def in_words(estimate: Estimate) -> str:
+    """The report's line: ``2516 (95 % interval 2250..2782) from 31 judged positions and the rating 2540
+    in the games' headers ...``."""
+    e = estimate
+    said = f"{e.rating:.0f} (95 % interval {e.low:.0f}..{e.high:.0f}) from {e.positions} judged positions"
+    if e.header is None:
+        return f"{said}; no rating in the games' headers"
+    return (f"{said} and the rating {e.header} in the games' headers (the median of {e.rated_games} rated games;"
+            f" the positions alone: {e.alone[0]:.0f}, {e.alone[1]:.0f}..{e.alone[2]:.0f})")
