@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from casebase.builder import build
+from casebase.embeddings import embeddings_path, make_embeddings, read_embeddings
 from casebase.format import Casebase, CasebaseError
 from casebase.games import BuildError, GameFilter
 from casebase.profilefile import profile_path
@@ -25,6 +26,7 @@ from casebase.shipped import ShippedExpert, shipped_experts
 from common.cli import positive_int
 from common.files import file_sha256
 from common.paths import casebase_folder
+from engine.style.loader import default_model
 from engine.style.model import ModelError
 from engine.style.profile import Profile
 from parallel.pool import unordered_map
@@ -104,10 +106,20 @@ class _Profiler:
         pass
 
 
+def current_embeddings(path: Path, network: Path) -> bool:
+    """Whether the casebase at ``path`` has its cases' embeddings by ``network`` beside it."""
+    try:
+        read_embeddings(Casebase.load(path, tell=False), network)
+    except CasebaseError:
+        return False
+    return True
+
+
 def setup(ids: Sequence[str], *, workers: int | None = None, force: bool = False, folder: Path | None = None,
-          tell: Tell = _stderr) -> list[str]:
-    """Make the shipped experts ``ids`` (all of them when empty) into ``folder`` (the casebase folder);
-    the problems, one line each (none: all made or kept)."""
+          embed: bool = False, tell: Tell = _stderr) -> list[str]:
+    """Make the shipped experts ``ids`` (all of them when empty) into ``folder`` (the casebase folder),
+    with their cases' embeddings by the default network where ``embed``; the problems, one line each (none:
+    all made or kept)."""
     experts = shipped_experts()
     if not experts:
         return ["no shipped experts here: the installed package lacks its data (casebase/data/), or the clone its data/"]
@@ -132,6 +144,8 @@ def setup(ids: Sequence[str], *, workers: int | None = None, force: bool = False
                 continue
             tell(f"setup [{n}/{len(chosen)}] {expert.id}: casebase of {casebase.expert}, {len(casebase)} cases"
                  f" ({time.perf_counter() - started:.1f} s) -> {path}")
+        if embed:
+            problems += _embedded(expert.id, path, cores, force, tell)
         if not expert.journals():
             tell(f"setup {expert.id}: no judged positions ship for this expert: no error profile")
         elif force or not current_profile(path):
@@ -152,6 +166,22 @@ def setup(ids: Sequence[str], *, workers: int | None = None, force: bool = False
     return problems
 
 
+def _embedded(expert_id: str, path: Path, cores: int, force: bool, tell: Tell) -> list[str]:
+    """The cases' embeddings of the casebase at ``path`` made (or kept where current); the problem, if any."""
+    network, _ = default_model()
+    if not force and current_embeddings(path, network):
+        tell(f"setup {expert_id}: embeddings kept ({embeddings_path(path)})")
+        return []
+    started = time.perf_counter()
+    tell(f"setup {expert_id}: embedding its cases by {network.name} on {cores} processes")
+    try:
+        written = make_embeddings(path, network, workers=cores, progress=True)
+    except (CasebaseError, OSError) as exc:
+        return [f"{expert_id}: embeddings: {exc}"]
+    tell(f"setup {expert_id}: embeddings ({time.perf_counter() - started:.1f} s) -> {written}")
+    return []
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``cbr-chess setup``: 0 when every expert asked for is there, 1 otherwise (the problems on stderr)."""
     names = ", ".join(shipped_experts()) or "none found"
@@ -163,10 +193,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("ids", nargs="*", metavar="ID", help="the experts to make (default: all)")
     parser.add_argument("--workers", type=positive_int, metavar="N", help="processes (default: all cores)")
     parser.add_argument("--force", action="store_true", help="make them again even where they are current")
+    parser.add_argument("--embed", action="store_true",
+                        help="also each casebase's embeddings by the default network, for pure mode's Similarity"
+                             " learned and guided mode's precedents (minutes an expert; make embeddings in a clone)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     try:
-        problems = setup(args.ids, workers=args.workers, force=args.force)
+        problems = setup(args.ids, workers=args.workers, force=args.force, embed=args.embed)
     except KeyboardInterrupt:
         _stderr("cbr-chess setup: interrupted; what was finished is kept")
         return 130

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from casebase.builder import build
+from casebase.embeddings import make_embeddings
 from casebase.format import Casebase
 from casebase.games import GameFilter
 from casebase.holdout import held_out_games, write_pgn
@@ -122,9 +123,13 @@ def selection(options: Options) -> GameFilter:
 
 
 def build_casebase(options: Options, folder: Folder) -> list[Path]:
-    """(1) The casebase of the player's games but the held-out ones."""
+    """(1) The casebase of the player's games but the held-out ones, and its cases' embeddings by the
+    default network (the learned similarity's: guided mode's precedents, pure mode's Similarity learned)."""
     build([options.pgn], selection(options), workers=options.workers, progress=False).save(folder.casebase)
-    return [folder.casebase]
+    network, _ = default_model()
+    if not is_network(network):  # a wheel without the lc0 network: the engine says it has no precedents
+        return [folder.casebase]
+    return [folder.casebase, make_embeddings(folder.casebase, network, workers=options.workers, progress=False)]
 
 
 def hold_out(options: Options, folder: Folder) -> list[Path]:

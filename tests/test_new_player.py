@@ -20,7 +20,9 @@ import numpy as np
 import pytest
 from test_profiling import scripted
 
+from casebase.embeddings import embeddings_path, read_embeddings
 from casebase.format import Casebase
+from engine.style.loader import default_model
 from engine.style.profile import Profile
 from player import progress, report, run, stages
 from player.book import StageBook, key_of
@@ -188,6 +190,15 @@ def test_speed_builds_the_engine_of_one_speed_class_s_games(tmp_path: Path):
         casebase = Casebase.load(folder.casebase)
         assert casebase.num_games == games
         assert speed == "all" or set(casebase.game_speeds().tolist()) == {"blitz"}
+
+
+def test_the_casebase_stage_embeds_its_cases_for_the_precedents(tmp_path: Path):
+    folder = Folder(tmp_path, "kosteniuk")
+    options = Options(few_games(tmp_path / "games.pgn", 3), "Kosteniuk", sys.executable, tmp_path, holdout=0.0)
+    outputs = stages.build_casebase(options, folder)
+    casebase = Casebase.load(folder.casebase)
+    assert outputs == [folder.casebase, embeddings_path(folder.casebase)]  # the stage's book keeps both
+    assert read_embeddings(casebase, default_model()[0]).vectors.shape == (len(casebase), 256)
 
 
 def test_a_name_that_matches_no_game_is_a_clear_error(tmp_path: Path, capsys):

@@ -14,9 +14,10 @@ import common.paths
 import engine.uci.resources
 from casebase.format import Casebase
 from casebase.shipped import JOURNALS, shipped_data, shipped_experts, shipped_name
+from engine.style.loader import default_model
 from engine.style.personal import casebase_digest, provenance
 from engine.uci.protocol import UciEngine
-from player.shipped import current_casebase, current_profile, setup
+from player.shipped import current_casebase, current_embeddings, current_profile, setup
 
 
 def test_the_shipped_experts_are_the_registry_s_with_their_games_and_journals(data_dir):
@@ -47,6 +48,14 @@ def test_setup_makes_the_casebase_the_expert_s_own_network_names(tmp_path):
     told: list[str] = []
     assert setup(["kosteniuk-2200"], folder=tmp_path, tell=told.append) == []
     assert [line.split(": ", 1)[1].split(" (")[0] for line in told] == ["casebase kept", "error profile kept"]
+    assert not current_embeddings(path, default_model()[0])  # made only when asked: minutes for a large casebase
+    told.clear()
+    assert setup(["kosteniuk-2200"], workers=2, folder=tmp_path, embed=True, tell=told.append) == []
+    assert current_embeddings(path, default_model()[0]) and any(": embeddings (" in line for line in told)
+    told.clear()
+    assert setup(["kosteniuk-2200"], folder=tmp_path, embed=True, tell=told.append) == []
+    assert [line.split(": ", 1)[1].split(" (")[0] for line in told] == ["casebase kept", "embeddings kept",
+                                                                          "error profile kept"]
     assert setup(["nobody-2000"], folder=tmp_path) == [
         f"no shipped expert 'nobody-2000': choose among {', '.join(shipped_experts())}"]
 
