@@ -2,4 +2,4 @@
 ``python -m experiments.NAME`` from the source tree (results.md names the command beside each
 figure): strength and ladder against Stockfish, the profiles, the intrinsic ratings, what the
 calibrated choice loses per move (play), under load (load) and by mode (losses), guided mode's
-fidelity ceiling, and what an experiment costs (cost)."""
+fidelity ceiling, what an experiment costs (cost), and what the judging buys (judging)."""

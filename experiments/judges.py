@@ -43,9 +43,14 @@ def judge_name(command: str) -> str:
         engine.quit()
 
 
+def picked(play: PlayRecord, index: slice | np.ndarray) -> PlayRecord:
+    """The record's positions ``index`` (a slice, or an array of positions: a resample)."""
+    return replace(play, **{f.name: getattr(play, f.name)[index] for f in fields(play) if f.name != "meta"})
+
+
 def first_of(play: PlayRecord, count: int) -> PlayRecord:
     """The record's first ``count`` positions."""
-    return replace(play, **{f.name: getattr(play, f.name)[:count] for f in fields(play) if f.name != "meta"})
+    return picked(play, slice(count))
 
 
 def rows(expert: str, args: argparse.Namespace) -> dict[str, np.ndarray]:

@@ -61,6 +61,14 @@ def make_profile(casebase: Casebase, settings: Settings, judge: str | None, jour
 def profile_of(casebase: Casebase, judged: list[tuple[int, dict[str, Any]]], header: dict[str, Any]) -> Profile:
     """The profile of the judged positions (rows of ``casebase`` and their journal entries), with
     the journal's ``header`` and the fitted summary as its ``meta``."""
+    profile = judged_profile(casebase, judged)
+    profile.meta = {**{k: v for k, v in header.items() if k != "journal"}, **profile.summary()}
+    return profile
+
+
+def judged_profile(casebase: Casebase, judged: list[tuple[int, dict[str, Any]]]) -> Profile:
+    """The judged positions (rows of ``casebase`` and their journal entries) as a profile's arrays,
+    not fitted (``meta`` empty): what the fit and the games record's targets are made from."""
     entries = [entry for _, entry in judged]
     width = max(len(entry["moves"]) for entry in entries)
     moves = np.zeros((len(entries), width), np.uint16)
@@ -70,9 +78,7 @@ def profile_of(casebase: Casebase, judged: list[tuple[int, dict[str, Any]]], hea
         scores[i, :len(entry["scores"])] = entry["scores"]
     rows = np.array([row for row, _ in judged], np.int32)
     played = np.array([entry["played"] for entry in entries], np.int16)
-    profile = Profile(casebase, rows, moves, scores, played, {})
-    profile.meta = {**{k: v for k, v in header.items() if k != "journal"}, **profile.summary()}
-    return profile
+    return Profile(casebase, rows, moves, scores, played, {})
 
 
 def add_play(casebase: Casebase, settings: PlaySettings, judge: str | None, journal_path: Path, *,
