@@ -24,12 +24,11 @@ from pathlib import Path
 import numpy as np
 
 from casebase.format import Casebase
-from casebase.profilefile import SUFFIX
 from common.paths import PROJECT_ROOT as ROOT
 from common.stats import spearman
 from engine.style.calibration import calibrate
 from engine.style.loader import load_model
-from engine.style.personal import choose_model
+from engine.style.personal import casebase_files, choose_model
 from engine.style.profile import Profile
 from engine.style.rating import rating_of
 from profiling.fitted import expert_fits, fitted_numbers
@@ -47,9 +46,7 @@ def main() -> int:
     parser.add_argument("casebases", nargs="+", type=Path)
     args = parser.parse_args()
     rows = []
-    for path in args.casebases:
-        if path.name.endswith(SUFFIX):  # a casebase's profile file, read with it
-            continue
+    for path in casebase_files(args.casebases):  # not the profiles, models and embeddings beside them
         casebase = Casebase.load(path)
         profile = Profile.of(casebase)
         if profile is None or casebase.elo is None:

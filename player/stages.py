@@ -20,7 +20,7 @@ from pathlib import Path
 
 from casebase.builder import build
 from casebase.embeddings import make_embeddings
-from casebase.format import Casebase
+from casebase.format import Casebase, CasebaseError
 from casebase.games import GameFilter
 from casebase.holdout import held_out_games, write_pgn
 from casebase.profilefile import profile_path
@@ -129,7 +129,11 @@ def build_casebase(options: Options, folder: Folder) -> list[Path]:
     network, _ = default_model()
     if not is_network(network):  # a wheel without the lc0 network: the engine says it has no precedents
         return [folder.casebase]
-    return [folder.casebase, make_embeddings(folder.casebase, network, workers=options.workers, progress=False)]
+    try:
+        return [folder.casebase, make_embeddings(folder.casebase, network, workers=options.workers, progress=False)]
+    except CasebaseError as exc:  # they only feed the precedents: the engine is made without them
+        print(f"cbr-chess new: no embeddings of the cases ({exc}): the engine cites no precedents", file=sys.stderr)
+        return [folder.casebase]
 
 
 def hold_out(options: Options, folder: Folder) -> list[Path]:

@@ -201,6 +201,16 @@ def test_the_casebase_stage_embeds_its_cases_for_the_precedents(tmp_path: Path):
     assert read_embeddings(casebase, default_model()[0]).vectors.shape == (len(casebase), 256)
 
 
+def test_a_network_that_cannot_embed_leaves_the_casebase_made_and_says_so(tmp_path: Path, monkeypatch, capsys):
+    damaged = tmp_path / "damaged.pb.gz"
+    damaged.write_bytes(b"not a network")
+    monkeypatch.setattr(stages, "default_model", lambda: (damaged, "damaged"))
+    folder = Folder(tmp_path, "kosteniuk")
+    options = Options(few_games(tmp_path / "games.pgn", 2), "Kosteniuk", sys.executable, tmp_path, holdout=0.0)
+    assert stages.build_casebase(options, folder) == [folder.casebase]  # the precedents only are lost
+    assert "no embeddings of the cases (cannot embed with" in capsys.readouterr().err
+
+
 def test_a_name_that_matches_no_game_is_a_clear_error(tmp_path: Path, capsys):
     pgn = few_games(tmp_path / "games.pgn", 4)
     assert new_main([str(pgn), "--player", "Nobody Atall", "--judge", scripted(tmp_path), "--out", str(tmp_path / "p"),
