@@ -56,6 +56,7 @@ from engine.style.rating import RATING_LINE
 from experiments.judges import first_of, picked
 from experiments.play import calibration_of
 from player.rating import estimate
+from profiling import ProfileError
 from profiling.fitted import SYSTEM, fitted_numbers, rating_systems
 from profiling.games import targets
 from profiling.intrinsic import read_games
@@ -175,8 +176,33 @@ def line_of(fits: dict[str, dict[str, float]], systems: dict[str, str], multipv:
     rated = [{"rating": f["rating"], "expected_loss": f["loss"], "prior_weight": 0.0, "sensitivity": f["s"],
               "consistency": f["c"], "judge": None, "depth": None, "multipv": multipv}
              for expert_id, f in fits.items() if systems.get(expert_id) == SYSTEM]
-    found = fitted_numbers(rated, "python -m experiments.judging lines")
+    try:
+        found = fitted_numbers(rated, "python -m experiments.judging lines")
+    except ProfileError as exc:  # too few FIDE-rated experts among those chosen
+        raise SystemExit(f"lines: the rating line is fitted across the FIDE-rated experts chosen: {exc}") from None
     return found.rating_line, found.rating_spread
+
+
+def stored_games_agree(chosen: list[Expert], games_full: dict[str, float | None]) -> None:
+    """Stop unless each expert's games record's targets as stored are what its journals' refit gives
+    (``games_full``): the comparisons would otherwise measure another fit than the shipped one."""
+    for e in chosen:
+        stored = e.profile.games
+        if stored is not None and games_full[e.id] is not None \
+                and abs(float(stored.target.mean()) - (games_full[e.id] or 0)) >= 1e-6:
+            raise SystemExit(f"{e.id}: its games record's targets are not its journals' refit: make casebases")
+
+
+def range_of(changes: list[float]) -> str:
+    """The mean and range of ``changes`` (percent); empty where no expert has a games record."""
+    return f"{np.mean(changes):+.1f} % ({min(changes):+.1f}..{max(changes):+.1f})" if changes else ""
+
+
+def sizes_within(total: int, sizes: list[int], what: str) -> list[int]:
+    """``total`` (the whole record) and those of ``sizes`` below it; the others said on stderr, left out."""
+    if over := [n for n in sizes if n >= total]:
+        print(f"{what} holds {total} positions: --sizes {' '.join(map(str, over))} left out", file=sys.stderr)
+    return [total, *(n for n in sizes if n < total)]
 
 
 def on_line(line: tuple[float, float], loss: float) -> float:
@@ -189,10 +215,7 @@ def lines_table(chosen: list[Expert], counts: list[int]) -> None:
     full = {e.id: {**numbers(e.profile), "rating": float(e.casebase.elo or 0)} for e in chosen}
     full_line, full_spread = line_of(full, systems, MULTIPV)
     games_full = {e.id: e.games_loss(e.profile) for e in chosen}
-    for e in chosen:  # the games record's targets as stored: what the journals' refit must give
-        stored = e.profile.games
-        if stored is not None and games_full[e.id] is not None:
-            assert abs(float(stored.target.mean()) - (games_full[e.id] or 0)) < 1e-6, e.id
+    stored_games_agree(chosen, games_full)
     print(f"All ten lines (the shipped profiles): rating line {full_line}, spread {full_spread:.0f} Elo\n")
     print("| expert | lines | played move scored alone: at 10 lines % | a search more at these lines % | s | c"
           " | implied rating | its change | bootstrap 95 % half width | on the line refitted at these lines (change)"
@@ -225,7 +248,7 @@ def lines_table(chosen: list[Expert], counts: list[int]) -> None:
                        f" | {line[0]:.0f} + {line[1]:.0f} ln | {spread:.0f} | {np.sqrt((refitted ** 2).mean()):.0f}"
                        f" | {np.median([100 * (f['s'] / full[i]['s'] - 1) for i, f in fits.items()]):+.0f} %"
                        f" | {np.median([100 * (f['c'] / full[i]['c'] - 1) for i, f in fits.items()]):+.0f} %"
-                       f" | {np.mean(games_changes):+.1f} % ({min(games_changes):+.1f}..{max(games_changes):+.1f}) |")
+                       f" | {range_of(games_changes)} |")
     print("\n| lines | implied rating's change, mean (sd) | largest change / bootstrap half width | rating line"
           f" (10 lines: {full_line[0]:.0f} + {full_line[1]:.0f} ln) | its spread (10: {full_spread:.0f}) | rms change on"
           " the refitted line | s's change, median | c's change, median | engine's loss in its games, mean (range) |")
@@ -279,17 +302,19 @@ def records_table(chosen: list[Expert], sizes: list[int], draws: int) -> None:
         calibration = calibration_of(e.casebase)
         fitted = calibration.fitted or calibration.model
         play, games = e.profile.play, e.profile.games
-        assert play is not None
+        if play is None:
+            raise SystemExit(f"{e.id}: its profile has no play-time record to calibrate on: make casebases")
+        play_sizes = sizes_within(len(play.moves), sizes, f"{e.id}'s play-time record")
         reference = games if games is not None else play  # where the engine's own games' positions are known
         variants: list[tuple[str, ErrorModel, str, str]] = []
         if games is not None:
             own = float(play.target.mean())
-            for n in [len(games.moves), *sizes]:
+            for n in sizes_within(len(games.moves), sizes, f"{e.id}'s games record"):
                 spread = spread_of(fitted, games, games, n, draws, rng)
                 offset = elo_offset(first_of(games, n), own, calibration.target_scale)
                 variants.append((f"games record, first {n}", set_on(fitted, first_of(games, n)), f"{spread:.1f} %",
                                  f"{offset:+.0f}"))
-            for n in [len(play.moves), *sizes]:
+            for n in play_sizes:
                 moved = elo_offset(games, float(play.target[:n].mean()), calibration.target_scale)
                 elo_sd = elo_spread(games, play, n, draws, rng, calibration.target_scale)
                 variants.append((f"games record; play-time record first {n}", calibration.model, "",
@@ -299,7 +324,7 @@ def records_table(chosen: list[Expert], sizes: list[int], draws: int) -> None:
             fitted_loss = float(e.profile.meta["fit"]["expected_loss"])
             variants.append(("games record; UCI_Elo scaled by the profile fit's expected loss instead",
                              calibration.model, "", f"{elo_offset(games, fitted_loss, calibration.target_scale):+.0f}"))
-        for n in [len(play.moves), *sizes]:
+        for n in play_sizes:
             spread = spread_of(fitted, play, reference, n, draws, rng)
             left = "" if games is None else " (games record left out)"
             variants.append((f"play-time record, first {n}{left}", set_on(fitted, first_of(play, n)), f"{spread:.1f} %", ""))
@@ -323,7 +348,7 @@ def positions_table(chosen: list[Expert], sizes: list[int]) -> None:
         for n in [*sizes, len(e.judged)]:
             profile = e.profile if n == len(e.judged) else e.refit(e.judged[:n])
             f = numbers(profile)
-            prior = estimate(e.casebase, profile.meta)
+            prior = estimate(e.casebase, profile)
             games = e.games_loss(profile)
             games_cell = "" if games is None else f"{100 * games:.2f} % ({change(games, games_full or 1)})"
             pooled.setdefault(n, []).append((f["implied"] - full["implied"], f["boot"], (prior.high - prior.low) / 2,

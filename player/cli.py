@@ -15,13 +15,13 @@ from casebase.games import BuildError
 from casebase.speed import SPEEDS
 from common.cli import positive_int
 from engine.outside.clock import TimeControl
-from engine.outside.launch import LaunchError, launch
+from engine.outside.launch import LaunchError
 from engine.style.model import ModelError
 from player import PlayerError
 from player.run import new
 from player.stages import Folder, Options, slug_of
 from profiling import ProfileError
-from profiling.cache import default_folder
+from profiling.cache import default_folder, judge_name
 from tournament.runner import GamesFailed
 
 #: Where a judge is looked for when none is given (Debian's stockfish package).
@@ -63,11 +63,16 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--workers", type=positive_int, metavar="N",
                         help="local worker processes for the casebase, the judging (a judge each) and the match"
                              " (default: all cores)")
-    parser.add_argument("--cache", type=Path, default=default_folder(), metavar="DIR",
-                        help="the positions judged by every run, by judge, depth and MultiPV: none is judged twice"
-                             f" (default {default_folder()})")
+    parser.add_argument("--cache", type=cache_folder, default=default_folder(), metavar="DIR",
+                        help="the positions judged by every run, by judge, depth and MultiPV, taken from there rather"
+                             f" than judged again; 'none': no cache (default {default_folder()})")
     parser.add_argument("--quiet", action="store_true", help="no progress display")
     return parser
+
+
+def cache_folder(text: str) -> Path | None:
+    """``--cache``'s folder; None for ``none`` (no cache)."""
+    return None if text == "none" else Path(text)
 
 
 def _judge(given: str | None) -> str:
@@ -77,7 +82,7 @@ def _judge(given: str | None) -> str:
     if shutil.which(judge) is None:
         raise PlayerError(f"no judge at {judge}: give a UCI engine with --judge PATH (apt-get install stockfish)")
     try:
-        launch([judge], own_group=True).quit()
+        judge_name(judge)
     except LaunchError as exc:
         raise PlayerError(f"--judge {judge}: {exc}") from None
     return str(Path(judge).resolve()) if Path(judge).exists() else judge

@@ -6,7 +6,9 @@ the seconds a unit took on 2 cores when the command was measured (:data:`player.
 The ETA is those seconds for what is left, scaled by how much faster or slower this run has
 been than the measurement so far: so it is refined as it goes. The counts are read from the
 stage's own files (its journal's lines, the match's saved games) by a thread that redraws the
-line twice a second, so the stages' own code needs no hook.
+line twice a second, so the stages' own code needs no hook. The units a cache gave (judged positions
+taken from :mod:`profiling.cache`, written within milliseconds of the stage's start) count as done
+but not as worked: the pace is measured on the units worked for alone.
 """
 
 from __future__ import annotations
@@ -28,19 +30,36 @@ LOG_EVERY = 60.0
 SCALE_AFTER = 30.0
 
 
+def _none() -> int:
+    return 0
+
+
 @dataclass(frozen=True)
 class Part:
     """Some units of one stage's work: how many, the seconds one took when measured, what they
-    are called, and how many are done now (read from the stage's files)."""
+    are called, how many are done now (read from the stage's files), and how many of those came
+    without work (a cache's, counted as they come)."""
 
     total: int
     seconds: float
     unit: str
     done: Callable[[], int]
+    taken: Callable[[], int] = _none
 
     def left(self) -> float:
         """The measured seconds of the units not yet done."""
         return max(self.total - min(self.done(), self.total), 0) * self.seconds
+
+
+def given(parts: Sequence[Part]) -> float:
+    """The measured seconds of the units taken without work."""
+    return sum(part.taken() * part.seconds for part in parts)
+
+
+def owed(parts: Sequence[Part]) -> float:
+    """The measured seconds of the units not done yet and of those taken without work: what falls as
+    the stage works, so the pace is the work's alone."""
+    return sum(part.left() for part in parts) + given(parts)
 
 
 def clock(seconds: float) -> str:
@@ -65,10 +84,11 @@ class Progress:
         """How this run's pace compares with the measurement (1 until enough has run)."""
         return self.spent / self.measured if self.measured >= SCALE_AFTER else 1.0
 
-    def eta(self, k: int, parts: Sequence[Part], started: float, left_at_start: float) -> float:
-        """Seconds left for the whole command in stage ``k`` (counted from 0)."""
+    def eta(self, k: int, parts: Sequence[Part], started: float, owed_at_start: float) -> float:
+        """Seconds left for the whole command in stage ``k`` (counted from 0), :func:`owed` at its start
+        ``owed_at_start``."""
         left_here = sum(part.left() for part in parts)
-        done_here = left_at_start - left_here
+        done_here = owed_at_start - owed(parts)
         elapsed = time.monotonic() - started
         if done_here > 0 and elapsed > 1.0:  # this stage's own pace, once it has one
             here = left_here * elapsed / done_here
@@ -77,11 +97,11 @@ class Progress:
         later = sum(part.left() for j in range(k + 1, len(self.names)) for part in self.plans(j))
         return here + later * self._scale()
 
-    def line(self, k: int, parts: Sequence[Part], started: float, left_at_start: float) -> str:
+    def line(self, k: int, parts: Sequence[Part], started: float, owed_at_start: float) -> str:
         current = next((p for p in parts if p.done() < p.total), parts[-1] if parts else None)
         own = "" if current is None or current.total <= 1 else \
             f" {min(current.done(), current.total)}/{current.total} {current.unit}"
-        return f"[{k + 1}/{len(self.names)} {self.names[k]}]{own}, ETA {clock(self.eta(k, parts, started, left_at_start))}"
+        return f"[{k + 1}/{len(self.names)} {self.names[k]}]{own}, ETA {clock(self.eta(k, parts, started, owed_at_start))}"
 
     def say(self, text: str) -> None:
         """A line of its own (a note of a stage), kept above the progress line."""
@@ -97,11 +117,11 @@ class Progress:
     def stage(self, k: int) -> Iterator[None]:
         """Show stage ``k`` while it runs; count its time and measured seconds toward the scale."""
         parts = self.plans(k)
-        left_at_start = sum(part.left() for part in parts)
+        owed_at_start = owed(parts)
         started = time.monotonic()
-        self.say(self.line(k, parts, started, left_at_start))
+        self.say(self.line(k, parts, started, owed_at_start))
         stop = threading.Event()
-        drawer = threading.Thread(target=self._draw, args=(k, parts, started, left_at_start, stop), daemon=True)
+        drawer = threading.Thread(target=self._draw, args=(k, parts, started, owed_at_start, stop), daemon=True)
         if self.enabled:
             drawer.start()
         try:
@@ -111,14 +131,14 @@ class Progress:
             if drawer.is_alive():
                 drawer.join()
         self.spent += time.monotonic() - started
-        self.measured += left_at_start
+        self.measured += owed_at_start - given(parts)  # what was left at the start but what a cache gave
         self.say(f"[{k + 1}/{len(self.names)} {self.names[k]}] done in {clock(time.monotonic() - started)}")
 
-    def _draw(self, k: int, parts: Sequence[Part], started: float, left_at_start: float, stop: threading.Event) -> None:
+    def _draw(self, k: int, parts: Sequence[Part], started: float, owed_at_start: float, stop: threading.Event) -> None:
         """Redraw the line on a terminal; elsewhere (a log file) write it as a line of its own now and then."""
         while not stop.wait(REDRAW if self.live else LOG_EVERY):
             try:
-                text = self.line(k, parts, started, left_at_start)
+                text = self.line(k, parts, started, owed_at_start)
             except OSError:  # a file read while it is replaced: the next redraw reads it
                 continue
             self.stream.write("\r\x1b[K" + text if self.live else text + "\n")

@@ -20,7 +20,10 @@ from typing import Any
 import numpy as np
 
 from casebase.format import Casebase
+from common.stats import Z95
+from engine.style.profile import Profile
 from engine.style.rating import RATING_SPREAD
+from profiling.intrinsic import rated_summary
 
 #: The prior's width (Elo, one standard deviation): the spread of the rated experts' ratings about the
 #: line (RATING_SPREAD, fitted across the eight FIDE experts' profiles of 1,200 positions, 98 Elo). The
@@ -28,8 +31,6 @@ from engine.style.rating import RATING_SPREAD
 #: their positions' bootstrap is 54 (so 65 between the headers and the strength itself): 98 leaves room
 #: for ratings of other scales, 118 from the headers with the two online players (FICS, Lichess) in.
 PRIOR_SPREAD = RATING_SPREAD
-#: A 95 % interval's half width in standard deviations (the profile's intervals').
-Z95 = 1.96
 
 
 @dataclass(frozen=True)
@@ -59,10 +60,11 @@ class Estimate:
                    (alone["implied"], alone["low"], alone["high"]))
 
 
-def estimate(casebase: Casebase, meta: dict[str, Any]) -> Estimate:
-    """The player's rating from the profile's summary ``meta`` (its ``rating`` and ``positions``) and the
-    ratings in the headers of ``casebase``'s games."""
-    rating, positions = meta["rating"], int(meta["positions"])
+def estimate(casebase: Casebase, profile: Profile) -> Estimate:
+    """The player's rating from the profile's summary (its ``rating`` and ``positions``:
+    :func:`profiling.intrinsic.rated_summary`) and the ratings in the headers of ``casebase``'s games."""
+    summary = rated_summary(profile)
+    rating, positions = summary["rating"], int(summary["positions"])
     alone = (float(rating["implied"]), float(rating["low"]), float(rating["high"]))
     rated = int(np.count_nonzero(np.asarray(casebase.games["expert_elo"]) > 0))
     header = casebase.elo if rated else None

@@ -82,7 +82,7 @@ def measure(options: Options, folder: Folder, opponent: str) -> dict[str, Any]:
         "player": casebase.expert, "spellings": casebase.meta.get("spellings"), "games": casebase.num_games,
         "heldout_games": Casebase.load(folder.heldout).num_games, "judge": profile.meta.get("judge"),
         "depth": profile.meta.get("depth"), "multipv": profile.meta.get("multipv"),
-        "rating": estimate(casebase, profile.meta).as_json(),
+        "rating": estimate(casebase, profile).as_json(),
         "top1": {"positions": generic[1], "generic": generic[0], "personal": None if personal is None else personal[0]},
         "balanced_cp": BALANCED_CP, "mistake_cp": MISTAKE_CP,
         "player_heldout": by_speed(heldout),

@@ -31,6 +31,7 @@ from player.stages import (
     record_play,
     torch_installed,
 )
+from profiling.cache import judge_sha256, taken
 
 #: Seconds a unit of each stage took on 2 cores when the command was measured (a grandmaster of
 #: 1,132 games from masters-2500plus judged by Stockfish 15.1 on one judging worker, issue #42); the
@@ -106,9 +107,9 @@ def judges(options: Options) -> tuple[str, int]:
 def _parts_judge(options: Options, folder: Folder) -> list[Part]:
     by, at_once = judges(options)
     return [Part(options.positions, SECONDS["judged"] / at_once, f"positions judged {by}",
-                 lambda: lines(folder.journal("profile"))),
+                 lambda: lines(folder.journal("profile")), lambda: taken(folder.journal("profile"))),
             Part(options.heldout_positions, SECONDS["judged"] / at_once, f"held-out positions judged {by}",
-                 lambda: lines(folder.journal("heldout")))]
+                 lambda: lines(folder.journal("heldout")), lambda: taken(folder.journal("heldout")))]
 
 
 def _parts_play(options: Options, folder: Folder) -> list[Part]:
@@ -160,7 +161,7 @@ def stage_inputs(k: int, options: Options, keys: list[str]) -> dict[str, Any]:
     if STAGES[k].flags == GAMES:
         inputs["pgn"] = file_sha256(options.pgn)
     if "judge" in inputs:  # the engine itself: another build at the same path judges otherwise
-        inputs["judge"] = file_sha256(options.judge) if Path(options.judge).is_file() else options.judge
+        inputs["judge"] = judge_sha256(options.judge)
     if k == 2:
         inputs["torch"] = torch_installed()
     return inputs

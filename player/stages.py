@@ -230,7 +230,7 @@ def opponent(options: Options, folder: Folder) -> Path:
     casebase = Casebase.load(folder.casebase)
     profile = Profile.of(casebase)
     assert profile is not None
-    expert = nearest_expert(estimate(casebase, profile.meta).rating)
+    expert = nearest_expert(estimate(casebase, profile).rating)
     shipped = casebase_folder() / f"{expert}.npz"
     if shipped.exists():
         return shipped

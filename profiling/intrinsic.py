@@ -116,11 +116,17 @@ class Intrinsic:
     consistency: float
 
 
+def rated_summary(profile: Profile) -> dict[str, Any]:
+    """The profile's summary with its bootstrap's interval: the stored one, else made now (a profile
+    stored before the summary held ``bootstrap_low..high``)."""
+    return profile.meta if "bootstrap_low" in profile.meta.get("rating", {}) else profile.summary()
+
+
 def rate(profile: Profile) -> Intrinsic:
     """The intrinsic rating of a profile's judged moves: the profile's own summary
     (engine.style.profile: the fit, the implied rating and the loss statistics, as the experts'
     stored profiles have them), and the bootstrap's interval alone beside the widened one."""
-    summary = profile.meta if "bootstrap_low" in profile.meta.get("rating", {}) else profile.summary()
+    summary = rated_summary(profile)
     rating, stats, fitted = summary["rating"], summary["all"], summary["fit"]
     played = profile.loss[np.arange(len(profile.rows)), profile.played.astype(np.int64)]
     return Intrinsic(

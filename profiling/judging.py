@@ -35,7 +35,7 @@ from engine.search.limits import SearchLimits, to_limit
 from engine.search.scores import from_pov_score
 from engine.style.profile import position
 from profiling import ProfileError
-from profiling.cache import JudgedCache
+from profiling.cache import JudgedCache, take
 from profiling.journal import Journal
 from profiling.workers import HERE, Engines, JudgeFailed, Verdict, Where, quit_engine, verdicts
 
@@ -201,6 +201,13 @@ class PositionJudge:
             quit_engine(engine)
 
 
+def mismatch(journal: Journal, judge: str, cache: Path | None) -> str:
+    """What a file judged by another judge than ``judge`` says: the journal, or the ``cache`` file whose
+    positions named the journal's judge in this run (deleting the journal would not start over)."""
+    path = cache or journal.path
+    return f"{path}: judged by {journal.header['judge']}, not {judge}: delete it to start over, or judge with that engine"
+
+
 def _judge_cases(casebase: Casebase, cases: _Sample, settings: Settings, judge: str, progress: bool,
                  where: Where, shared: JudgedCache | None) -> None:
     """Judge the planned positions on ``where`` (those ``shared`` keeps taken from it first, those
@@ -225,6 +232,8 @@ def _judge_cases(casebase: Casebase, cases: _Sample, settings: Settings, judge: 
     items = [(key, board, played) for key, board, played, skip in plan if skip is None]
     known = [found for item in items if shared is not None and (found := shared.verdict(*item)) is not None]
     kept = {verdict.key for verdict in known}
+    # the cache's file where its positions give the journal its judge's name: a live judge's other name is then its fault
+    from_cache = shared.path if shared is not None and known and journal.header.get("judge") is None else None
     bar = tqdm(total=settings.positions, initial=settings.positions - len(items), unit="pos",
                desc=f"judging {casebase.expert}", file=sys.stderr, disable=not progress, leave=False)
     try:
@@ -232,12 +241,13 @@ def _judge_cases(casebase: Casebase, cases: _Sample, settings: Settings, judge: 
                               where, failure)) as judged:
             for verdict in chain(known, judged):
                 if journal.header.get("judge") not in (None, verdict.judge):
-                    raise ProfileError(f"{journal.path}: judged by {journal.header['judge']}, not {verdict.judge}:"
-                                       " delete it to start over, or judge with that engine")
+                    raise ProfileError(mismatch(journal, verdict.judge, from_cache))
                 journal.header["judge"] = verdict.judge
                 write_skips()
                 journal.add(verdict.entry)
-                if shared is not None:
+                if verdict.key in kept:
+                    take(journal.path)
+                elif shared is not None:
                     shared.add(verdict)
                 waiting.discard(place[verdict.key])
                 write_skips()

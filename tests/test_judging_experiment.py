@@ -3,13 +3,15 @@ that many lines (issue #62: the fit measured with fewer lines on the stored jour
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import chess
 import chess.engine
+import numpy as np
 import pytest
 
-from experiments.judging import played_line, truncated
+from experiments.judging import line_of, played_line, range_of, sizes_within, stored_games_agree, truncated
 from profiling.judging import Settings, judge_position
 
 FEWER = chess.Board("7k/8/8/8/8/8/8/K7 w - - 0 1")  # three legal moves: a MultiPV 10 search has three lines
@@ -64,3 +66,16 @@ def test_a_move_scored_alone_keeps_its_place_among_the_fewer_lines(alone):
     full = entry(board, played, 10, alone)
     for lines in range(1, 11):
         assert truncated(full, lines) == entry(board, played, lines, alone), lines
+
+
+def test_what_the_tables_cannot_compute_is_said_not_raised(capsys: pytest.CaptureFixture[str]):
+    assert range_of([]) == ""  # experts without a games record (bigbad, postny, rivergrove): an empty cell
+    assert range_of([-1.0, 3.0]) == "+1.0 % (-1.0..+3.0)"
+    with pytest.raises(SystemExit, match="the rating line is fitted across the FIDE-rated experts chosen: 0 FIDE"):
+        line_of({}, {}, 5)  # no FIDE expert chosen
+    assert sizes_within(150, [100, 200, 150], "x's games record") == [150, 100]  # rng.choice could not draw 200 of 150
+    assert "x's games record holds 150 positions: --sizes 200 150 left out" in capsys.readouterr().err
+    expert = SimpleNamespace(id="x", profile=SimpleNamespace(games=SimpleNamespace(target=np.array([0.5]))))
+    stored_games_agree([expert], {"x": 0.5})  # type: ignore[list-item]
+    with pytest.raises(SystemExit, match="x: its games record's targets are not its journals' refit"):
+        stored_games_agree([expert], {"x": 0.4})  # type: ignore[list-item]
