@@ -54,7 +54,7 @@ def _build(args: argparse.Namespace) -> None:
     if not args.quiet:
         print(f"{summary(casebase)} Written to {args.output}.")
     if args.embed is not None:
-        _embed(argparse.Namespace(casebase=args.output, network=args.embed, workers=args.workers, quiet=args.quiet))
+        _write_embeddings(args.output, args.embed, args.workers, args.quiet)
 
 
 def _holdout(args: argparse.Namespace) -> None:
@@ -94,9 +94,13 @@ def _book(args: argparse.Namespace) -> None:
 
 
 def _embed(args: argparse.Namespace) -> None:
-    written = make_embeddings(casebase_path(args.casebase), args.network, workers=args.workers, progress=not args.quiet)
-    if not args.quiet:
-        print(f"the cases' embeddings by {args.network} written to {written}.")
+    _write_embeddings(casebase_path(args.casebase), args.network, args.workers, args.quiet)
+
+
+def _write_embeddings(path: str, network: str, workers: int | None, quiet: bool) -> None:
+    written = make_embeddings(path, network, workers=workers, progress=not quiet)
+    if not quiet:
+        print(f"the cases' embeddings by {network} written to {written}.")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
