@@ -3,7 +3,7 @@ nothing judged again.
 
     python -m experiments.judging lines [IDS ...] [--lines 1 2 3 5]
     python -m experiments.judging records [IDS ...] [--sizes 100 200] [--resamples 100]
-    python -m experiments.judging positions [IDS ...] [--sizes 100 200 400 800]
+    python -m experiments.judging positions [IDS ...] [--sizes 100 200 400 800] [--stop-within PCT]
 
 Each reads the shipped experts' casebases and profiles (``casebases/ID.npz``, made by ``make casebases``
 from the journals in ``data/profiles/``; ``--casebases DIR`` another folder) and their journals, and
@@ -55,7 +55,8 @@ from engine.style.profile import PlayRecord, Profile
 from engine.style.rating import RATING_LINE
 from experiments.judges import first_of, picked
 from experiments.play import calibration_of
-from player.rating import estimate
+from player.rating import estimate, positions_needed
+from player.stages import judged_in_rounds
 from profiling import ProfileError
 from profiling.fitted import SYSTEM, fitted_numbers, rating_systems
 from profiling.games import targets
@@ -337,21 +338,32 @@ def records_table(chosen: list[Expert], sizes: list[int], draws: int) -> None:
                   f" | {change(in_own, shipped[1])} | {elo} |", flush=True)
 
 
-def positions_table(chosen: list[Expert], sizes: list[int]) -> None:
+def stopped_at(e: Expert, within: float) -> Profile:
+    """The profile ``cbr-chess new`` stops its judging at on ``e``'s journal (player.stages.judged_in_rounds),
+    ``within`` of the interval all the journal's positions give."""
+    most = len(e.judged)
+    return judged_in_rounds(lambda n: e.refit(e.judged[:n]), lambda p: positions_needed(e.casebase, p, most, within),
+                            most, within)
+
+
+def positions_table(chosen: list[Expert], sizes: list[int], within: float | None = None) -> None:
     print("| expert | positions | s | c | implied rating (change) | bootstrap 95 % half width | widened"
           " | with the header prior | engine's loss in its games (targets' mean) |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    pooled: dict[int, list[tuple[float, float, float, float]]] = {}
+    pooled: dict[int | str, list[tuple[float, float, float, float]]] = {}
     for e in chosen:
         full = numbers(e.profile)
         games_full = e.games_loss(e.profile)
-        for n in [*sizes, len(e.judged)]:
-            profile = e.profile if n == len(e.judged) else e.refit(e.judged[:n])
+        fits: list[tuple[int | str, Profile]] = [(n, e.refit(e.judged[:n])) for n in sizes]
+        if within is not None:
+            fits.append((f"stop at {100 * within:g} %", stopped_at(e, within)))
+        for label, profile in [*fits, (len(e.judged), e.profile)]:
+            n = len(profile.rows)
             f = numbers(profile)
             prior = estimate(e.casebase, profile)
             games = e.games_loss(profile)
             games_cell = "" if games is None else f"{100 * games:.2f} % ({change(games, games_full or 1)})"
-            pooled.setdefault(n, []).append((f["implied"] - full["implied"], f["boot"], (prior.high - prior.low) / 2,
+            pooled.setdefault(label, []).append((f["implied"] - full["implied"], f["boot"], (prior.high - prior.low) / 2,
                                              abs(f["implied"] - full["implied"]) / full["boot"]))
             print(f"| {e.id} | {n} | {f['s']:.4f} ({change(f['s'], full['s'])}) | {f['c']:.2f} ({change(f['c'], full['c'])})"
                   f" | {f['implied']:.0f} ({f['implied'] - full['implied']:+.0f}) | {f['boot']:.0f} | {f['wide']:.0f}"
@@ -359,9 +371,9 @@ def positions_table(chosen: list[Expert], sizes: list[int]) -> None:
     print("\n| positions | implied rating's change, rms | bootstrap half width, mean | with the header prior, mean"
           " | largest change / the full profile's bootstrap half width |")
     print("|---:|---:|---:|---:|---:|")
-    for n, rows in sorted(pooled.items()):
+    for label, rows in pooled.items():
         a = np.array(rows)
-        print(f"| {n} | {np.sqrt((a[:, 0] ** 2).mean()):.0f} | {a[:, 1].mean():.0f} | {a[:, 2].mean():.0f}"
+        print(f"| {label} | {np.sqrt((a[:, 0] ** 2).mean()):.0f} | {a[:, 1].mean():.0f} | {a[:, 2].mean():.0f}"
               f" | {a[:, 3].max():.2f} |")
 
 
@@ -379,7 +391,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             sub.add_argument("--sizes", type=positive_int, nargs="+", default=[100, 200])
             sub.add_argument("--resamples", type=positive_int, default=100, help="random draws of each size")
         if name == "positions":
-            sub.add_argument("--sizes", type=positive_int, nargs="+", default=[100, 200, 400, 800])
+            sub.add_argument("--sizes", type=positive_int, nargs="*", default=[100, 200, 400, 800])
+            sub.add_argument("--stop-within", type=float, metavar="PCT",
+                             help="also where cbr-chess new's judging stops with --stop-within PCT")
     args = parser.parse_args(argv)
     chosen = experts(args.ids, args.casebases)
     if args.command == "lines":
@@ -387,7 +401,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif args.command == "records":
         records_table(chosen, args.sizes, args.resamples)
     else:
-        positions_table(chosen, args.sizes)
+        positions_table(chosen, args.sizes, None if args.stop_within is None else args.stop_within / 100)
     return 0
 
 

@@ -1,6 +1,7 @@
 """The stage record, ``DIR/stages.json``: for each stage, the key of what it was made from (its
 flags, the SHA-256 of its input files, the keys of the stages it reads) and, once it finished,
-its outputs (relative to the folder) and their SHA-256.
+its outputs (relative to the folder) and their SHA-256, and the seconds spent making it (the report's
+stage times: a resumed stage adds each run's).
 
 A rerun skips a stage whose key is the same and whose outputs are still there, as they were
 (``done (kept)``); goes on with a stage started with the same key (its journals are resumed);
@@ -66,15 +67,27 @@ class StageBook:
                    for name, sha in entry["outputs"].items())
 
     def start(self, name: str, key: str) -> bool:
-        """Record that ``name`` starts with ``key``; True when it starts afresh (another key before)."""
+        """Record that ``name`` starts with ``key``; True when it starts afresh (another key before: the
+        seconds spent on it start again from 0, a resumed stage keeps them)."""
         fresh = self.key(name) != key
-        self.stages[name] = {"key": key}
+        self.stages[name] = {"key": key, "seconds": 0.0 if fresh else self.seconds(name) or 0.0}
         self._save()
         return fresh
+
+    def spent(self, name: str, seconds: float) -> None:
+        """Add ``seconds`` to the time spent on ``name`` (a run that finished it or was stopped in it)."""
+        self.stages[name]["seconds"] = (self.seconds(name) or 0.0) + seconds
+        self._save()
+
+    def seconds(self, name: str) -> float | None:
+        """The seconds the runs that made ``name`` with its last key spent on it (None: not said; a folder
+        made before the stage record kept them)."""
+        seconds = self.stages.get(name, {}).get("seconds")
+        return float(seconds) if isinstance(seconds, (int, float)) else None
 
     def finish(self, name: str, key: str, outputs: list[Path]) -> None:
         """Record that ``name`` finished with ``key``, writing ``outputs``."""
         # relative to the folder, which may be moved
-        self.stages[name] = {"key": key, "outputs": {str(path.relative_to(self.path.parent)): file_sha256(path)
-                                                     for path in outputs}}
+        self.stages[name] = {"key": key, "seconds": self.seconds(name) or 0.0,
+                             "outputs": {str(path.relative_to(self.path.parent)): file_sha256(path) for path in outputs}}
         self._save()

@@ -46,7 +46,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--holdout", type=float, default=defaults.holdout, metavar="F",
                         help=f"the share of the player's latest games held out for the report (default {defaults.holdout})")
     parser.add_argument("--positions", type=positive_int, default=defaults.positions, metavar="N",
-                        help=f"the player's positions judged for the profile (default {defaults.positions})")
+                        help=f"the most of the player's positions judged for the profile (default {defaults.positions})")
+    parser.add_argument("--stop-within", type=percent, default=100 * defaults.stop_within, metavar="PCT",
+                        help="stop judging the profile once the stated rating interval is at most PCT %% wider than"
+                             f" all --positions would make it; 0: judge them all (default {100 * defaults.stop_within:g})")
     parser.add_argument("--heldout-positions", type=positive_int, default=defaults.heldout_positions, metavar="N",
                         help=f"the held-out games' positions judged for the report (default {defaults.heldout_positions})")
     parser.add_argument("--play-positions", type=positive_int, default=defaults.play_positions, metavar="N",
@@ -68,6 +71,17 @@ def _parser() -> argparse.ArgumentParser:
                              f" than judged again; 'none': no cache (default {default_folder()})")
     parser.add_argument("--quiet", action="store_true", help="no progress display")
     return parser
+
+
+def percent(text: str) -> float:
+    """A percentage of 0 or more (``--stop-within``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a percentage: {text!r}") from None
+    if not 0 <= value < 1000:  # NaN too
+        raise argparse.ArgumentTypeError(f"a percentage from 0 on, not {text}")
+    return value
 
 
 def cache_folder(text: str) -> Path | None:
@@ -98,7 +112,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         slug = slug_of(args.player)
         options = Options(pgn=args.pgn, player=args.player, judge=_judge(args.judge), out=args.out or Path("players") / slug,
                           speed=args.speed, cluster=args.cluster, holdout=args.holdout, positions=args.positions,
-                          heldout_positions=args.heldout_positions, play_positions=args.play_positions, games=args.games,
+                          stop_within=args.stop_within / 100, heldout_positions=args.heldout_positions,
+                          play_positions=args.play_positions, games=args.games,
                           tc=args.tc, record_positions=args.record_positions, opponent=args.opponent, workers=args.workers,
                           cache=args.cache)
         if not args.pgn.is_file():

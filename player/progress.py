@@ -56,6 +56,11 @@ def given(parts: Sequence[Part]) -> float:
     return sum(part.taken() * part.seconds for part in parts)
 
 
+def planned(parts: Sequence[Part]) -> float:
+    """The measured seconds of all the parts' units."""
+    return sum(part.total * part.seconds for part in parts)
+
+
 def owed(parts: Sequence[Part]) -> float:
     """The measured seconds of the units not done yet and of those taken without work: what falls as
     the stage works, so the pace is the work's alone."""
@@ -131,14 +136,17 @@ class Progress:
             if drawer.is_alive():
                 drawer.join()
         self.spent += time.monotonic() - started
-        self.measured += owed_at_start - given(parts)  # what was left at the start but what a cache gave
+        final = self.plans(k)  # a part's count may have been settled as the stage went (the profile's)
+        # what was left at the start, with the counts as they ended, but what a cache gave
+        self.measured += owed_at_start + planned(final) - planned(parts) - given(final)
         self.say(f"[{k + 1}/{len(self.names)} {self.names[k]}] done in {clock(time.monotonic() - started)}")
 
     def _draw(self, k: int, parts: Sequence[Part], started: float, owed_at_start: float, stop: threading.Event) -> None:
         """Redraw the line on a terminal; elsewhere (a log file) write it as a line of its own now and then."""
         while not stop.wait(REDRAW if self.live else LOG_EVERY):
-            try:
-                text = self.line(k, parts, started, owed_at_start)
+            try:  # planned again: a part's count may be settled as the stage goes (the profile's judging)
+                now = self.plans(k)
+                text = self.line(k, now, started, owed_at_start + planned(now) - planned(parts))
             except OSError:  # a file read while it is replaced: the next redraw reads it
                 continue
             self.stream.write("\r\x1b[K" + text if self.live else text + "\n")

@@ -9,6 +9,11 @@ spread of rated players' ratings about the line, :data:`PRIOR_SPREAD`. The two a
 precisions (a Gaussian prior times a Gaussian likelihood), and the interval is widened by the line's
 spread as the profile's own is (where a rated player of that strength lies): without rated games it is
 the profile's implied rating and interval unchanged.
+
+The same reading says when the profile has judged enough (:func:`positions_needed`): the bootstrap's
+spread shrinks as one over the square root of the positions, so the interval the full count would give
+is known from a part of it, and the judging stops once the stated interval is within a few percent of
+that (issue #62: near 800 of the shipped experts' 1,200 positions, docs/results.md).
 """
 
 from __future__ import annotations
@@ -66,19 +71,56 @@ def estimate(casebase: Casebase, profile: Profile) -> Estimate:
     summary = rated_summary(profile)
     rating, positions = summary["rating"], int(summary["positions"])
     alone = (float(rating["implied"]), float(rating["low"]), float(rating["high"]))
-    rated = int(np.count_nonzero(np.asarray(casebase.games["expert_elo"]) > 0))
+    rated = rated_games(casebase)
     header = casebase.elo if rated else None
     if header is None:
         return Estimate(*alone, positions, None, 0, alone)
-    boot = (float(rating["bootstrap_high"]) - float(rating["bootstrap_low"])) / (2 * Z95)
+    boot = _bootstrap_sd(summary)
     if boot > 0:
         weight = (1 / PRIOR_SPREAD ** 2) / (1 / boot ** 2 + 1 / PRIOR_SPREAD ** 2)  # the prior's share
         mean = alone[0] + weight * (header - alone[0])
-        spread = (1 / boot ** 2 + 1 / PRIOR_SPREAD ** 2) ** -0.5
     else:  # a bootstrap that never moved (every resample refitted alike): the positions fix it alone
-        mean, spread = alone[0], 0.0
-    half = Z95 * math.hypot(spread, RATING_SPREAD)
+        mean = alone[0]
+    half = _half_width(boot, prior=True)
     return Estimate(mean, mean - half, mean + half, positions, header, rated, alone)
+
+
+def rated_games(casebase: Casebase) -> int:
+    """The casebase's games whose headers give the player a rating."""
+    return int(np.count_nonzero(np.asarray(casebase.games["expert_elo"]) > 0))
+
+
+def _bootstrap_sd(summary: dict[str, Any]) -> float:
+    """The standard deviation of the positions' implied rating over the bootstrap's resamples."""
+    rating = summary["rating"]
+    return (float(rating["bootstrap_high"]) - float(rating["bootstrap_low"])) / (2 * Z95)
+
+
+def _half_width(boot: float, *, prior: bool) -> float:
+    """The stated interval's half width for the positions' bootstrap spread ``boot``, with the headers'
+    rating as a prior or without: the line's spread added to what the two (or the positions alone) leave."""
+    spread = (1 / boot ** 2 + 1 / PRIOR_SPREAD ** 2) ** -0.5 if prior and boot > 0 else boot
+    return Z95 * math.hypot(spread, RATING_SPREAD)
+
+
+def positions_needed(casebase: Casebase, profile: Profile, most: int, within: float) -> int:
+    """The judged positions after which the stated interval is at most ``within`` (a share) wider than
+    ``most`` positions would make it, the bootstrap's spread read on ``profile``'s positions and taken to
+    shrink as one over their square root: the profile's own count where it is already that narrow."""
+    summary = rated_summary(profile)
+    judged, boot, prior = int(summary["positions"]), _bootstrap_sd(summary), rated_games(casebase) > 0
+    if boot <= 0 or judged >= most:
+        return judged
+    target = (1 + within) * _half_width(boot * math.sqrt(judged / most), prior=prior)
+    # the half width falls as the count grows: the least count at or under the target
+    low, high = judged, most
+    while low < high:
+        middle = (low + high) // 2
+        if _half_width(boot * math.sqrt(judged / middle), prior=prior) <= target:
+            high = middle
+        else:
+            low = middle + 1
+    return low
 
 
 def in_words(estimate: Estimate) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from engine.outside.clock import TimeControl
 from engine.style.loader import default_model
 from engine.style.profile import MISTAKE_CP, Profile, loss_stats
 from learn.evaluate import legal_top1
+from player.progress import clock
 from player.rating import Estimate, estimate, in_words
 from player.stages import Folder, Options, judge_heldout, profile_settings
 from profiling.intrinsic import judge_games, read_games
@@ -83,6 +85,7 @@ def measure(options: Options, folder: Folder, opponent: str) -> dict[str, Any]:
         "heldout_games": Casebase.load(folder.heldout).num_games, "judge": profile.meta.get("judge"),
         "depth": profile.meta.get("depth"), "multipv": profile.meta.get("multipv"),
         "rating": estimate(casebase, profile).as_json(),
+        "profile": {"positions": len(profile.rows), "most": options.positions, "stop_within": options.stop_within},
         "top1": {"positions": generic[1], "generic": generic[0], "personal": None if personal is None else personal[0]},
         "balanced_cp": BALANCED_CP, "mistake_cp": MISTAKE_CP,
         "player_heldout": by_speed(heldout),
@@ -105,6 +108,21 @@ def _row(name: str, stats: dict[str, Any], engine: dict[str, Any]) -> str:
             f" | {against} |")
 
 
+def _judged(profile: dict[str, Any]) -> str:
+    """What the profile's judging stopped at, in words."""
+    said = f"the profile's judging stopped at {profile['positions']} of at most {profile['most']} positions"
+    if profile["stop_within"] > 0 and profile["positions"] < profile["most"]:
+        return f"{said}, the rating's interval then within {100 * profile['stop_within']:g} % of what they would give"
+    return said
+
+
+def _times(seconds: dict[str, float | None]) -> str:
+    """The line of the stages' times: ``Made in 7:31: the casebase 0:04, ...``."""
+    said = [f"{name} {'not recorded' if spent is None else clock(spent)}" for name, spent in seconds.items()]
+    total = sum(spent for spent in seconds.values() if spent is not None)
+    return f"Made in {clock(total)}: {', '.join(said)}."
+
+
 def markdown(report: dict[str, Any]) -> str:
     """The report in words and tables."""
     r, top1, engine = report["rating"], report["top1"], report["engine"]
@@ -114,7 +132,8 @@ def markdown(report: dict[str, Any]) -> str:
     lines = [
         f"# {report['player']}: the engine made by cbr-chess new", "",
         f"{report['games']} games in the casebase, the latest {report['heldout_games']} held out for this report;"
-        f" judged by {report['judge']} at depth {report['depth']}, MultiPV {report['multipv']}.", "",
+        f" judged by {report['judge']} at depth {report['depth']}, MultiPV {report['multipv']}; {_judged(report['profile'])}.",
+        "",
         f"- implied rating: {in_words(Estimate.of_json(r))} (the experts' rating line, docs/strength.md)",
         f"- top-1 on the {top1['positions']} held-out positions: {model}",
         f"- calibration match against {engine['opponent']} at {engine['time_control']} ({engine['speed']}):"
@@ -126,13 +145,17 @@ def markdown(report: dict[str, Any]) -> str:
         *(_row(f"the player, held-out games, {speed}", stats, engine)
           for speed, stats in report["player_heldout"].items()),
         _row(f"the engine, its match ({engine['speed']})", engine, {"positions": 0}),
+        "", _times(report["seconds"]),
     ]
     return "\n".join(lines) + "\n"
 
 
-def write_report(options: Options, folder: Folder, opponent: str) -> list[Path]:
-    """Measure and write ``report.json`` and ``report.md`` in the player's folder (atomically)."""
+def write_report(options: Options, folder: Folder, opponent: str, seconds: dict[str, float | None]) -> list[Path]:
+    """Measure and write ``report.json`` and ``report.md`` in the player's folder (atomically), with the
+    ``seconds`` each earlier stage took and the report's own."""
+    started = time.monotonic()
     report = measure(options, folder, opponent)
+    report["seconds"] = {**seconds, "the report": time.monotonic() - started}
     json_path, md_path = folder.root / "report.json", folder.root / "report.md"
     write_atomic(json_path, json.dumps(report, indent=1, default=float) + "\n")
     write_atomic(md_path, markdown(report))

@@ -6,18 +6,23 @@ from __future__ import annotations
 
 import functools
 import os
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from casebase.format import Casebase
+from casebase.format import Casebase, CasebaseError
+from casebase.profilefile import profile_path
 from common.files import file_sha256
 from engine.style.lc0 import is_network
+from engine.style.profile import Profile
 from player.book import StageBook, key_of
 from player.progress import Part, Progress
+from player.rating import positions_needed
 from player.report import write_report
 from player.stages import (
+    FIRST_ROUND,
     Folder,
     Options,
     build_casebase,
@@ -34,13 +39,17 @@ from player.stages import (
 from profiling.cache import judge_sha256, taken
 
 #: Seconds a unit of each stage took on 2 cores when the command was measured (a grandmaster of
-#: 1,132 games from masters-2500plus judged by Stockfish 15.1 on one judging worker, issue #42); the
-#: judged units' are shared among the judging workers (:func:`judges`), and the ETA scales them all by
-#: this run's own pace as it goes. A game's cases embedded: Ivanchuk's 107,417 cases of 2,500 games in 218 s.
-SECONDS = {"pgn_byte": 2e-8, "personal_game": 0.2, "own_game": 0.6, "judged": 0.5, "played": 0.5, "game": 70.0,
+#: 1,132 games from masters-2500plus judged by Stockfish 15.1 on one judging worker, issue #42; a game of
+#: the match: Navara's 16 at 40/20 in 4 minutes on 2 workers, issue #62); the judged units' and the games' are
+#: shared among the workers (:func:`judges`), and the ETA scales them all by this run's own pace as it goes.
+#: A game's cases embedded: Ivanchuk's 107,417 cases of 2,500 games in 218 s.
+SECONDS = {"pgn_byte": 2e-8, "personal_game": 0.2, "own_game": 0.6, "judged": 0.5, "played": 0.5, "game": 30.0,
            "recorded": 1.0, "report_case": 0.01, "embedded_game": 0.1}
 #: The player's games assumed until the casebase says how many (for the first ETA only).
 GAMES_GUESS = 1000
+#: The share of ``--positions`` the profile's judging is expected to stop at before its first round says:
+#: the shipped experts' first 200 positions asked for 600 to 680 of their 1,200 (player.rating.positions_needed).
+EXPECTED_SHARE = 0.55
 
 
 @dataclass(frozen=True)
@@ -104,9 +113,30 @@ def judges(options: Options) -> tuple[str, int]:
     return f"by {workers} worker{'s' if workers > 1 else ''}", min(workers, os.cpu_count() or 1)
 
 
+def profile_total(options: Options, folder: Folder) -> int:
+    """The profile's positions the judging is expected to stop at: where the last round's interval says
+    (the stored profile, written at each round), before it :data:`EXPECTED_SHARE` of ``--positions``."""
+    if options.stop_within <= 0:
+        return options.positions
+    journal, stored = folder.journal("profile"), profile_path(folder.casebase)
+    if not folder.casebase.exists() or not stored.exists() or lines(journal) < FIRST_ROUND:
+        return round(EXPECTED_SHARE * options.positions)
+    try:
+        return _needed(folder.casebase, stored.stat().st_mtime_ns, options.positions, options.stop_within)
+    except (OSError, CasebaseError):  # the profile replaced as it is read: the next redraw reads it
+        return round(EXPECTED_SHARE * options.positions)
+
+
+@functools.lru_cache(maxsize=4)
+def _needed(casebase_path: Path, mtime_ns: int, most: int, within: float) -> int:
+    casebase = Casebase.load(casebase_path, tell=False)
+    profile = Profile.of(casebase)
+    return most if profile is None else max(len(profile.rows), positions_needed(casebase, profile, most, within))
+
+
 def _parts_judge(options: Options, folder: Folder) -> list[Part]:
     by, at_once = judges(options)
-    return [Part(options.positions, SECONDS["judged"] / at_once, f"positions judged {by}",
+    return [Part(profile_total(options, folder), SECONDS["judged"] / at_once, f"positions judged {by}",
                  lambda: lines(folder.journal("profile")), lambda: taken(folder.journal("profile"))),
             Part(options.heldout_positions, SECONDS["judged"] / at_once, f"held-out positions judged {by}",
                  lambda: lines(folder.journal("heldout")), lambda: taken(folder.journal("heldout")))]
@@ -121,7 +151,7 @@ def _parts_play(options: Options, folder: Folder) -> list[Part]:
 def _parts_match(options: Options, folder: Folder) -> list[Part]:
     games = 2 * max(1, options.games // 2)
     by, at_once = judges(options)
-    return [Part(games, SECONDS["game"], "games", lambda: lines(folder.match)),
+    return [Part(games, SECONDS["game"] / at_once, "games", lambda: lines(folder.match)),
             Part(options.record_positions, SECONDS["recorded"] / at_once, f"games' positions judged and played {by}",
                  lambda: lines(folder.journal("games.play")))]
 
@@ -141,15 +171,23 @@ STAGES = (
     Stage("the casebase", build_casebase, (), GAMES, _nothing, _parts_casebase),
     Stage("the held-out games", hold_out, (), GAMES, _nothing, _parts_build),
     Stage("the personal model", personal_model, (0,), (), _nothing, _parts_personal),
-    Stage("judging the profile", judge_profile, (0, 1), ("judge", "positions", "heldout_positions", "depth", "multipv"),
+    Stage("judging the profile", judge_profile, (0, 1), ("judge", "positions", "stop_within", "heldout_positions", "depth",
+                                                               "multipv"),
           lambda f: [f.journal("profile"), f.journal("heldout")], _parts_judge),
     Stage("the play-time choices", record_play, (2, 3), ("judge", "play_positions", "judge_depth"),
           lambda f: [f.journal("play")], _parts_play),
     Stage("the calibration match", calibration_match, (4,),
           ("judge", "games", "tc", "opponent", "record_positions", "judge_depth"),
           lambda f: [f.match, f.journal("games"), f.journal("games.play")], _parts_match),
-    Stage("the report", lambda o, f: write_report(o, f, opponent(o, f).stem), (1, 5), (), _nothing, _parts_report),
+    Stage("the report", lambda o, f: write_report(o, f, opponent(o, f).stem, stage_seconds(f)), (1, 5), (), _nothing,
+          _parts_report),
 )
+
+
+def stage_seconds(folder: Folder) -> dict[str, float | None]:
+    """The seconds each stage before the report took (its runs' together; None: not recorded)."""
+    book = StageBook(folder.root)
+    return {stage.name: book.seconds(stage.name) for stage in STAGES[:-1]}
 
 
 def stage_inputs(k: int, options: Options, keys: list[str]) -> dict[str, Any]:
@@ -180,7 +218,11 @@ def new(options: Options, folder: Folder, *, progress: bool = True) -> Path:
             continue
         if book.start(stage.name, key):
             clear(stage.fresh(folder))
-        with shown.stage(k):
-            outputs = stage.work(options, folder)
+        started = time.monotonic()
+        try:
+            with shown.stage(k):
+                outputs = stage.work(options, folder)
+        finally:  # a stopped stage's seconds count too: the rerun that finishes it adds its own
+            book.spent(stage.name, time.monotonic() - started)
         book.finish(stage.name, key, outputs)
     return folder.root / "report.md"

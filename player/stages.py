@@ -15,6 +15,7 @@ import importlib.util
 import os
 import shutil
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,11 +35,11 @@ from engine.style.loader import default_model
 from engine.style.personal import SUFFIX, choose_model, network_candidates, sidecar
 from engine.style.profile import Profile
 from player import PlayerError
-from player.rating import estimate
+from player.rating import estimate, positions_needed
 from player.shipped import make_casebase, shipped_profile
 from profiling.games import add_games
 from profiling.intrinsic import judge_games, read_games
-from profiling.judging import DEPTH, MULTIPV, POSITIONS, Settings
+from profiling.judging import DEPTH, MULTIPV, POSITIONS, Settings, sample
 from profiling.pipeline import add_play, make_profile
 from profiling.play import PlaySettings
 from profiling.workers import Where
@@ -47,6 +48,15 @@ from tournament.runner import TournamentSettings, run
 
 #: The shipped experts' registry and games (the calibration match's opponents; an installed engine's copy).
 EXPERTS = shipped_data() / REGISTRY
+
+
+#: How much wider than ``--positions`` would make it the stated rating interval may be when the profile's
+#: judging stops (issue #62; docs/results.md, "How many profile positions the fit needs").
+STOP_WITHIN = 0.05
+#: The profile's first round of judged positions, whose bootstrap says how many more the interval needs,
+#: and the step the later rounds are rounded up to.
+FIRST_ROUND = 200
+ROUND_STEP = 50
 
 
 @dataclass(frozen=True)
@@ -60,10 +70,13 @@ class Options:
     speed: str = "all"
     cluster: str | None = None
     holdout: float = 0.15
-    positions: int = POSITIONS
+    positions: int = POSITIONS  # the most: the judging stops once the interval is narrow enough (stop_within)
+    stop_within: float = STOP_WITHIN  # 0: judge all of ``positions``
     heldout_positions: int = CALIBRATION_POSITIONS  # as many as the held-out casebases of make fidelity
     play_positions: int = CALIBRATION_POSITIONS
-    games: int = 16  # some 800 of the engine's moves from move 9 on, more than the games record's 400 draw from
+    # 16 gave 1,262 of the engine's moves from move 9 on in Navara's match (79 a game, issue #62): 8 give the games
+    # record's 400 half again as many to draw from, in half the time
+    games: int = 8
     tc: str = "40/20"  # the shipped games records' round robin's
     record_positions: int = CALIBRATION_POSITIONS
     depth: int = DEPTH
@@ -185,12 +198,39 @@ def judging_where(options: Options) -> Where:
 
 
 def judge_profile(options: Options, folder: Folder) -> list[Path]:
-    """(4) The player's moves judged and fitted into the profile; the held-out games' moves judged
-    too, for the report (both journals resumed; on Ray with ``--cluster``)."""
-    make_profile(Casebase.load(folder.casebase), profile_settings(options, options.positions), options.judge,
-                 folder.journal("profile"), progress=False, where=judging_where(options), cache=options.cache)
+    """(4) The player's moves judged and fitted into the profile, in rounds until the stated rating's
+    interval is within ``stop_within`` of what ``positions`` would give (:func:`judged_in_rounds`); the
+    held-out games' moves judged too, for the report (both journals resumed; on Ray with ``--cluster``)."""
+    casebase = Casebase.load(folder.casebase)
+    most = min(options.positions, eligible(casebase, options))
+    judged_in_rounds(lambda n: make_profile(casebase, profile_settings(options, n), options.judge, folder.journal("profile"),
+                                            progress=False, where=judging_where(options), cache=options.cache),
+                     lambda profile: positions_needed(casebase, profile, most, options.stop_within),
+                     options.positions, options.stop_within)
     judge_heldout(options, folder, options.judge)
     return [folder.journal("profile"), folder.journal("heldout")]
+
+
+def judged_in_rounds(judge: Callable[[int], Profile], needed: Callable[[Profile], int], most: int,
+                     within: float) -> Profile:
+    """The profile ``judge`` makes of its first N positions, N growing in rounds: :data:`FIRST_ROUND`, then
+    what ``needed`` asks of the profile so far (rounded up to :data:`ROUND_STEP`), until it asks no more,
+    the positions run out (the profile holds fewer than asked) or ``most`` are judged; all ``most`` at once
+    where ``within`` is 0."""
+    wanted = min(FIRST_ROUND, most) if within > 0 else most
+    while True:
+        profile = judge(wanted)
+        if len(profile.rows) < wanted or wanted >= most:
+            return profile
+        asked = needed(profile)
+        if asked <= wanted:
+            return profile
+        wanted = min(most, -(-asked // ROUND_STEP) * ROUND_STEP)
+
+
+def eligible(casebase: Casebase, options: Options) -> int:
+    """The player's positions the profile may judge (from the settings' first move on)."""
+    return len(sample(casebase, profile_settings(options, options.positions))[0])
 
 
 def judge_heldout(options: Options, folder: Folder, judge: str | None) -> Profile:

@@ -303,7 +303,8 @@ def test_the_command_makes_the_engine_and_its_report(unkilled: tuple[Path, str, 
     assert report["engine"]["games"] == 2 and report["engine"]["positions"] > 0
     assert report["player_heldout"]["all"]["positions"] > 0
     text = (out / "report.md").read_text(encoding="utf-8")
-    assert "judged positions and the rating" in text and "the engine, its match" in text
+    assert "judged positions and the rating" in text and "the engine, its match" in text and "\nMade in " in text
+    assert [name for name in report["seconds"]] == [stage.name for stage in STAGES]  # each stage's time
     profile = Profile.of(Casebase.load(out / "kosteniuk.npz"))
     assert profile is not None and profile.play is not None and profile.games is not None  # stored with the profile
 
@@ -385,7 +386,9 @@ def test_a_kill_at_each_stage_loses_at_most_the_unit_under_way(unkilled: tuple[P
     done = subprocess.run(command(pgn, judge, out, kosteniuk_casebase), capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     nothing_redone()
-    for name in ("report.json", "kosteniuk.npz", "heldout.pgn", "heldout.npz", "match/results.pgn"):
+    for name in ("kosteniuk.npz", "heldout.pgn", "heldout.npz", "match/results.pgn"):
         assert (out / name).read_bytes() == (reference / name).read_bytes(), name
+    made, unkilled_made = (json.loads((where / "report.json").read_text(encoding="utf-8")) for where in (out, reference))
+    assert made.pop("seconds").keys() == unkilled_made.pop("seconds").keys() and made == unkilled_made  # but the times
     for path in (reference / "journals").glob("*.jsonl"):
         assert sorted(entries(out / "journals" / path.name)) == sorted(entries(path)), path.name
