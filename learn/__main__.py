@@ -72,6 +72,9 @@ def build_parser(recipe: dict[str, Any] | None = None) -> argparse.ArgumentParse
     p.add_argument("--lr", type=float, default=1e-4, help="learning rate (default 1e-4)")
     p.add_argument("--mix", type=float, help="an lc0 network: how far the network written moves from the base towards"
                    " the fit, in (0, 1] (default half way; 1: the fit itself)")
+    p.add_argument("--epoch-positions", type=positive_int, metavar="N",
+                   help="an lc0 network: each epoch fits on at most N positions, a seeded sample (default: all;"
+                        " cbr-chess new's: OWN_EPOCH_POSITIONS)")
     p.add_argument("--device", default="cpu", help="where an lc0 network is fitted: cpu (default), cuda ...")
     p.add_argument("--seed", type=int, default=0, help="seed of the order of the cases (default 0)")
     e = commands.add_parser("evaluate", help="how often a model's favourite legal move is the case's move")
@@ -149,14 +152,15 @@ def personalise_command(args: argparse.Namespace) -> None:
             raise ValueError(f"an lc0 network starts from an lc0 network (.pb.gz), not {base}"
                              f"{'' if args.base else ': ' + default_model()[1]}")
         config = OwnConfig(tune=args.tune or OwnConfig.tune, epochs=args.epochs, lr=args.lr, seed=args.seed,
-                           mix=OwnConfig.mix if args.mix is None else args.mix)
+                           mix=OwnConfig.mix if args.mix is None else args.mix, epoch_positions=args.epoch_positions)
         o = make_own_network(args.casebase, out, base, config, progress=True, device=args.device)
         print(f"{out}: on the expert's latest {o.validation_games} games ({o.validation_positions} positions) top-1"
               f" {o.top1:.1%} against {Path(base).name}'s {o.base_top1:.1%} (the fit alone {o.fit_top1:.1%}, moved"
               f" {config.mix:g} of the way); fitted for {o.epochs} epochs on {o.positions} positions in {o.seconds:.0f} s")
         return
-    if args.mix is not None:
-        raise ValueError(f"--mix is for an expert's own lc0 network (.pb.gz), not the personal 8x96 {out}")
+    if args.mix is not None or args.epoch_positions is not None:
+        raise ValueError(f"--mix and --epoch-positions are for an expert's own lc0 network (.pb.gz), not the personal"
+                         f" 8x96 {out}")
     from learn.personal import PersonalConfig, personalise
 
     r = personalise(args.casebase, out, args.base, PersonalConfig(tune=args.tune or PersonalConfig.tune, epochs=args.epochs,

@@ -60,6 +60,9 @@ class OwnConfig(PersonalConfig):
     threads: int = 2
     #: How far the network written moves from the base towards the fit (1: the fit itself).
     mix: float = 0.5
+    #: The most positions an epoch fits on, a seeded sample of them each epoch (None: every one): a player of
+    #: thousands of games is fitted on a CPU in minutes, not tens of minutes (``cbr-chess new``, issue #62).
+    epoch_positions: int | None = None
 
 
 @dataclass
@@ -157,12 +160,13 @@ def _measure_mixed(net: Lc0Net, base: Mapping[str, torch.Tensor], data: _Data, r
 def _fit(net: Lc0Net, data: _Data, rows: np.ndarray, frozen: int, config: OwnConfig, epochs: int, bar: tqdm,
          after_epoch: Callable[[int], bool] | None = None) -> None:
     """Fit the blocks after ``frozen`` and the policy head on the positions ``rows`` for ``epochs`` passes
-    (seeded order); ``after_epoch(n)`` is called after the n-th, and the fit stops where it says False."""
+    (seeded order; each of at most ``config.epoch_positions`` of them); ``after_epoch(n)`` is called after the
+    n-th, and the fit stops where it says False."""
     fitted = [p for block in list(net.tower)[frozen:] for p in block.parameters()]
     fitted += [*net.policy1.parameters(), *net.policy.parameters()]
     optimizer = torch.optim.Adam(fitted, lr=config.lr)
     for epoch in range(epochs):
-        order = np.random.Generator(np.random.PCG64([config.seed, 4, epoch])).permutation(rows)
+        order = np.random.Generator(np.random.PCG64([config.seed, 4, epoch])).permutation(rows)[:config.epoch_positions]
         for start in range(0, len(order), config.batch):
             index = torch.from_numpy(order[start:start + config.batch]).to(data.target.device)
             loss = torch.nn.functional.cross_entropy(_logits(net, data, index, frozen), data.target[index])
@@ -203,7 +207,10 @@ def make_own_network(casebase_path: str | Path, out: str | Path, base: str | Pat
     latest = latest_of_games(casebase, config.validation)[games]
     fitting, checking = np.flatnonzero(~latest), np.flatnonzero(latest)
     frozen = len(net.tower) - config.tune
-    total = len(data) + config.epochs * len(fitting) + config.epochs * len(data)
+    if config.epoch_positions is not None and config.epoch_positions < 1:
+        raise ValueError(f"epoch_positions takes a count of 1 or more, not {config.epoch_positions}")
+    cap = config.epoch_positions or len(data)
+    total = len(data) + config.epochs * min(cap, len(fitting)) + config.epochs * min(cap, len(data))
     with tqdm(total=total, unit="pos", desc=f"the own network of {casebase.expert}", file=sys.stderr,
               disable=not (sys.stderr.isatty() if progress is None else progress)) as bar:
         tensors = _features(net, data, frozen, bar, where)
@@ -241,7 +248,8 @@ def write_own_provenance(out: Path, base: Path, casebase: Casebase, config: OwnC
                 "validation_games": result.validation_games, "validation_positions": result.validation_positions,
                 "positions": result.positions, "games": result.games, "seconds": round(result.seconds, 1),
                 "torch": torch.__version__,
-                **{f"config_{key}": value for key, value in dataclasses.asdict(config).items()}}
+                **{f"config_{key}": value for key, value in dataclasses.asdict(config).items()
+                   if value is not None}}  # TOML has no null: an unset cap is left out
     source = (f"{base_name} ({base.name}) fine-tuned here on the games of {casebase.expert} in their casebase"
               f" ({len(casebase)} cases, {casebase.num_games} games)")
     head = {"name": f"{casebase.expert}'s own network, from {base_name}", "source": source,

@@ -53,6 +53,9 @@ EXPERTS = shipped_data() / REGISTRY
 #: How much wider than ``--positions`` would make it the stated rating interval may be when the profile's
 #: judging stops (issue #62; docs/results.md, "How many profile positions the fit needs").
 STOP_WITHIN = 0.05
+#: The most positions an epoch of the player's own network fits on (learn.own_network.OwnConfig.epoch_positions):
+#: Duda's 47,136 took 4:21 whole on 2 cores (issue #62).
+OWN_EPOCH_POSITIONS = 20_000
 #: The profile's first round of judged positions, whose bootstrap says how many more the interval needs,
 #: and the step the later rounds are rounded up to.
 FIRST_ROUND = 200
@@ -171,9 +174,10 @@ def personal_model(options: Options, folder: Folder) -> list[Path]:
               " model plays", file=sys.stderr)
         return []
     if is_network(folder.model):
-        from learn.own_network import make_own_network  # torch: imported only where installed
+        from learn.own_network import OwnConfig, make_own_network  # torch: imported only where installed
 
-        make_own_network(folder.casebase, folder.model, default_model()[0], progress=False)
+        make_own_network(folder.casebase, folder.model, default_model()[0], OwnConfig(epoch_positions=OWN_EPOCH_POSITIONS),
+                         progress=False)
         return [folder.model, sidecar(folder.model)]
     from learn.personal import personalise
 
