@@ -93,7 +93,7 @@ class Progress:
         """Seconds left for the whole command in stage ``k`` (counted from 0), :func:`owed` at its start
         ``owed_at_start``."""
         left_here = sum(part.left() for part in parts)
-        done_here = owed_at_start - owed(parts)
+        done_here = round(owed_at_start - owed(parts), 6)  # a count planned again leaves float noise, not progress
         elapsed = time.monotonic() - started
         if done_here > 0 and elapsed > 1.0:  # this stage's own pace, once it has one
             here = left_here * elapsed / done_here
@@ -107,6 +107,12 @@ class Progress:
         own = "" if current is None or current.total <= 1 else \
             f" {min(current.done(), current.total)}/{current.total} {current.unit}"
         return f"[{k + 1}/{len(self.names)} {self.names[k]}]{own}, ETA {clock(self.eta(k, parts, started, owed_at_start))}"
+
+    def redrawn(self, k: int, parts: Sequence[Part], started: float, owed_at_start: float) -> str:
+        """:meth:`line` with stage ``k``'s parts planned again (``parts`` as it started): a part's count may be
+        settled as the stage goes (the profile's judging, the casebase's games)."""
+        now = self.plans(k)
+        return self.line(k, now, started, owed_at_start + planned(now) - planned(parts))
 
     def say(self, text: str) -> None:
         """A line of its own (a note of a stage), kept above the progress line."""
@@ -144,9 +150,8 @@ class Progress:
     def _draw(self, k: int, parts: Sequence[Part], started: float, owed_at_start: float, stop: threading.Event) -> None:
         """Redraw the line on a terminal; elsewhere (a log file) write it as a line of its own now and then."""
         while not stop.wait(REDRAW if self.live else LOG_EVERY):
-            try:  # planned again: a part's count may be settled as the stage goes (the profile's judging)
-                now = self.plans(k)
-                text = self.line(k, now, started, owed_at_start + planned(now) - planned(parts))
+            try:
+                text = self.redrawn(k, parts, started, owed_at_start)
             except OSError:  # a file read while it is replaced: the next redraw reads it
                 continue
             self.stream.write("\r\x1b[K" + text if self.live else text + "\n")

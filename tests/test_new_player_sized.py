@@ -108,6 +108,20 @@ def test_the_progress_line_counts_to_where_the_profile_s_judging_is_expected_to_
     assert "0/700 positions" in stream.getvalue() and "0/650 positions" in stream.getvalue()
 
 
+def test_a_count_planned_again_before_any_unit_is_done_keeps_the_eta_at_the_measured_seconds(monkeypatch):
+    games = [1000]  # the casebase's games guessed, then read (its embedding part's count)
+
+    def plans(k: int) -> list[Part]:
+        return [Part(1, 2e-8 * 901445 + 1.0, "", lambda: 0), Part(1, 0.1 * games[0], "", lambda: 0)]
+
+    shown = Progress(["the casebase"], plans, stream=io.StringIO())
+    started = plans(0)
+    monkeypatch.setattr(time, "monotonic", lambda: 1000.0)
+    games[0] = 2419
+    line = shown.redrawn(0, started, 990.0, sum(part.left() for part in started))
+    assert line == "[1/1 the casebase], ETA 4:03"  # 1.02 + 241.9 s: float noise is no pace
+
+
 def test_the_stage_record_adds_up_each_run_s_seconds_on_a_stage_and_starts_again_with_its_key(tmp_path: Path):
     book = StageBook(tmp_path)
     assert book.start("one", "k1") and book.seconds("one") == 0.0
