@@ -56,7 +56,7 @@ from engine.style.rating import RATING_LINE
 from experiments.judges import first_of, picked
 from experiments.play import calibration_of
 from player.rating import estimate, positions_needed
-from player.stages import judged_in_rounds
+from player.stages import Options, first_round, judged_in_rounds
 from profiling import ProfileError
 from profiling.fitted import SYSTEM, fitted_numbers, rating_systems
 from profiling.games import targets
@@ -343,7 +343,7 @@ def stopped_at(e: Expert, within: float) -> Profile:
     ``within`` of the interval all the journal's positions give."""
     most = len(e.judged)
     return judged_in_rounds(lambda n: e.refit(e.judged[:n]), lambda p: positions_needed(e.casebase, p, most, within),
-                            most, within)
+                            first_round(Options(Path(), "", "", Path())), most, within)[0]
 
 
 def positions_table(chosen: list[Expert], sizes: list[int], within: float | None = None) -> None:

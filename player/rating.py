@@ -13,7 +13,7 @@ the profile's implied rating and interval unchanged.
 The same reading says when the profile has judged enough (:func:`positions_needed`): the bootstrap's
 spread shrinks as one over the square root of the positions, so the interval the full count would give
 is known from a part of it, and the judging stops once the stated interval is within a few percent of
-that (issue #62: near 800 of the shipped experts' 1,200 positions, docs/results.md).
+that (issue #62: 650 to 700 of the shipped experts' 1,200 positions, docs/results.md).
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def estimate(casebase: Casebase, profile: Profile) -> Estimate:
     rating, positions = summary["rating"], int(summary["positions"])
     alone = (float(rating["implied"]), float(rating["low"]), float(rating["high"]))
     rated = rated_games(casebase)
-    header = casebase.elo if rated else None
+    header = headers_rating(casebase)
     if header is None:
         return Estimate(*alone, positions, None, 0, alone)
     boot = _bootstrap_sd(summary)
@@ -88,6 +88,11 @@ def estimate(casebase: Casebase, profile: Profile) -> Estimate:
 def rated_games(casebase: Casebase) -> int:
     """The casebase's games whose headers give the player a rating."""
     return int(np.count_nonzero(np.asarray(casebase.games["expert_elo"]) > 0))
+
+
+def headers_rating(casebase: Casebase) -> int | None:
+    """The prior: the median of the player's own ratings in the games' headers (None: no rated game)."""
+    return casebase.elo if rated_games(casebase) else None
 
 
 def _bootstrap_sd(summary: dict[str, Any]) -> float:
@@ -108,9 +113,11 @@ def positions_needed(casebase: Casebase, profile: Profile, most: int, within: fl
     ``most`` positions would make it, the bootstrap's spread read on ``profile``'s positions and taken to
     shrink as one over their square root: the profile's own count where it is already that narrow."""
     summary = rated_summary(profile)
-    judged, boot, prior = int(summary["positions"]), _bootstrap_sd(summary), rated_games(casebase) > 0
-    if boot <= 0 or judged >= most:
+    judged, boot, prior = int(summary["positions"]), _bootstrap_sd(summary), headers_rating(casebase) is not None
+    if judged >= most:
         return judged
+    if boot <= 0:  # every resample refitted alike: it says nothing of the spread at more positions
+        return most
     target = (1 + within) * _half_width(boot * math.sqrt(judged / most), prior=prior)
     # the half width falls as the count grows: the least count at or under the target
     low, high = judged, most

@@ -85,7 +85,8 @@ def measure(options: Options, folder: Folder, opponent: str) -> dict[str, Any]:
         "heldout_games": Casebase.load(folder.heldout).num_games, "judge": profile.meta.get("judge"),
         "depth": profile.meta.get("depth"), "multipv": profile.meta.get("multipv"),
         "rating": estimate(casebase, profile).as_json(),
-        "profile": {"positions": len(profile.rows), "most": options.positions, "stop_within": options.stop_within},
+        "profile": {"positions": len(profile.rows), "most": options.positions, "stop_within": options.stop_within,
+                    "narrow": bool(profile.meta.get("stop", {}).get("narrow"))},
         "top1": {"positions": generic[1], "generic": generic[0], "personal": None if personal is None else personal[0]},
         "balanced_cp": BALANCED_CP, "mistake_cp": MISTAKE_CP,
         "player_heldout": by_speed(heldout),
@@ -109,18 +110,19 @@ def _row(name: str, stats: dict[str, Any], engine: dict[str, Any]) -> str:
 
 
 def _judged(profile: dict[str, Any]) -> str:
-    """What the profile's judging stopped at, in words."""
-    said = f"the profile's judging stopped at {profile['positions']} of at most {profile['most']} positions"
-    if profile["stop_within"] > 0 and profile["positions"] < profile["most"]:
-        return f"{said}, the rating's interval then within {100 * profile['stop_within']:g} % of what they would give"
-    return said
+    """Where the profile's judging stopped, in words: the interval narrow enough, else all it was given."""
+    if profile["narrow"]:
+        return (f"the profile's judging stopped at {profile['positions']} of at most {profile['most']} positions, the"
+                f" rating's interval then within {100 * profile['stop_within']:g} % of what they would give")
+    return f"the profile judged {profile['positions']} of the player's positions (at most {profile['most']})"
 
 
 def _times(seconds: dict[str, float | None]) -> str:
     """The line of the stages' times: ``Made in 7:31: the casebase 0:04, ...``."""
     said = [f"{name} {'not recorded' if spent is None else clock(spent)}" for name, spent in seconds.items()]
     total = sum(spent for spent in seconds.values() if spent is not None)
-    return f"Made in {clock(total)}: {', '.join(said)}."
+    recorded = "" if None not in seconds.values() else " (the stages recorded)"
+    return f"Made in {clock(total)}{recorded}: {', '.join(said)}."
 
 
 def markdown(report: dict[str, Any]) -> str:

@@ -22,15 +22,18 @@ from player.progress import Part, Progress
 from player.rating import positions_needed
 from player.report import write_report
 from player.stages import (
-    FIRST_ROUND,
+    OWN_EPOCH_POSITIONS,
     Folder,
     Options,
     build_casebase,
     calibration_match,
     clear,
+    eligible,
+    first_round,
     hold_out,
     judge_profile,
     judging_workers,
+    next_round,
     opponent,
     personal_model,
     record_play,
@@ -42,8 +45,9 @@ from profiling.cache import judge_sha256, taken
 #: 1,132 games from masters-2500plus judged by Stockfish 15.1 on one judging worker, issue #42; a game of
 #: the match: Navara's 16 at 40/20 in 4 minutes on 2 workers, issue #62); the judged units' and the games' are
 #: shared among the workers (:func:`judges`), and the ETA scales them all by this run's own pace as it goes.
-#: A game's cases embedded: Ivanchuk's 107,417 cases of 2,500 games in 218 s.
-SECONDS = {"pgn_byte": 2e-8, "personal_game": 0.2, "own_game": 0.6, "judged": 0.5, "played": 0.5, "game": 30.0,
+#: A game's cases embedded: Ivanchuk's 107,417 cases of 2,500 games in 218 s. A game of the own network, its
+#: epochs capped (OWN_EPOCH_POSITIONS): Giri's 170 in 21 s, Duda's 984 in 113 s (issue #62).
+SECONDS = {"pgn_byte": 2e-8, "personal_game": 0.2, "own_game": 0.12, "judged": 0.5, "played": 0.5, "game": 30.0,
            "recorded": 1.0, "report_case": 0.01, "embedded_game": 0.1}
 #: The player's games assumed until the casebase says how many (for the first ETA only).
 GAMES_GUESS = 1000
@@ -114,24 +118,31 @@ def judges(options: Options) -> tuple[str, int]:
 
 
 def profile_total(options: Options, folder: Folder) -> int:
-    """The profile's positions the judging is expected to stop at: where the last round's interval says
-    (the stored profile, written at each round), before it :data:`EXPECTED_SHARE` of ``--positions``."""
-    if options.stop_within <= 0:
+    """The profile's positions the judging is expected to stop at: all where it does not stop early or they
+    fit in the first round; where the last round's interval says (the stored profile, written at each round,
+    as :func:`player.stages.judge_profile` reads it); before the first round says, :data:`EXPECTED_SHARE`."""
+    first = first_round(options)
+    if options.stop_within <= 0 or options.positions <= first:
         return options.positions
+    guess = max(first, round(EXPECTED_SHARE * options.positions))
     journal, stored = folder.journal("profile"), profile_path(folder.casebase)
-    if not folder.casebase.exists() or not stored.exists() or lines(journal) < FIRST_ROUND:
-        return round(EXPECTED_SHARE * options.positions)
+    if not folder.casebase.exists() or not stored.exists() or lines(journal) < first:
+        return guess
     try:
-        return _needed(folder.casebase, stored.stat().st_mtime_ns, options.positions, options.stop_within)
+        return _needed(folder.casebase, stored.stat().st_mtime_ns, options)
     except (OSError, CasebaseError):  # the profile replaced as it is read: the next redraw reads it
-        return round(EXPECTED_SHARE * options.positions)
+        return guess
 
 
 @functools.lru_cache(maxsize=4)
-def _needed(casebase_path: Path, mtime_ns: int, most: int, within: float) -> int:
+def _needed(casebase_path: Path, mtime_ns: int, options: Options) -> int:
     casebase = Casebase.load(casebase_path, tell=False)
     profile = Profile.of(casebase)
-    return most if profile is None else max(len(profile.rows), positions_needed(casebase, profile, most, within))
+    most = min(options.positions, eligible(casebase, options))
+    if profile is None:
+        return most
+    needed = positions_needed(casebase, profile, most, options.stop_within)
+    return len(profile.rows) if needed <= len(profile.rows) else next_round(needed, most)
 
 
 def _parts_judge(options: Options, folder: Folder) -> list[Part]:
@@ -202,6 +213,7 @@ def stage_inputs(k: int, options: Options, keys: list[str]) -> dict[str, Any]:
         inputs["judge"] = judge_sha256(options.judge)
     if k == 2:
         inputs["torch"] = torch_installed()
+        inputs["epoch_positions"] = OWN_EPOCH_POSITIONS  # a network fitted otherwise is made again
     return inputs
 
 

@@ -40,7 +40,7 @@ from player.shipped import make_casebase, shipped_profile
 from profiling.games import add_games
 from profiling.intrinsic import judge_games, read_games
 from profiling.judging import DEPTH, MULTIPV, POSITIONS, Settings, sample
-from profiling.pipeline import add_play, make_profile
+from profiling.pipeline import add_play, make_profile, store
 from profiling.play import PlaySettings
 from profiling.workers import Where
 from tournament.players import casebase_entrant
@@ -203,33 +203,48 @@ def judging_where(options: Options) -> Where:
 
 def judge_profile(options: Options, folder: Folder) -> list[Path]:
     """(4) The player's moves judged and fitted into the profile, in rounds until the stated rating's
-    interval is within ``stop_within`` of what ``positions`` would give (:func:`judged_in_rounds`); the
-    held-out games' moves judged too, for the report (both journals resumed; on Ray with ``--cluster``)."""
+    interval is within ``stop_within`` of what ``positions`` would give (:func:`judged_in_rounds`; the stop
+    is stored with the profile, ``meta["stop"]``); the held-out games' moves judged too, for the report
+    (both journals resumed; on Ray with ``--cluster``)."""
     casebase = Casebase.load(folder.casebase)
     most = min(options.positions, eligible(casebase, options))
-    judged_in_rounds(lambda n: make_profile(casebase, profile_settings(options, n), options.judge, folder.journal("profile"),
-                                            progress=False, where=judging_where(options), cache=options.cache),
-                     lambda profile: positions_needed(casebase, profile, most, options.stop_within),
-                     options.positions, options.stop_within)
+    profile, narrow = judged_in_rounds(
+        lambda n: make_profile(casebase, profile_settings(options, n), options.judge, folder.journal("profile"),
+                               progress=False, where=judging_where(options), cache=options.cache),
+        lambda judged: positions_needed(casebase, judged, most, options.stop_within), first_round(options), most,
+        options.stop_within)
+    profile.meta["stop"] = {"most": most, "within": options.stop_within, "narrow": narrow}
+    store(casebase, profile)
     judge_heldout(options, folder, options.judge)
     return [folder.journal("profile"), folder.journal("heldout")]
 
 
-def judged_in_rounds(judge: Callable[[int], Profile], needed: Callable[[Profile], int], most: int,
-                     within: float) -> Profile:
-    """The profile ``judge`` makes of its first N positions, N growing in rounds: :data:`FIRST_ROUND`, then
-    what ``needed`` asks of the profile so far (rounded up to :data:`ROUND_STEP`), until it asks no more,
-    the positions run out (the profile holds fewer than asked) or ``most`` are judged; all ``most`` at once
-    where ``within`` is 0."""
-    wanted = min(FIRST_ROUND, most) if within > 0 else most
+def first_round(options: Options) -> int:
+    """The profile's first round: :data:`FIRST_ROUND`, and at least the play-time record's positions (stage 5
+    plays the profile's first ``play_positions``)."""
+    return max(FIRST_ROUND, options.play_positions)
+
+
+def next_round(needed: int, most: int) -> int:
+    """The positions the next round judges to where ``needed`` asks: rounded up to :data:`ROUND_STEP`, at most ``most``."""
+    return min(most, -(-needed // ROUND_STEP) * ROUND_STEP)
+
+
+def judged_in_rounds(judge: Callable[[int], Profile], needed: Callable[[Profile], int], first: int, most: int,
+                     within: float) -> tuple[Profile, bool]:
+    """The profile ``judge`` makes of its first N positions, N growing in rounds: ``first``, then what
+    ``needed`` asks of the profile so far (:func:`next_round`), until it asks no more, the positions run out
+    (the profile holds fewer than asked) or ``most`` are judged; all ``most`` at once where ``within`` is 0.
+    And whether it stopped because the profile asked no more (False: it ran out, or judged ``most``)."""
+    wanted = min(first, most) if within > 0 else most
     while True:
         profile = judge(wanted)
         if len(profile.rows) < wanted or wanted >= most:
-            return profile
+            return profile, False
         asked = needed(profile)
         if asked <= wanted:
-            return profile
-        wanted = min(most, -(-asked // ROUND_STEP) * ROUND_STEP)
+            return profile, True
+        wanted = next_round(asked, most)
 
 
 def eligible(casebase: Casebase, options: Options) -> int:

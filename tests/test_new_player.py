@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import numpy as np
 import pytest
@@ -167,7 +167,7 @@ def test_the_judging_stages_judge_on_every_core_by_default_and_say_on_how_many(t
     one = STAGES[3].parts(replace(options, workers=5), folder)[0]  # more workers than cores: no faster
     assert one.unit == "positions judged by 5 workers" and one.seconds == pytest.approx(run.SECONDS["judged"] / 3)
     line = Progress(["judging"], lambda k: [one], stream=io.StringIO()).line(0, [one], time.monotonic(), 1.0)
-    assert line.startswith("[1/1 judging] 0/1200 positions judged by 5 workers, ETA")
+    assert line.startswith("[1/1 judging] 0/660 positions judged by 5 workers, ETA")  # where the profile is expected to stop
     assert STAGES[3].parts(replace(options, cluster="auto"), folder)[0].unit == "positions judged on the cluster"
 
 
@@ -265,11 +265,12 @@ def test_the_report_leaves_blank_what_has_no_balanced_position(kosteniuk_casebas
     none = report.balanced(Profile(casebase, rows, np.ones((1, 2), np.uint16), scores, np.ones(1, np.int16), {}))
     assert none == {"positions": 0, "mean_cp_loss": None, "mistakes": None, "first_choice": None}  # JSON, not NaN
     some = {"positions": 10, "mean_cp_loss": 20.0, "mistakes": 0.1, "first_choice": 0.5}
-    made = {"player": "P", "games": 10, "heldout_games": 2, "judge": "J", "depth": 12, "multipv": 10,
+    made: dict[str, Any] = {"player": "P", "games": 10, "heldout_games": 2, "judge": "J", "depth": 12, "multipv": 10,
             "rating": Estimate(2000, 1900, 2100, 30, None, 0, (2000, 1900, 2100)).as_json(),
             "top1": {"positions": 5, "generic": 0.4, "personal": None},
             "balanced_cp": 200, "mistake_cp": 50, "player_heldout": {"all": some},
-            "engine": {"opponent": "x", "time_control": "40/20", "points": 1, "games": 2, "speed": "bullet", **none}}
+            "engine": {"opponent": "x", "time_control": "40/20", "points": 1, "games": 2, "speed": "bullet", **none},
+            "profile": {"positions": 30, "most": 30, "stop_within": 0.05, "narrow": False}, "seconds": {}}
     text = report.markdown(made)
     assert "nan" not in text.lower() and "| the engine, its match (bullet) | 0 | | | |" in text
     made["engine"].update(some, mean_cp_loss=30.0, mistakes=0.15)

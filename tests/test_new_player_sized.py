@@ -47,7 +47,8 @@ def test_the_positions_needed_are_the_fewest_whose_interval_is_within_the_share_
     assert 200 < with_prior < alone < 1200  # the headers' rating makes the interval narrow sooner
     assert rating.positions_needed(_rated([2500]), _profiled(2400, 120, positions=200), 1200, 0.0) == 1200
     assert rating.positions_needed(_rated([2500]), _profiled(2400, 120, positions=200), 1200, 10.0) == 200
-    assert rating.positions_needed(_rated([2500]), _profiled(2400, 0.0, positions=200), 1200, 0.05) == 200
+    # a bootstrap that never moved says nothing of the spread at more positions: all of them
+    assert rating.positions_needed(_rated([2500]), _profiled(2400, 0.0, positions=200), 1200, 0.05) == 1200
     assert rating.positions_needed(_rated([2500]), _profiled(2400, 60, positions=1200), 1200, 0.05) == 1200
 
 
@@ -63,6 +64,10 @@ def test_a_shipped_expert_s_first_200_positions_ask_for_about_half_of_the_1200()
     assert 500 <= rating.positions_needed(casebase, first, 1200, 0.05) <= 800
 
 
+#: Whether each :func:`_rounds` stopped because the interval was narrow enough (the stop stored with the profile).
+narrow: list[bool] = []
+
+
 def _rounds(monkeypatch: pytest.MonkeyPatch, options: Options, available: int, needed: list[int]) -> list[int]:
     """The positions each round of the profile's judging asked for, the judge having ``available`` usable
     positions and the intervals asking ``needed`` in turn."""
@@ -70,25 +75,33 @@ def _rounds(monkeypatch: pytest.MonkeyPatch, options: Options, available: int, n
 
     def judged(casebase: object, settings: SimpleNamespace, *args: object, **kwargs: object) -> SimpleNamespace:
         asked.append(settings.positions)
-        return SimpleNamespace(rows=np.arange(min(settings.positions, available)))
+        return SimpleNamespace(rows=np.arange(min(settings.positions, available)), meta={})
 
     monkeypatch.setattr(stages.Casebase, "load", lambda path: None)
     monkeypatch.setattr(stages, "make_profile", judged)
     monkeypatch.setattr(stages, "eligible", lambda casebase, options: available)
     monkeypatch.setattr(stages, "positions_needed", lambda casebase, profile, most, within: needed.pop(0))
     monkeypatch.setattr(stages, "judge_heldout", lambda options, folder, judge: None)
+    monkeypatch.setattr(stages, "store", lambda casebase, profile: stored.append(profile.meta["stop"]))
+    stored: list[dict[str, object]] = []
     stages.judge_profile(options, Folder(options.out, "someone"))
+    assert [{key: stop[key] for key in ("most", "within")} for stop in stored] == \
+        [{"most": min(options.positions, available), "within": options.stop_within}]
+    narrow.append(bool(stored[0]["narrow"]))
     return asked
 
 
 def test_the_profile_is_judged_in_rounds_until_its_interval_is_narrow_enough(tmp_path: Path, monkeypatch):
-    options = Options(tmp_path / "x.pgn", "Someone", sys.executable, tmp_path)
+    options = Options(tmp_path / "x.pgn", "Someone", sys.executable, tmp_path, play_positions=200)
     assert _rounds(monkeypatch, options, 5000, [612, 640]) == [200, 650]  # rounded up to the step
     assert _rounds(monkeypatch, options, 5000, [612, 690, 700]) == [200, 650, 700]  # the new count asks more
     assert _rounds(monkeypatch, options, 5000, [2000]) == [200, 1200]  # never past --positions
-    assert _rounds(monkeypatch, options, 300, [900]) == [200, 900]  # the positions ran out: no more rounds
+    assert _rounds(monkeypatch, options, 600, [900]) == [200, 600]  # never past the player's positions
     assert _rounds(monkeypatch, options, 5000, [150]) == [200]  # narrow enough at once
     assert _rounds(monkeypatch, replace(options, stop_within=0.0), 5000, []) == [1200]  # all of them
+    # the first round covers the play-time record's positions (stage 5 plays the profile's first 400)
+    assert _rounds(monkeypatch, replace(options, play_positions=400), 5000, [300]) == [400]
+    assert narrow == [True, True, False, False, True, False, True]  # stored with the profile: the report says which
 
 
 def test_the_progress_line_counts_to_where_the_profile_s_judging_is_expected_to_stop(tmp_path: Path, monkeypatch):
@@ -137,9 +150,11 @@ def test_the_stage_record_adds_up_each_run_s_seconds_on_a_stage_and_starts_again
 
 def test_the_report_says_each_stage_s_time_and_where_the_profile_s_judging_stopped():
     seconds = {"the casebase": 4.0, "judging the profile": 312.0, "the personal model": None, "the report": 9.4}
-    assert report._times(seconds) == ("Made in 5:25: the casebase 0:04, judging the profile 5:12, the personal model"
-                                      " not recorded, the report 0:09.")
-    stopped = report._judged({"positions": 650, "most": 1200, "stop_within": 0.05})
+    assert report._times(seconds) == ("Made in 5:25 (the stages recorded): the casebase 0:04, judging the profile 5:12,"
+                                      " the personal model not recorded, the report 0:09.")
+    assert report._times({"the casebase": 4.0}) == "Made in 0:04: the casebase 0:04."
+    stopped = report._judged({"positions": 650, "most": 1200, "stop_within": 0.05, "narrow": True})
     assert stopped == ("the profile's judging stopped at 650 of at most 1200 positions, the rating's interval then"
                        " within 5 % of what they would give")
-    assert report._judged({"positions": 310, "most": 1200, "stop_within": 0.0}).endswith("at 310 of at most 1200 positions")
+    ran_out = report._judged({"positions": 310, "most": 1200, "stop_within": 0.05, "narrow": False})
+    assert ran_out == "the profile judged 310 of the player's positions (at most 1200)"  # not the interval's doing

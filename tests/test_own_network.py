@@ -197,3 +197,18 @@ def test_a_casebase_whose_games_do_not_replay_from_the_start_is_refused(tiny, tm
     assert learn_main(["personalise", str(casebase), "--base", str(tiny)]) == 2
     assert "0 of its 2 games replay from the standard start" in capsys.readouterr().err
     assert not (tmp_path / "odds.pb.gz").exists()
+
+
+def test_an_epoch_capped_at_n_positions_fits_on_a_sample_of_n_and_the_toml_says_so(small, tiny, tmp_path, capsys):
+    whole, capped, large = (tmp_path / f"{name}.pb.gz" for name in ("whole", "capped", "large"))
+    make_own_network(small, whole, tiny, FAST, progress=False)
+    make_own_network(small, capped, tiny, dataclasses.replace(FAST, epoch_positions=64), progress=False)
+    make_own_network(small, large, tiny, dataclasses.replace(FAST, epoch_positions=10**6), progress=False)
+    assert large.read_bytes() == whole.read_bytes() != capped.read_bytes()  # a cap above the positions is none
+    assert "config_epoch_positions" not in whole.with_suffix("").with_suffix(".toml").read_text()  # TOML has no null
+    casebase = tmp_path / small.name
+    shutil.copy(small, casebase)
+    assert learn_main(["personalise", str(casebase), "--base", str(tiny), "--epochs", "1", "--epoch-positions", "64"]) == 0
+    assert "config_epoch_positions = 64" in (tmp_path / "kosteniuk-14.toml").read_text()
+    with pytest.raises(ValueError, match="epoch_positions takes a count of 1 or more"):
+        make_own_network(small, tmp_path / "none.pb.gz", tiny, dataclasses.replace(FAST, epoch_positions=0), progress=False)
