@@ -41,14 +41,15 @@ from player.stages import (
 )
 from profiling.cache import judge_sha256, taken
 
-#: Seconds a unit of each stage took on 2 cores when the command was measured (a grandmaster of
-#: 1,132 games from masters-2500plus judged by Stockfish 15.1 on one judging worker, issue #42; a game of
-#: the match: Navara's 16 at 40/20 in 4 minutes on 2 workers, issue #62); the judged units' and the games' are
-#: shared among the workers (:func:`judges`), and the ETA scales them all by this run's own pace as it goes.
-#: A game's cases embedded: Ivanchuk's 107,417 cases of 2,500 games in 218 s. A game of the own network, its
-#: epochs capped (OWN_EPOCH_POSITIONS): Giri's 170 in 21 s, Duda's 984 in 113 s (issue #62).
-SECONDS = {"pgn_byte": 2e-8, "personal_game": 0.2, "own_game": 0.12, "judged": 0.5, "played": 0.5, "game": 30.0,
-           "recorded": 1.0, "report_case": 0.01, "embedded_game": 0.1}
+#: Seconds a unit of each stage took on one core of 2 when the command was measured (issue #62: Navara's 50 and
+#: Giri's 200 games from masters-2500plus, Stockfish 15.1 judging on 2 workers: a profile position 0.45 s, a
+#: play-time choice 0.22, a games record's position judged and played 0.45, a match game at 40/20 35; the
+#: personal 8x96, issue #42). The judged units and the games are shared among the workers (:func:`judges`),
+#: and the ETA scales them all by this run's own pace as it goes. A game's cases embedded: Ivanchuk's 107,417
+#: cases of 2,500 games in 218 s. A game of the own network, its epochs capped (OWN_EPOCH_POSITIONS): Giri's
+#: 170 in 21 s, Duda's 984 in 113 s.
+SECONDS = {"pgn_byte": 2e-8, "personal_game": 0.2, "own_game": 0.12, "judged": 0.45, "played": 0.22, "game": 35.0,
+           "recorded": 0.45, "report_case": 0.01, "embedded_game": 0.1}
 #: The player's games assumed until the casebase says how many (for the first ETA only).
 GAMES_GUESS = 1000
 #: The share of ``--positions`` the profile's judging is expected to stop at before its first round says:
