@@ -11,25 +11,18 @@ refits as the project fits (:func:`profiling.pipeline.profile_of`: Regan's model
 its bootstrap; :func:`engine.style.calibration.set_on`: the sensitivity the engine plays), against what
 the shipped profile holds. IDS default to every shipped expert with a profile.
 
-- ``lines``: every judged position kept as the judge would have written it with only its first K lines
-  (MultiPV K instead of 10, :func:`truncated`): the K best of the ten, and the expert's move beside them,
-  scored alone, where it is not among them. A move the ten lines held but the K do not would have cost
-  the judge a search of its own (``searchmoves``): its MultiPV-10 score stands in for that search's, and
-  the share of such positions is shown. Per expert: the fit, the implied rating against its bootstrap's
-  half width, the rating on the line refitted across the FIDE experts at K lines, and the loss a move the
-  engine's calibration asks in its own games (the games record's targets: the expert's fitted model on
-  the games' positions, their ten lines truncated alike).
-- ``records``: the calibration the engine plays (:func:`experiments.play.calibration_of`: the sensitivity
-  set on the games record, else on the play-time record) with each record left out or cut to its first
-  N positions; its expected loss a move in the engine's own games' positions (the whole games record's)
-  and in the expert's (the whole play-time record's), beside the spread of N random positions of the
-  record and of the whole record's bootstrap; and how far a UCI_Elo setting moves where either record
-  is cut or the play-time record left out (the games' targets over the play-time record's scale the loss
-  UCI_Elo asks: strength.md §4), with the bootstrap's sd, and where the profile fit's expected loss
-  takes the play-time record's place.
-- ``positions``: the profile refitted on its first N judged positions: the fit, the implied rating and
-  its intervals (the bootstrap's, widened by the line's spread, and with the games' header ratings as a
-  prior, :func:`player.rating.estimate`), and the loss the games record's targets ask.
+- ``lines``: every judged position cut to what the judge writes with MultiPV K (:func:`truncated`): the K
+  best of the ten, and the expert's move scored alone where it is not among them (its MultiPV-10 score
+  standing in for that search; the share of such positions shown). Per expert: the fit, the implied rating
+  against its bootstrap, the rating on the line refitted at K lines, and the loss a move the games record's
+  targets ask (the expert's fitted model on the games' positions, their lines cut alike).
+- ``records``: the calibration the engine plays (:func:`experiments.play.calibration_of`) with each record
+  left out or cut to its first N positions: its expected loss a move in the engine's games and in the
+  expert's, beside the spread of N random positions and the whole record's bootstrap; and how far a
+  UCI_Elo setting moves (strength.md §4), and where the profile fit's loss takes the play-time record's place.
+- ``positions``: the profile refitted on its first N judged positions, and with ``--stop-within PCT`` where
+  ``cbr-chess new``'s judging stops on the journal: the fit, the implied rating and its intervals (the
+  bootstrap's, widened, and with the headers' prior, :func:`player.rating.estimate`), the games' targets.
 """
 
 from __future__ import annotations
@@ -339,11 +332,9 @@ def records_table(chosen: list[Expert], sizes: list[int], draws: int) -> None:
 
 
 def stopped_at(e: Expert, within: float) -> Profile:
-    """The profile ``cbr-chess new`` stops its judging at on ``e``'s journal (player.stages.judged_in_rounds),
-    ``within`` of the interval all the journal's positions give."""
-    most = len(e.judged)
-    return judged_in_rounds(lambda n: e.refit(e.judged[:n]), lambda p: positions_needed(e.casebase, p, most, within),
-                            first_round(Options(Path(), "", "", Path())), most, within)[0]
+    """The profile where ``cbr-chess new``'s judging stops on ``e``'s journal (player.stages.judged_in_rounds)."""
+    return judged_in_rounds(lambda n: e.refit(e.judged[:n]), lambda p: positions_needed(e.casebase, p, len(e.judged),
+                            within), first_round(Options(Path(), "", "", Path())), len(e.judged), within)[0]
 
 
 def positions_table(chosen: list[Expert], sizes: list[int], within: float | None = None) -> None:
@@ -358,15 +349,15 @@ def positions_table(chosen: list[Expert], sizes: list[int], within: float | None
         if within is not None:
             fits.append((f"stop at {100 * within:g} %", stopped_at(e, within)))
         for label, profile in [*fits, (len(e.judged), e.profile)]:
-            n = len(profile.rows)
             f = numbers(profile)
             prior = estimate(e.casebase, profile)
             games = e.games_loss(profile)
             games_cell = "" if games is None else f"{100 * games:.2f} % ({change(games, games_full or 1)})"
             pooled.setdefault(label, []).append((f["implied"] - full["implied"], f["boot"], (prior.high - prior.low) / 2,
                                              abs(f["implied"] - full["implied"]) / full["boot"]))
-            print(f"| {e.id} | {n} | {f['s']:.4f} ({change(f['s'], full['s'])}) | {f['c']:.2f} ({change(f['c'], full['c'])})"
-                  f" | {f['implied']:.0f} ({f['implied'] - full['implied']:+.0f}) | {f['boot']:.0f} | {f['wide']:.0f}"
+            print(f"| {e.id} | {len(profile.rows)} | {f['s']:.4f} ({change(f['s'], full['s'])}) | {f['c']:.2f}"
+                  f" ({change(f['c'], full['c'])}) | {f['implied']:.0f} ({f['implied'] - full['implied']:+.0f})"
+                  f" | {f['boot']:.0f} | {f['wide']:.0f}"
                   f" | {(prior.high - prior.low) / 2:.0f} | {games_cell} |", flush=True)
     print("\n| positions | implied rating's change, rms | bootstrap half width, mean | with the header prior, mean"
           " | largest change / the full profile's bootstrap half width |")
