@@ -42,14 +42,14 @@ from casebase.format import Casebase
 from casebase.shipped import shipped_experts
 from common.cli import positive_int
 from common.paths import PROJECT_ROOT as ROOT
-from engine.style.calibration import set_on
+from engine.style.calibration import CALIBRATION_POSITIONS, set_on
 from engine.style.errormodel import ErrorModel
 from engine.style.profile import PlayRecord, Profile
 from engine.style.rating import RATING_LINE
 from experiments.judges import first_of, picked
 from experiments.play import calibration_of
 from player.rating import estimate, positions_needed
-from player.stages import Options, first_round, judged_in_rounds
+from player.stages import first_round, judged_in_rounds
 from profiling import ProfileError
 from profiling.fitted import SYSTEM, fitted_numbers, rating_systems
 from profiling.games import targets
@@ -334,7 +334,7 @@ def records_table(chosen: list[Expert], sizes: list[int], draws: int) -> None:
 def stopped_at(e: Expert, within: float) -> Profile:
     """The profile where ``cbr-chess new``'s judging stops on ``e``'s journal (player.stages.judged_in_rounds)."""
     return judged_in_rounds(lambda n: e.refit(e.judged[:n]), lambda p: positions_needed(e.casebase, p, len(e.judged),
-                            within), first_round(Options(Path(), "", "", Path())), len(e.judged), within)[0]
+                            within), first_round(CALIBRATION_POSITIONS), len(e.judged), within)[0]
 
 
 def positions_table(chosen: list[Expert], sizes: list[int], within: float | None = None) -> None:

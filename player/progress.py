@@ -108,11 +108,16 @@ class Progress:
             f" {min(current.done(), current.total)}/{current.total} {current.unit}"
         return f"[{k + 1}/{len(self.names)} {self.names[k]}]{own}, ETA {clock(self.eta(k, parts, started, owed_at_start))}"
 
-    def redrawn(self, k: int, parts: Sequence[Part], started: float, owed_at_start: float) -> str:
-        """:meth:`line` with stage ``k``'s parts planned again (``parts`` as it started): a part's count may be
-        settled as the stage goes (the profile's judging, the casebase's games)."""
+    def replanned(self, k: int, parts: Sequence[Part], owed_at_start: float) -> tuple[Sequence[Part], float]:
+        """Stage ``k``'s parts planned again (``parts`` as it started) and what was owed at its start with their
+        counts now: a part's count may be settled as the stage goes (the profile's judging, the casebase's games)."""
         now = self.plans(k)
-        return self.line(k, now, started, owed_at_start + planned(now) - planned(parts))
+        return now, owed_at_start + planned(now) - planned(parts)
+
+    def redrawn(self, k: int, parts: Sequence[Part], started: float, owed_at_start: float) -> str:
+        """:meth:`line` with stage ``k``'s parts planned again (:meth:`replanned`)."""
+        now, owed_then = self.replanned(k, parts, owed_at_start)
+        return self.line(k, now, started, owed_then)
 
     def say(self, text: str) -> None:
         """A line of its own (a note of a stage), kept above the progress line."""
@@ -142,9 +147,8 @@ class Progress:
             if drawer.is_alive():
                 drawer.join()
         self.spent += time.monotonic() - started
-        final = self.plans(k)  # a part's count may have been settled as the stage went (the profile's)
-        # what was left at the start, with the counts as they ended, but what a cache gave
-        self.measured += owed_at_start + planned(final) - planned(parts) - given(final)
+        final, owed_then = self.replanned(k, parts, owed_at_start)
+        self.measured += owed_then - given(final)  # what was left at the start, as the counts ended, but a cache's
         self.say(f"[{k + 1}/{len(self.names)} {self.names[k]}] done in {clock(time.monotonic() - started)}")
 
     def _draw(self, k: int, parts: Sequence[Part], started: float, owed_at_start: float, stop: threading.Event) -> None:

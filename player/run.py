@@ -28,7 +28,6 @@ from player.stages import (
     build_casebase,
     calibration_match,
     clear,
-    eligible,
     first_round,
     hold_out,
     judge_profile,
@@ -36,6 +35,7 @@ from player.stages import (
     next_round,
     opponent,
     personal_model,
+    profile_most,
     record_play,
     torch_installed,
 )
@@ -122,7 +122,7 @@ def profile_total(options: Options, folder: Folder) -> int:
     """The profile's positions the judging is expected to stop at: all where it does not stop early or they
     fit in the first round; where the last round's interval says (the stored profile, written at each round,
     as :func:`player.stages.judge_profile` reads it); before the first round says, :data:`EXPECTED_SHARE`."""
-    first = first_round(options)
+    first = first_round(options.play_positions)
     if options.stop_within <= 0 or options.positions <= first:
         return options.positions
     guess = max(first, round(EXPECTED_SHARE * options.positions))
@@ -139,7 +139,7 @@ def profile_total(options: Options, folder: Folder) -> int:
 def _needed(casebase_path: Path, mtime_ns: int, options: Options) -> int:
     casebase = Casebase.load(casebase_path, tell=False)
     profile = Profile.of(casebase)
-    most = min(options.positions, eligible(casebase, options))
+    most = profile_most(casebase, options)
     if profile is None:
         return most
     needed = positions_needed(casebase, profile, most, options.stop_within)

@@ -207,11 +207,11 @@ def judge_profile(options: Options, folder: Folder) -> list[Path]:
     is stored with the profile, ``meta["stop"]``); the held-out games' moves judged too, for the report
     (both journals resumed; on Ray with ``--cluster``)."""
     casebase = Casebase.load(folder.casebase)
-    most = min(options.positions, eligible(casebase, options))
+    most = profile_most(casebase, options)
     profile, narrow = judged_in_rounds(
         lambda n: make_profile(casebase, profile_settings(options, n), options.judge, folder.journal("profile"),
                                progress=False, where=judging_where(options), cache=options.cache),
-        lambda judged: positions_needed(casebase, judged, most, options.stop_within), first_round(options), most,
+        lambda judged: positions_needed(casebase, judged, most, options.stop_within), first_round(options.play_positions), most,
         options.stop_within)
     profile.meta["stop"] = {"most": most, "within": options.stop_within, "narrow": narrow}
     store(casebase, profile)
@@ -219,10 +219,10 @@ def judge_profile(options: Options, folder: Folder) -> list[Path]:
     return [folder.journal("profile"), folder.journal("heldout")]
 
 
-def first_round(options: Options) -> int:
+def first_round(play_positions: int) -> int:
     """The profile's first round: :data:`FIRST_ROUND`, and at least the play-time record's positions (stage 5
     plays the profile's first ``play_positions``)."""
-    return max(FIRST_ROUND, options.play_positions)
+    return max(FIRST_ROUND, play_positions)
 
 
 def next_round(needed: int, most: int) -> int:
@@ -245,6 +245,11 @@ def judged_in_rounds(judge: Callable[[int], Profile], needed: Callable[[Profile]
         if asked <= wanted:
             return profile, True
         wanted = next_round(asked, most)
+
+
+def profile_most(casebase: Casebase, options: Options) -> int:
+    """The most positions the profile judges: ``--positions``, or the player's eligible ones where fewer."""
+    return min(options.positions, eligible(casebase, options))
 
 
 def eligible(casebase: Casebase, options: Options) -> int:
