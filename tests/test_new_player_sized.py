@@ -53,9 +53,10 @@ def test_the_positions_needed_are_the_fewest_whose_interval_is_within_the_share_
 
 
 def test_a_shipped_expert_s_first_200_positions_ask_for_about_half_of_the_1200():
-    casebase = Casebase.load(ROOT / "casebases" / "kosteniuk-2200.npz") if (ROOT / "casebases").is_dir() else None
-    if casebase is None:
+    path = ROOT / "casebases" / "kosteniuk-2200.npz"
+    if not path.is_file():  # make demo builds two others only
         pytest.skip("the shipped casebases are made by make casebases")
+    casebase = Casebase.load(path)
     profile = Profile.of(casebase)
     assert profile is not None
     first = profile.first(200)
