@@ -35,7 +35,7 @@ from tqdm import tqdm
 from casebase.book import game_cases, replayed_line
 from casebase.checks import CasebaseError
 from casebase.format import Casebase
-from casebase.npzfile import check_format, members_of, read_member, write_npz
+from casebase.npzfile import budget, check_format, members_of, read_member, write_npz
 from common.files import file_sha256
 from lc0net.embedding import DIMENSIONS, SEED, Embedder, quantized
 from lc0net.forward import Forward
@@ -45,6 +45,9 @@ FORMAT = "cbr-chess-embeddings"
 VERSION = 1
 #: How the embeddings of the casebase ``X.npz`` are named: ``X.embed.npz``.
 SUFFIX = ".embed.npz"
+#: The most a file of embeddings' arrays may take together (issue #69): 1 GiB, 256 bytes a case for some
+#: 4 million cases (a casebase's bound, :data:`casebase.format.CASEBASE_MOST`, holds about 5 million).
+EMBEDDINGS_MOST = 1 << 30
 #: Games a worker embeds at a time (a progress step).
 GAMES_A_TASK = 40
 
@@ -83,11 +86,12 @@ def read_embeddings(casebase: Casebase, network: str | os.PathLike[str] | None =
     if not path.is_file():
         raise CasebaseError(f"{path}: no embeddings of its cases ({again} makes them)")
     try:
+        bound = budget(path, EMBEDDINGS_MOST, "file of embeddings")
         with zipfile.ZipFile(path) as zf:
             members = members_of(zf)
-            check_format(path, zf, members, FORMAT, VERSION)
-            meta = json.loads(str(read_member(zf, members["meta"])))
-            vectors = read_member(zf, members["vectors"])
+            check_format(path, zf, members, FORMAT, VERSION, bound)
+            meta = json.loads(str(read_member(zf, members["meta"], bound)))
+            vectors = read_member(zf, members["vectors"], bound)
     except (OSError, zipfile.BadZipFile, KeyError, ValueError, EOFError) as exc:
         raise CasebaseError(f"{path}: not a file of embeddings, or a damaged one ({exc}; {again})") from None
     if not isinstance(meta, dict) or vectors.dtype != np.int8 or vectors.ndim != 2 or len(vectors) != len(casebase):

@@ -68,7 +68,8 @@ from casebase.checks import (
     CasebaseError,
     check,
 )
-from casebase.npzfile import check_format, members_of, memmap_member, read_member, write_npz
+from casebase.encoding import decode_board, decode_move, encode_board, encode_move
+from casebase.npzfile import budget, check_format, members_of, memmap_member, read_member, write_npz
 from casebase.profile_checks import ProfileMismatch, check_profile
 from casebase.profilefile import profile_path, provenance, read_inside, read_profile, write_profile
 from casebase.speed import on_lichess, speed_of
@@ -78,54 +79,13 @@ __all__ = ["BITBOARDS", "FORMAT_NAME", "FORMAT_VERSION", "GAME_COLUMNS", "GAME_T
            "Casebase", "CasebaseError", "decode_board", "decode_move", "encode_board", "encode_move"]
 
 FORMAT_NAME = "cbr-chess-casebase"
+#: The most a casebase's arrays may take together (issue #69): 512 MiB, some 5 million cases of 76
+#: bytes with their games' tags (the shipped experts' largest, Carlsen's, takes 9 MiB; a player of
+#: 100,000 games some 300 MiB). A file that declares more is refused before it is read.
+CASEBASE_MOST = 512 << 20
 FORMAT_VERSION = 2
 #: Paths whose error profile inside has been told to be split (once a process, by :meth:`Casebase.load`).
 _TOLD: set[Path] = set()
-
-
-def encode_board(board: chess.BaseBoard) -> np.ndarray:
-    """The eight bitboards of ``board`` (order :data:`BITBOARDS`) as a uint64 array."""
-    return np.array(
-        [
-            board.occupied_co[chess.WHITE],
-            board.occupied_co[chess.BLACK],
-            board.pawns,
-            board.knights,
-            board.bishops,
-            board.rooks,
-            board.queens,
-            board.kings,
-        ],
-        dtype=np.uint64,
-    )
-
-
-def decode_board(bitboards: np.ndarray, turn: bool) -> chess.Board:
-    """The board whose pieces are ``bitboards`` with ``turn`` to move.
-
-    Castling rights and the en-passant square are not stored in a casebase (the
-    similarity ignores them), so the board has none.
-    """
-    board = chess.Board(None)
-    white, black = int(bitboards[0]), int(bitboards[1])
-    for piece_type in chess.PIECE_TYPES:
-        mask = int(bitboards[1 + piece_type])
-        for square in chess.scan_forward(mask):
-            colour = chess.WHITE if white >> square & 1 else chess.BLACK
-            board.set_piece_at(square, chess.Piece(piece_type, colour))
-    assert (white | black) == board.occupied
-    board.turn = bool(turn)
-    return board
-
-
-def encode_move(move: chess.Move) -> int:
-    """A move as the profile stores it: from | to << 6 | promotion << 12 (never 0: 0 is no move)."""
-    return move.from_square | move.to_square << 6 | (move.promotion or 0) << 12
-
-
-def decode_move(code: int) -> chess.Move:
-    """The move of :func:`encode_move`'s ``code``."""
-    return chess.Move(code & 63, code >> 6 & 63, (code >> 12) or None)
 
 
 @dataclass(frozen=True)
@@ -210,9 +170,10 @@ class Casebase:
         except (OSError, ValueError) as exc:  # a name the system refuses (too long, NUL byte)
             raise CasebaseError(f"{path}: cannot be opened ({exc})") from exc
         try:
+            bound = budget(path, CASEBASE_MOST, "casebase")
             with zipfile.ZipFile(path) as zf:
                 members = members_of(zf)
-                check_format(path, zf, members, FORMAT_NAME, FORMAT_VERSION)
+                check_format(path, zf, members, FORMAT_NAME, FORMAT_VERSION, bound)
                 arrays: dict[str, np.ndarray] = {}
                 for name in [*CASE_DTYPES, "meta", *(f"games_{c}" for c in GAME_COLUMNS)]:
                     if name not in members and name.removeprefix("games_") in LATER_TEXT_COLUMNS:
@@ -220,9 +181,9 @@ class Casebase:
                     if name not in members:
                         raise CasebaseError(f"{path}: missing array {name!r}")
                     member = members[name]
-                    mapped = memmap_member(path, zf, member) if mmap else None
-                    arrays[name] = mapped if mapped is not None else read_member(zf, member)
-                profile, profile_problem = read_inside(zf, members)
+                    mapped = memmap_member(path, zf, member, bound) if mmap else None
+                    arrays[name] = mapped if mapped is not None else read_member(zf, member, bound)
+                profile, profile_problem = read_inside(zf, members, bound)
         except CasebaseError:
             raise
         except zipfile.BadZipFile as exc:

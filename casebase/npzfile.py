@@ -1,6 +1,7 @@
 """The ``.npz`` files of the casebase layer (a casebase, its error profile): a named format and
 its version, then arrays, written atomically and byte for byte the same from the same arrays, and
-read back member by member (large numeric members memory-mapped).
+read back member by member (large numeric members memory-mapped), each member's declared size
+checked against its kind's :class:`common.bounded.Budget` before it is read (:func:`budget`).
 
 Members are plain (stored, uncompressed) zip members so that they can be memory-mapped, with fixed
 zip timestamps so that the same arrays give the same bytes (and so the same SHA-256).
@@ -17,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from casebase.checks import CasebaseError
+from common.bounded import Budget, OverBound
 from common.files import atomic_file
 
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
@@ -38,15 +40,28 @@ def members_of(zf: zipfile.ZipFile) -> dict[str, str]:
     return {name.removesuffix(".npy"): name for name in zf.namelist()}
 
 
-def check_format(path: str | Path, zf: zipfile.ZipFile, members: Mapping[str, str], name: str, newest: int) -> int:
+def budget(path: str | Path, most: int, kind: str) -> Budget:
+    """What the arrays of the ``kind`` file at ``path`` may take together (``most`` bytes); CasebaseError
+    where the file itself is larger than they and their headers could be."""
+    try:
+        size = Path(path).stat().st_size
+    except OSError:
+        size = 0  # the zip's own reading says what is wrong
+    if size > most + (1 << 26):
+        raise CasebaseError(f"{path}: {size >> 20:,} MiB, over the {most >> 20:,} MiB the arrays of one {kind} may take")
+    return Budget(path, most, kind)
+
+
+def check_format(path: str | Path, zf: zipfile.ZipFile, members: Mapping[str, str], name: str, newest: int,
+                 bound: Budget) -> int:
     """The format version of the file open as ``zf`` (``path``: as messages name it), which must say it
     is a ``name`` file of version 1 to ``newest``; else :class:`CasebaseError` saying what it is instead."""
     if "format" not in members:
         raise CasebaseError(f"{path}: an .npz without a 'format' entry: another program's file, not a {name}")
-    fmt = str(read_member(zf, members["format"]))
+    fmt = str(read_member(zf, members["format"], bound))
     if fmt != name:
         raise CasebaseError(f"{path}: format {fmt!r} is not {name!r}: another program's file")
-    version = int(read_member(zf, members.get("version", "version.npy")))
+    version = int(read_member(zf, members.get("version", "version.npy"), bound))
     if version > newest:
         raise CasebaseError(f"{path}: format version {version} is newer than this engine reads ({newest});"
                             " upgrade the engine or make the file again")
@@ -55,17 +70,25 @@ def check_format(path: str | Path, zf: zipfile.ZipFile, members: Mapping[str, st
     return version
 
 
-def read_member(zf: zipfile.ZipFile, member: str) -> np.ndarray:
-    """One member's array, read whole."""
-    with zf.open(member) as f:
-        return np.lib.format.read_array(f, allow_pickle=False)
+def read_member(zf: zipfile.ZipFile, member: str, bound: Budget) -> np.ndarray:
+    """One member's array, read whole once ``bound`` has let its declared size through (CasebaseError
+    naming the bound where it is over)."""
+    try:
+        return bound.read(zf, member)
+    except OverBound as exc:
+        raise CasebaseError(str(exc)) from None
 
 
-def memmap_member(path: Path, zf: zipfile.ZipFile, member: str) -> np.ndarray | None:
-    """Map a stored (uncompressed) numeric member straight from the file, or None."""
+def memmap_member(path: Path, zf: zipfile.ZipFile, member: str, bound: Budget) -> np.ndarray | None:
+    """Map a stored (uncompressed) numeric member straight from the file, or None; its declared size
+    counted in ``bound`` either way (it is read whole, or touched whole by the retrieval)."""
     info = zf.getinfo(member)
     if info.compress_type != zipfile.ZIP_STORED or info.file_size < 4096:
         return None
+    try:
+        bound.take(zf, member)
+    except OverBound as exc:
+        raise CasebaseError(str(exc)) from None
     with open(path, "rb") as f:
         f.seek(info.header_offset)
         local = f.read(30)

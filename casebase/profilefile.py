@@ -26,13 +26,17 @@ from typing import Any
 import numpy as np
 
 from casebase.checks import CasebaseError
-from casebase.npzfile import check_format, members_of, read_member, write_npz
+from casebase.npzfile import budget, check_format, members_of, read_member, write_npz
 from casebase.profile_checks import GAMES_DTYPES, PLAY_DTYPES, PROFILE_DTYPES, check_provenance
+from common.bounded import Budget
 from common.files import file_sha256, made_stamp
 from common.text import clip
 
 PROFILE_FORMAT = "cbr-chess-profile"
 PROFILE_VERSION = 1
+#: The most a profile's arrays may take together (issue #69): a profile of 1,200 judged positions with
+#: its records takes under 1 MiB; 64 MiB holds a hundred times the longest profiling run.
+PROFILE_MOST = 64 << 20
 #: How the profile of the casebase ``X.npz`` is named: ``X.profile.npz``.
 SUFFIX = ".profile.npz"
 
@@ -72,13 +76,14 @@ def read_profile(path: Path, casebase_sha256: str) -> tuple[dict[str, np.ndarray
     of SHA-256 ``casebase_sha256``; :class:`CasebaseError` saying what is wrong (the arrays' own checks,
     against the cases, are :func:`casebase.profile_checks.check_profile`'s)."""
     try:
+        bound = budget(path.name, PROFILE_MOST, "profile")
         with zipfile.ZipFile(path) as zf:
             members = members_of(zf)
-            check_format(path.name, zf, members, PROFILE_FORMAT, PROFILE_VERSION)
+            check_format(path.name, zf, members, PROFILE_FORMAT, PROFILE_VERSION, bound)
             if "meta" not in members:
                 raise CasebaseError(f"{path.name}: missing array 'meta'")
-            text = str(read_member(zf, members["meta"]))
-            arrays, problem = read_inside(zf, members)
+            text = str(read_member(zf, members["meta"], bound))
+            arrays, problem = read_inside(zf, members, bound)
     except zipfile.BadZipFile as exc:
         raise CasebaseError(f"{path.name}: not a profile file (not a zip file: {exc})") from exc
     except (OSError, ValueError, EOFError, KeyError, MemoryError, struct.error) as exc:
@@ -99,15 +104,17 @@ def read_profile(path: Path, casebase_sha256: str) -> tuple[dict[str, np.ndarray
     return arrays, description
 
 
-def read_inside(zf: zipfile.ZipFile, members: dict[str, str]) -> tuple[dict[str, np.ndarray] | None, str | None]:
+def read_inside(zf: zipfile.ZipFile, members: dict[str, str],
+                bound: Budget) -> tuple[dict[str, np.ndarray] | None, str | None]:
     """The error profile's arrays (all or none) with its records' where there are those, or None and
-    why they cannot be read: from a profile file, or from a casebase of the format before issue #39."""
+    why they cannot be read: from a profile file, or from a casebase of the format before issue #39
+    (within the file's ``bound``)."""
     present = [name for name in PROFILE_DTYPES if name in members]
     if present and len(present) < len(PROFILE_DTYPES):
         return None, f"error profile incomplete (has only {', '.join(present)})"
     if present:
         present += [name for name in (*PLAY_DTYPES, *GAMES_DTYPES) if name in members]
     try:
-        return {name: read_member(zf, members[name]) for name in present} or None, None
-    except (OSError, ValueError, EOFError, MemoryError, zipfile.BadZipFile, struct.error) as exc:
+        return {name: read_member(zf, members[name], bound) for name in present} or None, None
+    except (OSError, ValueError, EOFError, MemoryError, zipfile.BadZipFile, struct.error, CasebaseError) as exc:
         return None, f"error profile damaged ({clip(' '.join(str(exc).split()))})"

@@ -17,6 +17,8 @@ import os
 from pathlib import Path
 from typing import Any, ClassVar
 
+from common.bounded import lines
+
 #: The header's ``journal`` value of a play-time journal (``python -m profiling --play``), here because
 #: its writer (:mod:`profiling.play`) and a reader (:mod:`learn.chooser.convert`) may not import each other.
 PLAY_JOURNAL = "cbr-chess-play-journal"
@@ -34,23 +36,32 @@ def cut_off(line: str) -> bool:
 def read_journal(path: Path) -> tuple[Any, list[tuple[int, Any]], list[int]]:
     """The first line of the JSON-lines file ``path`` (None where it is not JSON), the other lines
     each with its number (from 1), blank lines and the lines a killed writer cut off (:func:`cut_off`)
-    passed over, and the numbers of the lines that are neither JSON nor cut off (OSError and
-    UnicodeDecodeError where the file cannot be read)."""
-    lines = path.read_text(encoding="utf-8").split("\n")
-    try:
-        header = json.loads(lines[0])
-    except json.JSONDecodeError:
-        header = None
+    passed over, and the numbers of the lines that are neither JSON nor cut off, or longer than
+    :data:`common.bounded.LINE_MOST` (never held whole: issue #69) (OSError and UnicodeDecodeError
+    where the file cannot be read)."""
+    header: Any = None
     entries, bad = [], []
-    for number, line in enumerate(lines[1:], start=2):
-        if not line.strip():
-            continue
-        try:
-            entries.append((number, json.loads(line)))
-        except json.JSONDecodeError:
-            if not cut_off(line):
+    with open(path, "rb") as f:
+        for number, line in enumerate(lines(f), start=1):
+            if number == 1:
+                header = _json(line) if line is not None else None
+            elif line is None:
                 bad.append(number)
+            elif line.strip():
+                try:
+                    entries.append((number, json.loads(line)))
+                except json.JSONDecodeError:
+                    if not cut_off(line):
+                        bad.append(number)
     return header, entries, bad
+
+
+def _json(line: str) -> Any:
+    """``line`` read as JSON, or None where it is not."""
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError:
+        return None
 
 
 class Journal:

@@ -22,6 +22,7 @@ from pathlib import Path
 import chess
 import numpy as np
 
+from common.bounded import read_npz
 from common.files import atomic_file
 from common.text import clip
 from endgame import default_folder
@@ -35,6 +36,8 @@ SMALL = ("KQK", "KRK")
 TRIANGLE = (0, 1, 2, 3, 9, 10, 11, 18, 19, 27)
 _TRIANGLE_INDEX = np.full(64, -1, dtype=np.int64)
 _TRIANGLE_INDEX[list(TRIANGLE)] = np.arange(len(TRIANGLE))
+#: The most a table file's arrays may take (issue #69): two int8 tables of the largest ending's shape.
+TABLE_MOST = 2 * len(TRIANGLE) * 64 * 64 ** max(len(pieces) for pieces in ENDINGS.values()) + (1 << 20)
 _LETTERS = {chess.QUEEN: "Q", chess.ROOK: "R", chess.BISHOP: "B", chess.KNIGHT: "N"}
 
 
@@ -99,16 +102,16 @@ class Stored:
     def load(cls, path: str | os.PathLike[str]) -> Stored:
         """The table in ``path``; :class:`TablebaseError` says what is wrong with a bad file."""
         try:
-            with np.load(path, allow_pickle=False) as z:
-                if "format" not in z.files or str(z["format"]) != FORMAT:
-                    raise TablebaseError(f"{path}: not an endgame table of cbr-chess")
-                if int(z["version"]) != VERSION:
-                    raise TablebaseError(f"{path}: table version {int(z['version'])}, this engine reads {VERSION}")
-                ending = str(z["ending"])
-                if ending not in ENDINGS:
-                    raise TablebaseError(f"{path}: unknown ending {ending!r}")
-                shape = (len(TRIANGLE), 64) + (64,) * len(ENDINGS[ending])
-                arrays = [z[name] for name in ("white_to_move", "black_to_move")]
+            z = read_npz(path, TABLE_MOST, "endgame table")
+            if "format" not in z or str(z["format"]) != FORMAT:
+                raise TablebaseError(f"{path}: not an endgame table of cbr-chess")
+            if int(z["version"]) != VERSION:
+                raise TablebaseError(f"{path}: table version {int(z['version'])}, this engine reads {VERSION}")
+            ending = str(z["ending"])
+            if ending not in ENDINGS:
+                raise TablebaseError(f"{path}: unknown ending {ending!r}")
+            shape = (len(TRIANGLE), 64) + (64,) * len(ENDINGS[ending])
+            arrays = [z[name] for name in ("white_to_move", "black_to_move")]
         except TablebaseError:
             raise
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:

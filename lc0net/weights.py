@@ -22,11 +22,16 @@ from typing import Any
 import numpy as np
 from google.protobuf.message import DecodeError
 
+from common.bounded import OverBound, file_size, gunzip
 from common.files import atomic_file
 from lc0net import proto
 
 #: The largest uint16: LINEAR16's top value.
 TOP = np.float32(0xFFFF)
+#: The most a network's protobuf message may be, inflated (and its file, gzipped or not): lc0's largest
+#: published networks (the 768x15 T80s, the BT4 transformers) are a few hundred MiB; the shipped 6x64s 1.7 MiB.
+#: A gzipped file inflates besides at most :data:`common.bounded.RATIO` times its size (lc0's: 1.4).
+NETWORK_MOST = 1 << 30
 
 
 class NetworkError(ValueError):
@@ -125,8 +130,13 @@ def read_network(path: str | os.PathLike[str]) -> Network:
     not a network of lc0's, or a kind of network this project does not run)."""
     path = Path(path)
     try:
-        with gzip.open(path, "rb") as f:
-            raw = f.read()
+        file_size(path, NETWORK_MOST, "network")
+        data = path.read_bytes()
+        if data and data[:2] != GZIP_MAGIC:
+            raise OSError(f"Not a gzipped file ({data[:2]!r})")  # gzip's own words
+        raw = gunzip(data, NETWORK_MOST, f"{path} (a network)")
+    except OverBound as exc:
+        raise NetworkError(str(exc)) from None
     except (OSError, EOFError, zlib.error) as exc:
         raise NetworkError(f"{path}: not a gzip-compressed lc0 network ({exc})") from None
     try:
@@ -140,10 +150,12 @@ GZIP_MAGIC = b"\x1f\x8b"
 
 
 def network_bytes(path: str | os.PathLike[str]) -> bytes:
-    """The protobuf message of the network file ``path``, gzipped or not, as lc0 reads them (OSError, EOFError,
-    zlib.error where the file cannot be read or unzipped)."""
+    """The protobuf message of the network file ``path``, gzipped or not, as lc0 reads them, within
+    :data:`NETWORK_MOST` (OSError, EOFError, zlib.error where the file cannot be read or unzipped;
+    OverBound, a ValueError, where it is over the bound)."""
+    file_size(path, NETWORK_MOST, "network")
     data = Path(path).read_bytes()
-    return gzip.decompress(data) if data[:2] == GZIP_MAGIC else data
+    return gunzip(data, NETWORK_MOST, f"{path} (a network)") if data[:2] == GZIP_MAGIC else data
 
 
 def weights_sha256(raw: bytes) -> str:

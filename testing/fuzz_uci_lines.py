@@ -10,7 +10,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import chess
+import numpy as np
 
+from testing.bombs import gzip_zeros, npz_with
 from testing.fuzz_uci_protocol import ROOT, Option
 
 SHIPPED_CASEBASE = ROOT / "casebases" / "kosteniuk-2200.npz"
@@ -77,6 +79,8 @@ class Fixtures:
     empty: Path
     missing: Path
     long_path: str
+    network_bomb: Path
+    casebase_bomb: Path
 
     @classmethod
     def make(cls, folder: Path, rng: random.Random) -> Fixtures:
@@ -95,8 +99,11 @@ class Fixtures:
         damaged.write_bytes(bytes(flipped))
         empty = folder / "empty.npz"
         empty.write_bytes(b"")
+        network_bomb = gzip_zeros(folder / "zeros.pb.gz", 2 << 30)  # 2 MiB that inflate to 2 GiB
+        casebase_bomb = npz_with(folder / "bomb.npz", {"format": np.array("cbr-chess-casebase"),
+                                                       "version": np.array(2)}, "boards", (1 << 25, 8), "uint64")
         return cls(folder, liar, garbage, truncated, damaged, empty, folder / "missing" / "nothing.npz",
-                   "/tmp/" + "x" * 3000)
+                   "/tmp/" + "x" * 3000, network_bomb, casebase_bomb)
 
     def files(self, kind: str) -> list[str]:
         """Values for a string option: ``kind`` is ``casebase``, ``model``, ``judge``, ``tables``,
@@ -104,10 +111,11 @@ class Fixtures:
         bad = [str(self.missing), str(self.garbage), str(self.truncated), str(self.damaged), str(self.empty), "",
                "<empty>", "/tmp", "/etc/passwd", "/dev/null", self.long_path, "/" + "a/" * 1500 + "b.npz"]
         kinds = {
-            "casebase": [str(SHIPPED_CASEBASE)] * 4 + ["kosteniuk-2200", str(ROOT / "engine/style/models/style.npz")],
+            "casebase": [str(SHIPPED_CASEBASE)] * 4 + ["kosteniuk-2200", str(ROOT / "engine/style/models/style.npz"),
+                                                       str(self.casebase_bomb)],
             "model": ["auto"] * 3 + [str(ROOT / "engine/style/models/style.npz"),
                                      str(ROOT / "engine/style/models/personal/kosteniuk-2200.npz"),
-                                     str(SHIPPED_CASEBASE)],
+                                     str(SHIPPED_CASEBASE), str(self.network_bomb)],
             "judge": ["", "/bin/cat", "/bin/false", str(self.liar), STOCKFISH, STOCKFISH],
             "tables": [str(ROOT / "tables")] * 3,
             "syzygy": [str(ROOT / "tests/data/syzygy"), "/tmp:/nonexistent", "::::"],

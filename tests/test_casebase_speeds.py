@@ -21,7 +21,7 @@ from casebase.format import Casebase
 from casebase.games import BuildError, GameFilter
 from casebase.holdout import held_out_games
 from casebase.info import describe, speed_counts
-from casebase.npzfile import read_member, write_npz
+from casebase.npzfile import budget, read_member, write_npz
 from casebase.profile_checks import check_profile
 from engine.agents.guided import GuidedAgent
 from engine.cbr.weights import WEIGHT_CONFIGS
@@ -93,7 +93,7 @@ def test_a_casebase_made_before_the_column_is_read_with_unknown_time_controls(tm
     build([pgn], GameFilter(EXPERT), workers=1).save(new)
     old = tmp_path / "old.npz"
     with zipfile.ZipFile(new) as zf:  # the file as the builder wrote it before the column
-        write_npz(old, {info.filename.removesuffix(".npy"): read_member(zf, info.filename)
+        write_npz(old, {info.filename.removesuffix(".npy"): read_member(zf, info.filename, budget(new, 1 << 20, "test"))
                         for info in zf.infolist() if info.filename != "games_timecontrol.npy"})
     casebase = Casebase.load(old)
     assert casebase.games["timecontrol"].tolist() == ["?"] * 13

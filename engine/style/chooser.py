@@ -42,6 +42,7 @@ from typing import Any
 import chess
 import numpy as np
 
+from common.bounded import read_npz
 from common.files import atomic_file
 from common.text import clip
 from engine.style.errormodel import PRIOR_FLOOR, ErrorModel, increasing_root, losses
@@ -49,6 +50,8 @@ from engine.style.model import softmax
 
 FORMAT_NAME = "cbr-chess-chooser"
 FORMAT_VERSION = 1
+#: The most a chooser file's arrays may take together (issue #69): the shipped one takes 0.3 MiB.
+CHOOSER_MOST = 16 << 20
 #: The shallow depths whose losses are features (what is seen at once against what needs thought).
 SHALLOW_DEPTHS = (2, 6)
 #: The position's score band: winning above this many centipawns for the mover (its best
@@ -271,8 +274,7 @@ class Chooser:
         if not zipfile.is_zipfile(path):  # else numpy takes it for a pickle and says so
             raise ChooserError(f"{path}: not a chooser file, or a damaged one (not an .npz archive)")
         try:
-            with np.load(path, allow_pickle=False) as npz:
-                arrays = {name: npz[name] for name in npz.files}
+            arrays = read_npz(path, CHOOSER_MOST, "chooser")
         except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as exc:
             raise ChooserError(f"{path}: not a chooser file, or a damaged one ({exc})") from exc
         if "format" not in arrays or str(arrays["format"]) != FORMAT_NAME:

@@ -23,6 +23,7 @@ from typing import Any
 import chess
 import numpy as np
 
+from common.bounded import OverBound
 from engine.style.model import ModelError, softmax
 from lc0net.embedding import DIMENSIONS, Embedder
 from lc0net.forward import Forward
@@ -112,6 +113,8 @@ def load_network(path: str | os.PathLike[str]) -> Lc0Network:
     try:
         raw = network_bytes(path)
         forward = Forward(parse_network(raw))
+    except OverBound as exc:  # says the file and the bound
+        raise ModelError(str(exc)) from exc
     except (OSError, EOFError, zlib.error, NetworkError, KeyError, ValueError) as exc:
         raise ModelError(f"{path}: not an lc0 network, or a damaged one ({' '.join(str(exc).split())})") from exc
     return Lc0Network(forward, path, provenance(path), weights_sha256(raw))

@@ -32,11 +32,15 @@ import chess
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from common.bounded import read_npz
 from common.files import atomic_file, file_sha256
 from engine.style.planes import FORMAT_ID, MOVES, PLANES, encode_board, legal_indices
 
 FORMAT_NAME = "cbr-chess-model"
 FORMAT_VERSION = 1
+#: The most a model file's arrays may take together (issue #69): the shipped 8x96 takes 3 MiB, a 20x256
+#: (lc0's T40 size) some 100 MiB.
+MODEL_MOST = 256 << 20
 #: What a personal model says of itself in its metadata (``personal``).
 PERSONAL_KEYS = frozenset({"expert", "casebase", "top1", "generic_top1", "validation_games"})
 
@@ -142,8 +146,7 @@ class StyleModel:
         try:
             if not path.is_file():
                 raise ModelError(f"{path}: no such model file")
-            with np.load(path, allow_pickle=False) as npz:
-                arrays = {name: npz[name] for name in npz.files}
+            arrays = read_npz(path, MODEL_MOST, "model")
         except ModelError:
             raise
         except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as exc:

@@ -24,7 +24,7 @@ import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, cast
 
 import chess
 import chess.pgn
@@ -33,6 +33,7 @@ from casebase.games import parse_elo
 from casebase.names import NameMatcher
 from casebase.phases import FIRST_MOVE
 from casebase.speed import speed_of
+from common.bounded import LineBound
 from common.files import file_sha256
 
 
@@ -76,12 +77,15 @@ def digest(seed: int, key: str) -> int:
 
 
 def open_pgn(path: Path) -> TextIO:
-    """A PGN file as text, gzip-compressed or plain (bytes that are not UTF-8 read as replacements)."""
+    """A PGN file as text read as a stream, gzip-compressed or plain (bytes that are not UTF-8 read as
+    replacements), each line cut at :data:`common.bounded.LINE_MOST` characters (issue #69)."""
     with open(path, "rb") as f:
         gzipped = f.read(2) == b"\x1f\x8b"
     if gzipped:
-        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
-    return open(path, encoding="utf-8", errors="replace")
+        handle: TextIO = gzip.open(path, "rt", encoding="utf-8", errors="replace")
+    else:
+        handle = open(path, encoding="utf-8", errors="replace")
+    return cast(TextIO, LineBound(handle))  # read as python-chess reads a PGN: readline
 
 
 @dataclass
