@@ -14,7 +14,8 @@ import pytest
 
 from engine.agents import modes
 from engine.agents.base import Decision, Reason
-from engine.agents.modes import Mode
+from engine.agents.modes import Maker, Mode
+from engine.agents.options import NoSettings
 from engine.agents.record import EngineLine, Record
 from engine.search.leaves import past_counts
 from engine.style.chooser import Chooser, ChooserError
@@ -47,7 +48,8 @@ class RecordingAgent:
 @pytest.fixture
 def recording_mode(monkeypatch):
     RecordingAgent.boards = []
-    monkeypatch.setitem(modes.MODES, "recording", Mode(RecordingAgent, "for tests", "recording anyway", casebase=False))
+    monkeypatch.setitem(modes.MODES, "recording", Mode(lambda: Maker(NoSettings, RecordingAgent), "for tests", "recording anyway",
+                                                              casebase=False))
 
 
 def session(commands: list[str], **defaults: str) -> list[str]:
@@ -84,7 +86,7 @@ def test_without_an_agent_the_move_is_drawn_among_the_searchmoves(monkeypatch):
     def broken(casebase, values, resources):
         raise OSError(36, "File name too long")
 
-    monkeypatch.setitem(modes.MODES, "broken", Mode(broken, "for tests", "nothing", casebase=False))
+    monkeypatch.setitem(modes.MODES, "broken", Mode(lambda: Maker(NoSettings, broken), "for tests", "nothing", casebase=False))
     listed = {"a2a3", "h2h4"}
     lines = session(["position startpos"] + ["go depth 1 searchmoves a2a3 h2h4 e9e9"] * 40, Mode="broken")
     assert len(bestmoves(lines)) == 40 and set(bestmoves(lines)) <= listed  # 1 in 10 a go by chance alone

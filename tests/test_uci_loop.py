@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import zipfile
 
@@ -12,8 +13,8 @@ from engine_helpers import favourite_model
 from common.text import ECHO_LIMIT
 from engine.agents import modes
 from engine.agents.base import Decision, Reason
-from engine.agents.modes import Mode
-from engine.agents.options import Option
+from engine.agents.modes import Maker, Mode
+from engine.agents.options import NoSettings, Option, setting
 from engine.agents.record import EngineLine, Record
 from engine.search.limits import SearchLimits
 from engine.search.result import RootScore, SearchResult
@@ -22,11 +23,16 @@ from engine.uci.protocol import UciEngine
 A3 = chess.Move.from_uci("a2a3")
 
 
+@dataclasses.dataclass(frozen=True)
+class ScriptedSettings(NoSettings):
+    fail: bool = setting("Fail", bool)
+
+
 class ScriptedAgent:
     """An agent of a made-up mode: reports a search iteration, or fails when told to."""
 
-    def __init__(self, casebase, values, resources) -> None:
-        self.fail = values["Fail"]
+    def __init__(self, casebase, settings, resources) -> None:
+        self.fail = settings.fail
         self.seeds: list[int | None] = []
         self.limits: list[SearchLimits | None] = []
 
@@ -44,7 +50,8 @@ class ScriptedAgent:
 
 @pytest.fixture
 def scripted_mode(monkeypatch):
-    mode = Mode(ScriptedAgent, "for tests", "scripting anyway", (Option("Fail", "check", False),))
+    mode = Mode(lambda: Maker(ScriptedSettings, ScriptedAgent), "for tests", "scripting anyway",
+                (Option("Fail", "check", False),))
     monkeypatch.setitem(modes.MODES, "scripted", mode)
 
 
@@ -86,7 +93,7 @@ def test_an_agent_that_cannot_be_made_still_answers(monkeypatch):
     def broken(casebase, values, resources):
         raise RuntimeError("no agent today")
 
-    monkeypatch.setitem(modes.MODES, "broken", Mode(broken, "for tests", "nothing"))
+    monkeypatch.setitem(modes.MODES, "broken", Mode(lambda: Maker(NoSettings, broken), "for tests", "nothing"))
     lines = session(["isready", "go"], Casebase="", Mode="broken")
     assert "readyok" in lines and lines[-1].startswith("bestmove")
     assert chess.Board().is_legal(chess.Move.from_uci(lines[-1].split()[1]))

@@ -1,12 +1,14 @@
-"""The one way to make an agent: from option values (the engine's options, by name), a casebase
-and what the mode may load. The UCI engine, the tournament, the fidelity bench and the benches
-all call :func:`make_agent`, so the same options give the same agent everywhere.
+"""The one way to make an agent: from option values (the engine's options, by name), typed once into
+the settings every agent is made with (:class:`AgentSettings`) and the mode's own (its module's
+dataclass), a casebase and what the mode may load. The UCI engine, the tournament, the fidelity bench
+and the benches all call :func:`make_agent` (or :func:`agent_settings`, then :func:`agent_of`), so the
+same options give the same agent everywhere.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import chess
 
@@ -15,7 +17,7 @@ from endgame.syzygy import SyzygyTables
 from endgame.tablebase import Tablebase
 from engine.agents.endings import TablebaseAgent
 from engine.agents.modes import MODES, Resources, option_registry
-from engine.agents.options import OptionValue
+from engine.agents.options import AgentSettings, OptionValue, settings_of
 from engine.outside.judge import Judge, JudgeSettings
 from engine.style.chooser import Chooser, chooser_path
 from engine.style.loader import PriorModel, load_model, model_path
@@ -32,14 +34,26 @@ def option_values(overrides: Mapping[str, OptionValue] | None = None) -> dict[st
     return option_registry().values(overrides)
 
 
-def make_agent(values: Mapping[str, OptionValue], casebase: Casebase | None, resources: Resources) -> TablebaseAgent:
-    """The agent of ``values`` (missing options take their defaults): the mode's agent, which
-    plays the endgame tables' move wherever they cover the position. ``resources`` gives the
-    model, the judge and the tables (:class:`Loader`, or the UCI engine's caching one)."""
+def agent_settings(values: Mapping[str, OptionValue]) -> tuple[AgentSettings, Any]:
+    """The settings of ``values`` (missing options take their defaults): every agent's, and the mode's own
+    (its module's dataclass, e.g. :class:`engine.agents.guided_settings.GuidedSettings`)."""
     full = option_values(values)
-    mode = MODES[str(full["Mode"])]
-    agent = mode.factory(casebase if mode.casebase else None, full, resources)
-    return TablebaseAgent(agent, resources.tablebase(str(full["Tables"])), resources.syzygy(str(full["SyzygyPath"])))
+    common = settings_of(AgentSettings, full)
+    return common, settings_of(MODES[common.mode].maker().settings, full)
+
+
+def make_agent(values: Mapping[str, OptionValue], casebase: Casebase | None, resources: Resources) -> TablebaseAgent:
+    """The agent of ``values`` (missing options take their defaults): :func:`agent_of` its settings."""
+    return agent_of(*agent_settings(values), casebase, resources)
+
+
+def agent_of(common: AgentSettings, own: Any, casebase: Casebase | None, resources: Resources) -> TablebaseAgent:
+    """The agent of the settings ``common`` and ``own`` (:func:`agent_settings`): the mode's agent, which
+    plays the endgame tables' move wherever they cover the position. ``resources`` gives the model, the
+    judge and the tables (:class:`Loader`, or the UCI engine's caching one)."""
+    mode = MODES[common.mode]
+    agent = mode.maker().make(casebase if mode.casebase else None, own, resources)
+    return TablebaseAgent(agent, resources.tablebase(common.tables), resources.syzygy(common.syzygy))
 
 
 class Loader:

@@ -1,7 +1,8 @@
 """The ways the engine plays and their options: the registry every user of an agent reads.
 
-A :class:`Mode` says how to make its agent from a casebase and the option values; a new mode
-is one more entry of :data:`MODES` (docs/architecture.md, "Add a mode"). Agents are made by
+A :class:`Mode` declares its options and names where its agent is made (its module's settings
+dataclass and ``make``); a new mode is one more entry of :data:`MODES` (docs/architecture.md, "Add a
+mode"). Agents are made by
 :func:`engine.agents.factory.make_agent`; the UCI engine keeps its agent and what it loads in
 :class:`engine.uci.resources.AgentBuilder`.
 
@@ -11,10 +12,11 @@ Importing this module is cheap (no numpy, no casebase code): the UCI loop import
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from common.paths import casebase_folder
 from endgame import default_folder
@@ -30,8 +32,6 @@ if TYPE_CHECKING:
     from endgame.syzygy import SyzygyTables
     from endgame.tablebase import Tablebase
     from engine.agents.base import Agent
-    from engine.agents.guided import GuidedAgent
-    from engine.cbr.learned import LearnedIndex
     from engine.outside.judge import Judge
     from engine.style.chooser import Chooser
     from engine.style.loader import PriorModel
@@ -70,15 +70,21 @@ class Resources(Protocol):
         """Tell the user ``line`` (which model plays, and why), where there is a user to tell."""
 
 
-AgentFactory = Callable[["Casebase | None", Mapping[str, OptionValue], Resources], "Agent"]
+class Maker(NamedTuple):
+    """How a mode's agent is made: its settings (a dataclass of :func:`~engine.agents.options.setting`
+    fields, made once from the option values by :func:`~engine.agents.options.settings_of`), and
+    ``make(casebase, settings, resources)``."""
+
+    settings: type
+    make: Callable[[Casebase | None, Any, Resources], Agent]
 
 
 @dataclass(frozen=True)
 class Mode:
-    """A way of playing: how to make its agent from a casebase and the option values, what it
+    """A way of playing: where its agent is made (``maker``, loaded at the first agent), what it
     does without a casebase, and its own options."""
 
-    factory: AgentFactory
+    maker: Callable[[], Maker]
     summary: str
     without_casebase: str
     options: tuple[Option, ...] = field(default=())
@@ -86,9 +92,14 @@ class Mode:
     casebase: bool = True
 
 
+def weights_from(*hundredths: OptionValue) -> Weights:
+    """The weight list the three weight options (hundredths, in :data:`WEIGHT_OPTIONS`' order) set."""
+    return Weights(*(from_hundredths(int(value)) for value in hundredths))
+
+
 def weights_of(values: Mapping[str, OptionValue]) -> Weights:
     """The weight list set by the three weight options (hundredths)."""
-    return Weights(*(from_hundredths(int(values[name])) for name in WEIGHT_OPTIONS))
+    return weights_from(*(values[name] for name in WEIGHT_OPTIONS))
 
 
 def weight_values(weights: Weights) -> dict[str, OptionValue]:
@@ -96,139 +107,13 @@ def weight_values(weights: Weights) -> dict[str, OptionValue]:
     return dict(zip(WEIGHT_OPTIONS, weights.hundredths(), strict=True))
 
 
-def _pure_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], resources: Resources) -> Agent:
-    from engine.agents.pure import PureAgent
-
-    learned = _learned(casebase, resources) if casebase is not None and values["Similarity"] == "learned" else None
-    return PureAgent(casebase, weights_of(values), 0, learned)
-
-
-def _learned(casebase: Casebase, resources: Resources,
-             otherwise: str = "the shallow similarity plays") -> LearnedIndex | None:
-    """The learned similarity's index of ``casebase`` (its embeddings made by the shipped default network),
-    or None with the reason told, and ``otherwise``: what follows."""
-    from casebase.checks import CasebaseError
-    from casebase.embeddings import read_embeddings
-    from engine.cbr.learned import learned_index
-    from engine.style.lc0 import is_network, shared_network
-    from engine.style.loader import default_model
-    from engine.style.model import ModelError
-
-    network, _ = default_model()
-    try:
-        if not is_network(network):
-            raise ModelError(f"{network.name} is no lc0 network")
-        model = shared_network(network)
-        return learned_index(casebase, model, lambda: read_embeddings(casebase, network, model.weights_sha256))
-    except (CasebaseError, ModelError, ValueError) as exc:
-        resources.tell(f"the learned similarity cannot play: {exc}; {otherwise}")
-        return None
-
-
-def _style_model(setting: str, casebase: Casebase | None, resources: Resources) -> PriorModel | None:
-    """The model of option Model: a file named (or a shipped model's name), or (``auto``) the expert's own
-    network, else the shipped default network (engine.style.personal); the choice is told."""
-    if setting != defaults.MODEL:
-        from engine.style.loader import model_path
-
-        return resources.model(model_path(setting))
-    from engine.style.personal import choose_model
-
-    choice = choose_model(casebase)  # a personal model comes loaded: it was read to be checked
-    resources.tell(choice.note)
-    return choice.model if choice.model is not None else resources.model(choice.path)
-
-
-def _guided_agent(casebase: Casebase | None, values: Mapping[str, OptionValue], resources: Resources) -> Agent:
-    from casebase.embeddings import embeddings_path
-    from engine.agents.guided import GuidedAgent
-    from engine.style.chooser import chooser_path
-
-    if casebase is not None and casebase.profile_problem is not None:  # its cases play on, uncalibrated
-        from engine.style.profile import refusal
-
-        resources.tell(f"{refusal(casebase)}; playing without calibration (Selection calibrated and likely,"
-                       " and UCI_LimitStrength, take the shipped experts' typical parameters)")
-    prior = PriorSource(str(values["Prior"]))
-    model = _style_model(str(values["Model"]), casebase, resources) if prior.uses_model else None
-    selection, rating = Selection(str(values["Selection"])), None
-    if values["UCI_LimitStrength"]:
-        # the expert's own prior and error model, at the rating asked for (strength.md)
-        rating = int(values["UCI_Elo"])
-        selection = selection if selection.calibrated else Selection.CALIBRATED
-    agent = GuidedAgent(
-        casebase,
-        weights_of(values),
-        0,
-        neighbours=int(values["Neighbours"]),
-        temperature=int(values["Temperature"]) / 10,
-        tolerance=int(values["Tolerance"]),
-        selection=selection,
-        prior=prior,
-        model=model,
-        case_weight=int(values["CaseWeight"]) / 100,
-        judge=resources.judge(str(values["Judge"]), int(values["Threads"]), int(values["Hash"]))
-        if values["Judge"] else None,
-        judge_depth=int(values["JudgeDepth"]),
-        judge_tolerance=int(values["JudgeTolerance"]),
-        tablebase=resources.tablebase(str(values["Tables"])),
-        rating=rating,
-        speed=str(values["Speed"]),
-        chooser=resources.chooser(str(values["Chooser"])) if values["Judge"] and selection in DRAWN_BY_CHOOSER
-        and not (selection is Selection.LIKELY and rating is not None) else None,
-    )
-    if casebase is not None and casebase.path is not None and embeddings_path(casebase.path).is_file():
-        agent.precedents = _learned(casebase, resources, "no precedents by the learned similarity")
-    _tell_chooser(agent, values, resources)
-    if rating is not None and agent.calibration is not None:
-        resources.tell(f"strength limited to {rating}: {agent.calibration.source}{_drawn(agent)}")
-        if selection is Selection.LIKELY and values["Judge"] and chooser_path(str(values["Chooser"])) is not None:
-            resources.tell("Chooser: not played at a rating (UCI_LimitStrength): the error model's likeliest move")
-    elif agent.calibration is not None:  # Selection calibrated or likely: the strength the profile implies
-        why = "Selection auto, with a judge and the casebase's error profile: " if selection is Selection.AUTO else ""
-        resources.tell(f"strength: {agent.calibration.expert}'s own, about {agent.calibration.rating:.0f} on the"
-                       f" experts' rating line (strength.md §2): {why}{agent.calibration.source}{_drawn(agent)};"
-                       " UCI_LimitStrength with UCI_Elo sets another")
-    elif selection is Selection.AUTO and casebase is not None:
-        lacking = " and ".join(([] if values["Judge"] else ["a judge (option Judge)"])
-                               + ([] if casebase.profile is not None else ["an error profile in the casebase"]))
-        resources.tell(f"strength: not {casebase.expert}'s own (the sound move the prior likes best): Selection auto"
-                       f" plays the expert's error model only with {lacking} (strength.md §4);"
-                       " UCI_LimitStrength with UCI_Elo sets a rating")
-    return agent
-
-
-#: The selections the chooser may play (``auto`` as it is decided: calibrated with a judge).
-DRAWN_BY_CHOOSER = (Selection.LIKELY, Selection.CALIBRATED, Selection.AUTO)
-
-
-def _drawn(agent: GuidedAgent) -> str:
-    """What the strength line adds where the chooser draws the calibrated choice: its strength."""
-    strength = agent.chooser_strength()
-    if agent.selection is not Selection.CALIBRATED or strength is None:
-        return ""
-    return f"; the chooser draws at strength {strength:.2f}, to lose as much (search.md §9)"
-
-
-def _tell_chooser(agent: GuidedAgent, values: Mapping[str, OptionValue], resources: Resources) -> None:
-    """Say that a chooser named cannot draw the calibrated choice: it has no reference positions to set
-    its strength on (search.md §9)."""
-    from engine.style.chooser import chooser_path
-
-    if agent.selection is not Selection.CALIBRATED or not values["Judge"] or agent.chooser is not None:
-        return
-    path = chooser_path(str(values["Chooser"]))
-    chooser = None if path is None else resources.chooser(str(values["Chooser"]))
-    if chooser is not None and chooser.reference is None:
-        resources.tell(f"Chooser {path}: no reference positions to set its strength on (python -m learn.chooser"
-                       " reference): Selection calibrated draws by the error model")
-
-
-def _chess0_agent(_: Casebase | None, values: Mapping[str, OptionValue], __: Resources) -> Agent:
-    from engine.agents.chess0 import Chess0Agent
-
-    return Chess0Agent(str(values["Style"]), int(values["Depth"]), int(values["DepthDeviation"]),
-                       int(values["Window"]))
+def _in(module: str, settings: str, make: str) -> Callable[[], Maker]:
+    """The maker of a mode whose settings class and function ``make`` are in ``module``, imported when the
+    first agent of the mode is made (numpy and the casebase code load then, not before ``uciok``)."""
+    def load() -> Maker:
+        found = importlib.import_module(module)
+        return Maker(getattr(found, settings), getattr(found, make))
+    return load
 
 
 def default_casebase() -> Path:
@@ -238,7 +123,8 @@ def default_casebase() -> Path:
 
 #: Modes by the name the ``Mode`` option uses; a new mode is one more entry.
 MODES: dict[str, Mode] = {
-    "pure": Mode(_pure_agent, "the thesis's agent: the most similar case's move, adapted",
+    "pure": Mode(_in("engine.agents.pure", "PureSettings", "make_pure"),
+                 "the thesis's agent: the most similar case's move, adapted",
                  "playing uniformly random legal moves",
                  (Option("Similarity", "combo", defaults.SIMILARITY, choices=("shallow", "learned"),
                          doc="pure: how cases are retrieved: `shallow`, the thesis's similarity of the boards' squares (the"
@@ -246,7 +132,7 @@ MODES: dict[str, Mode] = {
                              " default network's trunk (`X.embed.npz` beside the casebase, `python -m casebase embed`): the"
                              " 128 nearest cases vote, each for its move where legal, else the move it adapts to (issue #61)"),)),
     "guided": Mode(
-        _guided_agent,
+        _in("engine.agents.guided_settings", "GuidedSettings", "make_guided"),
         "the k nearest cases vote, an alpha-beta search vetoes unsound moves (search.md)",
         "playing the search's best move",
         (
@@ -305,7 +191,7 @@ MODES: dict[str, Mode] = {
         ),
     ),
     "chess0": Mode(
-        _chess0_agent,
+        _in("engine.agents.chess0", "Chess0Settings", "make_chess0"),
         "Chess0's engines, no casebase: Style classic (fixed-depth alpha-beta) or adaptive",
         "searching alone",
         (

@@ -1,15 +1,36 @@
-"""The engine's options: what each one is, how its value is read, and the one registry of them
-that the UCI engine, the agent factory, the tournament and the fidelity bench all look names up in
+"""The engine's options: what each one is, how its value is read, the one registry of them that
+the UCI engine, the agent factory, the tournament and the fidelity bench all look names up in, and
+the typed settings made from their values once (:func:`settings_of`: each mode's, the protocol's)
 (cheap to import: the UCI loop reads it before ``uciok``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+import dataclasses
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from common.text import clip
 
 OptionValue = int | str | bool
+S = TypeVar("S")
+
+
+def setting(option: str | tuple[str, ...], convert: Callable[..., Any], default: Any = dataclasses.MISSING) -> Any:
+    """A field of a settings dataclass set from option ``option`` (a tuple: from several, each value an
+    argument) by ``convert``, e.g. ``int``, ``Selection``, or tenths to a number (:func:`settings_of`)."""
+    return dataclasses.field(default=default, metadata={"option": option, "convert": convert})
+
+
+def settings_of(kind: type[S], values: Mapping[str, OptionValue]) -> S:
+    """The settings dataclass ``kind`` made from the option values ``values``: each field from the
+    option(s) its :func:`setting` names, converted once here (KeyError for a value missing)."""
+    made = {}
+    for item in dataclasses.fields(kind):  # type: ignore[arg-type]
+        option, convert = item.metadata["option"], item.metadata["convert"]
+        names = option if isinstance(option, tuple) else (option,)
+        made[item.name] = convert(*(values[name] for name in names))
+    return kind(**made)
 
 
 @dataclass(frozen=True)
@@ -85,3 +106,24 @@ class OptionRegistry:
                 value = option.parse(value)
             values[option.name] = value
         return values
+
+
+@dataclass(frozen=True)
+class AgentSettings:
+    """What every agent is made with besides its mode's own settings (the protocol's options, such as
+    Explain or MultiPV, are no agent's: :class:`engine.uci.protocol.ProtocolSettings`)."""
+
+    casebase: str = setting("Casebase", str)
+    mode: str = setting("Mode", str)
+    seed: int = setting("Seed", int)
+    tables: str = setting("Tables", str)
+    syzygy: str = setting("SyzygyPath", str)
+
+
+@dataclass(frozen=True)
+class NoSettings:
+    """The settings of a mode without options of its own."""
+
+    def files(self, casebase: str) -> list[str]:
+        """The files these settings read besides the casebase (the agent is remade when one changes): none."""
+        return []

@@ -5,6 +5,7 @@ reading beside the move, which the shallow similarity's nearest case seldom is (
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import chess
 
@@ -13,6 +14,10 @@ from engine.cbr.adaptation import voted_moves
 from engine.cbr.learned import LearnedIndex
 from engine.cbr.similarity import board_similarity
 from engine.cbr.weights import Weights
+
+if TYPE_CHECKING:
+    from casebase.format import Casebase
+    from engine.agents.modes import Resources
 
 #: How many of the nearest cases a precedent is looked for among: a few milliseconds after the move is chosen
 #: (the query's embedding, one product, at most this many adaptations), which the clock's margins cover.
@@ -37,3 +42,26 @@ def precedent(learned: LearnedIndex, board: chess.Board, move: chess.Move, weigh
     row, case_board = int(rows[found]), casebase.board(int(rows[found]))
     return Precedent(Case.of(casebase, row, board_similarity(case_board, board)), round(100 * float(sims[found]), 1),
                      Named.of_case(case_board, casebase.move(row)), i >= 0, len(rows))
+
+
+def learned_similarity(casebase: Casebase, resources: Resources,
+                       otherwise: str = "the shallow similarity plays") -> LearnedIndex | None:
+    """The learned similarity's index of ``casebase`` (its embeddings made by the shipped default network):
+    pure mode's retrieval (option Similarity), guided mode's precedents; or None with the reason told, and
+    ``otherwise``: what follows."""
+    from casebase.checks import CasebaseError
+    from casebase.embeddings import read_embeddings
+    from engine.cbr.learned import learned_index
+    from engine.style.lc0 import is_network, shared_network
+    from engine.style.loader import default_model
+    from engine.style.model import ModelError
+
+    network, _ = default_model()
+    try:
+        if not is_network(network):
+            raise ModelError(f"{network.name} is no lc0 network")
+        model = shared_network(network)
+        return learned_index(casebase, model, lambda: read_embeddings(casebase, network, model.weights_sha256))
+    except (CasebaseError, ModelError, ValueError) as exc:
+        resources.tell(f"the learned similarity cannot play: {exc}; {otherwise}")
+        return None

@@ -4,17 +4,40 @@ similarity (option ``Similarity learned``, issue #61), the nearest cases' moves,
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 
 import chess
 import numpy as np
 
 from casebase.format import Casebase
 from engine.agents.base import CaseAgent, Decision, Reason
+from engine.agents.modes import WEIGHT_OPTIONS, Resources, weights_from
+from engine.agents.options import setting
+from engine.agents.precedent import learned_similarity
 from engine.agents.record import Case, Named, Pure, Recalled, Record, Uniform
 from engine.cbr.adaptation import best_moves, draw, draw_index, voted_moves
 from engine.cbr.learned import NEAREST, TEMPERATURE, LearnedIndex
 from engine.cbr.similarity import board_similarity
 from engine.cbr.weights import Weights
+
+
+@dataclass(frozen=True)
+class PureSettings:
+    """Option by option, what makes a pure agent."""
+
+    weights: Weights = setting(WEIGHT_OPTIONS, weights_from)
+    similarity: str = setting("Similarity", str)
+
+    def files(self, casebase: str) -> list[str]:
+        """The files these settings read besides the casebase: none it watches."""
+        return []
+
+
+def make_pure(casebase: Casebase | None, settings: PureSettings, resources: Resources) -> PureAgent:
+    """The pure agent of ``settings``: the learned similarity's index where option Similarity asks for it."""
+    learned = learned_similarity(casebase, resources) if casebase is not None and settings.similarity == "learned" \
+        else None
+    return PureAgent(casebase, settings.weights, 0, learned)
 
 
 class PureAgent(CaseAgent):

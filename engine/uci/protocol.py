@@ -14,7 +14,6 @@ at once.
 from __future__ import annotations
 
 import dataclasses
-import secrets
 import sys
 import threading
 import time
@@ -27,11 +26,13 @@ import chess
 from common.text import clip
 from engine.agents.defaults import Explain
 from engine.agents.modes import option_registry
-from engine.agents.options import OptionValue
+from engine.agents.options import AgentSettings, OptionValue, settings_of
 from engine.search.limits import SearchLimits, after_ponderhit, pondering
 from engine.uci.commands import parse_go, parse_position
+from engine.uci.fallback import legal_after, uniform_decision, uniform_move
 from engine.uci.lines import decision_info, declaration, iteration_info, multipv_info, multipv_string
 from engine.uci.resources import AgentBuilder, Provide
+from engine.uci.settings import ProtocolSettings
 
 if TYPE_CHECKING:
     from engine.agents.base import Agent, Decision
@@ -122,6 +123,11 @@ class UciEngine:
             self.info(f"error in {command}: {clip(str(exc))}")
         return True
 
+    @property
+    def said(self) -> ProtocolSettings:
+        """The protocol's settings in force (a few fields: made at each use)."""
+        return settings_of(ProtocolSettings, self.values)
+
     def send(self, line: str) -> None:
         with self._write_lock:
             self.out.write(line + "\n")
@@ -170,7 +176,7 @@ class UciEngine:
     def _ucinewgame(self, _: list[str]) -> None:
         self._finish_search()
         self.board = chess.Board()
-        self.builder.new_game(self.values)
+        self.builder.new_game(settings_of(AgentSettings, self.values).seed)
 
     def _position(self, args: list[str]) -> None:
         try:
@@ -184,7 +190,8 @@ class UciEngine:
         self._finish_search()
         board = self.board.copy(stack=KEPT_PLIES)  # not the whole game: see KEPT_PLIES
         limits, moves, problems = parse_go(args, board)
-        limits = dataclasses.replace(limits, overhead=int(self.values["Move Overhead"]))
+        said = self.said
+        limits = dataclasses.replace(limits, overhead=said.overhead)
         try:
             agent: Agent | None = self._agent()
         except Exception as exc:  # the GUI still gets a legal move
@@ -198,7 +205,7 @@ class UciEngine:
         self._ponderhit = False
         self._pondering = (limits, board.turn) if limits.ponder else None
         self._worker = threading.Thread(
-            target=self._search, args=(agent, board, moves, limits, int(self.values["MultiPV"])), name="search",
+            target=self._search, args=(agent, board, moves, limits, said.lines), name="search",
             daemon=True
         )
         self._worker.start()
@@ -243,23 +250,24 @@ class UciEngine:
         """The agent's decision, or a uniformly random move (among ``moves``, if given) when there is no
         agent or it raised."""
         if agent is None:
-            return _uniform_decision(board, None, moves)
-        wdl = bool(self.values["UCI_ShowWDL"])
+            return uniform_decision(board, None, moves)
+        wdl = self.said.wdl
         try:
             searched = pondering(limits) if limits.ponder else limits
             return agent.choose(board, moves, limits=searched, stop=self._stop,
                                 on_iteration=lambda result: self.send(iteration_info(result, wdl=wdl)))
         except Exception as exc:  # the GUI still gets a legal move
             traceback.print_exc(file=sys.stderr)
-            return _uniform_decision(board, clip(str(exc)), moves)
+            return uniform_decision(board, clip(str(exc)), moves)
 
     def _report(self, decision: Decision, board: chess.Board, limits: SearchLimits, lines: int,
                 started: float) -> None:
         """The decision's lines before its ``bestmove``, after HumanTime's wait."""
-        wdl = bool(self.values["UCI_ShowWDL"])
-        pace = self._take_time(decision, board, limits, started) if self.values["HumanTime"] else None
+        said = self.said
+        wdl = said.wdl
+        pace = self._take_time(decision, board, limits, started) if said.human_time else None
         elapsed = int((time.perf_counter() - started) * 1000)
-        explain = str(self.values["Explain"])
+        explain = said.explain
         if explain != Explain.OFF:
             self._explain(decision, board, as_json=explain == Explain.JSON)
             if pace is not None and pace.seconds > 0:
@@ -287,10 +295,10 @@ class UciEngine:
             )
         move, ponder = (decision.move, decision.ponder) if decision is not None else (None, None)
         if move is None or not board.is_legal(move):  # never 0000 while a move is legal, never an illegal one
-            move, ponder = _uniform_move(board, moves), None
+            move, ponder = uniform_move(board, moves), None
         if move is None:
             self.send("bestmove 0000")
-        elif ponder is not None and _legal_after(board, move, ponder):
+        elif ponder is not None and legal_after(board, move, ponder):
             self.send(f"bestmove {move.uci()} ponder {ponder.uci()}")
         else:
             self.send(f"bestmove {move.uci()}")
@@ -348,38 +356,6 @@ class UciEngine:
         for line in self.builder.news:
             self.info(line)
         self.builder.news.clear()
-
-
-def _legal_after(board: chess.Board, move: chess.Move, reply: chess.Move) -> bool:
-    after = board.copy(stack=False)
-    after.push(move)
-    return reply in after.legal_moves
-
-
-def _candidates(board: chess.Board, moves: list[chess.Move] | None) -> list[chess.Move]:
-    """The legal moves among ``moves`` (go searchmoves), or every legal move if none of them is (or None)."""
-    listed = [move for move in moves or () if board.is_legal(move)]
-    return listed or list(board.legal_moves)
-
-
-def _uniform_move(board: chess.Board, moves: list[chess.Move] | None) -> chess.Move | None:
-    """A uniformly random legal move among ``moves`` (see :func:`_candidates`); None if there is none."""
-    candidates = _candidates(board, moves)
-    return candidates[secrets.randbelow(len(candidates))] if candidates else None
-
-
-def _uniform_decision(board: chess.Board, error: str | None, moves: list[chess.Move] | None = None) -> Decision:
-    """A uniformly random legal move (among the go's searchmoves ``moves``, if given), for when no agent
-    could choose (none was made, or it raised ``error``)."""
-    from engine.agents.base import Decision, Reason
-    from engine.agents.record import Named, NoAgent, NoMove, Record, Uniform
-
-    candidates = _candidates(board, moves)
-    if not candidates:
-        return Decision(move=None, reason=Reason.NO_MOVE, record=Record([NoAgent(error)], NoMove()))
-    move = candidates[secrets.randbelow(len(candidates))]
-    return Decision(move=move, reason=Reason.RANDOM,
-                    record=Record([NoAgent(error)], Uniform(Named.of(board, move), len(candidates))))
 
 
 def main_loop(defaults: Mapping[str, str] | None = None, provide: Provide | None = None) -> int:

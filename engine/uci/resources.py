@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from common.paths import casebase_folder, casebase_path, in_source_tree
 from common.text import clip
-from engine.agents import defaults
 from engine.agents.modes import (
     MODES,
     SEED_MAX,
@@ -82,40 +81,35 @@ class AgentBuilder:
         """The agent for ``values``; a new one starts from the game's seed, as at a new game.
         Where the endgame tables cover the position, it plays their move."""
         from casebase.profilefile import profile_path
-        from engine.agents.factory import make_agent
-        from engine.style.chooser import chooser_path
+        from engine.agents.factory import agent_of, agent_settings
 
-        path = casebase_path(str(values["Casebase"]))  # a bare name is a casebase of the casebase folder
-        mode = MODES[str(values["Mode"])]
+        common, own = agent_settings(values)  # the protocol's options are no part of them: no agent remade
+        path = casebase_path(common.casebase)  # a bare name is a casebase of the casebase folder
+        mode = MODES[common.mode]
         if mode.casebase:
             self._make_shipped(path)
-        chooser = chooser_path(str(values["Chooser"]))
-        key = (tuple(sorted(values.items())), file_state(path), file_state(str(profile_path(path))),
-               *map(file_state, self._model_files(values, path)), file_state(str(chooser)) if chooser else ())
+        key = (common, own, file_state(path), file_state(str(profile_path(path))), *map(file_state, own.files(path)))
         if self._agent is None or key != self._key:
             casebase = self._load(path) if mode.casebase else None
             self._used_model = self._used_judge = False
-            agent = make_agent(values, casebase, self)
+            agent = agent_of(common, own, casebase, self)
             if not self._used_judge:
                 self.close()
-            if self._seed is None or int(values["Seed"]):
-                self._new_seed(values)
+            if self._seed is None or common.seed:
+                self._new_seed(common.seed)
             agent.new_game(self._seed)
+            said = [f"{o.name} {clip(str(values[o.name]))}" for o in mode.options]
             if casebase is not None:
                 elo = f", median Elo {casebase.elo}" if casebase.elo else ""
-                own = "".join(f", {o.name} {clip(str(values[o.name]))}" for o in mode.options)
-                self.news.append(
-                    f"{values['Mode']} mode: casebase {casebase.expert} ({len(casebase)} cases{elo}),"
-                    f" weights {weights_of(values)}{own}"
-                )
+                self.news.append(f"{common.mode} mode: casebase {casebase.expert} ({len(casebase)} cases{elo}),"
+                                 f" weights {weights_of(values)}" + "".join(f", {s}" for s in said))
             elif not mode.casebase:
-                self.news.append(f"{values['Mode']} mode: "
-                                 + ", ".join(f"{o.name} {clip(str(values[o.name]))}" for o in mode.options))
+                self.news.append(f"{common.mode} mode: " + ", ".join(said))
             self._agent, self._key = agent, key
         problems = []
         if mode.casebase and self._casebase is not None and self._casebase[2]:
             model_in_use = self._used_model and self._model is not None and self._model[1] is not None
-            instead = "the style model proposes alone" if model_in_use else MODES[str(values["Mode"])].without_casebase
+            instead = "the style model proposes alone" if model_in_use else mode.without_casebase
             problems.append(f"{self._casebase[2]}; {instead}")
         if self._used_model and self._model is not None and self._model[2]:
             problems.append(f"{self._model[2]}; the cases propose alone")
@@ -161,23 +155,6 @@ class AgentBuilder:
     def tell(self, line: str) -> None:
         """Tell the user ``line`` (with the next command's answer)."""
         self.news.append(line)
-
-    @staticmethod
-    def _model_files(values: Mapping[str, OptionValue], casebase: str) -> list[str]:
-        """The model files option Model may read: the one named, or (auto) the default network, the
-        generic model and where the casebase's personal model is looked for; the agent is remade when one
-        changes."""
-        from engine.style.loader import default_model, model_path
-
-        setting = str(values.get("Model", ""))
-        if setting != defaults.MODEL:
-            return [model_path(setting)]
-        from engine.style.model import generic_model
-        from engine.style.personal import candidates, network_candidates, sidecar
-
-        networks = network_candidates(casebase)
-        return [str(default_model()[0]), str(generic_model()), *map(str, candidates(casebase)),
-                *(str(p) for network in networks for p in (network, sidecar(network)))]
 
     def judge(self, command: str, threads: int, hash_mb: int) -> Judge:
         """The judge process for these settings: the running one, or a new one (the old one quit),
@@ -225,14 +202,13 @@ class AgentBuilder:
             self._judge.close()
             self._judge = None
 
-    def new_game(self, values: Mapping[str, OptionValue]) -> None:
-        """A new game: a new seed (unless option Seed fixes it), given to the agent if there is one."""
-        self._new_seed(values)
+    def new_game(self, seed: int) -> None:
+        """A new game: a new seed (unless option Seed, ``seed``, fixes it), given to the agent if there is one."""
+        self._new_seed(seed)
         if self._agent is not None:
             self._agent.new_game(self._seed)
 
-    def _new_seed(self, values: Mapping[str, OptionValue]) -> None:
-        fixed = int(values["Seed"])
+    def _new_seed(self, fixed: int) -> None:
         self._seed = fixed or secrets.randbelow(SEED_MAX) + 1
         # one seed a game: a seed not yet told (an agent made at isready, then ucinewgame) is
         # replaced, not told beside the new one
