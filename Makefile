@@ -90,8 +90,8 @@ casebases: $(CASEBASES) $(PROFILED:%=casebases/%.profile.npz)
 # weigh, whose change refits them: a profile fitted with another network than the engine plays is refused.
 # An own network stands here by its X.toml, which changes with it: named by its .pb.gz, which make knows how
 # to make from the casebase, a fresh casebase would have make fit the network again.)
-PROFILE_CODE = $(wildcard profiling/*.py) engine/style/errormodel.py engine/style/rating.py engine/style/profile.py \
-    engine/style/calibration.py engine/style/fitted.py engine/style/models/fitted.json \
+PROFILE_CODE = $(wildcard profiling/*.py) engine/strength/errormodel.py engine/strength/rating.py engine/strength/profile.py \
+    engine/strength/calibration.py engine/strength/fitted.py engine/strength/models/fitted.json \
     $(wildcard engine/style/models/*.pb.gz engine/style/models/personal/*.toml)
 # The games the shipped engines' games records are drawn from: the calibrated round robin of the seven
 # ladder engines at 40/20 before those records (docs/results.md, issue #29).
@@ -134,9 +134,9 @@ profiles: install $(CASEBASES) $(LADDER:%=casebases/heldout/%.npz) $(LADDER:%=ca
 	done
 	$(PY) -m experiments.profiles casebases/*.npz
 
-## fitted: the rating line and the shipped parameters fitted across the profiles (engine/style/models/fitted.json)
+## fitted: the rating line and the shipped parameters fitted across the profiles (engine/strength/models/fitted.json)
 fitted: install casebases
-	$(PY) -m profiling.fitted $(PROFILED:%=casebases/%.npz) --out engine/style/models/fitted.json
+	$(PY) -m profiling.fitted $(PROFILED:%=casebases/%.npz) --out engine/strength/models/fitted.json
 
 ## profile-report: the picture of Carlsen's error profile beside the other shipped experts' (docs/strength/)
 profile-report: install casebases

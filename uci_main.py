@@ -105,7 +105,7 @@ def _info(words: list[str]) -> int:
     from casebase.format import Casebase, CasebaseError
     from casebase.info import describe
     from common.paths import casebase_path
-    from engine.style.tendencies import describe_expert
+    from engine.strength.tendencies import describe_expert
 
     parser = argparse.ArgumentParser(prog="cbr-chess info", description="describe a casebase and its expert's tendencies")
     parser.add_argument("casebase", metavar="FILE.npz", help="a casebase's file, or its name (carlsen-2800)")

@@ -29,7 +29,7 @@ from engine.agents.options import OptionValue
 from engine.agents.record import Guided
 from engine.outside.judge import JudgeError
 from engine.search.limits import SearchLimits
-from engine.style.chooser import ChooserError
+from engine.strength.chooser import ChooserError
 
 #: A handful of positions: an opening, two middlegames, an endgame.
 POSITIONS = [

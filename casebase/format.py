@@ -141,7 +141,7 @@ class Casebase:
         self.games = games
         self.meta = meta
         self.path = path
-        #: The error profile's arrays (PROFILE_DTYPES), or None (read by engine.style.profile).
+        #: The error profile's arrays (PROFILE_DTYPES), or None (read by engine.strength.profile).
         self.profile = profile
         #: Why the file's error profile was refused, or None: :meth:`load` keeps the cases of a file
         #: whose profile is damaged, foreign or made for other cases, without the profile (the engine

@@ -86,7 +86,7 @@ def speed_counts(casebase: Casebase) -> dict[str, tuple[int, int]]:
 
 def describe_profile(casebase: Casebase) -> str:
     """The ``error profile:`` line: what ``meta["profile"]`` says of the fit and the judged moves
-    (docs/strength.md; ``python -m profiling`` stores it, :mod:`engine.style.profile` reads the arrays)."""
+    (docs/strength.md; ``python -m profiling`` stores it, :mod:`engine.strength.profile` reads the arrays)."""
     meta = casebase.meta.get("profile")
     if casebase.profile_problem is not None:
         return f"refused: {casebase.profile_problem} (the engine plays the cases without calibration)"

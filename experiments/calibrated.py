@@ -45,7 +45,7 @@ from common.paths import PROJECT_ROOT as ROOT
 from engine.cbr.configurations import parse_configurations
 from engine.outside.clock import TimeControl
 from engine.outside.launch import LaunchError
-from engine.style.calibration import CALIBRATION_POSITIONS, PLAY_JUDGE_DEPTH
+from engine.strength.calibration import CALIBRATION_POSITIONS, PLAY_JUDGE_DEPTH
 from engine.style.personal import beside
 from experiments import intrinsic, spread
 from experiments.ladder import ladder_casebases

@@ -9,7 +9,7 @@ name in the PGN and, for an expert, its casebase's file name). Every player's mo
 ``python -m profiling.intrinsic`` judges them (from move 9, depth 12, MultiPV 10; every move unless
 --positions), each in a journal of its own (RUN_DIR/intrinsic/ID.dD.mK.jsonl: a stopped bench goes
 on where it stopped). The table gives, for each player, its intrinsic rating on the experts' line
-(engine/style/rating.py) with the 95 % interval of the positions' bootstrap, its expert's own
+(engine/strength/rating.py) with the 95 % interval of the positions' bootstrap, its expert's own
 (the error profile stored in CASEBASES/ID.npz: python -m profiling), the difference and the
 judged moves. Beside them, the engine's fitted model read on its expert's own positions, with
 the 95 % interval of the bootstrap of its moves (each refit read there) and the difference's ±
@@ -40,9 +40,9 @@ from common.cli import positive_int
 from common.figures import new_figure, save_png
 from common.files import file_sha256
 from common.paths import PROJECT_ROOT as ROOT
-from engine.style.errormodel import ErrorModel
-from engine.style.profile import Profile
-from engine.style.rating import RESAMPLES, ImpliedRating, implied_rating, rating_of
+from engine.strength.errormodel import ErrorModel
+from engine.strength.profile import Profile
+from engine.strength.rating import RESAMPLES, ImpliedRating, implied_rating, rating_of
 from profiling import ProfileError
 from profiling.games import targets
 from profiling.intrinsic import Intrinsic, Report, intrinsic, rate
@@ -263,7 +263,7 @@ def main() -> int:
 def heading(games: list[Path], depth: int, multipv: int) -> str:
     """The table's first line: which games, judged how."""
     return (f"{', '.join(str(g) for g in games[:3])}{' ...' if len(games) > 3 else ''}: judged at depth {depth},"
-            f" MultiPV {multipv}; ratings on the experts' line (engine/style/rating.py), 95 % intervals of the"
+            f" MultiPV {multipv}; ratings on the experts' line (engine/strength/rating.py), 95 % intervals of the"
             " positions' bootstrap; the difference's ± combines both")
 
 

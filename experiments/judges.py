@@ -27,7 +27,7 @@ import numpy as np
 from common.cli import positive_int
 from common.paths import PROJECT_ROOT as ROOT
 from engine.outside.launch import launch
-from engine.style.profile import PlayRecord
+from engine.strength.profile import PlayRecord
 from experiments.play import COLUMNS, calibration_of, cells, measured, own, shipped
 from profiling.journal import Journal
 from profiling.play import PlaySettings, play_arrays, record_play

@@ -8,7 +8,7 @@ nothing judged again.
 Each reads the shipped experts' casebases and profiles (``casebases/ID.npz``, made by ``make casebases``
 from the journals in ``data/profiles/``; ``--casebases DIR`` another folder) and their journals, and
 refits as the project fits (:func:`profiling.pipeline.profile_of`: Regan's model, the implied rating and
-its bootstrap; :func:`engine.style.calibration.set_on`: the sensitivity the engine plays), against what
+its bootstrap; :func:`engine.strength.calibration.set_on`: the sensitivity the engine plays), against what
 the shipped profile holds. IDS default to every shipped expert with a profile.
 
 - ``lines``: every judged position cut to what the judge writes with MultiPV K (:func:`truncated`): the K
@@ -42,10 +42,10 @@ from casebase.format import Casebase
 from casebase.shipped import shipped_experts
 from common.cli import positive_int
 from common.paths import PROJECT_ROOT as ROOT
-from engine.style.calibration import CALIBRATION_POSITIONS, set_on
-from engine.style.errormodel import ErrorModel
-from engine.style.profile import PlayRecord, Profile
-from engine.style.rating import RATING_LINE
+from engine.strength.calibration import CALIBRATION_POSITIONS, set_on
+from engine.strength.errormodel import ErrorModel
+from engine.strength.profile import PlayRecord, Profile
+from engine.strength.rating import RATING_LINE
 from experiments.judges import first_of, picked
 from experiments.play import calibration_of
 from player.rating import estimate, positions_needed
@@ -200,7 +200,7 @@ def sizes_within(total: int, sizes: list[int], what: str) -> list[int]:
 
 
 def on_line(line: tuple[float, float], loss: float) -> float:
-    """The rating ``line`` gives an expected loss (as engine.style.rating.rating_of reads its own)."""
+    """The rating ``line`` gives an expected loss (as engine.strength.rating.rating_of reads its own)."""
     return line[0] + line[1] * math.log(100 * loss)
 
 

@@ -30,7 +30,7 @@ from engine.agents.factory import Loader, make_agent
 from engine.agents.guided import GuidedAgent
 from engine.outside.launch import launch
 from engine.search.limits import SearchLimits
-from engine.style.profile import MISTAKE_CP, Profile
+from engine.strength.profile import MISTAKE_CP, Profile
 from experiments.losses import judge_moves
 
 

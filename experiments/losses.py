@@ -26,7 +26,7 @@ from tqdm import tqdm
 from casebase.phases import FIRST_MOVE
 from engine.outside.launch import launch
 from engine.search.scores import from_pov_score
-from engine.style.profile import CP_LOSS_CLIP, MISTAKE_CP
+from engine.strength.profile import CP_LOSS_CLIP, MISTAKE_CP
 
 #: The row of the player's own moves.
 PLAYER = "the player (own moves)"

@@ -26,7 +26,7 @@ profiles judge moves: Stockfish at depth 12) and the expected share of mistakes 
    (:func:`profiling.play.record_play`). Both journals of each expert are kept in ``--out``, so a
    stopped run goes on where it stopped.
 4. **UCI_Elo per move**: on the same held-out moves, each ``--ratings`` setting's expected loss
-   read on the rating line (``engine.style.rating.rating_of``), beside the player's own moves'.
+   read on the rating line (``engine.strength.rating.rating_of``), beside the player's own moves'.
 """
 
 from __future__ import annotations
@@ -42,10 +42,10 @@ from casebase.format import Casebase
 from common.paths import PROJECT_ROOT as ROOT
 from engine.agents.factory import Loader, make_agent
 from engine.agents.guided import GuidedAgent
-from engine.style.calibration import Calibration, set_on
-from engine.style.errormodel import ErrorModel
-from engine.style.profile import MISTAKE_CP, PlayRecord, Profile
-from engine.style.rating import rating_of
+from engine.strength.calibration import Calibration, set_on
+from engine.strength.errormodel import ErrorModel
+from engine.strength.profile import MISTAKE_CP, PlayRecord, Profile
+from engine.strength.rating import rating_of
 from profiling.games import choices_in
 from profiling.intrinsic import read_games
 from profiling.play import PlaySettings, play_arrays

@@ -6,11 +6,11 @@ For every casebase with an error profile (``python -m profiling``): its rating (
 median of the expert's own ratings in its games), the judged positions, the mean centipawn loss,
 the share of mistakes and of the judge's first choices, Regan's two parameters fitted alone, the
 rating they imply and, with the casebase's style model (option Model auto), the three parameters
-of the calibrated choice (engine.style.calibration). Then, over the FIDE-rated experts
-(data/experts.tsv): the rating line of engine/style/rating.py (RATING_LINE, RATING_SPREAD) fitted
+of the calibrated choice (engine.strength.calibration). Then, over the FIDE-rated experts
+(data/experts.tsv): the rating line of engine/strength/rating.py (RATING_LINE, RATING_SPREAD) fitted
 anew, the Spearman correlations of rating with each statistic, and the shipped parameters of
-engine/style/calibration.py (SHIPPED_*) as they come out of these fits (profiling.fitted's, which
-``make fitted`` writes to engine/style/models/fitted.json).
+engine/strength/calibration.py (SHIPPED_*) as they come out of these fits (profiling.fitted's, which
+``make fitted`` writes to engine/strength/models/fitted.json).
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ import numpy as np
 from casebase.format import Casebase
 from common.paths import PROJECT_ROOT as ROOT
 from common.stats import spearman
-from engine.style.calibration import calibrate
+from engine.strength.calibration import calibrate
+from engine.strength.profile import Profile
+from engine.strength.rating import rating_of
 from engine.style.loader import load_model
 from engine.style.personal import casebase_files, choose_model
-from engine.style.profile import Profile
-from engine.style.rating import rating_of
 from profiling.fitted import expert_fits, fitted_numbers
 
 

@@ -14,7 +14,7 @@ from common.files import write_atomic
 from engine.agents import defaults
 from engine.cbr.configurations import parse_configurations
 from engine.outside.launch import LaunchError
-from engine.style.chooser import ChooserError
+from engine.strength.chooser import ChooserError
 from engine.style.model import ModelError
 from engine.style.prior import PriorSource
 from fidelity.modes import FIDELITY_MODES, FidelityMode

@@ -8,8 +8,8 @@ import chess
 import numpy as np
 
 from casebase.format import Casebase
+from engine.strength.profile import position
 from engine.style.loader import load_model
-from engine.style.profile import position
 
 
 def legal_top1(model_path: str | os.PathLike[str], casebase_path: str | os.PathLike[str],

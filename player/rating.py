@@ -1,5 +1,5 @@
 """The player's rating as ``cbr-chess new`` states it and chooses the match's opponent by: the implied
-rating of the judged positions (engine.style.rating), with the player's own ratings in the games' headers
+rating of the judged positions (engine.strength.rating), with the player's own ratings in the games' headers
 as a prior (issue #62), so that a player of few judged positions is not read from them alone.
 
 Both read the strength the player's moves show on the experts' rating line. The positions say it with
@@ -26,8 +26,8 @@ import numpy as np
 
 from casebase.format import Casebase
 from common.stats import Z95
-from engine.style.profile import Profile
-from engine.style.rating import RATING_SPREAD
+from engine.strength.profile import Profile
+from engine.strength.rating import RATING_SPREAD
 from profiling.intrinsic import rated_summary
 
 #: The prior's width (Elo, one standard deviation): the spread of the rated experts' ratings about the

@@ -1,6 +1,6 @@
 """(7) The report of ``cbr-chess new``: ``DIR/report.md`` and ``DIR/report.json``.
 
-It holds the implied rating with its interval (the profile's, engine.style.rating, with the ratings in
+It holds the implied rating with its interval (the profile's, engine.strength.rating, with the ratings in
 the games' headers as a prior: player.rating), the personal
 model's gain on the held-out games (top-1 of the generic and the personal model on the held-out
 cases, learn.evaluate.legal_top1, as the fidelity bench's personal table reads it), and the loss in
@@ -24,8 +24,8 @@ from casebase.format import Casebase
 from casebase.speed import SPEEDS, UNKNOWN, speed_of_clock
 from common.files import write_atomic
 from engine.outside.clock import TimeControl
+from engine.strength.profile import MISTAKE_CP, Profile, loss_stats
 from engine.style.loader import default_model
-from engine.style.profile import MISTAKE_CP, Profile, loss_stats
 from learn.evaluate import legal_top1
 from player.progress import clock
 from player.rating import Estimate, estimate, in_words

@@ -15,8 +15,8 @@ from typing import Any
 from casebase.format import Casebase, CasebaseError
 from casebase.profilefile import profile_path
 from common.files import file_sha256
+from engine.strength.profile import Profile
 from engine.style.lc0 import is_network
-from engine.style.profile import Profile
 from player.book import StageBook, key_of
 from player.progress import Part, Progress
 from player.rating import positions_needed

@@ -26,9 +26,9 @@ from casebase.shipped import ShippedExpert, shipped_experts
 from common.cli import positive_int
 from common.files import file_sha256
 from common.paths import casebase_folder
+from engine.strength.profile import Profile
 from engine.style.loader import default_model
 from engine.style.model import ModelError
-from engine.style.profile import Profile
 from parallel.pool import unordered_map
 from profiling import ProfileError
 from profiling.games import add_games

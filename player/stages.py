@@ -29,11 +29,11 @@ from casebase.shipped import REGISTRY, shipped_data, shipped_experts
 from common.paths import casebase_folder
 from engine.cbr.configurations import parse_configurations
 from engine.outside.clock import TimeControl
-from engine.style.calibration import CALIBRATION_POSITIONS, PLAY_JUDGE_DEPTH
+from engine.strength.calibration import CALIBRATION_POSITIONS, PLAY_JUDGE_DEPTH
+from engine.strength.profile import Profile
 from engine.style.lc0 import is_network
 from engine.style.loader import default_model
 from engine.style.personal import SUFFIX, choose_model, network_candidates, sidecar
-from engine.style.profile import Profile
 from player import PlayerError
 from player.rating import estimate, positions_needed
 from player.shipped import make_casebase, shipped_profile

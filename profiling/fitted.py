@@ -1,8 +1,8 @@
 """The numbers fitted across the shipped experts' error profiles, written to their file: the rating
-line and the shipped experts' typical parameters (``engine/style/models/fitted.json``, read by
-:mod:`engine.style.fitted`; docs/strength.md §2).
+line and the shipped experts' typical parameters (``engine/strength/models/fitted.json``, read by
+:mod:`engine.strength.fitted`; docs/strength.md §2).
 
-    python -m profiling.fitted casebases/*.npz --out engine/style/models/fitted.json
+    python -m profiling.fitted casebases/*.npz --out engine/strength/models/fitted.json
 
 Over the profiled casebases whose expert is FIDE-rated (data/experts.tsv, by the casebase's file
 name): the rating line is the least-squares line of the expert's rating (the median of their own
@@ -29,11 +29,11 @@ import numpy as np
 from casebase.format import Casebase, CasebaseError
 from common.files import made_stamp, write_atomic
 from common.paths import PROJECT_ROOT
-from engine.style.calibration import likelihood_fit, stored_fit
-from engine.style.fitted import Fitted
+from engine.strength.calibration import likelihood_fit, stored_fit
+from engine.strength.fitted import Fitted
+from engine.strength.profile import Profile
 from engine.style.loader import load_model
 from engine.style.personal import casebase_files, choose_model
-from engine.style.profile import Profile
 from profiling import ProfileError
 
 #: The rating the sensitivity line is written about (its r0).

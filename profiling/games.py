@@ -9,7 +9,7 @@ of the engine's own games (a round robin's PGN, the engine's name as the player)
 the profile judges the expert's (MultiPV at its depth: :mod:`profiling.intrinsic`), the engine's
 choices there are recorded as the play-time record's are (:func:`profiling.play.record_play`),
 and each position gets its target: the loss the expert's fitted model (the profile's s and c)
-expects there. :mod:`engine.style.calibration` then sets the sensitivity on this record (the
+expects there. :mod:`engine.strength.calibration` then sets the sensitivity on this record (the
 play-time record is the check on the expert's own positions). Both journals are kept and resumed.
 """
 
@@ -23,8 +23,8 @@ import numpy as np
 
 from casebase.format import Casebase
 from casebase.profile_checks import PLAY_DTYPES
-from engine.style.errormodel import ErrorModel
-from engine.style.profile import Profile
+from engine.strength.errormodel import ErrorModel
+from engine.strength.profile import Profile
 from profiling import ProfileError
 from profiling.intrinsic import Games, judge_games, read_games
 from profiling.journal import Journal

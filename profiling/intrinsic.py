@@ -5,7 +5,7 @@ round robin's PGN) judged as the experts' error profiles are, read on the expert
 
 The player's moves from move 9 on are judged by the outside engine (its MultiPV best moves and
 the player's own, at a fixed depth: profiling.judging), Regan's error model is fitted to them, and
-its expected loss per move is read on the rating line of engine/style/rating.py: the experts'
+its expected loss per move is read on the rating line of engine/strength/rating.py: the experts'
 scale, not Stockfish's UCI_Elo or CCRL's. Every move is judged unless --positions says how many
 (a seeded sample). A journal (--journal) keeps each judged position, so that a stopped run goes
 on where it stopped. docs/strength.md, "The intrinsic rating of any games".
@@ -31,8 +31,8 @@ from casebase.format import Casebase
 from casebase.games import WITHOUT_EXPERT, BuildError, GameFilter
 from common.cli import positive_int
 from common.files import write_atomic
-from engine.style.profile import MISTAKE_CP, Profile
-from engine.style.rating import RATING_SPREAD
+from engine.strength.profile import MISTAKE_CP, Profile
+from engine.strength.rating import RATING_SPREAD
 from profiling import ProfileError
 from profiling.journal import JOURNAL, Journal
 from profiling.judging import DEPTH, MULTIPV, Settings, add_judge_arguments, analyse, sample
@@ -102,14 +102,14 @@ class Intrinsic:
     """The intrinsic rating of the judged moves and the statistics beside it."""
 
     moves: int  # judged moves
-    rating: float  # on the experts' line (engine/style/rating.py)
+    rating: float  # on the experts' line (engine/strength/rating.py)
     low: float  # the 95 % interval of the positions' bootstrap
     high: float
     wide_low: float  # the same, widened by the spread of rated players about the line
     wide_high: float
     expected_loss: float  # the fitted model's per move (expected score): what the rating reads
     mean_loss: float  # the played moves' mean loss (expected score)
-    mean_cp_loss: float  # their mean centipawn loss (each clipped at engine.style.profile.CP_LOSS_CLIP)
+    mean_cp_loss: float  # their mean centipawn loss (each clipped at engine.strength.profile.CP_LOSS_CLIP)
     mistakes: float  # share of moves losing MISTAKE_CP or more
     first_choice: float  # share of moves that are the judge's first choice
     sensitivity: float
@@ -124,7 +124,7 @@ def rated_summary(profile: Profile) -> dict[str, Any]:
 
 def rate(profile: Profile) -> Intrinsic:
     """The intrinsic rating of a profile's judged moves: the profile's own summary
-    (engine.style.profile: the fit, the implied rating and the loss statistics, as the experts'
+    (engine.strength.profile: the fit, the implied rating and the loss statistics, as the experts'
     stored profiles have them), and the bootstrap's interval alone beside the widened one."""
     summary = rated_summary(profile)
     rating, stats, fitted = summary["rating"], summary["all"], summary["fit"]
@@ -163,7 +163,7 @@ class Report:
             f"judged moves: {r.moves} ({sampled} moves from move {s.first_move} on"
             + (f", {self.skipped} forced ones passed over" if self.skipped else "")
             + f"), judged by {self.judge} at depth {s.depth}, MultiPV {s.multipv}",
-            f"intrinsic rating: {r.rating:.0f} on the experts' rating line (engine/style/rating.py;"
+            f"intrinsic rating: {r.rating:.0f} on the experts' rating line (engine/strength/rating.py;"
             " not Stockfish's UCI_Elo or CCRL scale)",
             f"  95 % interval of the positions' bootstrap: {r.low:.0f}..{r.high:.0f}",
             f"  95 % interval widened by the line's spread of rated players ({RATING_SPREAD:.0f} Elo):"

@@ -33,7 +33,7 @@ from common.cli import positive_int
 from engine.outside.launch import LaunchError, launch
 from engine.search.limits import SearchLimits, to_limit
 from engine.search.scores import from_pov_score
-from engine.style.profile import position
+from engine.strength.profile import position
 from profiling import ProfileError
 from profiling.cache import JudgedCache, take
 from profiling.journal import Journal

@@ -8,13 +8,13 @@ agent, made with the default options, a judge and ``Selection calibrated``, asse
 exactly as before choosing a move (:meth:`~engine.agents.guided.GuidedAgent.assess`, the judge
 held to ``judge_depth`` plies so that the record does not depend on the machine's load), and
 records the moves it could choose among, their play-time scores and the prior over them
-(:func:`~engine.style.calibration.judged_candidates`). The position's own game is held out of
+(:func:`~engine.strength.calibration.judged_candidates`). The position's own game is held out of
 retrieval while it is played: its case would propose the expert's very move (the position is a
 case of the casebase, and the cases' votes join the prior there), which no game the engine plays
 offers it (on Kosteniuk's profile positions that made the prior's favourite her move 96 % of
 the time, against 34 % on her held-out games). Each of those moves is also scored as the
 profile scores moves: the profile's own score where its judge scored the move, else one
-``searchmoves`` search at the profile's depth. :mod:`engine.style.calibration` then sets the
+``searchmoves`` search at the profile's depth. :mod:`engine.strength.calibration` then sets the
 sensitivity so that these choices lose what the expert lost.
 
 One JSON line a position, in a journal resumed as the profile's is (:mod:`profiling.journal`), the
@@ -46,9 +46,9 @@ from engine.outside.judge import JudgeError
 from engine.outside.launch import LaunchError, launch
 from engine.search.limits import SearchLimits, to_limit
 from engine.search.scores import from_pov_score
-from engine.style.calibration import CALIBRATION_POSITIONS, PLAY_JUDGE_DEPTH
+from engine.strength.calibration import CALIBRATION_POSITIONS, PLAY_JUDGE_DEPTH
+from engine.strength.profile import Profile, position
 from engine.style.personal import choose_model, model_sha256
-from engine.style.profile import Profile, position
 from engine.uci.explain import note_text
 from parallel.cluster import table_files
 from profiling import ProfileError

@@ -16,7 +16,7 @@ import numpy as np
 from casebase.format import Casebase, CasebaseError
 from casebase.phases import PHASES
 from common.figures import FiguresUnavailable, new_figure, save_png
-from engine.style.profile import MISTAKE_CP, Profile
+from engine.strength.profile import MISTAKE_CP, Profile
 from profiling import ProfileError
 
 #: The losses (centipawns) along the distributions' axis.

@@ -15,7 +15,7 @@ from test_profiling import scripted
 import experiments.calibrated as calibrated
 from casebase.format import Casebase
 from casebase.profilefile import profile_path
-from engine.style.profile import Profile
+from engine.strength.profile import Profile
 from experiments.calibrated import Plan, main, remake, ship
 from experiments.spread import Spread, markdown, read_run
 from profiling.pipeline import add_play, make_profile

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from test_profiling import scripted
 
-import engine.style.profile as profile_module
+import engine.strength.profile as profile_module
 from casebase.__main__ import main as casebase_main
 from casebase.builder import build
 from casebase.checks import CasebaseError

@@ -17,9 +17,9 @@ from engine.agents.defaults import Selection
 from engine.agents.guided import GuidedAgent
 from engine.cbr.configurations import WEIGHT_CONFIGS
 from engine.search.result import RootScore, SearchResult
-from engine.style.calibration import calibrate, choose, judged_chances
-from engine.style.chooser import FEATURES, Chooser, ChooserError, features
-from engine.style.errormodel import losses
+from engine.strength.calibration import calibrate, choose, judged_chances
+from engine.strength.chooser import FEATURES, Chooser, ChooserError, features
+from engine.strength.errormodel import losses
 from engine.style.loader import load_model
 from engine.style.personal import choose_model
 from engine.style.prior import Proposal

@@ -23,7 +23,7 @@ from engine.agents.choosing import chooser_chances
 from engine.outside.judge import Judge, JudgeSettings
 from engine.outside.shallow import Unscored, shallow_scores
 from engine.search.result import RootScore, SearchResult
-from engine.style.chooser import FEATURES, SHALLOW_DEPTHS, Chooser, features
+from engine.strength.chooser import FEATURES, SHALLOW_DEPTHS, Chooser, features
 from engine.style.prior import Proposal
 from web.reasons import shape
 
@@ -122,7 +122,7 @@ def test_selection_likely_with_a_judge_plays_the_choosers_likeliest_move(kosteni
 
 def test_selection_calibrated_draws_from_the_chooser_at_the_error_models_strength(kosteniuk_casebase, judge, sound):
     from casebase.format import Casebase
-    from engine.style.calibration import calibrate
+    from engine.strength.calibration import calibrate
     from engine.style.loader import load_model
     from engine.style.personal import choose_model
 

@@ -11,8 +11,8 @@ import chess
 import numpy as np
 import pytest
 
-from engine.style.chooser import FEATURES, JUDGED_LOSS, MAX_STRENGTH, MIN_STRENGTH, Chooser, ChooserError, Reference, features
-from engine.style.errormodel import PRIOR_FLOOR, ErrorModel
+from engine.strength.chooser import FEATURES, JUDGED_LOSS, MAX_STRENGTH, MIN_STRENGTH, Chooser, ChooserError, Reference, features
+from engine.strength.errormodel import PRIOR_FLOOR, ErrorModel
 
 
 def reference(positions: int = 60, seed: int = 4) -> Reference:

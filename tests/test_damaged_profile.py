@@ -21,8 +21,8 @@ from casebase.__main__ import main as casebase_main
 from casebase.format import Casebase
 from casebase.profilefile import profile_path
 from common.files import file_sha256
-from engine.style.calibration import calibrate
-from engine.style.profile import Profile
+from engine.strength.calibration import calibrate
+from engine.strength.profile import Profile
 from profiling.__main__ import main as profiling_main
 from profiling.judging import POSITIONS
 
@@ -125,8 +125,8 @@ def test_uci_limit_strength_plays_the_shipped_line_on_a_refused_profile(profiled
 
 
 def test_a_fit_the_engine_cannot_use_falls_back_to_the_shipped_parameters(profiled, monkeypatch):
-    import engine.style.calibration as calibration
-    from engine.style.errormodel import ErrorModel, Fit
+    import engine.strength.calibration as calibration
+    from engine.strength.errormodel import ErrorModel, Fit
 
     monkeypatch.setattr(calibration, "fit", lambda *args: Fit(ErrorModel(float("nan"), 0.5), float("nan"), 1))
     monkeypatch.setattr(calibration, "_CACHE", {})

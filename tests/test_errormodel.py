@@ -14,11 +14,11 @@ import pytest
 from casebase.format import Casebase, encode_move
 from casebase.phases import PHASES
 from engine.agents.defaults import Selection
-from engine.style.calibration import calibrate, shipped_calibration
-from engine.style.errormodel import ErrorModel, expected_score, fit, losses
+from engine.strength.calibration import calibrate, shipped_calibration
+from engine.strength.errormodel import ErrorModel, expected_score, fit, losses
+from engine.strength.profile import Profile, position
+from engine.strength.rating import implied_rating, loss_at, rating_of
 from engine.style.prior import share_text
-from engine.style.profile import Profile, position
-from engine.style.rating import implied_rating, loss_at, rating_of
 from engine.uci.explain import explain
 from profiling.judging import Settings, sample
 from profiling.pipeline import store
@@ -119,7 +119,7 @@ def test_a_fit_read_on_a_reference_set_rates_the_player_not_the_positions(monkey
         chosen = choices(truth, loss, rng)
         model = fit(loss, chosen).model
         with monkeypatch.context() as few:  # read on its own positions only the rating counts, which no resample
-            few.setattr("engine.style.rating.RESAMPLES", 2)  # changes: two of the four bootstraps were half the test
+            few.setattr("engine.strength.rating.RESAMPLES", 2)  # changes: two of the four bootstraps were half the test
             own = implied_rating(loss, chosen, model)
         readings[name] = (own, implied_rating(loss, chosen, model, reference=reference))
     own_gap = readings["easy"][0].rating - readings["hard"][0].rating
@@ -128,7 +128,7 @@ def test_a_fit_read_on_a_reference_set_rates_the_player_not_the_positions(monkey
     assert abs(common[0].rating - common[1].rating) < max(r.bootstrap_high - r.rating for r in common)
     assert common[0].rating == pytest.approx(rating_of(truth.expected_loss(reference)), abs=60)
     # the default reads each fit on its own positions (the rating only: few resamples will do)
-    monkeypatch.setattr("engine.style.rating.RESAMPLES", 2)
+    monkeypatch.setattr("engine.strength.rating.RESAMPLES", 2)
     loss, chosen = hard, choices(truth, hard, rng)
     model = fit(loss, chosen).model
     assert implied_rating(loss, chosen, model).rating == pytest.approx(
@@ -332,7 +332,7 @@ def test_tournament_options_are_read_as_the_engine_declares_them():
 
 
 def test_below_what_the_prior_allows_the_prior_weighs_less():
-    from engine.style.calibration import MAX_SENSITIVITY, Calibration
+    from engine.strength.calibration import MAX_SENSITIVITY, Calibration
 
     rng = np.random.default_rng(4)
     loss = synthetic(500, 8, rng)
@@ -352,7 +352,7 @@ def test_below_what_the_prior_allows_the_prior_weighs_less():
 def test_the_calibrated_choice_is_fitted_on_the_profiles_first_positions_with_a_prior(kosteniuk, monkeypatch):
     """The style model's prior costs a forward pass a position when the agent is made (isready):
     with a model, only the first CALIBRATION_POSITIONS are fitted on; without one, all of them."""
-    import engine.style.calibration as calibration
+    import engine.strength.calibration as calibration
     from engine.style.model import StyleModel, generic_model
 
     casebase = synthetic_profile(kosteniuk, ErrorModel(0.05, 0.7))

@@ -15,8 +15,8 @@ from casebase.builder import build
 from casebase.format import Casebase
 from casebase.games import GameFilter
 from common.files import file_sha256
-from engine.style import calibration, rating
-from engine.style.fitted import FITTED, FittedError, fitted_path, read_fitted
+from engine.strength import calibration, rating
+from engine.strength.fitted import FITTED, FittedError, fitted_path, read_fitted
 from profiling.fitted import SYSTEM, _unchanged, expert_fits, fitted_numbers, main, rating_systems
 from profiling.judging import Settings
 from profiling.pipeline import make_profile

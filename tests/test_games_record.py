@@ -23,10 +23,10 @@ from casebase.info import describe_profile
 from engine.agents.defaults import Selection
 from engine.agents.guided import GuidedAgent
 from engine.cbr.configurations import WEIGHT_CONFIGS
-from engine.style.calibration import calibrate, set_on
-from engine.style.errormodel import expected_score
-from engine.style.profile import PlayRecord, Profile
-from engine.style.rating import loss_at
+from engine.strength.calibration import calibrate, set_on
+from engine.strength.errormodel import expected_score
+from engine.strength.profile import PlayRecord, Profile
+from engine.strength.rating import loss_at
 from profiling import ProfileError
 from profiling.__main__ import main as profiling_main
 from profiling.games import add_games, targets

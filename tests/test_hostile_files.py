@@ -90,7 +90,7 @@ def bombs(tmp_path_factory, kosteniuk_casebase) -> dict[str, Path]:
      "declares (4000000000, 8) uint64 (244,141 MiB) but holds 16 MiB: damaged"),
     ("pgn", "from casebase.sources import read_source as r", "inflates past 64 MiB"),
     ("model", "from engine.style.model import StyleModel; r = StyleModel.load", "over the 256 MiB the arrays of one model"),
-    ("chooser", "from engine.style.chooser import Chooser; r = Chooser.load", "over the 16 MiB the arrays of one chooser"),
+    ("chooser", "from engine.strength.chooser import Chooser; r = Chooser.load", "over the 16 MiB the arrays of one chooser"),
     ("table", "from endgame.tablebase import Stored; r = Stored.load", "over the 6 MiB the arrays of one endgame table"),
 ])
 def test_each_reader_refuses_a_file_over_its_bound_before_taking_the_memory(bombs, kind, code, refusal):

@@ -18,9 +18,9 @@ import pytest
 
 from casebase.builder import build
 from casebase.games import GameFilter
-from engine.style.errormodel import ErrorModel
-from engine.style.profile import MISTAKE_CP, Profile
-from engine.style.rating import rating_of
+from engine.strength.errormodel import ErrorModel
+from engine.strength.profile import MISTAKE_CP, Profile
+from engine.strength.rating import rating_of
 from profiling.intrinsic import main, rate
 
 pytestmark = pytest.mark.slow  # ratings of games judged through an outside engine
@@ -109,7 +109,7 @@ def test_a_known_models_moves_get_its_rating_and_a_looser_model_a_clearly_lower_
 def test_the_command_rates_a_players_games_prints_and_writes_the_numbers_and_goes_on_from_its_journal(
         tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
-    monkeypatch.setattr("engine.style.rating.RESAMPLES", 20)  # the interval's bootstrap, cut short: not the point here
+    monkeypatch.setattr("engine.strength.rating.RESAMPLES", 20)  # the interval's bootstrap, cut short: not the point here
     (tmp_path / "tmp").mkdir()
     cut = game(9, 30, "Other", PLAYER)  # its 14th move cannot be read: the 13 before it are kept
     cut_moves = str(cut.accept(chess.pgn.StringExporter(headers=False))).rsplit(" 14.", 1)[0]

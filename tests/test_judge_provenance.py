@@ -16,7 +16,7 @@ from test_profiling import scripted
 from uci_helpers import popen
 
 from casebase.format import Casebase
-from engine.style.profile import Profile
+from engine.strength.profile import Profile
 from profiling import ProfileError
 from profiling.journal import Journal
 from profiling.pipeline import add_play, make_profile

@@ -22,8 +22,8 @@ from test_profiling import scripted
 
 from casebase.embeddings import embeddings_path, read_embeddings
 from casebase.format import Casebase
+from engine.strength.profile import Profile
 from engine.style.loader import default_model
-from engine.style.profile import Profile
 from player import progress, report, run, stages
 from player.book import StageBook, key_of
 from player.cli import main as new_main

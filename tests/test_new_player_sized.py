@@ -18,8 +18,8 @@ from test_player_rating import _profiled, _rated
 
 from casebase.format import Casebase
 from common.stats import Z95
-from engine.style.profile import Profile
-from engine.style.rating import RATING_SPREAD
+from engine.strength.profile import Profile
+from engine.strength.rating import RATING_SPREAD
 from player import rating, report, run, stages
 from player.book import StageBook
 from player.progress import Part, Progress

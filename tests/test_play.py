@@ -22,13 +22,13 @@ from casebase.profilefile import profile_path
 from common.files import file_sha256
 from engine.agents.factory import Loader, make_agent
 from engine.search.limits import SearchLimits
-from engine.style.calibration import MAX_SENSITIVITY, MIN_SENSITIVITY, calibrate, likelihood_fit, stored_fit
-from engine.style.errormodel import ErrorModel
+from engine.strength.calibration import MAX_SENSITIVITY, MIN_SENSITIVITY, calibrate, likelihood_fit, stored_fit
+from engine.strength.errormodel import ErrorModel
+from engine.strength.profile import Profile
+from engine.strength.rating import loss_at
 from engine.style.loader import load_model
 from engine.style.model import StyleModel, generic_model
 from engine.style.personal import choose_model, model_sha256
-from engine.style.profile import Profile
-from engine.style.rating import loss_at
 from profiling import ProfileError
 from profiling.__main__ import main as profiling_main
 from profiling.judging import Settings

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from common.stats import Z95
-from engine.style.rating import RATING_SPREAD
+from engine.strength.rating import RATING_SPREAD
 from player import rating, stages
 from player.rating import PRIOR_SPREAD
 from player.stages import Folder, Options

@@ -20,7 +20,7 @@ from casebase.format import Casebase
 from casebase.games import GameFilter
 from casebase.profilefile import profile_path, write_profile
 from common.files import file_sha256
-from engine.style.calibration import calibrate
+from engine.strength.calibration import calibrate
 from engine.style.loader import load_model
 from engine.style.model import StyleModel, generic_model
 from engine.style.personal import choose_model

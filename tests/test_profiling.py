@@ -17,7 +17,7 @@ from casebase.format import Casebase, encode_move
 from casebase.info import describe
 from casebase.phases import PHASES
 from common.files import file_sha256
-from engine.style.profile import MISTAKE_CP, Profile
+from engine.strength.profile import MISTAKE_CP, Profile
 from parallel.cluster import Failed
 from profiling import ProfileError, workers
 from profiling.__main__ import main as profiling_main

@@ -20,7 +20,7 @@ from engine.agents.factory import Loader, make_agent
 from engine.agents.record import SpeedProfile
 from engine.agents.speeds import GameSpeed
 from engine.search.limits import SearchLimits, pondering
-from engine.style.calibration import calibrate
+from engine.strength.calibration import calibrate
 from engine.uci.explain import explain, note_text
 
 #: A blitz game's clock (3+2) and the card's (40 moves in 90 minutes), in milliseconds.

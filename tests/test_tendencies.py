@@ -10,12 +10,12 @@ import chess
 import numpy as np
 import pytest
 
-import engine.style.tendencies
+import engine.strength.tendencies
 from casebase.builder import build
 from casebase.games import GameFilter
 from casebase.phases import Phase
-from engine.style.chooser import FEATURES, Chooser
-from engine.style.tendencies import MOVE_COLUMNS, MOVE_FEATURES, Tendencies, Tendency, TendencyError, describe_expert
+from engine.strength.chooser import FEATURES, Chooser
+from engine.strength.tendencies import MOVE_COLUMNS, MOVE_FEATURES, Tendencies, Tendency, TendencyError, describe_expert
 from learn.chooser.__main__ import main as chooser_main
 from learn.chooser.records import Record
 from learn.chooser.tendencies import chunks, fit_tendencies, fit_tendency, identification, rank
@@ -171,7 +171,7 @@ def test_cbr_chess_info_adds_the_tendencies_line(tmp_path, capsys, monkeypatch):
     build([pgn], GameFilter("Anthony Miles"), workers=1).save(casebase)
     tendencies = tmp_path / "t.json"
     Tendencies({"miles-2500": tendency(check=(0.5, 0.1))}).save(tendencies)
-    monkeypatch.setattr(engine.style.tendencies, "shipped_tendencies", lambda: tendencies)
+    monkeypatch.setattr(engine.strength.tendencies, "shipped_tendencies", lambda: tendencies)
     assert uci_main.main(["info", str(casebase)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "expert:        Anthony Miles"

@@ -18,7 +18,7 @@ from engine.agents.modes import Maker, Mode
 from engine.agents.options import NoSettings
 from engine.agents.record import EngineLine, Record
 from engine.search.leaves import past_counts
-from engine.style.chooser import Chooser, ChooserError
+from engine.strength.chooser import Chooser, ChooserError
 from engine.uci import protocol
 from engine.uci.protocol import KEPT_PLIES, UciEngine, main_loop
 from engine.uci.resources import AgentBuilder

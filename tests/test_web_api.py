@@ -10,7 +10,7 @@ import chess.pgn
 import pytest
 from web_helpers import EXPERT, client, engine_processes, error, no_engines_left, settled, until, wrap_engine
 
-from engine.style.tendencies import describe_expert
+from engine.strength.tendencies import describe_expert
 from web.games import Game, GameError, Settings
 
 pytestmark = pytest.mark.slow  # games through the app's engine processes

@@ -17,8 +17,8 @@ from typing import Any
 from casebase.format import Casebase, CasebaseError
 from casebase.info import describe_profile, distinct_positions, first_moves
 from common.paths import PROJECT_ROOT
+from engine.strength.tendencies import describe_expert
 from engine.style.personal import casebase_files
-from engine.style.tendencies import describe_expert
 from web.repertoire import cached_tree
 
 #: How long the error profile's picture may take to draw (it reads the folder's other casebases).

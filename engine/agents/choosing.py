@@ -1,7 +1,7 @@
 """Guided mode's choice by the chooser (issue #40; search.md, "The chooser"): with ``Selection likely``
 or ``calibrated`` and a judge, the chance of each judged move under the chooser's conditional logit at a
 strength (1 for ``likely``; ``calibrated``'s the error model's, :meth:`Chooser.strength_of`)
-(:mod:`engine.style.chooser`), from what the agent has: the board and the opponent's last move, the
+(:mod:`engine.strength.chooser`), from what the agent has: the board and the opponent's last move, the
 judge's scores, the prior and the cases' vote, and the candidates' scores at the shallow depths from
 the judge itself (:mod:`engine.outside.shallow`), which get at most :data:`SHALLOW_SHARE` of what is
 left of the move's time. Where they are not done (stop, no time, the judge's fault) their features are
@@ -18,8 +18,8 @@ from engine.agents.record import ByChooser, Note
 from engine.outside.judge import Judge, JudgeError
 from engine.outside.shallow import Unscored, shallow_scores
 from engine.search.result import SearchResult
-from engine.style.calibration import judged_candidates
-from engine.style.chooser import SHALLOW_DEPTHS, Chooser, features
+from engine.strength.calibration import judged_candidates
+from engine.strength.chooser import SHALLOW_DEPTHS, Chooser, features
 from engine.style.prior import Proposal
 
 #: The share of what is left of the move's time (after the judge's searches) the shallow searches may

@@ -19,7 +19,7 @@ from engine.agents.endings import TablebaseAgent
 from engine.agents.modes import MODES, Resources, option_registry
 from engine.agents.options import AgentSettings, OptionValue, settings_of
 from engine.outside.judge import Judge, JudgeSettings
-from engine.style.chooser import Chooser, chooser_path
+from engine.strength.chooser import Chooser, chooser_path
 from engine.style.loader import PriorModel, load_model, model_path
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ def agent_of(common: AgentSettings, own: Any, casebase: Casebase | None, resourc
 class Loader:
     """What modes load, for a process without a user to tell (tournament and bench workers):
     each model, judge and table folder made once; a file that cannot be read raises
-    (:class:`~engine.style.model.ModelError`, :class:`~engine.style.chooser.ChooserError`). The UCI
+    (:class:`~engine.style.model.ModelError`, :class:`~engine.strength.chooser.ChooserError`). The UCI
     engine's loader tells instead
     (:class:`engine.uci.resources.AgentBuilder`)."""
 
@@ -138,14 +138,14 @@ def judged_choice(agent: GuidedAgent, board: chess.Board, seed: int, game: int |
     choosing a move (but for the built-in search where the judge failed: this raises at once), with
     its own draws from ``seed`` (a resumed run records the same) and the cases
     of the casebase's game ``game`` held out (None: none): the proposal, and the moves its judge
-    scored exactly with their scores and prior (:func:`~engine.style.calibration.judged_candidates`).
+    scored exactly with their scores and prior (:func:`~engine.strength.calibration.judged_candidates`).
     JudgeError where the judge scored nothing, saying why with its notes in words (``describe``:
     :func:`engine.uci.explain.note_text`, a layer above the agents)."""
     import numpy as np
 
     from engine.outside.judge import JudgeError
     from engine.search.limits import SearchLimits
-    from engine.style.calibration import judged_candidates
+    from engine.strength.calibration import judged_candidates
 
     assert agent.casebase is not None
     agent.new_game(seed)

@@ -41,12 +41,12 @@ from engine.outside.judge import Judge, JudgeError, JudgeEvent, JudgeNote
 from engine.search.alphabeta import Searcher
 from engine.search.limits import Budget, SearchLimits, search_budget
 from engine.search.result import SearchResult
-from engine.style.calibration import Calibration, calibrate, choose, judged_chances
-from engine.style.chooser import Chooser
-from engine.style.errormodel import ErrorModel
+from engine.strength.calibration import Calibration, calibrate, choose, judged_chances
+from engine.strength.chooser import Chooser
+from engine.strength.errormodel import ErrorModel
+from engine.strength.profile import SPEED_POSITIONS
 from engine.style.loader import PriorModel
 from engine.style.prior import AdaptedCase, PriorSource, Proposal
-from engine.style.profile import SPEED_POSITIONS
 
 
 def automatic_selection(casebase: Casebase | None, judged: bool, rating: float | None = None) -> Selection:

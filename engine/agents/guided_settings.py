@@ -65,7 +65,7 @@ class GuidedSettings:
         named, or, ``auto``, the default network, the generic model and where the casebase's own models are
         looked for) and the chooser's."""
         from engine.agents import defaults
-        from engine.style.chooser import chooser_path
+        from engine.strength.chooser import chooser_path
         from engine.style.loader import default_model, model_path
 
         chooser = chooser_path(self.chooser)
@@ -91,7 +91,7 @@ def make_guided(casebase: Casebase | None, settings: GuidedSettings, resources: 
     from engine.agents.precedent import learned_similarity
 
     if casebase is not None and casebase.profile_problem is not None:  # its cases play on, uncalibrated
-        from engine.style.profile import refusal
+        from engine.strength.profile import refusal
 
         resources.tell(f"{refusal(casebase)}; playing without calibration (Selection calibrated and likely,"
                        " and UCI_LimitStrength, take the shipped experts' typical parameters)")
@@ -133,7 +133,7 @@ def _style_model(setting: str, casebase: Casebase | None, resources: Resources) 
 def _tell_strength(agent: GuidedAgent, casebase: Casebase | None, settings: GuidedSettings,
                    resources: Resources) -> None:
     """Say at what strength ``agent`` plays, and by what (strength.md §2-4)."""
-    from engine.style.chooser import chooser_path
+    from engine.strength.chooser import chooser_path
 
     selection, rating = settings.played_selection, settings.rating
     _tell_chooser(agent, settings, resources)
@@ -165,7 +165,7 @@ def _drawn(agent: GuidedAgent) -> str:
 def _tell_chooser(agent: GuidedAgent, settings: GuidedSettings, resources: Resources) -> None:
     """Say that a chooser named cannot draw the calibrated choice: it has no reference positions to set
     its strength on (search.md §9)."""
-    from engine.style.chooser import chooser_path
+    from engine.strength.chooser import chooser_path
 
     if agent.selection is not Selection.CALIBRATED or not settings.judge or agent.chooser is not None:
         return

@@ -24,8 +24,8 @@ from engine.agents import defaults
 from engine.agents.defaults import Chess0Style, Selection
 from engine.agents.options import Option, OptionRegistry, OptionValue
 from engine.cbr.weights import Weights, from_hundredths
+from engine.strength.profile import SPEED_POSITIONS
 from engine.style.prior import PriorSource
-from engine.style.profile import SPEED_POSITIONS
 
 if TYPE_CHECKING:
     from casebase.format import Casebase
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from endgame.tablebase import Tablebase
     from engine.agents.base import Agent
     from engine.outside.judge import Judge
-    from engine.style.chooser import Chooser
+    from engine.strength.chooser import Chooser
     from engine.style.loader import PriorModel
 
 #: Seeds are 1..SEED_MAX; 0 asks for a fresh seed every game.
@@ -57,7 +57,7 @@ class Resources(Protocol):
         """The outside engine at ``command`` as a judge, started if it can be (else told why)."""
 
     def chooser(self, setting: str) -> Chooser | None:
-        """The chooser option Chooser names (:func:`engine.style.chooser.chooser_path`), or None: none,
+        """The chooser option Chooser names (:func:`engine.strength.chooser.chooser_path`), or None: none,
         or (with the reason told to the user) one that cannot be read."""
 
     def tablebase(self, folder: str) -> Tablebase | None:
@@ -176,7 +176,7 @@ MODES: dict[str, Mode] = {
                    doc="guided with a judge: the chooser file that picks the move among the judged ones (issue #40;"
                        " search.md, \"The chooser\"): `Selection likely` its likeliest, `calibrated` (and `auto`) a draw"
                        " at the expert's strength (a chooser with reference positions); `auto`: the shipped"
-                       " `engine/style/models/chooser.npz` where there is one, `off` (or empty): the error model chooses;"
+                       " `engine/strength/models/chooser.npz` where there is one, `off` (or empty): the error model chooses;"
                        " `likely` not at a rating (`UCI_LimitStrength`)"),
             Option("UCI_LimitStrength", "check", defaults.LIMIT_STRENGTH,
                    doc="guided: play at the rating `UCI_Elo` by the expert's error model (`Selection calibrated` with the"

@@ -17,9 +17,9 @@ from casebase.format import Casebase
 from engine.agents.base import Reason
 from engine.agents.record import ByChooser, Case, Choice, Guided, Named, NoCase, Precedent, Proposal, Verdict, ranked, share_of
 from engine.search.result import SearchResult
+from engine.strength.calibration import Calibration
+from engine.strength.errormodel import expected_score
 from engine.style import prior as priors
-from engine.style.calibration import Calibration
-from engine.style.errormodel import expected_score
 from engine.style.loader import PriorModel
 
 

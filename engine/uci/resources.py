@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from endgame.tablebase import Tablebase
     from engine.agents.base import Agent
     from engine.outside.judge import Judge
-    from engine.style.chooser import Chooser
+    from engine.strength.chooser import Chooser
     from engine.style.loader import PriorModel
 
 FileState = tuple[object, ...]
@@ -136,7 +136,7 @@ class AgentBuilder:
     def chooser(self, setting: str) -> Chooser | None:
         """The chooser option Chooser names, read again only when its file changed; None for none, or
         for a file that cannot be read (told why: the error model chooses)."""
-        from engine.style.chooser import Chooser, ChooserError, chooser_path
+        from engine.strength.chooser import Chooser, ChooserError, chooser_path
 
         path = chooser_path(setting)
         if path is None:

@@ -19,9 +19,9 @@ from casebase.format import CasebaseError
 from common.cli import positive_int
 from common.files import file_sha256
 from engine.outside.launch import LaunchError
-from engine.style.chooser import Chooser, ChooserError
+from engine.strength.chooser import Chooser, ChooserError
+from engine.strength.tendencies import TendencyError
 from engine.style.model import ModelError
-from engine.style.tendencies import TendencyError
 from learn.chooser.ceiling import ceiling
 from learn.chooser.convert import convert, write_records
 from learn.chooser.evaluate import cross, default_calibration, evaluate, table

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.style.chooser import Chooser
+from engine.strength.chooser import Chooser
 from learn.chooser.fit import DEFAULT_L2, fit
 from learn.chooser.records import Record
 from learn.chooser.strength import mean_log_likelihood

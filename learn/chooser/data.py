@@ -9,7 +9,7 @@ agent chooses among there. The agent is made as the play-time calibration makes 
 from the same file has the position's own game held out), and assesses the position exactly as
 before choosing a move (:meth:`~engine.agents.guided.GuidedAgent.assess`). Recorded: the moves
 its judge scored exactly, their scores, the prior of each and the cases' vote share
-(:func:`~engine.style.calibration.judged_candidates`, the agent's proposal), then from a second
+(:func:`~engine.strength.calibration.judged_candidates`, the agent's proposal), then from a second
 process of the same judge program each candidate's score at the shallow depths (one search with
 the candidates as its root moves) and the played move's score at the judge's depth.
 
@@ -40,8 +40,8 @@ from engine.agents.factory import Loader, judged_choice, play_time_agent
 from engine.outside.judge import JudgeError
 from engine.outside.launch import LaunchError, launch
 from engine.outside.shallow import searched_scores
-from engine.style.calibration import PLAY_JUDGE_DEPTH
-from engine.style.chooser import SHALLOW_DEPTHS
+from engine.strength.calibration import PLAY_JUDGE_DEPTH
+from engine.strength.chooser import SHALLOW_DEPTHS
 from engine.style.model import ModelError
 from engine.style.personal import model_sha256
 from engine.uci.explain import note_text

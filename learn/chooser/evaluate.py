@@ -2,7 +2,7 @@
 each expert measured by the chooser fitted on the others' records (:func:`cross`).
 
 On the same positions: the chooser's likeliest move against the likeliest of the expert's calibrated
-chances (:func:`engine.style.calibration.calibrate` with the casebase and the style model the engine
+chances (:func:`engine.strength.calibration.calibrate` with the casebase and the style model the engine
 plays that expert with by default), each counting a played move that is not a candidate as a miss
 and leaving out nothing else; and the mean log-likelihood of the played move under each, over the
 positions where it is a candidate (elsewhere both give it no chance).
@@ -19,8 +19,8 @@ import numpy as np
 from casebase.format import Casebase
 from casebase.phases import PHASES
 from common.stats import paired, wilson
-from engine.style.calibration import Calibration, calibrate
-from engine.style.chooser import Chooser
+from engine.strength.calibration import Calibration, calibrate
+from engine.strength.chooser import Chooser
 from engine.style.loader import load_model
 from engine.style.personal import choose_model
 from learn.chooser.fit import DEFAULT_L2, fit

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from engine.style.chooser import FEATURES, Chooser
+from engine.strength.chooser import FEATURES, Chooser
 from learn.chooser.records import Record
 
 #: The default L2 penalty on the standardised weights, per position.

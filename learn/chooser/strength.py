@@ -4,7 +4,7 @@
 for it (strength.md §3). The chooser, fitted on masters, draws as a master of about 2500 whoever the
 expert is; with a judge the engine draws from it at the *strength* that makes it lose, on the chooser's
 reference positions, what the expert's calibrated error model loses there
-(:meth:`engine.style.chooser.Chooser.strength_of`). Here both draws are measured on an expert's
+(:meth:`engine.strength.chooser.Chooser.strength_of`). Here both draws are measured on an expert's
 held-out records: the mean log-likelihood of the expert's moves, and what each loses a move.
 """
 
@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.style.calibration import Calibration
-from engine.style.chooser import Chooser, Reference
-from engine.style.errormodel import losses
+from engine.strength.calibration import Calibration
+from engine.strength.chooser import Chooser, Reference
+from engine.strength.errormodel import losses
 from learn.chooser.records import Record
 
 #: The positions of a fit's records a chooser keeps as its reference (the first ones).

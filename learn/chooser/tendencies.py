@@ -1,7 +1,7 @@
 """Each expert's tendencies fitted on the expert's own records (issue #40), and "who played these?".
 
 The model of an expert's choice is the shared chooser's logit as a fixed offset plus ``d`` times the
-move's features (:data:`engine.style.tendencies.MOVE_FEATURES`); ``d`` has a Gaussian prior of mean 0
+move's features (:data:`engine.strength.tendencies.MOVE_FEATURES`); ``d`` has a Gaussian prior of mean 0
 and deviation ``prior_sd`` (log-odds), so that few positions leave it near 0, the shared chooser. Its
 maximum a posteriori is found by L-BFGS-B on the log-likelihood of :mod:`learn.chooser.fit`; each
 deviation's standard error is the Laplace approximation's (the inverse Hessian of the penalised cost
@@ -18,8 +18,8 @@ import numpy as np
 
 from common.files import file_sha256
 from common.stats import chunks_by_group
-from engine.style.chooser import Chooser
-from engine.style.tendencies import MOVE_COLUMNS, MOVE_FEATURES, Tendencies, Tendency, TendencyError
+from engine.strength.chooser import Chooser
+from engine.strength.tendencies import MOVE_COLUMNS, MOVE_FEATURES, Tendencies, Tendency, TendencyError
 from learn.chooser.fit import Stacked, chances, log_likelihood, stack
 from learn.chooser.records import Record
 

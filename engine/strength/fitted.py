@@ -1,8 +1,8 @@
 """The numbers fitted across the shipped experts' error profiles, read from their generated file.
 
-``engine/style/models/fitted.json`` (package data, format ``cbr-chess-fitted``) holds the rating
-line (:data:`engine.style.rating.RATING_LINE`, ``RATING_SPREAD``) and the shipped experts' typical
-parameters of the calibrated choice (``SHIPPED_*`` of :mod:`engine.style.calibration`), with their
+``engine/strength/models/fitted.json`` (package data, format ``cbr-chess-fitted``) holds the rating
+line (:data:`engine.strength.rating.RATING_LINE`, ``RATING_SPREAD``) and the shipped experts' typical
+parameters of the calibrated choice (``SHIPPED_*`` of :mod:`engine.strength.calibration`), with their
 provenance: which profiles (the casebases and their judged positions' journals, by SHA-256), which
 judge, the command that made the file and when. ``python -m profiling.fitted`` (``make fitted``)
 makes it; docs/strength.md §2. Read once at import, with :mod:`json` alone (no numpy).
@@ -51,7 +51,7 @@ class Fitted:
 
 def fitted_path() -> Path:
     """The shipped file of fitted numbers (package data of :mod:`engine.style`)."""
-    return Path(str(importlib.resources.files("engine.style") / "models" / "fitted.json"))
+    return Path(str(importlib.resources.files("engine.strength") / "models" / "fitted.json"))
 
 
 def read_fitted(path: Path) -> Fitted:

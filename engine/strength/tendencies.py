@@ -8,7 +8,7 @@ of a move with the feature are ``exp(d)`` times the average master's, other thin
 columns against a pawn move; distance per square). Only a deviation whose 95 % interval excludes
 odds 1 is said in words.
 
-File (format ``cbr-chess-tendencies``, version 1; shipped as ``engine/style/models/tendencies.json``):
+File (format ``cbr-chess-tendencies``, version 1; shipped as ``engine/strength/models/tendencies.json``):
 JSON with ``features`` (:data:`MOVE_FEATURES`), ``meta`` (how it was fitted) and ``experts``, by the
 casebase's name (``carlsen-2800``): ``positions``, ``deviations`` and ``errors`` (the Laplace
 approximation's standard error of each), written atomically.
@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from common.files import write_atomic
-from engine.style.chooser import FEATURES
+from engine.strength.chooser import FEATURES
 
 FORMAT_NAME = "cbr-chess-tendencies"
 FORMAT_VERSION = 1

@@ -2,12 +2,12 @@
 (docs/strength.md).
 
 :func:`calibrate` fits the prior's weight, the sensitivity and the consistency together by
-likelihood on the positions of the casebase's error profile (:mod:`engine.style.profile`): the
+likelihood on the positions of the casebase's error profile (:mod:`engine.strength.profile`): the
 moves the judge scored there, the expert's among them, and the model's prior over them. The
 result chooses among judged moves as the expert does (:meth:`Calibration.chances`), and
 :meth:`Calibration.at_rating` is the same model playing at another rating: the sensitivity
 that makes its expected loss on the expert's positions the loss the rating line gives
-(:mod:`engine.style.rating`).
+(:mod:`engine.strength.rating`).
 """
 
 from __future__ import annotations
@@ -24,16 +24,16 @@ from casebase.format import Casebase
 from casebase.phases import PHASES, game_phase
 from common.files import file_sha256
 from engine.search.result import SearchResult
-from engine.style.errormodel import PRIOR_FLOOR, ErrorModel, fit, increasing_root, losses
-from engine.style.fitted import FITTED
+from engine.strength.errormodel import PRIOR_FLOOR, ErrorModel, fit, increasing_root, losses
+from engine.strength.fitted import FITTED
+from engine.strength.profile import SPEED_POSITIONS, PlayRecord, Profile, refusal, refused
+from engine.strength.rating import loss_at, rating_of
 from engine.style.loader import PriorModel
 from engine.style.prior import Proposal
-from engine.style.profile import SPEED_POSITIONS, PlayRecord, Profile, refusal, refused
-from engine.style.rating import loss_at, rating_of
 
 #: Without a profile: the median over the shipped experts of their fitted prior weight and
 #: consistency, and the line of the log-sensitivity in rating through their fits, ln s = a + b
-#: (rating - r0): data, made by ``python -m profiling.fitted`` (:mod:`engine.style.fitted`).
+#: (rating - r0): data, made by ``python -m profiling.fitted`` (:mod:`engine.strength.fitted`).
 SHIPPED_PRIOR_WEIGHT = FITTED.prior_weight
 SHIPPED_CONSISTENCY = FITTED.consistency
 SHIPPED_SENSITIVITY_LINE = FITTED.sensitivity_line

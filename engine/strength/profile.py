@@ -3,7 +3,7 @@ beside the casebase (the expert's moves judged by an outside engine, ``python -m
 losses and phases, and the statistics and fit stored with them (docs/strength.md §1–2).
 
 :class:`Profile` is a view: the casebase layer stores the arrays (:mod:`casebase.profilefile`), this module
-says what they mean, :mod:`engine.style.calibration` fits the calibrated choice to them, and
+says what they mean, :mod:`engine.strength.calibration` fits the calibrated choice to them, and
 :mod:`profiling` judges the positions and stores the profile with :meth:`Profile.summary`.
 """
 
@@ -21,8 +21,8 @@ from casebase.format import Casebase, decode_move
 from casebase.phases import PHASES, phases_of
 from casebase.profile_checks import PLAY_DTYPES, PROFILE_DTYPES
 from casebase.speed import SPEEDS, UNKNOWN
-from engine.style.errormodel import PRIOR_FLOOR, expected_score, fit, losses
-from engine.style.rating import implied_rating
+from engine.strength.errormodel import PRIOR_FLOOR, expected_score, fit, losses
+from engine.strength.rating import implied_rating
 
 #: A move losing at least this many centipawns counts as a mistake in the summaries.
 MISTAKE_CP = 50

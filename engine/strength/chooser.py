@@ -2,7 +2,7 @@
 (issue #40).
 
 A conditional logit over the candidates the engine already has (the judge's exactly scored moves
-with the prior proposed for each, :func:`engine.style.calibration.judged_candidates`): each
+with the prior proposed for each, :func:`engine.strength.calibration.judged_candidates`): each
 candidate is a row of :func:`features` (the prior, the cases' vote, what it loses at the judge's
 depth and at shallow depths, its rank, the position's score, and the move itself), and the chance
 of a move is the softmax over the position's candidates of ``features @ weights``. The weights are
@@ -45,7 +45,7 @@ import numpy as np
 from common.bounded import read_npz
 from common.files import atomic_file
 from common.text import clip
-from engine.style.errormodel import PRIOR_FLOOR, ErrorModel, increasing_root, losses
+from engine.strength.errormodel import PRIOR_FLOOR, ErrorModel, increasing_root, losses
 from engine.style.model import softmax
 
 FORMAT_NAME = "cbr-chess-chooser"
@@ -75,7 +75,7 @@ FEATURES: tuple[str, ...] = (
 
 def shipped_chooser() -> Path:
     """The shipped chooser (``python -m learn.chooser fit``), package data of :mod:`engine.style`."""
-    return Path(str(importlib.resources.files("engine.style") / "models" / "chooser.npz"))
+    return Path(str(importlib.resources.files("engine.strength") / "models" / "chooser.npz"))
 
 
 def chooser_path(setting: str) -> Path | None:

@@ -3,7 +3,7 @@
 After Regan's AE_e, the rating is a line in the log of the fitted model's expected loss per
 move on the expert's positions: rating = A + B ln(100 loss). :func:`implied_rating` is the
 rating an expert's profile implies, with its interval; :func:`loss_at` is the loss
-``UCI_Elo`` asks the calibrated choice for (:mod:`engine.style.calibration`).
+``UCI_Elo`` asks the calibrated choice for (:mod:`engine.strength.calibration`).
 """
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from engine.style.errormodel import ErrorModel, fit
-from engine.style.fitted import FITTED
+from engine.strength.errormodel import ErrorModel, fit
+from engine.strength.fitted import FITTED
 
 #: The implied rating as a line in the log of the fitted model's expected loss per move
 #: (expected score, percent): rating = A + B ln(loss). Fitted across the eight FIDE-rated
 #: shipped experts' profiles (Stockfish 15.1, depth 12), with the spread of their ratings about
 #: the line (Elo, one standard deviation): data, made by ``python -m profiling.fitted``
-#: (:mod:`engine.style.fitted`, which says from which profiles and judge).
+#: (:mod:`engine.strength.fitted`, which says from which profiles and judge).
 RATING_LINE = FITTED.rating_line
 RATING_SPREAD = FITTED.rating_spread
 #: The bootstrap resamples of the implied rating's interval.
