@@ -60,7 +60,8 @@ def parse_args(argv: list[str] | None = None) -> dict[str, str]:
     )
     parser.add_argument(
         "--judge", metavar="PATH",
-        help="guided mode: an outside UCI engine that judges the proposals (option Judge), e.g. /usr/games/stockfish",
+        help="guided mode: an outside UCI engine that judges the proposals (option Judge), e.g. /usr/games/stockfish;"
+             " auto (the default): Stockfish where it is installed; none: no judge",
     )
     parser.add_argument(
         "--seed", type=int,

@@ -94,13 +94,14 @@ class FidelitySettings:
             similarity = "learned" if mode == FidelityMode.PURE_LEARNED else "shallow"
             return {"Mode": "pure", "Similarity": similarity, **weight_values(self.config.weights), **tables}
         if mode == FidelityMode.GENERIC:
-            return {**tables, "Mode": "guided", "Prior": "model", "Model": str(default_model()[0])}
+            return {**tables, "Mode": "guided", "Prior": "model", "Model": str(default_model()[0]),
+                    "Judge": defaults.JUDGE_NONE}
         values: dict[str, OptionValue] = {
             **tables, "Mode": "guided", **weight_values(self.config.weights),
             "Prior": PriorSource.CASES if mode == FidelityMode.ALPHABETA else self.prior,
             "Model": self.model, "CaseWeight": self.case_weight_percent, "Tolerance": self.tolerance,
             "JudgeTolerance": self.judge_tolerance, "Neighbours": self.neighbours,
-            "Temperature": self.temperature_tenths}
+            "Temperature": self.temperature_tenths, "Judge": defaults.JUDGE_NONE}
         if mode.judged:
             values |= {"Judge": self.judge, "JudgeDepth": self.judge_depth, "Selection": mode.selection,
                        "Chooser": self.chooser if mode == FidelityMode.JUDGED_CHOOSER else defaults.CHOOSER_OFF}

@@ -127,10 +127,30 @@ class Forward:
 
     def value(self, planes: np.ndarray) -> np.ndarray:
         """The value head's logits (N x 3: win, draw, loss for the side to move; or N x 1) of lc0's input planes."""
-        x = np.maximum(self.value_conv(self.trunk(planes)), 0)
+        return self.value_head(self.trunk(planes))
+
+    def value_head(self, x: np.ndarray) -> np.ndarray:
+        """The value head's logits of the trunk's activations."""
+        x = np.maximum(self.value_conv(x), 0)
         hidden = np.maximum(x.reshape(len(x), -1) @ self.ip1_w + self.ip1_b, 0)
         out: np.ndarray = hidden @ self.ip2_w + self.ip2_b
         return out
+
+    def both(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The policy's logits and the value head's of lc0's input planes, the trunk run once."""
+        x = self.trunk(planes)
+        return self.policy_head(x), self.value_head(x)
+
+    @staticmethod
+    def expected(value_logits: np.ndarray) -> np.ndarray:
+        """The expected score for the side to move (-1..1) of the value head's logits: win minus loss of
+        their softmax, or the tanh of a single value."""
+        if value_logits.shape[1] == 1:
+            return np.tanh(value_logits[:, 0].astype(np.float64))
+        z = value_logits.astype(np.float64)
+        z = np.exp(z - z.max(axis=1, keepdims=True))
+        z /= z.sum(axis=1, keepdims=True)
+        return z[:, 0] - z[:, 2]
 
 
 def _shaped(arrays: Mapping[str, np.ndarray], name: str, shape: tuple[int, ...]) -> np.ndarray:

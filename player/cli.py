@@ -16,6 +16,7 @@ from casebase.speed import SPEEDS
 from common.cli import positive_int
 from engine.outside.clock import TimeControl
 from engine.outside.launch import LaunchError
+from engine.outside.stockfish import installed_stockfish
 from engine.style.model import ModelError
 from player import PlayerError
 from player.run import new
@@ -92,7 +93,7 @@ def cache_folder(text: str) -> Path | None:
 def _judge(given: str | None) -> str:
     """The judge's command, once it answered as a UCI engine: a wrong one is said now, not after the
     casebase and the personal model (minutes for a player of thousands of games)."""
-    judge = given or shutil.which("stockfish") or DEFAULT_JUDGE
+    judge = given if given and given != "auto" else installed_stockfish() or DEFAULT_JUDGE
     if shutil.which(judge) is None:
         raise PlayerError(f"no judge at {judge}: give a UCI engine with --judge PATH (apt-get install stockfish)")
     try:

@@ -11,6 +11,9 @@ import os
 # (issue #52). The engine's own processes set the same (uci_main.py), as do the cluster's workers.
 for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
+# Option Judge's default, auto, takes the Stockfish installed here (CI installs one): the suite's engines
+# play without one unless a test names it, as the engine did before auto (tests/test_judge_auto.py names it).
+os.environ["CBR_CHESS_STOCKFISH"] = "none"
 
 import csv
 import fcntl

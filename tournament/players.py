@@ -113,10 +113,12 @@ def casebase_options(path: str, config: Configuration, mode: str, seed: int,
                      judge: str = "", tables: str | None = None, model: str = "",
                      options: Mapping[str, OptionValue] | None = None) -> dict[str, OptionValue]:
     """UCI options that make our engine (engine/uci/protocol.py) play one behaviour with one seed
-    (judged by the UCI engine at ``judge``, with the endgame tables of ``tables`` ("": none), the
-    style model ``model`` and any other ``options``, where given; the engine's defaults otherwise)."""
-    given = {"Judge": judge, "Model": model}
+    (judged by the UCI engine at ``judge``, none where it is "": an experiment says its judge, never takes
+    the one ``Judge auto`` finds; with the endgame tables of ``tables`` ("": none), the style model ``model``
+    and any other ``options``, where given; the engine's defaults otherwise)."""
+    given = {"Model": model}
     return {**(options or {}), "Casebase": path, "Mode": mode, "Seed": seed, **weight_values(config.weights),
+            "Judge": judge or defaults.JUDGE_NONE,
             **{name: value for name, value in given.items() if value},
             **({} if tables is None else {"Tables": tables})}
 

@@ -111,8 +111,18 @@ SPEED_AUTO, SPEED_ALL = "auto", "all"
 SPEED_SETTINGS = (SPEED_AUTO, SPEED_ALL, *SPEEDS)
 #: Option Speed's default: the profile of the speed the clock implies, where the profile has one.
 SPEED = SPEED_AUTO
-#: No outside judge: the built-in search judges the proposals.
-JUDGE = ""
+#: Option Judge's words besides a program: Stockfish where it is installed (issue #67,
+#: :mod:`engine.outside.stockfish`), or none (the built-in search judges; so does the empty value).
+JUDGE_AUTO, JUDGE_NONE = "auto", "none"
+#: Option Judge's default: Stockfish judges the proposals where it is installed.
+JUDGE = JUDGE_AUTO
+#: How guided mode searches without a judge (issue #67; search.md §10): ``alphabeta``, the built-in
+#: alpha-beta; ``puct``, a search the style network leads among the moves the alpha-beta finds sound (its
+#: value judging the leaves). The default stays the alpha-beta: against Stockfish the network's search has
+#: not yet measured stronger (docs/results.md).
+SEARCH_PUCT, SEARCH_ALPHABETA = "puct", "alphabeta"
+SEARCH_SETTINGS = (SEARCH_ALPHABETA, SEARCH_PUCT)
+SEARCH = SEARCH_ALPHABETA
 #: The outside judge's depth: 0, by the go's limits and the clock.
 JUDGE_DEPTH = 0
 #: The soundness margin on an outside judge's scale (25: measured best for fidelity, search.md §7).

@@ -39,7 +39,8 @@ from engine.cbr.learned import LearnedIndex
 from engine.cbr.weights import Weights
 from engine.outside.judge import Judge, JudgeError, JudgeEvent, JudgeNote
 from engine.search.alphabeta import Searcher
-from engine.search.limits import Budget, SearchLimits, search_budget
+from engine.search.limits import DEFAULT_NODES, Budget, SearchLimits, search_budget, vetting
+from engine.search.puct import DEFAULT_VISITS, Puct
 from engine.search.result import SearchResult
 from engine.strength.calibration import Calibration, calibrate, choose, judged_chances
 from engine.strength.chooser import Chooser
@@ -126,6 +127,8 @@ class GuidedAgent(CaseAgent):
         #: Where the prior comes from (a proposal's ``prior`` is the distribution itself).
         self.prior_source = PriorSource(prior) if model is not None else PriorSource.CASES
         self.searcher = Searcher(tablebase=tablebase)
+        #: The search the network leads (option Search, search.md §10), where it plays without a judge.
+        self.puct: Puct | None = None
         self.judge, self.judge_depth, self.judge_tolerance = judge, judge_depth, judge_tolerance
         #: The chooser, with a judge: ``Selection likely`` plays its likeliest move (not at a rating),
         #: ``calibrated`` draws from it at the error model's strength where it has reference positions to
@@ -211,7 +214,8 @@ class GuidedAgent(CaseAgent):
         judge's depth would take minutes to be thrown away, but a result that scores nothing)."""
         started = time.monotonic()
         proposal = self.propose(board, candidates, stop)
-        budget = search_budget(limits, board.turn, time.monotonic() - started)
+        default = DEFAULT_NODES if self.puct is None or self.judge is not None else DEFAULT_VISITS
+        budget = search_budget(limits, board.turn, time.monotonic() - started, default)
         judged, notes = self._judged(board, candidates, proposal, budget, stop, on_iteration)
         if judged is not None:
             assert self.judge is not None
@@ -221,10 +225,11 @@ class GuidedAgent(CaseAgent):
                                    pv=[], scores={})
             return proposal, nothing, None, notes
         if notes:  # the judge failed during this move: the built-in search gets what is left
-            budget = search_budget(limits, board.turn, time.monotonic() - started)
+            default = DEFAULT_NODES if self.puct is None else DEFAULT_VISITS
+            budget = search_budget(limits, board.turn, time.monotonic() - started, default)
         result = self.searcher.search(
             board,
-            budget,
+            budget if self.puct is None else vetting(budget),
             stop=stop,
             prior=proposal.prior,
             moves=candidates,
@@ -232,6 +237,11 @@ class GuidedAgent(CaseAgent):
             exact=proposal.prior,  # only proposed moves can be played for being sound
             on_iteration=on_iteration,
         )
+        sound = result.sound()
+        if self.puct is not None and len(sound) > 1 and not (stop is not None and stop.is_set()):
+            # the network's search chooses among the moves the alpha-beta found sound (search.md §10)
+            rest = search_budget(limits, board.turn, time.monotonic() - started, DEFAULT_VISITS)
+            result = self.puct.search(board, rest, prior=proposal.prior, moves=sound, stop=stop, on_iteration=on_iteration)
         return proposal, result, None, notes
 
     def _choose(self, board: chess.Board, candidates: list[chess.Move], limits: SearchLimits | None,
@@ -350,6 +360,8 @@ class GuidedAgent(CaseAgent):
     def _decide(self, board: chess.Board, proposal: Proposal, result: SearchResult) -> tuple[chess.Move, Reason]:
         """The move to play and which rule of search.md §3 chose it."""
         assert result.move is not None
+        if result.visits:  # the search the network leads decides by its visits
+            return result.move, Reason.SEARCH
         sound = [m for m in result.sound() if proposal.prior.get(m, 0.0) > 0]
         if not sound:
             return result.move, Reason.SEARCH

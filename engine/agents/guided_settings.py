@@ -16,6 +16,7 @@ from engine.style.prior import PriorSource
 if TYPE_CHECKING:
     from casebase.format import Casebase
     from engine.agents.guided import GuidedAgent
+    from engine.search.puct import Puct
     from engine.style.loader import PriorModel
 
 
@@ -39,7 +40,8 @@ class GuidedSettings:
     prior: PriorSource = setting("Prior", PriorSource)
     model: str = setting("Model", str)
     case_weight: float = setting("CaseWeight", _percent)
-    judge: str = setting("Judge", str)
+    judge_option: str = setting("Judge", str)
+    search: str = setting("Search", str)
     judge_depth: int = setting("JudgeDepth", int)
     judge_tolerance: int = setting("JudgeTolerance", int)
     chooser: str = setting("Chooser", str)
@@ -49,6 +51,18 @@ class GuidedSettings:
     tables: str = setting("Tables", str)
     threads: int = setting("Threads", int)
     hash_mb: int = setting("Hash", int)
+
+    @property
+    def judge(self) -> str:
+        """The judge's command: the program option Judge names, the Stockfish installed (``auto``), or "" (none)."""
+        from engine.agents import defaults
+
+        word = self.judge_option.strip().lower()
+        if word == defaults.JUDGE_AUTO:
+            from engine.outside.stockfish import installed_stockfish
+
+            return installed_stockfish() or ""
+        return "" if word == defaults.JUDGE_NONE else self.judge_option
 
     @property
     def rating(self) -> int | None:
@@ -96,6 +110,10 @@ def make_guided(casebase: Casebase | None, settings: GuidedSettings, resources: 
         resources.tell(f"{refusal(casebase)}; playing without calibration (Selection calibrated and likely,"
                        " and UCI_LimitStrength, take the shipped experts' typical parameters)")
     model = _style_model(settings.model, casebase, resources) if settings.prior.uses_model else None
+    if settings.judge_option.strip().lower() == "auto":
+        resources.tell(f"judge: Stockfish at {settings.judge} (Judge auto; Judge none plays without it)" if settings.judge
+                       else "judge: none (Judge auto found no Stockfish on PATH nor in /usr/games, /usr/local/bin,"
+                            " /opt/homebrew/bin): the built-in search judges")
     selection, rating = settings.played_selection, settings.rating
     judged = bool(settings.judge)
     agent = GuidedAgent(
@@ -108,10 +126,29 @@ def make_guided(casebase: Casebase | None, settings: GuidedSettings, resources: 
         chooser=resources.chooser(settings.chooser) if judged and selection in DRAWN_BY_CHOOSER
         and not (selection is Selection.LIKELY and rating is not None) else None,
     )
+    agent.puct = _puct(settings, model, agent, resources)
     if casebase is not None and casebase.path is not None and embeddings_path(casebase.path).is_file():
         agent.precedents = learned_similarity(casebase, resources, "no precedents by the learned similarity")
     _tell_strength(agent, casebase, settings, resources)
     return agent
+
+
+def _puct(settings: GuidedSettings, model: PriorModel | None, agent: GuidedAgent, resources: Resources) -> Puct | None:
+    """The search the network leads, where option Search asks for it and the model is an lc0 network (a value
+    head); None for the alpha-beta, said where ``puct`` was asked for and cannot be."""
+    from engine.agents import defaults
+    from engine.search.puct import POLICY_TEMPERATURE, Puct
+    from engine.style.lc0 import Lc0Network
+
+    if settings.search == defaults.SEARCH_ALPHABETA:
+        return None
+    if not isinstance(model, Lc0Network):
+        if settings.judge == "":
+            lacking = "no style model" if model is None else f"{model.describe()}, which has no value head"
+            resources.tell(f"Search puct: {lacking} (an lc0 network leads it): the alpha-beta searches")
+        return None
+    network = model
+    return Puct(lambda boards: network.evaluate(boards, POLICY_TEMPERATURE), agent.searcher.tablebase)
 
 
 def _style_model(setting: str, casebase: Casebase | None, resources: Resources) -> PriorModel | None:

@@ -165,7 +165,15 @@ MODES: dict[str, Mode] = {
                    doc="guided, `Prior blend`: the cases' weight in percent where the nearest case is the position itself"),
             Option("Judge", "string", defaults.JUDGE,
                    doc="guided: an outside UCI engine that judges the proposals instead of the built-in search, e.g."
-                       " `/usr/games/stockfish` (see \"An outside judge\" in docs/usage.md); `--judge`"),
+                       " `/usr/games/stockfish` (see \"An outside judge\" in docs/usage.md); `auto`: Stockfish where it"
+                       " is installed (`stockfish` on `PATH`, `/usr/games`, `/usr/local/bin`, `/opt/homebrew/bin`; the"
+                       " engine says which), `none` (or empty): no judge; `--judge`"),
+            Option("Search", "combo", defaults.SEARCH, choices=defaults.SEARCH_SETTINGS,
+                   doc="guided, without a judge: `alphabeta`, the built-in alpha-beta over material and squares vets"
+                       " the proposals and the prior's first sound one is played; `puct`, the style network's own"
+                       " search (lc0's PUCT: the expert's prior proposes, the network's value judges, the visits"
+                       " decide) chooses among the moves the alpha-beta finds sound, where the style model is an lc0"
+                       " network (search.md §10)"),
             Option("JudgeDepth", "spin", defaults.JUDGE_DEPTH, 0, 99,
                    doc="guided, with a judge: its depth; 0 = the `go`'s limits and the clock (the calibrated choice: its"
                        " calibration's depth, 10, within the clock)"),

@@ -128,6 +128,8 @@ class Verdict:
     scored: int
     sound: int
     tolerance: int
+    #: A search the network led (search.md §10): its nodes are visits, and the visits chose the move.
+    led: bool = False
 
 
 @dataclass(frozen=True)
@@ -169,6 +171,9 @@ class Choice:
     speed: str | None = None
     speed_profile: bool = False
     chooser: ByChooser | None = None
+    #: The visits of the move and of the proposer's first choice, where a search the network led chose.
+    visits: int | None = None
+    top_visits: int | None = None
 
 
 @dataclass(frozen=True)

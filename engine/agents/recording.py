@@ -77,7 +77,7 @@ def _verdict(agent: GuidedView, board: chess.Board, proposal: priors.Proposal, r
         best=None if result.move is None else Named.of(board, result.move),
         score=result.score, proposed=len(proposal.prior), scored=sum(m in result.scores for m in proposal.prior),
         sound=sum(m in proposal.prior for m in sound),
-        tolerance=agent.tolerance if judge is None else agent.judge_tolerance,
+        tolerance=agent.tolerance if judge is None else agent.judge_tolerance, led=bool(result.visits),
     )
 
 
@@ -91,7 +91,8 @@ def _choice(calibration: Calibration | None, board: chess.Board, proposal: prior
         top=None if top is None else share_of(board, top, proposal.prior),
         top_score=None if scored is None else scored.score, top_exact=scored is None or scored.exact,
         score=None if own is None else own.score, unvetted=result.score is None, chances=ranked(board, chances),
-        chooser=chooser,
+        chooser=chooser, visits=result.visits.get(move) if result.visits else None,
+        top_visits=result.visits.get(top, 0) if result.visits and top is not None else None,
     )
     if why not in (Reason.CALIBRATED, Reason.LIKELY) or result.score is None or own is None:
         return choice

@@ -59,6 +59,20 @@ class Budget:
     soft_time: float | None = None
 
 
+#: Where a search the network leads chooses (search.md §10), the alpha-beta that vets its root moves first
+#: takes this share of a timed budget, and at most this depth and these nodes of one bounded by depth or nodes.
+VET_SHARE, VET_DEPTH, VET_NODES = 0.4, 4, 4_000
+
+
+def vetting(budget: Budget) -> Budget:
+    """The alpha-beta's part of ``budget`` where it vets the root moves of a search the network leads: a
+    share of its time, or (no time) a shallow search, reproducible by its depth and nodes."""
+    if budget.movetime is not None:
+        return dataclasses.replace(budget, nodes=None, movetime=VET_SHARE * budget.movetime,
+                                   soft_time=None if budget.soft_time is None else VET_SHARE * budget.soft_time)
+    return Budget(depth=min(budget.depth or VET_DEPTH, VET_DEPTH), nodes=VET_NODES)
+
+
 def checked_limits(limits: SearchLimits) -> tuple[SearchLimits, list[str]]:
     """``limits`` made searchable, and what was changed: depth, nodes, mate and movestogo below
     1 are dropped, negative times count as 0, numbers beyond :data:`LIMIT_MAX` are clamped."""
@@ -97,12 +111,13 @@ def time_budget(remaining_ms: int, increment_ms: int = 0, movestogo: int | None 
     return min(budget, remaining / 3) / 1000
 
 
-def search_budget(limits: SearchLimits | None, turn: chess.Color, spent: float) -> Budget:
+def search_budget(limits: SearchLimits | None, turn: chess.Color, spent: float, default: int = DEFAULT_NODES) -> Budget:
     """The search's limits for a ``go`` with ``limits`` (search.md §4); ``spent`` seconds are
     gone already (the proposal's), and the move overhead is kept back from any time limit.
-    ``go mate N`` searches ``2N - 1`` plies at most."""
+    ``go mate N`` searches ``2N - 1`` plies at most; a ``go`` without limits, ``default`` nodes (about
+    a second of the search's: the alpha-beta's, or the visits of one the network leads)."""
     if limits is None:
-        return Budget(nodes=DEFAULT_NODES)
+        return Budget(nodes=default)
     depth = limits.depth
     if limits.mate is not None:
         mate_depth = 2 * limits.mate - 1
@@ -118,7 +133,7 @@ def search_budget(limits: SearchLimits | None, turn: chess.Color, spent: float) 
         budget = max(time_budget(remaining, increment, limits.movestogo) - spent, 0.0)
         return Budget(depth=depth, nodes=limits.nodes, movetime=budget, soft_time=SOFT_SHARE * budget)
     if depth is None and limits.nodes is None:
-        return Budget(nodes=DEFAULT_NODES)
+        return Budget(nodes=default)
     return Budget(depth=depth, nodes=limits.nodes)
 
 

@@ -6,7 +6,7 @@ answer with one, so guided mode applies one rule to either.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import chess
 
@@ -43,6 +43,8 @@ class SearchResult:
     pv: list[chess.Move]
     scores: dict[chess.Move, RootScore]
     tolerance: int = 0
+    #: Each root move's visits, where a search the network leads found the move (:mod:`engine.search.puct`).
+    visits: dict[chess.Move, int] = field(default_factory=dict)
 
     def sound(self, tolerance: int | None = None) -> list[chess.Move]:
         """Root moves with an exact score at least ``score - tolerance``, best first.

@@ -94,6 +94,21 @@ class Lc0Network:
         return out
 
 
+    def evaluate(self, boards: Sequence[chess.Board],
+                 temperature: float = 1.0) -> list[tuple[dict[chess.Move, float], float]]:
+        """For each board (with its history), the policy over its legal moves (softmax at ``temperature``) and
+        the value head's expected score for the side to move (-1..1): what a search the network leads asks
+        (:class:`engine.search.puct.Evaluator`), the trunk run once a batch."""
+        out: list[tuple[dict[chess.Move, float], float]] = []
+        for start in range(0, len(boards), MAX_BATCH):
+            part = boards[start:start + MAX_BATCH]
+            logits, values = self.forward.both(planes(part))
+            for board, row, value in zip(part, logits, self.forward.expected(values).tolist()):
+                legal = list(board.legal_moves)
+                out.append((_prior_of(board, legal, row / temperature) if legal else {}, float(value)))
+        return out
+
+
 def _prior_of(board: chess.Board, moves: Sequence[chess.Move], logits: np.ndarray) -> dict[chess.Move, float]:
     """The policy's ``logits`` of ``moves`` softmaxed over them."""
     try:

@@ -144,6 +144,8 @@ def _choice_line(source: PriorSource, verdict: Verdict, choice: Choice) -> str:
         return f"played {san}, {searcher}'s best move (no case to propose one)"
     if choice.unvetted:
         return f"played {san}, the {who}'s choice unvetted: {searcher} stopped before depth 1"
+    if verdict.led:
+        return _led_line(verdict, choice, who)
     if choice.reason == "search":
         return (f"{who} move {top.san} ({share_text(top.share)}) {_loss(verdict, choice)}; no proposed move is sound:"
                 f" played {san}, {searcher}'s best move, instead")
@@ -221,7 +223,25 @@ def _loss(verdict: Verdict, choice: Choice) -> str:
     return f"loses {bound}{verdict.score - score} cp {at}"
 
 
+def _led_line(verdict: Verdict, choice: Choice, who: str) -> str:
+    """What a search the network led chose, and what it changed: "the search preferred Nf3, +31 cp in 412
+    visits, to the expert's prior's Bd3 (38 %, 95 visits)"."""
+    assert choice.top is not None and choice.score is not None
+    san, top = choice.move.san, choice.top
+    if choice.move.uci == top.uci:
+        return (f"played {san}, the {who}'s first choice ({share_text(choice.move.share)}), the search's too:"
+                f" {choice.visits} of {verdict.nodes} visits ({score_text(choice.score)})")
+    return (f"the search preferred {san}, {score_text(choice.score)} in {choice.visits} visits, to the {who}'s"
+            f" {top.san} ({share_text(top.share)}, {choice.top_visits} visits): played {san}"
+            f" ({share_text(choice.move.share)})")
+
+
 def _search_line(verdict: Verdict) -> str:
+    if verdict.led:
+        if verdict.score is None or verdict.best is None:
+            return "search led by the network: no visit yet"
+        return (f"search led by the network (PUCT): {verdict.nodes} visits, depth {verdict.depth}:"
+                f" most visited {verdict.best.san} ({score_text(verdict.score)})")
     if verdict.score is None or verdict.best is None:
         return f"search: {verdict.nodes} nodes, not enough to finish depth 1"
     line = f"search depth {verdict.depth}, {verdict.nodes} nodes: best {verdict.best.san} ({score_text(verdict.score)})"
