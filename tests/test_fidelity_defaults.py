@@ -54,6 +54,7 @@ def test_the_default_agents_take_every_option_at_the_engines_default():
             continue
         values = settings.values(mode)
         fixed = {"Mode", "Prior", "Model"} if mode in (FidelityMode.GENERIC, FidelityMode.ALPHABETA) else {"Mode"}
+        fixed |= {"Judge"}  # the bench names its judge, none where it judges nothing: never the one auto finds
         if mode == FidelityMode.PURE_LEARNED:
             fixed |= {"Similarity"}  # the mode is pure mode's learned similarity
         if mode.judged:
@@ -101,7 +102,7 @@ def test_the_judged_modes_play_the_error_models_selections_with_the_judge():
     assert all(settings.values(m)["Judge"] == "/sf" and settings.values(m)["JudgeDepth"] == defaults.BENCH_DEPTH
                for m in JUDGED_MODES)
     assert all(settings.for_mode(m).judge == "/sf" for m in (*JUDGED_MODES, FidelityMode.STOCKFISH))
-    assert settings.for_mode(FidelityMode.GUIDED).judge == "" and "Judge" not in settings.values(FidelityMode.GUIDED)
+    assert settings.for_mode(FidelityMode.GUIDED).judge == "" and settings.values(FidelityMode.GUIDED)["Judge"] == "none"
     assert "Selection calibrated (the error model)" in settings.describe(FidelityMode.JUDGED_CALIBRATED)
 
 

@@ -17,11 +17,11 @@ def test_uci_handshake_declares_options_and_loads_lazily(kosteniuk_casebase):
     options = {line.split(" name ")[1].split(" type ")[0]: line for line in lines if line.startswith("option")}
     assert set(options) == {"Casebase", "Mode", "DistanceWeight", "FromDistanceWeight", "FromContentWeight", "Seed", "Similarity",
                             "Neighbours", "Temperature", "Tolerance", "Selection", "Prior", "Model", "CaseWeight",
-                            "Judge", "JudgeDepth", "JudgeTolerance", "Chooser", "UCI_LimitStrength", "UCI_Elo", "Speed",
+                            "Judge", "Search", "JudgeDepth", "JudgeTolerance", "Chooser", "UCI_LimitStrength", "UCI_Elo", "Speed",
                             "Tables", "SyzygyPath", "UCI_ShowWDL", "Explain", "MultiPV", "Move Overhead", "HumanTime", "Ponder",
                             "Threads", "Hash",
                             "Style", "Depth", "DepthDeviation", "Window"}
-    assert options["Judge"].endswith("type string default <empty>")  # the built-in search judges
+    assert options["Judge"].endswith("type string default auto")  # Stockfish, where it is installed
     assert options["SyzygyPath"].endswith("type string default <empty>")
     assert options["UCI_ShowWDL"].endswith("type check default false")
     assert options["Mode"].endswith("type combo default guided var pure var guided var chess0")
