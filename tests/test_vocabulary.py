@@ -21,7 +21,7 @@ from tournament.__main__ import _tables
 from tournament.players import Lineup, casebase_entrant, parse_options
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("common", "casebase", "endgame", "engine", "learn", "parallel", "profiling", "fidelity", "tournament", "web",
+PACKAGES = ("common", "lc0net", "casebase", "endgame", "engine", "learn", "parallel", "profiling", "fidelity", "tournament", "web",
             "player")
 
 
@@ -115,10 +115,10 @@ def test_no_module_changes_the_import_path():
 
 
 def test_no_module_below_the_engine_runs_an_outside_engine():
-    """chess.engine (python-chess's UCI client) is the engine layer's: casebase, endgame and
+    """chess.engine (python-chess's UCI client) is the engine layer's: casebase, endgame, lc0net and
     common hold data and rules only (import-linter cannot name a sub-module of python-chess)."""
     found = []
-    for package in ("common", "casebase", "endgame"):
+    for package in ("common", "lc0net", "casebase", "endgame"):
         for path in (ROOT / package).rglob("*.py"):
             for node in ast.walk(ast.parse(path.read_text())):
                 names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
