@@ -1,7 +1,8 @@
 """Speed of the guided mode's search: nodes per second, the cost of the root's exact scores,
-the Zobrist key options, and a guided move end to end.
+the Zobrist key options, a guided move end to end, and the visits a second of the search the
+network leads (option Search puct, search.md §10).
 
-    python -m bench.search [--depth 4]
+    python -m bench.search [--depth 4] [--puct-seconds 3]
 
 Needs nothing outside the repository (the guided move uses the shipped Kosteniuk PGN).
 """
@@ -108,13 +109,32 @@ def guided_table() -> None:
         print(f"{label:<14} {sum(times) / len(times):>13.3f} {max(times):>12.3f}")
 
 
+def puct_table(seconds: float) -> None:
+    from engine.search.puct import POLICY_TEMPERATURE, Puct
+    from engine.style.lc0 import load_network
+    from engine.style.personal import personal_folder
+
+    network = load_network(personal_folder() / "carlsen-2800.pb.gz")
+    print(f"\nThe search the network leads, {network.describe()}, {seconds:g} s a position from a fresh tree\n")
+    print(f"{'position':<18} {'visits':>8} {'visits/s':>9} {'depth':>6} {'seldepth':>9}")
+    visits = spent = 0.0
+    for name, fen in POSITIONS.items():
+        search = Puct(lambda boards: network.evaluate(boards, POLICY_TEMPERATURE))
+        result = search.search(chess.Board(fen), Budget(movetime=seconds))
+        visits, spent = visits + result.nodes, spent + result.seconds
+        print(f"{name:<18} {result.nodes:>8} {result.nodes / result.seconds:>9.0f} {result.depth:>6} {result.seldepth:>9}")
+    print(f"{'all':<18} {visits:>8.0f} {visits / spent:>9.0f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.search", description=__doc__.split("\n\n")[0])
     parser.add_argument("--depth", type=int, default=4, help="search depth of the first table (default 4)")
+    parser.add_argument("--puct-seconds", type=float, default=3.0, help="seconds a position of the last table (default 3)")
     args = parser.parse_args()
     search_table(args.depth)
     key_table()
     guided_table()
+    puct_table(args.puct_seconds)
 
 
 if __name__ == "__main__":
