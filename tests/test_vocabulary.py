@@ -21,8 +21,8 @@ from tournament.__main__ import _tables
 from tournament.players import Lineup, casebase_entrant, parse_options
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("common", "lc0net", "casebase", "endgame", "engine", "learn", "parallel", "profiling", "fidelity", "tournament", "web",
-            "player")
+PACKAGES = ("common", "lc0net", "casebase", "endgame", "engine", "learn", "parallel", "profiling", "fidelity",
+            "tournament", "web", "player")
 
 
 def test_the_registry_reads_names_without_case_and_refuses_the_old_names():
