@@ -40,16 +40,18 @@ def members_of(zf: zipfile.ZipFile) -> dict[str, str]:
     return {name.removesuffix(".npy"): name for name in zf.namelist()}
 
 
-def budget(path: str | Path, most: int, kind: str) -> Budget:
-    """What the arrays of the ``kind`` file at ``path`` may take together (``most`` bytes); CasebaseError
-    where the file itself is larger than they and their headers could be."""
+def budget(path: str | Path, most: int, kind: str, shown: str | Path | None = None) -> Budget:
+    """What the arrays of the ``kind`` file at ``path`` may take together (``most`` bytes; ``shown``: the
+    file as messages name it, default ``path``); CasebaseError where the file itself is larger than they
+    and their headers could be."""
+    shown = path if shown is None else shown
     try:
         size = Path(path).stat().st_size
     except OSError:
         size = 0  # the zip's own reading says what is wrong
     if size > most + (1 << 26):
-        raise CasebaseError(f"{path}: {size >> 20:,} MiB, over the {most >> 20:,} MiB the arrays of one {kind} may take")
-    return Budget(path, most, kind)
+        raise CasebaseError(f"{shown}: {size >> 20:,} MiB, over the {most >> 20:,} MiB the arrays of one {kind} may take")
+    return Budget(shown, most, kind)
 
 
 def check_format(path: str | Path, zf: zipfile.ZipFile, members: Mapping[str, str], name: str, newest: int,
@@ -85,10 +87,6 @@ def memmap_member(path: Path, zf: zipfile.ZipFile, member: str, bound: Budget) -
     info = zf.getinfo(member)
     if info.compress_type != zipfile.ZIP_STORED or info.file_size < 4096:
         return None
-    try:
-        bound.take(zf, member)
-    except OverBound as exc:
-        raise CasebaseError(str(exc)) from None
     with open(path, "rb") as f:
         f.seek(info.header_offset)
         local = f.read(30)
@@ -102,10 +100,14 @@ def memmap_member(path: Path, zf: zipfile.ZipFile, member: str, bound: Budget) -
         else:
             shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
         if dtype.hasobject or dtype.kind == "U":
-            return None
+            return None  # read whole by read_member, which counts it
         offset = f.tell()
     needed = offset + int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
     if needed > path.stat().st_size:
         raise CasebaseError(f"{path}: truncated: array {member} runs past the end of the file")
+    try:
+        bound.take(zf, member)
+    except OverBound as exc:
+        raise CasebaseError(str(exc)) from None
     return np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=shape,
                      order="F" if fortran else "C")

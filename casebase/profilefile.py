@@ -76,7 +76,7 @@ def read_profile(path: Path, casebase_sha256: str) -> tuple[dict[str, np.ndarray
     of SHA-256 ``casebase_sha256``; :class:`CasebaseError` saying what is wrong (the arrays' own checks,
     against the cases, are :func:`casebase.profile_checks.check_profile`'s)."""
     try:
-        bound = budget(path.name, PROFILE_MOST, "profile")
+        bound = budget(path, PROFILE_MOST, "profile", path.name)
         with zipfile.ZipFile(path) as zf:
             members = members_of(zf)
             check_format(path.name, zf, members, PROFILE_FORMAT, PROFILE_VERSION, bound)

@@ -93,6 +93,41 @@ def test_the_tree_is_kept_for_the_next_move():
     assert search.root is not kept and search.root.total == 10
 
 
+def test_the_same_position_asked_about_other_moves_searches_them():
+    search, board = Puct(Uniform()), chess.Board()
+    e4, d4, nf3, c4 = (chess.Move.from_uci(m) for m in ("e2e4", "d2d4", "g1f3", "c2c4"))
+    search.search(board, Budget(nodes=50), moves=[e4, d4])
+    again = search.search(board, Budget(nodes=50), moves=[d4, nf3])
+    assert set(again.visits) == {d4, nf3} and again.visits[nf3] > 0
+    other = search.search(board, Budget(nodes=20), moves=[nf3, c4], prior={nf3: 0.5, c4: 0.5})
+    assert other.move in (nf3, c4) and other.visits[c4] > 0
+
+
+def test_a_network_that_fails_mid_search_leaves_no_tree_behind():
+    calls = {"n": 0}
+
+    def failing(boards):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise ValueError("the network failed")
+        return Uniform()(boards)
+
+    search, board = Puct(failing), chess.Board()
+    with pytest.raises(ValueError, match="failed"):
+        search.search(board, Budget(nodes=200))
+    assert search.root is None
+    assert search.search(board, Budget(nodes=40)).nodes == 40  # a fresh tree, its visits its own
+
+
+def test_vetting_keeps_to_the_gos_nodes_and_depth():
+    from engine.search.limits import VET_DEPTH, VET_NODES, vetting
+
+    assert vetting(Budget(nodes=100)) == Budget(depth=VET_DEPTH, nodes=100)
+    assert vetting(Budget(depth=2)) == Budget(depth=2, nodes=VET_NODES)
+    timed = vetting(Budget(nodes=10**9, movetime=1.0, soft_time=0.5))
+    assert timed.movetime == pytest.approx(0.4) and timed.soft_time == pytest.approx(0.2) and timed.nodes is None
+
+
 def test_the_rules_decide_terminal_positions():
     assert terminal_value(chess.Board("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1"), None) == -1.0  # mated
     assert terminal_value(chess.Board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"), None) == 0.0  # stalemate

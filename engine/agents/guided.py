@@ -238,7 +238,8 @@ class GuidedAgent(CaseAgent):
             on_iteration=on_iteration,
         )
         sound = result.sound()
-        if self.puct is not None and len(sound) > 1 and not (stop is not None and stop.is_set()):
+        if self.puct is not None and self.calibration is None and len(sound) > 1 \
+                and not (stop is not None and stop.is_set()):  # the error model chooses by exact scores
             # the network's search chooses among the moves the alpha-beta found sound (search.md §10)
             rest = search_budget(limits, board.turn, time.monotonic() - started, DEFAULT_VISITS)
             result = self.puct.search(board, rest, prior=proposal.prior, moves=sound, stop=stop, on_iteration=on_iteration)

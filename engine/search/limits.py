@@ -70,7 +70,7 @@ def vetting(budget: Budget) -> Budget:
     if budget.movetime is not None:
         return dataclasses.replace(budget, nodes=None, movetime=VET_SHARE * budget.movetime,
                                    soft_time=None if budget.soft_time is None else VET_SHARE * budget.soft_time)
-    return Budget(depth=min(budget.depth or VET_DEPTH, VET_DEPTH), nodes=VET_NODES)
+    return Budget(depth=min(budget.depth or VET_DEPTH, VET_DEPTH), nodes=min(budget.nodes or VET_NODES, VET_NODES))
 
 
 def checked_limits(limits: SearchLimits) -> tuple[SearchLimits, list[str]]:

@@ -67,6 +67,8 @@ class Node:
     children: dict[int, Node] = field(default_factory=dict)
     terminal: float | None = None
     expanded: bool = False
+    #: The network's prior over every legal move, as it was expanded (a root restricted later keeps it).
+    network: dict[chess.Move, float] = field(default_factory=dict)
 
     @property
     def total(self) -> int:
@@ -82,6 +84,7 @@ class Node:
         self.moves = [move for move, _ in ranked]
         self.prior = [p / total for _, p in ranked]
         self.visits, self.value = [0] * len(ranked), [0.0] * len(ranked)
+        self.network = dict(zip(self.moves, self.prior))
         self.expanded = True
 
     def pick(self) -> int:
@@ -146,14 +149,13 @@ class Puct:
                 (net_prior, _), = self.evaluate([board])
                 root.expand(net_prior)
         if legal:
-            wanted = {m: (prior.get(m, 0.0) if prior else p) for m, p in zip(root.moves, root.prior)}
-            wanted = {m: wanted.get(m, 0.0) for m in legal}
-            if prior and not any(wanted.values()):
+            wanted = {m: (prior.get(m, 0.0) if prior else root.network.get(m, 0.0)) for m in legal}
+            if not any(wanted.values()):
                 wanted = {m: 1.0 for m in legal}
             self._restrict(root, wanted)
         limit = budget.nodes or ((budget.depth or 0) * VISITS_A_PLY or None)
         reported, done, deepest, depth_sum, leaves = start, 0, 0, 0, 0
-        while legal and len(root.moves) > 1 or (legal and not root.total):
+        while root.moves and (len(root.moves) > 1 or not root.total):
             if stop is not None and stop.is_set() and root.total:
                 break
             spent = time.monotonic() - start
@@ -164,7 +166,11 @@ class Puct:
             if limit is not None and done >= limit:
                 break
             size = self.batch if limit is None else max(1, min(self.batch, limit - done))
-            depths = self._round(board, root, size)
+            try:
+                depths = self._round(board, root, size)
+            except BaseException:
+                self.root = None  # a batch cut short leaves virtual losses in the tree: it is not kept
+                raise
             done += len(depths)
             leaves += len(depths)
             depth_sum += sum(depths)
@@ -204,15 +210,16 @@ class Puct:
 
     @staticmethod
     def _restrict(root: Node, wanted: Mapping[chess.Move, float]) -> None:
-        """Keep the root's moves in ``wanted``, with ``wanted``'s prior (visits and children kept)."""
+        """Make the root's moves those of ``wanted``, with its prior: the visits and children of the moves the
+        root had kept, the others new (a search of the same position may be asked about other moves)."""
         total = sum(wanted.values()) or 1.0
-        keep = [i for i, m in enumerate(root.moves) if m in wanted]
-        children = {keep.index(i): root.children[i] for i in keep if i in root.children}
-        root.moves = [root.moves[i] for i in keep]
-        root.visits = [root.visits[i] for i in keep]
-        root.value = [root.value[i] for i in keep]
-        root.prior = [wanted[m] / total for m in root.moves]
-        root.children = children
+        old = {m: i for i, m in enumerate(root.moves)}
+        moves = list(wanted)
+        root.children = {j: root.children[old[m]] for j, m in enumerate(moves) if m in old and old[m] in root.children}
+        root.visits = [root.visits[old[m]] if m in old else 0 for m in moves]
+        root.value = [root.value[old[m]] if m in old else 0.0 for m in moves]
+        root.moves = moves
+        root.prior = [wanted[m] / total for m in moves]
 
     def _round(self, board: chess.Board, root: Node, size: int) -> list[int]:
         """Up to ``size`` descents, their new leaves evaluated in one batch and backed up; each one's depth."""
