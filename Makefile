@@ -75,6 +75,10 @@ lint: $(TEST_STAMP)
 # One casebase per shipped expert, named after its PGN, with the player's name from
 # data/experts.tsv; a casebase is rebuilt only when its PGN, the registry or the builder changes.
 CASEBASES := $(patsubst data/experts/%.pgn,casebases/%.npz,$(wildcard data/experts/*.pgn))
+# Their cases' embeddings (make embeddings), for the learned similarity; said by make casebases where some are missing.
+EMBEDDINGS := $(CASEBASES:%.npz=%.embed.npz)
+EMBEDDINGS_AHEAD := casebases: pure mode's Similarity learned makes a casebase's embeddings on its first use, in the \
+    background (the shallow similarity plays meanwhile); make embeddings makes them all ahead (13 minutes on 2 cores)
 # The ladder: the experts marked so in data/experts.tsv, in the file's order (by rating).
 LADDER := $(shell awk -F'\t' 'NR > 1 && $$4 == "yes" {print $$1}' data/experts.tsv)
 
@@ -83,6 +87,7 @@ PROFILED := $(filter $(CASEBASES:casebases/%.npz=%),$(patsubst data/profiles/%.j
 
 ## casebases: one casebase per shipped expert (data/experts/*.pgn) into casebases/, with its error profile
 casebases: $(CASEBASES) $(PROFILED:%=casebases/%.profile.npz)
+	@$(if $(filter-out $(wildcard $(EMBEDDINGS)),$(EMBEDDINGS)),echo "$(EMBEDDINGS_AHEAD)")
 
 # Each profiled one gets its error profile beside it (casebases/ID.profile.npz), fitted from the shipped
 # judged positions (data/profiles/, made by make profiles) without a judge.
@@ -94,7 +99,8 @@ PROFILE_CODE = $(wildcard profiling/*.py) engine/strength/errormodel.py engine/s
     engine/strength/calibration.py engine/strength/fitted.py engine/strength/models/fitted.json \
     $(wildcard engine/style/models/*.pb.gz engine/style/models/personal/*.toml)
 # The games the shipped engines' games records are drawn from: the calibrated round robin of the seven
-# ladder engines at 40/20 before those records (docs/results.md, issue #29).
+# ladder engines at 40/20 before those records (docs/results/2026-11-23-as-strong-as-the-expert.md,
+# issue #29).
 GAMES_PGN := data/games/round-robin-40-20.pgn
 casebases/%.npz: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) | $(STAMP)
 	$(PY) -m casebase build $< -o $@ \
@@ -241,7 +247,8 @@ tables: install
 	$(PY) -m endgame build
 	$(PY) -m endgame check --positions 2000
 
-# Bergbom's study (docs/results.md, "Bergbom's KBNK networks"): networks learn KBNK distance to mate from the tables, then play 100
+# Bergbom's study (docs/results/2026-11-22-kbnk-networks.md): networks learn KBNK distance to mate from the
+# tables, then play 100
 # random positions against the tables' defence (needs make tables; about 10 minutes on 2 cores).
 # KBNK_DEEP names a network made by `python -m learn kbnk-deep` (torch; 1 minute on a GPU) to play too.
 KBNK_DEEP ?=
@@ -336,13 +343,14 @@ casebases/heldout/%.profile.npz: casebases/heldout/%.npz casebases/heldout/%.mod
 	$(call PROFILE,$<,$*,--positions $(HELDOUT_POSITIONS),data/profiles/$*.heldout.play.jsonl,data/profiles/$*.heldout.games.play.jsonl)
 
 # The cases' embeddings for the learned similarity (pure mode's Similarity learned, cbr-agent.md §4.1), by the
-# default network's trunk: about 2 minutes for 100,000 cases on 2 cores.
+# default network's trunk: about 2 minutes for 100,000 cases on 2 cores (the ten experts' 573,671 in 12m39s). The
+# engine makes a casebase's on their first use, in the background; this makes them ahead.
 EMBED_NETWORK := engine/style/models/master.pb.gz
 casebases/%.embed.npz: casebases/%.npz $(EMBED_NETWORK) casebase/embeddings.py $(wildcard lc0net/*.py) | $(STAMP)
 	$(PY) -m casebase embed $< --network $(EMBED_NETWORK) --quiet
 
-## embeddings: every shipped casebase's embeddings, for option Similarity learned (about 15 minutes)
-embeddings: $(CASEBASES:%.npz=%.embed.npz)
+## embeddings: every shipped casebase's embeddings, for option Similarity learned (about 13 minutes on 2 cores)
+embeddings: $(EMBEDDINGS)
 
 casebases/heldout/%.pgn: data/experts/%.pgn data/experts.tsv $(wildcard casebase/*.py) | $(STAMP)
 	$(PY) -m casebase holdout $< -o $@ --latest $(HELD_OUT) --player $(EXPERT_NAME)
@@ -360,8 +368,9 @@ stockfish-match: install casebases
 # As strong as the expert (strength.md §5): each ladder expert's calibrated engine (guided, Selection
 # calibrated, judged by JUDGE) against Stockfish at LADDER_ELOS, LADDER_GAMES games a level at LADDER_TC,
 # into bench/out/ladder/ (resumable), with the plot; then the calibrated round robin of the seven,
-# CALIBRATED_ROUNDS rounds at CALIBRATED_TC, into results/calibrated/: what docs/results.md reports
-# ("The ladder", "The calibrated round robin"). Hours on 2 cores: give LADDER_ARGS="--cluster ADDRESS".
+# CALIBRATED_ROUNDS rounds at CALIBRATED_TC, into results/calibrated/: what
+# docs/results/2026-11-23-as-strong-as-the-expert.md reports ("The ladder",
+# "The calibrated round robin"). Hours on 2 cores: give LADDER_ARGS="--cluster ADDRESS".
 LADDER_ELOS ?= 1800 2200 2600
 LADDER_GAMES ?= 6
 LADDER_TC ?= 40/10
@@ -375,7 +384,8 @@ ladder: install casebases
 	$(PY) -m tournament run --casebases $(LADDER:%=casebases/%.npz) --mode guided --configs balanced \
 	    --rounds $(CALIBRATED_ROUNDS) --tc $(CALIBRATED_TC) --judge $(JUDGE) --option Selection=calibrated --out results/calibrated
 
-# The calibrated round robin's figures made again (docs/results.md, "The calibrated round robin"): STRENGTH_RUNS
+# The calibrated round robin's figures made again (docs/results/2026-11-23-as-strong-as-the-expert.md,
+# "The calibrated round robin"): STRENGTH_RUNS
 # runs (seeds 0, 1, ...) of the seven ladder engines judged by JUDGE at CALIBRATED_TC, CALIBRATED_ROUNDS rounds,
 # each engine then rated by its moves (experiments/intrinsic.py), into results/strength/run-K/ with their
 # reports and plots; then the spread over the runs (results/strength/summary.md, .png). Resumable; about 1.5

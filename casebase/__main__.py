@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from casebase.book import DEFAULT_MAX_PLY, write_book
 from casebase.builder import build
-from casebase.embeddings import check_network, make_embeddings
+from casebase.embeddings import check_network, embeddings_path, make_embeddings, make_missing_embeddings
 from casebase.format import Casebase, CasebaseError
 from casebase.games import BuildError, GameFilter
 from casebase.holdout import held_out_games, write_pgn
@@ -94,7 +94,16 @@ def _book(args: argparse.Namespace) -> None:
 
 
 def _embed(args: argparse.Namespace) -> None:
-    _write_embeddings(casebase_path(args.casebase), args.network, args.workers, args.quiet)
+    path = casebase_path(args.casebase)
+    if not args.missing:
+        _write_embeddings(path, args.network, args.workers, args.quiet)
+        return
+    there = embeddings_path(path).exists()
+    written = make_missing_embeddings(path, args.network, workers=args.workers, progress=not args.quiet)
+    if not args.quiet:
+        print(f"{written} is there already: kept, nothing made." if there and written else
+              f"the cases' embeddings by {args.network} written to {written}." if written else
+              f"another process is making the cases' embeddings of {path}; nothing written.")
 
 
 def _write_embeddings(path: str, network: str, workers: int | None, quiet: bool) -> None:
@@ -164,6 +173,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                                    " engine/style/models/master.pb.gz)")
     embed_parser.add_argument("--workers", type=positive_int, metavar="N", help="worker processes (default: all cores)")
     embed_parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    embed_parser.add_argument("--missing", action="store_true",
+                              help="only where FILE.embed.npz is not there yet, nor being made by another process"
+                                   " (what the engine runs on the learned similarity's first use)")
     embed_parser.set_defaults(run=_embed)
 
     args = parser.parse_args(argv)

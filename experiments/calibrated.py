@@ -4,11 +4,13 @@
         [--rounds 6] [--tc 40/20] [--judge /usr/games/stockfish] [--positions 1000]
         [--workers 2 | --cluster ADDRESS] [--games-records [--ship]] [--quiet]
 
-For each run K of ``--runs`` (into OUT/run-K, seed K − 1: run 1 is docs/results.md's seed 0):
+For each run K of ``--runs`` (into OUT/run-K, seed K − 1: run 1 is the seed 0 of
+docs/results/2026-11-23-as-strong-as-the-expert.md):
 
 1. **round robin**: the casebases (default the seven ladder experts) in guided mode with the judge,
    so ``Selection auto``, their calibrated choice; the balanced weights, ``--rounds`` games an ordered
-   pair at ``--tc``, then the tournament's report (results.md, "The calibrated round robin");
+   pair at ``--tc``, then the tournament's report (docs/results/2026-11-23-as-strong-as-the-expert.md,
+   "The calibrated round robin");
    on the Ray cluster at ADDRESS with ``--cluster`` (and so is the judging of steps 2 and 3; else
    on ``--workers`` local processes);
 2. **intrinsic**: every engine's moves judged and rated beside its expert's profile

@@ -1,4 +1,5 @@
-"""What the learned similarity's settings cost and buy (issue #61, docs/results.md): the cases alone, nearest
+"""What the learned similarity's settings cost and buy (issue #61,
+docs/results/2026-11-29-learned-similarity.md): the cases alone, nearest
 by the cosine of their embeddings, vote for the expert's move in held-out positions.
 
     python -m experiments.similarity --experts kosteniuk-2200 gaprindashvili-2300 [--network PATH ...]

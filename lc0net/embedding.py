@@ -5,7 +5,7 @@ length, so that two positions' cosine similarity is the dot product of their emb
 The projection is drawn from a fixed seed: the same network gives the same embeddings on every machine,
 and embeddings made by another network (another SHA-256) are not comparable. Stored, an embedding is
 int8 (:func:`quantized`): each row scaled so that its largest number is 127, which costs nothing
-measurable in which cases come nearest (docs/results.md).
+measurable in which cases come nearest (docs/results/2026-11-29-learned-similarity.md).
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ import numpy as np
 from lc0net.forward import Forward
 from lc0net.planes import planes
 
-#: How many numbers an embedding keeps (docs/results.md: what fewer or more cost and bought).
+#: How many numbers an embedding keeps (docs/results/2026-11-29-learned-similarity.md: what fewer or more cost and
+#: bought).
 DIMENSIONS = 256
 #: The projection's seed: part of what an embedding is.
 SEED = 61

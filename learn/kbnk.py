@@ -1,5 +1,5 @@
 """Bergbom's study: a network with one hidden layer learns distance to mate from a table, then
-plays the ending against a perfect defender (docs/results.md, "Bergbom's KBNK networks").
+plays the ending against a perfect defender (docs/results/2026-11-22-kbnk-networks.md).
 
 Positions are random, legal and not drawn at once (no white piece en prise to the lone king,
 no stalemate, won for White by the table); for KBNK the bishop is light-squared, so the mating

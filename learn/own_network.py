@@ -13,9 +13,9 @@ without a better one. The network is then fitted again on every game for that ma
 written is the base moved ``mix`` of the way towards that fit (:func:`mixed`: the weight-space ensemble of
 Wortsman et al., "Robust fine-tuning of zero-shot models", 2022): on the seven ladder experts' held-out
 games the network half way named more of their moves than the fit itself, for every expert the fit had
-changed (results.md, "Each expert's own network"). It is written as an lc0 network, and a ``NAME.toml``
-beside it says whose it is, the casebase it was made from (:func:`casebase_digest`) and what it gained on
-the latest games.
+changed (docs/results/2026-11-28-maia-and-the-master-network.md, "Each expert's own network"). It is
+written as an lc0 network, and a ``NAME.toml`` beside it says whose it is, the casebase it was made from
+(:func:`casebase_digest`) and what it gained on the latest games.
 """
 
 from __future__ import annotations

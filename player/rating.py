@@ -13,7 +13,8 @@ the profile's implied rating and interval unchanged.
 The same reading says when the profile has judged enough (:func:`positions_needed`): the bootstrap's
 spread shrinks as one over the square root of the positions, so the interval the full count would give
 is known from a part of it, and the judging stops once the stated interval is within a few percent of
-that (issue #62: 650 to 700 of the shipped experts' 1,200 positions, docs/results.md).
+that (issue #62: 650 to 700 of the shipped experts' 1,200 positions,
+docs/results/2026-11-25-any-players-engine.md).
 """
 
 from __future__ import annotations

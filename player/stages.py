@@ -51,7 +51,8 @@ EXPERTS = shipped_data() / REGISTRY
 
 
 #: How much wider than ``--positions`` would make it the stated rating interval may be when the profile's
-#: judging stops (issue #62; docs/results.md, "How many profile positions the fit needs").
+#: judging stops (issue #62; docs/results/2026-11-25-any-players-engine.md, "How many profile positions the fit
+#: needs").
 STOP_WITHIN = 0.05
 #: The most positions an epoch of the player's own network fits on (learn.own_network.OwnConfig.epoch_positions):
 #: Duda's 47,136 took 4:21 whole on 2 cores (issue #62).

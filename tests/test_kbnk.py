@@ -1,4 +1,4 @@
-"""Bergbom's study (docs/results.md, "Bergbom's KBNK networks"), tested on its KRK prototype: the KRK
+"""Bergbom's study (docs/results/2026-11-22-kbnk-networks.md), tested on its KRK prototype: the KRK
 table is made in a second."""
 
 from __future__ import annotations

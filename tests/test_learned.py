@@ -160,8 +160,9 @@ def test_pure_mode_learned_is_deterministic_under_a_seed_and_explains_a_real_cas
 
 
 def test_the_engine_plays_the_learned_similarity_and_says_why_it_cannot(small, tmp_path):
-    """Through UCI: option Similarity learned plays with the cases' embeddings and says so in words; a
-    casebase without embeddings is told and the shallow similarity plays."""
+    """Through UCI: option Similarity learned plays with the cases' embeddings and says so in words; damaged
+    embeddings are told, kept as they are (not made again: tests/test_learned_first_use.py makes missing ones), and
+    the shallow similarity plays."""
     casebase = Casebase.load(small)
     source = casebase.source(10)
     lines = converse(["uci", f"setoption name Casebase value {small}", "setoption name Mode value pure",
@@ -171,13 +172,16 @@ def test_the_engine_plays_the_learned_similarity_and_says_why_it_cannot(small, t
     assert "(learned similarity) from " in said and re.search(r"a position \d+ % alike", said), said
     assert "nearest of" in said and bestmoves(lines)
     assert any(f"{s.white} - {s.black}" in said for s in (casebase.source(r) for r in range(len(casebase)))), source
-    bare = tmp_path / "bare.npz"
-    shutil.copy(small, bare)
-    lines = converse(["uci", f"setoption name Casebase value {bare}", "setoption name Mode value pure",
+    damaged = tmp_path / "damaged.npz"
+    shutil.copy(small, damaged)
+    embeddings_path(damaged).write_bytes(b"damaged")
+    lines = converse(["uci", f"setoption name Casebase value {damaged}", "setoption name Mode value pure",
                       "setoption name Similarity value learned", "isready", "position startpos", "go depth 1"])
     said = strings(lines)
-    assert "the learned similarity cannot play:" in said and "no embeddings of its cases" in said
-    assert "similarity" in said and chess.Move.from_uci(bestmoves(lines)[0]) in chess.Board().legal_moves
+    assert "the learned similarity cannot play:" in said and "not a file of embeddings, or a damaged one" in said
+    assert "making the embeddings" not in said and "(learned similarity)" not in said, said
+    assert chess.Move.from_uci(bestmoves(lines)[0]) in chess.Board().legal_moves
+    assert embeddings_path(damaged).read_bytes() == b"damaged"
 
 
 def test_guided_mode_cites_the_nearest_precedent_that_played_the_move(small, tmp_path):

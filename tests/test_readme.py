@@ -1,7 +1,8 @@
 """README.md is a newcomer's page: short, and every command in it real. Each ``make`` target is the
 Makefile's, each program's flags are in its own ``--help`` (with the README's arguments before
 ``--help``, so that a bad choice or number is refused too), each engine option is the registry's,
-each file it names is in the repository, and each link reaches a file and a heading."""
+each file it names is in the repository, each link reaches a file and a heading, and its table of
+figures is docs/results.md's."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import shlex
 import subprocess
 from collections.abc import Callable, Sequence
 
+from docs_helpers import link_problems, table, target_problems
 from uci_helpers import ROOT
 
 import uci_main
@@ -36,11 +38,6 @@ def commands(text: str) -> list[list[str]]:
             if words:
                 found.append(words)
     return found
-
-
-def _make_targets() -> set[str]:
-    text = (ROOT / "Makefile").read_text(encoding="utf-8")
-    return set(re.findall(r"^([\w-]+):", text, flags=re.MULTILINE))
 
 
 def _help(run: Callable[[list[str]], object], args: Sequence[str]) -> tuple[int | str | None, str]:
@@ -102,7 +99,7 @@ def command_problems(words: Sequence[str]) -> list[str]:
     program, args = words[0], list(words[1:])
     problems = _path_problems(args)
     if program == "make":
-        problems += [f"make: no target {target}" for target in args if target not in _make_targets()]
+        problems += target_problems(arg for arg in args if "=" not in arg and not arg.startswith("-"))
     elif program == ENGINE:
         problems += _flag_problems(program, uci_main.main, args)
     elif program == PYTHON and args[:1] == ["-m"]:
@@ -111,26 +108,6 @@ def command_problems(words: Sequence[str]) -> list[str]:
         problems += _cutechess_problems(args)
     else:
         problems.append(f"a program no test checks: {program}")
-    return problems
-
-
-def _slug(heading: str) -> str:
-    """A heading's anchor as GitHub makes it."""
-    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
-
-
-def link_problems(text: str) -> list[str]:
-    """Relative links of ``text`` (a document at the repository's root) that reach no file or heading."""
-    problems = []
-    for target in re.findall(r"\]\(([^)\s]+)\)", text):
-        if re.match(r"\w+://", target):
-            continue
-        path, _, anchor = target.partition("#")
-        document = (ROOT / path).read_text(encoding="utf-8") if path and (ROOT / path).is_file() else text
-        if path and not (ROOT / path).exists():
-            problems.append(f"no file {path}")
-        elif anchor and anchor not in {_slug(h) for h in re.findall(r"^#+ (.*)$", document, flags=re.MULTILINE)}:
-            problems.append(f"no heading #{anchor} in {path or 'README.md'}")
     return problems
 
 
@@ -159,16 +136,19 @@ def test_every_command_of_the_readme_names_a_real_target_program_and_flags():
     assert {repr(words): problems for words in found if (problems := command_problems(words))} == {}
 
 
-def test_every_make_target_the_readme_names_in_its_text_is_real():
-    named = set(re.findall(r"`make ([\w-]+)`", README.read_text(encoding="utf-8")))
-    assert {"check", "help", "casebases"} <= named
-    assert named - _make_targets() == set()
-
-
 def test_the_readmes_options_and_links_are_real():
     text = README.read_text(encoding="utf-8")
     assert option_table_problems(text) == []
     assert link_problems(text) == []
+
+
+def test_the_readmes_figures_are_results_mds_row_for_row():
+    """README's "How well it does" is the first two columns of docs/results.md's "Today's figures", in its
+    order: a figure changed in one and not the other fails here."""
+    figures = table((ROOT / "docs" / "results.md").read_text(encoding="utf-8"), "## Today's figures")
+    shown = table(README.read_text(encoding="utf-8"), "## How well it does")
+    assert figures[0] == ["measured", "result", "command", "page"] and len(figures) > 5
+    assert shown == [row[:2] for row in figures]
 
 
 def test_the_checks_catch_what_is_not_there():

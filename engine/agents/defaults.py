@@ -119,7 +119,7 @@ JUDGE = JUDGE_AUTO
 #: How guided mode searches without a judge (issue #67; search.md §10): ``alphabeta``, the built-in
 #: alpha-beta; ``puct``, a search the style network leads among the moves the alpha-beta finds sound (its
 #: value judging the leaves). The default stays the alpha-beta: against Stockfish the network's search has
-#: not yet measured stronger (docs/results.md).
+#: not yet measured stronger (docs/results/2026-12-02-search-the-network-leads.md).
 SEARCH_PUCT, SEARCH_ALPHABETA = "puct", "alphabeta"
 SEARCH_SETTINGS = (SEARCH_ALPHABETA, SEARCH_PUCT)
 SEARCH = SEARCH_ALPHABETA

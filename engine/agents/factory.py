@@ -8,6 +8,7 @@ same options give the same agent everywhere.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import chess
@@ -108,6 +109,10 @@ class Loader:
 
     def tell(self, line: str) -> None:
         """Nobody to tell in a worker process: the benches name the model they chose themselves."""
+
+    def embed(self, casebase: Casebase, network: Path) -> bool:
+        """Nothing is made in the background of a worker: the benches' embeddings are made ahead (make)."""
+        return False
 
     def close(self) -> None:
         """Quit every judge process."""

@@ -69,6 +69,11 @@ class Resources(Protocol):
     def tell(self, line: str) -> None:
         """Tell the user ``line`` (which model plays, and why), where there is a user to tell."""
 
+    def embed(self, casebase: Casebase, network: Path) -> bool:
+        """Whether the learned similarity's missing embeddings of ``casebase`` by ``network`` are being made in
+        the background (the UCI engine: started at the first ask of a session, and said); False where nothing
+        makes them (a bench's worker: ``make embeddings`` makes them ahead; a job that failed)."""
+
 
 class Maker(NamedTuple):
     """How a mode's agent is made: its settings (a dataclass of :func:`~engine.agents.options.setting`
@@ -129,7 +134,9 @@ MODES: dict[str, Mode] = {
                  (Option("Similarity", "combo", defaults.SIMILARITY, choices=("shallow", "learned"),
                          doc="pure: how cases are retrieved: `shallow`, the thesis's similarity of the boards' squares (the"
                              " most similar case's move, adapted); `learned`, the cosine of the positions' embeddings by the"
-                             " default network's trunk (`X.embed.npz` beside the casebase, `python -m casebase embed`): the"
+                             " default network's trunk (`X.embed.npz` beside the casebase, `python -m casebase embed`; where"
+                             " they are missing, the engine makes them in the background at their first use and says so, the"
+                             " shallow similarity playing until they are there: `make embeddings` makes them ahead): the"
                              " 128 nearest cases vote, each for its move where legal, else the move it adapts to (issue #61)"),)),
     "guided": Mode(
         _in("engine.agents.guided_settings", "GuidedSettings", "make_guided"),

@@ -4,6 +4,7 @@ reading beside the move, which the shallow similarity's nearest case seldom is (
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -44,13 +45,14 @@ def precedent(learned: LearnedIndex, board: chess.Board, move: chess.Move, weigh
                      Named.of_case(case_board, casebase.move(row)), i >= 0, len(rows))
 
 
-def learned_similarity(casebase: Casebase, resources: Resources,
-                       otherwise: str = "the shallow similarity plays") -> LearnedIndex | None:
+def learned_similarity(casebase: Casebase, resources: Resources, otherwise: str = "the shallow similarity plays", *,
+                       make: bool = False) -> LearnedIndex | None:
     """The learned similarity's index of ``casebase`` (its embeddings made by the shipped default network):
     pure mode's retrieval (option Similarity), guided mode's precedents; or None with the reason told, and
-    ``otherwise``: what follows."""
+    ``otherwise``: what follows. With ``make``, embeddings not there yet (not damaged ones: those are refused) are
+    made in the background where ``resources`` can (:meth:`Resources.embed`, which tells): None meanwhile."""
     from casebase.checks import CasebaseError
-    from casebase.embeddings import read_embeddings
+    from casebase.embeddings import embeddings_path, read_embeddings
     from engine.cbr.learned import learned_index
     from engine.style.lc0 import is_network, shared_network
     from engine.style.loader import default_model
@@ -60,6 +62,9 @@ def learned_similarity(casebase: Casebase, resources: Resources,
     try:
         if not is_network(network):
             raise ModelError(f"{network.name} is no lc0 network")
+        if make and casebase.path is not None and not os.path.exists(embeddings_path(casebase.path)) \
+                and resources.embed(casebase, network):
+            return None  # the network is read once they are there
         model = shared_network(network)
         return learned_index(casebase, model, lambda: read_embeddings(casebase, network, model.weights_sha256))
     except (CasebaseError, ModelError, ValueError) as exc:

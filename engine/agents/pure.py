@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import chess
 import numpy as np
 
+from casebase.embeddings import embeddings_path
 from casebase.format import Casebase
 from engine.agents.base import CaseAgent, Decision, Reason
 from engine.agents.modes import WEIGHT_OPTIONS, Resources, weights_from
@@ -29,14 +30,16 @@ class PureSettings:
     similarity: str = setting("Similarity", str)
 
     def files(self, casebase: str) -> list[str]:
-        """The files these settings read besides the casebase: none it watches."""
-        return []
+        """The files these settings read besides the casebase (the agent is remade when one changes): with the
+        learned similarity, the cases' embeddings, which may be made while the engine plays (:func:`make_pure`)."""
+        return [str(embeddings_path(casebase))] if casebase and self.similarity == "learned" else []
 
 
 def make_pure(casebase: Casebase | None, settings: PureSettings, resources: Resources) -> PureAgent:
-    """The pure agent of ``settings``: the learned similarity's index where option Similarity asks for it."""
-    learned = learned_similarity(casebase, resources) if casebase is not None and settings.similarity == "learned" \
-        else None
+    """The pure agent of ``settings``: the learned similarity's index where option Similarity asks for it; where the
+    casebase has no embeddings yet, the shallow similarity's while they are made in the background."""
+    learned = learned_similarity(casebase, resources, make=True) \
+        if casebase is not None and settings.similarity == "learned" else None
     return PureAgent(casebase, settings.weights, 0, learned)
 
 

@@ -24,7 +24,8 @@ from lc0net.embedding import Embedder, unit
 
 #: How many of the nearest cases vote (pure mode's learned similarity), and the votes' temperature: a case's
 #: vote is exp((similarity - 1) / TEMPERATURE), the similarity a cosine. Chosen on 1,200 held-out positions of
-#: four ladder experts that make fidelity never plays (docs/results.md), among k 64..256 and T 0.02..0.2.
+#: four ladder experts that make fidelity never plays, among k 64..256 and T 0.02..0.2
+#: (docs/results/2026-11-29-learned-similarity.md).
 NEAREST = 128
 TEMPERATURE = 0.05
 
@@ -40,7 +41,7 @@ class LearnedIndex:
         self._rows = {colour: np.flatnonzero(turn == colour) for colour in chess.COLORS}
         stored = unit(vectors)
         #: The cases' mean embedding: the trunk's activations are all positive, so every two positions look
-        #: alike until it is taken away (docs/results.md: what centring bought)
+        #: alike until it is taken away (docs/results/2026-11-29-learned-similarity.md: what centring bought)
         self.centre = stored.mean(axis=0) if len(stored) else np.zeros(embedder.dimensions, dtype=np.float32)
         self._vectors = {colour: unit(stored[rows] - self.centre) for colour, rows in self._rows.items()}
         self._lock = threading.Lock()  # the forward's scratch is per call, but one query at a time keeps memory flat

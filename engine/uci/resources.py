@@ -19,6 +19,7 @@ from engine.agents.modes import (
     OptionValue,
     weights_of,
 )
+from engine.uci.embedding import BackgroundEmbeddings
 
 if TYPE_CHECKING:
     from casebase.format import Casebase
@@ -76,6 +77,7 @@ class AgentBuilder:
         self._tablebase: Tablebase | None = None
         self._syzygy: SyzygyTables | None = None
         self._seed: int | None = None
+        self._embeddings = BackgroundEmbeddings()
 
     def agent(self, values: Mapping[str, OptionValue]) -> Agent:
         """The agent for ``values``; a new one starts from the game's seed, as at a new game.
@@ -83,6 +85,7 @@ class AgentBuilder:
         from casebase.profilefile import profile_path
         from engine.agents.factory import agent_of, agent_settings
 
+        self.news += self._embeddings.news()  # before the files are looked at: said made, they are played
         common, own = agent_settings(values)  # the protocol's options are no part of them: no agent remade
         path = casebase_path(common.casebase)  # a bare name is a casebase of the casebase folder
         mode = MODES[common.mode]
@@ -155,6 +158,14 @@ class AgentBuilder:
     def tell(self, line: str) -> None:
         """Tell the user ``line`` (with the next command's answer)."""
         self.news.append(line)
+
+    def embed(self, casebase: Casebase, network: Path) -> bool:
+        """Whether the missing embeddings of ``casebase`` by ``network`` are being made in the background: a job
+        started at the first ask of the session (said), and watched (:class:`BackgroundEmbeddings`)."""
+        making, said = self._embeddings.start(casebase, network)
+        if said is not None:
+            self.news.append(said)
+        return making
 
     def judge(self, command: str, threads: int, hash_mb: int) -> Judge:
         """The judge process for these settings: the running one, or a new one (the old one quit),
