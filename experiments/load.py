@@ -6,7 +6,7 @@ The calibrated choice (``Selection calibrated``, a Stockfish judge) plays each o
 profiled positions on a clock (``go movetime``), once on a quiet machine and once with ``--busy``
 cores kept busy by processes that spin, side by side, position after position. Each time, what
 its choice is expected to lose is reckoned from its chances (``Decision.chances``) and the moves'
-losses judged as the profiles judge (Stockfish at depth 12, experiments.losses.judge_moves): the
+losses judged as the profiles judge (Stockfish at depth 12, experiments.losses.cp_losses): the
 expected centipawn loss and the expected share of mistakes (50 cp or more). Two judges are
 compared: ``JudgeDepth 0`` (the default: the depth the choice was calibrated at, within what the
 clock allows, strength.md §3) and ``--judge-depth`` plies within the clock (99: whatever the clock
@@ -31,7 +31,7 @@ from engine.agents.guided import GuidedAgent
 from engine.outside.launch import launch
 from engine.search.limits import SearchLimits
 from engine.strength.profile import MISTAKE_CP, Profile
-from experiments.losses import judge_moves
+from experiments.losses import cp_losses
 
 
 def spinners(count: int) -> list[subprocess.Popen[bytes]]:
@@ -88,7 +88,7 @@ def main() -> int:
                         process.kill()
                         process.wait()
             moves = {m for drawn in chances.values() for m in drawn}
-            lost = judge_moves(referee, board, moves, args.referee_depth)
+            lost = cp_losses(referee, board, moves, args.referee_depth)
             for key, drawn in chances.items():
                 total = sum(p for m, p in drawn.items() if m in lost)
                 loss[key].append(sum(p * lost[m] for m, p in drawn.items() if m in lost) / total)

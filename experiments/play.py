@@ -72,12 +72,15 @@ def own(profile: Profile) -> np.ndarray:
 
 
 def calibration_of(casebase: Casebase) -> Calibration:
-    """The calibration the engine plays ``casebase`` with by default (a judge at hand)."""
+    """The calibration the engine plays ``casebase`` with by default with a judge at hand (without one found,
+    the one it would play with one, not the one sized to the built-in search: strength.md §7)."""
     loader = Loader()
     agent = make_agent({"Mode": "guided", "Selection": "calibrated"}, casebase, loader).agent
     loader.close()
-    assert isinstance(agent, GuidedAgent) and agent.calibration is not None
-    return agent.calibration
+    assert isinstance(agent, GuidedAgent)
+    calibration = agent.calibration if agent.sizing is None else agent.sizing.asked
+    assert calibration is not None
+    return calibration
 
 
 def compared(casebase: Casebase, play: PlayRecord, player: np.ndarray, who: str = "the player (own moves)"

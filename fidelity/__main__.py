@@ -59,7 +59,9 @@ def parser() -> argparse.ArgumentParser:
     g = f.add_mutually_exclusive_group()
     g.add_argument("--guided-depth", type=positive_int, metavar="D", help="guided search depth")
     g.add_argument("--guided-nodes", type=positive_int, default=DEFAULT_GUIDED_NODES, metavar="N",
-                   help=f"guided search nodes (default {DEFAULT_GUIDED_NODES})")
+                   help=f"guided search nodes (default {DEFAULT_GUIDED_NODES}; puct mode: the network's visits)")
+    g.add_argument("--guided-movetime", type=positive_int, metavar="MS",
+                   help="milliseconds a move for guided and puct mode instead (as on a clock: not reproducible)")
     f.add_argument("--judge", default=DEFAULT_JUDGE, metavar="PATH",
                    help=f"the UCI engine of stockfish mode, and the judge of the judged modes (default {DEFAULT_JUDGE})")
     f.add_argument("--judge-depth", type=positive_int, default=defaults.BENCH_DEPTH, metavar="D",
@@ -137,7 +139,8 @@ def settings_of(args: argparse.Namespace) -> FidelitySettings:
     """The settings of a ``run`` command line."""
     return FidelitySettings(
         casebase=str(args.casebase), config=parse_configurations([args.config])[0], seed=args.seed,
-        guided_depth=args.guided_depth, guided_nodes=None if args.guided_depth is not None else args.guided_nodes,
+        guided_depth=args.guided_depth, guided_movetime=args.guided_movetime,
+        guided_nodes=None if args.guided_depth is not None or args.guided_movetime is not None else args.guided_nodes,
         judge=args.judge, judge_depth=args.judge_depth, prior=args.prior, model=args.model,
         case_weight_percent=args.case_weight, tolerance=args.tolerance, judge_tolerance=args.judge_tolerance,
         chooser=args.chooser,

@@ -7,6 +7,7 @@
 - ``prior``: guided mode's prior's favourite, unvetted;
 - ``alphabeta``: the built-in alpha-beta search alone (guided mode without cases or model);
 - ``guided``: the prior's proposals vetted by the built-in search;
+- ``puct``: guided mode with option Search puct (the search the network leads, search.md §10), no judge;
 - ``judged``: the same proposals judged by an outside UCI engine (Selection argmax);
 - ``judged-likely``: among the judged proposals, the expert's error model's likeliest move
   (Selection likely);
@@ -37,6 +38,7 @@ class FidelityMode(StrEnum):
     PRIOR = "prior"
     ALPHABETA = "alphabeta"
     GUIDED = "guided"
+    PUCT = "puct"
     JUDGED = "judged"
     JUDGED_LIKELY = "judged-likely"
     JUDGED_CALIBRATED = "judged-calibrated"

@@ -117,8 +117,8 @@ class _PositionWorker:
         # worker, every position a new game (its seed, the judge's hash cleared)
         casebase = None if mode == FidelityMode.ALPHABETA else Casebase.load(settings.casebase)
         values, loader = settings.values(mode), Loader()
-        limits = SearchLimits() if mode.pure else SearchLimits(depth=settings.guided_depth,
-                                                                    nodes=settings.guided_nodes)
+        limits = SearchLimits() if mode.pure else SearchLimits(
+            depth=settings.guided_depth, nodes=settings.guided_nodes, movetime=settings.guided_movetime)
 
         def make(seed: int) -> TablebaseAgent:
             agent = make_agent(values, casebase, loader)
@@ -266,6 +266,7 @@ def measure(
         settings={"seed": settings.seed, "positions": positions, "config": settings.config.name,
                   "weights": settings.config.label, "modes": [str(m) for m in modes],
                   "guided_depth": settings.guided_depth, "guided_nodes": settings.guided_nodes,
+                  "guided_movetime": settings.guided_movetime,
                   "judge": settings.judge, "judge_depth": settings.judge_depth,
                   "prior": settings.prior, "model": settings.model, "case_weight_percent": settings.case_weight_percent,
                   "tolerance": settings.tolerance, "judge_tolerance": settings.judge_tolerance,

@@ -39,6 +39,8 @@ class FidelitySettings:
     seed: int = 0
     guided_depth: int | None = None
     guided_nodes: int | None = DEFAULT_GUIDED_NODES
+    #: Milliseconds a move instead of a depth or nodes (as a clock plays: not reproducible on a busy machine).
+    guided_movetime: int | None = None
     #: The outside engine, alone (stockfish mode) and as guided mode's judge (option Judge).
     judge: str = DEFAULT_JUDGE
     #: The depth of the outside engine, alone and as judge (option JudgeDepth).
@@ -72,12 +74,15 @@ class FidelitySettings:
             return f"favourite of the prior: {prior}, {weights}"
         if mode == FidelityMode.GENERIC:
             return f"favourite of the shipped default model {default_model()[0].name} alone"
-        bound = f"depth {self.guided_depth}" if self.guided_depth is not None else f"{self.guided_nodes} nodes"
+        bound = (f"depth {self.guided_depth}" if self.guided_depth is not None
+                 else f"{self.guided_movetime} ms a move" if self.guided_movetime is not None
+                 else f"{self.guided_nodes} nodes")
         if mode == FidelityMode.ALPHABETA:
             return f"the guided search's own best move, {bound}"
         engine = f"{engine_name or self.judge}, depth {self.judge_depth}"
-        if mode == FidelityMode.GUIDED:
-            return f"GuidedAgent, prior: {prior}, {weights}, {bound}, tolerance {self.tolerance} cp"
+        if mode in (FidelityMode.GUIDED, FidelityMode.PUCT):
+            search = ", Search puct" if mode == FidelityMode.PUCT else ""
+            return f"GuidedAgent, prior: {prior}, {weights}, {bound}, tolerance {self.tolerance} cp{search}"
         if mode == FidelityMode.JUDGED:
             return f"GuidedAgent, prior: {prior}, {weights}, judged by {engine}, tolerance {self.judge_tolerance} cp"
         if mode == FidelityMode.JUDGED_CHOOSER:
@@ -102,6 +107,8 @@ class FidelitySettings:
             "Model": self.model, "CaseWeight": self.case_weight_percent, "Tolerance": self.tolerance,
             "JudgeTolerance": self.judge_tolerance, "Neighbours": self.neighbours,
             "Temperature": self.temperature_tenths, "Judge": defaults.JUDGE_NONE}
+        if mode == FidelityMode.PUCT:
+            values["Search"] = "puct"
         if mode.judged:
             values |= {"Judge": self.judge, "JudgeDepth": self.judge_depth, "Selection": mode.selection,
                        "Chooser": self.chooser if mode == FidelityMode.JUDGED_CHOOSER else defaults.CHOOSER_OFF}

@@ -60,7 +60,7 @@ def test_the_defaults_are_one_set():
     assert (guided.neighbours, guided.temperature * 10, guided.tolerance, guided.judge_tolerance) \
         == (defaults["Neighbours"], defaults["Temperature"], defaults["Tolerance"], defaults["JudgeTolerance"])
     # the Selection default is decided by what the agent has: no judge and no profile here
-    assert defaults["Selection"] == Selection.AUTO and guided.selection == automatic_selection(None, False)
+    assert defaults["Selection"] == Selection.AUTO and guided.selection == automatic_selection(None)
     plain = GuidedAgent(None, guided.weights, 0, model=guided.model)
     assert {k: v for k, v in vars(plain).items() if isinstance(v, SIMPLE)} \
         == {k: v for k, v in vars(guided).items() if isinstance(v, SIMPLE)}

@@ -46,17 +46,18 @@ from engine.strength.calibration import Calibration, calibrate, choose, judged_c
 from engine.strength.chooser import Chooser
 from engine.strength.errormodel import ErrorModel
 from engine.strength.profile import SPEED_POSITIONS
+from engine.strength.sizing import Sizing, sized
 from engine.style.loader import PriorModel
 from engine.style.prior import AdaptedCase, PriorSource, Proposal
 
 
-def automatic_selection(casebase: Casebase | None, judged: bool, rating: float | None = None) -> Selection:
+def automatic_selection(casebase: Casebase | None, rating: float | None = None) -> Selection:
     """What ``Selection auto`` plays: the expert's error model (``calibrated``: the expert's own
-    strength) where a judge scores the moves and the casebase has an error profile, or where a
-    ``rating`` is asked for; else the sound move the prior likes best (``argmax``): without a
-    judge the built-in search's scores are too shallow for the error model (strength.md §3)."""
+    strength) where the casebase has an error profile or a ``rating`` is asked for, else the sound move
+    the prior likes best (``argmax``). Without a judge the error model draws only what the built-in
+    search does not lose by itself (:mod:`engine.strength.sizing`, strength.md §7)."""
     profiled = casebase is not None and casebase.profile is not None
-    return Selection.CALIBRATED if rating is not None or (judged and profiled) else Selection.ARGMAX
+    return Selection.CALIBRATED if rating is not None or profiled else Selection.ARGMAX
 
 
 class GuidedAgent(CaseAgent):
@@ -101,6 +102,7 @@ class GuidedAgent(CaseAgent):
         rating: float | None = None,
         speed: str = defaults.SPEED,
         chooser: Chooser | None = None,
+        puct: Puct | None = None,
     ) -> None:
         if neighbours < 1:
             raise ValueError(f"Neighbours must be at least 1, not {neighbours}")
@@ -122,13 +124,13 @@ class GuidedAgent(CaseAgent):
         #: move's record cites (:mod:`engine.agents.precedent`); it decides nothing.
         self.precedents: LearnedIndex | None = None
         #: How the move is chosen, ``auto`` decided here (:func:`automatic_selection`).
-        self.selection = automatic_selection(casebase, judge is not None, rating) \
+        self.selection = automatic_selection(casebase, rating) \
             if selection == Selection.AUTO else Selection(selection)
         #: Where the prior comes from (a proposal's ``prior`` is the distribution itself).
         self.prior_source = PriorSource(prior) if model is not None else PriorSource.CASES
         self.searcher = Searcher(tablebase=tablebase)
         #: The search the network leads (option Search, search.md §10), where it plays without a judge.
-        self.puct: Puct | None = None
+        self.puct = puct
         self.judge, self.judge_depth, self.judge_tolerance = judge, judge_depth, judge_tolerance
         #: The chooser, with a judge: ``Selection likely`` plays its likeliest move (not at a rating),
         #: ``calibrated`` draws from it at the error model's strength where it has reference positions to
@@ -149,6 +151,15 @@ class GuidedAgent(CaseAgent):
             self.calibration = calibrate(casebase, model if self.prior_source.uses_model else None, rating)
             if self.selection is Selection.LIKELY and rating is None:  # the likeliest move, not a strength
                 self.calibration = self.calibration.likeliest()
+        #: Without a judge, the calibrated choice as the built-in search's own loss leaves it (strength.md §7).
+        self.sizing: Sizing | None = None
+        if self.calibration is not None and judge is None and self.selection is Selection.CALIBRATED:
+            self.sizing = sized(self.calibration, "alphabeta" if puct is None else "puct", rating)
+            self.calibration = self.sizing.calibration
+            if self.calibration is None:  # the search's best move: nothing left to lose on purpose
+                self.selection = Selection.ARGMAX
+            else:  # a strength set, as by a rating: the speed classes' profiles do not move it
+                rating = self.calibration.rating
         #: The calibration of all the expert's games (or at ``rating``), and of each speed class asked for.
         self.all_games, self.rating = self.calibration, rating
         self.by_speed: dict[str, Calibration] = {}
@@ -214,8 +225,8 @@ class GuidedAgent(CaseAgent):
         judge's depth would take minutes to be thrown away, but a result that scores nothing)."""
         started = time.monotonic()
         proposal = self.propose(board, candidates, stop)
-        default = DEFAULT_NODES if self.puct is None or self.judge is not None else DEFAULT_VISITS
-        budget = search_budget(limits, board.turn, time.monotonic() - started, default)
+        leads = self.puct is not None and self.calibration is None  # the error model chooses by exact scores
+        budget = search_budget(limits, board.turn, time.monotonic() - started, DEFAULT_NODES)
         judged, notes = self._judged(board, candidates, proposal, budget, stop, on_iteration)
         if judged is not None:
             assert self.judge is not None
@@ -224,12 +235,10 @@ class GuidedAgent(CaseAgent):
             nothing = SearchResult(move=None, score=None, depth=0, seldepth=0, nodes=0, seconds=time.monotonic() - started,
                                    pv=[], scores={})
             return proposal, nothing, None, notes
-        if notes:  # the judge failed during this move: the built-in search gets what is left
-            default = DEFAULT_NODES if self.puct is None else DEFAULT_VISITS
-            budget = search_budget(limits, board.turn, time.monotonic() - started, default)
+        budget = search_budget(limits, board.turn, time.monotonic() - started, DEFAULT_VISITS if leads else DEFAULT_NODES)
         result = self.searcher.search(
             board,
-            budget if self.puct is None else vetting(budget),
+            vetting(budget) if leads else budget,
             stop=stop,
             prior=proposal.prior,
             moves=candidates,
@@ -238,8 +247,8 @@ class GuidedAgent(CaseAgent):
             on_iteration=on_iteration,
         )
         sound = result.sound()
-        if self.puct is not None and self.calibration is None and len(sound) > 1 \
-                and not (stop is not None and stop.is_set()):  # the error model chooses by exact scores
+        if leads and len(sound) > 1 and not (stop is not None and stop.is_set()):
+            assert self.puct is not None
             # the network's search chooses among the moves the alpha-beta found sound (search.md §10)
             rest = search_budget(limits, board.turn, time.monotonic() - started, DEFAULT_VISITS)
             result = self.puct.search(board, rest, prior=proposal.prior, moves=sound, stop=stop, on_iteration=on_iteration)

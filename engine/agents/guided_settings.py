@@ -15,6 +15,7 @@ from engine.style.prior import PriorSource
 
 if TYPE_CHECKING:
     from casebase.format import Casebase
+    from endgame.tablebase import Tablebase
     from engine.agents.guided import GuidedAgent
     from engine.search.puct import Puct
     from engine.style.loader import PriorModel
@@ -116,24 +117,26 @@ def make_guided(casebase: Casebase | None, settings: GuidedSettings, resources: 
                             " /opt/homebrew/bin): the built-in search judges")
     selection, rating = settings.played_selection, settings.rating
     judged = bool(settings.judge)
+    tablebase = resources.tablebase(settings.tables)
     agent = GuidedAgent(
         casebase, settings.weights, 0, neighbours=settings.neighbours, temperature=settings.temperature,
         tolerance=settings.tolerance, selection=selection, prior=settings.prior, model=model,
         case_weight=settings.case_weight,
         judge=resources.judge(settings.judge, settings.threads, settings.hash_mb) if judged else None,
         judge_depth=settings.judge_depth, judge_tolerance=settings.judge_tolerance,
-        tablebase=resources.tablebase(settings.tables), rating=rating, speed=settings.speed,
+        tablebase=tablebase, rating=rating, speed=settings.speed,
         chooser=resources.chooser(settings.chooser) if judged and selection in DRAWN_BY_CHOOSER
         and not (selection is Selection.LIKELY and rating is not None) else None,
+        puct=_puct(settings, model, tablebase, resources),
     )
-    agent.puct = _puct(settings, model, agent, resources)
     if casebase is not None and casebase.path is not None and embeddings_path(casebase.path).is_file():
         agent.precedents = learned_similarity(casebase, resources, "no precedents by the learned similarity")
     _tell_strength(agent, casebase, settings, resources)
     return agent
 
 
-def _puct(settings: GuidedSettings, model: PriorModel | None, agent: GuidedAgent, resources: Resources) -> Puct | None:
+def _puct(settings: GuidedSettings, model: PriorModel | None, tablebase: Tablebase | None,
+          resources: Resources) -> Puct | None:
     """The search the network leads, where option Search asks for it and the model is an lc0 network (a value
     head); None for the alpha-beta, said where ``puct`` was asked for and cannot be."""
     from engine.agents import defaults
@@ -148,7 +151,7 @@ def _puct(settings: GuidedSettings, model: PriorModel | None, agent: GuidedAgent
             resources.tell(f"Search puct: {lacking} (an lc0 network leads it): the alpha-beta searches")
         return None
     network = model
-    return Puct(lambda boards: network.evaluate(boards, POLICY_TEMPERATURE), agent.searcher.tablebase)
+    return Puct(lambda boards: network.evaluate(boards, POLICY_TEMPERATURE), tablebase)
 
 
 def _style_model(setting: str, casebase: Casebase | None, resources: Resources) -> PriorModel | None:
@@ -174,7 +177,9 @@ def _tell_strength(agent: GuidedAgent, casebase: Casebase | None, settings: Guid
 
     selection, rating = settings.played_selection, settings.rating
     _tell_chooser(agent, settings, resources)
-    if rating is not None and agent.calibration is not None:
+    if agent.sizing is not None:
+        resources.tell(agent.sizing.describe() + ("" if agent.calibration is None else f": {agent.calibration.source}"))
+    elif rating is not None and agent.calibration is not None:
         resources.tell(f"strength limited to {rating}: {agent.calibration.source}{_drawn(agent)}")
         if selection is Selection.LIKELY and settings.judge and chooser_path(settings.chooser) is not None:
             resources.tell("Chooser: not played at a rating (UCI_LimitStrength): the error model's likeliest move")
@@ -183,11 +188,9 @@ def _tell_strength(agent: GuidedAgent, casebase: Casebase | None, settings: Guid
         resources.tell(f"strength: {agent.calibration.expert}'s own, about {agent.calibration.rating:.0f} on the"
                        f" experts' rating line (strength.md §2): {why}{agent.calibration.source}{_drawn(agent)};"
                        " UCI_LimitStrength with UCI_Elo sets another")
-    elif selection is Selection.AUTO and casebase is not None:
-        lacking = " and ".join(([] if settings.judge else ["a judge (option Judge)"])
-                               + ([] if casebase.profile is not None else ["an error profile in the casebase"]))
+    elif selection is Selection.AUTO and casebase is not None and casebase.profile is None:
         resources.tell(f"strength: not {casebase.expert}'s own (the sound move the prior likes best): Selection auto"
-                       f" plays the expert's error model only with {lacking} (strength.md §4);"
+                       " plays the expert's error model only with an error profile in the casebase (strength.md §4);"
                        " UCI_LimitStrength with UCI_Elo sets a rating")
 
 
