@@ -26,6 +26,7 @@ import numpy as np
 from tqdm import tqdm
 
 from casebase.phases import FIRST_MOVE
+from common.cli import positive_int
 from engine.outside.launch import launch
 from engine.search.scores import from_pov_score
 from engine.strength.errormodel import expected_score
@@ -59,7 +60,7 @@ def main() -> int:
     parser.add_argument("runs", nargs="+", type=Path)
     parser.add_argument("--judge", default="/usr/games/stockfish")
     parser.add_argument("--depth", type=int, default=12)
-    parser.add_argument("--balanced", type=int, metavar="CP", help="only positions whose best score is within CP")
+    parser.add_argument("--balanced", type=positive_int, metavar="CP", help="only positions whose best score is within CP")
     args = parser.parse_args()
     positions = []
     for path in args.runs:
@@ -94,7 +95,7 @@ def main() -> int:
     print("| who | moves | mean loss cp | times the player's | expected score lost % | losing >= 50 cp % |"
           " expert's move % | no loss % | " + " | ".join(f">= {b} cp %" for b in BUCKETS[1:]) + " |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|" + "---:|" * (len(BUCKETS) - 1))
-    own = np.array([cp for cp, _, _ in lost[PLAYER]]).mean() if lost[PLAYER] else np.nan
+    own = float(np.mean([cp for cp, _, _ in lost[PLAYER]])) if lost[PLAYER] else 0.0
     for who in [PLAYER, *modes]:
         if not lost[who]:
             continue
@@ -102,7 +103,8 @@ def main() -> int:
         lost_score = 100 * np.mean([e for _, e, _ in lost[who]])
         same = 100 * np.mean([m for _, _, m in lost[who]])
         buckets = " | ".join(f"{100 * (x >= b).mean():.1f}" for b in BUCKETS[1:])
-        print(f"| {who} | {len(x)} | {x.mean():.1f} | {x.mean() / own:.2f} | {lost_score:.2f}"
+        ratio = f"{x.mean() / own:.2f}" if own > 0 else "–"  # the player lost nothing here: no ratio
+        print(f"| {who} | {len(x)} | {x.mean():.1f} | {ratio} | {lost_score:.2f}"
               f" | {100 * (x >= MISTAKE_CP).mean():.1f} | {same:.1f} | {100 * (x == 0).mean():.1f} | {buckets} |")
     return 0
 

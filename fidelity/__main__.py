@@ -17,7 +17,7 @@ from engine.outside.launch import LaunchError
 from engine.strength.chooser import ChooserError
 from engine.style.model import ModelError
 from engine.style.prior import PriorSource
-from fidelity.modes import FIDELITY_MODES, FidelityMode
+from fidelity.modes import DEFAULT_MODES, FIDELITY_MODES, FidelityMode
 from fidelity.personal_table import Gain, cross_table, gains_markdown, plot_gains
 from fidelity.replay import measure, write_json
 from fidelity.report import compare_markdown, load_run, plot_summary, run_markdown, summary_markdown
@@ -52,8 +52,8 @@ def parser() -> argparse.ArgumentParser:
     f.add_argument("--player", metavar="NAME", help="the expert as named in the games"
                    " (default: the casebase's expert), matched as the builder matches it")
     f.add_argument("--exact-name", action="store_true", help="match the name literally")
-    f.add_argument("--modes", nargs="+", type=mode_word, default=list(FIDELITY_MODES), metavar="MODE",
-                   help=f"any of {', '.join(FIDELITY_MODES)} (default: all)")
+    f.add_argument("--modes", nargs="+", type=mode_word, default=list(DEFAULT_MODES), metavar="MODE",
+                   help=f"any of {', '.join(FIDELITY_MODES)} (default: all but puct)")
     f.add_argument("--config", default=DEFAULT_CONFIG,
                    help=f"weights of pure and guided mode: a name or \"v1 v2 v3\" (default {DEFAULT_CONFIG})")
     g = f.add_mutually_exclusive_group()
@@ -61,7 +61,8 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--guided-nodes", type=positive_int, default=DEFAULT_GUIDED_NODES, metavar="N",
                    help=f"guided search nodes (default {DEFAULT_GUIDED_NODES}; puct mode: the network's visits)")
     g.add_argument("--guided-movetime", type=positive_int, metavar="MS",
-                   help="milliseconds a move for guided and puct mode instead (as on a clock: not reproducible)")
+                   help="milliseconds a move instead, for the modes the built-in search plays (a judge keeps its depth;"
+                   " as on a clock: not reproducible)")
     f.add_argument("--judge", default=DEFAULT_JUDGE, metavar="PATH",
                    help=f"the UCI engine of stockfish mode, and the judge of the judged modes (default {DEFAULT_JUDGE})")
     f.add_argument("--judge-depth", type=positive_int, default=defaults.BENCH_DEPTH, metavar="D",

@@ -63,6 +63,9 @@ class FidelityMode(StrEnum):
 
 #: Every mode, in the order of the tables.
 FIDELITY_MODES: tuple[FidelityMode, ...] = tuple(FidelityMode)
+#: The modes a run plays unless told: all but puct, whose nodes are the network's visits (10,000 by default, some
+#: 15 s a position: give it ``--guided-nodes 800`` or ``--guided-movetime``).
+DEFAULT_MODES: tuple[FidelityMode, ...] = tuple(m for m in FidelityMode if m is not FidelityMode.PUCT)
 #: The modes the outside engine plays in as guided mode's judge: with Selection argmax, the error
 #: model's likeliest move, or a move drawn by it.
 JUDGED_MODES = (FidelityMode.JUDGED, FidelityMode.JUDGED_LIKELY, FidelityMode.JUDGED_CALIBRATED,

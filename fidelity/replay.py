@@ -34,7 +34,7 @@ from engine.agents.guided import GuidedAgent
 from engine.outside.launch import LaunchError, launch
 from engine.search.limits import SearchLimits, to_limit
 from engine.style.prior import PriorSource
-from fidelity.modes import FIDELITY_MODES, JUDGED_MODES, FidelityMode, parse_modes
+from fidelity.modes import DEFAULT_MODES, FIDELITY_MODES, JUDGED_MODES, FidelityMode, parse_modes
 from fidelity.positions import Position, casebase_games, plain_uci, read_positions, spread
 from fidelity.settings import FidelitySettings
 from parallel.cluster import Failed, distribute
@@ -117,8 +117,8 @@ class _PositionWorker:
         # worker, every position a new game (its seed, the judge's hash cleared)
         casebase = None if mode == FidelityMode.ALPHABETA else Casebase.load(settings.casebase)
         values, loader = settings.values(mode), Loader()
-        limits = SearchLimits() if mode.pure else SearchLimits(
-            depth=settings.guided_depth, nodes=settings.guided_nodes, movetime=settings.guided_movetime)
+        limits = SearchLimits() if mode.pure else SearchLimits(  # a judge searches to its depth, never for a time
+            depth=settings.guided_depth, nodes=settings.guided_nodes, movetime=None if mode.judged else settings.guided_movetime)
 
         def make(seed: int) -> TablebaseAgent:
             agent = make_agent(values, casebase, loader)
@@ -210,7 +210,7 @@ def measure(
     casebase_path: str | os.PathLike[str],
     games_path: str | os.PathLike[str],
     settings: FidelitySettings,
-    modes: Sequence[str] = FIDELITY_MODES,
+    modes: Sequence[str] = DEFAULT_MODES,
     *,
     player: str | None = None,
     exact_name: bool = False,

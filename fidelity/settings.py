@@ -100,13 +100,14 @@ class FidelitySettings:
             return {"Mode": "pure", "Similarity": similarity, **weight_values(self.config.weights), **tables}
         if mode == FidelityMode.GENERIC:
             return {**tables, "Mode": "guided", "Prior": "model", "Model": str(default_model()[0]),
-                    "Judge": defaults.JUDGE_NONE}
+                    "Judge": defaults.JUDGE_NONE, "Selection": mode.selection}
         values: dict[str, OptionValue] = {
             **tables, "Mode": "guided", **weight_values(self.config.weights),
             "Prior": PriorSource.CASES if mode == FidelityMode.ALPHABETA else self.prior,
             "Model": self.model, "CaseWeight": self.case_weight_percent, "Tolerance": self.tolerance,
             "JudgeTolerance": self.judge_tolerance, "Neighbours": self.neighbours,
-            "Temperature": self.temperature_tenths, "Judge": defaults.JUDGE_NONE}
+            "Temperature": self.temperature_tenths, "Judge": defaults.JUDGE_NONE,
+            "Selection": mode.selection}  # argmax but for the error model's modes: the engine's auto would draw (§7)
         if mode == FidelityMode.PUCT:
             values["Search"] = "puct"
         if mode.judged:

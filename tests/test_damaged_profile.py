@@ -57,7 +57,9 @@ def test_the_sound_profile_is_read_and_played(profiled, capsys):
 
 def test_the_engine_plays_the_cases_uncalibrated_and_says_why_once(damaged):
     path, reason = damaged
-    lines = converse(["uci", "setoption name Selection value calibrated", "setoption name Seed value 1", "isready",
+    # a low rating: without a judge the error model draws only below the built-in search's own strength (strength.md §7)
+    lines = converse(["uci", "setoption name Selection value calibrated", "setoption name UCI_LimitStrength value true",
+                      "setoption name UCI_Elo value 1200", "setoption name Seed value 1", "isready",
                       f"position startpos moves {' '.join(MOVES)}", "go depth 2"], "--casebase", str(path))
     said = strings(lines)
     told = [line for line in lines if line.startswith(f"info string error profile of {path.name} refused: ")]
@@ -117,9 +119,10 @@ def test_uci_limit_strength_plays_the_shipped_line_on_a_refused_profile(profiled
                       "setoption name Seed value 2", f"position startpos moves {' '.join(MOVES)}", "go depth 2"],
                      "--casebase", str(path))
     said = strings(lines)
-    assert f"info string strength limited to 1800: error profile of {path.name} refused: {profile_path(path).name}:" \
-           " the error profile's fit" \
-           " sensitivity is nan, not a finite number: the shipped experts' typical parameters, set to 1800" in lines
+    told = [line for line in lines if line.startswith("info string strength limited to 1800: without a judge, ")]
+    assert len(told) == 1 and told[0].endswith(  # no judge: 1800 loses more than the search alone (strength.md §7)
+        f": error profile of {path.name} refused: {profile_path(path).name}: the error profile's fit sensitivity is nan,"
+        " not a finite number: the shipped experts' typical parameters, set to 1800"), lines
     assert "info string error in " not in said and "error while" not in said
     assert chess.Move.from_uci(bestmoves(lines)[-1]) in after(MOVES).legal_moves
 

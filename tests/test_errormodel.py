@@ -277,8 +277,9 @@ def test_uci_limit_strength_and_elo_round_trip_through_python_chess(kosteniuk):
         engine.configure({"UCI_LimitStrength": False, "Selection": "calibrated"})
         with engine.analysis(board, chess.engine.Limit(depth=2)) as analysis:
             said = [info["string"] for info in analysis if "string" in info]
-        own = [line for line in said if line.startswith("strength: ")]
-        assert len(own) == 1 and "'s own, about " in own[0] and "error profile" in own[0], said
+        own = [line for line in said if line.startswith("strength: ")]  # no judge: sized (strength.md §7)
+        assert len(own) == 1 and "without a judge, " in own[0] and "the error model draws" in own[0], said
+        assert "error profile" in own[0] and any("by the error model" in line for line in said), said
 
 
 def test_without_setting_anything_a_judge_and_a_profile_play_the_expert_s_own_strength(kosteniuk, tmp_path):
@@ -299,7 +300,8 @@ def test_without_setting_anything_a_judge_and_a_profile_play_the_expert_s_own_st
     with popen("--casebase", str(kosteniuk)) as engine:
         assert engine.options["Selection"].default == Selection.AUTO.value
         lines = said(engine)  # no judge: the error model sized to what the built-in search loses by itself
-        assert any(line.startswith("strength without a judge: ") for line in lines), lines
+        assert any(line.startswith("strength: without a judge, ") and "the error model draws" in line
+                   for line in lines), lines
         engine.configure({"Judge": scripted(tmp_path)})
         lines = said(engine)
         own = [line for line in lines if line.startswith("strength: ")]

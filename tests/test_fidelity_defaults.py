@@ -18,7 +18,7 @@ from engine.agents.modes import WEIGHT_OPTIONS, option_defaults, weight_values
 from engine.cbr.configurations import parse_configurations
 from fidelity.__main__ import DEFAULT_CONFIG, parser, settings_of
 from fidelity.__main__ import main as fidelity_main
-from fidelity.modes import FIDELITY_MODES, JUDGED_MODES, FidelityMode
+from fidelity.modes import DEFAULT_MODES, FIDELITY_MODES, JUDGED_MODES, FidelityMode
 from fidelity.replay import FORMAT
 from fidelity.report import compare_markdown, load_run, summary_markdown
 from fidelity.settings import DEFAULT_GUIDED_NODES, DEFAULT_JUDGE, FidelitySettings
@@ -40,7 +40,7 @@ def test_every_default_of_the_settings_is_the_engines_or_named_as_the_benchs_own
         "temperature_tenths": options["Temperature"],
         "chooser": options["Chooser"],
     }
-    the_benchs = {"seed": 0, "guided_depth": None, "guided_nodes": DEFAULT_GUIDED_NODES,
+    the_benchs = {"seed": 0, "guided_depth": None, "guided_nodes": DEFAULT_GUIDED_NODES, "guided_movetime": None,
                   "judge": DEFAULT_JUDGE, "tables": ""}
     fields = {f.name: f.default for f in dataclasses.fields(FidelitySettings) if f.default is not dataclasses.MISSING}
     assert fields == the_engines | the_benchs  # a new setting must be tied to the engine or named here
@@ -55,6 +55,10 @@ def test_the_default_agents_take_every_option_at_the_engines_default():
         values = settings.values(mode)
         fixed = {"Mode", "Prior", "Model"} if mode in (FidelityMode.GENERIC, FidelityMode.ALPHABETA) else {"Mode"}
         fixed |= {"Judge"}  # the bench names its judge, none where it judges nothing: never the one auto finds
+        if not mode.pure:  # argmax without a judge: auto would size the error model to the search (strength.md §7)
+            fixed |= {"Selection"}
+        if mode == FidelityMode.PUCT:
+            fixed |= {"Search"}  # the mode is the search the network leads
         if mode == FidelityMode.PURE_LEARNED:
             fixed |= {"Similarity"}  # the mode is pure mode's learned similarity
         if mode.judged:
@@ -67,7 +71,7 @@ def test_the_default_agents_take_every_option_at_the_engines_default():
 def test_the_command_lines_defaults_are_the_settings_defaults():
     args = parser().parse_args(["run", "--casebase", "x.npz", "--heldout", "x.pgn"])
     assert settings_of(args) == FidelitySettings("x.npz", parse_configurations([DEFAULT_CONFIG])[0])
-    assert args.modes == list(FIDELITY_MODES)  # the chooser's too: one ships
+    assert args.modes == list(DEFAULT_MODES) == [m for m in FIDELITY_MODES if m != FidelityMode.PUCT]  # its visits
     assert args.positions is None and args.cluster is None
     depth = parser().parse_args(["run", "--casebase", "x.npz", "--heldout", "x.pgn", "--guided-depth", "3"])
     assert (settings_of(depth).guided_depth, settings_of(depth).guided_nodes) == (3, None)
@@ -77,8 +81,8 @@ def test_the_command_lines_defaults_are_the_settings_defaults():
 
 
 def test_modes_have_one_name_each_and_the_old_names_are_refused(capsys):
-    assert [str(m) for m in FIDELITY_MODES] == ["pure", "pure-learned", "generic", "prior", "alphabeta", "guided", "judged",
-                                                "judged-likely", "judged-calibrated", "judged-chooser", "stockfish"]
+    assert [str(m) for m in FIDELITY_MODES] == ["pure", "pure-learned", "generic", "prior", "alphabeta", "guided", "puct",
+                                                "judged", "judged-likely", "judged-calibrated", "judged-chooser", "stockfish"]
     selections = {str(s) for s in Selection}
     assert not selections & set(FIDELITY_MODES)  # a Selection's word is never a fidelity mode's
     args = parser().parse_args(["run", "--casebase", "x.npz", "--heldout", "x.pgn", "--modes", "alphabeta",
@@ -103,6 +107,9 @@ def test_the_judged_modes_play_the_error_models_selections_with_the_judge():
                for m in JUDGED_MODES)
     assert all(settings.for_mode(m).judge == "/sf" for m in (*JUDGED_MODES, FidelityMode.STOCKFISH))
     assert settings.for_mode(FidelityMode.GUIDED).judge == "" and settings.values(FidelityMode.GUIDED)["Judge"] == "none"
+    unjudged = (FidelityMode.GENERIC, FidelityMode.PRIOR, FidelityMode.ALPHABETA, FidelityMode.GUIDED, FidelityMode.PUCT)
+    assert all(settings.values(m)["Selection"] == Selection.ARGMAX for m in unjudged)
+    assert settings.values(FidelityMode.PUCT)["Search"] == "puct" and "Search" not in settings.values(FidelityMode.GUIDED)
     assert "Selection calibrated (the error model)" in settings.describe(FidelityMode.JUDGED_CALIBRATED)
 
 

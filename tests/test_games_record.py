@@ -23,6 +23,7 @@ from casebase.info import describe_profile
 from engine.agents.defaults import Selection
 from engine.agents.guided import GuidedAgent
 from engine.cbr.configurations import WEIGHT_CONFIGS
+from engine.outside.judge import Judge, JudgeSettings
 from engine.strength.calibration import calibrate, set_on
 from engine.strength.errormodel import expected_score
 from engine.strength.profile import PlayRecord, Profile
@@ -117,7 +118,8 @@ def test_likely_ranks_by_the_likelihood_fit_and_calibrated_draws_at_the_strength
     assert base.fitted is not None and base.fitted != base.model
     weights = WEIGHT_CONFIGS["balanced"]
     likely = GuidedAgent(casebase, weights, 1, selection=Selection.LIKELY, prior="cases")
-    drawn = GuidedAgent(casebase, weights, 1, selection=Selection.CALIBRATED, prior="cases")
+    judge = Judge(JudgeSettings("/nonexistent/judge"))  # at hand, never asked: the draw is not sized (strength.md §7)
+    drawn = GuidedAgent(casebase, weights, 1, selection=Selection.CALIBRATED, prior="cases", judge=judge)
     assert likely.calibration is not None and likely.calibration.model == base.fitted
     assert "the likeliest by the likelihood fit" in likely.calibration.source
     assert drawn.calibration is not None and drawn.calibration.model == base.model
@@ -126,7 +128,8 @@ def test_likely_ranks_by_the_likelihood_fit_and_calibrated_draws_at_the_strength
     blitz = GuidedAgent(casebase, weights, 1, selection=Selection.LIKELY, prior="cases", speed="blitz")
     assert blitz._play_speed(chess.Board(), None) == []  # no speed's profile told, none played
     assert blitz.calibration is not None and blitz.calibration.model == base.fitted
-    drawn_blitz = GuidedAgent(casebase, weights, 1, selection=Selection.CALIBRATED, prior="cases", speed="blitz")
+    drawn_blitz = GuidedAgent(casebase, weights, 1, selection=Selection.CALIBRATED, prior="cases", speed="blitz",
+                              judge=judge)
     assert drawn_blitz._play_speed(chess.Board(), None) != []  # it falls back to all games, and says so
 
 

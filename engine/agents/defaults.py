@@ -7,6 +7,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from casebase.speed import SPEEDS
+from engine.search import ALPHABETA, PUCT
 from engine.style.prior import PriorSource
 
 
@@ -22,8 +23,8 @@ class Selection(StrEnum):
     CALIBRATED = "calibrated"
     #: the error model's most likely judged move
     LIKELY = "likely"
-    #: the default: ``calibrated`` where a judge plays and the casebase has an error profile (the
-    #: expert's own strength), ``argmax`` otherwise (strength.md §4)
+    #: the default: ``calibrated`` where the casebase has an error profile (the expert's own strength;
+    #: without a judge, sized to the built-in search's own loss: strength.md §7), ``argmax`` otherwise
     AUTO = "auto"
 
     @property
@@ -120,7 +121,7 @@ JUDGE = JUDGE_AUTO
 #: alpha-beta; ``puct``, a search the style network leads among the moves the alpha-beta finds sound (its
 #: value judging the leaves). The default stays the alpha-beta: against Stockfish the network's search has
 #: not yet measured stronger (docs/results/2026-12-02-search-the-network-leads.md).
-SEARCH_PUCT, SEARCH_ALPHABETA = "puct", "alphabeta"
+SEARCH_PUCT, SEARCH_ALPHABETA = PUCT, ALPHABETA
 SEARCH_SETTINGS = (SEARCH_ALPHABETA, SEARCH_PUCT)
 SEARCH = SEARCH_ALPHABETA
 #: The outside judge's depth: 0, by the go's limits and the clock.

@@ -29,7 +29,7 @@ from endgame.tablebase import Tablebase
 from engine.agents import defaults
 from engine.agents.base import Candidate, CaseAgent, Decision, IterationCallback, Reason
 from engine.agents.choosing import chooser_chances
-from engine.agents.defaults import Selection
+from engine.agents.defaults import SEARCH_ALPHABETA, SEARCH_PUCT, Selection
 from engine.agents.precedent import precedent
 from engine.agents.record import ByChooser, Note, OtherJudge, Record, SpeedProfile
 from engine.agents.recording import guided_record
@@ -54,8 +54,8 @@ from engine.style.prior import AdaptedCase, PriorSource, Proposal
 def automatic_selection(casebase: Casebase | None, rating: float | None = None) -> Selection:
     """What ``Selection auto`` plays: the expert's error model (``calibrated``: the expert's own
     strength) where the casebase has an error profile or a ``rating`` is asked for, else the sound move
-    the prior likes best (``argmax``). Without a judge the error model draws only what the built-in
-    search does not lose by itself (:mod:`engine.strength.sizing`, strength.md §7)."""
+    the prior likes best (``argmax``). Without a judge the error model plays only where the expert loses more
+    than the built-in search by itself (:mod:`engine.strength.sizing`, strength.md §7)."""
     profiled = casebase is not None and casebase.profile is not None
     return Selection.CALIBRATED if rating is not None or profiled else Selection.ARGMAX
 
@@ -147,19 +147,19 @@ class GuidedAgent(CaseAgent):
         #: Cases retrieval passes over: the play-time record holds out the game of the position it
         #: plays, so that the cases propose as in a game the engine never saw (strength.md §3).
         self.held_out: np.ndarray | None = None
-        if calibrated:
-            self.calibration = calibrate(casebase, model if self.prior_source.uses_model else None, rating)
-            if self.selection is Selection.LIKELY and rating is None:  # the likeliest move, not a strength
-                self.calibration = self.calibration.likeliest()
-        #: Without a judge, the calibrated choice as the built-in search's own loss leaves it (strength.md §7).
+        #: Without a judge, whether the error model plays: not where the search alone loses more (strength.md §7).
         self.sizing: Sizing | None = None
-        if self.calibration is not None and judge is None and self.selection is Selection.CALIBRATED:
-            self.sizing = sized(self.calibration, "alphabeta" if puct is None else "puct", rating)
-            self.calibration = self.sizing.calibration
-            if self.calibration is None:  # the search's best move: nothing left to lose on purpose
-                self.selection = Selection.ARGMAX
-            else:  # a strength set, as by a rating: the speed classes' profiles do not move it
-                rating = self.calibration.rating
+        if calibrated:
+            uses = model if self.prior_source.uses_model else None
+            if judge is None and self.selection is Selection.CALIBRATED:
+                self.sizing = sized(calibrate(casebase, uses), SEARCH_ALPHABETA if puct is None else SEARCH_PUCT, rating)
+                self.calibration = self.sizing.calibration
+                if self.calibration is None:  # the search's choice: drawing would only lose more
+                    self.selection = Selection.ARGMAX
+            else:
+                self.calibration = calibrate(casebase, uses, rating)
+                if self.selection is Selection.LIKELY and rating is None:  # the likeliest move, not a strength
+                    self.calibration = self.calibration.likeliest()
         #: The calibration of all the expert's games (or at ``rating``), and of each speed class asked for.
         self.all_games, self.rating = self.calibration, rating
         self.by_speed: dict[str, Calibration] = {}

@@ -178,7 +178,9 @@ def _tell_strength(agent: GuidedAgent, casebase: Casebase | None, settings: Guid
     selection, rating = settings.played_selection, settings.rating
     _tell_chooser(agent, settings, resources)
     if agent.sizing is not None:
-        resources.tell(agent.sizing.describe() + ("" if agent.calibration is None else f": {agent.calibration.source}"))
+        said = "strength: " if rating is None else f"strength limited to {rating}: "
+        source = "" if agent.calibration is None else f": {agent.calibration.source}"
+        resources.tell(f"{said}{agent.sizing.describe()}{source}")
     elif rating is not None and agent.calibration is not None:
         resources.tell(f"strength limited to {rating}: {agent.calibration.source}{_drawn(agent)}")
         if selection is Selection.LIKELY and settings.judge and chooser_path(settings.chooser) is not None:

@@ -152,9 +152,10 @@ MODES: dict[str, Mode] = {
                    doc="guided: the soundness margin, centipawns a move may score below the search's best and still be"
                        " sound (a move that lets a win above +200 cp slip to a draw never is)"),
             Option("Selection", "combo", defaults.SELECTION.value, choices=tuple(s.value for s in Selection),
-                   doc="guided: `auto` plays `calibrated` where a judge (option `Judge`) scores the moves and the casebase"
-                       " has an error profile (the expert's own strength; the engine says so in an `info string`), `argmax`"
-                       " otherwise (strength.md §4); `argmax` plays the sound move with the largest prior, `sample` draws a"
+                   doc="guided: `auto` plays `calibrated` where the casebase has an error profile (with a judge, option"
+                       " `Judge`, the expert's own strength; without one, what the built-in search does not lose by itself,"
+                       " strength.md §7; the engine says which in an `info string`), `argmax` otherwise (strength.md §4);"
+                       " `argmax` plays the sound move with the largest prior, `sample` draws a"
                        " sound move by its prior; `calibrated` draws among the judged moves"
                        " by the expert's error model (the prior times the chance of making that move's loss, fitted to the"
                        " expert's own moves: strength.md), `likely` plays that model's most likely move"),
@@ -199,7 +200,8 @@ MODES: dict[str, Mode] = {
             Option("UCI_Elo", "spin", defaults.UCI_ELO, *defaults.UCI_ELO_RANGE,
                    doc="guided, with `UCI_LimitStrength`: the rating to play at"),
             Option("Speed", "combo", defaults.SPEED, choices=defaults.SPEED_SETTINGS,
-                   doc="guided, by the expert's error model: which speed's profile it plays; `auto`, the speed the"
+                   doc="guided, by the expert's error model (without a judge, what it draws beside the search's own loss,"
+                       " strength.md §7): which speed's profile it plays; `auto`, the speed the"
                        " game's clock implies (`go wtime …` at the start of a game, or with `movestogo`; none for"
                        f" `depth`, `nodes` or `movetime`), where the profile has one ({SPEED_POSITIONS} judged positions);"
                        " `all`, all the expert's games; or a class, whatever the clock; `UCI_Elo` wins (strength.md §3)"),
