@@ -179,8 +179,8 @@ def _tell_strength(agent: GuidedAgent, casebase: Casebase | None, settings: Guid
     _tell_chooser(agent, settings, resources)
     if agent.sizing is not None:
         said = "strength: " if rating is None else f"strength limited to {rating}: "
-        source = "" if agent.calibration is None else f": {agent.calibration.source}"
-        resources.tell(f"{said}{agent.sizing.describe()}{source}")
+        source = (agent.calibration or agent.sizing.asked).source  # where the expert's loss comes from
+        resources.tell(f"{said}{agent.sizing.describe()}: {source}")
     elif rating is not None and agent.calibration is not None:
         resources.tell(f"strength limited to {rating}: {agent.calibration.source}{_drawn(agent)}")
         if selection is Selection.LIKELY and settings.judge and chooser_path(settings.chooser) is not None:
