@@ -1,6 +1,6 @@
 """Files that claim more than they hold, made in a second or two without the memory they claim: a gzip
 stream of zeros, and an ``.npz`` whose member inflates to gigabytes beside real ones (issue #69): the
-fuzzer's (testing/fuzz_uci.py) and the tests' (tests/test_hostile_files.py).
+fuzzer's (testing/fuzz_uci.py) and the tests' (tests/common/test_hostile_files.py).
 
 Deflate's output after a full flush is byte-aligned and owes nothing to what came before, so one
 compressed segment of zeros, repeated, is a valid stream of as many zeros as wanted (about 1 kB a MiB).

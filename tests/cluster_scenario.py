@@ -1,4 +1,4 @@
-"""What tests/test_cluster.py runs inside a local Ray cluster (testing/local_cluster.py, two nodes).
+"""What tests/parallel/test_cluster.py runs inside a local Ray cluster (testing/local_cluster.py, two nodes).
 
     python tests/cluster_scenario.py CASEBASE_A CASEBASE_B HELDOUT.npz HELDOUT.pgn OUT_DIR
 
@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 import ray
-from test_profiling import scripted
+from judge_helpers import scripted
 
 
 def tournament(*args: object) -> list[str]:

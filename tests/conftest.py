@@ -12,7 +12,7 @@ import os
 for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 # Option Judge's default, auto, takes the Stockfish installed here (CI installs one): the suite's engines
-# play without one unless a test names it, as the engine did before auto (tests/test_judge_auto.py names it).
+# play without one unless a test names it, as the engine did before auto (tests/engine/test_judge_auto.py names it).
 os.environ["CBR_CHESS_STOCKFISH"] = "none"
 
 import csv
@@ -42,7 +42,7 @@ def _browser_test(item: pytest.Item | None) -> bool:
 
 
 def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
-    """Stop the chromium that browser tests in a row share (tests/test_web_browser.py) before any other
+    """Stop the chromium that browser tests in a row share (tests/web/test_web_browser.py) before any other
     test: Playwright keeps an event loop running in this thread, where ``asyncio.run`` then fails."""
     browser_tests = sys.modules.get("test_web_browser")
     if browser_tests is not None and not _browser_test(nextitem):

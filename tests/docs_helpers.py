@@ -1,6 +1,6 @@
 """What a document names, read from its text: the Makefile's targets, the repository's files, the engine's
 options, links to files and headings. Each ``*_problems`` function lists what is not there (nothing: an empty
-list); tests/test_docs.py holds README.md and docs/*.md to them, tests/test_readme.py the README's commands."""
+list); tests/docs/test_docs.py holds README.md and docs/*.md to them, tests/docs/test_readme.py the README's commands."""
 
 from __future__ import annotations
 

@@ -1,7 +1,9 @@
-"""Talking to the engine as a subprocess: whole conversations, or line by line with waits."""
+"""Talking to the engine as a subprocess: whole conversations, or line by line with waits; or in this
+process, a whole conversation with the UCI loop."""
 
 from __future__ import annotations
 
+import io
 import queue
 import subprocess
 import sys
@@ -10,6 +12,8 @@ import time
 from pathlib import Path
 
 import chess.engine
+
+from engine.uci.protocol import UciEngine
 
 ROOT = Path(__file__).resolve().parent.parent
 MAIN = ROOT / "uci_main.py"
@@ -93,3 +97,11 @@ def stop_latency(engine: chess.engine.SimpleEngine, board: chess.Board,
         analysis.stop()
         best = analysis.wait()
         return time.monotonic() - started, best.move
+
+
+def session(commands: list[str], **defaults: str) -> list[str]:
+    """The UCI loop in this process, with the options' ``defaults``: its lines in answer to ``commands``."""
+    out = io.StringIO()
+    assert UciEngine(defaults, out=out).run(commands) == 0
+    return out.getvalue().splitlines()
+

@@ -36,7 +36,7 @@ def client(folder: Path, **options: Any) -> TestClient:
     options.setdefault("limit", chess.engine.Limit(depth=1))
     options.setdefault("ask_limit", chess.engine.Limit(depth=1))
     options.setdefault("hosts", (*LOOPBACK, HOST))
-    options.setdefault("grace_seconds", 0)  # a closed websocket ends its game at once (tests/test_web_store.py waits)
+    options.setdefault("grace_seconds", 0)  # a closed websocket ends its game at once (tests/web/test_web_store.py waits)
     return TestClient(create_app(Config(Experts([("shipped", folder)]), **options)))
 
 

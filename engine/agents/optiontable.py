@@ -1,7 +1,7 @@
 """The options table of docs/usage.md, made from the option registry so that it cannot go stale:
 ``python -m engine.agents.optiontable`` (``make docs``) rewrites it between its markers, ``--check``
-only says whether it differs (tests/test_docs.py fails on one). README.md keeps a short table of the
-options that matter, whose names tests/test_readme.py checks against the registry."""
+only says whether it differs (tests/docs/test_docs.py fails on one). README.md keeps a short table of the
+options that matter, whose names tests/docs/test_readme.py checks against the registry."""
 
 from __future__ import annotations
 
