@@ -47,11 +47,17 @@ def judge_moves(engine: chess.engine.SimpleEngine, board: chess.Board, moves: se
     return max([best, *scores.values()]), scores
 
 
+def move_loss(best: int, score: int) -> tuple[int, float]:
+    """A move's loss against the best score (centipawns for the mover): in centipawns, clipped at
+    :data:`CP_LOSS_CLIP`, and in expected score (the error model's unit)."""
+    return int(np.clip(best - score, 0, CP_LOSS_CLIP)), float(expected_score(best) - expected_score(score))
+
+
 def cp_losses(engine: chess.engine.SimpleEngine, board: chess.Board, moves: set[chess.Move],
               depth: int) -> dict[chess.Move, int]:
     """Each move's loss (centipawns, clipped) against the judge's best at ``depth``."""
     best, scores = judge_moves(engine, board, moves, depth)
-    return {m: int(np.clip(best - score, 0, CP_LOSS_CLIP)) for m, score in scores.items()}
+    return {m: move_loss(best, score)[0] for m, score in scores.items()}
 
 
 def main() -> int:
@@ -85,8 +91,7 @@ def main() -> int:
             for who, uci in played.items():
                 score = scores.get(chess.Move.from_uci(uci))
                 if score is not None:
-                    cp = int(np.clip(best - score, 0, CP_LOSS_CLIP))
-                    lost[who].append((cp, float(expected_score(best) - expected_score(score)), uci == p["expert"]))
+                    lost[who].append((*move_loss(best, score), uci == p["expert"]))
     finally:
         engine.quit()
     within = "" if args.balanced is None else f", {kept} of them with the best score within {args.balanced} cp"

@@ -28,11 +28,10 @@ from engine.agents.guided import GuidedAgent
 from engine.outside.launch import launch
 from engine.search import ALPHABETA
 from engine.search.limits import SearchLimits
-from engine.strength.errormodel import expected_score
-from engine.strength.profile import CP_LOSS_CLIP, MISTAKE_CP
+from engine.strength.profile import MISTAKE_CP
 from engine.strength.rating import loss_at, rating_of
 from engine.strength.sizing import OWN_LOSS
-from experiments.losses import judge_moves
+from experiments.losses import judge_moves, move_loss
 
 
 def main() -> int:
@@ -69,9 +68,7 @@ def main() -> int:
             best, scores = judge_moves(judge, board, {m for m in moves.values() if m is not None}, args.depth)
             for name, move in moves.items():
                 if move in scores:
-                    score = scores[move]
-                    lost[name].append((int(np.clip(best - score, 0, CP_LOSS_CLIP)),
-                                       float(expected_score(best) - expected_score(score))))
+                    lost[name].append(move_loss(best, scores[move]))
     finally:
         judge.quit()
         loader.close()

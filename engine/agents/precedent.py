@@ -4,7 +4,6 @@ reading beside the move, which the shallow similarity's nearest case seldom is (
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -62,7 +61,7 @@ def learned_similarity(casebase: Casebase, resources: Resources, otherwise: str 
     try:
         if not is_network(network):
             raise ModelError(f"{network.name} is no lc0 network")
-        if make and casebase.path is not None and not os.path.exists(embeddings_path(casebase.path)) \
+        if make and casebase.path is not None and not embeddings_path(casebase.path).exists() \
                 and resources.embed(casebase, network):
             return None  # the network is read once they are there
         model = shared_network(network)

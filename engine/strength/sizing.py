@@ -28,17 +28,28 @@ OWN_LOSS = {ALPHABETA: 0.0279, PUCT: 0.0285}
 
 @dataclass(frozen=True)
 class Sizing:
-    """What the engine plays without a judge: the loss a move asked for (the expert's, or ``UCI_Elo``'s),
-    what the search loses by itself, and the error model that draws (None: the search's choice);
-    ``asked``, the expert's own calibration, which a judge would play."""
+    """What the engine plays without a judge, with ``search``: the error model that draws (None: the search's
+    choice); ``asked``, the expert's own calibration, which a judge would play; the ``rating`` asked, if any."""
 
-    expert: str
     search: str
-    target: float
-    own: float
     calibration: Calibration | None
     asked: Calibration
     rating: float | None = None
+
+    @property
+    def target(self) -> float:
+        """The loss a move asked for (expected score): the expert's on the rating line, or ``UCI_Elo``'s."""
+        return loss_at(self.asked.rating if self.rating is None else self.rating)
+
+    @property
+    def own(self) -> float:
+        """What the search loses by itself a move."""
+        return OWN_LOSS[self.search]
+
+    @property
+    def expert(self) -> str:
+        """Whose loss is asked: the expert's, or ``UCI_Elo``'s."""
+        return self.asked.expert if self.rating is None else f"UCI_Elo {self.rating:.0f}"
 
     def describe(self) -> str:
         """One line: whose loss, the search's own, and what plays."""
@@ -55,9 +66,6 @@ class Sizing:
 def sized(calibration: Calibration, search: str, rating: float | None = None) -> Sizing:
     """Whether ``calibration``'s error model plays without a judge (at ``rating`` where one is asked): where
     its expert loses more a move than ``search`` by itself, else (None) the search's choice."""
-    target = loss_at(calibration.rating if rating is None else rating)
-    chosen = None
-    if target > OWN_LOSS[search]:
-        chosen = calibration if rating is None else calibration.at_rating(rating)
-    expert = calibration.expert if rating is None else f"UCI_Elo {rating:.0f}"
-    return Sizing(expert, search, target, OWN_LOSS[search], chosen, calibration, rating)
+    if loss_at(calibration.rating if rating is None else rating) <= OWN_LOSS[search]:
+        return Sizing(search, None, calibration, rating)
+    return Sizing(search, calibration if rating is None else calibration.at_rating(rating), calibration, rating)
