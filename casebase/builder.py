@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import os
 import sys
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing import get_context
+from multiprocessing.pool import AsyncResult, Pool
 from typing import TypeVar
 
 import numpy as np
@@ -38,6 +39,8 @@ from casebase.sources import Source, chunk_bounds, read_source
 #: Chunking never changes the casebase: chunks are whole games, merged in file order.
 CHUNK_SIZE = 1 << 18
 CHUNKS_PER_WORKER = 8
+#: Chunks handed to each worker ahead of the reader: enough to keep it busy, few to wait for at a stop.
+IN_FLIGHT_PER_WORKER = 2
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -191,17 +194,34 @@ class _Merge:
 def _parallel_map(
     function: Callable[[T], R], items: Iterable[T], workers: int, count: int
 ) -> Iterator[Iterator[R]]:
-    """``map(function, items)`` (``count`` of them) in order, over ``workers`` processes."""
+    """``map(function, items)`` (``count`` of them) in order, over ``workers`` processes.
+
+    A caller may stop reading early (the ``max_games``-th game read): the pool is then closed and
+    joined, never terminated, since a worker killed while it sends a result holds the result queue's
+    lock for ever and ``Pool.terminate`` then waits on it for ever. So that the join waits for little,
+    at most :data:`IN_FLIGHT_PER_WORKER` chunks a worker are handed out ahead of the reader.
+    """
     workers = min(workers, count)
     if workers <= 1:
         yield map(function, items)
         return
     pool = get_context("fork" if sys.platform == "linux" else "spawn").Pool(workers)
     try:
-        yield pool.imap(function, items)
+        yield _ahead(pool, function, items, IN_FLIGHT_PER_WORKER * workers)
     finally:
-        pool.terminate()
+        pool.close()
         pool.join()
+
+
+def _ahead(pool: Pool, function: Callable[[T], R], items: Iterable[T], window: int) -> Iterator[R]:
+    """``function(item)`` for each item in order, at most ``window`` of them given to ``pool`` at once."""
+    pending: deque[AsyncResult[R]] = deque()
+    for item in items:
+        pending.append(pool.apply_async(function, (item,)))
+        if len(pending) >= window:
+            yield pending.popleft().get()
+    while pending:
+        yield pending.popleft().get()
 
 
 def build(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import multiprocessing.pool
 import os
 import subprocess
 from pathlib import Path
@@ -304,6 +305,30 @@ def test_same_bytes_whatever_the_number_of_workers(tmp_path, data_dir, small_chu
     assert files[0].read_bytes() == files[1].read_bytes() != files[2].read_bytes()
     many = Casebase.load(files[2])  # 3 workers, all games
     assert many.num_games > 40 and many.meta["counts"]["games_read"] == 1828
+
+
+def test_a_read_stopped_early_lets_the_workers_finish_and_hands_out_few_chunks_ahead(
+    monkeypatch, data_dir, small_chunks
+):
+    # Pool.terminate waits for ever on a worker killed while it sends (CI hung 300 s so): a stop at
+    # max_games closes the pool, whose workers have only the chunks handed out ahead left to do.
+    def refuse(pool):
+        raise AssertionError("the pool was terminated")
+
+    monkeypatch.setattr(multiprocessing.pool.Pool, "terminate", refuse)
+    handed = []
+    ahead = builder._ahead
+
+    def counted(pool, function, items, window):
+        return ahead(pool, function, (handed.append(item) or item for item in items), window)
+
+    monkeypatch.setattr(builder, "_ahead", counted)
+    path = data_dir / "experts" / "kosteniuk-2200.pgn"  # her games all: the first chunk holds 3
+    collection = collect([path], GameFilter("Kosteniuk", max_games=3), workers=2)
+    assert len(collection.games) == 3
+    stopped = len(handed)
+    collect([path], GameFilter("Kosteniuk", max_games=None), workers=2)
+    assert 1 <= stopped <= 1 + builder.IN_FLIGHT_PER_WORKER * 2 < len(handed) - stopped
 
 
 def test_collected_game_indices_match_sequential_reading(data_dir, small_chunks):
