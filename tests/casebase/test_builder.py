@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gzip
 import io
-import multiprocessing.pool
 import os
 import subprocess
 from pathlib import Path
@@ -13,28 +12,15 @@ import chess
 import chess.pgn
 import numpy as np
 import pytest
+from pgn_helpers import game, pgn
 
-import casebase.builder as builder
-from casebase.builder import build, collect
+from casebase.builder import build
 from casebase.format import Casebase
 from casebase.games import BuildError, GameFilter, latest
 from casebase.holdout import held_out_games
-from casebase.sources import chunk_bounds, read_source
+from casebase.sources import read_source
 
 CARLSEN = GameFilter("Magnus Carlsen")
-
-
-def game(white: str, black: str, moves: str, **tags: str) -> str:
-    """One PGN game."""
-    headers = {"Event": "Test", "Site": "Here", "Date": "2020.01.01", "White": white,
-               "Black": black, "Result": "*", **tags}
-    return "".join(f'[{k} "{v}"]\n' for k, v in headers.items()) + f"\n{moves}\n\n"
-
-
-def pgn(tmp_path: Path, *games: str, name: str = "in.pgn") -> Path:
-    path = tmp_path / name
-    path.write_text("".join(games), encoding="utf-8")
-    return path
 
 
 def cases(casebase: Casebase) -> list[tuple[str, str, int, int]]:
@@ -270,74 +256,6 @@ def test_several_inputs_keep_their_own_game_indices(tmp_path):
     assert cb.games["source"].tolist() == [0, 1]
     assert [s["name"] for s in cb.meta["sources"]] == ["a.pgn", "b.pgn"]
     assert cb.source(1).source_file == "b.pgn"
-
-
-def test_chunks_hold_whole_games_and_never_cut_inside_a_comment():
-    text = (game("A", "B", "1. e4 {a comment\n\n[White \"not a tag\"]\n} e5 *")
-            + game("C", "D", "1. d4 *") + '[Event "x"]\n\n[White "E"]\n\n1. c4 *\n')
-    for size in (1, 10, 60, 1000):
-        bounds = chunk_bounds(text, size)
-        assert "".join(text[a:b] for a, b in bounds) == text
-        headers = [h["White"] for a, b in bounds for h in _all_headers(text[a:b])]
-        assert headers == ["A", "C", "E"]
-
-
-def _all_headers(text: str) -> list[chess.pgn.Headers]:
-    handle, found = io.StringIO(text), []
-    while (headers := chess.pgn.read_headers(handle)) is not None:
-        found.append(headers)
-    return found
-
-
-@pytest.fixture
-def small_chunks(monkeypatch):
-    """Cut inputs into many chunks, so that several workers share even a small file."""
-    monkeypatch.setattr(builder, "CHUNK_SIZE", 20_000)
-
-
-def test_same_bytes_whatever_the_number_of_workers(tmp_path, data_dir, small_chunks):
-    path = data_dir / "experts" / "paehtz-2400.pgn"
-    for workers in (1, 1, 2, 3):
-        selection = GameFilter("Kosteniuk", max_games=40 if workers < 3 else None)
-        build([path], selection, workers=workers).save(tmp_path / f"{workers}-{selection.max_games}.npz")
-    files = sorted(tmp_path.iterdir())
-    assert len(files) == 3
-    assert files[0].read_bytes() == files[1].read_bytes() != files[2].read_bytes()
-    many = Casebase.load(files[2])  # 3 workers, all games
-    assert many.num_games > 40 and many.meta["counts"]["games_read"] == 1828
-
-
-def test_a_read_stopped_early_lets_the_workers_finish_and_hands_out_few_chunks_ahead(
-    monkeypatch, data_dir, small_chunks
-):
-    # Pool.terminate waits for ever on a worker killed while it sends (CI hung 300 s so): a stop at
-    # max_games closes the pool, whose workers have only the chunks handed out ahead left to do.
-    def refuse(pool):
-        raise AssertionError("the pool was terminated")
-
-    monkeypatch.setattr(multiprocessing.pool.Pool, "terminate", refuse)
-    handed = []
-    ahead = builder._ahead
-
-    def counted(pool, function, items, window):
-        return ahead(pool, function, (handed.append(item) or item for item in items), window)
-
-    monkeypatch.setattr(builder, "_ahead", counted)
-    path = data_dir / "experts" / "kosteniuk-2200.pgn"  # her games all: the first chunk holds 3
-    collection = collect([path], GameFilter("Kosteniuk", max_games=3), workers=2)
-    assert len(collection.games) == 3
-    stopped = len(handed)
-    collect([path], GameFilter("Kosteniuk", max_games=None), workers=2)
-    assert 1 <= stopped <= 1 + builder.IN_FLIGHT_PER_WORKER * 2 < len(handed) - stopped
-
-
-def test_collected_game_indices_match_sequential_reading(data_dir, small_chunks):
-    path = data_dir / "experts" / "gaprindashvili-2300.pgn"
-    collection = collect([path], GameFilter(all_players=True, max_games=None), workers=2)
-    headers = _all_headers(path.read_text(encoding="utf-8"))
-    assert collection.games_read == [len(headers)]
-    for _, g in collection.games[::50]:
-        assert g.tags[0] == headers[g.index]["White"]
 
 
 def test_progress_bar_counts_games_on_request(tmp_path, capsys):
