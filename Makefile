@@ -67,9 +67,10 @@ $(TRAIN_STAMP): $(STAMP)
 	$(PY) -m pip install -q -e '.[train]'
 	touch $(TRAIN_STAMP)
 
-## lint: ruff and the import contracts of pyproject.toml (lint-imports)
+## lint: ruff (its checks, and the format of the files formatted at line length 100), the import contracts (lint-imports)
 lint: $(TEST_STAMP)
 	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
 	$(VENV)/bin/lint-imports
 
 # One casebase per shipped expert, named after its PGN, with the player's name from
