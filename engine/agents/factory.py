@@ -51,7 +51,7 @@ def make_agent(values: Mapping[str, OptionValue], casebase: Casebase | None, res
 def agent_of(common: AgentSettings, own: Any, casebase: Casebase | None, resources: Resources) -> TablebaseAgent:
     """The agent of the settings ``common`` and ``own`` (:func:`agent_settings`): the mode's agent, which
     plays the endgame tables' move wherever they cover the position. ``resources`` gives the model, the
-    judge and the tables (:class:`Loader`, or the UCI engine's caching one)."""
+    judge and the tables (:class:`Loader`, or the UCI engine's :class:`~engine.agents.kept.KeptResources`)."""
     mode = MODES[common.mode]
     agent = mode.maker().make(casebase if mode.casebase else None, own, resources)
     return TablebaseAgent(agent, resources.tablebase(common.tables), resources.syzygy(common.syzygy))
@@ -61,8 +61,8 @@ class Loader:
     """What modes load, for a process without a user to tell (tournament and bench workers):
     each model, judge and table folder made once; a file that cannot be read raises
     (:class:`~engine.style.model.ModelError`, :class:`~engine.strength.chooser.ChooserError`). The UCI
-    engine's loader tells instead
-    (:class:`engine.uci.resources.AgentBuilder`)."""
+    engine's keeps each while its file is the same, and tells instead
+    (:class:`engine.agents.kept.KeptResources`)."""
 
     def __init__(self) -> None:
         self._models: dict[str, PriorModel] = {}

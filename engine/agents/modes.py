@@ -3,8 +3,9 @@
 A :class:`Mode` declares its options and names where its agent is made (its module's settings
 dataclass and ``make``); a new mode is one more entry of :data:`MODES` (docs/architecture.md, "Add a
 mode"). Agents are made by
-:func:`engine.agents.factory.make_agent`; the UCI engine keeps its agent and what it loads in
-:class:`engine.uci.resources.AgentBuilder`.
+:func:`engine.agents.factory.make_agent`; the UCI engine keeps its agent in
+:class:`engine.uci.resources.AgentBuilder` and what its agents load in
+:class:`engine.agents.kept.KeptResources`.
 
 Importing this module is cheap (no numpy, no casebase code): the UCI loop imports it before
 ``uciok``, and the heavy modules load when the first agent is made.

@@ -1,6 +1,6 @@
-"""What the UCI engine loads and keeps across games: the casebase (with its error profile beside it),
-the style model, the judge process and the endgame tables, each read again only when its file or
-settings change; and the agent made from them for the options in force."""
+"""What the UCI engine keeps across games: the casebase (with its error profile beside it), read again
+only when either file changes, a shipped one made on its first use; what else the agents load
+(:class:`engine.agents.kept.KeptResources`); and the agent made for the options in force."""
 
 from __future__ import annotations
 
@@ -13,39 +13,18 @@ from typing import TYPE_CHECKING
 
 from common.paths import casebase_folder, casebase_path, in_source_tree
 from common.text import clip
-from engine.agents.modes import (
-    MODES,
-    SEED_MAX,
-    OptionValue,
-    weights_of,
-)
-from engine.uci.embedding import BackgroundEmbeddings
+from engine.agents.kept import FileState, KeptResources, file_state
+from engine.agents.modes import MODES, SEED_MAX, OptionValue, weights_of
 
 if TYPE_CHECKING:
     from casebase.format import Casebase
-    from endgame.syzygy import SyzygyTables
-    from endgame.tablebase import Tablebase
     from engine.agents.base import Agent
-    from engine.outside.judge import Judge
-    from engine.strength.chooser import Chooser
-    from engine.style.loader import PriorModel
 
-FileState = tuple[object, ...]
 #: What makes a shipped expert's casebase (and its error profile after it) by the expert's id (``cbr-chess setup ID``,
 #: which the engine's layer cannot import: uci_main.py gives it); None once the casebase is there, or why it is not.
 Provide = Callable[[str], str | None]
 #: How the news of a game's seed starts.
 SEED_NEWS = "seed "
-
-
-def file_state(path: str) -> FileState:
-    """What identifies a file's contents cheaply: its path, size and modification time (if
-    it can be read at all; a path the system refuses is just a path)."""
-    try:
-        stat = os.stat(path)
-    except (OSError, ValueError):
-        return (path,)
-    return (path, stat.st_size, stat.st_mtime_ns)
 
 
 class AgentBuilder:
@@ -69,15 +48,9 @@ class AgentBuilder:
         self._agent: Agent | None = None
         self._key: tuple[object, ...] | None = None
         self._casebase: tuple[FileState, Casebase | None, str] | None = None  # the state of both files
-        self._model: tuple[FileState, PriorModel | None, str] | None = None
-        self._chooser: tuple[FileState, Chooser | None] | None = None
-        self._used_model = False  # whether the agent in use asked for the model
-        self._judge: Judge | None = None
-        self._used_judge = False
-        self._tablebase: Tablebase | None = None
-        self._syzygy: SyzygyTables | None = None
+        #: What the agents load besides the casebase, kept across them.
+        self.resources = KeptResources(lambda line: self.news.append(line))
         self._seed: int | None = None
-        self._embeddings = BackgroundEmbeddings()
 
     def agent(self, values: Mapping[str, OptionValue]) -> Agent:
         """The agent for ``values``; a new one starts from the game's seed, as at a new game.
@@ -85,7 +58,7 @@ class AgentBuilder:
         from casebase.profilefile import profile_path
         from engine.agents.factory import agent_of, agent_settings
 
-        self.news += self._embeddings.news()  # before the files are looked at: said made, they are played
+        self.news += self.resources.news()  # before the files are looked at: said made, they are played
         common, own = agent_settings(values)  # the protocol's options are no part of them: no agent remade
         path = casebase_path(common.casebase)  # a bare name is a casebase of the casebase folder
         mode = MODES[common.mode]
@@ -94,10 +67,9 @@ class AgentBuilder:
         key = (common, own, file_state(path), file_state(str(profile_path(path))), *map(file_state, own.files(path)))
         if self._agent is None or key != self._key:
             casebase = self._load(path) if mode.casebase else None
-            self._used_model = self._used_judge = False
-            agent = agent_of(common, own, casebase, self)
-            if not self._used_judge:
-                self.close()
+            self.resources.begin()
+            agent = agent_of(common, own, casebase, self.resources)
+            self.resources.end()
             if self._seed is None or common.seed:
                 self._new_seed(common.seed)
             agent.new_game(self._seed)
@@ -111,107 +83,16 @@ class AgentBuilder:
             self._agent, self._key = agent, key
         problems = []
         if mode.casebase and self._casebase is not None and self._casebase[2]:
-            model_in_use = self._used_model and self._model is not None and self._model[1] is not None
-            instead = "the style model proposes alone" if model_in_use else mode.without_casebase
+            instead = "the style model proposes alone" if self.resources.model_in_use() else mode.without_casebase
             problems.append(f"{self._casebase[2]}; {instead}")
-        if self._used_model and self._model is not None and self._model[2]:
-            problems.append(f"{self._model[2]}; the cases propose alone")
+        if (model_problem := self.resources.model_problem()) is not None:
+            problems.append(f"{model_problem}; the cases propose alone")
         self.problem = "\n".join(problems) or None
         return self._agent
 
-    def model(self, path: str) -> PriorModel | None:
-        """The style model at ``path``, read again only when the file changed; None with a reason."""
-        from engine.style.loader import load_model
-        from engine.style.model import ModelError
-
-        self._used_model = True
-        state = file_state(path)
-        if self._model is not None and self._model[0] == state:
-            return self._model[1]
-        model, problem = None, ""
-        try:
-            model = load_model(path)
-        except ModelError as exc:
-            problem = f"cannot load model: {clip(str(exc))}"
-        self._model = (state, model, problem)
-        return model
-
-    def chooser(self, setting: str) -> Chooser | None:
-        """The chooser option Chooser names, read again only when its file changed; None for none, or
-        for a file that cannot be read (told why: the error model chooses)."""
-        from engine.strength.chooser import Chooser, ChooserError, chooser_path
-
-        path = chooser_path(setting)
-        if path is None:
-            return None
-        state = file_state(str(path))
-        if self._chooser is None or self._chooser[0] != state:
-            chooser = None
-            try:
-                chooser = Chooser.load(path)
-            except ChooserError as exc:
-                self.news.append(f"cannot load the chooser: {clip(str(exc))}; the error model chooses"
-                                 " (Selection likely its likeliest move, calibrated its draw)")
-            self._chooser = (state, chooser)
-        return self._chooser[1]
-
-    def tell(self, line: str) -> None:
-        """Tell the user ``line`` (with the next command's answer)."""
-        self.news.append(line)
-
-    def embed(self, casebase: Casebase, network: Path) -> bool:
-        """Whether the missing embeddings of ``casebase`` by ``network`` are being made in the background: a job
-        started at the first ask of the session (said), and watched (:class:`BackgroundEmbeddings`)."""
-        making, said = self._embeddings.start(casebase, network)
-        if said is not None:
-            self.news.append(said)
-        return making
-
-    def judge(self, command: str, threads: int, hash_mb: int) -> Judge:
-        """The judge process for these settings: the running one, or a new one (the old one quit),
-        which starts on a thread of its own: nothing here waits for it. Its moves tell whether it
-        started (engine/outside/judge.py)."""
-        from engine.outside.judge import Judge, JudgeSettings
-
-        self._used_judge = True
-        settings = JudgeSettings(command, threads, hash_mb)
-        if self._judge is not None and self._judge.settings == settings:
-            return self._judge
-        self.close()
-        self._judge = Judge(settings)
-        self._judge.begin()
-        self.news.append(f"judge: {clip(command)}, threads {threads}, hash {hash_mb} MB")
-        return self._judge
-
-    def tablebase(self, folder: str) -> Tablebase | None:
-        """The tables of ``folder``, kept while the folder stays the same; None when it is empty."""
-        from endgame.tablebase import Tablebase
-
-        if not folder:
-            return None
-        if self._tablebase is None or str(self._tablebase.folder) != folder:
-            try:
-                self._tablebase = Tablebase.prepared(folder)  # at isready, not in the middle of a move on the clock
-            except (OSError, ValueError) as exc:  # a path the system refuses (too long, a NUL byte)
-                self._tablebase = None
-                self.news.append(f"Tables: cannot use {clip(folder)!r} ({clip(str(exc))}); playing without our tables")
-        return self._tablebase
-
-    def syzygy(self, path: str) -> SyzygyTables | None:
-        """The Syzygy tables of ``path``, kept while the path stays the same; None when it is empty."""
-        from endgame.syzygy import SyzygyTables
-
-        if not path:
-            return None
-        if self._syzygy is None or self._syzygy.path != path:
-            self._syzygy = SyzygyTables(path)
-        return self._syzygy
-
     def close(self) -> None:
         """Quit the judge process, if one runs (at the end of the session, or when no longer wanted)."""
-        if self._judge is not None:
-            self._judge.close()
-            self._judge = None
+        self.resources.close()
 
     def new_game(self, seed: int) -> None:
         """A new game: a new seed (unless option Seed, ``seed``, fixes it), given to the agent if there is one."""

@@ -23,7 +23,7 @@ from common.locks import tried_lock
 from engine.agents.modes import option_defaults
 from engine.agents.record import Recalled
 from engine.style.loader import default_model
-from engine.uci.embedding import BackgroundEmbeddings
+from engine.agents.embedding import BackgroundEmbeddings
 from engine.uci.resources import AgentBuilder
 
 NETWORK = default_model()[0]

@@ -74,7 +74,7 @@ def test_a_chooser_name_the_system_refuses_is_a_clear_line(name):
     with pytest.raises(ChooserError, match="a name this system refuses for a file"):
         Chooser.load(name)
     builder = AgentBuilder()
-    assert builder.chooser(name) is None and builder.chooser(name) is None
+    assert builder.resources.chooser(name) is None and builder.resources.chooser(name) is None
     told = [line for line in builder.news if "cannot load the chooser" in line]
     assert len(told) == 1 and "refuses for a file (File name too long)" in told[0] and len(told[0]) < 400, told
 
