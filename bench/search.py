@@ -20,6 +20,7 @@ from casebase.builder import build
 from casebase.games import GameFilter
 from common.paths import PROJECT_ROOT as ROOT
 from engine.agents.guided import GuidedAgent
+from engine.agents.guided_settings import GuidedSettings
 from engine.cbr.weights import WEIGHT_CONFIGS
 from engine.search.alphabeta import Searcher
 from engine.search.limits import Budget, SearchLimits
@@ -98,7 +99,7 @@ def guided_table() -> None:
     print(f"{'limit':<14} {'s/move (mean)':>13} {'s/move (max)':>12}")
     for limits, label in ((SearchLimits(depth=2), "depth 2"), (SearchLimits(depth=3), "depth 3"),
                           (SearchLimits(nodes=10_000), "nodes 10000")):
-        agent = GuidedAgent(casebase, WEIGHT_CONFIGS["balanced"], seed=1)
+        agent = GuidedAgent(casebase, GuidedSettings.of(weights=WEIGHT_CONFIGS["balanced"]), seed=1)
         board, times = chess.Board(), []
         for _ in range(12):
             start = time.perf_counter()

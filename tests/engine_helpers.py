@@ -1,15 +1,22 @@
-"""Small casebases built in memory for the engine's tests (no builder, no files)."""
+"""Small casebases built in memory for the engine's tests (no builder, no files), and guided agents made
+with a few settings changed."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import chess
 import chess.pgn
 import numpy as np
 
 from casebase.format import GAME_TAGS, GAME_TEXT_COLUMNS, Casebase, encode_board
+from engine.agents.defaults import Selection
+from engine.agents.guided import GuidedAgent, Loaded
+from engine.agents.guided_settings import GuidedSettings
+from engine.cbr.weights import Weights
 
 Case = tuple[chess.Board, chess.Move]
 
@@ -95,3 +102,19 @@ def shipped_personal(casebase_path: Path, bias: dict[int, float] | None = None) 
                          "top1": 0.4, "validation_games": 1, "epochs": 1}}
     save_model(beside(casebase_path), head, meta)
     return beside(casebase_path)
+
+
+def guided_agent(casebase: Casebase | None, weights: Weights, seed: int, *, rating: float | None = None,
+                 **fields: Any) -> GuidedAgent:
+    """The guided agent of the options' defaults but ``weights`` and ``fields``: :class:`GuidedSettings`'
+    fields by name, and what it plays with by :class:`Loaded`'s (model, judge, tablebase, chooser, puct);
+    ``rating`` is UCI_LimitStrength with UCI_Elo."""
+    loaded = {name: fields.pop(name) for name in LOADED if name in fields}
+    if rating is not None:
+        fields |= {"limit_strength": True, "elo": rating}
+    if fields.get("selection") in tuple(Selection):  # a word of the option, as the option's value types it
+        fields["selection"] = Selection(fields["selection"])
+    return GuidedAgent(casebase, GuidedSettings.of(weights=weights, **fields), seed, Loaded(**loaded))
+
+
+LOADED = tuple(field.name for field in dataclasses.fields(Loaded))

@@ -20,6 +20,7 @@ import math
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import chess
 import numpy as np
@@ -30,13 +31,13 @@ from engine.agents import defaults
 from engine.agents.base import Candidate, CaseAgent, Decision, IterationCallback, Reason
 from engine.agents.choosing import chooser_chances
 from engine.agents.defaults import SEARCH_ALPHABETA, SEARCH_PUCT, Selection
+from engine.agents.guided_settings import GuidedSettings
 from engine.agents.precedent import precedent
 from engine.agents.record import ByChooser, Note, OtherJudge, Record, SpeedProfile
 from engine.agents.recording import guided_record
 from engine.agents.speeds import GameSpeed
 from engine.cbr.adaptation import adapt_to
 from engine.cbr.learned import LearnedIndex
-from engine.cbr.weights import Weights
 from engine.outside.judge import Judge, JudgeError, JudgeEvent, JudgeNote
 from engine.search.alphabeta import Searcher
 from engine.search.limits import DEFAULT_NODES, Budget, SearchLimits, search_budget, vetting
@@ -60,50 +61,48 @@ def automatic_selection(casebase: Casebase | None, rating: float | None = None) 
     return Selection.CALIBRATED if rating is not None or profiled else Selection.ARGMAX
 
 
+@dataclass(frozen=True)
+class Loaded:
+    """What a guided agent plays with besides its settings, loaded from what they name
+    (:func:`engine.agents.guided_maker.make_guided`): the style model, the judge, the endgame tables, the
+    chooser and the search the network leads; None where there is none."""
+
+    model: PriorModel | None = None
+    judge: Judge | None = None
+    tablebase: Tablebase | None = None
+    chooser: Chooser | None = None
+    puct: Puct | None = None
+
+
 class GuidedAgent(CaseAgent):
-    """Plays the sound move the expert's prior likes best (implements :class:`Agent`).
+    """Plays the sound move the expert's prior likes best (implements :class:`Agent`), by its
+    ``settings`` (:class:`~engine.agents.guided_settings.GuidedSettings`, docs/usage.md's options).
 
     ``neighbours`` is k, ``temperature`` is tau of the votes exp((Sim - Sim_max) / tau),
     ``tolerance`` (centipawns) how far below the best score a move is still sound, and
     ``selection`` whether the sound move with the largest prior is played or one drawn by
     its prior, or (``calibrated``, ``likely``) one drawn by the expert's error model among the judged
-    moves or its likeliest (the casebase's profile's, strength.md; at ``rating`` when one is given:
-    ``UCI_Elo``); ``auto`` is :func:`automatic_selection`.
+    moves or its likeliest (the casebase's profile's, strength.md; at the ``rating`` asked for: a
+    rating is played by the error model); ``auto`` is :func:`automatic_selection`.
     ``prior`` says where the prior comes from (:mod:`engine.style.prior`): the cases' votes, the style
-    ``model``, or their blend with ``case_weight``; without a model, the cases.
-    The defaults are the engine's (:mod:`engine.agents.defaults`).
-    ``judge``, when given, scores the proposals instead of the built-in search (search.md §7),
-    at ``judge_depth`` plies (0: by the ``go``'s limits and the clock, where the error model chooses
-    at the depth it was calibrated at), and a move is sound within
-    ``judge_tolerance`` centipawns of its best (its scale is not the built-in evaluation's).
+    model, or their blend with ``case_weight``; without a model, the cases.
+    The ``loaded`` judge, when there is one, scores the proposals instead of the built-in search
+    (search.md §7), at ``judge_depth`` plies (0: by the ``go``'s limits and the clock, where the error
+    model chooses at the depth it was calibrated at), and a move is sound within ``judge_tolerance``
+    centipawns of its best (its scale is not the built-in evaluation's).
     ``speed`` (option Speed) says which of the profile's speed classes the error model plays
-    (:mod:`engine.agents.speeds`; a ``rating`` wins over it).
-    ``chooser``, when given, picks ``Selection likely``'s move among the judged ones where the judge
-    scored them and no ``rating`` is asked for (:mod:`engine.agents.choosing`; issue #40).
+    (:mod:`engine.agents.speeds`; a rating wins over it).
+    The ``loaded`` chooser, when there is one, picks ``Selection likely``'s move among the judged ones
+    where the judge scored them and no rating is asked for (:mod:`engine.agents.choosing`; issue #40).
     """
 
     def __init__(
-        self,
-        casebase: Casebase | None,
-        weights: Weights,
-        seed: int,
-        *,
-        neighbours: int = defaults.NEIGHBOURS,
-        temperature: float = defaults.TEMPERATURE_TENTHS / 10,
-        tolerance: int = defaults.TOLERANCE,
-        selection: Selection | str = defaults.SELECTION,
-        prior: PriorSource | str = defaults.PRIOR,
-        model: PriorModel | None = None,
-        case_weight: float = defaults.CASE_WEIGHT_PERCENT / 100,
-        judge: Judge | None = None,
-        judge_depth: int = defaults.JUDGE_DEPTH,
-        judge_tolerance: int = defaults.JUDGE_TOLERANCE,
-        tablebase: Tablebase | None = None,
-        rating: float | None = None,
-        speed: str = defaults.SPEED,
-        chooser: Chooser | None = None,
-        puct: Puct | None = None,
+        self, casebase: Casebase | None, settings: GuidedSettings, seed: int, loaded: Loaded | None = None
     ) -> None:
+        loaded = loaded if loaded is not None else Loaded()
+        neighbours, temperature, tolerance = settings.neighbours, settings.temperature, settings.tolerance
+        judge_tolerance, case_weight = settings.judge_tolerance, settings.case_weight
+        selection, rating, model = settings.played_selection, settings.rating, loaded.model
         if neighbours < 1:
             raise ValueError(f"Neighbours must be at least 1, not {neighbours}")
         if not (temperature > 0 and math.isfinite(temperature)):
@@ -114,8 +113,8 @@ class GuidedAgent(CaseAgent):
             raise ValueError(f"JudgeTolerance must be at least 0 centipawns, not {judge_tolerance}")
         if selection not in tuple(Selection):
             raise ValueError(f"Selection must be one of {', '.join(Selection)}, not {selection!r}")
-        if prior not in tuple(PriorSource):
-            raise ValueError(f"Prior must be one of {', '.join(PriorSource)}, not {prior!r}")
+        if settings.prior not in tuple(PriorSource):
+            raise ValueError(f"Prior must be one of {', '.join(PriorSource)}, not {settings.prior!r}")
         if not 0 <= case_weight <= 1:
             raise ValueError(f"the cases' weight must lie in 0..1, not {case_weight}")
         self.neighbours, self.temperature, self.tolerance = neighbours, temperature, tolerance
@@ -127,11 +126,13 @@ class GuidedAgent(CaseAgent):
         self.selection = automatic_selection(casebase, rating) \
             if selection == Selection.AUTO else Selection(selection)
         #: Where the prior comes from (a proposal's ``prior`` is the distribution itself).
-        self.prior_source = PriorSource(prior) if model is not None else PriorSource.CASES
-        self.searcher = Searcher(tablebase=tablebase)
+        self.prior_source = PriorSource(settings.prior) if model is not None else PriorSource.CASES
+        self.searcher = Searcher(tablebase=loaded.tablebase)
         #: The search the network leads (option Search, search.md §10), where it plays without a judge.
-        self.puct = puct
-        self.judge, self.judge_depth, self.judge_tolerance = judge, judge_depth, judge_tolerance
+        self.puct = puct = loaded.puct
+        self.judge = judge = loaded.judge
+        self.judge_depth, self.judge_tolerance = settings.judge_depth, judge_tolerance
+        chooser = loaded.chooser
         #: The chooser, with a judge: ``Selection likely`` plays its likeliest move (not at a rating),
         #: ``calibrated`` draws from it at the error model's strength where it has reference positions to
         #: set that on (None: the error model chooses).
@@ -139,9 +140,7 @@ class GuidedAgent(CaseAgent):
             self.selection is Selection.CALIBRATED and chooser is not None and chooser.reference is not None) else None
         #: The chooser's strength for each error model the calibrated choice played (the speed classes').
         self.strengths: dict[ErrorModel, float] = {}
-        calibrated = self.selection.calibrated
-        if rating is not None and not calibrated:
-            raise ValueError(f"a rating is played by a Selection of the error model, not {selection!r}")
+        calibrated = self.selection.calibrated  # a rating is played by the error model (played_selection)
         #: The expert's error model with the prior (strength.md), at ``rating``: made here only.
         self.calibration: Calibration | None = None
         #: Cases retrieval passes over: the play-time record holds out the game of the position it
@@ -164,8 +163,8 @@ class GuidedAgent(CaseAgent):
         self.all_games, self.rating = self.calibration, rating
         self.by_speed: dict[str, Calibration] = {}
         #: The speed class of the game in play (option Speed, or the clock's).
-        self.speed = GameSpeed(speed, lichess=casebase is not None and casebase.on_lichess())
-        super().__init__(casebase, weights, seed)
+        self.speed = GameSpeed(settings.speed, lichess=casebase is not None and casebase.on_lichess())
+        super().__init__(casebase, settings.weights, seed)
 
     def new_game(self, seed: int | None = None) -> None:
         """Re-seed the generator (see :class:`CaseAgent`); a judge retired last game is tried again."""

@@ -140,7 +140,7 @@ MODES: dict[str, Mode] = {
                              " shallow similarity playing until they are there: `make embeddings` makes them ahead): the"
                              " 128 nearest cases vote, each for its move where legal, else the move it adapts to (issue #61)"),)),
     "guided": Mode(
-        _in("engine.agents.guided_settings", "GuidedSettings", "make_guided"),
+        _in("engine.agents.guided_maker", "GuidedSettings", "make_guided"),
         "the k nearest cases vote, an alpha-beta search vetoes unsound moves (search.md)",
         "playing the search's best move",
         (

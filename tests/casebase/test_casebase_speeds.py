@@ -11,6 +11,7 @@ from pathlib import Path
 import chess
 import numpy as np
 import pytest
+from engine_helpers import guided_agent
 from judge_helpers import scripted
 
 import engine.strength.profile as profile_module
@@ -23,7 +24,6 @@ from casebase.holdout import held_out_games
 from casebase.info import describe, speed_counts
 from casebase.npzfile import budget, read_member, write_npz
 from casebase.profile_checks import check_profile
-from engine.agents.guided import GuidedAgent
 from engine.cbr.weights import WEIGHT_CONFIGS
 from profiling.judging import Settings
 from profiling.pipeline import make_profile
@@ -83,8 +83,8 @@ def test_a_casebase_of_lichess_games_says_so_for_the_clock_read_at_play_time(tmp
     pgn.write_text(text.replace('[TimeControl "180+2"]', '[TimeControl "600+0"]'), encoding="utf-8")
     lichess = build([pgn], GameFilter(EXPERT), workers=1)
     assert lichess.on_lichess() and lichess.game_speeds().tolist()[:6] == ["rapid"] * 6  # 10+0: Lichess's rapid
-    assert GuidedAgent(lichess, WEIGHT_CONFIGS["balanced"], seed=1).speed.lichess  # the engine reads its clock so
-    assert not GuidedAgent(casebase, WEIGHT_CONFIGS["balanced"], seed=1).speed.lichess
+    assert guided_agent(lichess, WEIGHT_CONFIGS["balanced"], seed=1).speed.lichess  # the engine reads its clock so
+    assert not guided_agent(casebase, WEIGHT_CONFIGS["balanced"], seed=1).speed.lichess
 
 
 def test_a_casebase_made_before_the_column_is_read_with_unknown_time_controls(tmp_path):

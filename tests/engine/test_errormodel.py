@@ -10,6 +10,7 @@ from pathlib import Path
 import chess
 import numpy as np
 import pytest
+from engine_helpers import guided_agent
 
 from casebase.format import Casebase, encode_move
 from casebase.phases import PHASES
@@ -203,7 +204,6 @@ def test_without_a_profile_the_shipped_parameters_play():
 def test_the_calibrated_agent_plays_its_likeliest_move_and_draws_by_the_seed(kosteniuk, monkeypatch):
     import engine.agents.guided as guided
     from engine.agents.base import Reason
-    from engine.agents.guided import GuidedAgent
     from engine.cbr.weights import Weights
     from engine.search.limits import SearchLimits
 
@@ -212,7 +212,7 @@ def test_the_calibrated_agent_plays_its_likeliest_move_and_draws_by_the_seed(kos
     monkeypatch.setattr(guided, "judged_chances", lambda *args: reckoned.append(real(*args)) or reckoned[-1])
     casebase = synthetic_profile(kosteniuk, ErrorModel(0.05, 0.7))
     board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
-    likely = GuidedAgent(casebase, Weights(0.5, 0.5, 0.5), 1, selection=Selection.LIKELY, prior="cases")
+    likely = guided_agent(casebase, Weights(0.5, 0.5, 0.5), 1, selection=Selection.LIKELY, prior="cases")
     decision = likely.choose(board, limits=SearchLimits(depth=2))
     assert any("the likeliest by the error model" in line for line in explain(decision.record))
     chances = reckoned[-1]
@@ -220,15 +220,16 @@ def test_the_calibrated_agent_plays_its_likeliest_move_and_draws_by_the_seed(kos
     assert decision.chances == chances  # told with the decision (experiments.load reckons the expected loss from them)
     assert decision.reason is Reason.LIKELY
     seeds = (1, 1, *range(2, 13))
-    decisions = [GuidedAgent(casebase, Weights(0.5, 0.5, 0.5), seed, selection=Selection.CALIBRATED, prior="cases")
+    decisions = [guided_agent(casebase, Weights(0.5, 0.5, 0.5), seed, selection=Selection.CALIBRATED, prior="cases")
                  .choose(board, limits=SearchLimits(depth=2)) for seed in seeds]
     drawn = [d.move for d in decisions]
     assert drawn[0] == drawn[1]  # the same seed, the same move
     assert len(set(drawn)) > 1  # other seeds, other draws: the error model's chances, not its likeliest move
     assert all(board.is_legal(m) and m in chances for m in drawn)
     assert all(d.reason is Reason.CALIBRATED for d in decisions)
-    with pytest.raises(ValueError, match="a rating is played by"):
-        GuidedAgent(casebase, Weights(0.5, 0.5, 0.5), 1, selection=Selection.ARGMAX, rating=2000)
+    # a rating is played by the error model, whatever Selection says
+    rated = guided_agent(casebase, Weights(0.5, 0.5, 0.5), 1, selection=Selection.ARGMAX, rating=2000)
+    assert rated.selection is Selection.CALIBRATED and rated.calibration is not None
 
 
 def test_the_chances_are_reckoned_once_a_move_and_the_explanation_says_them(kosteniuk, monkeypatch):
@@ -237,7 +238,7 @@ def test_the_chances_are_reckoned_once_a_move_and_the_explanation_says_them(kost
     from engine.search.limits import SearchLimits
 
     casebase = synthetic_profile(kosteniuk, ErrorModel(0.05, 0.7))
-    agent = guided.GuidedAgent(casebase, Weights(0.5, 0.5, 0.5), 1, selection=Selection.LIKELY, prior="cases",
+    agent = guided_agent(casebase, Weights(0.5, 0.5, 0.5), 1, selection=Selection.LIKELY, prior="cases",
                                rating=2000)
     assert agent.calibration is not None and agent.calibration.rating == 2000
     original, reckoned = guided.judged_chances, []

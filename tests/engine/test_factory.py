@@ -13,7 +13,8 @@ from engine_helpers import favourite_model
 from engine.agents.defaults import Selection
 from engine.agents.endings import TablebaseAgent
 from engine.agents.factory import Loader, make_agent, option_values
-from engine.agents.guided import GuidedAgent, automatic_selection
+from engine.agents.guided import GuidedAgent, Loaded, automatic_selection
+from engine.agents.guided_settings import GuidedSettings
 from engine.agents.pure import PureAgent
 from engine.cbr.configurations import Configuration
 from engine.cbr.weights import WEIGHT_CONFIGS
@@ -61,7 +62,7 @@ def test_the_defaults_are_one_set():
         == (defaults["Neighbours"], defaults["Temperature"], defaults["Tolerance"], defaults["JudgeTolerance"])
     # the Selection default is decided by what the agent has: no judge and no profile here
     assert defaults["Selection"] == Selection.AUTO and guided.selection == automatic_selection(None)
-    plain = GuidedAgent(None, guided.weights, 0, model=guided.model)
+    plain = GuidedAgent(None, GuidedSettings.of(), 0, Loaded(model=guided.model))
     assert {k: v for k, v in vars(plain).items() if isinstance(v, SIMPLE)} \
         == {k: v for k, v in vars(guided).items() if isinstance(v, SIMPLE)}
     with pytest.raises(ValueError, match="no option named 'Tolerence'"):

@@ -9,11 +9,10 @@ from typing import Any
 
 import chess
 import pytest
-from engine_helpers import cases_casebase, favourite_model
+from engine_helpers import cases_casebase, favourite_model, guided_agent
 from search_helpers import random_positions, shuffled
 
 from casebase.format import Casebase
-from engine.agents.guided import GuidedAgent
 from engine.cbr.weights import WEIGHT_CONFIGS
 from engine.search.alphabeta import CHECK_EVERY
 from engine.search.limits import DEFAULT_NODES, Budget, SearchLimits
@@ -59,7 +58,7 @@ def kosteniuk(kosteniuk_casebase: Path) -> Casebase:
     ],
 )
 def test_every_move_is_legal(kosteniuk: Casebase, options: dict) -> None:
-    agent = GuidedAgent(kosteniuk, WEIGHT_CONFIGS["near-to"], seed=3, **options)
+    agent = guided_agent(kosteniuk, WEIGHT_CONFIGS["near-to"], seed=3, **options)
     for board in random_positions(8, seed=len(options)):
         decision = agent.choose(board, limits=SearchLimits(depth=1))
         assert decision.move in board.legal_moves, board.fen()
@@ -67,7 +66,7 @@ def test_every_move_is_legal(kosteniuk: Casebase, options: dict) -> None:
 
 
 def test_listed_moves_restrict_the_choice(kosteniuk: Casebase) -> None:
-    agent = GuidedAgent(kosteniuk, BALANCED, seed=1)
+    agent = guided_agent(kosteniuk, BALANCED, seed=1)
     board = chess.Board()
     only = [move("a2a3"), move("h2h4")]
     assert agent.choose(board, only, limits=DEPTH2).move in only
@@ -78,7 +77,7 @@ def test_listed_moves_restrict_the_choice(kosteniuk: Casebase) -> None:
 
 
 def test_no_legal_move() -> None:
-    agent = GuidedAgent(None, BALANCED, seed=1)
+    agent = guided_agent(None, BALANCED, seed=1)
     decision = agent.choose(chess.Board("R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1"), limits=DEPTH2)
     assert decision.move is None and "checkmate" in explain(decision.record)[-1]
 
@@ -88,7 +87,7 @@ def test_no_legal_move() -> None:
 @pytest.mark.parametrize("limits", [SearchLimits(depth=2), SearchLimits(nodes=1500)])
 def test_same_seed_same_game(kosteniuk: Casebase, selection: str, limits: SearchLimits) -> None:
     def play(seed: int) -> list[chess.Move]:
-        agent = GuidedAgent(kosteniuk, BALANCED, seed, selection=selection, neighbours=16)
+        agent = guided_agent(kosteniuk, BALANCED, seed, selection=selection, neighbours=16)
         board = chess.Board()
         for _ in range(10):
             board.push(agent.choose(board, limits=limits).move)
@@ -102,7 +101,7 @@ def test_same_seed_same_game(kosteniuk: Casebase, selection: str, limits: Search
 
 def test_sound_casebase_move_is_kept() -> None:
     board = played("e4 e5")
-    agent = GuidedAgent(cases_casebase([(board, move("g1f3"))]), BALANCED, seed=1)
+    agent = guided_agent(cases_casebase([(board, move("g1f3"))]), BALANCED, seed=1)
     decision = agent.choose(board, limits=SearchLimits(depth=3))
     assert decision.move == move("g1f3")
     assert decision.case == 0 and decision.similarity == 256 and decision.votes == 1
@@ -112,7 +111,7 @@ def test_sound_casebase_move_is_kept() -> None:
 def test_hanging_queen_is_overruled() -> None:
     # After 1.e4 d5 the case's 2.Qg4 loses the queen to ...Bxg4.
     board = played("e4 d5")
-    agent = GuidedAgent(cases_casebase([(board, move("d1g4"))]), BALANCED, seed=1)
+    agent = guided_agent(cases_casebase([(board, move("d1g4"))]), BALANCED, seed=1)
     decision = agent.choose(board, limits=SearchLimits(depth=3))
     assert decision.move != move("d1g4")
     assert decision.case is None  # the search's own move, proposed by no case
@@ -124,7 +123,7 @@ def test_hanging_queen_is_overruled() -> None:
 def test_sound_runner_up_beats_unsound_favourite() -> None:
     board = played("e4 d5")
     cases = [(board, move("d1g4")), (board, move("d1g4")), (board, move("e4d5"))]
-    agent = GuidedAgent(cases_casebase(cases), BALANCED, seed=1)
+    agent = guided_agent(cases_casebase(cases), BALANCED, seed=1)
     decision = agent.choose(board, limits=SearchLimits(depth=3))
     assert decision.move == move("e4d5")
     assert decision.case == 2
@@ -135,7 +134,7 @@ def test_sound_runner_up_beats_unsound_favourite() -> None:
 def test_side_ahead_does_not_repeat_into_a_draw() -> None:
     # The pure agent's shuffle (search.md §3): the case move Rb1 now makes a threefold repetition.
     board = shuffled(2)
-    agent = GuidedAgent(cases_casebase([(board.copy(stack=False), move("a1b1"))]), BALANCED, seed=1)
+    agent = guided_agent(cases_casebase([(board.copy(stack=False), move("a1b1"))]), BALANCED, seed=1)
     decision = agent.choose(board, limits=SearchLimits(depth=3))
     assert decision.move != move("a1b1")
     assert any("casebase move Rb1 (100%) loses" in line for line in explain(decision.record))
@@ -149,7 +148,7 @@ def test_most_voted_sound_move_beats_the_best_scored_one() -> None:
     # vote a3, one e4: the expert's majority is followed, not the search's preference.
     board = chess.Board()
     cases = [(board, move("a2a3")), (board, move("a2a3")), (board, move("e2e4"))]
-    agent = GuidedAgent(cases_casebase(cases), BALANCED, seed=1, tolerance=100)
+    agent = guided_agent(cases_casebase(cases), BALANCED, seed=1, tolerance=100)
     result = agent.searcher.search(board, Budget(depth=1), tolerance=100)
     assert result.scores[move("e2e4")].score > result.scores[move("a2a3")].score
     decision = agent.choose(board, limits=SearchLimits(depth=1))
@@ -163,13 +162,13 @@ def test_sample_draws_sound_moves_by_their_votes() -> None:
     casebase = cases_casebase(cases)
     depth1 = SearchLimits(depth=1)
     picks = [
-        GuidedAgent(casebase, BALANCED, seed, selection="sample").choose(board, limits=depth1).move
+        guided_agent(casebase, BALANCED, seed, selection="sample").choose(board, limits=depth1).move
         for seed in range(300)
     ]
     assert set(picks) == {move("e2e4"), move("d2d4")}
     # e4 has 2/3 of the votes: 200 expected, sd 8.2; the bounds are over six sd away.
     assert 150 < picks.count(move("e2e4")) < 250
-    argmax = GuidedAgent(casebase, BALANCED, 0).choose(board, limits=SearchLimits(depth=1))
+    argmax = guided_agent(casebase, BALANCED, 0).choose(board, limits=SearchLimits(depth=1))
     assert argmax.move == move("e2e4")
 
 
@@ -178,8 +177,8 @@ def test_votes_follow_similarity_and_temperature() -> None:
     near = (board, move("g1f3"))
     far = (played("d4 d5"), move("c2c4"))  # adapts to c2c4 here too
     casebase = cases_casebase([near, far])
-    cool = GuidedAgent(casebase, BALANCED, 1, temperature=1.0).propose(board, list(board.legal_moves))
-    warm = GuidedAgent(casebase, BALANCED, 1, temperature=1000.0).propose(board, list(board.legal_moves))
+    cool = guided_agent(casebase, BALANCED, 1, temperature=1.0).propose(board, list(board.legal_moves))
+    warm = guided_agent(casebase, BALANCED, 1, temperature=1000.0).propose(board, list(board.legal_moves))
     assert sum(cool.prior.values()) == pytest.approx(1.0)
     assert cool.prior[move("g1f3")] > 0.99  # Sim 256 against 240: e^-16 of a vote
     assert warm.prior[move("g1f3")] == pytest.approx(0.5, abs=0.01)
@@ -190,7 +189,7 @@ def test_votes_follow_similarity_and_temperature() -> None:
 
 
 def test_explanation_names_the_case(kosteniuk: Casebase) -> None:
-    agent = GuidedAgent(kosteniuk, BALANCED, seed=1)
+    agent = guided_agent(kosteniuk, BALANCED, seed=1)
     board = chess.Board()
     decision = agent.choose(board, limits=DEPTH2)
     assert decision.case is not None
@@ -205,10 +204,10 @@ def test_explanation_names_the_case(kosteniuk: Casebase) -> None:
 def test_without_cases_the_search_decides() -> None:
     white_only = cases_casebase([(chess.Board(), move("e2e4"))])
     board = played("e4")
-    decision = GuidedAgent(white_only, BALANCED, seed=1).choose(board, limits=DEPTH2)
+    decision = guided_agent(white_only, BALANCED, seed=1).choose(board, limits=DEPTH2)
     assert decision.move in board.legal_moves and decision.case is None
     assert "no case with Black to move" in explain(decision.record)[0]
-    decision = GuidedAgent(None, BALANCED, seed=1).choose(board, limits=DEPTH2)
+    decision = guided_agent(None, BALANCED, seed=1).choose(board, limits=DEPTH2)
     assert decision.move in board.legal_moves
     assert "no casebase loaded" in explain(decision.record)[0]
 
@@ -218,7 +217,7 @@ def test_without_cases_the_search_decides() -> None:
 
 def test_search_iterations_are_passed_on() -> None:
     results: list[SearchResult] = []
-    GuidedAgent(None, BALANCED, seed=1).choose(chess.Board(), limits=SearchLimits(depth=3),
+    guided_agent(None, BALANCED, seed=1).choose(chess.Board(), limits=SearchLimits(depth=3),
                                                on_iteration=results.append)
     assert [result.depth for result in results] == [1, 2, 3]
 
@@ -226,7 +225,7 @@ def test_search_iterations_are_passed_on() -> None:
 def test_stop_ends_an_infinite_search(kosteniuk: Casebase) -> None:
     # The UCI loop's stop arrives through the event: already set, the search ends at its
     # first look at it.
-    agent = GuidedAgent(kosteniuk, BALANCED, seed=1)
+    agent = guided_agent(kosteniuk, BALANCED, seed=1)
     board = played("e4 e5 Nf3 Nc6 Bb5 a6")
     stop = threading.Event()
     stop.set()
@@ -240,12 +239,12 @@ def test_stop_cuts_the_proposal_short(kosteniuk: Casebase) -> None:
     # Adapting 64 cases takes tens of milliseconds: a stop already given leaves the nearest case's vote.
     board = played("e4 e5 Nf3")
     stop = threading.Event()
-    full = GuidedAgent(kosteniuk, BALANCED, seed=1).propose(board, list(board.legal_moves))
+    full = guided_agent(kosteniuk, BALANCED, seed=1).propose(board, list(board.legal_moves))
     assert (full.cases, full.retrieved) == (64, 64)
     stop.set()
-    cut = GuidedAgent(kosteniuk, BALANCED, seed=1).propose(board, list(board.legal_moves), stop)
+    cut = guided_agent(kosteniuk, BALANCED, seed=1).propose(board, list(board.legal_moves), stop)
     assert (cut.cases, cut.retrieved) == (1, 64) and list(cut.prior.values()) == [1.0]
-    decision = GuidedAgent(kosteniuk, BALANCED, seed=1).choose(board, limits=SearchLimits(infinite=True), stop=stop)
+    decision = guided_agent(kosteniuk, BALANCED, seed=1).choose(board, limits=SearchLimits(infinite=True), stop=stop)
     assert decision.move in board.legal_moves
     assert "(stop came after 1 of 64 adaptations)" in explain(decision.record)[0]
 
@@ -263,7 +262,7 @@ def test_stop_cuts_the_proposal_short(kosteniuk: Casebase) -> None:
 )
 def test_go_limits_become_the_search_budget(limits: SearchLimits, budget: dict,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    agent = GuidedAgent(None, BALANCED, seed=1)
+    agent = guided_agent(None, BALANCED, seed=1)
     board = played("e4 e5 Nf3 Nc6 Bb5 a6")
     asked: dict = {}
     real = agent.searcher.search
@@ -287,7 +286,7 @@ def test_go_limits_become_the_search_budget(limits: SearchLimits, budget: dict,
 )
 def test_bad_options_are_refused(options: dict) -> None:
     with pytest.raises(ValueError):
-        GuidedAgent(None, BALANCED, seed=1, **options)
+        guided_agent(None, BALANCED, seed=1, **options)
 
 
 # -- the style model's prior ---------------------------------------------------------------
@@ -300,7 +299,7 @@ def likes_e4(tmp_path: Path) -> StyleModel:
 
 def test_model_prior_proposes_the_models_favourite(likes_e4: StyleModel) -> None:
     board = chess.Board()
-    agent = GuidedAgent(None, BALANCED, seed=1, prior="model", model=likes_e4)
+    agent = guided_agent(None, BALANCED, seed=1, prior="model", model=likes_e4)
     proposal = agent.propose(board, list(board.legal_moves))
     assert proposal.top() == move("e2e4") and proposal.prior[move("e2e4")] > 0.9
     assert sum(proposal.model.values()) == pytest.approx(1.0) and len(proposal.model) == 20
@@ -317,7 +316,7 @@ def test_model_prior_proposes_the_models_favourite(likes_e4: StyleModel) -> None
 def test_blend_lets_the_cases_vote_only_in_their_own_position(likes_e4: StyleModel) -> None:
     board = played("e4 e5")
     near = [(board, move("g1f3"))] * 3
-    agent = GuidedAgent(cases_casebase(near), BALANCED, seed=1, prior="blend", model=likes_e4, case_weight=0.8)
+    agent = guided_agent(cases_casebase(near), BALANCED, seed=1, prior="blend", model=likes_e4, case_weight=0.8)
     here = agent.propose(board, list(board.legal_moves))
     assert here.case_weight == 0.8 and here.top() == move("g1f3")
     assert here.prior[move("g1f3")] == pytest.approx(0.8 + 0.2 * here.model[move("g1f3")])
@@ -331,7 +330,7 @@ def test_blend_lets_the_cases_vote_only_in_their_own_position(likes_e4: StyleMod
 
 
 def test_without_a_model_the_cases_propose(kosteniuk: Casebase) -> None:
-    agent = GuidedAgent(kosteniuk, BALANCED, seed=1, prior="blend", model=None)
+    agent = guided_agent(kosteniuk, BALANCED, seed=1, prior="blend", model=None)
     board = chess.Board()
     assert agent.prior_source == "cases"
     assert agent.propose(board, list(board.legal_moves)).model == {}

@@ -14,10 +14,10 @@ from pathlib import Path
 import chess
 import chess.engine
 import pytest
+from engine_helpers import guided_agent
 from judge_helpers import SCRIPT
 from uci_helpers import PROTOCOL, Engine, popen, stop_latency
 
-from engine.agents.guided import GuidedAgent
 from engine.cbr.weights import Weights
 from engine.outside.judge import UNBOUNDED_PROPOSAL_DEPTH, Judge, JudgeError, JudgeSettings
 from engine.search.limits import Budget, SearchLimits
@@ -116,7 +116,7 @@ def test_guided_mode_plays_the_most_liked_sound_proposal_and_names_its_judge(kos
     from casebase.format import Casebase
 
     judge = Judge(JudgeSettings(STOCKFISH))
-    agent = GuidedAgent(Casebase.load(kosteniuk_casebase), Weights(0.5, 0.5, 0.5), 7, judge=judge,
+    agent = guided_agent(Casebase.load(kosteniuk_casebase), Weights(0.5, 0.5, 0.5), 7, judge=judge,
                         judge_depth=8, judge_tolerance=30)
     board = chess.Board()
     try:
@@ -332,7 +332,7 @@ def test_stop_reaches_a_judge_that_never_answers(tmp_path):
     judge.start()
     stop = threading.Event()
     threading.Timer(0.3, stop.set).start()
-    agent = GuidedAgent(None, Weights(0.5, 0.5, 0.5), 1, judge=judge)
+    agent = guided_agent(None, Weights(0.5, 0.5, 0.5), 1, judge=judge)
     try:
         started = time.monotonic()
         decision = agent.choose(chess.Board(), limits=SearchLimits(infinite=True), stop=stop)
@@ -383,13 +383,13 @@ def test_the_judge_scores_each_proposal_as_the_engine_says_and_keeps_its_own_bes
 
 @pytest.mark.parametrize(("e4", "played", "why"), [(30, "e2e4", "first choice"), (-100, "d2d4", "no proposed move is sound")])
 def test_guided_mode_plays_the_proposal_a_scripted_judge_finds_sound(tmp_path, e4, played, why):
-    from engine_helpers import favourite_model
+    from engine_helpers import favourite_model, guided_agent
 
     from engine.style.model import StyleModel
 
     judge = Judge(JudgeSettings(scripted_judge(tmp_path, e2e4=e4, d2d4=40)))
     model = StyleModel.load(favourite_model(tmp_path / "e4.npz", chess.E4))  # proposes e4 alone
-    agent = GuidedAgent(None, Weights(0.5, 0.5, 0.5), 1, prior="model", model=model, judge=judge,
+    agent = guided_agent(None, Weights(0.5, 0.5, 0.5), 1, prior="model", model=model, judge=judge,
                         judge_depth=7, judge_tolerance=25)
     try:
         decision = agent.choose(chess.Board(), limits=SearchLimits(depth=2))

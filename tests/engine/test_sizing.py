@@ -8,10 +8,10 @@ import math
 
 import chess
 import pytest
+from engine_helpers import guided_agent
 
 from casebase.format import Casebase
 from engine.agents.defaults import Selection
-from engine.agents.guided import GuidedAgent
 from engine.cbr.weights import Weights
 from engine.outside.judge import Judge, JudgeSettings
 from engine.search import ALPHABETA, PUCT
@@ -51,21 +51,21 @@ def test_an_expert_stronger_than_the_search_gets_its_best_move(casebase, search)
 def test_the_agent_without_a_judge_plays_the_sized_choice(casebase):
     board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
     weak = rating_of(OWN_LOSS[ALPHABETA] + 0.03)
-    agent = GuidedAgent(casebase, WEIGHTS, 1, rating=weak)
+    agent = guided_agent(casebase, WEIGHTS, 1, rating=weak)
     assert agent.selection is Selection.CALIBRATED and agent.sizing is not None
     assert agent.calibration is not None and agent.calibration.model == calibrate(casebase, None, weak).model
     decision = agent.choose(board, limits=SearchLimits(depth=2))
     assert decision.move in board.legal_moves and decision.chances  # drawn by the error model
-    strong = GuidedAgent(casebase, WEIGHTS, 1, rating=3000)  # beyond the search: its choice
+    strong = guided_agent(casebase, WEIGHTS, 1, rating=3000)  # beyond the search: its choice
     assert strong.selection is Selection.ARGMAX and strong.calibration is None and strong.sizing is not None
-    plain = GuidedAgent(casebase, WEIGHTS, 1, selection=Selection.ARGMAX)
+    plain = guided_agent(casebase, WEIGHTS, 1, selection=Selection.ARGMAX)
     limits = SearchLimits(depth=2)
     assert strong.choose(board, limits=limits).move == plain.choose(board, limits=limits).move
     assert not strong.choose(board, limits=limits).chances
 
 
 def test_auto_without_a_judge_sizes_the_expert_s_own_strength(casebase):
-    agent = GuidedAgent(casebase, WEIGHTS, 1)  # Selection auto, no judge, a profiled casebase
+    agent = guided_agent(casebase, WEIGHTS, 1)  # Selection auto, no judge, a profiled casebase
     own = calibrate(casebase, None)
     assert agent.sizing is not None and agent.sizing.rating is None and agent.sizing.asked == own
     assert math.isclose(agent.sizing.target, loss_at(own.rating))
@@ -76,7 +76,7 @@ def test_auto_without_a_judge_sizes_the_expert_s_own_strength(casebase):
 def test_with_a_judge_nothing_is_sized(casebase):
     judge = Judge(JudgeSettings("/nonexistent/judge"))  # never started: it is not asked
     weak = rating_of(OWN_LOSS[ALPHABETA] + 0.03)
-    agent = GuidedAgent(casebase, WEIGHTS, 1, rating=weak, judge=judge)
+    agent = guided_agent(casebase, WEIGHTS, 1, rating=weak, judge=judge)
     assert agent.sizing is None and agent.calibration is not None
     assert agent.calibration.model == calibrate(casebase, None, weak).model
 
@@ -86,7 +86,7 @@ def test_under_the_error_model_the_alpha_beta_scores_and_the_network_s_search_is
         raise AssertionError("the network's search was asked")
 
     weak = rating_of(OWN_LOSS[PUCT] + 0.03)
-    agent = GuidedAgent(casebase, WEIGHTS, 1, rating=weak, puct=Puct(evaluate))
+    agent = guided_agent(casebase, WEIGHTS, 1, rating=weak, puct=Puct(evaluate))
     assert agent.sizing is not None and agent.sizing.search == PUCT and agent.calibration is not None
     board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
     decision = agent.choose(board, limits=SearchLimits(depth=2))

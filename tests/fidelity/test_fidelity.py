@@ -13,12 +13,11 @@ from pathlib import Path
 import chess
 import chess.pgn
 import pytest
-from engine_helpers import favourite_model, shipped_personal
+from engine_helpers import favourite_model, guided_agent, shipped_personal
 from judge_helpers import FAKE_ENGINE
 from uci_helpers import ROOT
 
 from casebase.format import Casebase
-from engine.agents.guided import GuidedAgent
 from engine.cbr.configurations import parse_configurations
 from engine.search.limits import SearchLimits
 from fidelity.modes import FidelityMode
@@ -250,7 +249,7 @@ def test_guided_mode_plays_legal_moves_reproducibly(heldout):
     assert play_positions(positions, FidelityMode.GUIDED, settings, workers=2, progress=False) == moves
     search = play_positions(positions, FidelityMode.ALPHABETA, settings, workers=1, progress=False)
     for p in positions:  # the search alone: a guided agent without cases plays the search's best move
-        alone = GuidedAgent(None, BALANCED.weights, 0).choose(p.board(), limits=SearchLimits(depth=1))
+        alone = guided_agent(None, BALANCED.weights, 0).choose(p.board(), limits=SearchLimits(depth=1))
         assert search[p.index] == alone.move.uci()
 
 

@@ -10,12 +10,12 @@ from typing import Any
 import chess
 import numpy as np
 import pytest
+from engine_helpers import guided_agent
 from uci_helpers import ROOT
 
 from casebase.format import Casebase
 from casebase.phases import Phase
 from engine.agents.defaults import Selection
-from engine.agents.guided import GuidedAgent
 from engine.cbr.configurations import WEIGHT_CONFIGS
 from engine.search.result import RootScore, SearchResult
 from engine.strength.calibration import calibrate, choose, judged_chances
@@ -206,7 +206,7 @@ def test_likely_is_the_engines_own_argmax(kosteniuk_records, profiled):
     casebase = Casebase.load(profiled[0])  # built here: a clone has no casebases/
     model = load_model(choose_model(casebase).path)
     calibration = calibrate(casebase, model)
-    agent = GuidedAgent(casebase, WEIGHT_CONFIGS["balanced"], 1, selection=Selection.LIKELY, model=model)
+    agent = guided_agent(casebase, WEIGHT_CONFIGS["balanced"], 1, selection=Selection.LIKELY, model=model)
     assert agent.calibration is not None and agent.calibration.model != calibration.model  # the likelihood fit's
     positions = read_records(kosteniuk_records)[1][:60]
     zero = Chooser(FEATURES, np.zeros(len(FEATURES)))

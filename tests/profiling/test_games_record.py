@@ -14,6 +14,7 @@ from types import SimpleNamespace
 import chess
 import numpy as np
 import pytest
+from engine_helpers import guided_agent
 from damaged import copy_profiled
 from judge_helpers import scripted
 from profile_helpers import PLAYED, PROFILE
@@ -23,7 +24,6 @@ from uci_helpers import ROOT
 from casebase.format import Casebase
 from casebase.info import describe_profile
 from engine.agents.defaults import Selection
-from engine.agents.guided import GuidedAgent
 from engine.cbr.configurations import WEIGHT_CONFIGS
 from engine.outside.judge import Judge, JudgeSettings
 from engine.strength.calibration import calibrate, set_on
@@ -119,18 +119,18 @@ def test_likely_ranks_by_the_likelihood_fit_and_calibrated_draws_at_the_strength
     base = calibrate(casebase, None)
     assert base.fitted is not None and base.fitted != base.model
     weights = WEIGHT_CONFIGS["balanced"]
-    likely = GuidedAgent(casebase, weights, 1, selection=Selection.LIKELY, prior="cases")
+    likely = guided_agent(casebase, weights, 1, selection=Selection.LIKELY, prior="cases")
     judge = Judge(JudgeSettings("/nonexistent/judge"))  # at hand, never asked: the draw is not sized (strength.md §7)
-    drawn = GuidedAgent(casebase, weights, 1, selection=Selection.CALIBRATED, prior="cases", judge=judge)
+    drawn = guided_agent(casebase, weights, 1, selection=Selection.CALIBRATED, prior="cases", judge=judge)
     assert likely.calibration is not None and likely.calibration.model == base.fitted
     assert "the likeliest by the likelihood fit" in likely.calibration.source
     assert drawn.calibration is not None and drawn.calibration.model == base.model
-    rated = GuidedAgent(casebase, weights, 1, selection=Selection.LIKELY, prior="cases", rating=2000)
+    rated = guided_agent(casebase, weights, 1, selection=Selection.LIKELY, prior="cases", rating=2000)
     assert rated.calibration is not None and rated.calibration.model == base.at_rating(2000).model
-    blitz = GuidedAgent(casebase, weights, 1, selection=Selection.LIKELY, prior="cases", speed="blitz")
+    blitz = guided_agent(casebase, weights, 1, selection=Selection.LIKELY, prior="cases", speed="blitz")
     assert blitz._play_speed(chess.Board(), None) == []  # no speed's profile told, none played
     assert blitz.calibration is not None and blitz.calibration.model == base.fitted
-    drawn_blitz = GuidedAgent(casebase, weights, 1, selection=Selection.CALIBRATED, prior="cases", speed="blitz",
+    drawn_blitz = guided_agent(casebase, weights, 1, selection=Selection.CALIBRATED, prior="cases", speed="blitz",
                               judge=judge)
     assert drawn_blitz._play_speed(chess.Board(), None) != []  # it falls back to all games, and says so
 
