@@ -2,8 +2,8 @@
 with a judge, with option Chooser off and on, at 0.3 s a move, at 40 moves in 20 s and at the card's
 40 moves in 90 minutes (``--card``), each a game's first ``go`` on a handful of positions.
 
-    python -m bench.chooser --judge /usr/games/stockfish [--chooser FILE] [--casebase carlsen-2800]
-    [--card]
+    python -m bench.chooser --judge /usr/games/stockfish [--chooser FILE]
+        [--casebase carlsen-2800] [--card]
 
 The chooser adds the candidates' searches at depths 2 and 6 (one search a depth, after the judge's
 hash is cleared) and its features; the table says how many moves had them done in the time they were

@@ -4,7 +4,7 @@ is named, as McIlroy-Young et al. ("Learning Models of Individual Behavior in Ch
 players.
 
     python -m fidelity identify --heldout casebases/heldout/*.pgn --networks
-    casebases/heldout/*.pb.gz --games 20
+        casebases/heldout/*.pb.gz --games 20
 
 Files pair by name (``ID.pgn`` with ``ID.pb.gz``); each network's ``ID.toml`` names its expert,
 whose moves in the PGN are asked (each position with its game's history, as the engine sees it). A
