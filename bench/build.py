@@ -60,15 +60,20 @@ def best_time(run: Callable[[], object], repeat: int) -> float:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.build", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.build",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--pgn", type=Path, default=DEFAULT_PGN)
     parser.add_argument("--games", type=int, default=3000)
     parser.add_argument("--repeat", type=int, default=2, help="best of this many runs")
     args = parser.parse_args()
     if not args.pgn.exists():
-        print(f"{args.pgn} is not here: this benchmark needs a large PGN such as the project's"
-              f" masters-2500plus.pgn.gz; pass it with --pgn PATH.")
+        print(
+            f"{args.pgn} is not here: this benchmark needs a large PGN such as the project's"
+            f" masters-2500plus.pgn.gz; pass it with --pgn PATH."
+        )
         return 0
     cores = os.cpu_count() or 1
     text, games = first_games(args.pgn, args.games)
@@ -83,21 +88,35 @@ def main() -> int:
                 out = Path(tmp) / f"{workers}.npz"
                 build([pgn], selection, workers=workers, progress=False).save(out)
                 outputs[workers] = out.read_bytes()
+
             return run
 
-        rows = [("python-chess bare parse (read_game + replay)", best_time(lambda: bare_parse(pgn), args.repeat))]
+        rows = [
+            (
+                "python-chess bare parse (read_game + replay)",
+                best_time(lambda: bare_parse(pgn), args.repeat),
+            )
+        ]
         rows.append(("builder, 1 worker", best_time(builder(1), args.repeat)))
-        rows.append((f"builder, {cores} workers (all cores)", best_time(builder(cores), args.repeat)))
+        rows.append(
+            (f"builder, {cores} workers (all cores)", best_time(builder(cores), args.repeat))
+        )
     bare, one, many = (games / seconds for _, seconds in rows)
-    print(f"{games} games of {args.pgn.name} ({len(text) / 1e6:.1f} MB), every move a case;"
-          f" best of {args.repeat} runs; {cores} cores\n")
+    print(
+        f"{games} games of {args.pgn.name} ({len(text) / 1e6:.1f} MB), every move a case;"
+        f" best of {args.repeat} runs; {cores} cores\n"
+    )
     print(f"| {'what':<46} | {'seconds':>7} | {'games/s':>7} |")
     print(f"|{'-' * 48}|{'-' * 9}|{'-' * 9}|")
     for (name, seconds), rate in zip(rows, (bare, one, many)):
         print(f"| {name:<46} | {seconds:7.2f} | {rate:7.0f} |")
-    print(f"\nbuilder 1 worker / bare parse:   {one / bare:.2f}  (target >= {TARGET_ONE_WORKER:.2f})")
-    print(f"builder {cores} workers / 1 worker: {many / one:.2f}  (target >= {TARGET_TWO_WORKERS:.2f}"
-          f" with 2 workers)")
+    print(
+        f"\nbuilder 1 worker / bare parse:   {one / bare:.2f}  (target >= {TARGET_ONE_WORKER:.2f})"
+    )
+    print(
+        f"builder {cores} workers / 1 worker: {many / one:.2f}  (target >= {TARGET_TWO_WORKERS:.2f}"
+        f" with 2 workers)"
+    )
     print(f"same casebase bytes with 1 and {cores} workers: {outputs[1] == outputs[cores]}")
     return 0
 

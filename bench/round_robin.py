@@ -23,8 +23,15 @@ from engine.cbr.configurations import parse_configurations
 from tournament.players import casebase_entrant
 from tournament.runner import TournamentSettings, run
 
-LADDER = ["kosteniuk-2200", "gaprindashvili-2300", "paehtz-2400", "miles-2500",
-          "vanwely-2600", "ivanchuk-2700", "carlsen-2800"]
+LADDER = [
+    "kosteniuk-2200",
+    "gaprindashvili-2300",
+    "paehtz-2400",
+    "miles-2500",
+    "vanwely-2600",
+    "ivanchuk-2700",
+    "carlsen-2800",
+]
 THESIS_GAMES_PER_MINUTE = 630 / 20
 
 
@@ -40,7 +47,9 @@ def _moves(pgn: Path) -> tuple[list[str], int]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.round_robin", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.round_robin", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--casebases", type=Path, default=ROOT / "casebases")
     parser.add_argument("--configs", nargs="+", default=["thesis"])
     parser.add_argument("--rounds", type=int, default=3)
@@ -49,11 +58,17 @@ def main() -> int:
     paths = [args.casebases / f"{name}.npz" for name in LADDER]
     missing = [p for p in paths if not p.exists()]
     if missing:
-        print(f"missing casebases ({', '.join(p.name for p in missing)}): run `make casebases`"
-              f" first, or give --casebases DIR", file=sys.stderr)
+        print(
+            f"missing casebases ({', '.join(p.name for p in missing)}): run `make casebases`"
+            f" first, or give --casebases DIR",
+            file=sys.stderr,
+        )
         return 2
-    settings = TournamentSettings(entrants=tuple(casebase_entrant(p) for p in paths),
-                        configs=tuple(parse_configurations(args.configs)), rounds=args.rounds)
+    settings = TournamentSettings(
+        entrants=tuple(casebase_entrant(p) for p in paths),
+        configs=tuple(parse_configurations(args.configs)),
+        rounds=args.rounds,
+    )
     rows, reference = [], None
     for workers in args.workers:
         with tempfile.TemporaryDirectory() as out:
@@ -63,13 +78,17 @@ def main() -> int:
             games, plies = _moves(pgn)
         reference = reference or games
         rows.append((workers, len(games), plies, seconds, games == reference))
-    print("\n| workers | games | plies | seconds | games/min | plies/s | vs thesis (31.5 games/min,"
-          " 4 cores) | same games |")
+    print(
+        "\n| workers | games | plies | seconds | games/min | plies/s | vs thesis (31.5 games/min,"
+        " 4 cores) | same games |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for workers, count, plies, seconds, same in rows:
         rate = count / seconds * 60
-        print(f"| {workers} | {count} | {plies} | {seconds:.1f} | {rate:.1f} | {plies / seconds:.0f}"
-              f" | {rate / THESIS_GAMES_PER_MINUTE:.1f}x | {'yes' if same else 'NO'} |")
+        print(
+            f"| {workers} | {count} | {plies} | {seconds:.1f} | {rate:.1f} | {plies / seconds:.0f}"
+            f" | {rate / THESIS_GAMES_PER_MINUTE:.1f}x | {'yes' if same else 'NO'} |"
+        )
     return 0 if all(row[-1] for row in rows) else 1
 
 

@@ -35,22 +35,31 @@ POSITIONS = {
 
 
 def search_table(depth: int) -> None:
-    print(f"\nSearch to depth {depth} (one fresh table per search). Exact root scores down to the"
-          " tolerance cost extra nodes;\nthe guided mode asks them only of the proposed moves"
-          " (here: the 6 best at depth 1, a stand-in for a casebase's proposals)\n")
-    print(f"{'position':<18} {'root scores':<26} {'nodes':>9} {'seconds':>8} {'nodes/s':>8} {'sound':>6}")
+    print(
+        f"\nSearch to depth {depth} (one fresh table per search). Exact root scores down to the"
+        " tolerance cost extra nodes;\nthe guided mode asks them only of the proposed moves"
+        " (here: the 6 best at depth 1, a stand-in for a casebase's proposals)\n"
+    )
+    print(
+        f"{'position':<18} {'root scores':<26} {'nodes':>9} {'seconds':>8} {'nodes/s':>8}"
+        f" {'sound':>6}"
+    )
     for name, fen in POSITIONS.items():
         board = chess.Board(fen)
         shallow = Searcher().search(board, Budget(depth=1), tolerance=10_000)
         proposed = sorted(shallow.scores, key=lambda m: -shallow.scores[m].score)[:6]
-        for label, tolerance, exact in (("best only (tolerance 0)", 0, None),
-                                        ("all exact to -50 cp", 50, None),
-                                        ("6 proposed exact to -50", 50, proposed)):
+        for label, tolerance, exact in (
+            ("best only (tolerance 0)", 0, None),
+            ("all exact to -50 cp", 50, None),
+            ("6 proposed exact to -50", 50, proposed),
+        ):
             start = time.perf_counter()
             result = Searcher().search(board, Budget(depth=depth), tolerance=tolerance, exact=exact)
             seconds = time.perf_counter() - start
-            print(f"{name:<18} {label:<26} {result.nodes:>9} {seconds:>8.2f}"
-                  f" {result.nodes / seconds:>8.0f} {len(result.sound()):>6}")
+            print(
+                f"{name:<18} {label:<26} {result.nodes:>9} {seconds:>8.2f}"
+                f" {result.nodes / seconds:>8.0f} {len(result.sound()):>6}"
+            )
 
 
 def key_table() -> None:
@@ -85,20 +94,32 @@ def key_table() -> None:
     base = timeit.timeit(push_pop, number=n) / n
     print("\nKey per node, on top of push + pop (microseconds)\n")
     print(f"{'key':<36} {'us':>6}")
-    for name, fn in (("chess.polyglot.zobrist_hash", full), ("polyglot, incremental (used)", incremental),
-                     ("board._transposition_key()", transposition_key)):
+    for name, fn in (
+        ("chess.polyglot.zobrist_hash", full),
+        ("polyglot, incremental (used)", incremental),
+        ("board._transposition_key()", transposition_key),
+    ):
         print(f"{name:<36} {(timeit.timeit(fn, number=n) / n - base) * 1e6:>6.1f}")
     print(f"{'(push + pop itself)':<36} {base * 1e6:>6.1f}")
 
 
 def guided_table() -> None:
-    casebase = build([ROOT / "data" / "experts" / "kosteniuk-2200.pgn"], GameFilter("Alexandra Kosteniuk"),
-                     workers=1, progress=False)
-    print(f"\nGuided moves, Kosteniuk's casebase ({len(casebase)} cases), 64 neighbours, 12 plies"
-          " from the start\n")
+    casebase = build(
+        [ROOT / "data" / "experts" / "kosteniuk-2200.pgn"],
+        GameFilter("Alexandra Kosteniuk"),
+        workers=1,
+        progress=False,
+    )
+    print(
+        f"\nGuided moves, Kosteniuk's casebase ({len(casebase)} cases), 64 neighbours, 12 plies"
+        " from the start\n"
+    )
     print(f"{'limit':<14} {'s/move (mean)':>13} {'s/move (max)':>12}")
-    for limits, label in ((SearchLimits(depth=2), "depth 2"), (SearchLimits(depth=3), "depth 3"),
-                          (SearchLimits(nodes=10_000), "nodes 10000")):
+    for limits, label in (
+        (SearchLimits(depth=2), "depth 2"),
+        (SearchLimits(depth=3), "depth 3"),
+        (SearchLimits(nodes=10_000), "nodes 10000"),
+    ):
         agent = GuidedAgent(casebase, GuidedSettings.of(weights=WEIGHT_CONFIGS["balanced"]), seed=1)
         board, times = chess.Board(), []
         for _ in range(12):
@@ -116,21 +137,36 @@ def puct_table(seconds: float) -> None:
     from engine.style.personal import personal_folder
 
     network = load_network(personal_folder() / "carlsen-2800.pb.gz")
-    print(f"\nThe search the network leads, {network.describe()}, {seconds:g} s a position from a fresh tree\n")
+    print(
+        f"\nThe search the network leads, {network.describe()}, {seconds:g} s a position from"
+        " a fresh tree\n"
+    )
     print(f"{'position':<18} {'visits':>8} {'visits/s':>9} {'depth':>6} {'seldepth':>9}")
     visits = spent = 0.0
     for name, fen in POSITIONS.items():
         search = Puct(lambda boards: network.evaluate(boards, POLICY_TEMPERATURE))
         result = search.search(chess.Board(fen), Budget(movetime=seconds))
         visits, spent = visits + result.nodes, spent + result.seconds
-        print(f"{name:<18} {result.nodes:>8} {result.nodes / result.seconds:>9.0f} {result.depth:>6} {result.seldepth:>9}")
+        print(
+            f"{name:<18} {result.nodes:>8} {result.nodes / result.seconds:>9.0f}"
+            f" {result.depth:>6} {result.seldepth:>9}"
+        )
     print(f"{'all':<18} {visits:>8.0f} {visits / spent:>9.0f}")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(prog="python -m bench.search", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--depth", type=int, default=4, help="search depth of the first table (default 4)")
-    parser.add_argument("--puct-seconds", type=float, default=3.0, help="seconds a position of the last table (default 3)")
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.search", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument(
+        "--depth", type=int, default=4, help="search depth of the first table (default 4)"
+    )
+    parser.add_argument(
+        "--puct-seconds",
+        type=float,
+        default=3.0,
+        help="seconds a position of the last table (default 3)",
+    )
     args = parser.parse_args()
     search_table(args.depth)
     key_table()

@@ -1,4 +1,5 @@
-"""Engine start-up: time from launch to ``uciok``, to ``readyok`` (casebase loaded) and to the first move.
+"""Engine start-up: time from launch to ``uciok``, to ``readyok`` (casebase loaded) and to the first
+move.
 
     python -m bench.startup [--pgn masters-2500plus.pgn.gz] [--runs 5]
 
@@ -22,11 +23,20 @@ from casebase.format import Casebase
 def one_start(casebase: Path) -> tuple[float, float, float]:
     """Seconds from launch to uciok, readyok and the first bestmove."""
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, str(ROOT / "uci_main.py"), "--casebase", str(casebase)],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "uci_main.py"), "--casebase", str(casebase)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
     assert proc.stdin is not None and proc.stdout is not None
     marks = []
-    for command, answer in (("uci", "uciok"), ("isready", "readyok"), ("go movetime 1000", "bestmove")):
+    for command, answer in (
+        ("uci", "uciok"),
+        ("isready", "readyok"),
+        ("go movetime 1000", "bestmove"),
+    ):
         proc.stdin.write(command + "\n")
         proc.stdin.flush()
         while not (line := proc.stdout.readline()).startswith(answer):
@@ -42,8 +52,22 @@ def one_start(casebase: Path) -> tuple[float, float, float]:
 def small_casebase() -> Path:
     path = OUT / "kosteniuk-2200.npz"
     if not path.exists():
-        subprocess.run([sys.executable, "-m", "casebase", "build", "data/experts/kosteniuk-2200.pgn", "--quiet",
-                        "--player", "Kosteniuk, Alexandra", "-o", str(path)], cwd=ROOT, check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "casebase",
+                "build",
+                "data/experts/kosteniuk-2200.pgn",
+                "--quiet",
+                "--player",
+                "Kosteniuk, Alexandra",
+                "-o",
+                str(path),
+            ],
+            cwd=ROOT,
+            check=True,
+        )
     return path
 
 
@@ -55,12 +79,18 @@ def large_casebase(pgn: Path, cases: int = 1_000_000) -> Path:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(prog="python -m bench.startup", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.startup",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--pgn", type=Path, default=DEFAULT_PGN)
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
-    print(f"{'casebase':<28} {'cases':>9} {'uciok ms':>9} {'readyok ms':>11} {'1st move ms':>12}   (median of {args.runs})")
+    print(
+        f"{'casebase':<28} {'cases':>9} {'uciok ms':>9} {'readyok ms':>11} {'1st move ms':>12}"
+        f"   (median of {args.runs})"
+    )
     for path in (small_casebase(), large_casebase(args.pgn)):
         runs = [one_start(path) for _ in range(args.runs)]
         cases = len(Casebase.load(path))

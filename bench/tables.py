@@ -21,7 +21,8 @@ from endgame.tablebase import Stored, Tablebase
 
 
 def main() -> None:
-    argparse.ArgumentParser(prog="python -m bench.tables", description=__doc__).parse_args()  # no options: --help only
+    # no options: --help only
+    argparse.ArgumentParser(prog="python -m bench.tables", description=__doc__).parse_args()
     print(f"{'ending':<8} {'generation s':>13} {'peak MB':>8} {'file KB':>8} {'longest mate':>13}")
     with tempfile.TemporaryDirectory() as folder:
         for ending in ("KQK", "KRK"):
@@ -31,7 +32,10 @@ def main() -> None:
             path = Path(folder) / f"{ending}.npz"
             Stored.of(table).save(path)
             peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-            print(f"{ending:<8} {seconds:>13.2f} {peak:>8.0f} {path.stat().st_size / 1e3:>8.1f} {table.longest_mate():>13}")
+            print(
+                f"{ending:<8} {seconds:>13.2f} {peak:>8.0f} {path.stat().st_size / 1e3:>8.1f}"
+                f" {table.longest_mate():>13}"
+            )
     tables = Tablebase(default_folder())
     rng = np.random.default_rng(0)
     print(f"\n{'ending':<8} {'probe µs':>9} {'best move ms':>13}   (tables in {default_folder()})")

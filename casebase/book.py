@@ -57,8 +57,15 @@ def _expert_result(result: str, white: bool) -> str | None:
 
 def _placement(board: chess.BaseBoard) -> tuple[int, ...]:
     """Where every piece stands, as bitboards (cheaper to compare than FENs)."""
-    return (board.occupied_co[chess.WHITE], board.pawns, board.knights, board.bishops, board.rooks,
-            board.queens, board.kings)
+    return (
+        board.occupied_co[chess.WHITE],
+        board.pawns,
+        board.knights,
+        board.bishops,
+        board.rooks,
+        board.queens,
+        board.kings,
+    )
 
 
 def game_cases(casebase: Casebase, max_ply: int) -> Iterator[list[int]]:
@@ -72,8 +79,11 @@ def game_cases(casebase: Casebase, max_ply: int) -> Iterator[list[int]]:
             yield cases.tolist()
 
 
-def _replay(casebase: Casebase, cases: list[int], board: chess.Board | None = None,
-            ) -> Iterator[tuple[chess.Board, chess.Move]]:
+def _replay(
+    casebase: Casebase,
+    cases: list[int],
+    board: chess.Board | None = None,
+) -> Iterator[tuple[chess.Board, chess.Move]]:
     """The expert's positions (full boards) and moves of one game, until its cases stop chaining;
     played on ``board`` (a new one at the standard start where None)."""
     board = chess.Board() if board is None else board
@@ -105,23 +115,28 @@ def _replay(casebase: Casebase, cases: list[int], board: chess.Board | None = No
 GameMoves = list[tuple[chess.Board, chess.Move]]
 
 
-def replayed_games(casebase: Casebase, max_ply: int = DEFAULT_MAX_PLY) -> Iterator[tuple[list[int], GameMoves]]:
+def replayed_games(
+    casebase: Casebase, max_ply: int = DEFAULT_MAX_PLY
+) -> Iterator[tuple[list[int], GameMoves]]:
     """Per game, its cases in the first ``max_ply`` half-moves, and the expert's moves among
     them that chain from the standard start."""
     for cases in game_cases(casebase, max_ply):
         yield cases, list(_replay(casebase, cases))
 
 
-def replayed_lines(casebase: Casebase, max_ply: int = DEFAULT_MAX_PLY) -> Iterator[tuple[list[int], list[chess.Move]]]:
-    """Per game, its cases in the first ``max_ply`` half-moves, and its moves from the standard start,
-    both sides', up to the expert's last move that chains (the opponent's found in the replay)."""
+def replayed_lines(
+    casebase: Casebase, max_ply: int = DEFAULT_MAX_PLY
+) -> Iterator[tuple[list[int], list[chess.Move]]]:
+    """Per game, its cases in the first ``max_ply`` half-moves, and its moves from the standard
+    start, both sides', up to the expert's last move that chains (the opponent's found in the
+    replay)."""
     for cases in game_cases(casebase, max_ply):
         yield cases, replayed_line(casebase, cases)
 
 
 def replayed_line(casebase: Casebase, cases: list[int]) -> list[chess.Move]:
-    """The moves from the standard start of the game of ``cases`` (one game's, by ply), both sides', up to
-    the expert's last move that chains."""
+    """The moves from the standard start of the game of ``cases`` (one game's, by ply), both sides',
+    up to the expert's last move that chains."""
     board, kept = chess.Board(), 0
     for _ in _replay(casebase, cases, board):
         kept = len(board.move_stack) + 1  # the expert's move, pushed when the replay goes on
@@ -129,8 +144,9 @@ def replayed_line(casebase: Casebase, cases: list[int]) -> list[chess.Move]:
 
 
 def expert_moves(casebase: Casebase) -> Iterator[tuple[int, chess.Board, chess.Move]]:
-    """Each of the expert's positions with its game's moves behind it (the board's move stack), the game's
-    number and the move played; a game's positions end where its cases stop chaining from the standard start."""
+    """Each of the expert's positions with its game's moves behind it (the board's move stack), the
+    game's number and the move played; a game's positions end where its cases stop chaining from the
+    standard start."""
     plies = np.asarray(casebase.ply)
     for cases, line in replayed_lines(casebase, int(plies.max(initial=0)) + 1):
         own = set(plies[cases].tolist())
@@ -172,8 +188,14 @@ def raw_move(board: chess.Board, move: chess.Move) -> int:
     return to_square | (move.from_square << 6) | (promotion << 12)
 
 
-def write_book(path: str | os.PathLike[str], casebase: Casebase, *, min_games: int = 1,
-               max_ply: int = DEFAULT_MAX_PLY, by_results: bool = False) -> tuple[Book, int]:
+def write_book(
+    path: str | os.PathLike[str],
+    casebase: Casebase,
+    *,
+    min_games: int = 1,
+    max_ply: int = DEFAULT_MAX_PLY,
+    by_results: bool = False,
+) -> tuple[Book, int]:
     """Write the expert's book to ``path`` (atomically); the book and how many entries it holds.
     Each entry's weight is its games (or, ``by_results``, its points), scaled into 16 bits."""
     if min_games < 1 or max_ply < 1:
@@ -184,7 +206,9 @@ def write_book(path: str | os.PathLike[str], casebase: Casebase, *, min_games: i
         weights = book.points[key] if by_results else games
         kept = {m: weights[m] for m, n in games.items() if n >= min_games and weights[m] > 0}
         scale = max(1.0, max(kept.values(), default=0) / MAX_WEIGHT)
-        entries += [(key, raw_move(book.boards[key], m), max(1, int(w / scale))) for m, w in kept.items()]
+        entries += [
+            (key, raw_move(book.boards[key], m), max(1, int(w / scale))) for m, w in kept.items()
+        ]
     entries.sort(key=lambda e: (e[0], -e[2], e[1]))
     with atomic_file(path) as f:
         for key, move, weight in entries:

@@ -39,11 +39,13 @@ from casebase.sources import Source, chunk_bounds, read_source
 #: Chunking never changes the casebase: chunks are whole games, merged in file order.
 CHUNK_SIZE = 1 << 18
 CHUNKS_PER_WORKER = 8
-#: Chunks handed to each worker ahead of the reader: enough to keep it busy, few to wait for at a stop.
+#: Chunks handed to each worker ahead of the reader: enough to keep it busy, few to wait for at a
+#: stop.
 IN_FLIGHT_PER_WORKER = 2
 
 T = TypeVar("T")
 R = TypeVar("R")
+
 
 @dataclass
 class Collection:
@@ -71,10 +73,12 @@ class Collection:
         decisions: list[str | None] = [None] * len(self.games)
         if selection.exclude_latest:
             dates = [game.tags[GAME_TEXT_COLUMNS.index("date")] for _, game in self.games]
-            decisions = [HELD_OUT if out else None for out in latest(dates, selection.exclude_latest)]
+            decisions = [
+                HELD_OUT if out else None for out in latest(dates, selection.exclude_latest)
+            ]
         if selection.max_games is not None:
             kept = [i for i, decision in enumerate(decisions) if decision is None]
-            for i in kept[selection.max_games:]:
+            for i in kept[selection.max_games :]:
                 decisions[i] = BEYOND_MAX_GAMES
         return decisions
 
@@ -84,7 +88,8 @@ class Collection:
             return
         files = ", ".join(source.name for source in self.sources)
         closest = "; ".join(
-            f"{name} ({count} games)" for name, count in closest_names(self.selection.player, self.names)
+            f"{name} ({count} games)"
+            for name, count in closest_names(self.selection.player, self.names)
         )
         raise BuildError(
             f"no game in {files} has a player matching {self.selection.player!r}"
@@ -122,8 +127,14 @@ def collect(
     # The pool forks before tqdm may start its monitor thread.
     with (
         _parallel_map(parse_chunk, texts, workers, len(tasks)) as chunks,
-        tqdm(total=estimate, unit="games", desc="reading PGN", file=sys.stderr, leave=False,
-             disable=not (sys.stderr.isatty() if progress is None else progress)) as bar,
+        tqdm(
+            total=estimate,
+            unit="games",
+            desc="reading PGN",
+            file=sys.stderr,
+            leave=False,
+            disable=not (sys.stderr.isatty() if progress is None else progress),
+        ) as bar,
     ):
         for (number, start, _), chunk in zip(tasks, chunks):
             bar.update(len(chunk.outcomes))
@@ -154,8 +165,15 @@ class _Merge:
             games = games[: limit - len(self.games)]
             outcomes = outcomes[: games[-1].index + 1]
             cases = games[-1].first_case + games[-1].cases
-            chunk = Chunk(outcomes, games, chunk.names, chunk.boards[: 8 * cases],
-                           chunk.moves[: 3 * cases], chunk.turn[:cases], chunk.ply[:cases])
+            chunk = Chunk(
+                outcomes,
+                games,
+                chunk.names,
+                chunk.boards[: 8 * cases],
+                chunk.moves[: 3 * cases],
+                chunk.turn[:cases],
+                chunk.ply[:cases],
+            )
         for game in games:
             game.index += self.games_read[number]
             game.first_case += self.cases
@@ -172,7 +190,9 @@ class _Merge:
         parts = self.parts
 
         def join(name: str, dtype: type, width: int = 1) -> np.ndarray:
-            arrays: list[np.ndarray] = [np.frombuffer(getattr(part, name), dtype=dtype) for part in parts]
+            arrays: list[np.ndarray] = [
+                np.frombuffer(getattr(part, name), dtype=dtype) for part in parts
+            ]
             joined = np.concatenate(arrays) if arrays else np.zeros(0, dtype=dtype)
             return joined.reshape(-1, width) if width > 1 else joined
 
@@ -198,8 +218,8 @@ def _parallel_map(
 
     A caller may stop reading early (the ``max_games``-th game read): the pool is then closed and
     joined, never terminated, since a worker killed while it sends a result holds the result queue's
-    lock for ever and ``Pool.terminate`` then waits on it for ever. So that the join waits for little,
-    at most :data:`IN_FLIGHT_PER_WORKER` chunks a worker are handed out ahead of the reader.
+    lock for ever and ``Pool.terminate`` then waits on it for ever. So that the join waits for
+    little, at most :data:`IN_FLIGHT_PER_WORKER` chunks a worker are handed out ahead of the reader.
     """
     workers = min(workers, count)
     if workers <= 1:
@@ -214,7 +234,8 @@ def _parallel_map(
 
 
 def _ahead(pool: Pool, function: Callable[[T], R], items: Iterable[T], window: int) -> Iterator[R]:
-    """``function(item)`` for each item in order, at most ``window`` of them given to ``pool`` at once."""
+    """``function(item)`` for each item in order, at most ``window`` of them given to ``pool`` at
+    once."""
     pending: deque[AsyncResult[R]] = deque()
     for item in items:
         pending.append(pool.apply_async(function, (item,)))
@@ -239,17 +260,24 @@ def build(
     collection = collect(paths, selection, workers=workers, progress=progress)
     collection.check_found()
     decisions = collection.decide()
-    used = [(number, game) for (number, game), decision in zip(collection.games, decisions)
-            if decision is None]
+    used = [
+        (number, game)
+        for (number, game), decision in zip(collection.games, decisions)
+        if decision is None
+    ]
     # Cases are stored candidate after candidate, so a per-game mask selects them.
-    keep = np.repeat(np.array([decision is None for decision in decisions], dtype=bool),
-                     np.array([game.cases for _, game in collection.games], dtype=np.int64))
+    keep = np.repeat(
+        np.array([decision is None for decision in decisions], dtype=bool),
+        np.array([game.cases for _, game in collection.games], dtype=np.int64),
+    )
     turn = collection.turn[keep]
     counts = {
         "games_read": sum(collection.games_read),
         "games_used": len(used),
-        **{f"games_{outcome}": (collection.outcomes + Counter(decisions))[outcome]
-           for outcome in (*OUTCOMES, HELD_OUT, BEYOND_MAX_GAMES)},
+        **{
+            f"games_{outcome}": (collection.outcomes + Counter(decisions))[outcome]
+            for outcome in (*OUTCOMES, HELD_OUT, BEYOND_MAX_GAMES)
+        },
         "games_damaged": sum(game.damaged for _, game in used),
         "cases_white": int(turn.sum()),
         "cases_black": int(len(turn) - turn.sum()),
@@ -257,8 +285,11 @@ def build(
     if not len(turn):
         raise BuildError(
             f"no cases left for {selection.expert!r} ("
-            + ", ".join(f"{key.removeprefix('games_').replace('_', ' ')}: {value}"
-                        for key, value in counts.items() if value and key.startswith("games_"))
+            + ", ".join(
+                f"{key.removeprefix('games_').replace('_', ' ')}: {value}"
+                for key, value in counts.items()
+                if value and key.startswith("games_")
+            )
             + "); nothing written"
         )
     moves = collection.moves[keep]
@@ -272,8 +303,10 @@ def build(
         game=np.repeat(np.arange(len(used), dtype=np.int32), [game.cases for _, game in used]),
         ply=collection.ply[keep],
         games={
-            **{column: np.array([game.tags[i] for _, game in used], dtype=np.str_)
-               for i, column in enumerate(GAME_TEXT_COLUMNS)},
+            **{
+                column: np.array([game.tags[i] for _, game in used], dtype=np.str_)
+                for i, column in enumerate(GAME_TEXT_COLUMNS)
+            },
             "expert_white": np.array([game.expert_white for _, game in used], dtype=np.bool_),
             "expert_elo": np.array([game.expert_elo for _, game in used], dtype=np.int32),
             "index": np.array([game.index for _, game in used], dtype=np.int32),
@@ -281,7 +314,8 @@ def build(
         },
         meta={
             "expert": selection.expert,
-            "spellings": {} if selection.all_players
+            "spellings": {}
+            if selection.all_players
             else dict(Counter(game.spelling for _, game in used).most_common()),
             "median_elo": float(np.median(elos)) if elos else None,
             "counts": counts,

@@ -51,7 +51,9 @@ class CasebaseError(Exception):
     """A casebase file is missing, damaged, foreign or inconsistent; the message says which."""
 
 
-def check(cases: Mapping[str, np.ndarray], games: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> None:
+def check(
+    cases: Mapping[str, np.ndarray], games: Mapping[str, np.ndarray], meta: Mapping[str, Any]
+) -> None:
     """Check dtypes, shapes and invariants of the arrays (``cases`` by the names of
     :data:`CASE_DTYPES`); raise :class:`CasebaseError` on the first fault."""
     turn = cases["turn"]
@@ -105,10 +107,15 @@ def _check_counts(counts: Any, turn: np.ndarray, n: int, g: int) -> None:
 
 
 def check_numbers(values: Mapping[str, Any], keys: tuple[str, ...], what: str) -> None:
-    """``values`` holds a finite number (not a boolean) at each of ``keys``; else ``what key is ...``."""
+    """``values`` holds a finite number (not a boolean) at each of ``keys``; else ``what key is
+    ...``."""
     for key in keys:
         value = values.get(key)
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+        ):
             raise CasebaseError(f"{what} {key} is {shown(value)}, not a finite number")
 
 

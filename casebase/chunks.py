@@ -117,9 +117,18 @@ class CaseVisitor(chess.pgn.BaseVisitor[bool]):
                 move = chess.Move.from_uci(board.uci(move, chess960=False))
             chunk = self.chunk
             occupied = board.occupied_co
-            chunk.boards.extend((occupied[chess.WHITE], occupied[chess.BLACK], board.pawns,
-                                 board.knights, board.bishops, board.rooks, board.queens,
-                                 board.kings))
+            chunk.boards.extend(
+                (
+                    occupied[chess.WHITE],
+                    occupied[chess.BLACK],
+                    board.pawns,
+                    board.knights,
+                    board.bishops,
+                    board.rooks,
+                    board.queens,
+                    board.kings,
+                )
+            )
             chunk.moves.extend((move.from_square, move.to_square, move.promotion or 0))
             chunk.turn.append(board.turn)
             chunk.ply.append(self.ply)

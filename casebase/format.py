@@ -26,17 +26,17 @@ games_<column>         G            White, Black, Date, Event, Site, Result,
 =====================  ===========  ==================================================
 
 The expert's error profile (``python -m profiling``) is a file of its own beside it,
-``X.profile.npz`` for ``X.npz`` (:mod:`casebase.profilefile`: its arrays, ``profile_*``, the
-judged positions and the records of the engine's own choices, are described there and checked by
+``X.profile.npz`` for ``X.npz`` (:mod:`casebase.profilefile`: its arrays, ``profile_*``, the judged
+positions and the records of the engine's own choices, are described there and checked by
 :mod:`casebase.profile_checks`); :meth:`Casebase.load` reads it with the cases, and in memory
-``meta["profile"]`` is its description. Version 1 files are read as they are: they have no
-profile. A version 2 file made before the profile had its own file may hold the profile's arrays
-and ``meta["profile"]`` inside: they are read as before, and the casebase is said to be split
-(``python -m casebase split``). A profile that fails its checks, or was made for other cases,
-costs the profile, not the cases: :meth:`Casebase.load` drops it and says why in
-``profile_problem`` (the engine plays the cases without calibration; ``casebase info`` and
-``python -m profiling`` refuse the file). A file made before the games table had its ``timecontrol`` column (issue #42)
-is read with ``"?"`` (unknown) in every game.
+``meta["profile"]`` is its description. Version 1 files are read as they are: they have no profile.
+A version 2 file made before the profile had its own file may hold the profile's arrays and
+``meta["profile"]`` inside: they are read as before, and the casebase is said to be split (``python
+-m casebase split``). A profile that fails its checks, or was made for other cases, costs the
+profile, not the cases: :meth:`Casebase.load` drops it and says why in ``profile_problem`` (the
+engine plays the cases without calibration; ``casebase info`` and ``python -m profiling`` refuse the
+file). A file made before the games table had its ``timecontrol`` column (issue #42) is read with
+``"?"`` (unknown) in every game.
 
 Files are plain (stored, uncompressed) zip members so that :meth:`Casebase.load` can
 memory-map the large arrays, and are written with fixed zip timestamps so that the same
@@ -51,7 +51,6 @@ import logging
 import os
 import struct
 import zipfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -70,13 +69,28 @@ from casebase.checks import (
 )
 from casebase.encoding import decode_board, decode_move, encode_board, encode_move
 from casebase.npzfile import budget, check_format, members_of, memmap_member, read_member, write_npz
-from casebase.profile_checks import ProfileMismatch, check_profile
+from casebase.origin import CaseSource
+from casebase.profile_checks import check_profile
+from casebase.profile_provenance import ProfileMismatch
 from casebase.profilefile import profile_path, provenance, read_inside, read_profile, write_profile
 from casebase.speed import on_lichess, speed_of
 from common.files import file_sha256
 
-__all__ = ["BITBOARDS", "FORMAT_NAME", "FORMAT_VERSION", "GAME_COLUMNS", "GAME_TAGS", "GAME_TEXT_COLUMNS", "CaseSource",
-           "Casebase", "CasebaseError", "decode_board", "decode_move", "encode_board", "encode_move"]
+__all__ = [
+    "BITBOARDS",
+    "FORMAT_NAME",
+    "FORMAT_VERSION",
+    "GAME_COLUMNS",
+    "GAME_TAGS",
+    "GAME_TEXT_COLUMNS",
+    "CaseSource",
+    "Casebase",
+    "CasebaseError",
+    "decode_board",
+    "decode_move",
+    "encode_board",
+    "encode_move",
+]
 
 FORMAT_NAME = "cbr-chess-casebase"
 #: The most a casebase's arrays may take together (issue #69): 512 MiB, some 5 million cases of 76
@@ -84,29 +98,9 @@ FORMAT_NAME = "cbr-chess-casebase"
 #: 100,000 games some 300 MiB). A file that declares more is refused before it is read.
 CASEBASE_MOST = 512 << 20
 FORMAT_VERSION = 2
-#: Paths whose error profile inside has been told to be split (once a process, by :meth:`Casebase.load`).
+#: Paths whose error profile inside has been told to be split (once a process, by
+#: :meth:`Casebase.load`).
 _TOLD: set[Path] = set()
-
-
-@dataclass(frozen=True)
-class CaseSource:
-    """Where a case came from, for explanations."""
-
-    white: str
-    black: str
-    event: str
-    site: str
-    date: str
-    result: str
-    timecontrol: str
-    ply: int
-    game_index: int
-    source_file: str
-
-    @property
-    def move_number(self) -> int:
-        """Full-move number of the case's move, counted from the game's first move."""
-        return self.ply // 2 + 1
 
 
 class Casebase:
@@ -144,23 +138,28 @@ class Casebase:
         #: The error profile's arrays (PROFILE_DTYPES), or None (read by engine.strength.profile).
         self.profile = profile
         #: Why the file's error profile was refused, or None: :meth:`load` keeps the cases of a file
-        #: whose profile is damaged, foreign or made for other cases, without the profile (the engine
-        #: plays them uncalibrated, and ``casebase info`` and ``python -m profiling`` refuse it with this reason).
+        #: whose profile is damaged, foreign or made for other cases, without the profile (the
+        #: engine plays them uncalibrated, and ``casebase info`` and ``python -m profiling`` refuse
+        #: it with this reason).
         self.profile_problem: str | None = None
-        #: Whether the casebase file holds its error profile inside (the format before its own file).
+        #: Whether the casebase file holds its error profile inside (the format before its own
+        #: file).
         self.profile_inside = False
-        #: Whether the profile file beside it was refused for being another casebase's (a new one replaces it).
+        #: Whether the profile file beside it was refused for being another casebase's (a new one
+        #: replaces it).
         self.profile_stale = False
         self.validate()
 
     # -- reading ---------------------------------------------------------------------
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str], *, mmap: bool = True, tell: bool = True) -> Casebase:
-        """Read and validate a casebase; raise :class:`CasebaseError` saying what is wrong. Its error
-        profile is read from the file beside it (``X.profile.npz``), or from inside a casebase of the
-        format before, which is then said, once a process, to be split (``tell``: as a warning of
-        :mod:`logging`; the engine tells its user itself, :attr:`profile_notice`)."""
+    def load(
+        cls, path: str | os.PathLike[str], *, mmap: bool = True, tell: bool = True
+    ) -> Casebase:
+        """Read and validate a casebase; raise :class:`CasebaseError` saying what is wrong. Its
+        error profile is read from the file beside it (``X.profile.npz``), or from inside a casebase
+        of the format before, which is then said, once a process, to be split (``tell``: as a
+        warning of :mod:`logging`; the engine tells its user itself, :attr:`profile_notice`)."""
         path = Path(path)
         try:
             if not path.exists():
@@ -197,15 +196,21 @@ class Casebase:
         if not isinstance(meta, dict):
             raise CasebaseError(f"{path}: metadata is not a JSON object")
         rows = len(arrays["games_index"])
-        games = {c: arrays.pop(f"games_{c}") if f"games_{c}" in arrays else np.full(rows, "?") for c in GAME_COLUMNS}
+        games = {
+            c: arrays.pop(f"games_{c}") if f"games_{c}" in arrays else np.full(rows, "?")
+            for c in GAME_COLUMNS
+        }
         described, description = "profile" in meta, meta.pop("profile", None)
         try:
-            casebase = cls(**arrays, games=games, meta=meta, path=path, profile=None)  # the cases, checked
+            # the cases, checked
+            casebase = cls(**arrays, games=games, meta=meta, path=path, profile=None)
         except CasebaseError as exc:
             raise CasebaseError(f"{path}: {exc}") from exc
         casebase.profile_inside = profile is not None or described or profile_problem is not None
         if casebase.profile_inside:
-            casebase._attach(profile, {"profile": description} if described else {}, profile_problem)
+            casebase._attach(
+                profile, {"profile": description} if described else {}, profile_problem
+            )
             notice = casebase.profile_notice
             if tell and notice is not None and path.resolve() not in _TOLD:
                 _TOLD.add(path.resolve())
@@ -214,19 +219,32 @@ class Casebase:
             try:
                 profile, description = read_profile(profile_path(path), file_sha256(path))
             except CasebaseError as exc:
-                casebase.profile_problem, casebase.profile_stale = str(exc), isinstance(exc, ProfileMismatch)
+                casebase.profile_problem, casebase.profile_stale = (
+                    str(exc),
+                    isinstance(exc, ProfileMismatch),
+                )
             else:
-                casebase._attach(profile, {"profile": description}, None, f"{profile_path(path).name}: ")
+                casebase._attach(
+                    profile, {"profile": description}, None, f"{profile_path(path).name}: "
+                )
         return casebase
 
-    def _attach(self, profile: dict[str, np.ndarray] | None, described: dict[str, Any], problem: str | None,
-                where: str = "") -> None:
+    def _attach(
+        self,
+        profile: dict[str, np.ndarray] | None,
+        described: dict[str, Any],
+        problem: str | None,
+        where: str = "",
+    ) -> None:
         """Take the error profile ``profile`` described by ``described["profile"]`` where it passes
         :func:`check_profile` (a damaged one costs the profile, not the cases: the engine plays them
-        uncalibrated), else record why not (``where`` it came from first) in :attr:`profile_problem`."""
+        uncalibrated), else record why not (``where`` it came from first) in
+        :attr:`profile_problem`."""
         if problem is None:
             try:
-                check_profile(profile, described, {name: getattr(self, name) for name in CASE_DTYPES})
+                check_profile(
+                    profile, described, {name: getattr(self, name) for name in CASE_DTYPES}
+                )
             except CasebaseError as exc:
                 problem = f"{where}{exc}"
             else:
@@ -235,13 +253,15 @@ class Casebase:
 
     @property
     def profile_notice(self) -> str | None:
-        """Where the casebase file holds its error profile inside (the format before the profile had a
-        file of its own): that it should be split, and the command that splits it; else None."""
+        """Where the casebase file holds its error profile inside (the format before the profile had
+        a file of its own): that it should be split, and the command that splits it; else None."""
         if not self.profile_inside or self.path is None:
             return None
-        return (f"{self.path.name} holds its error profile inside, as casebases made before the profile's own file"
-                f" did; split it with `python -m casebase split {self.path}` (writes"
-                f" {profile_path(self.path).name} beside it)")
+        return (
+            f"{self.path.name} holds its error profile inside, as casebases made before the"
+            f" profile's own file did; split it with `python -m casebase split {self.path}` (writes"
+            f" {profile_path(self.path).name} beside it)"
+        )
 
     def validate(self) -> None:
         """Check dtypes, shapes and invariants (:func:`casebase.checks.check`); raise
@@ -249,12 +269,18 @@ class Casebase:
         check({name: getattr(self, name) for name in CASE_DTYPES}, self.games, self.meta)
 
     def with_profile(self, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> Casebase:
-        """The same cases with the error profile ``arrays`` (:data:`PROFILE_DTYPES`) and its ``meta``
-        (``meta["profile"]``), checked (:func:`check_profile`); not yet written (:meth:`save_profile`)."""
+        """The same cases with the error profile ``arrays`` (:data:`PROFILE_DTYPES`) and its
+        ``meta`` (``meta["profile"]``), checked (:func:`check_profile`); not yet written
+        (:meth:`save_profile`)."""
         cases = {name: np.asarray(getattr(self, name)) for name in CASE_DTYPES}
         check_profile(arrays, {"profile": meta}, cases)
-        casebase = Casebase(**cases, games=self.games, meta={**self.meta, "profile": meta}, path=self.path,
-                            profile=arrays)
+        casebase = Casebase(
+            **cases,
+            games=self.games,
+            meta={**self.meta, "profile": meta},
+            path=self.path,
+            profile=arrays,
+        )
         casebase.profile_inside = self.profile_inside
         return casebase
 
@@ -264,22 +290,30 @@ class Casebase:
         """Write the cases atomically (temporary file, then rename) and deterministically: the same
         cases give the same bytes. The error profile is not written (:meth:`save_profile`)."""
         path = Path(path)
-        write_npz(path, {
-            "format": np.array(FORMAT_NAME),
-            "version": np.array(FORMAT_VERSION, dtype=np.int64),
-            "meta": np.array(json.dumps({k: v for k, v in self.meta.items() if k != "profile"}, sort_keys=True,
-                                        ensure_ascii=False)),
-            **{name: getattr(self, name) for name in CASE_DTYPES},
-            **{f"games_{c}": self.games[c] for c in GAME_COLUMNS},
-        })
+        write_npz(
+            path,
+            {
+                "format": np.array(FORMAT_NAME),
+                "version": np.array(FORMAT_VERSION, dtype=np.int64),
+                "meta": np.array(
+                    json.dumps(
+                        {k: v for k, v in self.meta.items() if k != "profile"},
+                        sort_keys=True,
+                        ensure_ascii=False,
+                    )
+                ),
+                **{name: getattr(self, name) for name in CASE_DTYPES},
+                **{f"games_{c}": self.games[c] for c in GAME_COLUMNS},
+            },
+        )
         self.path, self.profile_inside = path, False
 
     def save_profile(self, model_sha256: str | None) -> Path:
         """Write the error profile beside the casebase file (``X.profile.npz``) with its provenance
-        (``model_sha256``: the style model its play-time records were made with, if any), atomically;
-        a casebase file holding its profile inside is written again without it, once the profile
-        file names its new SHA-256 (a run stopped between the two leaves the old file, still read).
-        Returns the profile file's path."""
+        (``model_sha256``: the style model its play-time records were made with, if any),
+        atomically; a casebase file holding its profile inside is written again without it, once the
+        profile file names its new SHA-256 (a run stopped between the two leaves the old file, still
+        read). Returns the profile file's path."""
         assert self.path is not None and self.profile is not None
         path, description = self.path, self.meta["profile"]
         cases = path.with_name(f".{path.name}.split.npz") if self.profile_inside else path
@@ -319,13 +353,16 @@ class Casebase:
     def game_speeds(self) -> np.ndarray:
         """The speed class of each game of the games table (:func:`casebase.speed.speed_of` of its
         TimeControl, event and site; ``"unknown"`` where they say none)."""
-        tags = list(zip(*(self.games[c].tolist() for c in ("timecontrol", "event", "site")), strict=True))
+        tags = list(
+            zip(*(self.games[c].tolist() for c in ("timecontrol", "event", "site")), strict=True)
+        )
         speeds = {t: speed_of(*t) for t in set(tags)}  # a casebase's games share few distinct tags
         return np.array([speeds[t] for t in tags], dtype=np.str_)
 
     def on_lichess(self) -> bool:
-        """Whether most of its games are lichess.org's: their speed classes are on Lichess's bands, so
-        the clock the engine plays on is read on them too (:func:`casebase.speed.clock_speed`)."""
+        """Whether most of its games are lichess.org's: their speed classes are on Lichess's bands,
+        so the clock the engine plays on is read on them too
+        (:func:`casebase.speed.clock_speed`)."""
         sites = self.games["site"].tolist()
         return 2 * sum(map(on_lichess, sites)) > len(sites)
 
@@ -336,9 +373,7 @@ class Casebase:
     def move(self, i: int) -> chess.Move:
         """The expert's move of case ``i``."""
         promotion = int(self.promotion[i])
-        return chess.Move(
-            int(self.from_square[i]), int(self.to_square[i]), promotion or None
-        )
+        return chess.Move(int(self.from_square[i]), int(self.to_square[i]), promotion or None)
 
     def board(self, i: int) -> chess.Board:
         """The position of case ``i`` (pieces and side to move)."""

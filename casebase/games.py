@@ -59,14 +59,20 @@ class GameFilter:
             try:
                 self.matcher()
             except ValueError as exc:
-                raise BuildError(f"{exc}: give the expert's name (--player NAME) or --all-players") from exc
+                raise BuildError(
+                    f"{exc}: give the expert's name (--player NAME) or --all-players"
+                ) from exc
         if not 0.0 <= self.exclude_latest < 1.0:
-            raise BuildError(f"the fraction of latest games to exclude must lie in [0, 1), "
-                             f"not {self.exclude_latest}")
+            raise BuildError(
+                f"the fraction of latest games to exclude must lie in [0, 1), "
+                f"not {self.exclude_latest}"
+            )
         if self.max_games is not None and self.max_games < 1:
             raise BuildError(f"--max-games must be at least 1, not {self.max_games}")
         if self.speed is not None and self.speed not in (*SPEEDS, UNKNOWN):
-            raise BuildError(f"--speed must be one of {', '.join((*SPEEDS, UNKNOWN))}, not {self.speed!r}")
+            raise BuildError(
+                f"--speed must be one of {', '.join((*SPEEDS, UNKNOWN))}, not {self.speed!r}"
+            )
         if None not in (self.min_elo, self.max_elo) and self.min_elo > self.max_elo:  # type: ignore[operator]
             raise BuildError(f"--min-elo {self.min_elo} is above --max-elo {self.max_elo}")
 
@@ -76,9 +82,12 @@ class GameFilter:
         return ALL_PLAYERS if self.all_players else self.player.strip()
 
     def as_meta(self) -> dict[str, Any]:
-        """The options as stored in the casebase metadata (``speed`` only where one is chosen, so that a
-        casebase of every game records what it did before the option, as its personal model names it)."""
-        return {key: value for key, value in asdict(self).items() if key != "speed" or value is not None}
+        """The options as stored in the casebase metadata (``speed`` only where one is chosen, so
+        that a casebase of every game records what it did before the option, as its personal model
+        names it)."""
+        return {
+            key: value for key, value in asdict(self).items() if key != "speed" or value is not None
+        }
 
     def matcher(self) -> NameMatcher | None:
         """The expert's name matcher (None with ``all_players``)."""
@@ -105,8 +114,11 @@ def classify(
     """A candidate game, or the count (``WITHOUT_EXPERT``, ...) that the game lands in."""
     if matcher is None:
         expert_white = True
-        ratings = [r for r in (parse_elo(headers.get("WhiteElo")), parse_elo(headers.get("BlackElo")))
-                   if r > 0]
+        ratings = [
+            r
+            for r in (parse_elo(headers.get("WhiteElo")), parse_elo(headers.get("BlackElo")))
+            if r > 0
+        ]
         # A game of all players is as strong as its weaker rated player.
         elo = min(ratings, default=-1)
     else:
@@ -126,8 +138,11 @@ def classify(
         and (selection.max_elo is None or elo <= selection.max_elo)
     ):
         return ELO_FILTERED
-    if selection.speed is not None and speed_of(headers.get("TimeControl"), headers.get("Event"),
-                                                headers.get("Site")) != selection.speed:
+    if (
+        selection.speed is not None
+        and speed_of(headers.get("TimeControl"), headers.get("Event"), headers.get("Site"))
+        != selection.speed
+    ):
         return SPEED_FILTERED
     return Candidate(expert_white, elo)
 
@@ -147,5 +162,5 @@ def latest(dates: Sequence[str], share: float, *, at_least: int = 0, leave: int 
     count = max(int(share * n + 0.5), min(at_least, n))
     count = min(count, max(n - leave, min(at_least, n)))
     order = sorted(range(n), key=lambda i: (date_key(dates[i]), i))
-    chosen = set(order[n - count:]) if count else set()
+    chosen = set(order[n - count :]) if count else set()
     return [i in chosen for i in range(n)]

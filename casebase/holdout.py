@@ -23,8 +23,8 @@ def held_out_games(
     progress: bool | None = None,
     kept: bool = False,
 ) -> list[str]:
-    """The PGN text of each game ``build`` with ``selection`` would exclude, in file order (``kept``:
-    each game it keeps instead, the games its cases come from)."""
+    """The PGN text of each game ``build`` with ``selection`` would exclude, in file order
+    (``kept``: each game it keeps instead, the games its cases come from)."""
     if not selection.exclude_latest:
         raise BuildError("give the fraction of latest games to hold out (--latest, above 0)")
     collection = collect(paths, selection, workers=workers, progress=progress)
@@ -37,7 +37,8 @@ def held_out_games(
     if not texts:
         raise BuildError(
             f"{selection.exclude_latest:g} of {len(collection.games)} games of"
-            f" {selection.expert!r} {'holds every game out' if kept else 'rounds to no game'}; nothing written"
+            f" {selection.expert!r} {'holds every game out' if kept else 'rounds to no game'};"
+            " nothing written"
         )
     return texts
 

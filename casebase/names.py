@@ -16,8 +16,21 @@ from functools import lru_cache
 
 #: Letters that Unicode decomposition leaves alone but players' names fold to plain Latin.
 _SPECIAL_LETTERS = str.maketrans(
-    {"ß": "ss", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D", "ł": "l", "Ł": "L",
-     "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ı": "i", "þ": "th"}
+    {
+        "ß": "ss",
+        "ø": "o",
+        "Ø": "O",
+        "đ": "d",
+        "Đ": "D",
+        "ł": "l",
+        "Ł": "L",
+        "æ": "ae",
+        "Æ": "AE",
+        "œ": "oe",
+        "Œ": "OE",
+        "ı": "i",
+        "þ": "th",
+    }
 )
 _TOKEN = re.compile(r"[^\W_]+")
 #: German transliteration (Pähtz = Paehtz, Hübner = Huebner) folds to the plain vowel.
@@ -31,7 +44,8 @@ Reading = tuple[str, tuple[str, ...], bool]
 
 
 def fold(text: str) -> str:
-    """``text`` without accents, in lower case (``"Pähtz, Élisabeth"`` -> ``"pahtz, elisabeth"``)."""
+    """``text`` without accents, in lower case (``"Pähtz, Élisabeth"`` -> ``"pahtz,
+    elisabeth"``)."""
     decomposed = unicodedata.normalize("NFKD", text.translate(_SPECIAL_LETTERS))
     return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
 
@@ -64,7 +78,11 @@ def readings(name: str) -> frozenset[Reading]:
     if "," in name:
         surname, _, given = name.partition(",")
         key = _surname_key(_TOKEN.findall(surname))
-        return frozenset({(key, _given_tokens(_TOKEN.findall(given), all_caps), False)}) if key else frozenset()
+        return (
+            frozenset({(key, _given_tokens(_TOKEN.findall(given), all_caps), False)})
+            if key
+            else frozenset()
+        )
     tokens = _TOKEN.findall(name)
     found: set[Reading] = set()
     for k in range(len(tokens)):
@@ -119,7 +137,10 @@ def closest_names(name: str, present: Mapping[str, int], n: int = 5) -> list[tup
     target = fold(name)
     scored = sorted(
         present.items(),
-        key=lambda item: (-difflib.SequenceMatcher(None, target, fold(item[0])).ratio(),
-                          -item[1], item[0]),
+        key=lambda item: (
+            -difflib.SequenceMatcher(None, target, fold(item[0])).ratio(),
+            -item[1],
+            item[0],
+        ),
     )
     return scored[:n]

@@ -25,14 +25,17 @@ _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 
 
 def write_npz(path: str | os.PathLike[str], arrays: Mapping[str, np.ndarray]) -> None:
-    """Write ``arrays`` as ``NAME.npy`` members, atomically (temporary file, then rename) and deterministically."""
+    """Write ``arrays`` as ``NAME.npy`` members, atomically (temporary file, then rename) and
+    deterministically."""
     with atomic_file(path) as raw:
         with zipfile.ZipFile(raw, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
             for name, array in arrays.items():
                 info = zipfile.ZipInfo(f"{name}.npy", date_time=_ZIP_DATE)
                 info.external_attr = 0o644 << 16
                 with zf.open(info, "w", force_zip64=True) as member:
-                    np.lib.format.write_array(member, np.asarray(array, order="C"), allow_pickle=False)
+                    np.lib.format.write_array(
+                        member, np.asarray(array, order="C"), allow_pickle=False
+                    )
 
 
 def members_of(zf: zipfile.ZipFile) -> dict[str, str]:
@@ -41,40 +44,54 @@ def members_of(zf: zipfile.ZipFile) -> dict[str, str]:
 
 
 def budget(path: str | Path, most: int, kind: str, shown: str | Path | None = None) -> Budget:
-    """What the arrays of the ``kind`` file at ``path`` may take together (``most`` bytes; ``shown``: the
-    file as messages name it, default ``path``); CasebaseError where the file itself is larger than they
-    and their headers could be."""
+    """What the arrays of the ``kind`` file at ``path`` may take together (``most`` bytes;
+    ``shown``: the file as messages name it, default ``path``); CasebaseError where the file itself
+    is larger than they and their headers could be."""
     shown = path if shown is None else shown
     try:
         size = Path(path).stat().st_size
     except OSError:
         size = 0  # the zip's own reading says what is wrong
     if size > most + (1 << 26):
-        raise CasebaseError(f"{shown}: {size >> 20:,} MiB, over the {most >> 20:,} MiB the arrays of one {kind} may take")
+        raise CasebaseError(
+            f"{shown}: {size >> 20:,} MiB, over the {most >> 20:,} MiB the arrays of one"
+            f" {kind} may take"
+        )
     return Budget(shown, most, kind)
 
 
-def check_format(path: str | Path, zf: zipfile.ZipFile, members: Mapping[str, str], name: str, newest: int,
-                 bound: Budget) -> int:
-    """The format version of the file open as ``zf`` (``path``: as messages name it), which must say it
-    is a ``name`` file of version 1 to ``newest``; else :class:`CasebaseError` saying what it is instead."""
+def check_format(
+    path: str | Path,
+    zf: zipfile.ZipFile,
+    members: Mapping[str, str],
+    name: str,
+    newest: int,
+    bound: Budget,
+) -> int:
+    """The format version of the file open as ``zf`` (``path``: as messages name it), which must say
+    it is a ``name`` file of version 1 to ``newest``; else :class:`CasebaseError` saying what it is
+    instead."""
     if "format" not in members:
-        raise CasebaseError(f"{path}: an .npz without a 'format' entry: another program's file, not a {name}")
+        raise CasebaseError(
+            f"{path}: an .npz without a 'format' entry: another program's file, not a {name}"
+        )
     fmt = str(read_member(zf, members["format"], bound))
     if fmt != name:
         raise CasebaseError(f"{path}: format {fmt!r} is not {name!r}: another program's file")
     version = int(read_member(zf, members.get("version", "version.npy"), bound))
     if version > newest:
-        raise CasebaseError(f"{path}: format version {version} is newer than this engine reads ({newest});"
-                            " upgrade the engine or make the file again")
+        raise CasebaseError(
+            f"{path}: format version {version} is newer than this engine reads ({newest});"
+            " upgrade the engine or make the file again"
+        )
     if version < 1:
         raise CasebaseError(f"{path}: invalid format version {version}")
     return version
 
 
 def read_member(zf: zipfile.ZipFile, member: str, bound: Budget) -> np.ndarray:
-    """One member's array, read whole once ``bound`` has let its declared size through (CasebaseError
-    naming the bound where it is over)."""
+    """One member's array, read whole once ``bound`` has let its declared size through
+    (CasebaseError naming the bound where it is over)."""
     try:
         return bound.read(zf, member)
     except OverBound as exc:
@@ -109,5 +126,6 @@ def memmap_member(path: Path, zf: zipfile.ZipFile, member: str, bound: Budget) -
         bound.take(zf, member)
     except OverBound as exc:
         raise CasebaseError(str(exc)) from None
-    return np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=shape,
-                     order="F" if fortran else "C")
+    return np.memmap(
+        path, dtype=dtype, mode="r", offset=offset, shape=shape, order="F" if fortran else "C"
+    )

@@ -37,8 +37,8 @@ class Phase(StrEnum):
 PHASES: tuple[Phase, ...] = tuple(Phase)
 OPENING_PLIES = 24
 ENDGAME_MATERIAL = 26
-#: The earliest full move whose moves are judged (the error profile's sample, the chooser's records):
-#: the opening is the player's preparation, not his judgement (Regan skips moves 1-8 too).
+#: The earliest full move whose moves are judged (the error profile's sample, the chooser's
+#: records): the opening is the player's preparation, not his judgement (Regan skips moves 1-8 too).
 FIRST_MOVE = 9
 #: The values of knights, bishops, rooks and queens (casebase.format.BITBOARDS[3:7]).
 PIECE_VALUES = np.array([3, 3, 5, 9])
@@ -46,11 +46,14 @@ PIECE_VALUES = np.array([3, 3, 5, 9])
 
 def non_pawn_material(boards: np.ndarray) -> np.ndarray:
     """Knights and bishops 3, rooks 5, queens 9, both sides together, of encoded boards (N x 8)."""
-    return (np.bitwise_count(np.asarray(boards)[:, 3:7]).astype(np.int64) * PIECE_VALUES).sum(axis=1)
+    return (np.bitwise_count(np.asarray(boards)[:, 3:7]).astype(np.int64) * PIECE_VALUES).sum(
+        axis=1
+    )
 
 
 def phases_of(boards: np.ndarray, ply: np.ndarray) -> np.ndarray:
-    """The phase names of encoded boards (N x 8, :func:`casebase.format.encode_board`) at ``ply``."""
+    """The phase names of encoded boards (N x 8, :func:`casebase.format.encode_board`) at
+    ``ply``."""
     endgame = non_pawn_material(boards) <= ENDGAME_MATERIAL
     middle = np.where(endgame, Phase.ENDGAME.value, Phase.MIDDLEGAME.value)
     return np.where(np.asarray(ply) < OPENING_PLIES, Phase.OPENING.value, middle)
@@ -71,7 +74,10 @@ def game_phase(board: chess.Board) -> Phase:
     :func:`phase` at ``board.ply()``, except that a game from a FEN with an endgame's material is an
     endgame whatever its move number says (a queen and a rook against a knight at "move 1")."""
     named = phase(board, board.ply())
-    if named is Phase.OPENING and board.root().board_fen() != chess.STARTING_BOARD_FEN \
-            and board_material(board) <= ENDGAME_MATERIAL:
+    if (
+        named is Phase.OPENING
+        and board.root().board_fen() != chess.STARTING_BOARD_FEN
+        and board_material(board) <= ENDGAME_MATERIAL
+    ):
         return Phase.ENDGAME
     return named

@@ -13,9 +13,9 @@ from pathlib import Path
 from casebase.games import BuildError
 from common.bounded import OverBound, file_size, gunzip
 
-#: The most one PGN file may hold, inflated where it is gzipped (issue #69): 1 GiB, about a million games
-#: (the 2300+ masters' collection is 160 MiB); a larger collection is given as several files. A gzipped file
-#: inflates besides at most :data:`common.bounded.RATIO` times its size (PGN: 3.3).
+#: The most one PGN file may hold, inflated where it is gzipped (issue #69): 1 GiB, about a million
+#: games (the 2300+ masters' collection is 160 MiB); a larger collection is given as several files.
+#: A gzipped file inflates besides at most :data:`common.bounded.RATIO` times its size (PGN: 3.3).
 PGN_MOST = 1 << 30
 
 #: A tag-pair line, the only thing a PGN file cannot do without.
@@ -64,14 +64,14 @@ def read_source(path: str | os.PathLike[str]) -> Source:
         raise BuildError(f"{path}: binary data, not a PGN file")
     text = decode_pgn(data).replace("\r\n", "\n")
     if not _TAG_LINE.search(text):
-        raise BuildError(f"{path}: not a PGN file (no tag pair such as [White \"...\"] in it)")
+        raise BuildError(f'{path}: not a PGN file (no tag pair such as [White "..."] in it)')
     return Source(path, hashlib.sha256(raw).hexdigest(), text)
 
 
 def _latin1_fallback(error: UnicodeError) -> tuple[str, int]:
     """Codec error handler: bytes that are not UTF-8 are read as Latin-1."""
     assert isinstance(error, UnicodeDecodeError)
-    return error.object[error.start:error.end].decode("latin-1"), error.end
+    return error.object[error.start : error.end].decode("latin-1"), error.end
 
 
 codecs.register_error("cbr-latin-1-fallback", _latin1_fallback)

@@ -19,7 +19,8 @@ from __future__ import annotations
 import math
 import re
 
-#: The plies of a game's start, where the time left still says the clock's class (its first two moves).
+#: The plies of a game's start, where the time left still says the clock's class (its first two
+#: moves).
 START_PLIES = 4
 #: The speed classes, fastest first; UNKNOWN where nothing says.
 SPEEDS = ("bullet", "blitz", "rapid", "classical")
@@ -32,11 +33,21 @@ FIDE_BANDS = ((180.0, "bullet"), (600.0 + 1e-9, "blitz"), (3600.0, "rapid"))
 #: Words of an event's name that say its speed (lower case), the first class a name names wins only
 #: when it names no other.
 _EVENT_WORDS = (
-    ("bullet", "bullet"), ("blitz", "blitz"), ("armageddon", "blitz"), ("titled tuesday", "blitz"),
-    ("titled arena", "blitz"), ("speed", "blitz"), ("rapid", "rapid"), ("classical", "classical"),
-)  # not "classic": a brand, not a speed (Mainz's "Chess Classic" was rapid, "London Classic TB" its tiebreaks)
+    ("bullet", "bullet"),
+    ("blitz", "blitz"),
+    ("armageddon", "blitz"),
+    ("titled tuesday", "blitz"),
+    ("titled arena", "blitz"),
+    ("speed", "blitz"),
+    ("rapid", "rapid"),
+    ("classical", "classical"),
+    # not "classic": a brand, not a speed (Mainz's "Chess Classic" was rapid, "London Classic TB"
+    # its tiebreaks)
+)
 #: A clock written in an event's name: "5m+2spm", "3+2", "15'+10''".
-_EVENT_CLOCK = re.compile(r"(?<![\d/])(\d{1,3})\s*(?:m|min|')?\s*\+\s*(\d{1,2})\s*(?:s|spm|'')?(?![\d/])")
+_EVENT_CLOCK = re.compile(
+    r"(?<![\d/])(\d{1,3})\s*(?:m|min|')?\s*\+\s*(\d{1,2})\s*(?:s|spm|'')?(?![\d/])"
+)
 
 
 def band(seconds: float, *, lichess: bool = False) -> str:
@@ -48,7 +59,9 @@ def band(seconds: float, *, lichess: bool = False) -> str:
     return "classical"
 
 
-def speed_of_clock(base: float, increment: float = 0.0, *, moves: int | None = None, lichess: bool = False) -> str:
+def speed_of_clock(
+    base: float, increment: float = 0.0, *, moves: int | None = None, lichess: bool = False
+) -> str:
     """The class of a clock of ``base`` seconds and ``increment`` a move (for ``moves`` moves, a
     repeating control such as 40/90, when given; its time is spread over 40 or 60 moves)."""
     per_game = 40 if lichess else 60
@@ -67,7 +80,9 @@ def parse_time_control(text: str, *, lichess: bool = False) -> str:
     moves, base, increment = match.groups()
     if float(base) <= 0 and not increment:
         return UNKNOWN
-    return speed_of_clock(float(base), float(increment or 0), moves=int(moves) if moves else None, lichess=lichess)
+    return speed_of_clock(
+        float(base), float(increment or 0), moves=int(moves) if moves else None, lichess=lichess
+    )
 
 
 def parse_event(event: str) -> str:
@@ -101,8 +116,14 @@ def on_lichess(site: str | None) -> bool:
     return "lichess" in (site or "").lower()
 
 
-def clock_speed(seconds_left: float, increment: float, movestogo: int | None, plies_played: int, *,
-                lichess: bool = False) -> str | None:
+def clock_speed(
+    seconds_left: float,
+    increment: float,
+    movestogo: int | None,
+    plies_played: int,
+    *,
+    lichess: bool = False,
+) -> str | None:
     """The class a UCI ``go``'s clock implies: the time left at the start of a game (within its
     first two moves) or for a ``movestogo`` cycle; None where the clock cannot say (late in a
     sudden-death game, whose base time is spent, nothing tells what it was). ``lichess``: on

@@ -1,1 +1,2 @@
-"""Helpers every layer uses: atomic files, command-line argument types, clipping echoed text, paths."""
+"""Helpers every layer uses: atomic files, command-line argument types, clipping echoed text,
+paths."""

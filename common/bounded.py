@@ -1,17 +1,18 @@
 """Reading what a file claims within a stated bound, checked before the memory is taken (issue #69).
 
 A file says how much it holds: a gzip stream inflates to what it inflates to, an ``.npy`` member of
-an ``.npz`` declares its shape, a line ends where its newline is. Each reader of the project believes
-such a claim only up to a bound of its kind, and refuses the file with :class:`OverBound` (a
-``ValueError``, so every reader's message for a damaged file covers it too) naming the file and the
-bound, before the memory is taken:
+an ``.npz`` declares its shape, a line ends where its newline is. Each reader of the project
+believes such a claim only up to a bound of its kind, and refuses the file with :class:`OverBound`
+(a ``ValueError``, so every reader's message for a damaged file covers it too) naming the file and
+the bound, before the memory is taken:
 
 - a compressed stream inflates to at most :func:`inflated_most` of its compressed size: at least
   :data:`FLOOR`, else :data:`RATIO` times the compressed bytes, never past its kind's own bound (a
   network's, a PGN's). lc0's networks inflate 1.4 times, PGN collections 3.3: a file that inflates
   20 times is a bomb, not a network;
 - an ``.npz`` member is read only after its ``.npy`` header: its declared bytes must fit in what the
-  member holds (else it is damaged) and, with the file's other members, in its kind's :class:`Budget`;
+  member holds (else it is damaged) and, with the file's other members, in its kind's
+  :class:`Budget`;
 - a line is read up to :data:`LINE_MOST` characters; a longer one is passed over in chunks (a JSON
   line), or cut there (a PGN read as a stream, :class:`LineBound`: the game is read as damaged).
 """
@@ -50,7 +51,8 @@ def mib(size: int) -> str:
 
 
 def file_size(path: str | os.PathLike[str], most: int, kind: str) -> int:
-    """The size of the file at ``path``; OverBound where it is over ``most`` (a ``kind``'s bound)."""
+    """The size of the file at ``path``; OverBound where it is over ``most`` (a ``kind``'s
+    bound)."""
     size = Path(path).stat().st_size
     if size > most:
         raise OverBound(f"{path}: {mib(size)}, over the {mib(most)} one {kind} may be")
@@ -58,7 +60,8 @@ def file_size(path: str | os.PathLike[str], most: int, kind: str) -> int:
 
 
 def inflated_most(compressed: int, most: int) -> int:
-    """How far ``compressed`` bytes may inflate: :data:`RATIO` times, at least :data:`FLOOR`, at most ``most``."""
+    """How far ``compressed`` bytes may inflate: :data:`RATIO` times, at least :data:`FLOOR`, at
+    most ``most``."""
     return min(most, max(FLOOR, RATIO * compressed))
 
 
@@ -76,9 +79,11 @@ def gunzip(data: bytes, most: int, what: str) -> bytes:
             part = inflater.decompress(rest, min(CHUNK, bound - taken + 1))
             taken += len(part)
             if taken > bound:
-                raise OverBound(f"{what}: inflates past {mib(bound)} (the most a {mib(len(data))} file may: {RATIO}"
-                                f" times its size, {mib(FLOOR)} at least, {mib(most)} at most): a damaged file or a"
-                                " decompression bomb")
+                raise OverBound(
+                    f"{what}: inflates past {mib(bound)} (the most a {mib(len(data))} file may:"
+                    f" {RATIO} times its size, {mib(FLOOR)} at least, {mib(most)} at most): a"
+                    " damaged file or a decompression bomb"
+                )
             parts.append(part)
             rest = inflater.unconsumed_tail
             if inflater.eof or not (rest or part):
@@ -102,15 +107,17 @@ def _header(f: BinaryIO) -> tuple[tuple[int, ...], np.dtype]:
 
 
 class Budget:
-    """What the arrays of one ``.npz`` file of a kind may take together, ``most`` bytes: each member's
-    declared size is checked against what the member holds and against what is left, before it is read."""
+    """What the arrays of one ``.npz`` file of a kind may take together, ``most`` bytes: each
+    member's declared size is checked against what the member holds and against what is left, before
+    it is read."""
 
     def __init__(self, path: str | os.PathLike[str], most: int, kind: str) -> None:
         self.path, self.most, self.kind, self.left = path, most, kind, most
 
     def take(self, zf: zipfile.ZipFile, member: str) -> tuple[tuple[int, ...], np.dtype]:
-        """Check ``member`` of ``zf`` and count its bytes; its declared shape and dtype (OverBound where it is
-        over what is left, ValueError where it declares more than the member holds or is no plain array)."""
+        """Check ``member`` of ``zf`` and count its bytes; its declared shape and dtype (OverBound
+        where it is over what is left, ValueError where it declares more than the member holds or is
+        no plain array)."""
         with zf.open(member) as f:
             shape, dtype = _header(f)  # type: ignore[arg-type]  # ZipExtFile reads as a binary file
             start = f.tell()
@@ -119,11 +126,15 @@ class Budget:
         size = int(np.prod(shape, dtype=np.float64)) * dtype.itemsize
         holds = zf.getinfo(member).file_size - start
         if size > holds:
-            raise ValueError(f"{self.path}: {member} declares {shape} {dtype} ({mib(size)}) but holds {mib(holds)}:"
-                             " damaged")
+            raise ValueError(
+                f"{self.path}: {member} declares {shape} {dtype} ({mib(size)}) but holds"
+                f" {mib(holds)}: damaged"
+            )
         if size > self.left:
-            raise OverBound(f"{self.path}: {member} declares {shape} {dtype} ({mib(size)}), over the {mib(self.most)}"
-                            f" the arrays of one {self.kind} may take together")
+            raise OverBound(
+                f"{self.path}: {member} declares {shape} {dtype} ({mib(size)}), over the"
+                f" {mib(self.most)} the arrays of one {self.kind} may take together"
+            )
         self.left -= size
         return shape, dtype
 
@@ -144,8 +155,9 @@ def read_npz(path: str | os.PathLike[str], most: int, kind: str) -> dict[str, np
 
 
 def lines(f: BinaryIO, most: int = LINE_MOST) -> Iterator[str | None]:
-    """The lines of the binary file ``f`` as text (UTF-8, the newline left off), None for each over ``most``
-    bytes: passed over in chunks, never held whole (UnicodeDecodeError where one is not UTF-8)."""
+    """The lines of the binary file ``f`` as text (UTF-8, the newline left off), None for each over
+    ``most`` bytes: passed over in chunks, never held whole (UnicodeDecodeError where one is not
+    UTF-8)."""
     while line := f.readline(most + 1):
         if len(line) > most and not line.endswith(b"\n"):
             while (rest := f.readline(CHUNK)) and not rest.endswith(b"\n"):
@@ -156,8 +168,8 @@ def lines(f: BinaryIO, most: int = LINE_MOST) -> Iterator[str | None]:
 
 
 class LineBound:
-    """A text file read line by line (as python-chess reads PGN: ``readline``) whose lines are cut at ``most``
-    characters, the rest of a longer line passed over in chunks, never held whole."""
+    """A text file read line by line (as python-chess reads PGN: ``readline``) whose lines are cut
+    at ``most`` characters, the rest of a longer line passed over in chunks, never held whole."""
 
     def __init__(self, handle: TextIO, most: int = LINE_MOST) -> None:
         self.handle, self.most = handle, most
@@ -167,7 +179,7 @@ class LineBound:
         if len(line) > self.most and not line.endswith("\n"):
             while (rest := self.handle.readline(CHUNK)) and not rest.endswith("\n"):
                 pass
-            return line[:self.most] + "\n"
+            return line[: self.most] + "\n"
         return line
 
     def __iter__(self) -> Iterator[str]:
@@ -176,6 +188,10 @@ class LineBound:
     def __enter__(self) -> LineBound:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
         self.handle.close()

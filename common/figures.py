@@ -22,7 +22,9 @@ def _pyplot() -> Any:
     try:
         import matplotlib
     except ImportError:
-        raise FiguresUnavailable("pictures need matplotlib, the extra 'plots': pip install 'cbr-chess[plots]'") from None
+        raise FiguresUnavailable(
+            "pictures need matplotlib, the extra 'plots': pip install 'cbr-chess[plots]'"
+        ) from None
     matplotlib.use("Agg")  # before pyplot: no display needed
     import matplotlib.pyplot as plt
 

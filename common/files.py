@@ -34,7 +34,9 @@ def atomic_file(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temporaries(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(
+        prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent
+    )
     try:
         with os.fdopen(fd, "wb") as f:
             yield f
@@ -56,12 +58,16 @@ def file_sha256(path: str | os.PathLike[str]) -> str:
 
 
 def made_stamp() -> dict[str, str]:
-    """What makes a file now, for its provenance: the project and its version, and the time (UTC)."""
+    """What makes a file now, for its provenance: the project and its version, and the time
+    (UTC)."""
     try:
         project = f"cbr-chess {importlib.metadata.version('cbr-chess')}"
     except importlib.metadata.PackageNotFoundError:  # run from a source tree never installed
         project = "cbr-chess (version unknown: not installed)"
-    return {"project": project, "made": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")}
+    return {
+        "project": project,
+        "made": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+    }
 
 
 def write_atomic(path: Path, data: str | bytes) -> None:
@@ -75,7 +81,7 @@ def remove_stale_temporaries(path: Path) -> None:
     gone (killed while writing)."""
     prefix = f".{path.name}."
     for tmp in path.parent.glob(f"{glob.escape(prefix)}*.tmp"):
-        pid = tmp.name[len(prefix):].split(".")[0]
+        pid = tmp.name[len(prefix) :].split(".")[0]
         if pid.isdigit() and _alive(int(pid)):
             continue  # another writer at work (or this one)
         try:
@@ -83,13 +89,15 @@ def remove_stale_temporaries(path: Path) -> None:
         except PermissionError:
             if sys.platform != "win32":
                 raise
-            # Windows: still open, so its writer is at work (one we could not ask about: another user's)
+            # Windows: still open, so its writer is at work (one we could not ask about: another
+            # user's)
 
 
 def _replace(tmp: str, path: Path) -> None:
-    """``os.replace(tmp, path)``; on Windows, where it fails while another process has ``path`` open,
-    tried again for :data:`REPLACE_SECONDS` (a file kept open or mapped for longer, as a casebase that a
-    running engine or the web server maps, cannot be replaced there: the caller hears PermissionError)."""
+    """``os.replace(tmp, path)``; on Windows, where it fails while another process has ``path``
+    open, tried again for :data:`REPLACE_SECONDS` (a file kept open or mapped for longer, as a
+    casebase that a running engine or the web server maps, cannot be replaced there: the caller
+    hears PermissionError)."""
     if sys.platform != "win32":
         os.replace(tmp, path)
         return
@@ -105,7 +113,8 @@ def _replace(tmp: str, path: Path) -> None:
 
 
 def _alive(pid: int) -> bool:
-    if sys.platform == "win32":  # os.kill(pid, 0) there is not a question: it sends Ctrl-C to a group
+    # os.kill(pid, 0) there is not a question: it sends Ctrl-C to a group
+    if sys.platform == "win32":
         return _alive_windows(pid)
     try:
         os.kill(pid, 0)
@@ -119,7 +128,8 @@ def _alive(pid: int) -> bool:
 def _alive_windows(pid: int, kernel32: Any = None) -> bool:
     """Windows: whether the process ``pid`` runs, by ``OpenProcess`` and ``GetExitCodeProcess``
     (``kernel32`` is that library: given by the tests). A process that cannot be opened (gone, or
-    another user's) is taken as gone: a temporary file its writer still has open cannot be removed."""
+    another user's) is taken as gone: a temporary file its writer still has open cannot be
+    removed."""
     import ctypes
 
     if kernel32 is None:
@@ -135,6 +145,9 @@ def _alive_windows(pid: int, kernel32: Any = None) -> bool:
         return False
     try:
         code = ctypes.c_uint32()
-        return not kernel32.GetExitCodeProcess(handle, ctypes.byref(code)) or code.value == _STILL_ACTIVE
+        return (
+            not kernel32.GetExitCodeProcess(handle, ctypes.byref(code))
+            or code.value == _STILL_ACTIVE
+        )
     finally:
         kernel32.CloseHandle(handle)

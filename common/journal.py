@@ -1,5 +1,6 @@
 """A resumable journal: one JSON line per finished item, by key, so that a worker that fails or a
-user who stops loses nothing finished (the error profile's, docs/strength.md §1; the chooser's records).
+user who stops loses nothing finished (the error profile's, docs/strength.md §1; the chooser's
+records).
 
 The first line is the header: what kind of journal it is (its ``journal`` value) and what the
 entries depend on; a journal of another kind or other settings is refused, except for its
@@ -19,26 +20,29 @@ from typing import Any, ClassVar
 
 from common.bounded import lines
 
-#: The header's ``journal`` value of a play-time journal (``python -m profiling --play``), here because
-#: its writer (:mod:`profiling.play`) and a reader (:mod:`learn.chooser.convert`) may not import each other.
+#: The header's ``journal`` value of a play-time journal (``python -m profiling --play``), here
+#: because its writer (:mod:`profiling.play`) and a reader (:mod:`learn.chooser.convert`) may not
+#: import each other.
 PLAY_JOURNAL = "cbr-chess-play-journal"
 
 
 class JournalError(Exception):
-    """A file that is not a journal of this kind, or one of other settings; the message says which."""
+    """A file that is not a journal of this kind, or one of other settings; the message says
+    which."""
 
 
 def cut_off(line: str) -> bool:
-    """Whether ``line`` (not JSON) is what a killed writer leaves: the start of an entry's object."""
+    """Whether ``line`` (not JSON) is what a killed writer leaves: the start of an entry's
+    object."""
     return line.lstrip().startswith("{")
 
 
 def read_journal(path: Path) -> tuple[Any, list[tuple[int, Any]], list[int]]:
     """The first line of the JSON-lines file ``path`` (None where it is not JSON), the other lines
-    each with its number (from 1), blank lines and the lines a killed writer cut off (:func:`cut_off`)
-    passed over, and the numbers of the lines that are neither JSON nor cut off, or longer than
-    :data:`common.bounded.LINE_MOST` (never held whole: issue #69) (OSError and UnicodeDecodeError
-    where the file cannot be read)."""
+    each with its number (from 1), blank lines and the lines a killed writer cut off
+    (:func:`cut_off`) passed over, and the numbers of the lines that are neither JSON nor cut off,
+    or longer than :data:`common.bounded.LINE_MOST` (never held whole: issue #69) (OSError and
+    UnicodeDecodeError where the file cannot be read)."""
     header: Any = None
     entries, bad = [], []
     with open(path, "rb") as f:
@@ -71,8 +75,8 @@ class Journal:
     error: ClassVar[type[Exception]] = JournalError
     #: The kind a header without a ``journal`` value is taken for.
     default_kind: ClassVar[str | None] = None
-    #: The header's values its caller checks itself (the judge's name, known once the judge has said it):
-    #: a journal that differs in them is read, and its own values replace the header's.
+    #: The header's values its caller checks itself (the judge's name, known once the judge has said
+    #: it): a journal that differs in them is read, and its own values replace the header's.
     checked_later: ClassVar[tuple[str, ...]] = ("judge",)
 
     def __init__(self, path: Path, header: dict[str, Any]) -> None:
@@ -89,14 +93,20 @@ class Journal:
         header, entries, bad = read_journal(self.path)
         kind = self.header.get("journal", self.default_kind)
         if not isinstance(header, dict) or header.get("journal") != kind:
-            raise self.error(f"{self.path}: not a {self.describe(kind)} journal; move it away or name another")
+            raise self.error(
+                f"{self.path}: not a {self.describe(kind)} journal; move it away or name another"
+            )
         for key, value in self.header.items():
             if key not in self.checked_later and header.get(key) != value:
                 raise self.error(
-                    f"{self.path}: a journal of other settings ({key} {header.get(key)!r}, not {value!r});"
-                    " delete it to start over, or give the settings it was made with")
+                    f"{self.path}: a journal of other settings ({key} {header.get(key)!r}, not"
+                    f" {value!r}); delete it to start over, or give the settings it was made with"
+                )
         if bad:
-            raise self.error(f"{self.path}:{bad[0]}: not a JSON line (the file is damaged); move it away or name another")
+            raise self.error(
+                f"{self.path}:{bad[0]}: not a JSON line (the file is damaged); move it away or"
+                " name another"
+            )
         self.header["judge"] = header.get("judge")
         self.header |= {key: header.get(key) for key in self.checked_later if key in self.header}
         for _, entry in entries:

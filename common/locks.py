@@ -1,5 +1,6 @@
-"""A lock between processes that is never stale: the system holds it for the process that took it, and lets it
-go when that process ends, however it ends (``flock`` on POSIX, ``msvcrt.locking`` on Windows)."""
+"""A lock between processes that is never stale: the system holds it for the process that took it,
+and lets it go when that process ends, however it ends (``flock`` on POSIX, ``msvcrt.locking`` on
+Windows)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from pathlib import Path
 
 @contextlib.contextmanager
 def tried_lock(path: str | os.PathLike[str]) -> Iterator[bool]:
-    """The lock of the file ``path`` (made where missing, removed again by its holder), tried once without
-    waiting: True inside while this process holds it, False where another process does."""
+    """The lock of the file ``path`` (made where missing, removed again by its holder), tried once
+    without waiting: True inside while this process holds it, False where another process does."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a+b") as f:
@@ -22,8 +23,9 @@ def tried_lock(path: str | os.PathLike[str]) -> Iterator[bool]:
             yield held
         finally:
             if held:
-                # Removed while held: a process that opened it before waits on nothing (it tries, once), and one
-                # that comes later makes a new one; Windows keeps an open file, which is left there.
+                # Removed while held: a process that opened it before waits on nothing (it tries,
+                # once), and one that comes later makes a new one; Windows keeps an open file, which
+                # is left there.
                 with contextlib.suppress(OSError):
                     path.unlink()
                 _release(f.fileno())

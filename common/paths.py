@@ -36,6 +36,6 @@ def casebase_path(name: str) -> str:
 
 
 def games_store() -> Path:
-    """The web page's store of games (``cbr-chess web --store``): always the user's data folder, a clone's
-    too, since the games are the user's own, not something built from the tree."""
+    """The web page's store of games (``cbr-chess web --store``): always the user's data folder, a
+    clone's too, since the games are the user's own, not something built from the tree."""
     return platformdirs.user_data_path("cbr-chess") / "web-games.sqlite3"

@@ -1,8 +1,8 @@
 """The benches' statistics, by scipy: shares with Wilson's interval, the paired difference of two
 sets of trials, and Spearman's rank correlation.
 
-scipy.stats takes half a second to import: each function imports it where it is used, so that a bench's
-worker processes (which import this module with the replay) do not load it.
+scipy.stats takes half a second to import: each function imports it where it is used, so that a
+bench's worker processes (which import this module with the replay) do not load it.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-#: The two-sided 95 % quantile of the standard normal distribution (scipy's ``stats.norm.ppf(0.975)``).
+#: The two-sided 95 % quantile of the standard normal distribution (scipy's
+#: ``stats.norm.ppf(0.975)``).
 Z95 = 1.959963984540054
 
 
@@ -27,7 +28,9 @@ def wilson(matches: int, n: int) -> tuple[float, float]:
     return float(interval.low), float(interval.high)
 
 
-def paired(a: Sequence[bool] | np.ndarray, b: Sequence[bool] | np.ndarray) -> tuple[float, float, float]:
+def paired(
+    a: Sequence[bool] | np.ndarray, b: Sequence[bool] | np.ndarray
+) -> tuple[float, float, float]:
     """The mean of ``a - b`` over paired trials, with its 95 % interval (normal approximation:
     the mean plus or minus :data:`Z95` standard errors); nan without trials, an unbounded
     interval with one."""
@@ -75,8 +78,12 @@ class Share(NamedTuple):
 
     def as_dict(self) -> dict[str, Any]:
         low, high = wilson(self.matches, self.positions)
-        return {"matches": self.matches, "positions": self.positions,
-                "share": _number(self.share), "ci95": [_number(low), _number(high)]}
+        return {
+            "matches": self.matches,
+            "positions": self.positions,
+            "share": _number(self.share),
+            "ci95": [_number(low), _number(high)],
+        }
 
     def percent(self) -> str:
         """``"31.5 %"``, or an en dash without positions."""
@@ -88,13 +95,17 @@ def _number(x: float) -> float | None:
 
 
 def chunks_by_group(keys: Sequence[Hashable], size: int) -> list[list[int]]:
-    """The indices of ``keys`` split by their key (a game) into chunks of ``size`` keys, in the order the keys
-    first appear; a last chunk of fewer than half as many keys joins the one before."""
+    """The indices of ``keys`` split by their key (a game) into chunks of ``size`` keys, in the
+    order the keys first appear; a last chunk of fewer than half as many keys joins the one
+    before."""
     groups: dict[Hashable, list[int]] = {}
     for index, key in enumerate(keys):
         groups.setdefault(key, []).append(index)
     ordered = list(groups.values())
-    split = [[i for group in ordered[start:start + size] for i in group] for start in range(0, len(ordered), size)]
+    split = [
+        [i for group in ordered[start : start + size] for i in group]
+        for start in range(0, len(ordered), size)
+    ]
     if len(split) > 1 and len(ordered) % size and len(ordered) % size < size / 2:
         split[-2:] = [split[-2] + split[-1]]
     return split

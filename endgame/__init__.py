@@ -12,5 +12,6 @@ from common.paths import data_folder
 
 
 def default_folder() -> Path:
-    """Where the engine keeps its tables (``make tables`` fills it; KQK and KRK are made at first use)."""
+    """Where the engine keeps its tables (``make tables`` fills it; KQK and KRK are made at first
+    use)."""
     return data_folder() / "tables"

@@ -24,7 +24,9 @@ class CheckReport:
     disagreements: list[str] = field(default_factory=list)
 
 
-def random_position(ending: str, rng: np.random.Generator, *, strong: chess.Color | None = None) -> chess.Board:
+def random_position(
+    ending: str, rng: np.random.Generator, *, strong: chess.Color | None = None
+) -> chess.Board:
     """A random legal position of ``ending`` (either side to move, the stronger side either
     colour unless ``strong`` says)."""
     while True:
@@ -34,7 +36,9 @@ def random_position(ending: str, rng: np.random.Generator, *, strong: chess.Colo
         board.set_piece_at(int(squares[0]), chess.Piece(chess.KING, strong_side))
         board.set_piece_at(int(squares[1]), chess.Piece(chess.KING, not strong_side))
         for square, letter in zip(squares[2:], ENDINGS[ending]):
-            board.set_piece_at(int(square), chess.Piece(chess.Piece.from_symbol(letter).piece_type, strong_side))
+            board.set_piece_at(
+                int(square), chess.Piece(chess.Piece.from_symbol(letter).piece_type, strong_side)
+            )
         board.turn = bool(rng.integers(2))
         if board.is_valid():
             return board
@@ -49,7 +53,8 @@ def expected(board: chess.Board, tables: Tablebase) -> Probe:
         board.push(move)
         verdict = tables.probe(board)
         board.pop()
-        children.append(verdict if verdict is not None else Probe(None, 0))  # a capture into a bare ending
+        # a capture into a bare ending
+        children.append(verdict if verdict is not None else Probe(None, 0))
     wins = [c.plies + 1 for c in children if c.wins is False]
     if wins:
         return Probe(True, min(wins))

@@ -119,7 +119,7 @@ def generate(ending: str, progress: Callable[[int, int], None] | None = None) ->
     called after each ply resolved, with the positions won so far."""
     pieces = ENDINGS[ending]
     n = 2 + len(pieces)
-    size = 64 ** n
+    size = 64**n
     # The white men's squares for every (wk, p1[, p2]); the black king is the second digit.
     white = np.indices((64,) * (n - 1), dtype=np.int64).reshape(n - 1, -1)
     wk, men = white[0], list(white[1:])
@@ -196,7 +196,9 @@ def _unmoves(children: np.ndarray, pieces: tuple[str, ...], *, white: bool) -> n
     for square in digits:
         occupied |= bit(square)
     found = []
-    movers = [(0, "K"), *((2 + i, piece) for i, piece in enumerate(pieces))] if white else [(1, "K")]
+    movers = (
+        [(0, "K"), *((2 + i, piece) for i, piece in enumerate(pieces))] if white else [(1, "K")]
+    )
     for slot, piece in movers:
         square = digits[slot]
         others = [s for k, s in enumerate(digits) if k != slot]
@@ -205,7 +207,9 @@ def _unmoves(children: np.ndarray, pieces: tuple[str, ...], *, white: bool) -> n
     return np.concatenate(found)
 
 
-def _expand(children: np.ndarray, origins: np.ndarray, square: np.ndarray, stride: int) -> np.ndarray:
+def _expand(
+    children: np.ndarray, origins: np.ndarray, square: np.ndarray, stride: int
+) -> np.ndarray:
     """``children`` with the digit worth ``stride`` (now ``square``) set to each origin square."""
     out = []
     chunk = 1 << 20

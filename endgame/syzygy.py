@@ -14,8 +14,13 @@ from common.text import clip
 
 #: What a WDL value means for the side to move (a cursed win or blessed loss is a draw under
 #: the fifty-move rule).
-WDL_WORDS = {2: "win", 1: "win, drawn by the fifty-move rule", 0: "draw",
-             -1: "loss, drawn by the fifty-move rule", -2: "loss"}
+WDL_WORDS = {
+    2: "win",
+    1: "win, drawn by the fifty-move rule",
+    0: "draw",
+    -1: "loss, drawn by the fifty-move rule",
+    -2: "loss",
+}
 
 
 @dataclass(frozen=True)
@@ -62,7 +67,11 @@ class SyzygyTables:
         cover the position: the best WDL after it, then among wins the fewest plies to zeroing
         (a mate at once first), among losses the most, and the first such move in python-chess's
         order."""
-        if chess.popcount(board.occupied) > self.pieces or board.castling_rights or not board.is_valid():
+        if (
+            chess.popcount(board.occupied) > self.pieces
+            or board.castling_rights
+            or not board.is_valid()
+        ):
             return None
         try:
             wdl, dtz = self.tables.probe_wdl(board), self.tables.probe_dtz(board)

@@ -36,8 +36,11 @@ SMALL = ("KQK", "KRK")
 TRIANGLE = (0, 1, 2, 3, 9, 10, 11, 18, 19, 27)
 _TRIANGLE_INDEX = np.full(64, -1, dtype=np.int64)
 _TRIANGLE_INDEX[list(TRIANGLE)] = np.arange(len(TRIANGLE))
-#: The most a table file's arrays may take (issue #69): two int8 tables of the largest ending's shape.
-TABLE_MOST = 2 * len(TRIANGLE) * 64 * 64 ** max(len(pieces) for pieces in ENDINGS.values()) + (1 << 20)
+#: The most a table file's arrays may take (issue #69): two int8 tables of the largest ending's
+#: shape.
+TABLE_MOST = 2 * len(TRIANGLE) * 64 * 64 ** max(len(pieces) for pieces in ENDINGS.values()) + (
+    1 << 20
+)
 _LETTERS = {chess.QUEEN: "Q", chess.ROOK: "R", chess.BISHOP: "B", chess.KNIGHT: "N"}
 
 
@@ -63,7 +66,9 @@ def _symmetries() -> np.ndarray:
 
 SYMMETRIES = _symmetries()
 #: For each white king square, a symmetry that takes it into the triangle.
-_TO_TRIANGLE = np.array([next(t for t in range(8) if _TRIANGLE_INDEX[SYMMETRIES[t, s]] >= 0) for s in range(64)])
+_TO_TRIANGLE = np.array(
+    [next(t for t in range(8) if _TRIANGLE_INDEX[SYMMETRIES[t, s]] >= 0) for s in range(64)]
+)
 
 
 def triangle_squares(squares: list[int]) -> list[int]:
@@ -84,7 +89,10 @@ class Stored:
     @classmethod
     def of(cls, table: Table) -> Stored:
         shape = (64,) * (2 + len(table.pieces))
-        cut = [a.reshape(shape)[list(TRIANGLE)].copy() for a in (table.white_to_move, table.black_to_move)]
+        cut = [
+            a.reshape(shape)[list(TRIANGLE)].copy()
+            for a in (table.white_to_move, table.black_to_move)
+        ]
         return cls(table.ending, *cut)
 
     def value(self, white_to_move: bool, squares: list[int]) -> int:
@@ -95,8 +103,14 @@ class Stored:
 
     def save(self, path: str | os.PathLike[str]) -> None:
         with atomic_file(path) as f:
-            np.savez_compressed(f, format=np.array(FORMAT), version=np.array(VERSION), ending=np.array(self.ending),
-                                white_to_move=self.white_to_move, black_to_move=self.black_to_move)
+            np.savez_compressed(
+                f,
+                format=np.array(FORMAT),
+                version=np.array(VERSION),
+                ending=np.array(self.ending),
+                white_to_move=self.white_to_move,
+                black_to_move=self.black_to_move,
+            )
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Stored:
@@ -106,7 +120,9 @@ class Stored:
             if "format" not in z or str(z["format"]) != FORMAT:
                 raise TablebaseError(f"{path}: not an endgame table of cbr-chess")
             if int(z["version"]) != VERSION:
-                raise TablebaseError(f"{path}: table version {int(z['version'])}, this engine reads {VERSION}")
+                raise TablebaseError(
+                    f"{path}: table version {int(z['version'])}, this engine reads {VERSION}"
+                )
             ending = str(z["ending"])
             if ending not in ENDINGS:
                 raise TablebaseError(f"{path}: unknown ending {ending!r}")
@@ -142,14 +158,25 @@ class Probe:
 
 def ending_of(board: chess.Board) -> tuple[str, chess.Color] | None:
     """The ending of ``board`` with a table (e.g. ``KBNK``) and the stronger side, or None."""
-    if board.pawns or board.castling_rights or chess.popcount(board.occupied) > 4 or board.king(chess.WHITE) is None \
-            or board.king(chess.BLACK) is None:
+    if (
+        board.pawns
+        or board.castling_rights
+        or chess.popcount(board.occupied) > 4
+        or board.king(chess.WHITE) is None
+        or board.king(chess.BLACK) is None
+    ):
         return None
     for strong in (chess.WHITE, chess.BLACK):
         if board.occupied_co[not strong] != board.kings & board.occupied_co[not strong]:
             continue
-        men = sorted((p.piece_type for p in board.piece_map().values() if p.color == strong
-                      and p.piece_type != chess.KING), reverse=True)
+        men = sorted(
+            (
+                p.piece_type
+                for p in board.piece_map().values()
+                if p.color == strong and p.piece_type != chess.KING
+            ),
+            reverse=True,
+        )
         name = "K" + "".join(_LETTERS[t] for t in men) + "K"
         if name in ENDINGS:
             return name, strong
@@ -201,9 +228,12 @@ class Tablebase:
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             stored.save(path)
-        except (OSError, ValueError, RecursionError) as exc:  # kept in memory only (a folder too deep recurses)
-            self.problems.append(f"cannot save {ending} in {clip(str(self.folder))!r} ({clip(str(exc))});"
-                                 " it is kept in memory for this session")
+        # kept in memory only (a folder too deep recurses)
+        except (OSError, ValueError, RecursionError) as exc:
+            self.problems.append(
+                f"cannot save {ending} in {clip(str(self.folder))!r} ({clip(str(exc))});"
+                " it is kept in memory for this session"
+            )
         return stored
 
     def probe(self, board: chess.Board) -> Probe | None:
@@ -228,7 +258,9 @@ class Tablebase:
             return Probe(None, 0)
         return Probe(board.turn == chess.WHITE, value - 1)
 
-    def best(self, board: chess.Board, moves: Collection[chess.Move] | None = None) -> tuple[chess.Move, Probe] | None:
+    def best(
+        self, board: chess.Board, moves: Collection[chess.Move] | None = None
+    ) -> tuple[chess.Move, Probe] | None:
         """The distance-to-mate-optimal move of ``board`` (among ``moves``, legal ones, if given)
         and the table's verdict on ``board`` (None when no table covers it or there is no
         move): the quickest mate, else a draw, else the longest defence; the first such move

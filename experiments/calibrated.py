@@ -8,11 +8,11 @@ For each run K of ``--runs`` (into OUT/run-K, seed K − 1: run 1 is the seed 0 
 docs/results/2026-11-23-as-strong-as-the-expert.md):
 
 1. **round robin**: the casebases (default the seven ladder experts) in guided mode with the judge,
-   so ``Selection auto``, their calibrated choice; the balanced weights, ``--rounds`` games an ordered
-   pair at ``--tc``, then the tournament's report (docs/results/2026-11-23-as-strong-as-the-expert.md,
-   "The calibrated round robin");
-   on the Ray cluster at ADDRESS with ``--cluster`` (and so is the judging of steps 2 and 3; else
-   on ``--workers`` local processes);
+   so ``Selection auto``, their calibrated choice; the balanced weights, ``--rounds`` games an
+   ordered pair at ``--tc``, then the tournament's report
+   (docs/results/2026-11-23-as-strong-as-the-expert.md, "The calibrated round robin"); on the Ray
+   cluster at ADDRESS with ``--cluster`` (and so is the judging of steps 2 and 3; else on
+   ``--workers`` local processes);
 2. **intrinsic**: every engine's moves judged and rated beside its expert's profile
    (``experiments.intrinsic``): intrinsic.md, intrinsic.json and intrinsic.png;
 3. **records** (``--games-records``): the games records remade from the run's games (profiling's
@@ -49,7 +49,7 @@ from engine.outside.clock import TimeControl
 from engine.outside.launch import LaunchError
 from engine.strength.calibration import CALIBRATION_POSITIONS, PLAY_JUDGE_DEPTH
 from engine.style.personal import beside
-from experiments import intrinsic, spread
+from experiments import intrinsic, intrinsic_table, spread
 from experiments.ladder import ladder_casebases
 from experiments.strength import STOCKFISH
 from profiling import ProfileError
@@ -94,10 +94,22 @@ class Plan:
 
     def settings(self, step: str, seed: int) -> dict[str, Any]:
         """What a step's results depend on: a step recorded with other settings is done again."""
-        games = {"casebases": [p.stem for p in self.casebases], "rounds": self.rounds, "tc": self.tc,
-                 "judge": self.judge, "seed": seed}
-        return {"round-robin": games, "intrinsic": {**games, "positions": self.positions},
-                "records": {**games, "positions": self.record_positions, "judge_depth": PLAY_JUDGE_DEPTH}}[step]
+        games = {
+            "casebases": [p.stem for p in self.casebases],
+            "rounds": self.rounds,
+            "tc": self.tc,
+            "judge": self.judge,
+            "seed": seed,
+        }
+        return {
+            "round-robin": games,
+            "intrinsic": {**games, "positions": self.positions},
+            "records": {
+                **games,
+                "positions": self.record_positions,
+                "judge_depth": PLAY_JUDGE_DEPTH,
+            },
+        }[step]
 
 
 class Steps:
@@ -105,7 +117,9 @@ class Steps:
 
     def __init__(self, directory: Path) -> None:
         self.path = directory / STEPS
-        self.done: dict[str, Any] = json.loads(self.path.read_text(encoding="utf-8")) if self.path.exists() else {}
+        self.done: dict[str, Any] = (
+            json.loads(self.path.read_text(encoding="utf-8")) if self.path.exists() else {}
+        )
 
     def finished(self, step: str, settings: dict[str, Any]) -> bool:
         return self.done.get(step) == settings
@@ -119,7 +133,9 @@ def say(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-def step(steps: Steps, name: str, settings: dict[str, Any], work: Callable[[], None], label: str) -> None:
+def step(
+    steps: Steps, name: str, settings: dict[str, Any], work: Callable[[], None], label: str
+) -> None:
     """Do ``work`` unless it is recorded as finished with ``settings``; then record it."""
     if steps.finished(name, settings):
         say(f"{label}: {name}: done before, skipped")
@@ -133,27 +149,43 @@ def step(steps: Steps, name: str, settings: dict[str, Any], work: Callable[[], N
 def play(plan: Plan, directory: Path, seed: int) -> None:
     """The calibrated round robin (resuming the tournament in ``directory``) and its report."""
     settings = TournamentSettings(
-        entrants=tuple(casebase_entrant(p) for p in plan.casebases), configs=tuple(parse_configurations(["balanced"])),
-        rounds=plan.rounds, mode="guided", control=TimeControl.parse(plan.tc), seed=seed, judge=plan.judge)
+        entrants=tuple(casebase_entrant(p) for p in plan.casebases),
+        configs=tuple(parse_configurations(["balanced"])),
+        rounds=plan.rounds,
+        mode="guided",
+        control=TimeControl.parse(plan.tc),
+        seed=seed,
+        judge=plan.judge,
+    )
     run(settings, directory, workers=plan.workers, cluster=plan.cluster, progress=plan.progress)
     write_report(directory)
 
 
 def rate(plan: Plan, directory: Path) -> None:
-    """The engines' intrinsic ratings in the run (resuming their journals), as a table, JSON and a plot."""
-    games, rows = intrinsic.rate_players(directory, plan.judge, plan.casebases[0].parent, positions=plan.positions,
-                                         progress=plan.progress, where=plan.where)
-    text = intrinsic.heading(games, DEPTH, MULTIPV) + "\n" + intrinsic.table(rows) + "\n"
+    """The engines' intrinsic ratings in the run (resuming their journals), as a table, JSON and a
+    plot."""
+    games, rows = intrinsic.rate_players(
+        directory,
+        plan.judge,
+        plan.casebases[0].parent,
+        positions=plan.positions,
+        progress=plan.progress,
+        where=plan.where,
+    )
+    text = intrinsic.heading(games, DEPTH, MULTIPV) + "\n" + intrinsic_table.table(rows) + "\n"
     write_atomic(directory / "intrinsic.md", text)
-    write_atomic(directory / spread.INTRINSIC, json.dumps(spread.intrinsic_json(rows), indent=2) + "\n")
+    write_atomic(
+        directory / spread.INTRINSIC, json.dumps(spread.intrinsic_json(rows), indent=2) + "\n"
+    )
     try:
-        intrinsic.plot(rows, directory / "intrinsic.png")
+        intrinsic_table.plot(rows, directory / "intrinsic.png")
     except FiguresUnavailable:
         say("no matplotlib: intrinsic.png not drawn (pip install 'cbr-chess[plots]')")
 
 
 def copy_casebase(source: Path, folder: Path) -> Path:
-    """A copy of the casebase at ``source`` in ``folder``, with its profile and personal model beside it."""
+    """A copy of the casebase at ``source`` in ``folder``, with its profile and personal model
+    beside it."""
     folder.mkdir(parents=True, exist_ok=True)
     for path in (source, profile_path(source), beside(source)):
         if path.exists():
@@ -163,21 +195,37 @@ def copy_casebase(source: Path, folder: Path) -> Path:
 
 def records(plan: Plan, directory: Path) -> None:
     """Each casebase's games record (and its held-out casebase's, where there is one) from the run's
-    games, into copies of the casebases under ``directory``; the shipped files are left as they are."""
-    journals, settings = directory / "records", PlaySettings(plan.record_positions, PLAY_JUDGE_DEPTH)
+    games, into copies of the casebases under ``directory``; the shipped files are left as they
+    are."""
+    journals, settings = (
+        directory / "records",
+        PlaySettings(plan.record_positions, PLAY_JUDGE_DEPTH),
+    )
     for source in plan.casebases:
         expert = source.stem
         for kind, original in (("", source), (".heldout", source.parent / "heldout" / source.name)):
-            if not profile_path(original).exists():  # no held-out casebase, or not profiled: no record
+            # no held-out casebase, or not profiled: no record
+            if not profile_path(original).exists():
                 continue
-            copy = copy_casebase(original, directory / "casebases" / original.parent.relative_to(source.parent))
-            add_games(Casebase.load(copy), [directory / RESULTS], expert, settings, plan.judge,
-                      journals / f"{expert}.games.jsonl", journals / f"{expert}{kind}.games.play.jsonl",
-                      progress=plan.progress, where=plan.where)
+            copy = copy_casebase(
+                original, directory / "casebases" / original.parent.relative_to(source.parent)
+            )
+            add_games(
+                Casebase.load(copy),
+                [directory / RESULTS],
+                expert,
+                settings,
+                plan.judge,
+                journals / f"{expert}.games.jsonl",
+                journals / f"{expert}{kind}.games.play.jsonl",
+                progress=plan.progress,
+                where=plan.where,
+            )
 
 
 def ship(directory: Path, data: Path) -> list[Path]:
-    """Run ``directory``'s games and games-record journals in place of the shipped ones under ``data``."""
+    """Run ``directory``'s games and games-record journals in place of the shipped ones under
+    ``data``."""
     written = [data / SHIPPED_GAMES]
     write_atomic(written[0], (directory / RESULTS).read_bytes())
     for journal in sorted((directory / "records").glob("*.jsonl")):
@@ -191,7 +239,9 @@ def summarise(out: Path, count: int) -> str:
     runs = [r for k in range(1, count + 1) if (r := spread.read_run(out / f"run-{k}")) is not None]
     text = spread.markdown(runs)
     write_atomic(out / "summary.md", text)
-    write_atomic(out / "summary.json", json.dumps([dataclasses.asdict(r) for r in runs], indent=2) + "\n")
+    write_atomic(
+        out / "summary.json", json.dumps([dataclasses.asdict(r) for r in runs], indent=2) + "\n"
+    )
     if runs:
         try:
             spread.plot(runs, out / "summary.png")
@@ -204,15 +254,35 @@ def remake(plan: Plan, out: Path, runs: int, *, ship_to: Path | None = None) -> 
     """Every step of every run not done yet, then the summary over the runs (its Markdown)."""
     folders = {p.parent for p in plan.casebases}
     if len(folders) != 1:
-        raise ValueError("the casebases must be in one folder (the intrinsic step finds each expert's there)")
+        raise ValueError(
+            "the casebases must be in one folder (the intrinsic step finds each expert's there)"
+        )
     for k in range(1, runs + 1):
         directory, label = out / f"run-{k}", f"run {k}/{runs}"
         directory.mkdir(parents=True, exist_ok=True)
         steps = Steps(directory)
-        step(steps, "round-robin", plan.settings("round-robin", k - 1), partial(play, plan, directory, k - 1), label)
-        step(steps, "intrinsic", plan.settings("intrinsic", k - 1), partial(rate, plan, directory), label)
+        step(
+            steps,
+            "round-robin",
+            plan.settings("round-robin", k - 1),
+            partial(play, plan, directory, k - 1),
+            label,
+        )
+        step(
+            steps,
+            "intrinsic",
+            plan.settings("intrinsic", k - 1),
+            partial(rate, plan, directory),
+            label,
+        )
         if plan.games_records:
-            step(steps, "records", plan.settings("records", k - 1), partial(records, plan, directory), label)
+            step(
+                steps,
+                "records",
+                plan.settings("records", k - 1),
+                partial(records, plan, directory),
+                label,
+            )
     if ship_to is not None:
         for path in ship(out / "run-1", ship_to):
             say(f"shipped: {path}")
@@ -221,32 +291,75 @@ def remake(plan: Plan, out: Path, runs: int, *, ship_to: Path | None = None) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m experiments.calibrated", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m experiments.calibrated",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--runs", type=positive_int, default=3, help="how many runs (default 3)")
-    parser.add_argument("--out", type=Path, default=ROOT / "results" / "strength", help="default results/strength")
-    parser.add_argument("--casebases", type=Path, nargs="+", help="default: the ladder experts' in casebases/")
-    parser.add_argument("--rounds", type=positive_int, default=Plan.rounds, help="games an ordered pair (default 6)")
+    parser.add_argument(
+        "--out", type=Path, default=ROOT / "results" / "strength", help="default results/strength"
+    )
+    parser.add_argument(
+        "--casebases", type=Path, nargs="+", help="default: the ladder experts' in casebases/"
+    )
+    parser.add_argument(
+        "--rounds", type=positive_int, default=Plan.rounds, help="games an ordered pair (default 6)"
+    )
     parser.add_argument("--tc", default=Plan.tc, help="time control (default 40/20)")
-    parser.add_argument("--judge", default=Plan.judge, metavar="PATH", help="the engines' judge and the ratings'")
-    parser.add_argument("--positions", type=positive_int, default=Plan.positions, metavar="N",
-                        help="moves an engine judged for its intrinsic rating (default 1000)")
-    parser.add_argument("--workers", type=positive_int, default=Plan.workers,
-                        help="local workers, for the games and the judging (default 2)")
-    parser.add_argument("--cluster", metavar="ADDRESS", help="play the games and judge on the Ray cluster at ADDRESS")
-    parser.add_argument("--games-records", action="store_true", help="remake the games records from each run's games")
-    parser.add_argument("--ship", action="store_true", help="with --games-records: run 1's records replace data/'s")
-    parser.add_argument("--quiet", action="store_true", help="no progress bars (the steps are still said)")
+    parser.add_argument(
+        "--judge", default=Plan.judge, metavar="PATH", help="the engines' judge and the ratings'"
+    )
+    parser.add_argument(
+        "--positions",
+        type=positive_int,
+        default=Plan.positions,
+        metavar="N",
+        help="moves an engine judged for its intrinsic rating (default 1000)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=positive_int,
+        default=Plan.workers,
+        help="local workers, for the games and the judging (default 2)",
+    )
+    parser.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="play the games and judge on the Ray cluster at ADDRESS",
+    )
+    parser.add_argument(
+        "--games-records",
+        action="store_true",
+        help="remake the games records from each run's games",
+    )
+    parser.add_argument(
+        "--ship", action="store_true", help="with --games-records: run 1's records replace data/'s"
+    )
+    parser.add_argument(
+        "--quiet", action="store_true", help="no progress bars (the steps are still said)"
+    )
     args = parser.parse_args(argv)
     if args.ship and not args.games_records:
         parser.error("--ship needs --games-records")
     if args.ship and args.tc != SHIPPED_TC:
-        parser.error(f"--ship needs --tc {SHIPPED_TC}: the shipped games records are of the round robin at {SHIPPED_TC}")
+        parser.error(
+            f"--ship needs --tc {SHIPPED_TC}: the shipped games records are of the round robin"
+            f" at {SHIPPED_TC}"
+        )
     try:
         TimeControl.parse(args.tc)
-        plan = Plan(tuple(args.casebases or ladder_casebases()), rounds=args.rounds, tc=args.tc, judge=args.judge,
-                    positions=args.positions, games_records=args.games_records, workers=args.workers,
-                    cluster=args.cluster, progress=not args.quiet)
+        plan = Plan(
+            tuple(args.casebases or ladder_casebases()),
+            rounds=args.rounds,
+            tc=args.tc,
+            judge=args.judge,
+            positions=args.positions,
+            games_records=args.games_records,
+            workers=args.workers,
+            cluster=args.cluster,
+            progress=not args.quiet,
+        )
         missing = [str(p) for p in plan.casebases if not p.exists()]
         if missing:
             raise ValueError(f"no casebase {', '.join(missing)} (make casebases)")
@@ -255,7 +368,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"python -m experiments.calibrated: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        say(f"interrupted: what is finished is kept in {args.out}; run the same command again to go on")
+        say(
+            f"interrupted: what is finished is kept in {args.out}; run the same command again"
+            " to go on"
+        )
         return 130
     return 0
 

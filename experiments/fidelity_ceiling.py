@@ -120,13 +120,24 @@ def measure(job: tuple[str, Position, int]) -> tuple[str, int, Measured]:
     cases, _ = agent.adapted_cases(board, candidates)
     expert = next(m for m in candidates if plain_uci(board, m) == position.expert)
     result = Searcher().search(
-        board, Budget(nodes=nodes), prior=vote_shares(cases[:64], 4.0), moves=candidates,
-        tolerance=MAX_TOLERANCE, exact={c.move for c in cases} | {expert},
+        board,
+        Budget(nodes=nodes),
+        prior=vote_shares(cases[:64], 4.0),
+        moves=candidates,
+        tolerance=MAX_TOLERANCE,
+        exact={c.move for c in cases} | {expert},
     )
     assert result.move is not None and result.score is not None
-    scores = {m: s.score for m, s in result.scores.items()
-              if s.exact and s.score >= result.score - MAX_TOLERANCE}
-    return path, position.index, Measured(expert, position.phase, cases, result.move, result.score, scores)
+    scores = {
+        m: s.score
+        for m, s in result.scores.items()
+        if s.exact and s.score >= result.score - MAX_TOLERANCE
+    }
+    return (
+        path,
+        position.index,
+        Measured(expert, position.phase, cases, result.move, result.score, scores),
+    )
 
 
 def add_stockfish(positions: list[Position], measured: list[Measured]) -> None:
@@ -136,7 +147,9 @@ def add_stockfish(positions: list[Position], measured: list[Measured]) -> None:
         for position, m in zip(positions, measured, strict=True):
             board = position.board()
             for depth in STOCKFISH_DEPTHS:
-                m.stockfish[depth] = engine.play(board, chess.engine.Limit(depth=depth), game=object()).move
+                m.stockfish[depth] = engine.play(
+                    board, chess.engine.Limit(depth=depth), game=object()
+                ).move
     finally:
         engine.quit()
 
@@ -153,16 +166,24 @@ def share(hits: list[bool], interval: bool = False) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(prog="python -m experiments.fidelity_ceiling", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m experiments.fidelity_ceiling", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--positions", type=int, default=200, help="per expert (default 200)")
-    parser.add_argument("--nodes", type=int, default=DEFAULT_GUIDED_NODES,
-                        help=f"search nodes per position (default {DEFAULT_GUIDED_NODES}, the fidelity bench's)")
+    parser.add_argument(
+        "--nodes",
+        type=int,
+        default=DEFAULT_GUIDED_NODES,
+        help=f"search nodes per position (default {DEFAULT_GUIDED_NODES}, the fidelity bench's)",
+    )
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
     casebases = casebase_files(sorted(HELD_OUT.glob("*.npz")))
     if not casebases:
-        sys.exit(f"no held-out casebases in {HELD_OUT}: run `make fidelity` (or its casebase"
-                 " targets) first")
+        sys.exit(
+            f"no held-out casebases in {HELD_OUT}: run `make fidelity` (or its casebase"
+            " targets) first"
+        )
     positions: dict[str, list[Position]] = {}
     for path in casebases:
         expert = Casebase.load(path).expert
@@ -172,8 +193,13 @@ def main() -> None:
     start = time.perf_counter()
     measured: dict[tuple[str, int], Measured] = {}
     with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
-        for done, index, m in tqdm(pool.imap_unordered(measure, jobs, chunksize=4), total=len(jobs),
-                                   unit="pos", desc="propose + search", file=sys.stderr):
+        for done, index, m in tqdm(
+            pool.imap_unordered(measure, jobs, chunksize=4),
+            total=len(jobs),
+            unit="pos",
+            desc="propose + search",
+            file=sys.stderr,
+        ):
             measured[done, index] = m
     seconds = time.perf_counter() - start
     everything = list(measured.values())
@@ -189,27 +215,47 @@ def main() -> None:
         *((f"guided, Tolerance {t}", lambda m, t=t: m.guided(tolerance=t)) for t in TOLERANCES),
         (f"guided, best of the grid (k {k}, tau {tau:g}, T {t})", lambda m: m.guided(*grid_best)),
         ("similarity-gated Tolerance (not search.md)", Measured.gated),
-        *((f"Stockfish depth {d}", lambda m, d=d: m.stockfish[d]) for d in STOCKFISH_DEPTHS if stockfish),
+        *(
+            (f"Stockfish depth {d}", lambda m, d=d: m.stockfish[d])
+            for d in STOCKFISH_DEPTHS
+            if stockfish
+        ),
     ]
     bounds: list[tuple[str, Callable[[Measured], bool]]] = [
         ("expert's move proposed (k 64)", lambda m: m.expert in m.prior()),
-        ("ceiling: expert's move proposed and sound at 50",
-         lambda m: m.expert in m.prior() and m.scores.get(m.expert, -MATE) >= m.score - 50),
+        (
+            "ceiling: expert's move proposed and sound at 50",
+            lambda m: m.expert in m.prior() and m.scores.get(m.expert, -MATE) >= m.score - 50,
+        ),
     ]
-    print(f"\n{len(jobs)} positions, search {args.nodes} nodes, {seconds:.0f} s on {args.workers} workers")
-    by_expert = {Path(path).stem: [measured[path, p.index] for p in sample] for path, sample in positions.items()}
-    by_kind: dict[str, list[Measured]] = {name: [] for name in (*PHASES, "Sim 256", "Sim 240-255", "Sim < 240")}
+    print(
+        f"\n{len(jobs)} positions, search {args.nodes} nodes, {seconds:.0f} s on"
+        f" {args.workers} workers"
+    )
+    by_expert = {
+        Path(path).stem: [measured[path, p.index] for p in sample]
+        for path, sample in positions.items()
+    }
+    by_kind: dict[str, list[Measured]] = {
+        name: [] for name in (*PHASES, "Sim 256", "Sim 240-255", "Sim < 240")
+    }
     for m in everything:
         by_kind[m.phase].append(m)
         by_kind[m.similarity_band()].append(m)
     for groups in (by_expert, by_kind):
-        print("\n| share of the expert's moves | all | "
-              + " | ".join(f"{name} ({len(group)})" for name, group in groups.items()) + " |")
+        print(
+            "\n| share of the expert's moves | all | "
+            + " | ".join(f"{name} ({len(group)})" for name, group in groups.items())
+            + " |"
+        )
         print("|---|---:|" + "---:|" * len(groups))
         tests = [(label, lambda m, play=play: play(m) == m.expert) for label, play in rows] + bounds
         for label, hit in tests:
-            print(f"| {label} | {share([hit(m) for m in everything], True)} | "
-                  + " | ".join(share([hit(m) for m in group]) for group in groups.values()) + " |")
+            print(
+                f"| {label} | {share([hit(m) for m in everything], True)} | "
+                + " | ".join(share([hit(m) for m in group]) for group in groups.values())
+                + " |"
+            )
     if not stockfish:
         print(f"\n(Stockfish rows left out: no {DEFAULT_JUDGE}; apt install stockfish)")
 

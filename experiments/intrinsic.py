@@ -1,4 +1,5 @@
-"""Each player of a round robin rated by its own moves, beside its expert's rating from the expert's own.
+"""Each player of a round robin rated by its own moves, beside its expert's rating from the expert's
+own.
 
     python -m experiments.intrinsic RUN_DIR --judge /usr/games/stockfish [--casebases casebases]
         [--positions N] [--plot OUT.png]
@@ -26,10 +27,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 
 import chess.pgn
@@ -37,40 +36,18 @@ import numpy as np
 
 from casebase.format import Casebase, CasebaseError
 from common.cli import positive_int
-from common.figures import new_figure, save_png
 from common.files import file_sha256
 from common.paths import PROJECT_ROOT as ROOT
 from engine.strength.errormodel import ErrorModel
 from engine.strength.profile import Profile
 from engine.strength.rating import RESAMPLES, ImpliedRating, implied_rating, rating_of
+from experiments.intrinsic_table import Row, plot, table
 from profiling import ProfileError
 from profiling.games import targets
 from profiling.intrinsic import Intrinsic, Report, intrinsic, rate
 from profiling.judging import DEPTH, MULTIPV
 from profiling.workers import HERE, Where, add_where_arguments, where_of
 from tournament.store import MANIFEST, RESULTS
-
-
-@dataclass
-class Row:
-    """One player: its rating by its moves in the run, and its expert's by the expert's own."""
-
-    player: str
-    engine: Intrinsic | None
-    expert: Intrinsic | None
-    expert_name: str
-    note: str = ""
-    #: The engine's fitted model read on the expert's own profile positions (Regan's reference-set
-    #: reading: the rating its (s, c) would earn where the expert's was earned, so that easier
-    #: positions in its own games do not count as skill), with the bootstrap of its moves.
-    common: ImpliedRating | None = None
-    #: The engine's mean loss in its own positions against what its expert's fitted model expects
-    #: in them, as Elo on the line's slope (negative: it loses more), with its 95 % interval (games resampled).
-    against: tuple[float, float, float] | None = None
-
-    @property
-    def difference(self) -> float | None:
-        return None if self.engine is None or self.expert is None else self.engine.rating - self.expert.rating
 
 
 def against_model(report: Report, expert: Profile, *, seed: int = 0) -> tuple[float, float, float]:
@@ -86,7 +63,10 @@ def against_model(report: Report, expert: Profile, *, seed: int = 0) -> tuple[fl
     moves = np.bincount(where, minlength=len(games))
     rng = np.random.default_rng(seed)
     picks = [rng.integers(0, len(games), len(games)) for _ in range(RESAMPLES)]
-    resampled = [rating_of(lost[k].sum() / moves[k].sum()) - rating_of(asked[k].sum() / moves[k].sum()) for k in picks]
+    resampled = [
+        rating_of(lost[k].sum() / moves[k].sum()) - rating_of(asked[k].sum() / moves[k].sum())
+        for k in picks
+    ]
     low, high = np.percentile(resampled, [2.5, 97.5])
     return rating_of(played.mean()) - rating_of(expected.mean()), float(low), float(high)
 
@@ -95,8 +75,12 @@ def read_on(report: Report, reference: Profile) -> ImpliedRating:
     """The player's fit read on the ``reference`` profile's positions, with the bootstrap of the
     player's moves (each refit read there)."""
     r, profile = report.result, report.profile
-    return implied_rating(profile.loss, profile.played.astype(np.int64), ErrorModel(r.sensitivity, r.consistency),
-                          reference=reference.loss)
+    return implied_rating(
+        profile.loss,
+        profile.played.astype(np.int64),
+        ErrorModel(r.sensitivity, r.consistency),
+        reference=reference.loss,
+    )
 
 
 def run_games(run: Path) -> list[Path]:
@@ -107,7 +91,10 @@ def run_games(run: Path) -> list[Path]:
         return [run / RESULTS]
     games = sorted((run / "games").glob("*.pgn"))
     if not games:
-        raise SystemExit(f"experiments.intrinsic: {run}: no {RESULTS} and no games/*.pgn: not a tournament's run directory")
+        raise SystemExit(
+            f"experiments.intrinsic: {run}: no {RESULTS} and no games/*.pgn: not a"
+            " tournament's run directory"
+        )
     return games
 
 
@@ -124,8 +111,11 @@ def players(run: Path, games: list[Path]) -> list[str]:
     return [name for name, _ in names.most_common()]
 
 
-def expert_of(player: str, folder: Path, digests: dict[str, str]) -> tuple[Intrinsic | None, str, str, Profile | None]:
-    """The expert's own rating (the casebase's stored profile), the expert's name, a note, and the profile."""
+def expert_of(
+    player: str, folder: Path, digests: dict[str, str]
+) -> tuple[Intrinsic | None, str, str, Profile | None]:
+    """The expert's own rating (the casebase's stored profile), the expert's name, a note, and the
+    profile."""
     path = folder / f"{player}.npz"
     if not path.exists():
         return None, "", "no casebase", None
@@ -133,88 +123,67 @@ def expert_of(player: str, folder: Path, digests: dict[str, str]) -> tuple[Intri
         casebase = Casebase.load(path)
     except CasebaseError as exc:
         return None, "", f"casebase refused: {exc}", None
-    note = "" if digests.get(player) in (None, file_sha256(path)) else \
-        f"{path.name} is not the casebase the run played"
+    note = (
+        ""
+        if digests.get(player) in (None, file_sha256(path))
+        else f"{path.name} is not the casebase the run played"
+    )
     profile = Profile.of(casebase)
     if profile is None:
         return None, casebase.expert, "the casebase has no error profile", None
     return rate(profile), casebase.expert, note, profile
 
 
-def _interval(r: Intrinsic | None) -> str:
-    return "" if r is None else f"{r.rating:.0f} ({r.low:.0f}..{r.high:.0f})"
-
-
-def table(rows: list[Row]) -> str:
-    head = ("player", "moves", "its rating (95 %)", "expert", "expert's rating (95 %)", "positions", "difference",
-            "on the expert's positions", "against the expert's model (95 %)")
-    lines = [head]
-    for r in rows:
-        d, c = r.difference, r.common
-        spread = "" if r.engine is None or r.expert is None else \
-            f" ± {math.hypot(r.engine.high - r.engine.rating, r.expert.high - r.expert.rating):.0f}"
-        lines.append((r.player, str(r.engine.moves) if r.engine else "", _interval(r.engine) or r.note,
-                      r.expert_name, _interval(r.expert) or (r.note if r.engine else ""),
-                      str(r.expert.moves) if r.expert else "", "" if d is None else f"{d:+.0f}{spread}",
-                      "" if c is None or r.expert is None else
-                      f"{c.rating:.0f} ({c.bootstrap_low:.0f}..{c.bootstrap_high:.0f}) {c.rating - r.expert.rating:+.0f}"
-                      f" ± {math.hypot(c.bootstrap_high - c.rating, r.expert.high - r.expert.rating):.0f}",
-                      "" if r.against is None else f"{r.against[0]:+.0f} ({r.against[1]:+.0f}..{r.against[2]:+.0f})"))
-    widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
-    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip()
-                     for line in lines)
-
-
-def plot(rows: list[Row], path: Path) -> None:
-    """Each engine's rating against its expert's, with the bootstraps' 95 % intervals, its model read
-    on the expert's positions (a hollow mark of the same colour), and y = x."""
-    pairs = [(r.player, r.engine, r.expert, r.common) for r in rows if r.engine is not None and r.expert is not None]
-    figure, ax = new_figure(6, 5.5)
-    for i, (name, engine, expert, common) in enumerate(pairs):
-        bars = ax.errorbar([expert.rating], [engine.rating], xerr=[[expert.rating - expert.low], [expert.high - expert.rating]],
-                           yerr=[[engine.rating - engine.low], [engine.high - engine.rating]], fmt="o", capsize=3)
-        if common is not None:
-            ax.errorbar([expert.rating + 8], [common.rating], yerr=[[common.rating - common.bootstrap_low],
-                        [common.bootstrap_high - common.rating]], fmt="o", markerfacecolor="none", capsize=2,
-                        color=bars.lines[0].get_color(), linestyle="none", alpha=0.8,
-                        label="read on the expert's positions" if i == 0 else None)
-        ax.annotate(name, (expert.rating, engine.rating), textcoords="offset points", xytext=(5, 5 if i % 2 else -12),
-                    fontsize=8)
-    values = [v for _, e, x, c in pairs for v in (e.low, e.high, x.low, x.high,
-                                                   *((c.bootstrap_low, c.bootstrap_high) if c else ()))] or [1500.0, 3000.0]
-    low, high = min(values) - 50, max(values) + 50
-    ax.plot([low, high], [low, high], color="grey", linestyle="--", label="y = x")
-    ax.set_xlim(low, high)
-    ax.set_ylim(low, high)
-    ax.set_xlabel("the expert's intrinsic rating (own games, stored profile)")
-    ax.set_ylabel("the engine's intrinsic rating (its games in the run)")
-    ax.set_title("Intrinsic ratings on the experts' line (95 % bootstrap intervals)")
-    ax.legend(loc="upper left")
-    save_png(figure, path)
-
-
-def rate_players(run: Path, judge: str | None, casebases: Path, *, players_of_run: list[str] | None = None,
-                 positions: int | None = None, depth: int = DEPTH, multipv: int = MULTIPV,
-                 journals: Path | None = None, expert_id: str | None = None,
-                 progress: bool = True, where: Where = HERE) -> tuple[list[Path], list[Row]]:
+def rate_players(
+    run: Path,
+    judge: str | None,
+    casebases: Path,
+    *,
+    players_of_run: list[str] | None = None,
+    positions: int | None = None,
+    depth: int = DEPTH,
+    multipv: int = MULTIPV,
+    journals: Path | None = None,
+    expert_id: str | None = None,
+    progress: bool = True,
+    where: Where = HERE,
+) -> tuple[list[Path], list[Row]]:
     """The run's games and each player's row: its moves judged (resuming its journal under
-    ``journals``, default RUN_DIR/intrinsic; on the workers or cluster of ``where``) and rated beside
-    its expert's profile in ``casebases``."""
+    ``journals``, default RUN_DIR/intrinsic; on the workers or cluster of ``where``) and rated
+    beside its expert's profile in ``casebases``."""
     games = run_games(run)
     run_dir = run if run.is_dir() else run.parent
     manifest = run_dir / MANIFEST
-    digests = {str(p["id"]): str(p.get("sha256")) for p in json.loads(manifest.read_text(encoding="utf-8"))["players"]
-               if p.get("kind") == "casebase"} if run.is_dir() and manifest.exists() else {}
+    digests = (
+        {
+            str(p["id"]): str(p.get("sha256"))
+            for p in json.loads(manifest.read_text(encoding="utf-8"))["players"]
+            if p.get("kind") == "casebase"
+        }
+        if run.is_dir() and manifest.exists()
+        else {}
+    )
     folder = journals or run_dir / "intrinsic"
     rows = []
     for player in players_of_run or players(run, games):
         own_casebase = (casebases / f"{player}.npz").exists()
-        expert, expert_name, note, profile = expert_of(player if own_casebase or not expert_id else expert_id,
-                                                       casebases, digests)
+        expert, expert_name, note, profile = expert_of(
+            player if own_casebase or not expert_id else expert_id, casebases, digests
+        )
         common, against = None, None
         try:
-            report = intrinsic(games, player, judge, positions=positions, depth=depth, multipv=multipv, exact=True,
-                               progress=progress, journal=folder / f"{player}.d{depth}.m{multipv}.jsonl", where=where)
+            report = intrinsic(
+                games,
+                player,
+                judge,
+                positions=positions,
+                depth=depth,
+                multipv=multipv,
+                exact=True,
+                progress=progress,
+                journal=folder / f"{player}.d{depth}.m{multipv}.jsonl",
+                where=where,
+            )
             engine: Intrinsic | None = report.result
             common = None if profile is None else read_on(report, profile)
             against = None if profile is None else against_model(report, profile)
@@ -225,30 +194,72 @@ def rate_players(run: Path, judge: str | None, casebases: Path, *, players_of_ru
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(prog="python -m experiments.intrinsic", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("run", type=Path, metavar="RUN_DIR", help="a tournament's run directory (or one PGN file)")
-    parser.add_argument("--judge", metavar="PATH", help="a UCI engine, e.g. /usr/games/stockfish (needed unless"
-                        " the journals hold every position)")
-    parser.add_argument("--casebases", type=Path, default=ROOT / "casebases", metavar="DIR",
-                        help="the experts' casebases, ID.npz (default casebases/)")
-    parser.add_argument("--players", nargs="+", metavar="ID", help="only these players (default: all the run's)")
-    parser.add_argument("--positions", type=positive_int, metavar="N",
-                        help="judge a seeded sample of N moves a player (default: every move from move 9 on)")
+    parser = argparse.ArgumentParser(
+        prog="python -m experiments.intrinsic",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "run", type=Path, metavar="RUN_DIR", help="a tournament's run directory (or one PGN file)"
+    )
+    parser.add_argument(
+        "--judge",
+        metavar="PATH",
+        help="a UCI engine, e.g. /usr/games/stockfish (needed unless"
+        " the journals hold every position)",
+    )
+    parser.add_argument(
+        "--casebases",
+        type=Path,
+        default=ROOT / "casebases",
+        metavar="DIR",
+        help="the experts' casebases, ID.npz (default casebases/)",
+    )
+    parser.add_argument(
+        "--players", nargs="+", metavar="ID", help="only these players (default: all the run's)"
+    )
+    parser.add_argument(
+        "--positions",
+        type=positive_int,
+        metavar="N",
+        help="judge a seeded sample of N moves a player (default: every move from move 9 on)",
+    )
     parser.add_argument("--depth", type=positive_int, default=DEPTH, metavar="D")
     parser.add_argument("--multipv", type=positive_int, default=MULTIPV, metavar="K")
-    parser.add_argument("--journals", type=Path, metavar="DIR", help="where the journals are kept"
-                        " (default RUN_DIR/intrinsic)")
-    parser.add_argument("--expert", metavar="ID", help="the expert of every player without a casebase of its own"
-                        " (CASEBASES/ID.npz), e.g. for one expert's engine at several UCI_Elo settings")
-    parser.add_argument("--plot", type=Path, metavar="OUT.png", help="draw the engines' ratings against the experts'")
+    parser.add_argument(
+        "--journals",
+        type=Path,
+        metavar="DIR",
+        help="where the journals are kept (default RUN_DIR/intrinsic)",
+    )
+    parser.add_argument(
+        "--expert",
+        metavar="ID",
+        help="the expert of every player without a casebase of its own"
+        " (CASEBASES/ID.npz), e.g. for one expert's engine at several UCI_Elo settings",
+    )
+    parser.add_argument(
+        "--plot",
+        type=Path,
+        metavar="OUT.png",
+        help="draw the engines' ratings against the experts'",
+    )
     add_where_arguments(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     args = parser.parse_args()
-    games, rows = rate_players(args.run, args.judge, args.casebases, players_of_run=args.players,
-                               positions=args.positions, depth=args.depth, multipv=args.multipv,
-                               journals=args.journals, expert_id=args.expert, progress=not args.quiet,
-                               where=where_of(args))
+    games, rows = rate_players(
+        args.run,
+        args.judge,
+        args.casebases,
+        players_of_run=args.players,
+        positions=args.positions,
+        depth=args.depth,
+        multipv=args.multipv,
+        journals=args.journals,
+        expert_id=args.expert,
+        progress=not args.quiet,
+        where=where_of(args),
+    )
     print(heading(games, args.depth, args.multipv))
     print(table(rows))
     for row in rows:
@@ -262,9 +273,11 @@ def main() -> int:
 
 def heading(games: list[Path], depth: int, multipv: int) -> str:
     """The table's first line: which games, judged how."""
-    return (f"{', '.join(str(g) for g in games[:3])}{' ...' if len(games) > 3 else ''}: judged at depth {depth},"
-            f" MultiPV {multipv}; ratings on the experts' line (engine/strength/rating.py), 95 % intervals of the"
-            " positions' bootstrap; the difference's ± combines both")
+    return (
+        f"{', '.join(str(g) for g in games[:3])}{' ...' if len(games) > 3 else ''}: judged at depth"
+        f" {depth}, MultiPV {multipv}; ratings on the experts' line (engine/strength/rating.py), 95"
+        " % intervals of the positions' bootstrap; the difference's ± combines both"
+    )
 
 
 if __name__ == "__main__":

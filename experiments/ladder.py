@@ -1,6 +1,7 @@
 """The ladder: each expert's calibrated engine against Stockfish at fixed UCI_Elo levels.
 
-    python -m experiments.ladder [--casebases casebases/kosteniuk-2200.npz ...] [--elos 1800 2200 2600]
+    python -m experiments.ladder [--casebases casebases/kosteniuk-2200.npz ...]
+        [--elos 1800 2200 2600]
         [--games 10] [--tc 40/10] [--option Selection=calibrated] [--judge /usr/games/stockfish]
         [--workers 2 | --cluster ADDRESS] [--out bench/out/ladder]
 
@@ -37,26 +38,44 @@ from tournament.elo import Estimate, fit_ratings
 def ladder_casebases() -> list[Path]:
     """The shipped ladder experts' casebases, by rating (``make casebases``)."""
     with open(ROOT / "data" / "experts.tsv", newline="", encoding="utf-8") as f:
-        return [ROOT / "casebases" / f"{row['file']}.npz" for row in csv.DictReader(f, delimiter="\t")
-                if row["ladder"] == "yes"]
+        return [
+            ROOT / "casebases" / f"{row['file']}.npz"
+            for row in csv.DictReader(f, delimiter="\t")
+            if row["ladder"] == "yes"
+        ]
 
 
 def measured(results: dict[int, list[float]]) -> Estimate:
     """The rating of a player with ``results`` (scores) against opponents of known ratings."""
     levels = sorted(results)
     games = [(0, 1 + k, s) for k, level in enumerate(levels) for s in results[level]]
-    return fit_ratings(1 + len(levels), games, fixed={1 + k: float(level) for k, level in enumerate(levels)})[0]
+    return fit_ratings(
+        1 + len(levels), games, fixed={1 + k: float(level) for k, level in enumerate(levels)}
+    )[0]
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(prog="python -m experiments.ladder", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m experiments.ladder", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--casebases", type=Path, nargs="+", default=None)
     parser.add_argument("--elos", type=int, nargs="+", default=[1800, 2200, 2600])
-    parser.add_argument("--games", type=int, default=10, help="games per level, rounded up to even (default 10)")
-    parser.add_argument("--tc", default="40/10", help="time control (default 40/10: 40 moves in 10 s, repeating)")
-    parser.add_argument("--option", action="append", default=None, metavar="NAME=VALUE",
-                        help="our engine's options (default Selection=calibrated)")
-    parser.add_argument("--judge", default=str(STOCKFISH), metavar="PATH", help="option Judge ('' for none)")
+    parser.add_argument(
+        "--games", type=int, default=10, help="games per level, rounded up to even (default 10)"
+    )
+    parser.add_argument(
+        "--tc", default="40/10", help="time control (default 40/10: 40 moves in 10 s, repeating)"
+    )
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=None,
+        metavar="NAME=VALUE",
+        help="our engine's options (default Selection=calibrated)",
+    )
+    parser.add_argument(
+        "--judge", default=str(STOCKFISH), metavar="PATH", help="option Judge ('' for none)"
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--cluster", metavar="ADDRESS")
     parser.add_argument("--seed", type=int, default=0)
@@ -65,7 +84,10 @@ def main() -> int:
     parser.add_argument("--plot", type=Path, metavar="OUT.png", help="measured against own rating")
     args = parser.parse_args()
     if not args.stockfish.exists():
-        print(f"{args.stockfish} not found: apt-get install stockfish; nothing measured", file=sys.stderr)
+        print(
+            f"{args.stockfish} not found: apt-get install stockfish; nothing measured",
+            file=sys.stderr,
+        )
         return 0
     options = args.option if args.option is not None else ["Selection=calibrated"]
     casebases = args.casebases or ladder_casebases()
@@ -74,30 +96,63 @@ def main() -> int:
     rows = []
     for path in casebases:
         out = args.out / path.stem
-        command = [sys.executable, "-m", "tournament", "run", "--casebases", str(path), "--mode", "guided",
-                   "--configs", "balanced", "--rounds", str(rounds), "--tc", str(control), "--seed", str(args.seed),
-                   *(("--cluster", args.cluster) if args.cluster else ("--workers", str(args.workers))),
-                   *[a for elo in args.elos for a in ("--engine", engine_spec(args.stockfish, elo))],
-                   *(("--judge", args.judge) if args.judge else ()),
-                   *[a for option in options for a in ("--option", option)],
-                   "--event", "Ladder against Stockfish", "--out", str(out)]
+        command = [
+            sys.executable,
+            "-m",
+            "tournament",
+            "run",
+            "--casebases",
+            str(path),
+            "--mode",
+            "guided",
+            "--configs",
+            "balanced",
+            "--rounds",
+            str(rounds),
+            "--tc",
+            str(control),
+            "--seed",
+            str(args.seed),
+            *(("--cluster", args.cluster) if args.cluster else ("--workers", str(args.workers))),
+            *[a for elo in args.elos for a in ("--engine", engine_spec(args.stockfish, elo))],
+            *(("--judge", args.judge) if args.judge else ()),
+            *[a for option in options for a in ("--option", option)],
+            "--event",
+            "Ladder against Stockfish",
+            "--out",
+            str(out),
+        ]
         print("$ " + shlex.join(command), file=sys.stderr)
         done = subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL)
         if done.returncode != 0:
-            print(f"{path.stem}: the tournament failed (exit {done.returncode}); its finished games are kept"
-                  f" in {out}", file=sys.stderr)
+            print(
+                f"{path.stem}: the tournament failed (exit {done.returncode}); its finished games"
+                f" are kept in {out}",
+                file=sys.stderr,
+            )
             return done.returncode
         tallies = tally(out, path.stem)
         results = {int(name.removeprefix("sf")): t.results for name, t in tallies.items()}
         rows.append((Casebase.load(path), measured(results), results))
-    print(f"\nguided mode, {' '.join(options)}, judge {args.judge or 'none'}, against Stockfish 15.1 UCI_Elo"
-          f" {', '.join(map(str, args.elos))}; {control}; games in {args.out}\n")
-    print("| expert | own rating | " + " | ".join(f"vs {e}" for e in args.elos) + " | measured (95 %) | gap |")
+    print(
+        f"\nguided mode, {' '.join(options)}, judge {args.judge or 'none'}, against Stockfish 15.1"
+        f" UCI_Elo {', '.join(map(str, args.elos))}; {control}; games in {args.out}\n"
+    )
+    print(
+        "| expert | own rating | "
+        + " | ".join(f"vs {e}" for e in args.elos)
+        + " | measured (95 %) | gap |"
+    )
     print("|---|---:|" + "---:|" * len(args.elos) + "---|---:|")
     for casebase, estimate, results in rows:
-        cells = " | ".join(f"{sum(results.get(e, [])):g}/{len(results.get(e, []))}" for e in args.elos)
-        print(f"| {casebase.expert} | {casebase.elo} | {cells} | {estimate.rating:.0f} ({estimate.low:.0f}.."
-              f"{estimate.high:.0f}) | {estimate.rating - (casebase.elo or 0):+.0f} |")
+        cells = " | ".join(
+            f"{sum(results.get(e, [])):g}/{len(results.get(e, []))}" for e in args.elos
+        )
+        print(
+            f"| {casebase.expert} | {casebase.elo} | {cells} | {estimate.rating:.0f}"
+            f" ({estimate.low:.0f}..{estimate.high:.0f}) |"
+            f" {estimate.rating - (casebase.elo or 0):+.0f} |"
+        )
     own = [float(c.elo or 0) for c, _, _ in rows]
     found = [e.rating for _, e, _ in rows]
     if len(rows) > 1:
@@ -106,11 +161,21 @@ def main() -> int:
         print(f"\nSpearman (measured, own) {rho:+.2f}; mean absolute gap {gap:.0f} Elo")
     if args.plot:
         figure, ax = new_figure(6, 5)
-        ax.errorbar(own, found, yerr=[[e.rating - e.low for _, e, _ in rows], [e.high - e.rating for _, e, _ in rows]],
-                    fmt="o", capsize=3)
+        ax.errorbar(
+            own,
+            found,
+            yerr=[[e.rating - e.low for _, e, _ in rows], [e.high - e.rating for _, e, _ in rows]],
+            fmt="o",
+            capsize=3,
+        )
         for casebase, estimate, _ in rows:
-            ax.annotate(casebase.expert.split()[-1], (casebase.elo or 0, estimate.rating), fontsize=8,
-                        xytext=(4, 4), textcoords="offset points")
+            ax.annotate(
+                casebase.expert.split()[-1],
+                (casebase.elo or 0, estimate.rating),
+                fontsize=8,
+                xytext=(4, 4),
+                textcoords="offset points",
+            )
         span = [min(own + found) - 100, max(own + found) + 100]
         ax.plot(span, span, color="0.6", lw=1, label="measured = own")
         ax.set_xlabel("the expert's own rating (median of the games)")

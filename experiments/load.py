@@ -1,6 +1,7 @@
 """Does the calibrated engine's strength follow the machine's load? (issue #29)
 
-    python -m experiments.load casebases/heldout/kosteniuk-2200.npz --positions 80 --movetime 300 --busy 1
+    python -m experiments.load casebases/heldout/kosteniuk-2200.npz --positions 80 --movetime 300
+        --busy 1
 
 The calibrated choice (``Selection calibrated``, a Stockfish judge) plays each of the casebase's
 profiled positions on a clock (``go movetime``), once on a quiet machine and once with ``--busy``
@@ -40,17 +41,31 @@ def spinners(count: int) -> list[subprocess.Popen[bytes]]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(prog="python -m experiments.load", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m experiments.load",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("casebase", type=Path, help="a casebase with an error profile")
     parser.add_argument("--judge", default="/usr/games/stockfish")
     parser.add_argument("--positions", type=int, default=60)
-    parser.add_argument("--movetime", type=int, default=300, help="milliseconds a move (go movetime)")
-    parser.add_argument("--referee-depth", type=int, default=12, help="the depth the referee judges the moves' losses at")
+    parser.add_argument(
+        "--movetime", type=int, default=300, help="milliseconds a move (go movetime)"
+    )
+    parser.add_argument(
+        "--referee-depth",
+        type=int,
+        default=12,
+        help="the depth the referee judges the moves' losses at",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--busy", type=int, default=1, help="cores kept busy in the loaded runs")
-    parser.add_argument("--judge-depth", type=int, default=99,
-                        help="the judge depth compared with the default (99: whatever the clock leaves)")
+    parser.add_argument(
+        "--judge-depth",
+        type=int,
+        default=99,
+        help="the judge depth compared with the default (99: whatever the clock leaves)",
+    )
     args = parser.parse_args()
     casebase = Casebase.load(args.casebase)
     profile = Profile.of(casebase)
@@ -58,11 +73,19 @@ def main() -> int:
         raise SystemExit(f"{args.casebase}: no error profile")
     boards = profile.positions()[: args.positions]
     loader = Loader()
-    judges = {"JudgeDepth 0 (the calibrated depth)": 0, f"JudgeDepth {args.judge_depth}": args.judge_depth}
+    judges = {
+        "JudgeDepth 0 (the calibrated depth)": 0,
+        f"JudgeDepth {args.judge_depth}": args.judge_depth,
+    }
     agents = {}
     for name, depth in judges.items():
-        values = {"Mode": "guided", "Judge": args.judge, "Selection": "calibrated", "Seed": args.seed,
-                  "JudgeDepth": depth}
+        values = {
+            "Mode": "guided",
+            "Judge": args.judge,
+            "Selection": "calibrated",
+            "Seed": args.seed,
+            "JudgeDepth": depth,
+        }
         agents[name] = make_agent(values, casebase, loader)
         guided = agents[name].agent
         assert isinstance(guided, GuidedAgent) and guided.judge is not None
@@ -92,20 +115,30 @@ def main() -> int:
             for key, drawn in chances.items():
                 total = sum(p for m, p in drawn.items() if m in lost)
                 loss[key].append(sum(p * lost[m] for m, p in drawn.items() if m in lost) / total)
-                mistakes[key].append(sum(p for m, p in drawn.items() if m in lost and lost[m] >= MISTAKE_CP) / total)
+                mistakes[key].append(
+                    sum(p for m, p in drawn.items() if m in lost and lost[m] >= MISTAKE_CP) / total
+                )
     finally:
         referee.quit()
         loader.close()
-    print(f"{casebase.expert}: {len(boards)} profiled positions, Selection calibrated, judge {args.judge},"
-          f" go movetime {args.movetime}; losses judged at depth {args.referee_depth}\n")
+    print(
+        f"{casebase.expert}: {len(boards)} profiled positions, Selection calibrated, judge"
+        f" {args.judge}, go movetime {args.movetime}; losses judged at depth {args.referee_depth}\n"
+    )
     print("| judge | load | expected loss cp | expected mistakes % |")
     print("|---|---|---:|---:|")
     for (name, load), lost_cp in loss.items():
-        print(f"| {name} | {load} | {np.mean(lost_cp):.1f} | {100 * np.mean(mistakes[name, load]):.1f} |")
+        print(
+            f"| {name} | {load} | {np.mean(lost_cp):.1f} |"
+            f" {100 * np.mean(mistakes[name, load]):.1f} |"
+        )
     print()
     for name in judges:
         quiet, loaded = np.mean(loss[name, "quiet"]), np.mean(loss[name, busy])
-        print(f"{name}: the expected loss changes by {100 * (loaded - quiet) / quiet:+.1f} % with {busy}")
+        print(
+            f"{name}: the expected loss changes by {100 * (loaded - quiet) / quiet:+.1f} %"
+            f" with {busy}"
+        )
     return 0
 
 

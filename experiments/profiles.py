@@ -41,12 +41,16 @@ def systems() -> dict[str, str]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(prog="python -m experiments.profiles", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m experiments.profiles",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("casebases", nargs="+", type=Path)
     args = parser.parse_args()
     rows = []
-    for path in casebase_files(args.casebases):  # not the profiles, models and embeddings beside them
+    # not the profiles, models and embeddings beside them
+    for path in casebase_files(args.casebases):
         casebase = Casebase.load(path)
         profile = Profile.of(casebase)
         if profile is None or casebase.elo is None:
@@ -55,45 +59,80 @@ def main() -> int:
         model = choice.model or load_model(choice.path)
         calibration = calibrate(casebase, model)
         meta = profile.meta
-        rows.append({"id": path.stem, "expert": casebase.expert, "rating": casebase.elo,
-                     "system": systems().get(path.stem, "?"), "positions": meta["positions"],
-                     "cp": meta["all"]["mean_cp_loss"], "mistakes": meta["all"]["mistakes"],
-                     "first": meta["all"]["first_choice"], "s": meta["fit"]["sensitivity"],
-                     "c": meta["fit"]["consistency"], "loss": meta["fit"]["expected_loss"],
-                     "implied": meta["rating"]["implied"], "low": meta["rating"]["low"], "high": meta["rating"]["high"],
-                     # profiles stored before the bootstrap interval was kept have only the widened one
-                     "boot": (meta["rating"].get("bootstrap_low", math.nan), meta["rating"].get("bootstrap_high", math.nan)),
-                     "joint": calibration.model, "casebase": casebase})
+        rows.append(
+            {
+                "id": path.stem,
+                "expert": casebase.expert,
+                "rating": casebase.elo,
+                "system": systems().get(path.stem, "?"),
+                "positions": meta["positions"],
+                "cp": meta["all"]["mean_cp_loss"],
+                "mistakes": meta["all"]["mistakes"],
+                "first": meta["all"]["first_choice"],
+                "s": meta["fit"]["sensitivity"],
+                "c": meta["fit"]["consistency"],
+                "loss": meta["fit"]["expected_loss"],
+                "implied": meta["rating"]["implied"],
+                "low": meta["rating"]["low"],
+                "high": meta["rating"]["high"],
+                # profiles stored before the bootstrap interval was kept have only the widened one
+                "boot": (
+                    meta["rating"].get("bootstrap_low", math.nan),
+                    meta["rating"].get("bootstrap_high", math.nan),
+                ),
+                "joint": calibration.model,
+                "casebase": casebase,
+            }
+        )
     rows.sort(key=lambda r: r["rating"])
-    print("| expert | system | rating | positions | mean loss cp | mistakes % | first choice % | s | c"
-          " | expected loss % | implied rating (95 %, the positions' bootstrap) | (95 %, widened by the line's spread)"
-          " | with the prior: weight, s, c |")
+    print(
+        "| expert | system | rating | positions | mean loss cp | mistakes % | first choice % | s |"
+        " c | expected loss % | implied rating (95 %, the positions' bootstrap) | (95 %, widened"
+        " by the line's spread) | with the prior: weight, s, c |"
+    )
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|")
     for r in rows:
         j = r["joint"]
-        print(f"| {r['expert']} | {r['system']} | {r['rating']} | {r['positions']} | {r['cp']:.1f} | {100 * r['mistakes']:.1f}"
-              f" | {100 * r['first']:.1f} | {r['s']:.4f} | {r['c']:.2f} | {100 * r['loss']:.2f}"
-              f" | {r['implied']:.0f} ({r['boot'][0]:.0f}..{r['boot'][1]:.0f}) | {r['low']:.0f}..{r['high']:.0f}"
-              f" | {j.prior_weight:.2f}, {j.sensitivity:.4f},"
-              f" {j.consistency:.2f} |")
+        print(
+            f"| {r['expert']} | {r['system']} | {r['rating']} | {r['positions']} | {r['cp']:.1f} |"
+            f" {100 * r['mistakes']:.1f} | {100 * r['first']:.1f} | {r['s']:.4f} | {r['c']:.2f} |"
+            f" {100 * r['loss']:.2f} | {r['implied']:.0f} ({r['boot'][0]:.0f}..{r['boot'][1]:.0f})"
+            f" | {r['low']:.0f}..{r['high']:.0f} | {j.prior_weight:.2f}, {j.sensitivity:.4f},"
+            f" {j.consistency:.2f} |"
+        )
     fide = [r for r in rows if r["system"] == "FIDE"]
     if len(fide) < 3:
         print("\nfewer than three FIDE-rated profiles: no line fitted")
         return 0
     rating = np.array([r["rating"] for r in fide], float)
-    fitted = fitted_numbers([expert_fits(r["casebase"]) for r in fide], "python -m experiments.profiles")
+    fitted = fitted_numbers(
+        [expert_fits(r["casebase"]) for r in fide], "python -m experiments.profiles"
+    )
     print(f"\nover the {len(fide)} FIDE-rated experts (python -m profiling.fitted writes these):")
-    print(f"  RATING_LINE = {fitted.rating_line}  RATING_SPREAD = {fitted.rating_spread}"
-          f"  (now: rating_of(1 %) = {rating_of(0.01):.0f})")
-    for name, key, sign in (("mean loss", "cp", -1), ("mistakes", "mistakes", -1), ("first choice", "first", 1),
-                            ("implied rating", "implied", 1), ("s", "s", -1), ("c", "c", 1)):
-        print(f"  Spearman of rating and {name}: {spearman(list(rating), [r[key] for r in fide]):+.2f}"
-              f" (a better player: {'higher' if sign > 0 else 'lower'})")
+    print(
+        f"  RATING_LINE = {fitted.rating_line}  RATING_SPREAD = {fitted.rating_spread}"
+        f"  (now: rating_of(1 %) = {rating_of(0.01):.0f})"
+    )
+    for name, key, sign in (
+        ("mean loss", "cp", -1),
+        ("mistakes", "mistakes", -1),
+        ("first choice", "first", 1),
+        ("implied rating", "implied", 1),
+        ("s", "s", -1),
+        ("c", "c", 1),
+    ):
+        print(
+            f"  Spearman of rating and {name}:"
+            f" {spearman(list(rating), [r[key] for r in fide]):+.2f} (a better player:"
+            f" {'higher' if sign > 0 else 'lower'})"
+        )
     joint = [r["joint"] for r in fide]
-    print(f"  SHIPPED_PRIOR_WEIGHT = {fitted.prior_weight}  SHIPPED_CONSISTENCY = {fitted.consistency}"
-          f"  SHIPPED_SENSITIVITY_LINE = {fitted.sensitivity_line}"
-          f"  (Spearman of rating and the joint s: {spearman(list(rating), [j.sensitivity for j in joint]):+.2f},"
-          f" e^line at 2500: {math.exp(fitted.sensitivity_line[0]):.4f})")
+    print(
+        f"  SHIPPED_PRIOR_WEIGHT = {fitted.prior_weight}  SHIPPED_CONSISTENCY ="
+        f" {fitted.consistency}  SHIPPED_SENSITIVITY_LINE = {fitted.sensitivity_line}  (Spearman of"
+        f" rating and the joint s: {spearman(list(rating), [j.sensitivity for j in joint]):+.2f},"
+        f" e^line at 2500: {math.exp(fitted.sensitivity_line[0]):.4f})"
+    )
     return 0
 
 

@@ -1,6 +1,7 @@
 """The figures of several runs of the calibrated round robin side by side: per engine the mean and
 spread (min..max, standard deviation) of its score, Elo and intrinsic readings, and each run's
-Spearman and slope with theirs, as a Markdown table and a plot (``python -m experiments.calibrated``).
+Spearman and slope with theirs, as a Markdown table and a plot (``python -m
+experiments.calibrated``).
 
 A run directory holds the tournament's ``results.json`` (``python -m tournament report``) and, once
 rated, ``intrinsic.json`` (:func:`intrinsic_json`); a run without them is left out and said so.
@@ -18,13 +19,18 @@ from typing import Any
 import numpy as np
 
 from common.figures import new_figure, save_png
-from experiments.intrinsic import Row
+from experiments.intrinsic_table import Row
 
 #: What each run's rating file is called in its directory.
 INTRINSIC = "intrinsic.json"
 #: The readings of an engine gathered over the runs, in the table's order, with their headings.
-READINGS = {"score": "score %", "elo": "engine Elo", "own": "intrinsic, own games",
-            "on_expert": "on the expert's positions (− the expert's)", "against": "against the expert's model"}
+READINGS = {
+    "score": "score %",
+    "elo": "engine Elo",
+    "own": "intrinsic, own games",
+    "on_expert": "on the expert's positions (− the expert's)",
+    "against": "against the expert's model",
+}
 
 
 @dataclass(frozen=True)
@@ -40,8 +46,13 @@ class Spread:
     @classmethod
     def of(cls, values: Sequence[float]) -> Spread:
         data = np.asarray(values, dtype=float)
-        return cls(float(data.mean()), float(data.std(ddof=1)) if len(data) > 1 else None,
-                   float(data.min()), float(data.max()), len(data))
+        return cls(
+            float(data.mean()),
+            float(data.std(ddof=1)) if len(data) > 1 else None,
+            float(data.min()),
+            float(data.max()),
+            len(data),
+        )
 
     def text(self, form: str) -> str:
         """``mean (low..high, sd x)`` with each number in ``form`` (e.g. ``.0f``, ``+.2f``)."""
@@ -63,13 +74,21 @@ class Run:
 
 
 def intrinsic_json(rows: Sequence[Row]) -> list[dict[str, Any]]:
-    """The rows of :func:`experiments.intrinsic.rate_players` as the run keeps them (``intrinsic.json``)."""
-    return [{"player": r.player, "expert": r.expert_name, "note": r.note,
-             "moves": r.engine.moves if r.engine else None,
-             "own": r.engine.rating if r.engine else None,
-             "expert_rating": r.expert.rating if r.expert else None,
-             "on_expert": r.common.rating if r.common else None,
-             "against": r.against[0] if r.against else None} for r in rows]
+    """The rows of :func:`experiments.intrinsic.rate_players` as the run keeps them
+    (``intrinsic.json``)."""
+    return [
+        {
+            "player": r.player,
+            "expert": r.expert_name,
+            "note": r.note,
+            "moves": r.engine.moves if r.engine else None,
+            "own": r.engine.rating if r.engine else None,
+            "expert_rating": r.expert.rating if r.expert else None,
+            "on_expert": r.common.rating if r.common else None,
+            "against": r.against[0] if r.against else None,
+        }
+        for r in rows
+    ]
 
 
 def read_run(directory: Path) -> Run | None:
@@ -84,7 +103,10 @@ def read_run(directory: Path) -> Run | None:
         if not player["engine"] and player["elo"] is not None:
             run.expert_elo[player["id"]] = float(player["elo"])
     for rating in config["ratings"]:
-        run.readings[rating["player"]] = {"score": 100 * rating["points"] / rating["games"], "elo": rating["rating"]}
+        run.readings[rating["player"]] = {
+            "score": 100 * rating["points"] / rating["games"],
+            "elo": rating["rating"],
+        }
     rated = directory / INTRINSIC
     for row in json.loads(rated.read_text(encoding="utf-8")) if rated.exists() else []:
         figures = run.readings.setdefault(row["player"], {})
@@ -99,9 +121,18 @@ def read_run(directory: Path) -> Run | None:
 def spreads(runs: Sequence[Run]) -> dict[str, dict[str, Spread]]:
     """Per engine (in the first run's order), each reading's spread over the runs that have it."""
     engines = list(dict.fromkeys(player for run in runs for player in run.readings))
-    return {engine: {key: Spread.of(values) for key in READINGS
-                     if (values := [run.readings[engine][key] for run in runs if key in run.readings.get(engine, {})])}
-            for engine in engines}
+    return {
+        engine: {
+            key: Spread.of(values)
+            for key in READINGS
+            if (
+                values := [
+                    run.readings[engine][key] for run in runs if key in run.readings.get(engine, {})
+                ]
+            )
+        }
+        for engine in engines
+    }
 
 
 def _cell(spread: Spread | None, form: str) -> str:
@@ -114,35 +145,52 @@ def markdown(runs: Sequence[Run]) -> str:
         return "No run has a report yet."
     experts = {engine: elo for run in runs for engine, elo in run.expert_elo.items()}
     forms = {"score": ".1f", "elo": ".0f", "own": ".0f", "on_expert": "+.0f", "against": "+.0f"}
-    lines = [f"Over {len(runs)} run{'s' if len(runs) > 1 else ''} ({', '.join(r.name for r in runs)}): the mean,"
-             " then least..most and the standard deviation over the runs.", "",
-             "| engine of | expert's Elo | " + " | ".join(READINGS.values()) + " |",
-             "|---|---:|" + "---:|" * len(READINGS)]
+    lines = [
+        f"Over {len(runs)} run{'s' if len(runs) > 1 else ''} ({', '.join(r.name for r in runs)}):"
+        " the mean, then least..most and the standard deviation over the runs.",
+        "",
+        "| engine of | expert's Elo | " + " | ".join(READINGS.values()) + " |",
+        "|---|---:|" + "---:|" * len(READINGS),
+    ]
     ordered = sorted(spreads(runs).items(), key=lambda item: -experts.get(item[0], -math.inf))
     for engine, figures in ordered:
         elo = experts.get(engine)
-        lines.append(f"| {engine} | {'' if elo is None else f'{elo:.0f}'} | "
-                     + " | ".join(_cell(figures.get(key), forms[key]) for key in READINGS) + " |")
+        lines.append(
+            f"| {engine} | {'' if elo is None else f'{elo:.0f}'} | "
+            + " | ".join(_cell(figures.get(key), forms[key]) for key in READINGS)
+            + " |"
+        )
     lines.append("")
     for name in ("spearman", "slope"):
         values = [(run.name, getattr(run, name)) for run in runs if getattr(run, name) is not None]
         each = ", ".join(f"{run} {value:+.2f}" for run, value in values)
         over = Spread.of([v for _, v in values]).text("+.2f") if values else "n/a"
-        lines.append(f"- **{name.capitalize()}** of engine Elo against expert's Elo: {over} ({each or 'no run gives one'}).")
+        lines.append(
+            f"- **{name.capitalize()}** of engine Elo against expert's Elo: {over}"
+            f" ({each or 'no run gives one'})."
+        )
     return "\n".join(lines) + "\n"
 
 
 def plot(runs: Sequence[Run], path: Path) -> None:
-    """Each engine's Elo in every run (small marks) and their mean with least..most, against its expert's Elo."""
+    """Each engine's Elo in every run (small marks) and their mean with least..most, against its
+    expert's Elo."""
     experts = {engine: elo for run in runs for engine, elo in run.expert_elo.items()}
     figure, ax = new_figure(6, 5.5)
     for engine, figures in spreads(runs).items():
         if engine not in experts or "elo" not in figures:
             continue
         elo, x = figures["elo"], experts[engine]
-        ax.scatter([x] * elo.runs, [run.readings[engine]["elo"] for run in runs if "elo" in run.readings.get(engine, {})],
-                   s=10, color="grey", alpha=0.6)
-        ax.errorbar([x], [elo.mean], yerr=[[elo.mean - elo.low], [elo.high - elo.mean]], fmt="o", capsize=3)
+        ax.scatter(
+            [x] * elo.runs,
+            [run.readings[engine]["elo"] for run in runs if "elo" in run.readings.get(engine, {})],
+            s=10,
+            color="grey",
+            alpha=0.6,
+        )
+        ax.errorbar(
+            [x], [elo.mean], yerr=[[elo.mean - elo.low], [elo.high - elo.mean]], fmt="o", capsize=3
+        )
         ax.annotate(engine, (x, elo.mean), textcoords="offset points", xytext=(5, 5), fontsize=8)
     values = list(experts.values()) or [2000.0, 3000.0]
     low, high = min(values) - 150, max(values) + 150

@@ -1,6 +1,7 @@
 """Playing strength against Stockfish at calibrated Elo levels: one table.
 
-    python -m experiments.strength [--games 100] [--tc 40/20] [--elos 1350 1800] [--mode guided] [--cluster ADDRESS]
+    python -m experiments.strength [--games 100] [--tc 40/20] [--elos 1350 1800] [--mode guided]
+        [--cluster ADDRESS]
 
 Our engine on one casebase (default the Carlsen casebase, ``make casebases``) plays Debian's
 Stockfish 15.1 (``/usr/games/stockfish``) with ``UCI_LimitStrength=true`` at each ``UCI_Elo``
@@ -60,8 +61,10 @@ class Tally:
 
 def engine_spec(stockfish: Path, elo: int) -> str:
     """The tournament's ``--engine`` text of Stockfish limited to ``elo``."""
-    return (f"name=sf{elo} cmd={shlex.quote(str(stockfish))} option.UCI_LimitStrength=true"
-            f" option.UCI_Elo={elo} elo={elo}")
+    return (
+        f"name=sf{elo} cmd={shlex.quote(str(stockfish))} option.UCI_LimitStrength=true"
+        f" option.UCI_Elo={elo} elo={elo}"
+    )
 
 
 def tally(directory: Path, player: str) -> dict[str, Tally]:
@@ -97,8 +100,11 @@ def elo_difference(results: list[float]) -> tuple[float, float, float]:
 
 def table(tallies: dict[str, Tally]) -> str:
     """The bench's table, opponents in the order of their Elo."""
-    lines = ["| opponent | games | W/D/L | score | Elo difference (95 %) | our nodes/s"
-             " | our s/move | SF s/move | terminations |", "|---|---:|---|---:|---|---:|---:|---:|---|"]
+    lines = [
+        "| opponent | games | W/D/L | score | Elo difference (95 %) | our nodes/s"
+        " | our s/move | SF s/move | terminations |",
+        "|---|---:|---|---:|---|---:|---:|---:|---|",
+    ]
     for name in sorted(tallies, key=lambda n: (len(n), n)):
         t = tallies[name]
         n = len(t.results)
@@ -108,71 +114,127 @@ def table(tallies: dict[str, Tally]) -> str:
         ours = f"{t.seconds / t.moves:.2f}" if t.moves else "n/a"
         theirs = f"{t.their_seconds / t.their_moves:.2f}" if t.their_moves else "n/a"
         ends = ", ".join(f"{k} {v}" for k, v in t.terminations.most_common())
-        lines.append(f"| {name} | {n} | {wins}/{draws}/{n - wins - draws} | {100 * sum(t.results) / n:.1f} %"
-                     f" | {diff:+.0f} ({low:+.0f} .. {high:+.0f}) | {nps} | {ours} | {theirs} | {ends} |")
+        lines.append(
+            f"| {name} | {n} | {wins}/{draws}/{n - wins - draws} | {100 * sum(t.results) / n:.1f} %"
+            f" | {diff:+.0f} ({low:+.0f} .. {high:+.0f}) | {nps} | {ours} | {theirs} | {ends} |"
+        )
     return "\n".join(lines)
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(prog="python -m experiments.strength", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m experiments.strength", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--casebase", type=Path, default=CASEBASE)
     parser.add_argument("--mode", default="guided", help="engine mode (default guided)")
-    parser.add_argument("--config", default="balanced", help="weight configuration (default balanced)")
-    parser.add_argument("--elos", type=int, nargs="+", default=[1350, 1800], help="Stockfish UCI_Elo levels")
-    parser.add_argument("--games", type=int, default=100, help="games per level, rounded up to even (default 100)")
-    parser.add_argument("--tc", default="40/20", help="time control, PGN style (default 40/20: 40 moves in 20 s, repeating)")
+    parser.add_argument(
+        "--config", default="balanced", help="weight configuration (default balanced)"
+    )
+    parser.add_argument(
+        "--elos", type=int, nargs="+", default=[1350, 1800], help="Stockfish UCI_Elo levels"
+    )
+    parser.add_argument(
+        "--games", type=int, default=100, help="games per level, rounded up to even (default 100)"
+    )
+    parser.add_argument(
+        "--tc",
+        default="40/20",
+        help="time control, PGN style (default 40/20: 40 moves in 20 s, repeating)",
+    )
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--cluster", metavar="ADDRESS",
-                        help="play the games on the Ray cluster at ADDRESS (pip install -e '.[cluster]')")
+    parser.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="play the games on the Ray cluster at ADDRESS (pip install -e '.[cluster]')",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--stockfish", type=Path, default=STOCKFISH)
-    parser.add_argument("--judge", default="", metavar="PATH",
-                        help="an outside UCI engine judging our proposals (option Judge), e.g. /usr/games/stockfish")
-    parser.add_argument("--out", type=Path, help="run directory (default: bench/out/strength-MODE-TC-GAMES)")
+    parser.add_argument(
+        "--judge",
+        default="",
+        metavar="PATH",
+        help="an outside UCI engine judging our proposals (option Judge), e.g."
+        " /usr/games/stockfish",
+    )
+    parser.add_argument(
+        "--out", type=Path, help="run directory (default: bench/out/strength-MODE-TC-GAMES)"
+    )
     args = parser.parse_args()
     if not args.stockfish.exists():
-        print(f"{args.stockfish} not found: install Debian's Stockfish with `apt-get install stockfish`"
-              " (or give --stockfish PATH); nothing measured", file=sys.stderr)
+        print(
+            f"{args.stockfish} not found: install Debian's Stockfish with `apt-get install"
+            " stockfish` (or give --stockfish PATH); nothing measured",
+            file=sys.stderr,
+        )
         return 0
     if not args.casebase.exists():
-        print(f"{args.casebase} not found: build the shipped casebases with `make casebases`"
-              " (or give --casebase FILE)", file=sys.stderr)
+        print(
+            f"{args.casebase} not found: build the shipped casebases with `make casebases`"
+            " (or give --casebase FILE)",
+            file=sys.stderr,
+        )
         return 2
     if args.games < 1:
         parser.error("--games must be at least 1")
     rounds = math.ceil(args.games / 2)
     control = TimeControl.parse(args.tc)
     out = args.out or ROOT / "bench" / "out" / (
-        f"strength-{args.mode}{'-judged' if args.judge else ''}-{str(control).replace('/', 'in')}-{2 * rounds}")
-    command = [sys.executable, "-m", "tournament", "run", "--casebases", str(args.casebase),
-               "--mode", args.mode, "--configs", args.config, "--rounds", str(rounds), "--tc", str(control),
-               *(("--cluster", args.cluster) if args.cluster else ("--workers", str(args.workers))),
-               "--seed", str(args.seed),
-               *[a for elo in args.elos for a in ("--engine", engine_spec(args.stockfish, elo))],
-               *(("--judge", args.judge) if args.judge else ()),
-               "--event", "Strength against Stockfish", "--out", str(out)]
+        f"strength-{args.mode}{'-judged' if args.judge else ''}"
+        f"-{str(control).replace('/', 'in')}-{2 * rounds}"
+    )
+    command = [
+        sys.executable,
+        "-m",
+        "tournament",
+        "run",
+        "--casebases",
+        str(args.casebase),
+        "--mode",
+        args.mode,
+        "--configs",
+        args.config,
+        "--rounds",
+        str(rounds),
+        "--tc",
+        str(control),
+        *(("--cluster", args.cluster) if args.cluster else ("--workers", str(args.workers))),
+        "--seed",
+        str(args.seed),
+        *[a for elo in args.elos for a in ("--engine", engine_spec(args.stockfish, elo))],
+        *(("--judge", args.judge) if args.judge else ()),
+        "--event",
+        "Strength against Stockfish",
+        "--out",
+        str(out),
+    ]
     print("$ " + shlex.join(command), file=sys.stderr)
     start = time.perf_counter()
     # The tournament's report goes to report.md; its progress bar (stderr) stays on the terminal.
     done = subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL)
     wall = time.perf_counter() - start
     if done.returncode != 0:
-        print(f"the tournament failed (exit {done.returncode}); finished games are kept in {out}",
-              file=sys.stderr)
+        print(
+            f"the tournament failed (exit {done.returncode}); finished games are kept in {out}",
+            file=sys.stderr,
+        )
         return done.returncode
     tallies = tally(out, args.casebase.stem)
     judged = f", judged by {args.judge}" if args.judge else ""
     where = f"the Ray cluster at {args.cluster}" if args.cluster else f"{args.workers} workers"
-    print(f"\n{args.casebase.stem}, mode {args.mode} ({args.config}){judged}, against Stockfish with"
-          f" UCI_LimitStrength; time control {control} (repeating); {wall / 60:.1f} min wall time"
-          f" for this invocation, {where}; games and report.md in {out}\n")
+    print(
+        f"\n{args.casebase.stem}, mode {args.mode} ({args.config}){judged}, against Stockfish with"
+        f" UCI_LimitStrength; time control {control} (repeating); {wall / 60:.1f} min wall time"
+        f" for this invocation, {where}; games and report.md in {out}\n"
+    )
     print(table(tallies))
     elo, share = TARGET
     target = tallies.get(f"sf{elo}")
     if target is not None:
         score = sum(target.results) / len(target.results)
-        print(f"\ntarget: {args.mode} {args.casebase.stem} scores >= {share:.0%} against UCI_Elo {elo}:"
-              f" {'met' if score >= share else 'not met'} ({100 * score:.1f} %)")
+        print(
+            f"\ntarget: {args.mode} {args.casebase.stem} scores >= {share:.0%} against UCI_Elo"
+            f" {elo}: {'met' if score >= share else 'not met'} ({100 * score:.1f} %)"
+        )
     return 0
 
 

@@ -33,7 +33,8 @@ def mode_word(word: str) -> FidelityMode:
         return FidelityMode(word)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"{word!r} is not a mode: one of {', '.join(FIDELITY_MODES)}") from None
+            f"{word!r} is not a mode: one of {', '.join(FIDELITY_MODES)}"
+        ) from None
 
 
 def parser() -> argparse.ArgumentParser:
@@ -41,69 +42,160 @@ def parser() -> argparse.ArgumentParser:
     main_parser = argparse.ArgumentParser(prog="python -m fidelity", description=__doc__)
     commands = main_parser.add_subparsers(dest="command", required=True)
     f = commands.add_parser(
-        "run", help="how often the engine plays the expert's move in held-out games",
+        "run",
+        help="how often the engine plays the expert's move in held-out games",
         description="Replay the expert's games the casebase has not seen (python -m casebase"
         " holdout): for every move the expert made, give each mode the position with the"
-        " game's history and count how often it plays the expert's move. The defaults are the engine's.")
-    f.add_argument("--casebase", required=True, type=Path, metavar="X.npz",
-                   help="the expert's casebase, built without the games of --heldout")
-    f.add_argument("--heldout", required=True, type=Path, metavar="HELDOUT.pgn",
-                   help="the held-out games (.pgn or .pgn.gz)")
-    f.add_argument("--player", metavar="NAME", help="the expert as named in the games"
-                   " (default: the casebase's expert), matched as the builder matches it")
+        " game's history and count how often it plays the expert's move. The defaults are the"
+        " engine's.",
+    )
+    f.add_argument(
+        "--casebase",
+        required=True,
+        type=Path,
+        metavar="X.npz",
+        help="the expert's casebase, built without the games of --heldout",
+    )
+    f.add_argument(
+        "--heldout",
+        required=True,
+        type=Path,
+        metavar="HELDOUT.pgn",
+        help="the held-out games (.pgn or .pgn.gz)",
+    )
+    f.add_argument(
+        "--player",
+        metavar="NAME",
+        help="the expert as named in the games"
+        " (default: the casebase's expert), matched as the builder matches it",
+    )
     f.add_argument("--exact-name", action="store_true", help="match the name literally")
-    f.add_argument("--modes", nargs="+", type=mode_word, default=list(DEFAULT_MODES), metavar="MODE",
-                   help=f"any of {', '.join(FIDELITY_MODES)} (default: all but puct)")
-    f.add_argument("--config", default=DEFAULT_CONFIG,
-                   help=f"weights of pure and guided mode: a name or \"v1 v2 v3\" (default {DEFAULT_CONFIG})")
+    f.add_argument(
+        "--modes",
+        nargs="+",
+        type=mode_word,
+        default=list(DEFAULT_MODES),
+        metavar="MODE",
+        help=f"any of {', '.join(FIDELITY_MODES)} (default: all but puct)",
+    )
+    f.add_argument(
+        "--config",
+        default=DEFAULT_CONFIG,
+        help=f'weights of pure and guided mode: a name or "v1 v2 v3" (default {DEFAULT_CONFIG})',
+    )
     g = f.add_mutually_exclusive_group()
     g.add_argument("--guided-depth", type=positive_int, metavar="D", help="guided search depth")
-    g.add_argument("--guided-nodes", type=positive_int, default=DEFAULT_GUIDED_NODES, metavar="N",
-                   help=f"guided search nodes (default {DEFAULT_GUIDED_NODES}; puct mode: the network's visits)")
-    g.add_argument("--guided-movetime", type=positive_int, metavar="MS",
-                   help="milliseconds a move instead, for the modes the built-in search plays (a judge keeps its depth;"
-                   " as on a clock: not reproducible)")
-    f.add_argument("--judge", default=DEFAULT_JUDGE, metavar="PATH",
-                   help=f"the UCI engine of stockfish mode, and the judge of the judged modes (default {DEFAULT_JUDGE})")
-    f.add_argument("--judge-depth", type=positive_int, default=defaults.BENCH_DEPTH, metavar="D",
-                   help=f"the depth of stockfish mode and of the judge (default {defaults.BENCH_DEPTH})")
-    f.add_argument("--chooser", default=defaults.CHOOSER, metavar="CHOOSER.npz",
-                   help="the chooser of mode judged-chooser, as option Chooser (default auto: the shipped one)")
-    f.add_argument("--tolerance", type=int, default=defaults.TOLERANCE, metavar="CP",
-                   help=f"guided mode's Tolerance in centipawns (default {defaults.TOLERANCE})")
-    f.add_argument("--judge-tolerance", type=int, default=defaults.JUDGE_TOLERANCE, metavar="CP",
-                   help=f"judged mode's JudgeTolerance in centipawns (default {defaults.JUDGE_TOLERANCE})")
-    f.add_argument("--prior", type=PriorSource, choices=tuple(PriorSource), default=defaults.PRIOR,
-                   help=f"guided mode's prior, as option Prior (default {defaults.PRIOR})")
-    f.add_argument("--model", default=defaults.MODEL, metavar="MODEL",
-                   help="the style model of --prior model or blend, as option Model: a .npz, an lc0 network"
-                   " (.pb.gz) or a shipped one's name (default auto: the shipped network Maia-1900, without lc0's"
-                   " backend the casebase's personal model where there is one, else the generic 8x96); mode"
-                   " generic always plays the shipped default model")
-    f.add_argument("--case-weight", type=int, default=defaults.CASE_WEIGHT_PERCENT, metavar="PERCENT",
-                   help="the cases' weight in the blend where the position is a case, as option CaseWeight"
-                   f" (default {defaults.CASE_WEIGHT_PERCENT})")
-    f.add_argument("--positions", type=positive_int, metavar="N",
-                   help="play only N of the expert's moves, spread evenly (default: all)")
+    g.add_argument(
+        "--guided-nodes",
+        type=positive_int,
+        default=DEFAULT_GUIDED_NODES,
+        metavar="N",
+        help=f"guided search nodes (default {DEFAULT_GUIDED_NODES}; puct mode: the network's"
+        " visits)",
+    )
+    g.add_argument(
+        "--guided-movetime",
+        type=positive_int,
+        metavar="MS",
+        help="milliseconds a move instead, for the modes the built-in search plays (a judge keeps"
+        " its depth; as on a clock: not reproducible)",
+    )
+    f.add_argument(
+        "--judge",
+        default=DEFAULT_JUDGE,
+        metavar="PATH",
+        help="the UCI engine of stockfish mode, and the judge of the judged modes (default"
+        f" {DEFAULT_JUDGE})",
+    )
+    f.add_argument(
+        "--judge-depth",
+        type=positive_int,
+        default=defaults.BENCH_DEPTH,
+        metavar="D",
+        help=f"the depth of stockfish mode and of the judge (default {defaults.BENCH_DEPTH})",
+    )
+    f.add_argument(
+        "--chooser",
+        default=defaults.CHOOSER,
+        metavar="CHOOSER.npz",
+        help="the chooser of mode judged-chooser, as option Chooser (default auto: the shipped"
+        " one)",
+    )
+    f.add_argument(
+        "--tolerance",
+        type=int,
+        default=defaults.TOLERANCE,
+        metavar="CP",
+        help=f"guided mode's Tolerance in centipawns (default {defaults.TOLERANCE})",
+    )
+    f.add_argument(
+        "--judge-tolerance",
+        type=int,
+        default=defaults.JUDGE_TOLERANCE,
+        metavar="CP",
+        help=f"judged mode's JudgeTolerance in centipawns (default {defaults.JUDGE_TOLERANCE})",
+    )
+    f.add_argument(
+        "--prior",
+        type=PriorSource,
+        choices=tuple(PriorSource),
+        default=defaults.PRIOR,
+        help=f"guided mode's prior, as option Prior (default {defaults.PRIOR})",
+    )
+    f.add_argument(
+        "--model",
+        default=defaults.MODEL,
+        metavar="MODEL",
+        help="the style model of --prior model or blend, as option Model: a .npz, an lc0 network"
+        " (.pb.gz) or a shipped one's name (default auto: the shipped network Maia-1900, without"
+        " lc0's backend the casebase's personal model where there is one, else the generic 8x96);"
+        " mode generic always plays the shipped default model",
+    )
+    f.add_argument(
+        "--case-weight",
+        type=int,
+        default=defaults.CASE_WEIGHT_PERCENT,
+        metavar="PERCENT",
+        help="the cases' weight in the blend where the position is a case, as option CaseWeight"
+        f" (default {defaults.CASE_WEIGHT_PERCENT})",
+    )
+    f.add_argument(
+        "--positions",
+        type=positive_int,
+        metavar="N",
+        help="play only N of the expert's moves, spread evenly (default: all)",
+    )
     f.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
-    f.add_argument("--workers", type=positive_int, metavar="N", help="worker processes (default: all cores)")
-    f.add_argument("--cluster", metavar="ADDRESS",
-                   help="play the positions on the Ray cluster at ADDRESS instead (pip install -e '.[cluster]')")
+    f.add_argument(
+        "--workers", type=positive_int, metavar="N", help="worker processes (default: all cores)"
+    )
+    f.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="play the positions on the Ray cluster at ADDRESS instead (pip install -e"
+        " '.[cluster]')",
+    )
     f.add_argument("--out", type=Path, metavar="FILE.json", help="also write the results as JSON")
     f.set_defaults(handler=_run)
 
     s = commands.add_parser("summary", help="one table (and plot) over fidelity runs")
     s.add_argument("runs", nargs="+", type=Path, metavar="RUN.json")
     s.add_argument("--out", type=Path, metavar="SUMMARY.md", help="write the table here")
-    s.add_argument("--plot", type=Path, metavar="PLOT.png",
-                   help="the plot (default: --out with .png; none without --out)")
+    s.add_argument(
+        "--plot",
+        type=Path,
+        metavar="PLOT.png",
+        help="the plot (default: --out with .png; none without --out)",
+    )
     s.set_defaults(handler=_summary)
 
     c = commands.add_parser(
-        "compare", help="paired difference of two modes (or two runs) on the same positions",
-        description="Per expert, how many more of the expert's moves mode A plays than mode B on the"
-        " same positions, with a paired 95 %% interval. B is read from the --against runs when given"
-        " (the same experts, in the same order), else from the runs themselves.")
+        "compare",
+        help="paired difference of two modes (or two runs) on the same positions",
+        description="Per expert, how many more of the expert's moves mode A plays than mode B on"
+        " the same positions, with a paired 95 %% interval. B is read from the --against runs when"
+        " given (the same experts, in the same order), else from the runs themselves.",
+    )
     c.add_argument("a", type=mode_word, metavar="A", help="mode of the runs")
     c.add_argument("b", type=mode_word, metavar="B", help="mode to compare with")
     c.add_argument("runs", nargs="+", type=Path, metavar="RUN.json")
@@ -111,26 +203,64 @@ def parser() -> argparse.ArgumentParser:
     c.set_defaults(handler=_compare)
 
     t = commands.add_parser(
-        "personal-table", help="each expert's personal model on each expert's held-out games (heat map)",
-        description="For casebases laid out as make fidelity makes them (X.npz, its held-out games X.pgn and"
-        " its personal model X.model.npz beside it): how often each personal model, and the generic model,"
-        " names the expert's move in the same positions of every expert's held-out games.")
+        "personal-table",
+        help="each expert's personal model on each expert's held-out games (heat map)",
+        description="For casebases laid out as make fidelity makes them (X.npz, its held-out games"
+        " X.pgn and its personal model X.model.npz beside it): how often each personal model, and"
+        " the generic model, names the expert's move in the same positions of every expert's"
+        " held-out games.",
+    )
     t.add_argument("casebases", nargs="+", type=Path, metavar="X.npz")
-    t.add_argument("--positions", type=positive_int, default=1000, metavar="N",
-                   help="positions of each expert's held-out games, spread evenly (default 1000)")
-    t.add_argument("--out", type=Path, metavar="TABLE.md", help="write the table here, and the heat map beside it (.png)")
+    t.add_argument(
+        "--positions",
+        type=positive_int,
+        default=1000,
+        metavar="N",
+        help="positions of each expert's held-out games, spread evenly (default 1000)",
+    )
+    t.add_argument(
+        "--out",
+        type=Path,
+        metavar="TABLE.md",
+        help="write the table here, and the heat map beside it (.png)",
+    )
     t.set_defaults(handler=_personal_table)
 
-    p = commands.add_parser("personal-gains", help="what each personal model gained on its expert's latest games (plot)")
+    p = commands.add_parser(
+        "personal-gains", help="what each personal model gained on its expert's latest games (plot)"
+    )
     p.add_argument("models", nargs="+", type=Path, metavar="MODEL.npz")
-    p.add_argument("--out", type=Path, metavar="GAINS.md", help="write the table here, and the plot beside it (.png)")
+    p.add_argument(
+        "--out",
+        type=Path,
+        metavar="GAINS.md",
+        help="write the table here, and the plot beside it (.png)",
+    )
     p.set_defaults(handler=_personal_gains)
 
-    i = commands.add_parser("identify", help="who played these? each expert's own network names the player of held-out games")
-    i.add_argument("--heldout", nargs="+", type=Path, required=True, metavar="ID.pgn", help="each expert's held-out games")
-    i.add_argument("--networks", nargs="+", type=Path, required=True, metavar="ID.pb.gz",
-                   help="each expert's own network, made without those games (learn personalise)")
-    i.add_argument("--games", type=positive_int, default=20, help="the games of one chunk (default 20)")
+    i = commands.add_parser(
+        "identify",
+        help="who played these? each expert's own network names the player of held-out games",
+    )
+    i.add_argument(
+        "--heldout",
+        nargs="+",
+        type=Path,
+        required=True,
+        metavar="ID.pgn",
+        help="each expert's held-out games",
+    )
+    i.add_argument(
+        "--networks",
+        nargs="+",
+        type=Path,
+        required=True,
+        metavar="ID.pb.gz",
+        help="each expert's own network, made without those games (learn personalise)",
+    )
+    i.add_argument(
+        "--games", type=positive_int, default=20, help="the games of one chunk (default 20)"
+    )
     i.add_argument("--out", type=Path, metavar="TABLE.md", help="write the table here too")
     i.set_defaults(handler=_identify)
     return main_parser
@@ -139,19 +269,37 @@ def parser() -> argparse.ArgumentParser:
 def settings_of(args: argparse.Namespace) -> FidelitySettings:
     """The settings of a ``run`` command line."""
     return FidelitySettings(
-        casebase=str(args.casebase), config=parse_configurations([args.config])[0], seed=args.seed,
-        guided_depth=args.guided_depth, guided_movetime=args.guided_movetime,
-        guided_nodes=None if args.guided_depth is not None or args.guided_movetime is not None else args.guided_nodes,
-        judge=args.judge, judge_depth=args.judge_depth, prior=args.prior, model=args.model,
-        case_weight_percent=args.case_weight, tolerance=args.tolerance, judge_tolerance=args.judge_tolerance,
+        casebase=str(args.casebase),
+        config=parse_configurations([args.config])[0],
+        seed=args.seed,
+        guided_depth=args.guided_depth,
+        guided_movetime=args.guided_movetime,
+        guided_nodes=None
+        if args.guided_depth is not None or args.guided_movetime is not None
+        else args.guided_nodes,
+        judge=args.judge,
+        judge_depth=args.judge_depth,
+        prior=args.prior,
+        model=args.model,
+        case_weight_percent=args.case_weight,
+        tolerance=args.tolerance,
+        judge_tolerance=args.judge_tolerance,
         chooser=args.chooser,
     )
 
 
 def _run(args: argparse.Namespace) -> str:
-    run = measure(args.casebase, args.heldout, settings_of(args), args.modes, player=args.player,
-                  exact_name=args.exact_name, positions=args.positions, workers=args.workers,
-                  cluster=args.cluster)
+    run = measure(
+        args.casebase,
+        args.heldout,
+        settings_of(args),
+        args.modes,
+        player=args.player,
+        exact_name=args.exact_name,
+        positions=args.positions,
+        workers=args.workers,
+        cluster=args.cluster,
+    )
     if args.out:
         write_json(args.out, run.as_json())
     return run_markdown(run)
@@ -205,7 +353,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         print(args.handler(args))
-    except (ValueError, OSError, CasebaseError, ModelError, ChooserError, LaunchError, RuntimeError) as exc:
+    except (
+        ValueError,
+        OSError,
+        CasebaseError,
+        ModelError,
+        ChooserError,
+        LaunchError,
+        RuntimeError,
+    ) as exc:
         print(f"python -m fidelity {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

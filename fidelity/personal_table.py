@@ -50,34 +50,64 @@ class CrossTable:
 
     def markdown(self) -> str:
         columns = len(self.experts)
-        lines = ["| model \\ games of | " + " | ".join(self.experts) + " |", "|---|" + "---:|" * columns]
+        lines = [
+            "| model \\ games of | " + " | ".join(self.experts) + " |",
+            "|---|" + "---:|" * columns,
+        ]
         for m, name in enumerate(["generic", *self.experts]):
-            cells = [f"**{100 * self.share(m, e):.1f}**" if m == e + 1 else f"{100 * self.share(m, e):.1f}"
-                     for e in range(columns)]
+            cells = [
+                f"**{100 * self.share(m, e):.1f}**"
+                if m == e + 1
+                else f"{100 * self.share(m, e):.1f}"
+                for e in range(columns)
+            ]
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
-        lines.append("| positions | " + " | ".join(str(len(self.hits[0][e])) for e in range(columns)) + " |")
+        lines.append(
+            "| positions | " + " | ".join(str(len(self.hits[0][e])) for e in range(columns)) + " |"
+        )
         gains = [self.gain(e) for e in range(columns)]
-        lines.append("| own - generic (95 %) | " + " | ".join(
-            f"{100 * g:+.1f} ({100 * lo:+.1f}..{100 * hi:+.1f})" for g, lo, hi in gains) + " |")
-        lines.append("| own best of column | " + " | ".join(
-            "yes" if self.diagonal_best(e) else "no" for e in range(columns)) + " |")
+        lines.append(
+            "| own - generic (95 %) | "
+            + " | ".join(
+                f"{100 * g:+.1f} ({100 * lo:+.1f}..{100 * hi:+.1f})" for g, lo, hi in gains
+            )
+            + " |"
+        )
+        lines.append(
+            "| own best of column | "
+            + " | ".join("yes" if self.diagonal_best(e) else "no" for e in range(columns))
+            + " |"
+        )
         mean = sum(g for g, _, _ in gains) / columns
         best = sum(self.diagonal_best(e) for e in range(columns))
-        return "\n".join(lines) + (f"\n\nMean gain of the own personal model over the generic one: {100 * mean:+.2f}"
-                                   f" points; own model best of its column for {best} of {columns} experts.")
+        return "\n".join(lines) + (
+            f"\n\nMean gain of the own personal model over the generic one: {100 * mean:+.2f}"
+            f" points; own model best of its column for {best} of {columns} experts."
+        )
 
     def plot(self, path: Path) -> None:
         """A heat map of each model's top-1 minus the generic model's, per expert's games."""
         columns = len(self.experts)
-        delta = np.array([[100 * (self.share(m + 1, e) - self.share(0, e)) for e in range(columns)]
-                          for m in range(columns)])
+        delta = np.array(
+            [
+                [100 * (self.share(m + 1, e) - self.share(0, e)) for e in range(columns)]
+                for m in range(columns)
+            ]
+        )
         figure, axes = new_figure(1.2 * columns + 3, 1.0 * columns + 2)
         bound = max(1.0, float(np.abs(delta).max()))
         image = axes.imshow(delta, cmap="RdBu", vmin=-bound, vmax=bound)
         for m in range(columns):
             for e in range(columns):
-                axes.text(e, m, f"{delta[m, e]:+.1f}", ha="center", va="center", fontsize=8,
-                          fontweight="bold" if m == e else "normal")
+                axes.text(
+                    e,
+                    m,
+                    f"{delta[m, e]:+.1f}",
+                    ha="center",
+                    va="center",
+                    fontsize=8,
+                    fontweight="bold" if m == e else "normal",
+                )
         axes.set_xticks(range(columns), self.experts, rotation=45, ha="right")
         axes.set_yticks(range(columns), [f"{name}'s model" for name in self.experts])
         axes.set_xlabel("held-out games of")
@@ -86,7 +116,9 @@ class CrossTable:
         save_png(figure, path)
 
 
-def cross_table(casebases: Sequence[Path], positions: int | None, progress: bool | None = None) -> CrossTable:
+def cross_table(
+    casebases: Sequence[Path], positions: int | None, progress: bool | None = None
+) -> CrossTable:
     """The table over ``casebases`` (each with its held-out ``.pgn`` and personal model beside it);
     ValueError naming what is missing."""
     generic = StyleModel.load(generic_model())
@@ -95,8 +127,10 @@ def cross_table(casebases: Sequence[Path], positions: int | None, progress: bool
         casebase = Casebase.load(path)
         choice = personal_choice(casebase)
         if not choice.personal:
-            raise ValueError(f"{path}: no personal model made from it ({choice.note}); make it with"
-                             f" python -m learn personalise {path}")
+            raise ValueError(
+                f"{path}: no personal model made from it ({choice.note}); make it with"
+                f" python -m learn personalise {path}"
+            )
         games = path.with_suffix(".pgn")
         held = read_positions(games, casebase.expert).positions
         samples.append([held[i] for i in spread(len(held), positions)])
@@ -104,7 +138,12 @@ def cross_table(casebases: Sequence[Path], positions: int | None, progress: bool
         experts.append(path.stem)
     shared = _shared_blocks(models)
     hits: list[list[np.ndarray]] = [[] for _ in models]
-    with tqdm(total=sum(map(len, samples)), unit="pos", desc="cross-expert table", disable=progress is False) as bar:
+    with tqdm(
+        total=sum(map(len, samples)),
+        unit="pos",
+        desc="cross-expert table",
+        disable=progress is False,
+    ) as bar:
         for sample in samples:
             boards = [p.board() for p in sample]
             expert_moves = [chess.Move.from_uci(p.expert) for p in sample]
@@ -113,7 +152,9 @@ def cross_table(casebases: Sequence[Path], positions: int | None, progress: bool
             column = [np.zeros(len(sample), dtype=bool) for _ in models]
             for start in range(0, len(sample), 256):
                 part = range(start, min(start + 256, len(sample)))
-                x = generic.trunk(np.concatenate([encode_board(boards[i], boards[i].turn) for i in part]), shared)
+                x = generic.trunk(
+                    np.concatenate([encode_board(boards[i], boards[i].turn) for i in part]), shared
+                )
                 for m, model in enumerate(models):
                     logits = model.logits_after(x, shared)
                     for row, i in enumerate(part):
@@ -152,29 +193,52 @@ class Gain:
 
     @classmethod
     def of(cls, path: Path) -> Gain:
-        """The gain recorded in the personal model, or the expert's own network (its ``.toml``), at ``path``;
-        ValueError for a model made for nobody."""
+        """The gain recorded in the personal model, or the expert's own network (its ``.toml``), at
+        ``path``; ValueError for a model made for nobody."""
         if is_network(path):
             own = provenance(path).get("personal")
             if not isinstance(own, dict):
-                raise ValueError(f"{path}: not an expert's own network (no [personal] in its .toml)")
-            return cls(own["expert"], int(own["games"]), int(own["cases"]), int(own.get("epochs", 0)),
-                       float(own["base_top1"]), float(own["top1"]), int(own.get("validation_positions", 0)))
+                raise ValueError(
+                    f"{path}: not an expert's own network (no [personal] in its .toml)"
+                )
+            return cls(
+                own["expert"],
+                int(own["games"]),
+                int(own["cases"]),
+                int(own.get("epochs", 0)),
+                float(own["base_top1"]),
+                float(own["top1"]),
+                int(own.get("validation_positions", 0)),
+            )
         info = StyleModel.load(path).personal
         if not info:
             raise ValueError(f"{path}: not a personal model")
         made = info["casebase"]
-        return cls(info["expert"], int(made["games"]), int(made["cases"]), int(info.get("epochs", 0)),
-                   float(info["generic_top1"]), float(info["top1"]), int(info.get("validation_positions", 0)))
+        return cls(
+            info["expert"],
+            int(made["games"]),
+            int(made["cases"]),
+            int(info.get("epochs", 0)),
+            float(info["generic_top1"]),
+            float(info["top1"]),
+            int(info.get("validation_positions", 0)),
+        )
 
 
 def gains_markdown(gains: Sequence[Gain]) -> str:
-    """One row per personal model, fewest games first: what personalising gained on the latest games."""
-    lines = ["| expert | games | cases | epochs | latest games' positions | base top-1 | personal top-1 | gain |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    """One row per personal model, fewest games first: what personalising gained on the latest
+    games."""
+    lines = [
+        "| expert | games | cases | epochs | latest games' positions | base top-1 | personal"
+        " top-1 | gain |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for g in sorted(gains, key=lambda g: g.games):
-        lines.append(f"| {g.expert} | {g.games} | {g.cases} | {g.epochs} | {g.positions} | {100 * g.generic_top1:.1f} %"
-                     f" | {100 * g.top1:.1f} % | {100 * (g.top1 - g.generic_top1):+.1f} |")
+        lines.append(
+            f"| {g.expert} | {g.games} | {g.cases} | {g.epochs} | {g.positions} |"
+            f" {100 * g.generic_top1:.1f} % | {100 * g.top1:.1f} % |"
+            f" {100 * (g.top1 - g.generic_top1):+.1f} |"
+        )
     return "\n".join(lines)
 
 

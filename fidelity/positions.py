@@ -59,7 +59,8 @@ class HeldOut:
     positions: list[Position]
     games_read: int
     expert_games: int
-    skipped: Counter[str]  # games left out, by the builder's reason (without_expert, both_match, ...)
+    # games left out, by the builder's reason (without_expert, both_match, ...)
+    skipped: Counter[str]
     damaged: int  # expert games cut short at an illegal move (the moves before it count)
     seen: int  # expert games that the casebase holds too: not held out
 
@@ -86,7 +87,10 @@ class _Builder(chess.pgn.GameBuilder):
 
 
 def read_positions(
-    path: str | os.PathLike[str], player: str, *, exact_name: bool = False,
+    path: str | os.PathLike[str],
+    player: str,
+    *,
+    exact_name: bool = False,
     seen: Iterable[GameKey] = (),
 ) -> HeldOut:
     """Every move of ``player`` in the games of ``path`` (``.pgn`` or ``.pgn.gz``), in file order.
@@ -121,15 +125,27 @@ def read_positions(
         assert game is not None
         expert_games += 1
         damaged += bool(game.errors)
-        seen_count += game_key(*(headers.get(t, "?") for t in ("White", "Black", "Date", "Event",
-                                                               "Site"))) in known
+        seen_count += (
+            game_key(*(headers.get(t, "?") for t in ("White", "Black", "Date", "Event", "Site")))
+            in known
+        )
         board = game.board()
         start, history = board.fen(), list[str]()
         for ply, move in enumerate(game.mainline_moves()):
             if board.turn == decision.expert_white:
-                positions.append(Position(len(positions), number, ply, start, board.chess960,
-                                          tuple(history), board.fen(), phase(board, ply),
-                                          plain_uci(board, move)))
+                positions.append(
+                    Position(
+                        len(positions),
+                        number,
+                        ply,
+                        start,
+                        board.chess960,
+                        tuple(history),
+                        board.fen(),
+                        phase(board, ply),
+                        plain_uci(board, move),
+                    )
+                )
             history.append(board.uci(move))
             board.push(move)
     if not expert_games:

@@ -54,8 +54,14 @@ class _AgentPlayer:
     """A fresh agent for every position, seeded from the position's index; with
     ``prior_only`` a guided agent's prior picks the move, unvetted."""
 
-    def __init__(self, make: Callable[[int], TablebaseAgent], seed: int, limits: SearchLimits,
-                 loader: Loader, prior_only: bool = False) -> None:
+    def __init__(
+        self,
+        make: Callable[[int], TablebaseAgent],
+        seed: int,
+        limits: SearchLimits,
+        loader: Loader,
+        prior_only: bool = False,
+    ) -> None:
         self.make, self.seed, self.limits, self.prior_only = make, seed, limits, prior_only
         self.loader = loader
 
@@ -96,9 +102,10 @@ def open_engine(command: str) -> chess.engine.SimpleEngine:
         engine = launch([command])
     except LaunchError as exc:
         raise ValueError(
-            f"the outside engine: {exc}. Install Stockfish (Debian/Ubuntu: apt install stockfish, which"
-            " puts it at /usr/games/stockfish), give its path with --judge PATH, or leave stockfish and"
-            " the judged modes out of --modes") from None
+            f"the outside engine: {exc}. Install Stockfish (Debian/Ubuntu: apt install stockfish,"
+            " which puts it at /usr/games/stockfish), give its path with --judge PATH, or leave"
+            " stockfish and the judged modes out of --modes"
+        ) from None
     if "Threads" in engine.options:
         engine.configure({"Threads": 1})
     return engine
@@ -117,8 +124,16 @@ class _PositionWorker:
         # worker, every position a new game (its seed, the judge's hash cleared)
         casebase = None if mode == FidelityMode.ALPHABETA else Casebase.load(settings.casebase)
         values, loader = settings.values(mode), Loader()
-        limits = SearchLimits() if mode.pure else SearchLimits(  # a judge searches to its depth, never for a time
-            depth=settings.guided_depth, nodes=settings.guided_nodes, movetime=None if mode.judged else settings.guided_movetime)
+        # a judge searches to its depth, never for a time
+        limits = (
+            SearchLimits()
+            if mode.pure
+            else SearchLimits(
+                depth=settings.guided_depth,
+                nodes=settings.guided_nodes,
+                movetime=None if mode.judged else settings.guided_movetime,
+            )
+        )
 
         def make(seed: int) -> TablebaseAgent:
             agent = make_agent(values, casebase, loader)
@@ -136,21 +151,39 @@ class _PositionWorker:
 
 
 def play_positions(
-    positions: Sequence[Position], mode: FidelityMode, settings: FidelitySettings, *,
-    workers: int | None = None, progress: bool | None = None, cluster: str | None = None,
+    positions: Sequence[Position],
+    mode: FidelityMode,
+    settings: FidelitySettings,
+    *,
+    workers: int | None = None,
+    progress: bool | None = None,
+    cluster: str | None = None,
 ) -> dict[int, str | None]:
     """The move ``mode`` plays in each position (UCI, castling as the king's step), by index:
     on ``workers`` local processes, or as tasks of the Ray cluster at ``cluster``."""
     workers = max(1, min(workers or os.cpu_count() or 1, len(positions)))
     moves: dict[int, str | None] = {}
     chunk = 8 if cluster else max(1, min(8, len(positions) // (workers * 16)))
-    where, results = distribute(_PositionWorker, (mode, settings.for_mode(mode)), positions, workers=workers,
-                                cluster=cluster, chunksize=chunk)
-    with tqdm(total=len(positions), unit="pos", desc=f"{mode} on {where}",
-              file=sys.stderr, disable=None if progress is None else not progress) as bar:
+    where, results = distribute(
+        _PositionWorker,
+        (mode, settings.for_mode(mode)),
+        positions,
+        workers=workers,
+        cluster=cluster,
+        chunksize=chunk,
+    )
+    with tqdm(
+        total=len(positions),
+        unit="pos",
+        desc=f"{mode} on {where}",
+        file=sys.stderr,
+        disable=None if progress is None else not progress,
+    ) as bar:
         for result in results:
             if isinstance(result, Failed):
-                raise RuntimeError(f"{mode}: {len(result.items)} positions failed on the cluster: {result.reason}")
+                raise RuntimeError(
+                    f"{mode}: {len(result.items)} positions failed on the cluster: {result.reason}"
+                )
             index, move = result
             moves[index] = move
             bar.update()
@@ -189,18 +222,33 @@ class Fidelity:
     def as_json(self) -> dict[str, Any]:
         """The run as stored in the ``--out`` file."""
         return {
-            "format": FORMAT, "version": 1, "expert": self.expert, "elo": self.elo,
-            "casebase": self.casebase, "games": self.games, "settings": self.settings,
+            "format": FORMAT,
+            "version": 1,
+            "expert": self.expert,
+            "elo": self.elo,
+            "casebase": self.casebase,
+            "games": self.games,
+            "settings": self.settings,
             "phases": {name: sum(p.phase == name for p in self.positions) for name in PHASES},
             "results": {
-                r.mode: {"engine": r.engine, "seconds": round(r.seconds, 2),
-                         **r.share(self.positions).as_dict(),
-                         "by_phase": {name: r.share(self.positions, name).as_dict() for name in PHASES}}
+                r.mode: {
+                    "engine": r.engine,
+                    "seconds": round(r.seconds, 2),
+                    **r.share(self.positions).as_dict(),
+                    "by_phase": {name: r.share(self.positions, name).as_dict() for name in PHASES},
+                }
                 for r in self.results
             },
             "positions": [
-                {"index": p.index, "game": p.game, "ply": p.ply, "phase": p.phase, "fen": p.fen,
-                 "expert": p.expert, "moves": {r.mode: r.moves[p.index] for r in self.results}}
+                {
+                    "index": p.index,
+                    "game": p.game,
+                    "ply": p.ply,
+                    "phase": p.phase,
+                    "fen": p.fen,
+                    "expert": p.expert,
+                    "moves": {r.mode: r.moves[p.index] for r in self.results},
+                }
                 for p in self.positions
             ],
         }
@@ -221,13 +269,15 @@ def measure(
 ) -> Fidelity:
     """Replay the expert's moves of ``games_path`` with each of ``modes``.
 
-    ``modes`` are :class:`~fidelity.modes.FidelityMode` names;
-    ``player`` defaults to the casebase's expert; ``positions`` samples that many of the
-    expert's moves evenly (:func:`fidelity.positions.spread`). Raises ValueError on bad input before any work.
+    ``modes`` are :class:`~fidelity.modes.FidelityMode` names; ``player`` defaults to the casebase's
+    expert; ``positions`` samples that many of the expert's moves evenly
+    (:func:`fidelity.positions.spread`). Raises ValueError on bad input before any work.
     """
     modes = parse_modes(modes)
     if not modes or len(set(modes)) != len(modes):
-        raise ValueError(f"modes {list(map(str, modes))}: give each of {', '.join(FIDELITY_MODES)} at most once")
+        raise ValueError(
+            f"modes {list(map(str, modes))}: give each of {', '.join(FIDELITY_MODES)} at most once"
+        )
     if positions is not None and positions < 1:
         raise ValueError(f"--positions must be at least 1, not {positions}")
     if settings.seed < 0:
@@ -235,19 +285,29 @@ def measure(
     casebase = Casebase.load(casebase_path)
     settings = settings.resolved()
     expert = player or casebase.expert
-    held_out = read_positions(games_path, expert, exact_name=exact_name, seen=casebase_games(casebase))
+    held_out = read_positions(
+        games_path, expert, exact_name=exact_name, seen=casebase_games(casebase)
+    )
     if not held_out.positions:
         raise ValueError(f"{games_path}: the games of {expert!r} have no moves of theirs")
     if min(settings.tolerance, settings.judge_tolerance) < 0:
         raise ValueError("--tolerance and --judge-tolerance must not be negative")
     if not 0 <= settings.case_weight_percent <= 100:
-        raise ValueError(f"--case-weight must lie in 0..100 (percent), not {settings.case_weight_percent}")
-    if settings.prior != PriorSource.CASES and {FidelityMode.PRIOR, FidelityMode.GUIDED} & set(modes):
+        raise ValueError(
+            f"--case-weight must lie in 0..100 (percent), not {settings.case_weight_percent}"
+        )
+    if settings.prior != PriorSource.CASES and {FidelityMode.PRIOR, FidelityMode.GUIDED} & set(
+        modes
+    ):
         Loader().model(settings.model)  # a bad model file stops the run before any work
     if FidelityMode.JUDGED_CHOOSER in modes and Loader().chooser(settings.chooser) is None:
-        raise ValueError(f"mode {FidelityMode.JUDGED_CHOOSER} needs a chooser: --chooser {settings.chooser} names none")
+        raise ValueError(
+            f"mode {FidelityMode.JUDGED_CHOOSER} needs a chooser: --chooser {settings.chooser}"
+            " names none"
+        )
     engine_name = None
-    if {FidelityMode.STOCKFISH, *JUDGED_MODES} & set(modes) and not cluster:  # a cluster's nodes check it themselves
+    # a cluster's nodes check it themselves
+    if {FidelityMode.STOCKFISH, *JUDGED_MODES} & set(modes) and not cluster:
         probe = open_engine(settings.judge)
         engine_name = probe.id.get("name", settings.judge)
         probe.quit()
@@ -256,28 +316,53 @@ def measure(
         expert=expert,
         # the casebase's rating is its expert's: another player's games are not rated by it
         elo=casebase.elo if expert == casebase.expert else None,
-        casebase={"path": str(casebase_path), "expert": casebase.expert, "cases": len(casebase),
-                  "games": casebase.num_games,
-                  "sha256": file_sha256(casebase_path)},
-        games={"path": str(games_path), "read": held_out.games_read,
-               "expert_games": held_out.expert_games, "skipped": dict(held_out.skipped),
-               "damaged": held_out.damaged, "seen_in_casebase": held_out.seen,
-               "positions": len(held_out.positions)},
-        settings={"seed": settings.seed, "positions": positions, "config": settings.config.name,
-                  "weights": settings.config.label, "modes": [str(m) for m in modes],
-                  "guided_depth": settings.guided_depth, "guided_nodes": settings.guided_nodes,
-                  "guided_movetime": settings.guided_movetime,
-                  "judge": settings.judge, "judge_depth": settings.judge_depth,
-                  "prior": settings.prior, "model": settings.model, "case_weight_percent": settings.case_weight_percent,
-                  "tolerance": settings.tolerance, "judge_tolerance": settings.judge_tolerance,
-                  "neighbours": settings.neighbours, "temperature_tenths": settings.temperature_tenths},
+        casebase={
+            "path": str(casebase_path),
+            "expert": casebase.expert,
+            "cases": len(casebase),
+            "games": casebase.num_games,
+            "sha256": file_sha256(casebase_path),
+        },
+        games={
+            "path": str(games_path),
+            "read": held_out.games_read,
+            "expert_games": held_out.expert_games,
+            "skipped": dict(held_out.skipped),
+            "damaged": held_out.damaged,
+            "seen_in_casebase": held_out.seen,
+            "positions": len(held_out.positions),
+        },
+        settings={
+            "seed": settings.seed,
+            "positions": positions,
+            "config": settings.config.name,
+            "weights": settings.config.label,
+            "modes": [str(m) for m in modes],
+            "guided_depth": settings.guided_depth,
+            "guided_nodes": settings.guided_nodes,
+            "guided_movetime": settings.guided_movetime,
+            "judge": settings.judge,
+            "judge_depth": settings.judge_depth,
+            "prior": settings.prior,
+            "model": settings.model,
+            "case_weight_percent": settings.case_weight_percent,
+            "tolerance": settings.tolerance,
+            "judge_tolerance": settings.judge_tolerance,
+            "neighbours": settings.neighbours,
+            "temperature_tenths": settings.temperature_tenths,
+        },
         positions=sample,
     )
     for mode in modes:
         start = time.perf_counter()
-        moves = play_positions(sample, mode, settings, workers=workers, progress=progress, cluster=cluster)
-        run.results.append(ModeResult(mode, settings.describe(mode, engine_name), moves,
-                                      time.perf_counter() - start))
+        moves = play_positions(
+            sample, mode, settings, workers=workers, progress=progress, cluster=cluster
+        )
+        run.results.append(
+            ModeResult(
+                mode, settings.describe(mode, engine_name), moves, time.perf_counter() - start
+            )
+        )
     return run
 
 

@@ -16,10 +16,18 @@ from fidelity.modes import FIDELITY_MODES, FidelityMode
 from fidelity.replay import FORMAT, Fidelity
 
 
-def compare_markdown(runs: Sequence[dict[str, Any]], others: Sequence[dict[str, Any]],
-                     a: FidelityMode, b: FidelityMode) -> str:
-    """Per expert and over all: mode ``a`` of ``runs`` against mode ``b`` of ``others``, paired by position."""
-    lines = [f"| expert | positions | A: {a} | B: {b} | A - B (95 % interval) |", "|---|---:|---:|---:|---|"]
+def compare_markdown(
+    runs: Sequence[dict[str, Any]],
+    others: Sequence[dict[str, Any]],
+    a: FidelityMode,
+    b: FidelityMode,
+) -> str:
+    """Per expert and over all: mode ``a`` of ``runs`` against mode ``b`` of ``others``, paired by
+    position."""
+    lines = [
+        f"| expert | positions | A: {a} | B: {b} | A - B (95 % interval) |",
+        "|---|---:|---:|---:|---|",
+    ]
     pooled: tuple[list[bool], list[bool]] = ([], [])
     for run, other in zip(runs, others):
         if a not in run["results"] or b not in other["results"]:
@@ -39,12 +47,15 @@ def compare_markdown(runs: Sequence[dict[str, Any]], others: Sequence[dict[str, 
 
 def _compare_row(name: str, a: Sequence[bool], b: Sequence[bool]) -> str:
     mean, low, high = paired(a, b)
-    return (f"| {name} | {len(a)} | {100 * sum(a) / len(a):.1f} % | {100 * sum(b) / len(b):.1f} % |"
-            f" {100 * mean:+.1f} ({100 * low:+.1f} .. {100 * high:+.1f}) |")
+    return (
+        f"| {name} | {len(a)} | {100 * sum(a) / len(a):.1f} % | {100 * sum(b) / len(b):.1f} % |"
+        f" {100 * mean:+.1f} ({100 * low:+.1f} .. {100 * high:+.1f}) |"
+    )
 
 
 def run_markdown(run: Fidelity) -> str:
-    """The table people read: per mode, the share of the expert's moves played, overall and by phase."""
+    """The table people read: per mode, the share of the expert's moves played, overall and by
+    phase."""
     counts = Counter(p.phase for p in run.positions)
     elo = f" (Elo {run.elo})" if run.elo else ""
     lines = [
@@ -53,18 +64,24 @@ def run_markdown(run: Fidelity) -> str:
         f" {run.games['path']} (seed {run.settings['seed']})",
         "",
         "| mode | engine | matched | share | 95 % interval | "
-        + " | ".join(f"{name} ({counts[name]})" for name in PHASES) + " |",
+        + " | ".join(f"{name} ({counts[name]})" for name in PHASES)
+        + " |",
         "|---|---|---:|---:|---|" + "---:|" * len(PHASES),
     ]
     for r in run.results:
         total = r.share(run.positions)
         low, high = wilson(total.matches, total.positions)
         phases = " | ".join(r.share(run.positions, name).percent() for name in PHASES)
-        lines.append(f"| {r.mode} | {r.engine} | {total.matches}/{total.positions} |"
-                     f" {total.percent()} | {100 * low:.1f}–{100 * high:.1f} % | {phases} |")
+        lines.append(
+            f"| {r.mode} | {r.engine} | {total.matches}/{total.positions} |"
+            f" {total.percent()} | {100 * low:.1f}–{100 * high:.1f} % | {phases} |"
+        )
     if run.games["seen_in_casebase"]:
-        lines += ["", f"Warning: {run.games['seen_in_casebase']} of these games are in the"
-                  " casebase too, so they are not held out."]
+        lines += [
+            "",
+            f"Warning: {run.games['seen_in_casebase']} of these games are in the"
+            " casebase too, so they are not held out.",
+        ]
     return "\n".join(lines)
 
 
@@ -96,7 +113,9 @@ def summary_markdown(runs: Sequence[dict[str, Any]]) -> str:
     """Per expert: Elo, positions, each mode's share with its 95 % interval; then by phase."""
     modes = [m for m in FIDELITY_MODES if any(m in r["results"] for r in runs)]
     lines = [
-        "| expert | Elo | positions | " + " | ".join(f"{m} % (95 % interval)" for m in modes) + " |",
+        "| expert | Elo | positions | "
+        + " | ".join(f"{m} % (95 % interval)" for m in modes)
+        + " |",
         "|---|---:|---:|" + "---:|" * len(modes),
     ]
     pooled = {m: Share(0, 0) for m in modes}
@@ -106,12 +125,20 @@ def summary_markdown(runs: Sequence[dict[str, Any]]) -> str:
             share = _share(run["results"].get(mode))
             cells.append(_cell(share))
             if share is not None:
-                pooled[mode] = Share(pooled[mode].matches + share.matches,
-                                     pooled[mode].positions + share.positions)
+                pooled[mode] = Share(
+                    pooled[mode].matches + share.matches, pooled[mode].positions + share.positions
+                )
         positions = len(run["positions"])
-        lines.append(f"| {run['expert']} | {run['elo'] or '?'} | {positions} | " + " | ".join(cells) + " |")
-    lines.append("| **all** | | " + str(sum(len(r["positions"]) for r in runs)) + " | "
-                 + " | ".join(_cell(pooled[m]) for m in modes) + " |")
+        lines.append(
+            f"| {run['expert']} | {run['elo'] or '?'} | {positions} | " + " | ".join(cells) + " |"
+        )
+    lines.append(
+        "| **all** | | "
+        + str(sum(len(r["positions"]) for r in runs))
+        + " | "
+        + " | ".join(_cell(pooled[m]) for m in modes)
+        + " |"
+    )
     slash = " / ".join(p[0] for p in PHASES)
     lines += [
         "",
@@ -123,13 +150,19 @@ def summary_markdown(runs: Sequence[dict[str, Any]]) -> str:
     for run in runs:
         counts = " / ".join(str(run["phases"][p]) for p in PHASES)
         cells = [
-            " / ".join(_cell(_share(run["results"][m]["by_phase"][p]) if m in run["results"] else None,
-                             interval=False) for p in PHASES)
+            " / ".join(
+                _cell(
+                    _share(run["results"][m]["by_phase"][p]) if m in run["results"] else None,
+                    interval=False,
+                )
+                for p in PHASES
+            )
             for m in modes
         ]
         lines.append(f"| {run['expert']} | {counts} | " + " | ".join(cells) + " |")
-    engines = sorted({f"{m}: {r['results'][m]['engine']}" for r in runs for m in modes
-                      if m in r["results"]})
+    engines = sorted(
+        {f"{m}: {r['results'][m]['engine']}" for r in runs for m in modes if m in r["results"]}
+    )
     lines += ["", "Engines: " + "; ".join(engines) + "."]
     return "\n".join(lines)
 
@@ -144,8 +177,10 @@ def plot_summary(runs: Sequence[dict[str, Any]], path: Path) -> None:
             continue
         x = [elo + (k - (len(modes) - 1) / 2) * 8 for elo, _ in points]
         y = [100 * result["share"] for _, result in points]
-        error = [[100 * (result["share"] - result["ci95"][0]) for _, result in points],
-                 [100 * (result["ci95"][1] - result["share"]) for _, result in points]]
+        error = [
+            [100 * (result["share"] - result["ci95"][0]) for _, result in points],
+            [100 * (result["ci95"][1] - result["share"]) for _, result in points],
+        ]
         axes.errorbar(x, y, yerr=error, fmt="o-", capsize=3, label=str(mode))
     axes.set_xlabel("expert's Elo (median over the casebase's games)")
     axes.set_ylabel("expert's move played, % (95 % interval)")

@@ -1,10 +1,11 @@
-"""lc0's residual networks (Maia's kind: SE units, a convolutional policy, WDL) run in numpy, with the
-arithmetic of lc0's CPU backends: each batch norm folded into its convolution (``network_legacy.cc``),
-the SE unit's sigmoid scale and shift, the policy's 73 planes mapped onto the 1858 moves, the value
-head's win, draw and loss.
+"""lc0's residual networks (Maia's kind: SE units, a convolutional policy, WDL) run in numpy, with
+the arithmetic of lc0's CPU backends: each batch norm folded into its convolution
+(``network_legacy.cc``), the SE unit's sigmoid scale and shift, the policy's 73 planes mapped onto
+the 1858 moves, the value head's win, draw and loss.
 
 The activations are kept as N x 8 x 8 x C (channels last), so that a 3 x 3 convolution is one matrix
-product: the nine shifted copies of the padded input side by side (N * 64 x 9C) times the kernel (9C x C').
+product: the nine shifted copies of the padded input side by side (N * 64 x 9C) times the kernel (9C
+x C').
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ EPSILON = 1e-5
 
 @dataclass(frozen=True)
 class Conv:
-    """A convolution with its batch norm folded in: the kernel as (size * size * C_in) x C_out, the bias."""
+    """A convolution with its batch norm folded in: the kernel as (size * size * C_in) x C_out, the
+    bias."""
 
     kernel: np.ndarray
     bias: np.ndarray
@@ -37,8 +39,9 @@ class Conv:
         else:
             padded = np.zeros((n, 10, 10, c), dtype=x.dtype)
             padded[:, 1:9, 1:9] = x
-            columns = np.concatenate([padded[:, dy:dy + 8, dx:dx + 8] for dy in range(3) for dx in range(3)],
-                                     axis=3).reshape(n * 64, 9 * c)
+            columns = np.concatenate(
+                [padded[:, dy : dy + 8, dx : dx + 8] for dy in range(3) for dx in range(3)], axis=3
+            ).reshape(n * 64, 9 * c)
         out = columns @ self.kernel
         out += self.bias
         return out.reshape(n, 8, 8, -1)
@@ -46,7 +49,8 @@ class Conv:
 
 @dataclass(frozen=True)
 class Squeeze:
-    """An SE unit: the channels' means through two dense layers, a sigmoid scale and a shift per channel."""
+    """An SE unit: the channels' means through two dense layers, a sigmoid scale and a shift per
+    channel."""
 
     w1: np.ndarray
     b1: np.ndarray
@@ -65,7 +69,8 @@ class Squeeze:
 
 @dataclass(frozen=True)
 class Block:
-    """A residual block: two 3 x 3 convolutions, an SE unit where the file has one, added to the input."""
+    """A residual block: two 3 x 3 convolutions, an SE unit where the file has one, added to the
+    input."""
 
     conv1: Conv
     conv2: Conv
@@ -81,35 +86,46 @@ class Block:
 
 class Forward:
     """A network's forward pass: lc0's input planes (N x 112 x 8 x 8) to the policy's 1858 logits
-    (:meth:`policy`), the value head's (:meth:`value`: win, draw, loss, or the one value before its tanh),
-    and the trunk's activations (:meth:`trunk`). Made once from the file's layers, called many times."""
+    (:meth:`policy`), the value head's (:meth:`value`: win, draw, loss, or the one value before its
+    tanh), and the trunk's activations (:meth:`trunk`). Made once from the file's layers, called
+    many times."""
 
     def __init__(self, network: Network) -> None:
         arrays = network.arrays()
         filters = network.filters
         self.filters, self.blocks = filters, network.blocks
         self.input = _conv(arrays, "input", INPUT_PLANES, filters, 3)
-        self.tower = [Block(_conv(arrays, f"residual.{i}.conv1", filters, filters, 3),
-                            _conv(arrays, f"residual.{i}.conv2", filters, filters, 3), _squeeze(arrays, f"residual.{i}", filters))
-                      for i in range(network.blocks)]
+        self.tower = [
+            Block(
+                _conv(arrays, f"residual.{i}.conv1", filters, filters, 3),
+                _conv(arrays, f"residual.{i}.conv2", filters, filters, 3),
+                _squeeze(arrays, f"residual.{i}", filters),
+            )
+            for i in range(network.blocks)
+        ]
         self.policy1 = _conv(arrays, "policy1", filters, filters, 3)
         planes = arrays["policy.biases"].size
         if planes < CONV_PLANES:
-            raise NetworkError(f"a convolutional policy of {planes} planes (lc0's has {CONV_PLANES} or more)")
+            raise NetworkError(
+                f"a convolutional policy of {planes} planes (lc0's has {CONV_PLANES} or more)"
+            )
         self.policy_conv = _conv(arrays, "policy", filters, planes, 3)
-        source = conv_policy_source()  # plane * 64 + square, where our activations are square * planes + plane
+        # plane * 64 + square, where our activations are square * planes + plane
+        source = conv_policy_source()
         self.source = (source % 64) * planes + source // 64
         value_planes = arrays["value.weights"].size // filters
         self.value_conv = _conv(arrays, "value", filters, value_planes, 1)
         hidden, outputs = arrays["ip1_val_b"].size, arrays["ip2_val_b"].size
-        ip1 = _shaped(arrays, "ip1_val_w", (hidden, value_planes, 64))  # the file's order: plane * 64 + square
+        # the file's order: plane * 64 + square
+        ip1 = _shaped(arrays, "ip1_val_w", (hidden, value_planes, 64))
         self.ip1_w = np.ascontiguousarray(ip1.transpose(2, 1, 0).reshape(64 * value_planes, hidden))
         self.ip1_b = _shaped(arrays, "ip1_val_b", (hidden,))
         self.ip2_w = np.ascontiguousarray(_shaped(arrays, "ip2_val_w", (outputs, hidden)).T)
         self.ip2_b = _shaped(arrays, "ip2_val_b", (outputs,))
 
     def trunk(self, planes: np.ndarray) -> np.ndarray:
-        """The activations after the input convolution and every residual block (N x 8 x 8 x filters)."""
+        """The activations after the input convolution and every residual block (N x 8 x 8 x
+        filters)."""
         x = np.ascontiguousarray(np.asarray(planes, dtype=np.float32).transpose(0, 2, 3, 1))
         x = np.maximum(self.input(x), 0)
         for block in self.tower:
@@ -126,7 +142,8 @@ class Forward:
         return y.reshape(len(y), -1)[:, self.source]
 
     def value(self, planes: np.ndarray) -> np.ndarray:
-        """The value head's logits (N x 3: win, draw, loss for the side to move; or N x 1) of lc0's input planes."""
+        """The value head's logits (N x 3: win, draw, loss for the side to move; or N x 1) of lc0's
+        input planes."""
         return self.value_head(self.trunk(planes))
 
     def value_head(self, x: np.ndarray) -> np.ndarray:
@@ -143,8 +160,8 @@ class Forward:
 
     @staticmethod
     def expected(value_logits: np.ndarray) -> np.ndarray:
-        """The expected score for the side to move (-1..1) of the value head's logits: win minus loss of
-        their softmax, or the tanh of a single value."""
+        """The expected score for the side to move (-1..1) of the value head's logits: win minus
+        loss of their softmax, or the tanh of a single value."""
         if value_logits.shape[1] == 1:
             return np.tanh(value_logits[:, 0].astype(np.float64))
         z = value_logits.astype(np.float64)
@@ -156,24 +173,40 @@ class Forward:
 def _shaped(arrays: Mapping[str, np.ndarray], name: str, shape: tuple[int, ...]) -> np.ndarray:
     values = arrays[name]
     if values.size != int(np.prod(shape)):
-        raise NetworkError(f"{name}: {values.size} weights where {'x'.join(map(str, shape))} were expected")
+        raise NetworkError(
+            f"{name}: {values.size} weights where {'x'.join(map(str, shape))} were expected"
+        )
     return values.reshape(shape).astype(np.float32)
 
 
 def _conv(arrays: Mapping[str, np.ndarray], path: str, cin: int, cout: int, size: int) -> Conv:
     """The convolution at ``path`` with its batch norm folded in, as lc0 folds it."""
     weight = _shaped(arrays, f"{path}.weights", (cout, cin, size, size))
-    bias = _shaped(arrays, f"{path}.biases", (cout,)) if f"{path}.biases" in arrays else np.zeros(cout, np.float32)
+    bias = (
+        _shaped(arrays, f"{path}.biases", (cout,))
+        if f"{path}.biases" in arrays
+        else np.zeros(cout, np.float32)
+    )
     if f"{path}.bn_means" in arrays:
         mean = _shaped(arrays, f"{path}.bn_means", (cout,))
-        variance = _shaped(arrays, f"{path}.bn_stddivs", (cout,))  # lc0 names the variance "stddivs"
+        # lc0 names the variance "stddivs"
+        variance = _shaped(arrays, f"{path}.bn_stddivs", (cout,))
         # an old file without gammas and betas: lc0 takes 1 and 0
-        gamma = _shaped(arrays, f"{path}.bn_gammas", (cout,)) if f"{path}.bn_gammas" in arrays else np.ones(cout, np.float32)
-        beta = _shaped(arrays, f"{path}.bn_betas", (cout,)) if f"{path}.bn_betas" in arrays else np.zeros(cout, np.float32)
+        gamma = (
+            _shaped(arrays, f"{path}.bn_gammas", (cout,))
+            if f"{path}.bn_gammas" in arrays
+            else np.ones(cout, np.float32)
+        )
+        beta = (
+            _shaped(arrays, f"{path}.bn_betas", (cout,))
+            if f"{path}.bn_betas" in arrays
+            else np.zeros(cout, np.float32)
+        )
         scale = gamma / np.sqrt(variance + np.float32(EPSILON))
         weight = weight * scale[:, None, None, None]
         bias = beta - scale * (mean - bias)
-    kernel = weight.transpose(2, 3, 1, 0).reshape(size * size * cin, cout)  # rows: dy, dx, then C_in
+    # rows: dy, dx, then C_in
+    kernel = weight.transpose(2, 3, 1, 0).reshape(size * size * cin, cout)
     return Conv(np.ascontiguousarray(kernel, dtype=np.float32), bias.astype(np.float32), size)
 
 
@@ -181,7 +214,9 @@ def _squeeze(arrays: Mapping[str, np.ndarray], path: str, filters: int) -> Squee
     if f"{path}.se.w1" not in arrays:
         return None
     hidden = arrays[f"{path}.se.b1"].size
-    return Squeeze(np.ascontiguousarray(_shaped(arrays, f"{path}.se.w1", (hidden, filters)).T),
-                   _shaped(arrays, f"{path}.se.b1", (hidden,)),
-                   np.ascontiguousarray(_shaped(arrays, f"{path}.se.w2", (2 * filters, hidden)).T),
-                   _shaped(arrays, f"{path}.se.b2", (2 * filters,)))
+    return Squeeze(
+        np.ascontiguousarray(_shaped(arrays, f"{path}.se.w1", (hidden, filters)).T),
+        _shaped(arrays, f"{path}.se.b1", (hidden,)),
+        np.ascontiguousarray(_shaped(arrays, f"{path}.se.w2", (2 * filters, hidden)).T),
+        _shaped(arrays, f"{path}.se.b2", (2 * filters,)),
+    )

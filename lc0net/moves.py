@@ -36,16 +36,26 @@ def _reaches(df: int, dr: int) -> bool:
 @cache
 def policy_moves() -> tuple[str, ...]:
     """lc0's 1858 moves in its policy's order (UCI from the side to move's point of view)."""
-    moves = [_name(f) + _name(t) for f in range(64) for t in range(64)
-             if t != f and _reaches(t % 8 - f % 8, t // 8 - f // 8)]
-    moves += [_name(f) + _name(t) + piece for f in range(48, 56) for t in range(56, 64)
-              if abs(t % 8 - f % 8) <= 1 for piece in "qrb"]
+    moves = [
+        _name(f) + _name(t)
+        for f in range(64)
+        for t in range(64)
+        if t != f and _reaches(t % 8 - f % 8, t // 8 - f // 8)
+    ]
+    moves += [
+        _name(f) + _name(t) + piece
+        for f in range(48, 56)
+        for t in range(56, 64)
+        if abs(t % 8 - f % 8) <= 1
+        for piece in "qrb"
+    ]
     return tuple(moves)
 
 
 @cache
 def conv_policy_source() -> np.ndarray:
-    """For each of the 1858 moves, its index in the convolutional policy flattened (plane * 64 + from-square)."""
+    """For each of the 1858 moves, its index in the convolutional policy flattened (plane * 64 +
+    from-square)."""
     index = {move: i for i, move in enumerate(policy_moves())}
     source = np.full(POLICY_SIZE, -1, dtype=np.int64)
     for plane in range(CONV_PLANES):
@@ -79,7 +89,8 @@ def _conv_move(plane: int, square: int) -> str | None:
 @cache
 def _table() -> tuple[list[int], list[int]]:
     """For White to move and for Black: each move's index among the 1858 by ``(from * 64 + to) * 4 +
-    promotion`` (none or a knight 0, a bishop 1, a rook 2, a queen 3); -1 where lc0 has no such move."""
+    promotion`` (none or a knight 0, a bishop 1, a rook 2, a queen 3); -1 where lc0 has no such
+    move."""
     index = {move: i for i, move in enumerate(policy_moves())}
     tables: list[list[int]] = []
     for flip in (False, True):
@@ -98,9 +109,9 @@ _PROMOTION_CODE = {None: 0, chess.KNIGHT: 0, chess.BISHOP: 1, chess.ROOK: 2, che
 
 
 def move_index(board: chess.Board, move: chess.Move) -> int:
-    """The index among the 1858 of ``move``, legal on ``board`` (a standard game's): seen from the side
-    to move (Black's board flipped), castling as the king taking its rook (as lc0 holds it), a knight's
-    promotion as the plain move."""
+    """The index among the 1858 of ``move``, legal on ``board`` (a standard game's): seen from the
+    side to move (Black's board flipped), castling as the king taking its rook (as lc0 holds it), a
+    knight's promotion as the plain move."""
     source, target = move.from_square, move.to_square
     # python-chess writes Chess960's castling as the king taking its rook already
     if board.kings & chess.BB_SQUARES[source] and not board.chess960 and board.is_castling(move):

@@ -1,11 +1,11 @@
 """lc0's network file (``.pb.gz``) read into numpy arrays, one a layer, and written back.
 
 lc0 stores each layer as ``Layer{min_val, max_val, params}``: ``params`` holds uint16 values ``u``
-(LINEAR16), the layer's weights being ``min * (1 - u/65535) + max * u/65535`` in float32, as lc0 decodes
-them (``utils/weights_adapter.cc``). A layer is written back the same way, its minimum and maximum as
-``min_val`` and ``max_val``: decoding a written layer and writing it again gives the same bytes.
-Everything in a file other than the layers replaced (its format, its training facts, fields this
-project's schema does not name) is written back as it was read.
+(LINEAR16), the layer's weights being ``min * (1 - u/65535) + max * u/65535`` in float32, as lc0
+decodes them (``utils/weights_adapter.cc``). A layer is written back the same way, its minimum and
+maximum as ``min_val`` and ``max_val``: decoding a written layer and writing it again gives the same
+bytes. Everything in a file other than the layers replaced (its format, its training facts, fields
+this project's schema does not name) is written back as it was read.
 """
 
 from __future__ import annotations
@@ -28,9 +28,10 @@ from lc0net import proto
 
 #: The largest uint16: LINEAR16's top value.
 TOP = np.float32(0xFFFF)
-#: The most a network's protobuf message may be, inflated (and its file, gzipped or not): lc0's largest
-#: published networks (the 768x15 T80s, the BT4 transformers) are a few hundred MiB; the shipped 6x64s 1.7 MiB.
-#: A gzipped file inflates besides at most :data:`common.bounded.RATIO` times its size (lc0's: 1.4).
+#: The most a network's protobuf message may be, inflated (and its file, gzipped or not): lc0's
+#: largest published networks (the 768x15 T80s, the BT4 transformers) are a few hundred MiB; the
+#: shipped 6x64s 1.7 MiB. A gzipped file inflates besides at most :data:`common.bounded.RATIO` times
+#: its size (lc0's: 1.4).
 NETWORK_MOST = 1 << 30
 
 
@@ -97,7 +98,8 @@ class Network:
         return bool(self.net.format.network_format.value == proto.VALUE_WDL)
 
     def layers(self) -> dict[str, Any]:
-        """Every layer's message by its path (``input.weights``, ``residual.3.conv2.bn_means`` ...)."""
+        """Every layer's message by its path (``input.weights``, ``residual.3.conv2.bn_means``
+        ...)."""
         return dict(_layers(self.net.weights, ""))
 
     def arrays(self) -> dict[str, np.ndarray]:
@@ -120,7 +122,9 @@ class Network:
                 raise NetworkError(f"no layer {path} in the network")
             size = len(layers[path].params) // 2
             if np.size(values) != size:
-                raise NetworkError(f"{path}: {np.size(values)} weights where the network has {size}")
+                raise NetworkError(
+                    f"{path}: {np.size(values)} weights where the network has {size}"
+                )
             encode(values, layers[path])
         return Network(net)
 
@@ -159,12 +163,14 @@ def network_bytes(path: str | os.PathLike[str]) -> bytes:
 
 
 def weights_sha256(raw: bytes) -> str:
-    """Which network a protobuf message is: its SHA-256 uncompressed (gzip's header holds a time)."""
+    """Which network a protobuf message is: its SHA-256 uncompressed (gzip's header holds a
+    time)."""
     return hashlib.sha256(raw).hexdigest()
 
 
 def parse_network(raw: bytes) -> Network:
-    """The lc0 network whose protobuf message (uncompressed) is ``raw``; NetworkError saying what is wrong."""
+    """The lc0 network whose protobuf message (uncompressed) is ``raw``; NetworkError saying what is
+    wrong."""
     net = proto.Net()
     try:
         net.ParseFromString(raw)
@@ -178,8 +184,9 @@ def parse_network(raw: bytes) -> Network:
 
 
 def check(network: Network) -> None:
-    """NetworkError unless ``network`` is a residual network of the kind :mod:`.forward` runs (and :mod:`learn.lc0.model` trains):
-    lc0's classic 112 input planes, a convolutional policy, ReLU, every layer it needs, and in LINEAR16."""
+    """NetworkError unless ``network`` is a residual network of the kind :mod:`.forward` runs (and
+    :mod:`learn.lc0.model` trains): lc0's classic 112 input planes, a convolutional policy, ReLU,
+    every layer it needs, and in LINEAR16."""
     fmt = network.net.format
     nf = fmt.network_format
     wanted = {
@@ -191,15 +198,27 @@ def check(network: Network) -> None:
     for what, (found, want) in wanted.items():
         if found != want:
             raise NetworkError(f"{what} {found}: only {want} is read")
-    if nf.network not in (proto.NETWORK_CLASSICAL_WITH_HEADFORMAT, proto.NETWORK_SE_WITH_HEADFORMAT):
+    if nf.network not in (
+        proto.NETWORK_CLASSICAL_WITH_HEADFORMAT,
+        proto.NETWORK_SE_WITH_HEADFORMAT,
+    ):
         raise NetworkError(f"network structure {nf.network}: only residual towers (3, 4) are read")
     if nf.value not in (proto.VALUE_CLASSICAL, proto.VALUE_WDL):
         raise NetworkError(f"value format {nf.value}: only 1 (one value) and 2 (WDL) are read")
     if network.net.weights.HasField("moves_left"):
         raise NetworkError("a moves-left head, which is not read")
     layers = network.layers()
-    needed = ["input.weights", "policy1.weights", "policy.weights", "policy.biases", "value.weights",
-              "ip1_val_w", "ip1_val_b", "ip2_val_w", "ip2_val_b"]
+    needed = [
+        "input.weights",
+        "policy1.weights",
+        "policy.weights",
+        "policy.biases",
+        "value.weights",
+        "ip1_val_w",
+        "ip1_val_b",
+        "ip2_val_w",
+        "ip2_val_b",
+    ]
     for i, block in enumerate(network.net.weights.residual):
         needed += [f"residual.{i}.conv1.weights", f"residual.{i}.conv2.weights"]
         if block.HasField("se"):
@@ -208,7 +227,9 @@ def check(network: Network) -> None:
     if missing:
         raise NetworkError(f"layers missing: {', '.join(missing)}")
     if network.filters == 0:
-        raise NetworkError("no batch norm on the input convolution (input.bn_means), which is not read")
+        raise NetworkError(
+            "no batch norm on the input convolution (input.bn_means), which is not read"
+        )
 
 
 def write_network(path: str | os.PathLike[str], network: Network) -> None:

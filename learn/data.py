@@ -38,8 +38,12 @@ class Examples:
         return cls(
             boards=np.concatenate([np.asarray(cb.boards) for cb in parts]),
             turn=np.concatenate([np.asarray(cb.turn) for cb in parts]),
-            moves=np.concatenate([move_index(cb.from_square, cb.to_square, cb.turn) for cb in parts]),
-            game=np.concatenate([np.asarray(cb.game, dtype=np.int64) + off for cb, off in zip(parts, offsets)]),
+            moves=np.concatenate(
+                [move_index(cb.from_square, cb.to_square, cb.turn) for cb in parts]
+            ),
+            game=np.concatenate(
+                [np.asarray(cb.game, dtype=np.int64) + off for cb, off in zip(parts, offsets)]
+            ),
             sources=[str(path) for path in paths],
         )
 
@@ -75,4 +79,4 @@ def batches(order: np.ndarray, size: int, skip: int = 0) -> Iterator[np.ndarray]
     """``order`` in consecutive batches of ``size`` rows (the last one may be smaller),
     leaving out the first ``skip`` batches (a resumed epoch)."""
     for start in range(skip * size, len(order), size):
-        yield order[start:start + size]
+        yield order[start : start + size]

@@ -45,7 +45,10 @@ class Design:
     seed: int = 0
 
     def describe(self) -> str:
-        return f"inputs {self.inputs}, {self.hidden} hidden sigmoid units, {self.examples:,} examples, {self.epochs} epochs"
+        return (
+            f"inputs {self.inputs}, {self.hidden} hidden sigmoid units, {self.examples:,}"
+            f" examples, {self.epochs} epochs"
+        )
 
 
 def _corners(ending: str) -> list[int]:
@@ -59,8 +62,15 @@ def features(boards: list[chess.Board], inputs: str, ending: str) -> np.ndarray:
     for board in boards:
         wk, bk = board.king(chess.WHITE), board.king(chess.BLACK)
         assert wk is not None and bk is not None
-        men = [next(iter(board.pieces(chess.Piece.from_symbol(p).piece_type, chess.WHITE))) for p in ENDINGS[ending][:1]]
-        men += [s for s in chess.SquareSet(board.occupied_co[chess.WHITE] & ~board.kings) if s not in men]
+        men = [
+            next(iter(board.pieces(chess.Piece.from_symbol(p).piece_type, chess.WHITE)))
+            for p in ENDINGS[ending][:1]
+        ]
+        men += [
+            s
+            for s in chess.SquareSet(board.occupied_co[chess.WHITE] & ~board.kings)
+            if s not in men
+        ]
         white = [wk, *men]
         row: list[float] = []
         if inputs in ("coordinates", "both", "mutual", "squares"):
@@ -70,7 +80,11 @@ def features(boards: list[chess.Board], inputs: str, ending: str) -> np.ndarray:
             row.append(min(chess.square_distance(bk, c) for c in corners) / 7)
             row += [chess.square_manhattan_distance(s, bk) / 14 for s in white]
         if inputs in ("mutual", "squares"):
-            row += [chess.square_manhattan_distance(a, b) / 14 for i, a in enumerate(white) for b in white[i + 1:]]
+            row += [
+                chess.square_manhattan_distance(a, b) / 14
+                for i, a in enumerate(white)
+                for b in white[i + 1 :]
+            ]
         if inputs == "squares":
             hot = np.zeros(64 * (len(white) + 1))
             for k, s in enumerate((*white, bk)):
@@ -91,8 +105,9 @@ def plies_of(outputs: np.ndarray, longest: int) -> np.ndarray:
     return (outputs - 0.1) / 0.8 * longest
 
 
-def sample(tables: Tablebase, ending: str, count: int, white_to_move: bool,
-           rng: np.random.Generator) -> tuple[list[chess.Board], np.ndarray]:
+def sample(
+    tables: Tablebase, ending: str, count: int, white_to_move: bool, rng: np.random.Generator
+) -> tuple[list[chess.Board], np.ndarray]:
     """``count`` random won positions of ``ending`` and their distances to mate in plies."""
     boards: list[chess.Board] = []
     plies: list[int] = []
@@ -139,8 +154,11 @@ class Network:
 
     @classmethod
     def new(cls, inputs: int, hidden: int, longest: int, rng: np.random.Generator) -> Network:
-        return cls(rng.normal(0, 1 / np.sqrt(inputs), (inputs, hidden)).astype(np.float32),
-                   rng.normal(0, 1 / np.sqrt(hidden + 1), (hidden + 1, 1)).astype(np.float32), longest)
+        return cls(
+            rng.normal(0, 1 / np.sqrt(inputs), (inputs, hidden)).astype(np.float32),
+            rng.normal(0, 1 / np.sqrt(hidden + 1), (hidden + 1, 1)).astype(np.float32),
+            longest,
+        )
 
     def forward(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         h = _sigmoid(x @ self.w1)
@@ -160,7 +178,7 @@ class Network:
         for _ in range(design.epochs):
             order = rng.permutation(len(x))
             for start in range(0, len(x), design.batch):
-                rows = order[start:start + design.batch]
+                rows = order[start : start + design.batch]
                 h, out = self.forward(x[rows])
                 delta = ((out - y[rows]) * out * (1 - out))[:, None] / len(rows)
                 g2 = h.T @ delta
@@ -172,7 +190,11 @@ class Network:
                     mi += 0.1 * g
                     vi *= 0.999
                     vi += 0.001 * g * g
-                    p -= design.lr * (mi / (1 - 0.9 ** step)) / (np.sqrt(vi / (1 - 0.999 ** step)) + 1e-8)
+                    p -= (
+                        design.lr
+                        * (mi / (1 - 0.9**step))
+                        / (np.sqrt(vi / (1 - 0.999**step)) + 1e-8)
+                    )
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:
@@ -210,15 +232,21 @@ def train(tables: Tablebase, ending: str, design: Design, validation: int = 5000
         net = Network.new(x.shape[1], design.hidden, longest, rng)
         net.fit(x, target(plies, longest).astype(np.float32), design, rng)
         nets.append(net)
-        errors.append(float(np.abs(net.plies(features(held, design.inputs, ending)) - held_plies).mean()))
-    return Trained(design, ending, nets[0], nets[1], errors[0], errors[1], time.perf_counter() - started)
+        errors.append(
+            float(np.abs(net.plies(features(held, design.inputs, ending)) - held_plies).mean())
+        )
+    return Trained(
+        design, ending, nets[0], nets[1], errors[0], errors[1], time.perf_counter() - started
+    )
 
 
 #: A Black-to-move network as a player sees it: predicted plies to mate of boards.
 Valuer = Callable[[list[chess.Board]], np.ndarray]
 
 
-def choose(value: Valuer, board: chess.Board, ending: str = "KBNK", fresh: bool = False) -> chess.Move:
+def choose(
+    value: Valuer, board: chess.Board, ending: str = "KBNK", fresh: bool = False
+) -> chess.Move:
     """The move whose successor the Black-to-move net ``value`` puts nearest to mate (a mate
     at once first; a successor drawn at once last); ``fresh``: never one whose successor the
     game has seen before while another is left (a one-ply player otherwise cycles forever)."""
@@ -229,8 +257,11 @@ def choose(value: Valuer, board: chess.Board, ending: str = "KBNK", fresh: bool 
         if board.is_checkmate():
             board.pop()
             return move
-        if chess.popcount(board.occupied) == 2 + len(ENDINGS[ending]) and not _drawn_at_once(board) \
-                and not (fresh and board.is_repetition(2)):
+        if (
+            chess.popcount(board.occupied) == 2 + len(ENDINGS[ending])
+            and not _drawn_at_once(board)
+            and not (fresh and board.is_repetition(2))
+        ):
             children.append(board.copy(stack=False))
             moves.append(move)
         board.pop()
@@ -257,8 +288,15 @@ class PlayReport:
         return sum(self.mated[:games])
 
 
-def play(value: Valuer, ending: str, tables: Tablebase, positions: int, seed: int = 1, fresh: bool = False,
-         on_game: Callable[[int, bool], None] | None = None) -> PlayReport:
+def play(
+    value: Valuer,
+    ending: str,
+    tables: Tablebase,
+    positions: int,
+    seed: int = 1,
+    fresh: bool = False,
+    on_game: Callable[[int, bool], None] | None = None,
+) -> PlayReport:
     """Play ``positions`` random positions (White to move) to mate or :data:`MOVE_LIMIT` moves
     (``fresh`` as in :func:`choose`)."""
     rng = np.random.default_rng(seed)
@@ -296,8 +334,13 @@ DESIGNS = {
 }
 
 
-def report(folder: str | os.PathLike[str], ending: str, designs: list[str], positions: int,
-           deep: str | os.PathLike[str] | None = None) -> str:
+def report(
+    folder: str | os.PathLike[str],
+    ending: str,
+    designs: list[str],
+    positions: int,
+    deep: str | os.PathLike[str] | None = None,
+) -> str:
     """Train and play each design; a table in Markdown (with progress on stderr)."""
     if ending not in ("KBNK", "KRK"):
         raise ValueError(f"the study's endings are KBNK and KRK, not {ending!r}")
@@ -307,26 +350,41 @@ def report(folder: str | os.PathLike[str], ending: str, designs: list[str], posi
     tables = Tablebase(folder)
     if tables.table(ending) is None:
         raise ValueError(f"no {ending} table in {folder}: run make tables")
-    rows = ["| network | error, White / Black to move (plies) | mates in the first 10 | mates in"
-            f" {positions} | the same, never repeating a position | training |",
-            "|---|---:|---:|---:|---:|---:|"]
+    rows = [
+        "| network | error, White / Black to move (plies) | mates in the first 10 | mates in"
+        f" {positions} | the same, never repeating a position | training |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
     players: list[tuple[str, Valuer, str, str]] = []
     for name in designs:
         print(f"{name}: training ({DESIGNS[name].describe()})", file=sys.stderr)
         trained = train(tables, ending, DESIGNS[name])
-        players.append((f"{name}: {DESIGNS[name].describe()}", trained.value,
-                        f"{trained.error_white:.2f} / {trained.error_black:.2f}", f"{trained.seconds:.0f} s"))
+        players.append(
+            (
+                f"{name}: {DESIGNS[name].describe()}",
+                trained.value,
+                f"{trained.error_white:.2f} / {trained.error_black:.2f}",
+                f"{trained.seconds:.0f} s",
+            )
+        )
     if deep is not None:
         from learn.kbnk_deep import DeepNetwork, encode
 
         net = DeepNetwork.load(deep)
-        players.append((f"deep: {deep}", lambda boards: net.plies(encode(boards)), "see kbnk-deep", "GPU"))
+        players.append(
+            (f"deep: {deep}", lambda boards: net.plies(encode(boards)), "see kbnk-deep", "GPU")
+        )
     for label, value, error, seconds in players:
         results = []
         for fresh in (False, True):
-            print(f"{label}: playing {positions} positions{' (never repeating)' if fresh else ''}", file=sys.stderr)
+            print(
+                f"{label}: playing {positions} positions{' (never repeating)' if fresh else ''}",
+                file=sys.stderr,
+            )
             results.append(play(value, ending, tables, positions, fresh=fresh))
         plain, fresh_result = results
-        rows.append(f"| {label} | {error} | {plain.mates_first(10)}/10 | {plain.mates}/{plain.games} |"
-                    f" {fresh_result.mates}/{fresh_result.games} | {seconds} |")
+        rows.append(
+            f"| {label} | {error} | {plain.mates_first(10)}/10 | {plain.mates}/{plain.games} |"
+            f" {fresh_result.mates}/{fresh_result.games} | {seconds} |"
+        )
     return "\n".join(rows)

@@ -30,7 +30,9 @@ def encode(boards: list[chess.Board]) -> np.ndarray:
     for row, board in enumerate(boards):
         bishop = next(iter(board.pieces(chess.BISHOP, chess.WHITE)))
         knight = next(iter(board.pieces(chess.KNIGHT, chess.WHITE)))
-        wk, bk, b, n = triangle_squares([board.king(chess.WHITE), board.king(chess.BLACK), bishop, knight])  # type: ignore[list-item]
+        wk, bk, b, n = triangle_squares(
+            [board.king(chess.WHITE), board.king(chess.BLACK), bishop, knight]  # type: ignore[list-item]
+        )
         x[row, [wk, len(TRIANGLE) + bk, len(TRIANGLE) + 64 + b, len(TRIANGLE) + 128 + n]] = 1.0
     return x
 
@@ -45,7 +47,12 @@ class DeepNetwork:
     def load(cls, path: str | os.PathLike[str]) -> DeepNetwork:
         with np.load(path, allow_pickle=False) as z:
             count = int(z["layers"])
-            return cls([(z[f"w{i}"].astype(np.float32), z[f"b{i}"].astype(np.float32)) for i in range(count)])
+            return cls(
+                [
+                    (z[f"w{i}"].astype(np.float32), z[f"b{i}"].astype(np.float32))
+                    for i in range(count)
+                ]
+            )
 
     def plies(self, x: np.ndarray) -> np.ndarray:
         for i, (w, b) in enumerate(self.layers):
@@ -56,8 +63,16 @@ class DeepNetwork:
         return (out - 0.1) / 0.8 * LONGEST
 
 
-def train(stored: Stored, out: str | os.PathLike[str], hidden: int = 1024, hidden_layers: int = 3, epochs: int = 40,
-          batch: int = 8192, lr: float = 2e-3, seed: int = 0) -> str:
+def train(
+    stored: Stored,
+    out: str | os.PathLike[str],
+    hidden: int = 1024,
+    hidden_layers: int = 3,
+    epochs: int = 40,
+    batch: int = 8192,
+    lr: float = 2e-3,
+    seed: int = 0,
+) -> str:
     """Train on every won Black-to-move position of ``stored``; write the weights to ``out``."""
     import torch
 
@@ -85,10 +100,12 @@ def train(stored: Stored, out: str | os.PathLike[str], hidden: int = 1024, hidde
         order = torch.randperm(len(y), device=device, generator=generator)
         total = 0.0
         for start in range(0, len(y), batch):
-            rows = order[start:start + batch]
+            rows = order[start : start + batch]
             x = torch.zeros(len(rows), INPUTS, device=device)
             x.scatter_(1, hot[rows], 1.0)
-            with torch.autocast(device_type=device.type, dtype=torch.bfloat16, enabled=device.type == "cuda"):
+            with torch.autocast(
+                device_type=device.type, dtype=torch.bfloat16, enabled=device.type == "cuda"
+            ):
                 pred = torch.sigmoid(net(x).float()[:, 0])
             loss = torch.nn.functional.mse_loss(pred, y[rows])
             optimizer.zero_grad(set_to_none=True)
@@ -101,16 +118,25 @@ def train(stored: Stored, out: str | os.PathLike[str], hidden: int = 1024, hidde
         errors = []
         for start in range(0, len(y), 65536):
             x = torch.zeros(min(65536, len(y) - start), INPUTS, device=device)
-            x.scatter_(1, hot[start:start + 65536], 1.0)
+            x.scatter_(1, hot[start : start + 65536], 1.0)
             pred = torch.sigmoid(net(x)[:, 0])
-            errors.append(((pred - y[start:start + 65536]).abs() / 0.8 * LONGEST).cpu())
+            errors.append(((pred - y[start : start + 65536]).abs() / 0.8 * LONGEST).cpu())
         error = float(torch.cat(errors).mean())
         exact = float((torch.cat(errors) < 0.5).float().mean())
     linear = [m for m in net if isinstance(m, torch.nn.Linear)]
     arrays: dict[str, Any] = {"layers": np.array(len(linear))}
-    arrays |= {f"w{i}": m.weight.detach().float().cpu().numpy().T.astype(np.float16) for i, m in enumerate(linear)}
-    arrays |= {f"b{i}": m.bias.detach().float().cpu().numpy().astype(np.float16) for i, m in enumerate(linear)}
+    arrays |= {
+        f"w{i}": m.weight.detach().float().cpu().numpy().T.astype(np.float16)
+        for i, m in enumerate(linear)
+    }
+    arrays |= {
+        f"b{i}": m.bias.detach().float().cpu().numpy().astype(np.float16)
+        for i, m in enumerate(linear)
+    }
     with atomic_file(out) as f:
         np.savez_compressed(f, **arrays)
-    return (f"{len(y):,} won positions, {hidden_layers} x {hidden} ReLU, {epochs} epochs: mean error {error:.2f} plies,"
-            f" {exact:.1%} within half a ply; {time.perf_counter() - started:.0f} s on {device.type}")
+    return (
+        f"{len(y):,} won positions, {hidden_layers} x {hidden} ReLU, {epochs} epochs: mean error"
+        f" {error:.2f} plies, {exact:.1%} within half a ply; {time.perf_counter() - started:.0f} s"
+        f" on {device.type}"
+    )

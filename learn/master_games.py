@@ -1,7 +1,7 @@
-"""The games the master network is trained on (``python -m learn master``): the sources' games without
-any game of the shipped experts (data/experts.tsv, their names matched as the casebase builder
-matches them) and without duplicates (the same date and moves), in a seeded order, split by game
-into training and validation."""
+"""The games the master network is trained on (``python -m learn master``): the sources' games
+without any game of the shipped experts (data/experts.tsv, their names matched as the casebase
+builder matches them) and without duplicates (the same date and moves), in a seeded order, split by
+game into training and validation."""
 
 from __future__ import annotations
 
@@ -45,7 +45,9 @@ class Games:
     duplicates: int
 
 
-def select_games(sources: Sequence[Path], validation_games: int, seed: int, registry: Path = EXPERTS) -> Games:
+def select_games(
+    sources: Sequence[Path], validation_games: int, seed: int, registry: Path = EXPERTS
+) -> Games:
     """The sources' games without the experts' and without duplicates, in a seeded order, the first
     ``validation_games`` held out."""
     matchers = expert_matchers(registry)
@@ -62,7 +64,15 @@ def select_games(sources: Sequence[Path], validation_games: int, seed: int, regi
     games = list(kept.values())
     order = np.random.default_rng(seed).permutation(len(games))
     if len(games) <= validation_games:
-        raise ValueError(f"{len(games)} games once the experts' and duplicates are dropped: no more than"
-                         f" the {validation_games} held out for validation")
+        raise ValueError(
+            f"{len(games)} games once the experts' and duplicates are dropped: no more than"
+            f" the {validation_games} held out for validation"
+        )
     shuffled = [games[i] for i in order]
-    return Games(shuffled[validation_games:], shuffled[:validation_games], read, experts, read - experts - len(games))
+    return Games(
+        shuffled[validation_games:],
+        shuffled[:validation_games],
+        read,
+        experts,
+        read - experts - len(games),
+    )

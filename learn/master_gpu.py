@@ -1,57 +1,51 @@
-"""The master network on a GPU (issue #51, item 2): Maia-1900 fine-tuned on every master game, not a sample.
+"""The master network on a GPU (issue #51, item 2): Maia-1900 fine-tuned on every master game, not a
+sample.
 
 Two commands, because a GPU machine is often one that has the project but not the games:
 
-- :func:`pack` (``python -m learn pack``, here): the master games of :func:`learn.master_games.select_games`
-  (no game of the shipped experts, no duplicate, a validation share by game) and the experts' own games
-  of their casebases (which choose the network: below) into one ``.npz``, each game's moves as a byte a
-  move (:func:`learn.lc0.bulk.codes`): 230 thousand games in 13 MB.
+- :func:`learn.master_pack.pack` (``python -m learn pack``, here): the master games of
+  :func:`learn.master_games.select_games` (no game of the shipped experts, no duplicate, a
+  validation share by game) and the experts' own games of their casebases (which choose the network:
+  below) into one ``.npz``, each game's moves as a byte a move (:func:`learn.lc0.bulk.codes`): 230
+  thousand games in 13 MB.
 - :func:`train` (``python -m learn master-gpu``, there): the games replayed by all cores at once
   (:func:`learn.lc0.bulk.replay`), lc0's planes made on the GPU batch by batch, the policy fitted by
-  cross-entropy over the legal moves (Adam, bf16, the value head kept), batches drawn at random (seeded);
-  every ``check`` steps the network names the experts' moves in their casebases' latest games (a share by
-  date, as ``learn personalise`` checks), and the network written is the check's best, pooled over the
-  experts: what the engine is for, rather than the master games' own validation, which is reported.
+  cross-entropy over the legal moves (Adam, bf16, the value head kept), batches drawn at random
+  (seeded); every ``check`` steps the network names the experts' moves in their casebases' latest
+  games (a share by date, as ``learn personalise`` checks), and the network written is the check's
+  best, pooled over the experts: what the engine is for, rather than the master games' own
+  validation, which is reported.
 """
 
 from __future__ import annotations
 
 import copy
-import io
 import json
 import math
 import sys
 import time
-import zipfile
-import zlib
-from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import chess
-import chess.pgn
 import numpy as np
 import torch
 
-from casebase.book import replayed_lines
-from casebase.format import Casebase
-from common.files import atomic_file, made_stamp, write_atomic
+from common.files import made_stamp, write_atomic
 from engine.style.lc0 import provenance
 from lc0net.weights import read_network, write_network
 from learn.lc0 import bulk
 from learn.lc0.model import Lc0Net
-from learn.master_games import select_games
-from learn.personal import latest_of_games
+from learn.master_pack import Pack
 
-FORMAT = "cbr-chess-master-pack"
 MASTER_SUFFIX = " fine-tuned on master games"
 
 
 @dataclass(frozen=True)
 class Settings:
-    """Everything that decides a run of :func:`train` (with the pack and the network it starts from)."""
+    """Everything that decides a run of :func:`train` (with the pack and the network it starts
+    from)."""
 
     positions: int = 3_000_000
     batch: int = 2048
@@ -64,115 +58,9 @@ class Settings:
 
     def __post_init__(self) -> None:
         if not 0 < self.share <= 1:
-            raise ValueError(f"share takes a share of the games, more than 0 and at most 1, not {self.share}")
-
-
-# Packing
-
-
-def _pgn_codes(text: str) -> bytes:
-    """A game's codes; none for a game that does not replay from the standard start (as learn.master.replay)."""
-    game = chess.pgn.read_game(io.StringIO(text))
-    if game is None or game.errors or game.board() != chess.Board() or any(not m for m in game.mainline_moves()):
-        return b""
-    return bulk.codes(game.mainline_moves())
-
-
-def _joined(games: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray]:
-    """Games' codes end to end, and where each starts (one more: the end)."""
-    starts = np.concatenate([[0], np.cumsum([len(g) for g in games])]).astype(np.int64)
-    return np.frombuffer(b"".join(games), dtype=np.uint8).copy(), starts
-
-
-def expert_lines(casebase: Casebase, share: float) -> tuple[list[bytes], list[list[int]], list[bool]]:
-    """Each game of the casebase that replays from the standard start: its moves' codes up to the expert's
-    last case, the expert's plies (the positions :func:`casebase.book.expert_moves` gives), and whether it is
-    among the latest ``share`` of games."""
-    latest, case_plies = latest_of_games(casebase, share), np.asarray(casebase.ply)
-    codes, plies, flags = [], [], []
-    for cases, line in replayed_lines(casebase, int(case_plies.max(initial=0)) + 1):
-        own = sorted(p for p in set(case_plies[cases].tolist()) if p < len(line))
-        if own:
-            codes.append(bulk.codes(line))
-            plies.append(own)
-            flags.append(bool(latest[int(casebase.game[cases[0]])]))
-    return codes, plies, flags
-
-
-def pack(sources: Sequence[Path], casebases: Sequence[Path], out: Path, *, validation_games: int = 400, seed: int = 0,
-         share: float = 0.1, workers: int | None = None, validation_pgn: Path | None = None) -> dict[str, Any]:
-    """The master games of ``sources`` and the experts' games of ``casebases`` (see the module's text) into ``out``;
-    the validation games also as PGN into ``validation_pgn`` where given (the network never trained on them)."""
-    games = select_games(sources, validation_games, seed)
-    with ProcessPoolExecutor(workers) as pool:
-        training = [c for c in pool.map(_pgn_codes, games.training, chunksize=256) if c]
-        coded = list(pool.map(_pgn_codes, games.validation, chunksize=64))
-    validation = [c for c in coded if c]
-    if validation_pgn is not None:  # the games packed alone
-        write_atomic(validation_pgn, "\n\n".join(g.strip() for g, c in zip(games.validation, coded) if c) + "\n")
-    arrays: dict[str, np.ndarray] = {}
-    arrays["training"], arrays["training_starts"] = _joined(training)
-    arrays["validation"], arrays["validation_starts"] = _joined(validation)
-    names = []
-    for number, path in enumerate(casebases):
-        casebase = Casebase.load(path)
-        codes, plies, latest = expert_lines(casebase, share)
-        arrays[f"expert{number}"], arrays[f"expert{number}_starts"] = _joined(codes)
-        wanted = np.zeros(len(arrays[f"expert{number}"]), dtype=bool)
-        for start, own in zip(arrays[f"expert{number}_starts"], plies):
-            wanted[start + np.array(own, dtype=np.int64)] = True
-        arrays[f"expert{number}_wanted"], arrays[f"expert{number}_latest"] = wanted, np.array(latest, dtype=bool)
-        names.append(path.name.removesuffix(".npz"))
-    facts = {"format": FORMAT, "sources": [str(s) for s in sources], "games_read": games.read,
-             "games_of_experts_dropped": games.experts, "duplicates_dropped": games.duplicates,
-             "training_games": len(training), "validation_games": len(validation), "seed": seed,
-             "games_not_replayed": len(games.training) + len(games.validation) - len(training) - len(validation),
-             "experts": names, "latest_share": share}
-    arrays["meta"] = np.array(json.dumps(facts))
-    with atomic_file(out) as f:
-        np.savez_compressed(f, allow_pickle=False, **arrays)
-    return facts
-
-
-@dataclass
-class Pack:
-    """A pack as :func:`pack` wrote it: its facts and its games."""
-
-    facts: dict[str, Any]
-    arrays: dict[str, np.ndarray]
-
-    @classmethod
-    def load(cls, path: Path) -> Pack:
-        """ValueError saying what is wrong where ``path`` is not a pack (damaged, another file, games cut)."""
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                arrays = {name: data[name] for name in data.files}
-            facts = json.loads(str(arrays.pop("meta")))
-            if not isinstance(facts, dict) or facts.get("format") != FORMAT:
-                raise ValueError(f"its format is {facts.get('format') if isinstance(facts, dict) else None!r}")
-            loaded = cls(facts, arrays)
-            for name in ["training", "validation"] + [f"expert{n}" for n in range(len(facts["experts"]))]:
-                loaded._check(name)
-        except (OSError, ValueError, KeyError, TypeError, AttributeError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
-            raise ValueError(f"{path}: not a pack of master games ({exc})") from None
-        return loaded
-
-    def _check(self, name: str) -> None:
-        codes, starts = self.arrays[name], self.arrays[f"{name}_starts"]
-        if codes.dtype != np.uint8 or len(starts) < 1 or starts[0] != 0 or starts[-1] != len(codes) \
-                or (np.diff(starts) < 0).any():
-            raise ValueError(f"its games {name} are cut")
-        if name.startswith("expert") and (len(self.arrays[f"{name}_wanted"]) != len(codes)
-                                          or len(self.arrays[f"{name}_latest"]) != len(starts) - 1):
-            raise ValueError(f"its marks of {name}'s moves do not fit the games")
-
-    def games(self, name: str) -> list[bytes]:
-        codes, starts = self.arrays[name], self.arrays[f"{name}_starts"]
-        return [codes[a:b].tobytes() for a, b in zip(starts[:-1], starts[1:])]
-
-    def wanted(self, name: str) -> list[np.ndarray]:
-        wanted, starts = self.arrays[f"{name}_wanted"], self.arrays[f"{name}_starts"]
-        return [wanted[a:b] for a, b in zip(starts[:-1], starts[1:])]
+            raise ValueError(
+                f"share takes a share of the games, more than 0 and at most 1, not {self.share}"
+            )
 
 
 # Training
@@ -183,22 +71,33 @@ def _replay(job: tuple[list[bytes], list[np.ndarray] | None]) -> bulk.Plies:
     return bulk.replay(games, wanted)
 
 
-def replay_all(games: list[bytes], wanted: list[np.ndarray] | None = None, workers: int | None = None,
-               chunk: int = 400) -> bulk.Plies:
-    """:func:`learn.lc0.bulk.replay` of ``games`` by ``workers`` processes, the rows in the games' order."""
-    jobs = [(games[i:i + chunk], None if wanted is None else wanted[i:i + chunk]) for i in range(0, len(games), chunk)]
+def replay_all(
+    games: list[bytes],
+    wanted: list[np.ndarray] | None = None,
+    workers: int | None = None,
+    chunk: int = 400,
+) -> bulk.Plies:
+    """:func:`learn.lc0.bulk.replay` of ``games`` by ``workers`` processes, the rows in the games'
+    order."""
+    jobs = [
+        (games[i : i + chunk], None if wanted is None else wanted[i : i + chunk])
+        for i in range(0, len(games), chunk)
+    ]
     with ProcessPoolExecutor(workers) as pool:
         return bulk.Plies.concatenate(list(pool.map(_replay, jobs)))
 
 
 def experts_latest(pack: Pack, workers: int | None) -> bulk.Plies:
-    """Every expert's games of the pack, their latest games' own moves wanted (the checks, pooled)."""
+    """Every expert's games of the pack, their latest games' own moves wanted (the checks,
+    pooled)."""
     games: list[bytes] = []
     chosen: list[np.ndarray] = []
     for number in range(len(pack.facts["experts"])):
         games += pack.games(f"expert{number}")
         latest = pack.arrays[f"expert{number}_latest"]
-        chosen += [wanted & bool(flag) for wanted, flag in zip(pack.wanted(f"expert{number}"), latest)]
+        chosen += [
+            wanted & bool(flag) for wanted, flag in zip(pack.wanted(f"expert{number}"), latest)
+        ]
     return replay_all(games, chosen, workers)
 
 
@@ -212,17 +111,34 @@ def logits(net: Lc0Net, plies: bulk.PliesOn, rows: torch.Tensor) -> torch.Tensor
 
 @torch.no_grad()
 def top1(net: Lc0Net, plies: bulk.PliesOn, rows: torch.Tensor, batch: int = 8192) -> float:
-    """How often the network's favourite legal move is the move played, in the positions ``rows``."""
+    """How often the network's favourite legal move is the move played, in the positions
+    ``rows``."""
     net.eval()
-    hits = sum(int((logits(net, plies, rows[s:s + batch]).argmax(1) == plies.target[rows[s:s + batch]]).sum())
-               for s in range(0, len(rows), batch))
+    hits = sum(
+        int(
+            (
+                logits(net, plies, rows[s : s + batch]).argmax(1)
+                == plies.target[rows[s : s + batch]]
+            ).sum()
+        )
+        for s in range(0, len(rows), batch)
+    )
     return hits / max(1, len(rows))
 
 
-def train(pack_path: Path, start: Path, out: Path, settings: Settings = Settings(), *, device: str | None = None,
-          workers: int | None = None, log: Any = sys.stderr) -> dict[str, Any]:
-    """Fine-tune the network ``start`` on the pack's training games by ``settings``; write the check's best
-    network to ``out`` and ``out``'s ``NAME.toml`` (what it is, how it was made, what the checks found)."""
+def train(
+    pack_path: Path,
+    start: Path,
+    out: Path,
+    settings: Settings = Settings(),
+    *,
+    device: str | None = None,
+    workers: int | None = None,
+    log: Any = sys.stderr,
+) -> dict[str, Any]:
+    """Fine-tune the network ``start`` on the pack's training games by ``settings``; write the
+    check's best network to ``out`` and ``out``'s ``NAME.toml`` (what it is, how it was made, what
+    the checks found)."""
     began = time.monotonic()
     where = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
     if where.type == "cuda" and not torch.cuda.is_available():
@@ -231,17 +147,25 @@ def train(pack_path: Path, start: Path, out: Path, settings: Settings = Settings
     data = Pack.load(pack_path)
     games = data.games("training")
     if settings.share < 1.0:
-        keep = np.random.default_rng(settings.seed).choice(len(games), int(len(games) * settings.share), replace=False)
+        keep = np.random.default_rng(settings.seed).choice(
+            len(games), int(len(games) * settings.share), replace=False
+        )
         games = [games[i] for i in np.sort(keep)]
     # every process forked before anything reaches the device (a fork after CUDA starts may hang)
     replayed = replay_all(games, None, workers), replay_all(data.games("validation"), None, workers)
     latest = experts_latest(data, workers)
     if not len(replayed[0]) or not latest.wanted.any():
-        raise ValueError(f"{pack_path}: no position to train on, or none of the experts' to choose by")
+        raise ValueError(
+            f"{pack_path}: no position to train on, or none of the experts' to choose by"
+        )
     training, validation, experts = (bulk.PliesOn.of(plies, where) for plies in (*replayed, latest))
     checked = torch.from_numpy(np.flatnonzero(latest.wanted)).to(where)
-    print(f"{len(training.target)} positions of {len(games)} games ready in {time.monotonic() - began:.0f} s",
-          file=log, flush=True)
+    print(
+        f"{len(training.target)} positions of {len(games)} games ready in"
+        f" {time.monotonic() - began:.0f} s",
+        file=log,
+        flush=True,
+    )
     template = read_network(start)
     net = Lc0Net(template).to(where)
     for p in net.value_head():
@@ -256,7 +180,9 @@ def train(pack_path: Path, start: Path, out: Path, settings: Settings = Settings
     positions = 0
     while positions < settings.positions:
         net.train()
-        rows = torch.randint(0, len(training.target), (settings.batch,), device=where, generator=generator)
+        rows = torch.randint(
+            0, len(training.target), (settings.batch,), device=where, generator=generator
+        )
         loss = torch.nn.functional.cross_entropy(logits(net, training, rows), training.target[rows])
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
@@ -267,35 +193,62 @@ def train(pack_path: Path, start: Path, out: Path, settings: Settings = Settings
             history.append((positions, top1(net, validation, every_row), score))
             if score > best[0]:
                 best = (score, positions, copy.deepcopy(net.state_dict()))
-            print(f"{positions} positions: the experts' latest games {score:.2%} (best {best[0]:.2%} at {best[1]}),"
-                  f" master validation {history[-1][1]:.2%}", file=log, flush=True)
+            print(
+                f"{positions} positions: the experts' latest games {score:.2%} (best {best[0]:.2%}"
+                f" at {best[1]}), master validation {history[-1][1]:.2%}",
+                file=log,
+                flush=True,
+            )
     net.load_state_dict(best[2])
     write_network(out, net.cpu().to_network(template))
-    facts = {"start": start.name, "positions_run": positions, "positions_chosen": best[1],
-             "experts_latest_top1_base": round(history[0][2], 4), "experts_latest_top1": round(best[0], 4),
-             "validation_top1_base": round(history[0][1], 4),
-             "validation_top1": round(next(v for p, v, _ in history if p == best[1]), 4),
-             "training_positions": len(training.target), "training_games": len(games), "device": str(where),
-             "seconds": round(time.monotonic() - began), "torch": torch.__version__, **made_stamp()}
+    facts = {
+        "start": start.name,
+        "positions_run": positions,
+        "positions_chosen": best[1],
+        "experts_latest_top1_base": round(history[0][2], 4),
+        "experts_latest_top1": round(best[0], 4),
+        "validation_top1_base": round(history[0][1], 4),
+        "validation_top1": round(next(v for p, v, _ in history if p == best[1]), 4),
+        "training_positions": len(training.target),
+        "training_games": len(games),
+        "device": str(where),
+        "seconds": round(time.monotonic() - began),
+        "torch": torch.__version__,
+        **made_stamp(),
+    }
     write_provenance(out, start, data.facts, settings, facts, history)
     return facts
 
 
-def write_provenance(out: Path, start: Path, packed: dict[str, Any], settings: Settings, facts: dict[str, Any],
-                     history: list[tuple[int, float, float]]) -> None:
-    """``NAME.toml`` beside ``NAME.pb.gz``: its name and licence the start network's (a work made from it)."""
+def write_provenance(
+    out: Path,
+    start: Path,
+    packed: dict[str, Any],
+    settings: Settings,
+    facts: dict[str, Any],
+    history: list[tuple[int, float, float]],
+) -> None:
+    """``NAME.toml`` beside ``NAME.pb.gz``: its name and licence the start network's (a work made
+    from it)."""
     said = provenance(start)
     base = str(said.get("name") or start.name.removesuffix(".pb.gz"))
-    made = base if base.endswith(MASTER_SUFFIX) else base + MASTER_SUFFIX  # a second stage is no new kind
-    lines = [f"# What engine/style/lc0.py says of {out.name}: made by python -m learn master-gpu.",
-             f"name = {json.dumps(made)}",
-             "source = " + json.dumps(f"{base} ({start.name}) fine-tuned here on the master games of"
-                                      f" {', '.join(packed['sources'])} (the shipped experts' games and duplicates"
-                                      " dropped, validation held out by game), chosen on the experts' latest training games"),
-             f"licence = {json.dumps(str(said.get('licence', 'GPL-3.0')))}", "", "[pack]"]
+    # a second stage is no new kind
+    made = base if base.endswith(MASTER_SUFFIX) else base + MASTER_SUFFIX
+    lines = [
+        f"# What engine/style/lc0.py says of {out.name}: made by python -m learn master-gpu.",
+        f"name = {json.dumps(made)}",
+        "source = "
+        + json.dumps(
+            f"{base} ({start.name}) fine-tuned here on the master games of"
+            f" {', '.join(packed['sources'])} (the shipped experts' games and duplicates"
+            " dropped, validation held out by game), chosen on the experts' latest training games"
+        ),
+        f"licence = {json.dumps(str(said.get('licence', 'GPL-3.0')))}",
+        "",
+        "[pack]",
+    ]
     lines += [f"{k} = {json.dumps(v)}" for k, v in packed.items() if k != "format"]
     lines += ["", "[settings]"] + [f"{k} = {json.dumps(v)}" for k, v in asdict(settings).items()]
     lines += ["", "[training]"] + [f"{k} = {json.dumps(v)}" for k, v in facts.items()]
     lines += [f"checks = {json.dumps([[p, round(v, 4), round(e, 4)] for p, v, e in history])}"]
     write_atomic(out.with_name(out.name.removesuffix(".pb.gz") + ".toml"), "\n".join(lines) + "\n")
-

@@ -1,4 +1,5 @@
-"""The style model's network in torch, and its export to the numpy model file (:mod:`engine.style.model`)."""
+"""The style model's network in torch, and its export to the numpy model file
+(:mod:`engine.style.model`)."""
 
 from __future__ import annotations
 

@@ -80,16 +80,18 @@ def latest_of_games(casebase: Casebase, share: float) -> np.ndarray:
 
 
 def latest_games(casebase: Casebase, share: float) -> np.ndarray:
-    """Whether each case is from the casebase's latest ``share`` of games (:func:`latest_of_games`)."""
+    """Whether each case is from the casebase's latest ``share`` of games
+    (:func:`latest_of_games`)."""
     return latest_of_games(casebase, share)[np.asarray(casebase.game)]
 
 
 class _Tail(nn.Module):
-    """The fitted part of the network: the last blocks and the head, on the frozen trunk's activations."""
+    """The fitted part of the network: the last blocks and the head, on the frozen trunk's
+    activations."""
 
     def __init__(self, net: StyleNet, tune: int) -> None:
         super().__init__()
-        self.blocks = nn.Sequential(*list(net.tower)[net.blocks - tune:])
+        self.blocks = nn.Sequential(*list(net.tower)[net.blocks - tune :])
         self.head = net.head
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -98,7 +100,8 @@ class _Tail(nn.Module):
 
 @torch.no_grad()
 def _trunk(net: StyleNet, examples: Examples, frozen: int, bar: tqdm) -> torch.Tensor:
-    """The activations (N x F x 8 x 8, float16) after the first ``frozen`` blocks, for every example."""
+    """The activations (N x F x 8 x 8, float16) after the first ``frozen`` blocks, for every
+    example."""
     parts = []
     for rows in batches(np.arange(len(examples)), 1024):
         x = torch.relu(net.stem(torch.from_numpy(examples.batch(rows)[0])))
@@ -114,17 +117,25 @@ def _measure(tail: _Tail, features: torch.Tensor, moves: torch.Tensor) -> tuple[
     """Mean cross-entropy and top-1 (over all 4096 indices) of ``tail`` on ``features``."""
     loss = hits = 0.0
     for start in range(0, len(moves), 2048):
-        logits = tail(features[start:start + 2048])
-        target = moves[start:start + 2048]
+        logits = tail(features[start : start + 2048])
+        target = moves[start : start + 2048]
         loss += float(nn.functional.cross_entropy(logits, target, reduction="sum"))
         hits += int((logits.argmax(dim=1) == target).sum())
     return loss / len(moves), hits / len(moves)
 
 
-def _fit(tail: _Tail, features: torch.Tensor, moves: torch.Tensor, rows: np.ndarray, config: PersonalConfig,
-         epochs: int, bar: tqdm, after_epoch: Callable[[int], None] | None = None) -> None:
-    """Fit ``tail`` on the examples ``rows`` for ``epochs`` passes (seeded order); ``after_epoch(n)``
-    is called after the n-th."""
+def _fit(
+    tail: _Tail,
+    features: torch.Tensor,
+    moves: torch.Tensor,
+    rows: np.ndarray,
+    config: PersonalConfig,
+    epochs: int,
+    bar: tqdm,
+    after_epoch: Callable[[int], None] | None = None,
+) -> None:
+    """Fit ``tail`` on the examples ``rows`` for ``epochs`` passes (seeded order);
+    ``after_epoch(n)`` is called after the n-th."""
     optimizer = torch.optim.Adam(tail.parameters(), lr=config.lr)
     for epoch in range(epochs):
         order = np.random.Generator(np.random.PCG64([config.seed, 4, epoch])).permutation(rows)
@@ -139,9 +150,13 @@ def _fit(tail: _Tail, features: torch.Tensor, moves: torch.Tensor, rows: np.ndar
             after_epoch(epoch + 1)
 
 
-def personalise(casebase_path: str | os.PathLike[str], out: str | os.PathLike[str],
-                base: str | os.PathLike[str] | None = None, config: PersonalConfig = PersonalConfig(),
-                progress: bool | None = None) -> PersonalResult:
+def personalise(
+    casebase_path: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    base: str | os.PathLike[str] | None = None,
+    config: PersonalConfig = PersonalConfig(),
+    progress: bool | None = None,
+) -> PersonalResult:
     """Make the personal model of the casebase at ``casebase_path`` on top of ``base`` (the shipped
     generic model by default) and write it to ``out``; CasebaseError/ModelError/ValueError if an
     input is unusable."""
@@ -151,11 +166,16 @@ def personalise(casebase_path: str | os.PathLike[str], out: str | os.PathLike[st
     if generic.personal:
         raise ValueError(f"{base_path} is itself a personal model: personalise a generic model")
     if not 1 <= config.tune <= generic.blocks:
-        raise ValueError(f"tune takes 1..{generic.blocks} blocks (the model has {generic.blocks}), not {config.tune}")
+        raise ValueError(
+            f"tune takes 1..{generic.blocks} blocks (the model has {generic.blocks}), not"
+            f" {config.tune}"
+        )
     casebase = Casebase.load(casebase_path)
     if casebase.num_games < 2:
-        raise ValueError(f"{casebase_path}: {casebase.num_games} game; personalising needs at least two"
-                         " (one to fit, one to check)")
+        raise ValueError(
+            f"{casebase_path}: {casebase.num_games} game; personalising needs at least two"
+            " (one to fit, one to check)"
+        )
     examples = Examples.load([casebase_path])
     torch.manual_seed(config.seed)
     net = StyleNet.from_arrays(generic.arrays(), generic.blocks, generic.filters)
@@ -163,8 +183,13 @@ def personalise(casebase_path: str | os.PathLike[str], out: str | os.PathLike[st
     fitting, checking = np.flatnonzero(~latest), np.flatnonzero(latest)
     moves = torch.from_numpy(examples.moves)
     total = len(examples) + config.epochs * (len(fitting) + len(examples))
-    with tqdm(total=total, unit="pos", desc=f"personalising for {casebase.expert}", file=sys.stderr,
-              disable=not (sys.stderr.isatty() if progress is None else progress)) as bar:
+    with tqdm(
+        total=total,
+        unit="pos",
+        desc=f"personalising for {casebase.expert}",
+        file=sys.stderr,
+        disable=not (sys.stderr.isatty() if progress is None else progress),
+    ) as bar:
         features = _trunk(net, examples, generic.blocks - config.tune, bar)
         held = torch.from_numpy(checking)
         fresh = _Tail(net, config.tune)
@@ -176,7 +201,9 @@ def personalise(casebase_path: str | os.PathLike[str], out: str | os.PathLike[st
             loss, top1 = _measure(tail, features[held], moves[held])
             if loss < best[0] and top1 >= generic_top1:
                 best = (loss, top1, epoch)
-            bar.set_postfix_str(f"epoch {epoch}: latest games top-1 {top1:.1%} (generic {generic_top1:.1%})")
+            bar.set_postfix_str(
+                f"epoch {epoch}: latest games top-1 {top1:.1%} (generic {generic_top1:.1%})"
+            )
 
         tail = copy.deepcopy(fresh)
         _fit(tail, features, moves, fitting, config, config.epochs, bar, check)
@@ -185,20 +212,38 @@ def personalise(casebase_path: str | os.PathLike[str], out: str | os.PathLike[st
         _fit(tail, features, moves, np.arange(len(examples)), config, epochs, bar)
         bar.update(total - bar.n)
     fitted = {"head", *(f"block{i}" for i in range(generic.blocks - config.tune, generic.blocks))}
-    net.tower = nn.Sequential(*list(net.tower)[:generic.blocks - config.tune], *tail.blocks)
+    net.tower = nn.Sequential(*list(net.tower)[: generic.blocks - config.tune], *tail.blocks)
     net.head = tail.head
-    arrays = {name: array for name, array in net.export_arrays().items() if name.split(".")[0] in fitted}
+    arrays = {
+        name: array for name, array in net.export_arrays().items() if name.split(".")[0] in fitted
+    }
     seconds = time.perf_counter() - started
-    result = PersonalResult(net.eval(), generic_top1, best[1], epochs, int(len(np.unique(np.asarray(casebase.game)[checking]))),
-                            len(checking), len(examples), seconds)
+    result = PersonalResult(
+        net.eval(),
+        generic_top1,
+        best[1],
+        epochs,
+        int(len(np.unique(np.asarray(casebase.game)[checking]))),
+        len(checking),
+        len(examples),
+        seconds,
+    )
     meta: dict[str, Any] = {
-        "blocks": generic.blocks, "filters": generic.filters, "planes": FORMAT_ID,
+        "blocks": generic.blocks,
+        "filters": generic.filters,
+        "planes": FORMAT_ID,
         "base": {"file": base_path.name, "sha256": file_sha256(base_path)},
         "personal": {
-            "expert": casebase.expert, "casebase": casebase_identity(casebase),
-            "generic_top1": round(generic_top1, 4), "top1": round(best[1], 4), "epochs": epochs,
-            "validation_games": result.validation_games, "validation_positions": result.validation_positions,
-            "config": dataclasses.asdict(config), "seconds": round(seconds, 1), "torch": torch.__version__,
+            "expert": casebase.expert,
+            "casebase": casebase_identity(casebase),
+            "generic_top1": round(generic_top1, 4),
+            "top1": round(best[1], 4),
+            "epochs": epochs,
+            "validation_games": result.validation_games,
+            "validation_positions": result.validation_positions,
+            "config": dataclasses.asdict(config),
+            "seconds": round(seconds, 1),
+            "torch": torch.__version__,
         },
     }
     save_model(out, arrays, meta)

@@ -92,14 +92,19 @@ def train(
     net = StyleNet(config.blocks, config.filters).to(where)
     optimizer = torch.optim.AdamW(net.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=config.lr, total_steps=total)
-    identity = {"config": dataclasses.asdict(config), "sources": [Path(s).name for s in examples.sources],
-                "examples": len(examples)}
+    identity = {
+        "config": dataclasses.asdict(config),
+        "sources": [Path(s).name for s in examples.sources],
+        "examples": len(examples),
+    }
     step, seconds = 0, 0.0
     if checkpoint.exists():
         state = torch.load(checkpoint, map_location=where, weights_only=False)
         if state["identity"] != identity:
-            raise ValueError(f"{checkpoint} is the checkpoint of another run (other data or settings):"
-                             " delete it to start afresh")
+            raise ValueError(
+                f"{checkpoint} is the checkpoint of another run (other data or settings):"
+                " delete it to start afresh"
+            )
         net.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         schedule.load_state_dict(state["schedule"])
@@ -107,13 +112,27 @@ def train(
 
     def save() -> None:
         with atomic_file(checkpoint) as f:
-            torch.save({"identity": identity, "model": net.state_dict(), "optimizer": optimizer.state_dict(),
-                        "schedule": schedule.state_dict(), "step": step,
-                        "seconds": seconds + time.perf_counter() - started}, f)
+            torch.save(
+                {
+                    "identity": identity,
+                    "model": net.state_dict(),
+                    "optimizer": optimizer.state_dict(),
+                    "schedule": schedule.state_dict(),
+                    "step": step,
+                    "seconds": seconds + time.perf_counter() - started,
+                },
+                f,
+            )
 
     started = time.perf_counter()
-    bar = tqdm(total=total, initial=step, unit="batch", desc=f"training on {where.type}", file=sys.stderr,
-               disable=not (sys.stderr.isatty() if progress is None else progress))
+    bar = tqdm(
+        total=total,
+        initial=step,
+        unit="batch",
+        desc=f"training on {where.type}",
+        file=sys.stderr,
+        disable=not (sys.stderr.isatty() if progress is None else progress),
+    )
     try:  # an interrupted run resumes from the last checkpoint (a torn step is never saved)
         while step < total:
             epoch, done = divmod(step, steps_per_epoch)
@@ -123,8 +142,11 @@ def train(
                 loss, hits = _step(net, optimizer, examples, rows, where)
                 schedule.step()
                 step += 1
-                bar.set_postfix_str(f"epoch {epoch + 1}/{config.epochs}, loss {loss:.3f},"
-                                    f" top-1 {hits / len(rows):.1%}", refresh=False)
+                bar.set_postfix_str(
+                    f"epoch {epoch + 1}/{config.epochs}, loss {loss:.3f},"
+                    f" top-1 {hits / len(rows):.1%}",
+                    refresh=False,
+                )
                 bar.update()
                 if step % checkpoint_every == 0:
                     save()
@@ -135,18 +157,32 @@ def train(
     rows = validation_sample(validation, config.seed, config.validation_positions)
     top1 = evaluate(net, examples, rows, where)
     meta: dict[str, Any] = {
-        "blocks": config.blocks, "filters": config.filters, "planes": FORMAT_ID,
-        "trained_on": identity["sources"], "examples": len(examples), "train_examples": int(len(training)),
-        "validation_games_share": config.validation, "validation_top1": round(top1, 4),
-        "validation_positions": int(len(rows)), "config": dataclasses.asdict(config), "steps": step,
-        "seconds": round(elapsed, 1), "device": _device_name(where), "torch": torch.__version__,
+        "blocks": config.blocks,
+        "filters": config.filters,
+        "planes": FORMAT_ID,
+        "trained_on": identity["sources"],
+        "examples": len(examples),
+        "train_examples": int(len(training)),
+        "validation_games_share": config.validation,
+        "validation_top1": round(top1, 4),
+        "validation_positions": int(len(rows)),
+        "config": dataclasses.asdict(config),
+        "steps": step,
+        "seconds": round(elapsed, 1),
+        "device": _device_name(where),
+        "torch": torch.__version__,
     }
     save_model(out, net.export_arrays(), meta)
     return TrainResult(top1, int(len(rows)), step, elapsed, meta["device"])
 
 
-def _step(net: StyleNet, optimizer: torch.optim.Optimizer, examples: Examples, rows: np.ndarray,
-          where: torch.device) -> tuple[float, int]:
+def _step(
+    net: StyleNet,
+    optimizer: torch.optim.Optimizer,
+    examples: Examples,
+    rows: np.ndarray,
+    where: torch.device,
+) -> tuple[float, int]:
     planes, moves = examples.batch(rows)
     x = torch.from_numpy(planes).to(where)
     y = torch.from_numpy(moves).to(where)
@@ -160,7 +196,9 @@ def _step(net: StyleNet, optimizer: torch.optim.Optimizer, examples: Examples, r
 
 
 @torch.no_grad()
-def evaluate(net: StyleNet, examples: Examples, rows: np.ndarray, where: torch.device, batch: int = 4096) -> float:
+def evaluate(
+    net: StyleNet, examples: Examples, rows: np.ndarray, where: torch.device, batch: int = 4096
+) -> float:
     """Top-1 over the examples ``rows``: how often the network's favourite from-to move is the
     one played (nan without examples)."""
     net.eval()

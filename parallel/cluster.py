@@ -48,12 +48,29 @@ RETRIES = 3
 CONNECT_ATTEMPTS = 3
 CONNECT_PAUSE = 2.0
 #: What of a source tree stays behind when the code travels to the nodes (data, results, builds).
-CODE_EXCLUDES = [".git", ".venv", "data", "casebases", "results", "tables", "build", "dist", "docs", "tests",
-                 "bench/out", "*.egg-info", "__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache"]
+CODE_EXCLUDES = [
+    ".git",
+    ".venv",
+    "data",
+    "casebases",
+    "results",
+    "tables",
+    "build",
+    "dist",
+    "docs",
+    "tests",
+    "bench/out",
+    "*.egg-info",
+    "__pycache__",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".pytest_cache",
+]
 #: Threads of the numeric libraries in a task: one task, one core.
 ONE_THREAD = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
 #: Ray's workers run asyncio on uvloop unless told not to, and uvloop starts no process with
-#: ``process_group``, as python-chess starts a judge in a process group of its own: asyncio's own loop.
+#: ``process_group``, as python-chess starts a judge in a process group of its own: asyncio's own
+#: loop.
 STANDARD_LOOP = {"RAY_USE_UVLOOP": "0"}
 
 
@@ -91,10 +108,14 @@ def sha256(data: bytes) -> str:
 
 
 def unpack(files: Mapping[str, tuple[str, bytes]], root: Path) -> None:
-    """Write each ``name: (digest, data)`` under ``root``, refusing a file whose data does not match its digest."""
+    """Write each ``name: (digest, data)`` under ``root``, refusing a file whose data does not match
+    its digest."""
     for name, (digest, data) in files.items():
         if sha256(data) != digest:
-            raise ClusterError(f"{_node()}: {name} arrived damaged (its SHA-256 is not the driver's {digest[:12]}...)")
+            raise ClusterError(
+                f"{_node()}: {name} arrived damaged (its SHA-256 is not the driver's"
+                f" {digest[:12]}...)"
+            )
         target = root / name
         if not (target.exists() and sha256(target.read_bytes()) == digest):
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -105,12 +126,16 @@ def check_programs(programs: Sequence[str]) -> None:
     """Fail with the node's name when one of ``programs`` cannot be started here."""
     for program in programs:
         if shutil.which(program) is None:
-            raise ClusterError(f"{_node()}: {program} is not there or not executable; install it on every node"
-                               " (Debian's Stockfish: apt-get install stockfish) or give a path that every node has")
+            raise ClusterError(
+                f"{_node()}: {program} is not there or not executable; install it on every node"
+                " (Debian's Stockfish: apt-get install stockfish) or give a path that every node"
+                " has"
+            )
 
 
 def table_files(folder: str) -> dict[str, Path]:
-    """The endgame tables of ``folder`` (the engine's default when empty), as cargo: ``tables/NAME``."""
+    """The endgame tables of ``folder`` (the engine's default when empty), as cargo:
+    ``tables/NAME``."""
     return {f"tables/{p.name}": p for p in sorted(Path(folder or default_folder()).glob("*.npz"))}
 
 
@@ -147,8 +172,12 @@ def _close_workers() -> None:
 atexit.register(_close_workers)
 
 
-def _worker_for(run: str, make: Callable[..., Worker[Any, Any]], args: tuple[Any, ...],
-                cargo: Mapping[str, tuple[str, Any]]) -> Worker[Any, Any]:
+def _worker_for(
+    run: str,
+    make: Callable[..., Worker[Any, Any]],
+    args: tuple[Any, ...],
+    cargo: Mapping[str, tuple[str, Any]],
+) -> Worker[Any, Any]:
     if run not in _workers:
         import ray
 
@@ -163,8 +192,13 @@ def _worker_for(run: str, make: Callable[..., Worker[Any, Any]], args: tuple[Any
     return _workers[run]
 
 
-def _do_chunk(run: str, make: Callable[..., Worker[T, R]], args: tuple[Any, ...],
-              cargo: Mapping[str, tuple[str, Any]], items: list[T]) -> list[R]:
+def _do_chunk(
+    run: str,
+    make: Callable[..., Worker[T, R]],
+    args: tuple[Any, ...],
+    cargo: Mapping[str, tuple[str, Any]],
+    items: list[T],
+) -> list[R]:
     worker = _worker_for(run, make, args, cargo)
     return [worker(item) for item in items]
 
@@ -178,7 +212,9 @@ def connect(address: str) -> None:
     try:
         import ray
     except ImportError:
-        raise ClusterError("--cluster needs Ray, the project's optional extra: pip install -e '.[cluster]'") from None
+        raise ClusterError(
+            "--cluster needs Ray, the project's optional extra: pip install -e '.[cluster]'"
+        ) from None
     if ray.is_initialized():
         return
     runtime_env: dict[str, Any] = {"env_vars": {**ONE_THREAD, **STANDARD_LOOP}}
@@ -186,22 +222,35 @@ def connect(address: str) -> None:
         runtime_env |= {"working_dir": str(PROJECT_ROOT), "excludes": CODE_EXCLUDES}
     for attempt in range(1, CONNECT_ATTEMPTS + 1):
         try:
-            ray.init(address=address, runtime_env=runtime_env, log_to_driver=False, logging_level=logging.ERROR)
+            ray.init(
+                address=address,
+                runtime_env=runtime_env,
+                log_to_driver=False,
+                logging_level=logging.ERROR,
+            )
             return
         except ValueError as exc:  # a malformed address: trying again changes nothing
-            raise ClusterError(f"--cluster {address}: cannot join the Ray cluster there ({exc})") from None
+            raise ClusterError(
+                f"--cluster {address}: cannot join the Ray cluster there ({exc})"
+            ) from None
         except (ConnectionError, RuntimeError) as exc:
             # Ray's client starts a server for each driver, which can fail on a busy head: try again
             ray.shutdown()
             if attempt == CONNECT_ATTEMPTS:
-                raise ClusterError(f"--cluster {address}: cannot join the Ray cluster there"
-                                   f" ({CONNECT_ATTEMPTS} attempts; the last: {exc})") from None
+                raise ClusterError(
+                    f"--cluster {address}: cannot join the Ray cluster there"
+                    f" ({CONNECT_ATTEMPTS} attempts; the last: {exc})"
+                ) from None
             time.sleep(CONNECT_PAUSE)
 
 
 def cluster_map(
-    make: Callable[..., Worker[T, R]], args: tuple[Any, ...], items: Sequence[T], address: str,
-    *, chunksize: int = 1,
+    make: Callable[..., Worker[T, R]],
+    args: tuple[Any, ...],
+    items: Sequence[T],
+    address: str,
+    *,
+    chunksize: int = 1,
 ) -> Iterator[R | Failed[T]]:
     """``worker(item)`` for every item on the Ray cluster at ``address``, in the order they finish,
     where each worker process of the cluster makes its ``worker = make(*args)`` once per run;
@@ -215,19 +264,29 @@ def cluster_map(
             for name, path in arg.cargo().items():
                 data = Path(path).read_bytes()
                 cargo[name] = (sha256(data), ray.put(data))
-    # a run's identity: what its workers are made of, so that a process never reuses another run's worker
-    run = sha256(repr((make.__qualname__, args, sorted((n, d) for n, (d, _) in cargo.items()))).encode())[:16]
+    # a run's identity: what its workers are made of, so that a process never reuses another run's
+    # worker
+    run = sha256(
+        repr((make.__qualname__, args, sorted((n, d) for n, (d, _) in cargo.items()))).encode()
+    )[:16]
     # SPREAD: every node gets work from the start, not only once the driver's own node is full
-    task: Any = ray.remote(num_cpus=1, max_retries=RETRIES, retry_exceptions=False, scheduling_strategy="SPREAD")(_do_chunk)
-    chunks = {task.remote(run, make, args, cargo, list(items[i:i + chunksize])): tuple(items[i:i + chunksize])
-              for i in range(0, len(items), chunksize)}
+    task: Any = ray.remote(
+        num_cpus=1, max_retries=RETRIES, retry_exceptions=False, scheduling_strategy="SPREAD"
+    )(_do_chunk)
+    chunks = {
+        task.remote(run, make, args, cargo, list(items[i : i + chunksize])): tuple(
+            items[i : i + chunksize]
+        )
+        for i in range(0, len(items), chunksize)
+    }
     try:
         while chunks:
             [ref], _ = ray.wait(list(chunks), num_returns=1)
             chunk = chunks.pop(ref)
             try:
                 results = ray.get(ref)
-            except ray.exceptions.RayError as exc:  # the task's own error is its cause; a lost node has none
+            # the task's own error is its cause; a lost node has none
+            except ray.exceptions.RayError as exc:
                 yield Failed(chunk, _reason(getattr(exc, "cause", None) or exc))
                 continue
             yield from results
@@ -242,12 +301,19 @@ def _reason(exc: BaseException) -> str:
 
 
 def distribute(
-    make: Callable[..., Worker[T, R]], args: tuple[Any, ...], items: Sequence[T], *,
-    workers: int, cluster: str | None = None, chunksize: int = 1,
+    make: Callable[..., Worker[T, R]],
+    args: tuple[Any, ...],
+    items: Sequence[T],
+    *,
+    workers: int,
+    cluster: str | None = None,
+    chunksize: int = 1,
 ) -> tuple[str, Iterator[R | Failed[T]]]:
     """Where the items are done, in words, and ``worker(item)`` for each in the order they finish:
     on ``workers`` local processes (:func:`parallel.pool.unordered_map`), or as tasks of the Ray
     cluster at ``cluster`` (:func:`cluster_map`)."""
     if cluster:
-        return f"the Ray cluster at {cluster}", cluster_map(make, args, items, cluster, chunksize=chunksize)
+        return f"the Ray cluster at {cluster}", cluster_map(
+            make, args, items, cluster, chunksize=chunksize
+        )
     return f"{workers} workers", unordered_map(make, args, items, workers, chunksize=chunksize)

@@ -26,7 +26,8 @@ REDRAW = 0.5
 #: Seconds between the progress lines written to a file or a pipe (not a terminal): a log of a long
 #: stage shows it moving without a line a second.
 LOG_EVERY = 60.0
-#: The measured seconds of the stages run before their pace scales the ETA (a stage of a second says little).
+#: The measured seconds of the stages run before their pace scales the ETA (a stage of a second says
+#: little).
 SCALE_AFTER = 30.0
 
 
@@ -70,14 +71,22 @@ def owed(parts: Sequence[Part]) -> float:
 def clock(seconds: float) -> str:
     """``seconds`` as h:mm:ss or m:ss."""
     s = int(round(seconds))
-    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
+    return (
+        f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
+    )
 
 
 class Progress:
     """The display of ``count`` stages; :meth:`stage` runs one, :meth:`kept` skips one."""
 
-    def __init__(self, names: Sequence[str], plans: Callable[[int], Sequence[Part]], *,
-                 stream: TextIO | None = None, enabled: bool = True) -> None:
+    def __init__(
+        self,
+        names: Sequence[str],
+        plans: Callable[[int], Sequence[Part]],
+        *,
+        stream: TextIO | None = None,
+        enabled: bool = True,
+    ) -> None:
         self.names, self.plans = list(names), plans
         self.stream = stream or sys.stderr
         self.enabled = enabled
@@ -90,10 +99,11 @@ class Progress:
         return self.spent / self.measured if self.measured >= SCALE_AFTER else 1.0
 
     def eta(self, k: int, parts: Sequence[Part], started: float, owed_at_start: float) -> float:
-        """Seconds left for the whole command in stage ``k`` (counted from 0), :func:`owed` at its start
-        ``owed_at_start``."""
+        """Seconds left for the whole command in stage ``k`` (counted from 0), :func:`owed` at its
+        start ``owed_at_start``."""
         left_here = sum(part.left() for part in parts)
-        done_here = round(owed_at_start - owed(parts), 6)  # a count planned again leaves float noise, not progress
+        # a count planned again leaves float noise, not progress
+        done_here = round(owed_at_start - owed(parts), 6)
         elapsed = time.monotonic() - started
         if done_here > 0 and elapsed > 1.0:  # this stage's own pace, once it has one
             here = left_here * elapsed / done_here
@@ -104,13 +114,22 @@ class Progress:
 
     def line(self, k: int, parts: Sequence[Part], started: float, owed_at_start: float) -> str:
         current = next((p for p in parts if p.done() < p.total), parts[-1] if parts else None)
-        own = "" if current is None or current.total <= 1 else \
-            f" {min(current.done(), current.total)}/{current.total} {current.unit}"
-        return f"[{k + 1}/{len(self.names)} {self.names[k]}]{own}, ETA {clock(self.eta(k, parts, started, owed_at_start))}"
+        own = (
+            ""
+            if current is None or current.total <= 1
+            else f" {min(current.done(), current.total)}/{current.total} {current.unit}"
+        )
+        return (
+            f"[{k + 1}/{len(self.names)} {self.names[k]}]{own}, ETA"
+            f" {clock(self.eta(k, parts, started, owed_at_start))}"
+        )
 
-    def replanned(self, k: int, parts: Sequence[Part], owed_at_start: float) -> tuple[Sequence[Part], float]:
-        """Stage ``k``'s parts planned again (``parts`` as it started) and what was owed at its start with their
-        counts now: a part's count may be settled as the stage goes (the profile's judging, the casebase's games)."""
+    def replanned(
+        self, k: int, parts: Sequence[Part], owed_at_start: float
+    ) -> tuple[Sequence[Part], float]:
+        """Stage ``k``'s parts planned again (``parts`` as it started) and what was owed at its
+        start with their counts now: a part's count may be settled as the stage goes (the profile's
+        judging, the casebase's games)."""
         now = self.plans(k)
         return now, owed_at_start + planned(now) - planned(parts)
 
@@ -137,7 +156,9 @@ class Progress:
         started = time.monotonic()
         self.say(self.line(k, parts, started, owed_at_start))
         stop = threading.Event()
-        drawer = threading.Thread(target=self._draw, args=(k, parts, started, owed_at_start, stop), daemon=True)
+        drawer = threading.Thread(
+            target=self._draw, args=(k, parts, started, owed_at_start, stop), daemon=True
+        )
         if self.enabled:
             drawer.start()
         try:
@@ -148,11 +169,23 @@ class Progress:
                 drawer.join()
         self.spent += time.monotonic() - started
         final, owed_then = self.replanned(k, parts, owed_at_start)
-        self.measured += owed_then - given(final)  # what was left at the start, as the counts ended, but a cache's
-        self.say(f"[{k + 1}/{len(self.names)} {self.names[k]}] done in {clock(time.monotonic() - started)}")
+        # what was left at the start, as the counts ended, but a cache's
+        self.measured += owed_then - given(final)
+        self.say(
+            f"[{k + 1}/{len(self.names)} {self.names[k]}] done in"
+            f" {clock(time.monotonic() - started)}"
+        )
 
-    def _draw(self, k: int, parts: Sequence[Part], started: float, owed_at_start: float, stop: threading.Event) -> None:
-        """Redraw the line on a terminal; elsewhere (a log file) write it as a line of its own now and then."""
+    def _draw(
+        self,
+        k: int,
+        parts: Sequence[Part],
+        started: float,
+        owed_at_start: float,
+        stop: threading.Event,
+    ) -> None:
+        """Redraw the line on a terminal; elsewhere (a log file) write it as a line of its own now
+        and then."""
         while not stop.wait(REDRAW if self.live else LOG_EVERY):
             try:
                 text = self.redrawn(k, parts, started, owed_at_start)

@@ -4,19 +4,21 @@ the fit, the report picture (``python -m profiling FILE.npz --judge PATH``; docs
 - :mod:`profiling.judging`: which positions are judged, and judging them (the judge started
   by :mod:`engine.outside.launch`, its scores read by :mod:`engine.search.scores`);
 - :mod:`profiling.journal`: the judged positions, one JSON line each, resumable;
-- :mod:`profiling.workers`: where the judging runs (``--workers``, ``--cluster``): the positions handed
-  to worker processes or a Ray cluster, their verdicts written to the journal here as they come;
-- :mod:`profiling.pipeline`: judge, fit (:mod:`engine.strength.profile`), store beside the casebase (``X.profile.npz``);
-- :mod:`profiling.play` and :mod:`profiling.games`: the engine's own choices recorded at play time, in
-  the expert's positions and in positions of its own games (docs/strength.md §3);
+- :mod:`profiling.workers`: where the judging runs (``--workers``, ``--cluster``): the positions
+  handed to worker processes or a Ray cluster, their verdicts written to the journal here as they
+  come;
+- :mod:`profiling.pipeline`: judge, fit (:mod:`engine.strength.profile`), store beside the casebase
+  (``X.profile.npz``);
+- :mod:`profiling.play` and :mod:`profiling.games`: the engine's own choices recorded at play time,
+  in the expert's positions and in positions of its own games (docs/strength.md §3);
 - :mod:`profiling.fitted`: the numbers fitted across the shipped profiles, written as data
   (``engine/strength/models/fitted.json``);
 - :mod:`profiling.report`: the picture (matplotlib, the optional extra ``plots``).
 - :mod:`profiling.intrinsic`: the same judging and fit for any player's games in a PGN, read
   as a rating on the experts' line (``python -m profiling.intrinsic``; docs/strength.md §6).
 
-The casebase layer only stores the profile (:mod:`casebase.profilefile`); the engine reads it and plays by
-it (:mod:`engine.strength.calibration`).
+The casebase layer only stores the profile (:mod:`casebase.profilefile`); the engine reads it and
+plays by it (:mod:`engine.strength.calibration`).
 """
 
 

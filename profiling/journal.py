@@ -18,12 +18,14 @@ JOURNAL = "cbr-chess-profile-journal"
 
 
 class Journal(journal.Journal):
-    """The judged positions of one expert, one JSON line each by case key (a cut-off last line is ignored)."""
+    """The judged positions of one expert, one JSON line each by case key (a cut-off last line is
+    ignored)."""
 
     error = ProfileError
     default_kind = JOURNAL
-    #: A play-time journal names the style model that played it (:func:`engine.style.personal.model_sha256`): resuming
-    #: one of another model is refused by its caller, and reading a finished one is not.
+    #: A play-time journal names the style model that played it
+    #: (:func:`engine.style.personal.model_sha256`): resuming one of another model is refused by its
+    #: caller, and reading a finished one is not.
     checked_later = ("judge", "model")
 
     def describe(self, kind: str | None) -> str:

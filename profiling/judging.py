@@ -1,4 +1,5 @@
-"""Judging the expert's own moves with an outside engine, for the error profile (docs/strength.md §1).
+"""Judging the expert's own moves with an outside engine, for the error profile (docs/strength.md
+§1).
 
 A sample of the expert's positions (after move :data:`FIRST_MOVE`, in the order of a seeded hash
 of each case's key) is judged by any UCI engine, started by the engine's one launcher
@@ -65,12 +66,21 @@ class Settings:
 
 def case_keys(casebase: Casebase, rows: np.ndarray) -> list[str]:
     """What names a case whichever games a casebase kept of its source: the source file's SHA-256
-    (its start), the game's index in that file and the ply (a held-out casebase's cases keep theirs)."""
-    sources = [str(source.get("sha256") or source.get("name"))[:16] for source in casebase.meta["sources"]]
+    (its start), the game's index in that file and the ply (a held-out casebase's cases keep
+    theirs)."""
+    sources = [
+        str(source.get("sha256") or source.get("name"))[:16] for source in casebase.meta["sources"]
+    ]
     games = np.asarray(casebase.game)[rows]
-    return [f"{sources[s]}/{i}/{p}" for s, i, p in zip(casebase.games["source"][games].tolist(),
-                                                         casebase.games["index"][games].tolist(),
-                                                         np.asarray(casebase.ply)[rows].tolist(), strict=True)]
+    return [
+        f"{sources[s]}/{i}/{p}"
+        for s, i, p in zip(
+            casebase.games["source"][games].tolist(),
+            casebase.games["index"][games].tolist(),
+            np.asarray(casebase.ply)[rows].tolist(),
+            strict=True,
+        )
+    ]
 
 
 def sample(casebase: Casebase, settings: Settings) -> tuple[np.ndarray, list[str]]:
@@ -80,7 +90,9 @@ def sample(casebase: Casebase, settings: Settings) -> tuple[np.ndarray, list[str
     along the same order."""
     rows = np.flatnonzero(np.asarray(casebase.ply) >= 2 * (settings.first_move - 1))
     keys = case_keys(casebase, rows)
-    digests = b"".join(hashlib.blake2b(f"{settings.seed}:{key}".encode(), digest_size=8).digest() for key in keys)
+    digests = b"".join(
+        hashlib.blake2b(f"{settings.seed}:{key}".encode(), digest_size=8).digest() for key in keys
+    )
     order = np.argsort(np.frombuffer(digests, dtype=">u8"), kind="stable")
     return rows[order], [keys[i] for i in order.tolist()]
 
@@ -88,10 +100,11 @@ def sample(casebase: Casebase, settings: Settings) -> tuple[np.ndarray, list[str
 # -- judging -------------------------------------------------------------------------------
 
 
-def judge_position(engine: chess.engine.SimpleEngine, board: chess.Board, played: chess.Move,
-                   settings: Settings) -> tuple[list[chess.Move], list[int]]:
-    """The judge's best moves and the expert's, with their scores (centipawns for the mover, mates as
-    :mod:`engine.search.scores` writes them: beyond any centipawn score)."""
+def judge_position(
+    engine: chess.engine.SimpleEngine, board: chess.Board, played: chess.Move, settings: Settings
+) -> tuple[list[chess.Move], list[int]]:
+    """The judge's best moves and the expert's, with their scores (centipawns for the mover, mates
+    as :mod:`engine.search.scores` writes them: beyond any centipawn score)."""
     limit = to_limit(SearchLimits(depth=settings.depth, movetime=MAX_MS))
     infos = engine.analyse(board, limit, multipv=settings.multipv)
     scored = {}
@@ -119,7 +132,8 @@ class _Sample:
     positions: int
 
     def wanted(self) -> list[tuple[int, str]]:
-        """The first ``positions`` usable cases (row, key) along the order, skipped ones passed over."""
+        """The first ``positions`` usable cases (row, key) along the order, skipped ones passed
+        over."""
         chosen: list[tuple[int, str]] = []
         usable = 0
         for row, key in zip(self.rows.tolist(), self.keys, strict=True):
@@ -145,24 +159,40 @@ class _Sample:
                 usable += self.journal.usable(key)
                 continue
             board, played = position(casebase, row), casebase.move(row)
-            skip = None if board.is_legal(played) and board.legal_moves.count() >= 2 else \
-                "forced move" if board.is_legal(played) else "the move needs what the stored position lacks (en passant)"
+            skip = (
+                None
+                if board.is_legal(played) and board.legal_moves.count() >= 2
+                else "forced move"
+                if board.is_legal(played)
+                else "the move needs what the stored position lacks (en passant)"
+            )
             planned.append((key, board, played, skip))
             usable += skip is None
         return planned
 
 
-def analyse(casebase: Casebase, journal: Journal, settings: Settings, judge: str | None, *,
-            progress: bool = True, where: Where = HERE, cache: Path | None = None) -> list[tuple[int, dict[str, Any]]]:
+def analyse(
+    casebase: Casebase,
+    journal: Journal,
+    settings: Settings,
+    judge: str | None,
+    *,
+    progress: bool = True,
+    where: Where = HERE,
+    cache: Path | None = None,
+) -> list[tuple[int, dict[str, Any]]]:
     """Judge the casebase's sampled positions not yet in ``journal`` with the UCI engine at
     ``judge`` (on the workers or cluster of ``where``; those this judge already judged at these
     settings taken from the judged positions' ``cache`` folder, where one is named, and those judged
-    now kept there); the first ``settings.positions`` judged positions' rows and entries, in order."""
+    now kept there); the first ``settings.positions`` judged positions' rows and entries, in
+    order."""
     cases = _Sample(*sample(casebase, settings), journal, settings.positions)
     missing = cases.missing()
     if missing and not judge:
-        raise ProfileError(f"{len(missing)} of {settings.positions} positions are still to be judged:"
-                           " give the engine to judge them with --judge PATH")
+        raise ProfileError(
+            f"{len(missing)} of {settings.positions} positions are still to be judged:"
+            " give the engine to judge them with --judge PATH"
+        )
     if missing:
         assert judge is not None
         shared = None if cache is None else JudgedCache(cache, judge, settings.header())
@@ -182,7 +212,9 @@ class PositionJudge:
     def __call__(self, item: tuple[str, chess.Board, chess.Move]) -> Verdict:
         key, board, played = item
         if self.engine is None:
-            try:  # in a process group of its own: a Ctrl-C meant for us stops it by quit, after the journal
+            # in a process group of its own: a Ctrl-C meant for us stops it by quit, after the
+            # journal
+            try:
                 self.engine = launch([self.command], own_group=True)
             except LaunchError as exc:
                 raise ProfileError(f"judge {self.command} could not be started: {exc}") from None
@@ -192,8 +224,17 @@ class PositionJudge:
         except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError) as exc:
             self.close()
             raise JudgeFailed(self.name, str(exc) or type(exc).__name__) from None
-        return Verdict(key, self.name, {"key": key, "fen": board.fen(), "moves": [m.uci() for m in moves],
-                                        "scores": scores, "played": moves.index(played)})
+        return Verdict(
+            key,
+            self.name,
+            {
+                "key": key,
+                "fen": board.fen(),
+                "moves": [m.uci() for m in moves],
+                "scores": scores,
+                "played": moves.index(played),
+            },
+        )
 
     def close(self) -> None:
         engine, self.engine = self.engine, None
@@ -202,14 +243,25 @@ class PositionJudge:
 
 
 def mismatch(journal: Journal, judge: str, cache: Path | None) -> str:
-    """What a file judged by another judge than ``judge`` says: the journal, or the ``cache`` file whose
-    positions named the journal's judge in this run (deleting the journal would not start over)."""
+    """What a file judged by another judge than ``judge`` says: the journal, or the ``cache`` file
+    whose positions named the journal's judge in this run (deleting the journal would not start
+    over)."""
     path = cache or journal.path
-    return f"{path}: judged by {journal.header['judge']}, not {judge}: delete it to start over, or judge with that engine"
+    return (
+        f"{path}: judged by {journal.header['judge']}, not {judge}: delete it to start over, or"
+        " judge with that engine"
+    )
 
 
-def _judge_cases(casebase: Casebase, cases: _Sample, settings: Settings, judge: str, progress: bool,
-                 where: Where, shared: JudgedCache | None) -> None:
+def _judge_cases(
+    casebase: Casebase,
+    cases: _Sample,
+    settings: Settings,
+    judge: str,
+    progress: bool,
+    where: Where,
+    shared: JudgedCache | None,
+) -> None:
     """Judge the planned positions on ``where`` (those ``shared`` keeps taken from it first, those
     judged kept there), writing each entry as it comes back; a skipped position's entry is written
     once every position before it is (in order on one worker, as the judging goes)."""
@@ -226,19 +278,44 @@ def _judge_cases(casebase: Casebase, cases: _Sample, settings: Settings, judge: 
             journal.add({"key": key, "skip": skip})
 
     def failure(what: str) -> ProfileError:
-        return ProfileError(f"{what}; the {journal.judged()} positions judged are kept in {journal.path}:"
-                            " run the same command again to go on")
+        return ProfileError(
+            f"{what}; the {journal.judged()} positions judged are kept in {journal.path}:"
+            " run the same command again to go on"
+        )
 
     items = [(key, board, played) for key, board, played, skip in plan if skip is None]
-    known = [found for item in items if shared is not None and (found := shared.verdict(*item)) is not None]
+    known = [
+        found
+        for item in items
+        if shared is not None and (found := shared.verdict(*item)) is not None
+    ]
     kept = {verdict.key for verdict in known}
-    # the cache's file where its positions give the journal its judge's name: a live judge's other name is then its fault
-    from_cache = shared.path if shared is not None and known and journal.header.get("judge") is None else None
-    bar = tqdm(total=settings.positions, initial=settings.positions - len(items), unit="pos",
-               desc=f"judging {casebase.expert}", file=sys.stderr, disable=not progress, leave=False)
+    # the cache's file where its positions give the journal its judge's name: a live judge's other
+    # name is then its fault
+    from_cache = (
+        shared.path
+        if shared is not None and known and journal.header.get("judge") is None
+        else None
+    )
+    bar = tqdm(
+        total=settings.positions,
+        initial=settings.positions - len(items),
+        unit="pos",
+        desc=f"judging {casebase.expert}",
+        file=sys.stderr,
+        disable=not progress,
+        leave=False,
+    )
     try:
-        with closing(verdicts(PositionJudge, (Engines((judge,)), settings), [item for item in items if item[0] not in kept],
-                              where, failure)) as judged:
+        with closing(
+            verdicts(
+                PositionJudge,
+                (Engines((judge,)), settings),
+                [item for item in items if item[0] not in kept],
+                where,
+                failure,
+            )
+        ) as judged:
             for verdict in chain(known, judged):
                 if journal.header.get("judge") not in (None, verdict.judge):
                     raise ProfileError(mismatch(journal, verdict.judge, from_cache))
@@ -260,9 +337,23 @@ def _judge_cases(casebase: Casebase, cases: _Sample, settings: Settings, judge: 
 def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
     """The judge and how it judges, as every command that judges moves takes them (--judge,
     --depth, --multipv: python -m profiling, python -m profiling.intrinsic)."""
-    parser.add_argument("--judge", metavar="PATH", help="a UCI engine (e.g. /usr/games/stockfish); needed"
-                        " unless the journal already holds every position")
-    parser.add_argument("--depth", type=positive_int, default=DEPTH, metavar="D",
-                        help=f"the judge's depth (default {DEPTH}, as the shipped experts' profiles)")
-    parser.add_argument("--multipv", type=positive_int, default=MULTIPV, metavar="K",
-                        help=f"the judge's best moves scored besides the one played (default {MULTIPV})")
+    parser.add_argument(
+        "--judge",
+        metavar="PATH",
+        help="a UCI engine (e.g. /usr/games/stockfish); needed"
+        " unless the journal already holds every position",
+    )
+    parser.add_argument(
+        "--depth",
+        type=positive_int,
+        default=DEPTH,
+        metavar="D",
+        help=f"the judge's depth (default {DEPTH}, as the shipped experts' profiles)",
+    )
+    parser.add_argument(
+        "--multipv",
+        type=positive_int,
+        default=MULTIPV,
+        metavar="K",
+        help=f"the judge's best moves scored besides the one played (default {MULTIPV})",
+    )

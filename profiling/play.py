@@ -56,7 +56,8 @@ from profiling.journal import Journal
 from profiling.judging import MAX_MS, case_keys
 from profiling.workers import HERE, Engines, JudgeFailed, Verdict, Where, quit_engine, verdicts
 
-#: The header's ``journal`` value of a play-time journal (defined beside the journal, for its readers).
+#: The header's ``journal`` value of a play-time journal (defined beside the journal, for its
+#: readers).
 PLAY_JOURNAL = common.journal.PLAY_JOURNAL
 
 
@@ -73,14 +74,29 @@ class PlaySettings:
         casebase (a held-out casebase proposes otherwise than the whole one), the profile's
         depth, how the engine played, and the style model it played with (checked by
         :func:`record_play`: a finished journal of another model is read, and says which)."""
-        return {"journal": PLAY_JOURNAL, "expert": casebase.expert, "cases": len(casebase),
-                "depth": profile.meta.get("depth"), "judge_depth": self.judge_depth, "seed": self.seed,
-                "held_out": "the position's game", "model": model_sha256(casebase)}
+        return {
+            "journal": PLAY_JOURNAL,
+            "expert": casebase.expert,
+            "cases": len(casebase),
+            "depth": profile.meta.get("depth"),
+            "judge_depth": self.judge_depth,
+            "seed": self.seed,
+            "held_out": "the position's game",
+            "model": model_sha256(casebase),
+        }
 
 
-def record_play(casebase: Casebase, profile: Profile, settings: PlaySettings, judge: str | None,
-                journal: Journal, *, referee: str | None = None, progress: bool = True,
-                where: Where = HERE) -> list[dict[str, Any]]:
+def record_play(
+    casebase: Casebase,
+    profile: Profile,
+    settings: PlaySettings,
+    judge: str | None,
+    journal: Journal,
+    *,
+    referee: str | None = None,
+    progress: bool = True,
+    where: Where = HERE,
+) -> list[dict[str, Any]]:
     """The play-time entries of the profile's first ``settings.positions`` positions, in order,
     played by the engine on ``casebase`` (with the engine ``judge``) where the journal does not hold
     them yet, and scored as the profile scores moves by ``referee`` (the profile's judge; by default
@@ -90,40 +106,59 @@ def record_play(casebase: Casebase, profile: Profile, settings: PlaySettings, ju
     out of sample."""
     count = min(settings.positions, len(profile.rows))
     if journal.header.get("judge") not in (None, profile.meta.get("judge")):
-        raise ProfileError(f"{journal.path}: played with the judge {journal.header['judge']}, but the profile was judged by"
-                           f" {profile.meta.get('judge')}: delete it to start over")
+        raise ProfileError(
+            f"{journal.path}: played with the judge {journal.header['judge']}, but the profile was"
+            f" judged by {profile.meta.get('judge')}: delete it to start over"
+        )
     keys = case_keys(profile.casebase, profile.rows[:count])
     missing = [i for i, key in enumerate(keys) if key not in journal.entries]
     made_with, now = journal.header.get("model"), model_sha256(casebase)
-    if missing and made_with not in (None, now):  # one record, one model (a journal without one: made before they said)
-        raise ProfileError(f"{journal.path}: played with the style model {made_with[:12]}…, but the engine now plays"
-                           f" {casebase.expert} with {now[:12]}…: delete it to record the choices again with this one")
+    # one record, one model (a journal without one: made before they said)
+    if missing and made_with not in (None, now):
+        raise ProfileError(
+            f"{journal.path}: played with the style model {made_with[:12]}…, but the engine now"
+            f" plays {casebase.expert} with {now[:12]}…: delete it to record the choices again with"
+            " this one"
+        )
     if missing and not judge:
-        raise ProfileError(f"{len(missing)} of {count} positions are still to be played for the play-time"
-                           " calibration: give the engine to judge them with --judge PATH")
+        raise ProfileError(
+            f"{len(missing)} of {count} positions are still to be played for the play-time"
+            " calibration: give the engine to judge them with --judge PATH"
+        )
     if missing:
         assert judge is not None
-        _play(casebase, profile, settings, Engines((judge, referee or judge)), journal,
-              [(i, keys[i]) for i in missing], progress, where)
+        _play(
+            casebase,
+            profile,
+            settings,
+            Engines((judge, referee or judge)),
+            journal,
+            [(i, keys[i]) for i in missing],
+            progress,
+            where,
+        )
     return [journal.entries[key] for key in keys]
 
 
 @dataclass(frozen=True)
 class PlayFiles:
-    """The casebase the engine plays, as a worker reads it (:class:`parallel.cluster.Portable`): with
-    its profile and the personal model beside it, and the endgame tables (``tables``: the folder;
-    None, the engine's default)."""
+    """The casebase the engine plays, as a worker reads it (:class:`parallel.cluster.Portable`):
+    with its profile and the personal model beside it, and the endgame tables (``tables``: the
+    folder; None, the engine's default)."""
 
     casebase: str
     tables: str | None = None
 
     def cargo(self) -> dict[str, Path]:
         path = Path(self.casebase)
-        personal = choose_model(Casebase.load(path, tell=False)).files(path.stem)  # where Model auto looks
+        # where Model auto looks
+        personal = choose_model(Casebase.load(path, tell=False)).files(path.stem)
         return {**with_profile(path.name, path), **personal, **table_files(self.tables or "")}
 
     def unpacked(self, root: Path) -> Self:
-        return dataclasses.replace(self, casebase=str(root / Path(self.casebase).name), tables=str(root / "tables"))
+        return dataclasses.replace(
+            self, casebase=str(root / Path(self.casebase).name), tables=str(root / "tables")
+        )
 
     def programs(self) -> list[str]:
         return []
@@ -138,7 +173,9 @@ class PositionPlayer:
     """Plays positions in one worker process (:class:`parallel.pool.Worker`): the engine's guided
     agent with its judge, and the profile's judge (the referee), started at the first position."""
 
-    def __init__(self, files: PlayFiles, engines: Engines, settings: PlaySettings, depth: int) -> None:
+    def __init__(
+        self, files: PlayFiles, engines: Engines, settings: PlaySettings, depth: int
+    ) -> None:
         self.files, self.settings, self.depth = files, settings, depth
         self.judge, self.referee_command = engines.commands[0], engines.commands[-1]
         self.loader: Loader | None = None
@@ -149,8 +186,14 @@ class PositionPlayer:
         self.casebase = Casebase.load(self.files.casebase, tell=False)
         self.loader = Loader()
         try:
-            agent = play_time_agent(self.casebase, self.loader, self.judge, self.settings.judge_depth, self.settings.seed,
-                                    self.files.tables)
+            agent = play_time_agent(
+                self.casebase,
+                self.loader,
+                self.judge,
+                self.settings.judge_depth,
+                self.settings.seed,
+                self.files.tables,
+            )
             referee = launch([self.referee_command], own_group=True)
         except (JudgeError, LaunchError) as exc:
             self.close()
@@ -166,13 +209,31 @@ class PositionPlayer:
         try:
             game = None if held_out is None else int(np.asarray(self.casebase.game)[held_out])
             # each position its own draws; its own game held out: its case would propose the answer
-            _, moves, scores, prior = judged_choice(agent, board, self.settings.seed + i, game, note_text)
-            judged = _profile_scores(referee, dict(zip(judged_moves, judged_scores)), self.depth, board, moves)
-        except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError, JudgeError) as exc:
+            _, moves, scores, prior = judged_choice(
+                agent, board, self.settings.seed + i, game, note_text
+            )
+            judged = _profile_scores(
+                referee, dict(zip(judged_moves, judged_scores)), self.depth, board, moves
+            )
+        except (
+            chess.engine.EngineError,
+            chess.engine.EngineTerminatedError,
+            TimeoutError,
+            JudgeError,
+        ) as exc:
             self.close()
             raise JudgeFailed(self.name, str(exc) or type(exc).__name__) from None
-        return Verdict(key, self.name, {"key": key, "moves": [m.uci() for m in moves], "scores": scores,
-                                        "prior": [round(p, 6) for p in prior], "judged": [judged[m] for m in moves]})
+        return Verdict(
+            key,
+            self.name,
+            {
+                "key": key,
+                "moves": [m.uci() for m in moves],
+                "scores": scores,
+                "prior": [round(p, 6) for p in prior],
+                "judged": [judged[m] for m in moves],
+            },
+        )
 
     def close(self) -> None:
         loader, self.loader, started, self.started = self.loader, None, self.started, None
@@ -182,30 +243,62 @@ class PositionPlayer:
             quit_engine(started[1])
 
 
-def _play(casebase: Casebase, profile: Profile, settings: PlaySettings, engines: Engines, journal: Journal,
-          missing: list[tuple[int, str]], progress: bool, where: Where) -> None:
+def _play(
+    casebase: Casebase,
+    profile: Profile,
+    settings: PlaySettings,
+    engines: Engines,
+    journal: Journal,
+    missing: list[tuple[int, str]],
+    progress: bool,
+    where: Where,
+) -> None:
     """Play ``missing`` (index, key) positions on ``where`` with the engine's judge ``engines``'s
     first, scored by the profile's judge, its last; each entry written as it comes back."""
     if casebase.path is None:
-        raise ProfileError("the casebase has no file for the workers that play its positions to read")
+        raise ProfileError(
+            "the casebase has no file for the workers that play its positions to read"
+        )
     judged_moves = profile.judged_moves()
-    own = profile.casebase is casebase  # the position's own game held out: its case would propose the answer
-    items: list[PlayItem] = [(i, key, position(profile.casebase, int(profile.rows[i])), judged_moves[i],
-                              profile.scores[i].tolist(), int(profile.rows[i]) if own else None) for i, key in missing]
+    # the position's own game held out: its case would propose the answer
+    own = profile.casebase is casebase
+    items: list[PlayItem] = [
+        (
+            i,
+            key,
+            position(profile.casebase, int(profile.rows[i])),
+            judged_moves[i],
+            profile.scores[i].tolist(),
+            int(profile.rows[i]) if own else None,
+        )
+        for i, key in missing
+    ]
     count = min(settings.positions, len(profile.rows))
 
     def failure(what: str) -> ProfileError:
-        return ProfileError(f"{what}; the positions played are kept in {journal.path}: run the same command again to go on")
+        return ProfileError(
+            f"{what}; the positions played are kept in {journal.path}: run the same command"
+            " again to go on"
+        )
 
     args = (PlayFiles(str(casebase.path)), engines, settings, int(profile.meta.get("depth", 12)))
-    bar = tqdm(total=count, initial=count - len(missing), unit="pos",
-               desc=f"playing {casebase.expert}", file=sys.stderr, disable=not progress, leave=False)
+    bar = tqdm(
+        total=count,
+        initial=count - len(missing),
+        unit="pos",
+        desc=f"playing {casebase.expert}",
+        file=sys.stderr,
+        disable=not progress,
+        leave=False,
+    )
     try:
         with closing(verdicts(PositionPlayer, args, items, where, failure)) as played:
             for verdict in played:
                 if verdict.judge != profile.meta.get("judge"):
-                    raise ProfileError(f"the profile was judged by {profile.meta.get('judge')}, not {verdict.judge}:"
-                                       " the play-time moves must be judged by the same engine")
+                    raise ProfileError(
+                        f"the profile was judged by {profile.meta.get('judge')}, not"
+                        f" {verdict.judge}: the play-time moves must be judged by the same engine"
+                    )
                 journal.header["judge"] = verdict.judge
                 journal.add(verdict.entry)
                 bar.update()
@@ -213,8 +306,13 @@ def _play(casebase: Casebase, profile: Profile, settings: PlaySettings, engines:
         bar.close()
 
 
-def _profile_scores(referee: chess.engine.SimpleEngine, scored: dict[chess.Move, int], depth: int,
-                    board: chess.Board, moves: list[chess.Move]) -> dict[chess.Move, int]:
+def _profile_scores(
+    referee: chess.engine.SimpleEngine,
+    scored: dict[chess.Move, int],
+    depth: int,
+    board: chess.Board,
+    moves: list[chess.Move],
+) -> dict[chess.Move, int]:
     """Each of ``moves`` scored as the profile scores moves: its own score where its judge scored it
     (``scored``: the profile's moves of the position and their scores), else a search of the others
     alone at the profile's ``depth``."""
@@ -232,12 +330,15 @@ def _profile_scores(referee: chess.engine.SimpleEngine, scored: dict[chess.Move,
 
 
 def play_arrays(entries: list[dict[str, Any]]) -> dict[str, np.ndarray]:
-    """The play-time entries as the casebase stores them (:data:`casebase.profile_checks.PLAY_DTYPES`)."""
+    """The play-time entries as the casebase stores them
+    (:data:`casebase.profile_checks.PLAY_DTYPES`)."""
     width = max(len(entry["moves"]) for entry in entries)
     arrays = {name: np.zeros((len(entries), width), dtype) for name, dtype in PLAY_DTYPES.items()}
     for i, entry in enumerate(entries):
         n = len(entry["moves"])
-        arrays["profile_play_moves"][i, :n] = [encode_move(chess.Move.from_uci(m)) for m in entry["moves"]]
+        arrays["profile_play_moves"][i, :n] = [
+            encode_move(chess.Move.from_uci(m)) for m in entry["moves"]
+        ]
         for field in ("scores", "prior", "judged"):
             arrays[f"profile_play_{field}"][i, :n] = entry[field]
     return arrays

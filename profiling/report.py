@@ -1,5 +1,5 @@
-"""The picture of an error profile (``python -m profiling X.npz --report OUT.png``): what a
-player preparing against the expert would look at, beside the other profiled casebases of its folder.
+"""The picture of an error profile (``python -m profiling X.npz --report OUT.png``): what a player
+preparing against the expert would look at, beside the other profiled casebases of its folder.
 
 matplotlib is the optional extra ``plots``, imported by :mod:`common.figures` only when a picture
 is drawn (the engine never needs it); without it :func:`report_figure` says how to install it.
@@ -24,11 +24,15 @@ LOSS_AXIS = np.arange(0, 301, 5)
 
 
 def profiled_neighbours(casebase: Casebase) -> list[Profile]:
-    """The profiles of the casebases in the same folder: this one first, then the others by rating."""
+    """The profiles of the casebases in the same folder: this one first, then the others by
+    rating."""
     assert casebase.path is not None
     own = Profile.of(casebase)
     if own is None:
-        raise ProfileError(f"{casebase.path}: no error profile to draw (python -m profiling FILE.npz --judge PATH makes one)")
+        raise ProfileError(
+            f"{casebase.path}: no error profile to draw (python -m profiling FILE.npz --judge"
+            " PATH makes one)"
+        )
     profiles = [own]
     for path in sorted(casebase.path.parent.glob("*.npz")):
         if path.resolve() == casebase.path.resolve():
@@ -48,8 +52,8 @@ def draw_report(casebase: Casebase, out: str | os.PathLike[str]) -> None:
 
 
 def report_figure(casebase: Casebase) -> Any:
-    """The matplotlib figure: loss distributions by phase (the top row), first choices, mistakes
-    and implied ratings (the bottom row), of ``casebase`` (red) beside its folder's other profiles."""
+    """The matplotlib figure: loss distributions by phase (the top row), first choices, mistakes and
+    implied ratings (the bottom row), of ``casebase`` (red) beside its folder's other profiles."""
     profiles = profiled_neighbours(casebase)
     try:
         fig, axes = new_figure(15, 9, 2, 3)
@@ -61,8 +65,14 @@ def report_figure(casebase: Casebase) -> Any:
             if not len(lost):
                 continue
             share = [(lost >= x).mean() * 100 for x in LOSS_AXIS]
-            ax.plot(LOSS_AXIS, share, lw=2.5 if rank == 0 else 1, color="C3" if rank == 0 else "0.6",
-                    label=f"{_label(profile)} ({len(lost)})" if rank == 0 else None, zorder=3 if rank == 0 else 1)
+            ax.plot(
+                LOSS_AXIS,
+                share,
+                lw=2.5 if rank == 0 else 1,
+                color="C3" if rank == 0 else "0.6",
+                label=f"{_label(profile)} ({len(lost)})" if rank == 0 else None,
+                zorder=3 if rank == 0 else 1,
+            )
         ax.set_title(f"{name}: moves losing at least x")
         ax.set_xlabel("loss x (centipawns, judged)")
         ax.set_ylabel("% of moves")
@@ -72,26 +82,51 @@ def report_figure(casebase: Casebase) -> Any:
             ax.legend(title="grey: the others", fontsize=8)
     labels = [_label(p) for p in profiles]
     colours = ["C3" if i == 0 else "0.6" for i in range(len(profiles))]
-    _bars(axes[1][0], labels, [100 * p.meta["all"]["first_choice"] for p in profiles], colours,
-          "the judge's first choice (% of moves)")
-    _bars(axes[1][1], labels, [100 * p.meta["all"]["mistakes"] for p in profiles], colours,
-          f"moves losing {MISTAKE_CP} cp or more (%)")
+    _bars(
+        axes[1][0],
+        labels,
+        [100 * p.meta["all"]["first_choice"] for p in profiles],
+        colours,
+        "the judge's first choice (% of moves)",
+    )
+    _bars(
+        axes[1][1],
+        labels,
+        [100 * p.meta["all"]["mistakes"] for p in profiles],
+        colours,
+        f"moves losing {MISTAKE_CP} cp or more (%)",
+    )
     ax = axes[1][2]
     ratings = [p.meta["rating"] for p in profiles]
     y = np.arange(len(profiles))
-    ax.errorbar([r["implied"] for r in ratings], y,
-                xerr=[[r["implied"] - r["low"] for r in ratings], [r["high"] - r["implied"] for r in ratings]],
-                fmt="none", ecolor="0.6")
+    ax.errorbar(
+        [r["implied"] for r in ratings],
+        y,
+        xerr=[
+            [r["implied"] - r["low"] for r in ratings],
+            [r["high"] - r["implied"] for r in ratings],
+        ],
+        fmt="none",
+        ecolor="0.6",
+    )
     ax.scatter([r["implied"] for r in ratings], y, c=colours, zorder=3, label="implied (95 %)")
-    ax.scatter([p.casebase.elo or np.nan for p in profiles], y, marker="x", color="k", label="own games' median Elo")
+    ax.scatter(
+        [p.casebase.elo or np.nan for p in profiles],
+        y,
+        marker="x",
+        color="k",
+        label="own games' median Elo",
+    )
     ax.set_yticks(y, labels, fontsize=8)
     ax.invert_yaxis()
     ax.set_title("implied rating")
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     meta = profiles[0].meta
-    fig.suptitle(f"Error profile of {casebase.expert}: {meta['positions']} positions judged by {meta.get('judge')}"
-                 f" at depth {meta.get('depth')}")
+    fig.suptitle(
+        f"Error profile of {casebase.expert}: {meta['positions']} positions judged by"
+        f" {meta.get('judge')} at depth {meta.get('depth')}"
+    )
     return fig
 
 

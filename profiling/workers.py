@@ -1,4 +1,5 @@
-"""Where the judging runs: on local worker processes or on a Ray cluster (:func:`parallel.cluster.distribute`).
+"""Where the judging runs: on local worker processes or on a Ray cluster
+(:func:`parallel.cluster.distribute`).
 
 Each of the judging's loops (the profile's positions, the engine's play-time choices) hands the
 positions its journal lacks to workers, each of which starts its engines once, and gets back one
@@ -41,7 +42,8 @@ HERE = Where()
 
 @dataclass(frozen=True)
 class Verdict:
-    """One position's journal entry, as a worker made it, and the name its judge gave (``id name``)."""
+    """One position's journal entry, as a worker made it, and the name its judge gave (``id
+    name``)."""
 
     key: str
     judge: str
@@ -49,7 +51,8 @@ class Verdict:
 
 
 class JudgeFailed(Exception):
-    """A judge that failed in a worker: its name and what went wrong (the loop says what is kept)."""
+    """A judge that failed in a worker: its name and what went wrong (the loop says what is
+    kept)."""
 
     def __init__(self, name: str, detail: str) -> None:
         super().__init__(name, detail)
@@ -81,13 +84,21 @@ def quit_engine(engine: chess.engine.SimpleEngine) -> None:
         engine.close()
 
 
-def verdicts(make: Callable[..., Worker[T, Verdict]], args: tuple[Any, ...], items: Sequence[T], where: Where,
-             failure: Callable[[str], ProfileError]) -> Generator[Verdict, None, None]:
+def verdicts(
+    make: Callable[..., Worker[T, Verdict]],
+    args: tuple[Any, ...],
+    items: Sequence[T],
+    where: Where,
+    failure: Callable[[str], ProfileError],
+) -> Generator[Verdict, None, None]:
     """Each item's verdict as it comes back from ``where``; a judge failed in a worker, or items
-    failed for good on the cluster (after the others came back), end in ``failure(what happened)``."""
+    failed for good on the cluster (after the others came back), end in ``failure(what
+    happened)``."""
     if not items:
         return
-    place, results = distribute(make, args, items, workers=min(where.workers, len(items)), cluster=where.cluster)
+    place, results = distribute(
+        make, args, items, workers=min(where.workers, len(items)), cluster=where.cluster
+    )
     failed: list[Failed[T]] = []
     try:
         for result in results:
@@ -100,24 +111,35 @@ def verdicts(make: Callable[..., Worker[T, Verdict]], args: tuple[Any, ...], ite
     except ClusterError as exc:
         raise failure(str(exc)) from None
     finally:
-        if isinstance(results, Generator):  # closed here, not whenever collected: its engines quit now
+        # closed here, not whenever collected: its engines quit now
+        if isinstance(results, Generator):
             results.close()
     if failed:
         reasons = Counter(f.reason for f in failed)
         count = sum(len(f.items) for f in failed)
-        raise failure(f"{count} positions failed on {place}: "
-                      + "; ".join(f"{reason} ({n} tasks)" for reason, n in reasons.most_common()))
+        raise failure(
+            f"{count} positions failed on {place}: "
+            + "; ".join(f"{reason} ({n} tasks)" for reason, n in reasons.most_common())
+        )
 
 
 def add_where_arguments(parser: argparse.ArgumentParser) -> None:
     """Where the judging runs, as every command that judges takes it (--workers or --cluster: on a
     cluster, the cluster's nodes say how many tasks run at once)."""
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=positive_int, default=HERE.workers, metavar="N",
-                        help="judge on N local worker processes, each with its own judge (default 1)")
-    where.add_argument("--cluster", metavar="ADDRESS",
-                        help="judge on the Ray cluster at ADDRESS (auto, HOST:PORT or ray://HOST:PORT; docs/cluster.md):"
-                             " the judge must be on every node")
+    where.add_argument(
+        "--workers",
+        type=positive_int,
+        default=HERE.workers,
+        metavar="N",
+        help="judge on N local worker processes, each with its own judge (default 1)",
+    )
+    where.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="judge on the Ray cluster at ADDRESS (auto, HOST:PORT or ray://HOST:PORT;"
+        " docs/cluster.md): the judge must be on every node",
+    )
 
 
 def where_of(args: argparse.Namespace) -> Where:

@@ -1,179 +1,15 @@
-"""The lines testing/fuzz_uci.py sends: the fixtures (files and programs given as option values,
-a lying judge among them), the sessions' scenarios, positions, and random lines of every kind."""
+"""The lines testing/fuzz_uci.py sends: positions, and random lines of every kind (the fixtures,
+files and programs given as option values, and the sessions' scenarios: fuzz_uci_sessions.py)."""
 
 from __future__ import annotations
 
-import dataclasses
 import random
-import sys
 from collections.abc import Callable
-from pathlib import Path
 
 import chess
-import numpy as np
 
-from testing.bombs import gzip_zeros, npz_with
-from testing.fuzz_uci_protocol import ROOT, Option
-
-SHIPPED_CASEBASE = ROOT / "casebases" / "kosteniuk-2200.npz"
-STOCKFISH = "/usr/games/stockfish"
-
-# -- the fixtures: files and programs given as option values --------------------------------
-
-
-LIAR = '''\
-"""A judge that speaks UCI and lies in answer to go (testing/fuzz_uci.py)."""
-import os, random, sys, time
-rng = random.Random(int(os.environ.get("LIAR_SEED", "0")) ^ os.getpid())
-held = None
-def say(text):
-    sys.stdout.write(text + "\\n"); sys.stdout.flush()
-def square():
-    return "abcdefghz"[rng.randrange(9)] + "123456789"[rng.randrange(9)]
-for line in sys.stdin:
-    words = line.split()
-    if not words:
-        continue
-    if words[0] == "uci":
-        say("id name liar"); say("option name Hash type spin default 16 min 1 max 64")
-        say("option name Threads type spin default 1 min 1 max 4"); say("uciok")
-    elif words[0] == "isready":
-        say("readyok")
-    elif words[0] == "go":
-        kind = rng.randrange(10)
-        lies = ["info depth 1 score cp 30000000 pv e2e4 e7e5", "info depth -5 score mate 0 pv z9z9",
-                "info score cp abc", "info multipv 0 depth 1 score cp 10 pv a1a8 h8h1",
-                "info depth 1 nodes -1 score cp 5 pv 0000", "info string " + "x" * 10000,
-                "info depth 3 score mate -1 pv " + square() + square()]
-        for lie in rng.sample(lies, rng.randrange(len(lies))):
-            say(lie)
-        answer = rng.choice(["bestmove " + square() + square(), "bestmove e2e4", "bestmove 0000", "bestmove",
-                             "bestmove (none)", "bestmove a7a8q ponder h1h8", "bestmove e7e5 ponder e2e4",
-                             "info nonsense", "bestmove " + "e2e4" * 1000])
-        if kind == 0:
-            continue                      # never answers this go, not even at stop
-        if kind == 1:
-            held = answer                 # answers at stop
-            continue
-        if kind == 2:
-            sys.exit(3)                   # dies in the middle of a search
-        if kind == 3:
-            time.sleep(rng.random() * 3)  # slow
-        say(answer)
-    elif words[0] == "stop" and held is not None:
-        say(held); held = None
-    elif words[0] == "quit":
-        break
-'''
-
-
-@dataclasses.dataclass
-class Fixtures:
-    """The files and programs the fuzzer offers as option values, made in a temporary folder."""
-
-    folder: Path
-    liar: Path
-    garbage: Path
-    truncated: Path
-    damaged: Path
-    empty: Path
-    missing: Path
-    long_path: str
-    network_bomb: Path
-    casebase_bomb: Path
-
-    @classmethod
-    def make(cls, folder: Path, rng: random.Random) -> Fixtures:
-        liar = folder / "liar_judge.py"
-        liar.write_text(f"#!{sys.executable}\n" + LIAR)
-        liar.chmod(0o755)
-        garbage = folder / "garbage.npz"
-        garbage.write_bytes(rng.randbytes(4096))
-        data = SHIPPED_CASEBASE.read_bytes() if SHIPPED_CASEBASE.exists() else rng.randbytes(100_000)
-        truncated = folder / "truncated.npz"
-        truncated.write_bytes(data[: len(data) // 2])
-        damaged = folder / "damaged.npz"  # a zip whose members' bytes are flipped: the CRCs fail
-        flipped = bytearray(data)
-        for at in range(1000, len(flipped) - 1000, max(1, len(flipped) // 64)):
-            flipped[at] ^= 0xFF
-        damaged.write_bytes(bytes(flipped))
-        empty = folder / "empty.npz"
-        empty.write_bytes(b"")
-        network_bomb = gzip_zeros(folder / "zeros.pb.gz", 2 << 30)  # 2 MiB that inflate to 2 GiB
-        casebase_bomb = npz_with(folder / "bomb.npz", {"format": np.array("cbr-chess-casebase"),
-                                                       "version": np.array(2)}, "boards", (1 << 25, 8), "uint64")
-        return cls(folder, liar, garbage, truncated, damaged, empty, folder / "missing" / "nothing.npz",
-                   "/tmp/" + "x" * 3000, network_bomb, casebase_bomb)
-
-    def files(self, kind: str) -> list[str]:
-        """Values for a string option: ``kind`` is ``casebase``, ``model``, ``judge``, ``tables``,
-        ``syzygy`` or anything else; the ones that argv cannot carry (NUL) come last."""
-        bad = [str(self.missing), str(self.garbage), str(self.truncated), str(self.damaged), str(self.empty), "",
-               "<empty>", "/tmp", "/etc/passwd", "/dev/null", self.long_path, "/" + "a/" * 1500 + "b.npz"]
-        kinds = {
-            "casebase": [str(SHIPPED_CASEBASE)] * 4 + ["kosteniuk-2200", str(ROOT / "engine/style/models/style.npz"),
-                                                       str(self.casebase_bomb)],
-            "model": ["auto"] * 3 + [str(ROOT / "engine/style/models/style.npz"),
-                                     str(ROOT / "engine/style/models/personal/kosteniuk-2200.npz"),
-                                     str(SHIPPED_CASEBASE), str(self.network_bomb)],
-            "judge": ["", "/bin/cat", "/bin/false", str(self.liar), STOCKFISH, STOCKFISH],
-            "tables": [str(ROOT / "tables")] * 3,
-            "syzygy": [str(ROOT / "tests/data/syzygy"), "/tmp:/nonexistent", "::::"],
-        }
-        return kinds.get(kind, []) + bad
-
-    @staticmethod
-    def unsendable() -> list[str]:
-        """Values only a line can carry (argv cannot): NUL bytes."""
-        return ["/tmp/a\x00b", "\x00", "auto\x00"]
-
-
-def option_kind(name: str) -> str:
-    """Which list of :meth:`Fixtures.files` an option's values come from."""
-    lowered = name.lower()
-    for kind in ("casebase", "model", "judge", "tables", "syzygy"):
-        if kind in lowered:
-            return kind
-    return "other"
-
-
-# -- the session's scenarios ---------------------------------------------------------------
-
-
-@dataclasses.dataclass(frozen=True)
-class Scenario:
-    """A session's start: the engine's flags (``{CASEBASE}``-style names are fixtures) and the
-    options set after ``uci``."""
-
-    name: str
-    flags: tuple[str, ...]
-    options: tuple[tuple[str, str], ...] = ()
-
-
-SCENARIOS = (
-    Scenario("pure", ("--mode", "pure", "--casebase", "{shipped}")),
-    Scenario("guided", ("--mode", "guided", "--casebase", "{shipped}")),
-    Scenario("chess0", ("--mode", "chess0", "--casebase", "{shipped}")),
-    Scenario("guided, Judge stockfish", ("--mode", "guided", "--casebase", "{shipped}", "--judge", STOCKFISH),
-             (("Ponder", "true"),)),
-    Scenario("guided, Judge /bin/cat", ("--mode", "guided", "--casebase", "{shipped}", "--judge", "/bin/cat")),
-    Scenario("guided, Judge /bin/false", ("--mode", "guided", "--casebase", "{shipped}", "--judge", "/bin/false")),
-    Scenario("guided, Judge liar", ("--mode", "guided", "--casebase", "{shipped}", "--judge", "{liar}")),
-    Scenario("guided, UCI_LimitStrength", ("--mode", "guided", "--casebase", "{shipped}"),
-             (("UCI_LimitStrength", "true"), ("UCI_Elo", "{elo}"), ("Selection", "calibrated"))),
-    Scenario("guided, Selection likely, personal Model", ("--mode", "guided", "--casebase", "{shipped}"),
-             (("Selection", "likely"), ("Model", str(ROOT / "engine/style/models/personal/kosteniuk-2200.npz")))),
-    Scenario("guided, Casebase missing", ("--mode", "guided", "--casebase", "{missing}")),
-    Scenario("guided, Casebase garbage", ("--mode", "guided", "--casebase", "{bad}")),
-    Scenario("pure, Casebase damaged", ("--mode", "pure", "--casebase", "{bad}")),
-    Scenario("guided, Judge stockfish, Model garbage, MultiPV, WDL", ("--mode", "guided", "--casebase", "{shipped}",
-             "--judge", STOCKFISH), (("Model", "{garbage}"), ("MultiPV", "3"), ("UCI_ShowWDL", "true"))),
-    Scenario("chess0 adaptive, Selection calibrated", ("--mode", "chess0", "--casebase", "{shipped}"),
-             (("Style", "adaptive"), ("Selection", "calibrated"), ("UCI_LimitStrength", "true"))),
-    Scenario("guided, Judge liar, LimitStrength, likely", ("--mode", "guided", "--casebase", "{shipped}",
-             "--judge", "{liar}"), (("UCI_LimitStrength", "true"), ("Selection", "likely"))),
-)
-
+from testing.fuzz_uci_protocol import Option
+from testing.fuzz_uci_sessions import SHIPPED_CASEBASE, Fixtures, option_kind
 
 # -- positions -----------------------------------------------------------------------------
 
@@ -194,16 +30,40 @@ SPECIAL_FENS = (
     "rnbqkbnr/ppppp2p/5p2/6p1/4P3/8/PPPP1PPP/RNBQKBNR w KQkq g6 0 3",  # mate in one
 )
 MALFORMED_POSITIONS = (
-    "position", "position startpos moves", "position fen", "position fen moves e2e4", "position startpos e2e4",
-    "position fen 8/8/8/8/8/8/8/8 w - - 0 1", "position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR/8 w - - 0 1",
-    "position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0", "position startpos moves e2e4 moves e7e5",
-    "position fen garbage", "position fen 4k3/8/8/8/8/8/8/4K3 x - - 0 1", "position moves e2e4",
-    "position fen 4k3/8/8/8/8/8/8/4K3 w - - -1 -1", "position fen kk6/8/8/8/8/8/8/KK6 w - - 0 1",
-    "position fen 4k3/8/8/8/8/8/8/4K2R w K - 0 1 moves e1g1", "position startpos moves e2e4 e7e5 e1e2 e8e7 e2e1 e7e8 " * 20,
-    "position startpos moves E2E4", "position startpos moves e2e4\x00", "position fen \xff\xfe",
+    "position",
+    "position startpos moves",
+    "position fen",
+    "position fen moves e2e4",
+    "position startpos e2e4",
+    "position fen 8/8/8/8/8/8/8/8 w - - 0 1",
+    "position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR/8 w - - 0 1",
+    "position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0",
+    "position startpos moves e2e4 moves e7e5",
+    "position fen garbage",
+    "position fen 4k3/8/8/8/8/8/8/4K3 x - - 0 1",
+    "position moves e2e4",
+    "position fen 4k3/8/8/8/8/8/8/4K3 w - - -1 -1",
+    "position fen kk6/8/8/8/8/8/8/KK6 w - - 0 1",
+    "position fen 4k3/8/8/8/8/8/8/4K2R w K - 0 1 moves e1g1",
+    "position startpos moves e2e4 e7e5 e1e2 e8e7 e2e1 e7e8 " * 20,
+    "position startpos moves E2E4",
+    "position startpos moves e2e4\x00",
+    "position fen \xff\xfe",
     "position startpos moves 0000 0000 e2e4",
 )
-ILLEGAL_MOVES = ("e2e5", "a1a1", "e1g1", "e7e8q", "h9h1", "zz", "e2e4e", "e2", "a7a8k", "0000x", "e1c1")
+ILLEGAL_MOVES = (
+    "e2e5",
+    "a1a1",
+    "e1g1",
+    "e7e8q",
+    "h9h1",
+    "zz",
+    "e2e4e",
+    "e2",
+    "a7a8k",
+    "0000x",
+    "e1c1",
+)
 
 
 def random_board(rng: random.Random, plies: int) -> chess.Board:
@@ -231,7 +91,9 @@ def position_line(board: chess.Board) -> str:
 class LineMaker:
     """Random lines of every kind, for the position in force and the options the engine declared."""
 
-    def __init__(self, rng: random.Random, fixtures: Fixtures, *, unsafe_resources: bool = False) -> None:
+    def __init__(
+        self, rng: random.Random, fixtures: Fixtures, *, unsafe_resources: bool = False
+    ) -> None:
         self.rng = rng
         self.fixtures = fixtures
         self.unsafe_resources = unsafe_resources
@@ -240,15 +102,29 @@ class LineMaker:
 
     def fill(self, value: str) -> str:
         """``value`` with a fixture's path (or a rating) for ``{name}``."""
-        bad = self.rng.choice([self.fixtures.garbage, self.fixtures.truncated, self.fixtures.damaged,
-                               self.fixtures.empty])
-        names = {"{shipped}": str(SHIPPED_CASEBASE), "{missing}": str(self.fixtures.missing), "{bad}": str(bad),
-                 "{liar}": str(self.fixtures.liar), "{garbage}": str(self.fixtures.garbage),
-                 "{elo}": str(self.rng.randrange(1000, 3001))}
+        bad = self.rng.choice(
+            [
+                self.fixtures.garbage,
+                self.fixtures.truncated,
+                self.fixtures.damaged,
+                self.fixtures.empty,
+            ]
+        )
+        names = {
+            "{shipped}": str(SHIPPED_CASEBASE),
+            "{missing}": str(self.fixtures.missing),
+            "{bad}": str(bad),
+            "{liar}": str(self.fixtures.liar),
+            "{garbage}": str(self.fixtures.garbage),
+            "{elo}": str(self.rng.randrange(1000, 3001)),
+        }
         return names.get(value, value)
 
-    def next(self, board: chess.Board, options: dict[str, Option]) -> tuple[str, str | bytes, bytes]:
-        """A random line's kind, text and ending (now and then CRLF) for ``board`` and ``options``."""
+    def next(
+        self, board: chess.Board, options: dict[str, Option]
+    ) -> tuple[str, str | bytes, bytes]:
+        """A random line's kind, text and ending (now and then CRLF) for ``board`` and
+        ``options``."""
         self.board, self.options = board, options
         kinds: list[tuple[str, float, Callable[[], str | bytes]]] = [
             ("setoption", 18, self.setoption_line),
@@ -259,8 +135,21 @@ class LineMaker:
             ("garbage", 10, self.garbage_line),
             ("stop", 4, lambda: "stop"),
             ("ponderhit", 3, lambda: "ponderhit"),
-            ("other", 4, lambda: self.rng.choice(["debug on", "debug off", "debug", "register later",
-                                                  "register name x code y", "uci", ""])),
+            (
+                "other",
+                4,
+                lambda: self.rng.choice(
+                    [
+                        "debug on",
+                        "debug off",
+                        "debug",
+                        "register later",
+                        "register name x code y",
+                        "uci",
+                        "",
+                    ]
+                ),
+            ),
         ]
         name, _, make = self.rng.choices(kinds, weights=[weight for _, weight, _ in kinds])[0]
         line = make()
@@ -269,9 +158,18 @@ class LineMaker:
     def setoption_line(self) -> str | bytes:
         rng = self.rng
         if not self.options or rng.random() < 0.05:
-            return rng.choice(["setoption", "setoption name", "setoption value 5", "setoption name NoSuch value 1",
-                               "setoption name Hash value", "setoption name  hash  value 8",
-                               "setoption name MULTIPV value 2", "setoption name Move Overhead value 30 value 40"])
+            return rng.choice(
+                [
+                    "setoption",
+                    "setoption name",
+                    "setoption value 5",
+                    "setoption name NoSuch value 1",
+                    "setoption name Hash value",
+                    "setoption name  hash  value 8",
+                    "setoption name MULTIPV value 2",
+                    "setoption name Move Overhead value 30 value 40",
+                ]
+            )
         option = rng.choice(list(self.options.values()))
         value = self.option_value(option)
         if value is None:
@@ -287,15 +185,39 @@ class LineMaker:
             low, high = option.minimum, option.maximum
             if option.name in ("Hash", "Threads") and not self.unsafe_resources:
                 high = min(high, 256 if option.name == "Hash" else 2)
-            return str(rng.choice([rng.randint(low, high), rng.randint(low, high), low, high, low - 1,
-                                   option.maximum + 1, 10**30, -(10**30), "", "abc", "1.5", " 7", "0x1f", "+5",
-                                   "\u0663", "1_0", str(rng.randint(low, high)) + " junk"]))
+            return str(
+                rng.choice(
+                    [
+                        rng.randint(low, high),
+                        rng.randint(low, high),
+                        low,
+                        high,
+                        low - 1,
+                        option.maximum + 1,
+                        10**30,
+                        -(10**30),
+                        "",
+                        "abc",
+                        "1.5",
+                        " 7",
+                        "0x1f",
+                        "+5",
+                        "\u0663",
+                        "1_0",
+                        str(rng.randint(low, high)) + " junk",
+                    ]
+                )
+            )
         if option.kind == "check":
-            return rng.choice(["true", "false", "true", "false", "TRUE", "1", "0", "yes", "", "maybe"])
+            return rng.choice(
+                ["true", "false", "true", "false", "TRUE", "1", "0", "yes", "", "maybe"]
+            )
         if option.kind == "combo":
             choices = option.choices or ["x"]
-            return rng.choice(choices * 3 + [rng.choice(choices).upper(), "", "nonsense",
-                                             rng.choice(choices) + " extra"])
+            return rng.choice(
+                choices * 3
+                + [rng.choice(choices).upper(), "", "nonsense", rng.choice(choices) + " extra"]
+            )
         if option.kind == "button":
             return rng.choice([None, None, "x"])
         values = self.fixtures.files(option_kind(option.name)) + self.fixtures.unsendable()
@@ -315,7 +237,9 @@ class LineMaker:
             return f"position {start} moves {' '.join(moves)}"
         if roll < 0.97:
             return rng.choice(MALFORMED_POSITIONS)
-        return "position startpos moves " + " ".join(rng.choice(ILLEGAL_MOVES) for _ in range(10_000))
+        return "position startpos moves " + " ".join(
+            rng.choice(ILLEGAL_MOVES) for _ in range(10_000)
+        )
 
     def go_line(self) -> str:
         rng = self.rng
@@ -332,21 +256,44 @@ class LineMaker:
             mine = rng.choice([1, 1, 10, 100, 500, 1000, 3000, 0, -50, 10**17])
             body = f"{own} {mine} {other} {rng.choice([1, 1000, 60_000])}"
             if rng.random() < 0.5:
-                body += f" winc {rng.choice([0, 10, 100, 2000])} binc {rng.choice([0, 10, 100, 2000])}"
+                body += (
+                    f" winc {rng.choice([0, 10, 100, 2000])} binc {rng.choice([0, 10, 100, 2000])}"
+                )
             if rng.random() < 0.3:
                 body += f" movestogo {rng.choice([1, 2, 40, 0, -1])}"
         elif roll < 0.70:
             body = "infinite"
         elif roll < 0.80:  # ponder, with a clock or not; ponderhit or stop comes later
-            body = "ponder " + rng.choice([f"wtime {rng.choice([100, 2000])} btime {rng.choice([100, 2000])}",
-                                           "movetime 200", "depth 2", "infinite", ""])
+            body = "ponder " + rng.choice(
+                [
+                    f"wtime {rng.choice([100, 2000])} btime {rng.choice([100, 2000])}",
+                    "movetime 200",
+                    "depth 2",
+                    "infinite",
+                    "",
+                ]
+            )
         elif roll < 0.92:
-            body = rng.choice(["depth 2", "movetime 100", "nodes 500", "infinite"]) + " searchmoves " + \
-                self.searchmoves()
+            body = (
+                rng.choice(["depth 2", "movetime 100", "nodes 500", "infinite"])
+                + " searchmoves "
+                + self.searchmoves()
+            )
         else:
-            body = rng.choice(["", "mate 1", "mate 0", "depth", "movetime abc", "depth 1 depth 2",
-                               "depth 1 frobnicate 7", "wtime 100 btime 100 ponder infinite",
-                               "movetime 50 movestogo 0", f"depth 1 {' '.join(f'z{i}' for i in range(2000))}"])
+            body = rng.choice(
+                [
+                    "",
+                    "mate 1",
+                    "mate 0",
+                    "depth",
+                    "movetime abc",
+                    "depth 1 depth 2",
+                    "depth 1 frobnicate 7",
+                    "wtime 100 btime 100 ponder infinite",
+                    "movetime 50 movestogo 0",
+                    f"depth 1 {' '.join(f'z{i}' for i in range(2000))}",
+                ]
+            )
         return f"go {body}".rstrip()
 
     def searchmoves(self) -> str:
@@ -362,14 +309,36 @@ class LineMaker:
         if roll < 0.9:
             return rng.choice(["0000", f"0000 {legal[0] if legal else 'e2e4'}", "E2E4", ""])
         filler = legal or ["e2e4"]
-        return " ".join(rng.choice(filler) if rng.random() < 0.5 else f"q{i}" for i in range(100_000))
+        return " ".join(
+            rng.choice(filler) if rng.random() < 0.5 else f"q{i}" for i in range(100_000)
+        )
 
     def garbage_line(self) -> str | bytes:
         rng = self.rng
         roll = rng.random()
         if roll < 0.3:
-            words = ["foo", "gogo", "isready2", "Go", "STOP", "positions", "setoptions", "\u2603", "ready?", "--help",
-                     "-1", "ponder", "infinite", "moves", "startpos", "fen", "name", "value", "bestmove", "readyok"]
+            words = [
+                "foo",
+                "gogo",
+                "isready2",
+                "Go",
+                "STOP",
+                "positions",
+                "setoptions",
+                "\u2603",
+                "ready?",
+                "--help",
+                "-1",
+                "ponder",
+                "infinite",
+                "moves",
+                "startpos",
+                "fen",
+                "name",
+                "value",
+                "bestmove",
+                "readyok",
+            ]
             return " ".join(rng.choice(words) for _ in range(rng.randint(1, 8)))
         if roll < 0.5:  # bytes, without line ends
             return bytes(b for b in rng.randbytes(rng.randint(1, 200)) if b not in (10, 13))
@@ -378,6 +347,15 @@ class LineMaker:
         if roll < 0.7:
             return "x" * rng.choice([5000, 100_000])
         if roll < 0.8:  # a command after unknown words: UCI says the rest of the line counts
-            return rng.choice(["junk isready", "hello go depth 1", "xx position startpos moves e2e4", "?? stop",
-                               "\x00 ucinewgame"])
-        return rng.choice([" ", "\t", "   isready   ", "\tgo\tdepth\t1", "go\u00a0depth 1", "\ufeffisready"])
+            return rng.choice(
+                [
+                    "junk isready",
+                    "hello go depth 1",
+                    "xx position startpos moves e2e4",
+                    "?? stop",
+                    "\x00 ucinewgame",
+                ]
+            )
+        return rng.choice(
+            [" ", "\t", "   isready   ", "\tgo\tdepth\t1", "go\u00a0depth 1", "\ufeffisready"]
+        )

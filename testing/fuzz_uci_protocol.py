@@ -21,14 +21,45 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: What the engine reads as commands; a line's first such token is its command (UCI: unknown
 #: tokens are skipped).
-COMMANDS = ("uci", "debug", "isready", "setoption", "register", "ucinewgame", "position", "go", "stop", "ponderhit",
-            "quit")
+COMMANDS = (
+    "uci",
+    "debug",
+    "isready",
+    "setoption",
+    "register",
+    "ucinewgame",
+    "position",
+    "go",
+    "stop",
+    "ponderhit",
+    "quit",
+)
 #: The first words an engine may write.
-OUTPUT_WORDS = {"id", "uciok", "readyok", "bestmove", "copyprotection", "registration", "info", "option"}
+OUTPUT_WORDS = {
+    "id",
+    "uciok",
+    "readyok",
+    "bestmove",
+    "copyprotection",
+    "registration",
+    "info",
+    "option",
+}
 GO_NUMBERS = ("wtime", "btime", "winc", "binc", "movestogo", "movetime", "depth", "nodes", "mate")
 GO_FLAGS = ("infinite", "ponder")
-INFO_INTEGERS = {"depth", "seldepth", "time", "nodes", "multipv", "currmovenumber", "hashfull", "nps", "tbhits",
-                 "sbhits", "cpuload"}
+INFO_INTEGERS = {
+    "depth",
+    "seldepth",
+    "time",
+    "nodes",
+    "multipv",
+    "currmovenumber",
+    "hashfull",
+    "nps",
+    "tbhits",
+    "sbhits",
+    "cpuload",
+}
 INFO_KEYS = INFO_INTEGERS | {"score", "wdl", "currmove", "pv", "refutation", "currline", "string"}
 MOVE_SYNTAX = re.compile(r"^(?:[a-h][1-8][a-h][1-8][qrbn]?|0000)$")
 
@@ -54,7 +85,9 @@ def parse_option(line: str) -> Option | None:
     if tokens[:2] != ["option", "name"] or "type" not in tokens:
         return None
     at_type = tokens.index("type")
-    option = Option(" ".join(tokens[2:at_type]), tokens[at_type + 1] if at_type + 1 < len(tokens) else "")
+    option = Option(
+        " ".join(tokens[2:at_type]), tokens[at_type + 1] if at_type + 1 < len(tokens) else ""
+    )
     keys = {"default", "min", "max", "var"}
     i = at_type + 2
     while i < len(tokens):
@@ -103,7 +136,9 @@ def parse_position(tokens: list[str]) -> chess.Board:
     return board
 
 
-def parse_go(tokens: list[str], board: chess.Board) -> tuple[dict[str, int], set[str], list[chess.Move] | None]:
+def parse_go(
+    tokens: list[str], board: chess.Board
+) -> tuple[dict[str, int], set[str], list[chess.Move] | None]:
     """The numbers, flags and search moves of ``go`` (its words after the command) in ``board``:
     a number that is not a whole number is no number; searchmoves runs to the next keyword and
     keeps the moves legal in ``board`` (python-chess's parse_uci: ``0000`` is kept, as a null move).
@@ -203,10 +238,22 @@ class EngineProcess:
     """The engine as a subprocess: lines in (bounded by a deadline), its lines out as events."""
 
     def __init__(self, argv: list[str], cwd: Path) -> None:
-        # cwd: a scratch folder, so that relative paths in fuzzed options (Tables "spaced value") land there
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     cwd=cwd, bufsize=0, start_new_session=True)
-        assert self.proc.stdin is not None and self.proc.stdout is not None and self.proc.stderr is not None
+        # cwd: a scratch folder, so that relative paths in fuzzed options (Tables "spaced value")
+        # land there
+        self.proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            bufsize=0,
+            start_new_session=True,
+        )
+        assert (
+            self.proc.stdin is not None
+            and self.proc.stdout is not None
+            and self.proc.stderr is not None
+        )
         self.events: queue.Queue[Event] = queue.Queue()
         self.stdin_fd = self.proc.stdin.fileno()
         os.set_blocking(self.stdin_fd, False)
@@ -219,7 +266,8 @@ class EngineProcess:
         self.events.put(Event(name, time.monotonic(), None))
 
     def write(self, data: bytes, timeout: float) -> bool:
-        """Write ``data`` whole; False if the engine did not read it within ``timeout`` or is gone."""
+        """Write ``data`` whole; False if the engine did not read it within ``timeout`` or is
+        gone."""
         deadline = time.monotonic() + timeout
         view = memoryview(data)
         while view:
@@ -230,7 +278,7 @@ class EngineProcess:
             if not writable:
                 continue
             try:
-                view = view[os.write(self.stdin_fd, view):]
+                view = view[os.write(self.stdin_fd, view) :]
             except BlockingIOError:
                 continue
             except (BrokenPipeError, OSError):
@@ -255,7 +303,8 @@ class EngineProcess:
         return found
 
     def kill(self) -> None:
-        """End the engine and everything in its process group (it was started in a session of its own)."""
+        """End the engine and everything in its process group (it was started in a session of its
+        own)."""
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
@@ -274,6 +323,11 @@ def alive(pid: int) -> bool:
 
 def command_line(pid: int) -> str:
     try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\x00", b" ").decode(errors="replace")[:120]
+        return (
+            Path(f"/proc/{pid}/cmdline")
+            .read_bytes()
+            .replace(b"\x00", b" ")
+            .decode(errors="replace")[:120]
+        )
     except OSError:
         return "?"

@@ -14,7 +14,14 @@ from typing import TextIO
 
 import chess
 
-from testing.fuzz_uci_protocol import INFO_KEYS, command_of, info_problem, parse_go, parse_move, parse_position
+from testing.fuzz_uci_protocol import (
+    INFO_KEYS,
+    command_of,
+    info_problem,
+    parse_go,
+    parse_move,
+    parse_position,
+)
 
 LONG_LINE = 4096
 SLOW_ISREADY = 0.5
@@ -27,17 +34,21 @@ NO_BOUND_MS = 10**7
 AFTER_CHANGE = "isready after a change or a huge line"
 
 FAULTS = {
-    "illegal bestmove": "bestmove not legal in the position of its go (0000 while moves exist, or a move while none)",
+    "illegal bestmove": "bestmove not legal in the position of its go (0000 while moves exist, or"
+    " a move while none)",
     "illegal ponder move": "the ponder move is not legal after the bestmove",
-    "bestmove outside searchmoves": "searchmoves named legal moves and the bestmove is not one of them",
+    "bestmove outside searchmoves": "searchmoves named legal moves and the bestmove is not one of"
+    " them",
     "illegal pv": "an info pv with a move that is not legal along the line",
-    "bestmove is not the pv's first move": "the last pv (multipv 1) before bestmove starts with another move",
+    "bestmove is not the pv's first move": "the last pv (multipv 1) before bestmove starts with"
+    " another move",
     "lost go": "no bestmove within the go's limits + margin (or the margin after stop)",
-    "slow isready": f"readyok later than {SLOW_ISREADY} s, with no option changed since the last readyok or go"
-                    f" and no line over {HUGE_LINE} bytes in the {HUGE_LINE_SECONDS} s before",
+    "slow isready": f"readyok later than {SLOW_ISREADY} s, with no option changed since the last"
+    f" readyok or go and no line over {HUGE_LINE} bytes in the {HUGE_LINE_SECONDS} s before",
     "unanswered isready": "no readyok at all within --isready-timeout",
     "line over 4 KB": f"a stdout line longer than {LONG_LINE} bytes",
-    "not UCI": "a stdout line whose first word no UCI engine writes, or an info line with unknown fields",
+    "not UCI": "a stdout line whose first word no UCI engine writes, or an info line with unknown"
+    " fields",
     "unexpected bestmove": "a bestmove with no go searching",
     "unexpected readyok": "a readyok with no isready waiting",
     "traceback": "a traceback on stderr (a chained one, 'During handling...', counts once)",
@@ -59,7 +70,9 @@ class Recorder:
         self.faults: collections.Counter[str] = collections.Counter()
         self.examples: dict[str, list[list[str]]] = collections.defaultdict(list)
         self.transcript: collections.deque[str] = collections.deque(maxlen=args.context)
-        self.log: TextIO | None = args.log.open("w", encoding="ascii", errors="backslashreplace") if args.log else None
+        self.log: TextIO | None = (
+            args.log.open("w", encoding="ascii", errors="backslashreplace") if args.log else None
+        )
         self.session = ""
         self.tracing: list[str] | None = None  # the example a traceback's following lines go to
 
@@ -77,7 +90,9 @@ class Recorder:
 
     def note(self, prefix: str, text: str) -> None:
         if self.log is not None:
-            self.log.write(f"{time.monotonic() - self.started:9.3f} {prefix}{ascii(text[:2000])[1:-1]}\n")
+            self.log.write(
+                f"{time.monotonic() - self.started:9.3f} {prefix}{ascii(text[:2000])[1:-1]}\n"
+            )
         shown = text if len(text) <= 160 else f"{text[:160]}...(+{len(text) - 160} chars)"
         self.transcript.append(prefix + ascii(shown)[1:-1])
 
@@ -98,7 +113,8 @@ class Search:
     infinite: bool
     loading: bool = False  # options changed before this go: it may load a casebase or start a judge
     answered: bool = False  # the engine has written a search's line since this go
-    action_at: float = math.inf  # when the fuzzer sends stop (or ponderhit) to a search with no bound
+    # when the fuzzer sends stop (or ponderhit) to a search with no bound
+    action_at: float = math.inf
     lost: bool = False
     due: float = math.inf  # the deadline that was missed, when lost
     last_pv_first: str | None = None
@@ -119,7 +135,7 @@ def judge_depth(words: list[str], depth: int) -> int:
     if "name" not in lowered or "value" not in lowered:
         return depth
     at = lowered.index("value")
-    name, value = " ".join(lowered[lowered.index("name") + 1:at]), words[at + 1:]
+    name, value = " ".join(lowered[lowered.index("name") + 1 : at]), words[at + 1 :]
     if name != "judgedepth" or len(value) != 1 or not value[0].isdigit() or int(value[0]) > 99:
         return depth
     return int(value[0])
@@ -138,7 +154,8 @@ class Expectations:
         self.huge_at = -math.inf  # when the last line over HUGE_LINE bytes was sent
         self.go_count = 0
         self.slowest = {"isready": 0.0, AFTER_CHANGE: 0.0}
-        self.latest_bestmove = -math.inf  # seconds after its deadline, the latest bestmove that came
+        # seconds after its deadline, the latest bestmove that came
+        self.latest_bestmove = -math.inf
 
     def reset(self) -> None:
         """A new engine: nothing owed, the start position, everything to load."""
@@ -196,7 +213,9 @@ class Expectations:
                     search.deadline = now + search.bound + self.args.margin
                 elif search.work and not search.infinite:
                     search.deadline = now + self.args.work_seconds
-                search.action_at = now + self.rng.uniform(0.05, 1.5) if math.isinf(search.deadline) else math.inf
+                search.action_at = (
+                    now + self.rng.uniform(0.05, 1.5) if math.isinf(search.deadline) else math.inf
+                )
 
     def stop_searches(self, now: float) -> None:
         for search in self.searches:
@@ -208,18 +227,37 @@ class Expectations:
     def new_search(self, tokens: list[str], now: float, line: str) -> Search:
         """The search a ``go`` with ``tokens`` starts, and when its bestmove is due."""
         numbers, flags, moves = parse_go(tokens, self.board)
-        times = [max(0, numbers[key]) for key in ("movetime", "wtime" if self.board.turn else "btime")
-                 if key in numbers]
+        times = [
+            max(0, numbers[key])
+            for key in ("movetime", "wtime" if self.board.turn else "btime")
+            if key in numbers
+        ]
         bound = min(times) / 1000 if times and min(times) < NO_BOUND_MS else None
-        # JudgeDepth overrides the go's depth and nodes (search.md §7): a deep one is no bounded work
-        work = (1 <= numbers.get("depth", 0) <= self.args.work_depth
-                or 1 <= numbers.get("nodes", 0) <= self.args.work_nodes) and self.judge_depth <= self.args.work_depth
+        # JudgeDepth overrides the go's depth and nodes (search.md §7): a deep one is no bounded
+        # work
+        work = (
+            1 <= numbers.get("depth", 0) <= self.args.work_depth
+            or 1 <= numbers.get("nodes", 0) <= self.args.work_nodes
+        ) and self.judge_depth <= self.args.work_depth
         # a go after a change of options may load a casebase or start a judge, and so may be late;
         # so may a go that waits for an earlier one that is loading
-        loading = self.changed or any(search.loading and not search.answered for search in self.searches)
+        loading = self.changed or any(
+            search.loading and not search.answered for search in self.searches
+        )
         shown = line if len(line) <= 120 else f"{line[:120]}...(+{len(line) - 120} chars)"
-        search = Search(self.go_count, ascii(shown)[1:-1], self.board.copy(), moves or None, now, math.inf, bound, work,
-                        "ponder" in flags, "infinite" in flags, loading=loading)
+        search = Search(
+            self.go_count,
+            ascii(shown)[1:-1],
+            self.board.copy(),
+            moves or None,
+            now,
+            math.inf,
+            bound,
+            work,
+            "ponder" in flags,
+            "infinite" in flags,
+            loading=loading,
+        )
         allowance = self.args.load_seconds if loading else 0.0
         if not search.pondering and not search.infinite:
             if bound is not None:
@@ -234,7 +272,9 @@ class Expectations:
 
     def answered(self, text: str) -> None:
         """A line of a search (not an info string): the search under way has its agent."""
-        if self.searches and (text.startswith("bestmove") or (text.startswith("info") and "string" not in text)):
+        if self.searches and (
+            text.startswith("bestmove") or (text.startswith("info") and "string" not in text)
+        ):
             self.searches[0].answered = True
 
     def readyok(self, at: float) -> None:
@@ -248,7 +288,9 @@ class Expectations:
         self.slowest[key] = max(self.slowest[key], latency)
         if latency > SLOW_ISREADY:
             if ready.after_change:
-                self.record.counts["isready slower than 0.5 s after a change or a huge line (not a fault)"] += 1
+                self.record.counts[
+                    "isready slower than 0.5 s after a change or a huge line (not a fault)"
+                ] += 1
             else:
                 self.record.fault("slow isready", f"readyok after {latency:.2f} s")
 
@@ -268,11 +310,15 @@ class Expectations:
         for text in pv:
             move = parse_move(text)
             if move is None or not move or move not in board.legal_moves:
-                self.record.fault("illegal pv",
-                                  f"{text} is not legal in {board.fen()} (go #{search.number}: {search.line})")
+                self.record.fault(
+                    "illegal pv",
+                    f"{text} is not legal in {board.fen()} (go #{search.number}: {search.line})",
+                )
                 break
             board.push(move)
-        multipv = words[words.index("multipv") + 1] if "multipv" in words[: words.index("pv")] else "1"
+        multipv = (
+            words[words.index("multipv") + 1] if "multipv" in words[: words.index("pv")] else "1"
+        )
         if pv and multipv == "1":
             search.last_pv_first = pv[0]
 
@@ -288,7 +334,10 @@ class Expectations:
             self.latest_bestmove = max(self.latest_bestmove, late)
         if late > 0 and not search.lost:
             search.lost = True
-            record.fault("lost go", f"bestmove {late:.2f} s after the deadline (go #{search.number}: {search.line})")
+            record.fault(
+                "lost go",
+                f"bestmove {late:.2f} s after the deadline (go #{search.number}: {search.line})",
+            )
         if len(words) < 2 or (len(words) > 2 and (words[2] != "ponder" or len(words) != 4)):
             record.fault("not UCI", "bestmove needs 'bestmove MOVE [ponder MOVE]'")
             return
@@ -297,14 +346,27 @@ class Expectations:
         text = words[1]
         move = parse_move(text)
         if move is None or (not legal and text != "0000") or (legal and move not in legal):
-            record.fault("illegal bestmove",
-                         f"{text} in {board.fen()} ({len(legal)} legal moves; go #{search.number}: {search.line})")
+            record.fault(
+                "illegal bestmove",
+                f"{text} in {board.fen()} ({len(legal)} legal moves; go #{search.number}:"
+                f" {search.line})",
+            )
             return
-        if search.searchmoves and move and move not in search.searchmoves and any(search.searchmoves):
-            record.fault("bestmove outside searchmoves", f"{text} not in {[m.uci() for m in search.searchmoves][:8]}")
+        if (
+            search.searchmoves
+            and move
+            and move not in search.searchmoves
+            and any(search.searchmoves)
+        ):
+            record.fault(
+                "bestmove outside searchmoves",
+                f"{text} not in {[m.uci() for m in search.searchmoves][:8]}",
+            )
         if search.last_pv_first is not None and text != "0000" and search.last_pv_first != text:
-            record.fault("bestmove is not the pv's first move",
-                         f"last pv starts {search.last_pv_first} (go #{search.number}: {search.line})")
+            record.fault(
+                "bestmove is not the pv's first move",
+                f"last pv starts {search.last_pv_first} (go #{search.number}: {search.line})",
+            )
         if len(words) == 4 and move:
             after = board.copy(stack=False)
             after.push(move)

@@ -35,24 +35,44 @@ ENGINE_MENU, SETTINGS_ITEM = (270, 14), (330, 118)
 
 
 def tool(name: str) -> str | None:
-    return shutil.which(name) or next((str(p) for p in (Path("/usr/games") / name,) if p.exists()), None)
+    return shutil.which(name) or next(
+        (str(p) for p in (Path("/usr/games") / name,) if p.exists()), None
+    )
 
 
 def engine(casebase: str) -> str:
-    return f"{ROOT / '.venv' / 'bin' / 'cbr-chess'} --mode guided --casebase {ROOT / 'casebases' / casebase}"
+    return (
+        f"{ROOT / '.venv' / 'bin' / 'cbr-chess'} --mode guided --casebase"
+        f" {ROOT / 'casebases' / casebase}"
+    )
 
 
 def xboard(*args: str) -> subprocess.Popen[bytes]:
     adapter = f'{tool("polyglot")} -noini -ec "%fcp" -ed "%fd"'
-    return subprocess.Popen([str(tool("xboard")), "-adapterCommand", adapter, "-size", "medium",
-                             "-popupExitMessage", "false", *args],
-                            cwd=ROOT, env={**os.environ, "DISPLAY": DISPLAY},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return subprocess.Popen(
+        [
+            str(tool("xboard")),
+            "-adapterCommand",
+            adapter,
+            "-size",
+            "medium",
+            "-popupExitMessage",
+            "false",
+            *args,
+        ],
+        cwd=ROOT,
+        env={**os.environ, "DISPLAY": DISPLAY},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def click(x: int, y: int) -> None:
-    subprocess.run([str(tool("xdotool")), "mousemove", str(x), str(y), "click", "1"],
-                   env={**os.environ, "DISPLAY": DISPLAY}, check=True)
+    subprocess.run(
+        [str(tool("xdotool")), "mousemove", str(x), str(y), "click", "1"],
+        env={**os.environ, "DISPLAY": DISPLAY},
+        check=True,
+    )
 
 
 def shoot(path: Path) -> None:
@@ -61,14 +81,21 @@ def shoot(path: Path) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(prog="python -m testing.gui_xboard", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m testing.gui_xboard", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "gui")
     parser.add_argument("--tc", type=float, default=1, help="minutes for 40 moves (default 1)")
-    parser.add_argument("--timeout", type=float, default=600, help="give the game up after this many seconds")
+    parser.add_argument(
+        "--timeout", type=float, default=600, help="give the game up after this many seconds"
+    )
     args = parser.parse_args()
     missing = [name for name in TOOLS if tool(name) is None]
     if missing or not (ROOT / "casebases" / "carlsen-2800.npz").exists():
-        print(f"skipped: needs {', '.join(missing) or 'make casebases'} (apt-get install xvfb xboard polyglot xdotool)")
+        print(
+            f"skipped: needs {', '.join(missing) or 'make casebases'} (apt-get install xvfb"
+            " xboard polyglot xdotool)"
+        )
         return 0
     args.out.mkdir(parents=True, exist_ok=True)
     screen = subprocess.Popen([str(tool("Xvfb")), DISPLAY, "-screen", "0", "1100x760x24"])
@@ -89,10 +116,31 @@ def main() -> int:
         game.unlink(missing_ok=True)
         with tempfile.TemporaryDirectory() as scratch:
             debug = Path(scratch) / "xboard-debug.txt"
-            gui = xboard("-fcp", engine("carlsen-2800.npz"), "-fUCI", "-fd", str(ROOT),
-                         "-scp", engine("ivanchuk-2700.npz"), "-sUCI", "-sd", str(ROOT),
-                         "-tc", f"{args.tc:g}", "-mps", "40", "-matchGames", "1", "-saveGameFile", str(game),
-                         "-showThinking", "true", "-debug", "-nameOfDebugFile", str(debug))
+            gui = xboard(
+                "-fcp",
+                engine("carlsen-2800.npz"),
+                "-fUCI",
+                "-fd",
+                str(ROOT),
+                "-scp",
+                engine("ivanchuk-2700.npz"),
+                "-sUCI",
+                "-sd",
+                str(ROOT),
+                "-tc",
+                f"{args.tc:g}",
+                "-mps",
+                "40",
+                "-matchGames",
+                "1",
+                "-saveGameFile",
+                str(game),
+                "-showThinking",
+                "true",
+                "-debug",
+                "-nameOfDebugFile",
+                str(debug),
+            )
             started, shot = time.monotonic(), 0
             while gui.poll() is None and time.monotonic() - started < args.timeout:
                 time.sleep(1)
@@ -103,11 +151,17 @@ def main() -> int:
                 gui.terminate()
                 print(f"the game took longer than {args.timeout:g} s: stopped")
             log = debug.read_text(encoding="utf-8", errors="replace")
-        record = chess.pgn.read_game(io.StringIO(game.read_text(encoding="utf-8"))) if game.exists() else None
+        record = (
+            chess.pgn.read_game(io.StringIO(game.read_text(encoding="utf-8")))
+            if game.exists()
+            else None
+        )
         plies = len(list(record.mainline_moves())) if record is not None else 0
         result = record.headers.get("Result", "?") if record is not None else "no game saved"
-        print(f"game: {plies} plies, result {result};"
-              f" illegal moves {log.count('Illegal move')}, forfeits {log.lower().count('forfeit')}")
+        print(
+            f"game: {plies} plies, result {result};"
+            f" illegal moves {log.count('Illegal move')}, forfeits {log.lower().count('forfeit')}"
+        )
     finally:
         screen.terminate()
     return 0

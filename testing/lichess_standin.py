@@ -17,7 +17,8 @@ the URL, the engine's folder and name; every default engine option is kept):
     python -m testing.lichess_standin config --template LICHESS_BOT/config.yml.default \\
         --engine /tmp/cbr-guided.sh --port 8765 -o /tmp/lb/config.yml
     python -m testing.lichess_standin serve --port 8765 --pgn /tmp/lb/game.pgn \\
-        --bot "LB_VENV/bin/python lichess-bot.py --config /tmp/lb/config.yml -v -l /tmp/lb/bot.log" \\
+        --bot "LB_VENV/bin/python lichess-bot.py --config /tmp/lb/config.yml -v -l
+            /tmp/lb/bot.log" \\
         --bot-cwd LICHESS_BOT
 
 ``serve`` starts the bot (``--bot``), plays one game at ``--tc`` (default 3+2), stops the bot with
@@ -49,8 +50,11 @@ from testing.lichess_standin_game import TOKEN, Game, game_pgn
 from testing.lichess_standin_http import StandinServer
 
 
-def opponent_loop(server: StandinServer, kind: str, stockfish: str, skill: int, movetime: float, seed: int) -> None:
-    """Play the stand-in's side: Stockfish at ``skill`` for ``movetime`` seconds, or random legal moves."""
+def opponent_loop(
+    server: StandinServer, kind: str, stockfish: str, skill: int, movetime: float, seed: int
+) -> None:
+    """Play the stand-in's side: Stockfish at ``skill`` for ``movetime`` seconds, or random legal
+    moves."""
     game = server.game
     rng = random.Random(seed)
     engine = None
@@ -81,13 +85,16 @@ def opponent_loop(server: StandinServer, kind: str, stockfish: str, skill: int, 
 
 
 def problems_in_log(path: Path) -> list[str]:
-    """The lines of lichess-bot's log with ERROR, WARNING, Traceback or 'illegal' (and what follows a traceback)."""
+    """The lines of lichess-bot's log with ERROR, WARNING, Traceback or 'illegal' (and what follows
+    a traceback)."""
     if not path.exists():
         return [f"(no log at {path})"]
     found: list[str] = []
     following = 0
     for line in path.read_text(errors="replace").splitlines():
-        if re.search(r"\b(ERROR|WARNING|CRITICAL)\b|Traceback|[Ii]llegal|EngineError|EngineTerminated", line):
+        if re.search(
+            r"\b(ERROR|WARNING|CRITICAL)\b|Traceback|[Ii]llegal|EngineError|EngineTerminated", line
+        ):
             found.append(line)
             following = 12 if "Traceback" in line or "ERROR" in line else 0
         elif following:
@@ -98,26 +105,44 @@ def problems_in_log(path: Path) -> list[str]:
 
 def serve(args: argparse.Namespace) -> int:
     base, increment = (int(x) for x in args.tc.split("+"))
-    game = Game(chess.WHITE if args.bot_color == "white" else chess.BLACK, base * 60_000, increment * 1000,
-                args.max_plies)
+    game = Game(
+        chess.WHITE if args.bot_color == "white" else chess.BLACK,
+        base * 60_000,
+        increment * 1000,
+        args.max_plies,
+    )
     server = StandinServer(args.port, game, args.server_log)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    opponent = threading.Thread(target=opponent_loop, args=(server, args.opponent, args.stockfish, args.skill,
-                                                            args.movetime, args.seed), daemon=True)
+    opponent = threading.Thread(
+        target=opponent_loop,
+        args=(server, args.opponent, args.stockfish, args.skill, args.movetime, args.seed),
+        daemon=True,
+    )
     opponent.start()
-    print(f"stand-in listening on http://127.0.0.1:{args.port}/ (bot plays {args.bot_color}, {args.tc})", flush=True)
+    print(
+        f"stand-in listening on http://127.0.0.1:{args.port}/ (bot plays {args.bot_color},"
+        f" {args.tc})",
+        flush=True,
+    )
     bot: subprocess.Popen[bytes] | None = None
     bot_output = args.bot_output.open("wb") if args.bot_output else subprocess.DEVNULL
     if args.bot:
-        bot = subprocess.Popen(shlex.split(args.bot), cwd=args.bot_cwd, stdout=bot_output, stderr=subprocess.STDOUT,
-                               start_new_session=True)
+        bot = subprocess.Popen(
+            shlex.split(args.bot),
+            cwd=args.bot_cwd,
+            stdout=bot_output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     deadline = time.monotonic() + args.time_limit
     started = None
     try:
         while time.monotonic() < deadline:
             if game.flag_fall():
                 pass
-            if game.status not in ("created", "started") or (game.challenge_answer or "").startswith("declined"):
+            if game.status not in ("created", "started") or (
+                game.challenge_answer or ""
+            ).startswith("declined"):
                 break
             if game.status == "started" and started is None:
                 started = time.monotonic()
@@ -163,8 +188,11 @@ def report(args: argparse.Namespace, game: Game, started: float | None) -> int:
     print(f"status: {game.status}, winner: {game.winner or '-'}")
     print(f"clocks left (ms): white {game.clock.white}, black {game.clock.black}")
     if game.bot_thinking:
-        print(f"bot's thinking per move (s, as charged): mean {sum(game.bot_thinking) / len(game.bot_thinking):.2f}, "
-              f"max {max(game.bot_thinking):.2f}, {len(game.bot_thinking)} moves")
+        print(
+            "bot's thinking per move (s, as charged): mean"
+            f" {sum(game.bot_thinking) / len(game.bot_thinking):.2f}, max"
+            f" {max(game.bot_thinking):.2f}, {len(game.bot_thinking)} moves"
+        )
     print(f"bot's draw offers: {game.draw_offers}; chat lines: {len(game.chat)}")
     print(f"refused bot moves: {game.refused or 'none'}")
     if args.pgn:
@@ -173,10 +201,16 @@ def report(args: argparse.Namespace, game: Game, started: float | None) -> int:
     log = args.bot_log or _log_from(args.bot)
     if log is not None:
         problems = problems_in_log(log)
-        print(f"lichess-bot's log {log}: {len(problems)} lines with ERROR/WARNING/Traceback/illegal")
+        print(
+            f"lichess-bot's log {log}: {len(problems)} lines with ERROR/WARNING/Traceback/illegal"
+        )
         for line in problems[:60]:
             print("  " + line[:400])
-    return 0 if game.status in ("mate", "resign", "stalemate", "outoftime", "draw") and not game.refused else 1
+    return (
+        0
+        if game.status in ("mate", "resign", "stalemate", "outoftime", "draw") and not game.refused
+        else 1
+    )
 
 
 def _log_from(command: str) -> Path | None:
@@ -204,15 +238,21 @@ def make_config(args: argparse.Namespace) -> int:
             return 2
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(text)
-    print(f"wrote {args.output}: {args.template} with token, url, engine.dir and engine.name changed")
+    print(
+        f"wrote {args.output}: {args.template} with token, url, engine.dir and engine.name changed"
+    )
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m testing.lichess_standin", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m testing.lichess_standin", description=__doc__.split("\n\n")[0]
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     config = commands.add_parser("config", help="make lichess-bot's configuration for the stand-in")
-    config.add_argument("--template", type=Path, required=True, help="lichess-bot's config.yml.default")
+    config.add_argument(
+        "--template", type=Path, required=True, help="lichess-bot's config.yml.default"
+    )
     config.add_argument("--engine", required=True, help="the engine's program (a wrapper script)")
     config.add_argument("--port", type=int, default=8765)
     config.add_argument("-o", "--output", type=Path, required=True)
@@ -226,14 +266,22 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--movetime", type=float, default=0.3, help="the stand-in's seconds per move")
     run.add_argument("--seed", type=int, default=1, help="the random opponent's seed")
     run.add_argument("--max-plies", type=int, default=300, help="a draw after this many half-moves")
-    run.add_argument("--bot", default="", help="lichess-bot's command line, started after the server")
+    run.add_argument(
+        "--bot", default="", help="lichess-bot's command line, started after the server"
+    )
     run.add_argument("--bot-cwd", default=None, help="its working folder (lichess-bot's clone)")
     run.add_argument("--bot-output", type=Path, help="where the bot's console output goes")
-    run.add_argument("--bot-log", type=Path, help="lichess-bot's log file to scan (default: its -l)")
+    run.add_argument(
+        "--bot-log", type=Path, help="lichess-bot's log file to scan (default: its -l)"
+    )
     run.add_argument("--server-log", type=Path, help="log every request here")
     run.add_argument("--pgn", type=Path, help="write the game here")
-    run.add_argument("--linger", type=float, default=5.0, help="seconds the bot gets after the game")
-    run.add_argument("--time-limit", type=float, default=1500.0, help="seconds before the game is aborted")
+    run.add_argument(
+        "--linger", type=float, default=5.0, help="seconds the bot gets after the game"
+    )
+    run.add_argument(
+        "--time-limit", type=float, default=1500.0, help="seconds before the game is aborted"
+    )
     args = parser.parse_args(argv)
     return make_config(args) if args.command == "config" else serve(args)
 

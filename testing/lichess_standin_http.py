@@ -1,5 +1,6 @@
-"""The stand-in's HTTP endpoints (testing/lichess_standin.py): those lichess-bot's ``lib/lichess.py``
-calls for one bot account, with the event and game streams as chunked NDJSON, on 127.0.0.1."""
+"""The stand-in's HTTP endpoints (testing/lichess_standin.py): those lichess-bot's
+``lib/lichess.py`` calls for one bot account, with the event and game streams as chunked NDJSON, on
+127.0.0.1."""
 
 from __future__ import annotations
 
@@ -78,8 +79,14 @@ class Handler(BaseHTTPRequestHandler):
         game = self.server.game
         path = urlparse(self.path).path
         if path == "/api/account":
-            self.send_json({**BOT, "online": True, "perfs": {"blitz": {"rating": BOT["rating"], "games": 0}},
-                            "url": "http://127.0.0.1/@/cbrbot"})
+            self.send_json(
+                {
+                    **BOT,
+                    "online": True,
+                    "perfs": {"blitz": {"rating": BOT["rating"], "games": 0}},
+                    "url": "http://127.0.0.1/@/cbrbot",
+                }
+            )
         elif path == "/api/account/playing":
             playing = [game.summary()] if game.status == "started" else []
             self.send_json({"nowPlaying": playing})
@@ -90,7 +97,9 @@ class Handler(BaseHTTPRequestHandler):
         elif path == f"/game/export/{GAME_ID}":
             self.send_text(self.server.pgn(), "application/x-chess-pgn")
         elif path == "/api/users/status":
-            self.send_json([{"id": BOT["id"], "name": BOT["username"], "title": "BOT", "online": True}])
+            self.send_json(
+                [{"id": BOT["id"], "name": BOT["username"], "title": "BOT", "online": True}]
+            )
         elif path.startswith("/api/user/"):
             self.send_json({**BOT, "perfs": {}})
         elif path == "/api/bot/online":
@@ -105,8 +114,15 @@ class Handler(BaseHTTPRequestHandler):
         path, query = url.path, parse_qs(url.query)
         body = self.body()
         if path == "/api/token/test":
-            self.send_json({body.strip(): {"scopes": "bot:play,challenge:read,challenge:write", "userId": BOT["id"],
-                                           "expires": None}})
+            self.send_json(
+                {
+                    body.strip(): {
+                        "scopes": "bot:play,challenge:read,challenge:write",
+                        "userId": BOT["id"],
+                        "expires": None,
+                    }
+                }
+            )
         elif path == f"/api/challenge/{CHALLENGE_ID}/accept":
             game.challenge_answer = "accepted"
             self.send_json({"ok": True})
@@ -139,7 +155,9 @@ class Handler(BaseHTTPRequestHandler):
         game = self.server.game
         with game.changed:
             if game.status != "started" or game.board.turn != game.bot_color:
-                game.refused.append(f"{text}: not your turn, or game already over (status {game.status})")
+                game.refused.append(
+                    f"{text}: not your turn, or game already over (status {game.status})"
+                )
                 self.send_json({"error": "Not your turn, or game already over"}, 400)
                 return
             try:
@@ -165,12 +183,25 @@ class Handler(BaseHTTPRequestHandler):
         sent_challenge = sent_start = sent_finish = False
         while not self.server.stopping.is_set():
             with game.changed:
-                if not sent_challenge and game.status == "created" and game.challenge_answer is None:
-                    line, sent_challenge = json.dumps({"type": "challenge", "challenge": game.challenge()}), True
+                if (
+                    not sent_challenge
+                    and game.status == "created"
+                    and game.challenge_answer is None
+                ):
+                    line, sent_challenge = (
+                        json.dumps({"type": "challenge", "challenge": game.challenge()}),
+                        True,
+                    )
                 elif not sent_start and game.status != "created":
-                    line, sent_start = json.dumps({"type": "gameStart", "game": game.summary()}), True
+                    line, sent_start = (
+                        json.dumps({"type": "gameStart", "game": game.summary()}),
+                        True,
+                    )
                 elif sent_start and not sent_finish and game.status not in ("created", "started"):
-                    line, sent_finish = json.dumps({"type": "gameFinish", "game": game.summary()}), True
+                    line, sent_finish = (
+                        json.dumps({"type": "gameFinish", "game": game.summary()}),
+                        True,
+                    )
                 else:
                     game.changed.wait(KEEPALIVE)
                     line = ""
@@ -217,7 +248,9 @@ class StandinServer(ThreadingHTTPServer):
     def log(self, text: str) -> None:
         if self.log_file is not None:
             with self.log_lock:
-                self.log_file.write(f"{datetime.datetime.now().isoformat(timespec='milliseconds')} {text}\n")
+                self.log_file.write(
+                    f"{datetime.datetime.now().isoformat(timespec='milliseconds')} {text}\n"
+                )
                 self.log_file.flush()
 
     def pgn(self) -> str:

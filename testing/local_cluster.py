@@ -1,4 +1,5 @@
-"""A Ray cluster of several nodes on this machine, inside a network namespace of its own, for a command.
+"""A Ray cluster of several nodes on this machine, inside a network namespace of its own, for a
+command.
 
     python -m testing.local_cluster [--nodes 2] [--cpus 1] -- COMMAND [ARG ...]
 
@@ -46,14 +47,21 @@ def _enter_namespace(argv: list[str]) -> int:
         return NO_NAMESPACE
     probe = subprocess.run([unshare, "-n", "true"], capture_output=True, text=True)
     if probe.returncode != 0:
-        print(f"local_cluster: cannot make a network namespace here ({probe.stderr.strip()})", file=sys.stderr)
+        print(
+            f"local_cluster: cannot make a network namespace here ({probe.stderr.strip()})",
+            file=sys.stderr,
+        )
         return NO_NAMESPACE
-    return subprocess.run([unshare, "-n", sys.executable, __file__, *argv], env={**os.environ, INSIDE: "1"}).returncode
+    return subprocess.run(
+        [unshare, "-n", sys.executable, __file__, *argv], env={**os.environ, INSIDE: "1"}
+    ).returncode
 
 
 def _start(command: list[str], log: Path) -> subprocess.Popen[bytes]:
     with open(log, "wb") as out:
-        return subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        return subprocess.Popen(
+            command, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
 
 
 def _wait_for_nodes(address: str, nodes: int, timeout: float = 120.0) -> None:
@@ -71,14 +79,17 @@ def _wait_for_nodes(address: str, nodes: int, timeout: float = 120.0) -> None:
     try:
         while sum(n["Alive"] for n in ray.nodes()) < nodes:
             if time.monotonic() > deadline:
-                raise SystemExit(f"local_cluster: {nodes} nodes did not all start in {timeout:.0f} s")
+                raise SystemExit(
+                    f"local_cluster: {nodes} nodes did not all start in {timeout:.0f} s"
+                )
             time.sleep(0.5)
     finally:
         ray.shutdown()
 
 
 def _stop(node: subprocess.Popen[bytes]) -> None:
-    """End every process of the node's session: ``ray start`` first (it stops its node), then the rest."""
+    """End every process of the node's session: ``ray start`` first (it stops its node), then the
+    rest."""
     node.send_signal(signal.SIGTERM)
     try:
         node.wait(timeout=15)
@@ -89,8 +100,11 @@ def _stop(node: subprocess.Popen[bytes]) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(prog="python -m testing.local_cluster", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m testing.local_cluster",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--nodes", type=int, default=2, help="nodes, the head included (default 2)")
     parser.add_argument("--cpus", type=int, default=1, help="CPUs each node offers (default 1)")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND [ARG ...]")
@@ -103,21 +117,55 @@ def main() -> int:
     subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
     ray = _ray_cli()
     address = f"127.0.0.1:{PORT}"
-    temp = Path(tempfile.mkdtemp(prefix="ray", dir="/tmp"))  # short: Ray's socket paths must fit 107 bytes
-    common = ["--block", "--node-ip-address", "127.0.0.1", "--num-cpus", str(args.cpus), "--disable-usage-stats"]
+    # short: Ray's socket paths must fit 107 bytes
+    temp = Path(tempfile.mkdtemp(prefix="ray", dir="/tmp"))
+    common = [
+        "--block",
+        "--node-ip-address",
+        "127.0.0.1",
+        "--num-cpus",
+        str(args.cpus),
+        "--disable-usage-stats",
+    ]
     os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
-    # A node killed is found dead within a few seconds rather than Ray's 15 (5 checks 3 s apart): on one
-    # machine no network is slow, and 2 s is room for a busy machine's raylet to answer.
-    os.environ.update({"RAY_health_check_period_ms": "500", "RAY_health_check_timeout_ms": "2000",
-                       "RAY_health_check_failure_threshold": "3"})
-    nodes = [_start([ray, "start", "--head", "--port", str(PORT), "--temp-dir", str(temp),
-                     "--include-dashboard", "false", *common], temp / "head.log")]
+    # A node killed is found dead within a few seconds rather than Ray's 15 (5 checks 3 s apart): on
+    # one machine no network is slow, and 2 s is room for a busy machine's raylet to answer.
+    os.environ.update(
+        {
+            "RAY_health_check_period_ms": "500",
+            "RAY_health_check_timeout_ms": "2000",
+            "RAY_health_check_failure_threshold": "3",
+        }
+    )
+    nodes = [
+        _start(
+            [
+                ray,
+                "start",
+                "--head",
+                "--port",
+                str(PORT),
+                "--temp-dir",
+                str(temp),
+                "--include-dashboard",
+                "false",
+                *common,
+            ],
+            temp / "head.log",
+        )
+    ]
     try:
         _wait_for_nodes(address, 1)
         for k in range(1, args.nodes):
-            nodes.append(_start([ray, "start", "--address", address, *common], temp / f"node{k}.log"))
+            nodes.append(
+                _start([ray, "start", "--address", address, *common], temp / f"node{k}.log")
+            )
         _wait_for_nodes(address, args.nodes)
-        env = {**os.environ, "RAY_ADDRESS": address, "CBR_CLUSTER_NODES": " ".join(str(n.pid) for n in nodes[1:])}
+        env = {
+            **os.environ,
+            "RAY_ADDRESS": address,
+            "CBR_CLUSTER_NODES": " ".join(str(n.pid) for n in nodes[1:]),
+        }
         return subprocess.run(command, env=env).returncode
     finally:
         for node in reversed(nodes):

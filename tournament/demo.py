@@ -48,12 +48,17 @@ def demo(
     out = out or sys.stdout
     for path in (white, black):
         if not path.exists():
-            raise FileNotFoundError(f"{path}: no such casebase (build the shipped ones with `make casebases`)")
+            raise FileNotFoundError(
+                f"{path}: no such casebase (build the shipped ones with `make casebases`)"
+            )
     players = [casebase_entrant(white), casebase_entrant(black)]
     control = control or TimeControl.parse(DEFAULT_CONTROL)
     print(f"{players[0].name} ({players[0].elo}) - {players[1].name} ({players[1].elo})", file=out)
-    print(f"{mode} mode, weights {config.label} ({config.name}), time control {control}, {plies} plies"
-          f" at most, each side a UCI engine process", file=out)
+    print(
+        f"{mode} mode, weights {config.label} ({config.name}), time control {control}, {plies}"
+        " plies at most, each side a UCI engine process",
+        file=out,
+    )
     engines: list[chess.engine.SimpleEngine] = []
     try:
         sides = []
@@ -65,7 +70,11 @@ def demo(
             sides.append(UciSide(engine, casebase_options(entrant.path, config, mode, seed_)))
 
         def show(board: chess.Board, move: chess.Move, decision: Decision, seconds: float) -> None:
-            number = f"{board.fullmove_number}." if board.turn == chess.WHITE else f"{board.fullmove_number}..."
+            number = (
+                f"{board.fullmove_number}."
+                if board.turn == chess.WHITE
+                else f"{board.fullmove_number}..."
+            )
             print(f"\n{number} {board.san(move)}   ({seconds * 1000:.0f} ms)", file=out)
             for line in explain(decision.record):
                 print(f"    {line}", file=out)
@@ -80,5 +89,7 @@ def demo(
     if record.termination == UNTERMINATED:
         print(f"\nStopped after {record.plies} plies (--plies {plies}): result *", file=out)
     else:
-        print(f"\nResult {record.result} ({record.termination}) after {record.plies} plies", file=out)
+        print(
+            f"\nResult {record.result} ({record.termination}) after {record.plies} plies", file=out
+        )
     return record.board

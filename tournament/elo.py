@@ -89,8 +89,11 @@ def fit_ratings(
             continue
         k = position[player]
         half = Z95 * math.sqrt(max(covariance[k, k], 0.0))
-        result.append(Estimate(float(ratings[player]), float(ratings[player] - half),
-                               float(ratings[player] + half)))
+        result.append(
+            Estimate(
+                float(ratings[player]), float(ratings[player] - half), float(ratings[player] + half)
+            )
+        )
     return result
 
 
@@ -102,7 +105,8 @@ def _derivatives(
     free: list[int],
     centre: float,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Gradient and negative Hessian of the log-likelihood (with the virtual draws), free players."""
+    """Gradient and negative Hessian of the log-likelihood (with the virtual draws), free
+    players."""
     expected = 1 / (1 + np.power(10.0, (ratings[j_idx] - ratings[i_idx]) / 400))
     residual = SCALE * (score - expected)
     weight = SCALE**2 * expected * (1 - expected)

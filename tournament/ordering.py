@@ -93,8 +93,7 @@ def _smallest_path(beats: np.ndarray, starts: np.ndarray, length: int) -> list[i
         rest = masks[(sizes == length - step) & ((masks & used) == 0)]
         possible = int(np.bitwise_or.reduce(starts[rest])) if len(rest) else 0
         v = next(
-            v for v in range(len(beats))
-            if possible >> v & 1 and (not path or beats[path[-1], v])
+            v for v in range(len(beats)) if possible >> v & 1 and (not path or beats[path[-1], v])
         )
         path.append(v)
         used |= np.uint32(1 << v)

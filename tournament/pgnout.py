@@ -41,7 +41,10 @@ def game_pgn(record: GameRecord, spec: GameSpec, tags: RunTags, elos: dict[str, 
     h["Mode"] = tags.mode
     h["WhiteSeed"], h["BlackSeed"] = str(spec.white_seed), str(spec.black_seed)
     h["TimeRequirementMet"] = "yes" if record.clock.requirement_met else "no"
-    return game.accept(chess.pgn.StringExporter(headers=True, variations=False, comments=False)) + "\n\n"
+    return (
+        game.accept(chess.pgn.StringExporter(headers=True, variations=False, comments=False))
+        + "\n\n"
+    )
 
 
 def _elo(elo: int | None) -> str:
@@ -97,11 +100,15 @@ def read_results(source: Path | str | TextIO) -> Iterator[GameResult]:
                 if result not in WHITE_POINTS:
                     continue  # an unfinished game carries no score
                 yield GameResult(
-                    config_number=config, round=round_, config_label=headers["WeightConfig"],
-                    white=headers["White"], black=headers["Black"],
+                    config_number=config,
+                    round=round_,
+                    config_label=headers["WeightConfig"],
+                    white=headers["White"],
+                    black=headers["Black"],
                     white_elo=elo_tag(headers.get("WhiteElo", "-")),
                     black_elo=elo_tag(headers.get("BlackElo", "-")),
-                    result=result, termination=headers.get("Termination", "?"),
+                    result=result,
+                    termination=headers.get("Termination", "?"),
                     plies=int(headers.get("PlyCount", 0)),
                     time_met=headers.get("TimeRequirementMet") == "yes",
                 )

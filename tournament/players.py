@@ -58,18 +58,34 @@ class Entrant:
     def describe(self) -> dict[str, object]:
         """What identifies the player in a run's manifest (to refuse resuming a different run)."""
         if self.is_engine:
-            return {"id": self.id, "kind": "engine", "name": self.name, "elo": self.elo,
-                    "command": list(self.command), "options": dict(self.options)}
-        return {"id": self.id, "kind": "casebase", "name": self.name, "elo": self.elo,
-                "sha256": self.digest}
+            return {
+                "id": self.id,
+                "kind": "engine",
+                "name": self.name,
+                "elo": self.elo,
+                "command": list(self.command),
+                "options": dict(self.options),
+            }
+        return {
+            "id": self.id,
+            "kind": "casebase",
+            "name": self.name,
+            "elo": self.elo,
+            "sha256": self.digest,
+        }
 
 
 def casebase_entrant(path: str | Path) -> Entrant:
     """The entrant of a casebase file: id = file stem, name and Elo from its metadata."""
     path = Path(path)
     casebase = Casebase.load(path)
-    return Entrant(id=path.stem, name=casebase.expert, elo=casebase.elo, path=str(path.resolve()),
-                   digest=file_sha256(path))
+    return Entrant(
+        id=path.stem,
+        name=casebase.expert,
+        elo=casebase.elo,
+        path=str(path.resolve()),
+        digest=file_sha256(path),
+    )
 
 
 def split_words(text: str) -> list[str]:
@@ -98,29 +114,49 @@ def engine_entrant(text: str) -> Entrant:
         elif key in ("name", "cmd", "elo"):
             fields[key] = value
         else:
-            raise ValueError(f"--engine {text!r}: unknown key {key!r} (name, cmd, elo, option.NAME)")
+            raise ValueError(
+                f"--engine {text!r}: unknown key {key!r} (name, cmd, elo, option.NAME)"
+            )
     if "name" not in fields or "cmd" not in fields:
         raise ValueError(f"--engine {text!r}: name=... and cmd=... are required")
     try:
         elo = int(fields["elo"]) if "elo" in fields else None
     except ValueError:
         raise ValueError(f"--engine {text!r}: elo={fields['elo']!r} is not an integer") from None
-    return Entrant(id=fields["name"], name=fields["name"], elo=elo,
-                   command=tuple(split_words(fields["cmd"])), options=tuple(options))
+    return Entrant(
+        id=fields["name"],
+        name=fields["name"],
+        elo=elo,
+        command=tuple(split_words(fields["cmd"])),
+        options=tuple(options),
+    )
 
 
-def casebase_options(path: str, config: Configuration, mode: str, seed: int,
-                     judge: str = "", tables: str | None = None, model: str = "",
-                     options: Mapping[str, OptionValue] | None = None) -> dict[str, OptionValue]:
+def casebase_options(
+    path: str,
+    config: Configuration,
+    mode: str,
+    seed: int,
+    judge: str = "",
+    tables: str | None = None,
+    model: str = "",
+    options: Mapping[str, OptionValue] | None = None,
+) -> dict[str, OptionValue]:
     """UCI options that make our engine (engine/uci/protocol.py) play one behaviour with one seed
-    (judged by the UCI engine at ``judge``, none where it is "": an experiment says its judge, never takes
-    the one ``Judge auto`` finds; with the endgame tables of ``tables`` ("": none), the style model ``model``
-    and any other ``options``, where given; the engine's defaults otherwise)."""
+    (judged by the UCI engine at ``judge``, none where it is "": an experiment says its judge, never
+    takes the one ``Judge auto`` finds; with the endgame tables of ``tables`` ("": none), the style
+    model ``model`` and any other ``options``, where given; the engine's defaults otherwise)."""
     given = {"Model": model}
-    return {**(options or {}), "Casebase": path, "Mode": mode, "Seed": seed, **weight_values(config.weights),
-            "Judge": judge or defaults.JUDGE_NONE,
-            **{name: value for name, value in given.items() if value},
-            **({} if tables is None else {"Tables": tables})}
+    return {
+        **(options or {}),
+        "Casebase": path,
+        "Mode": mode,
+        "Seed": seed,
+        **weight_values(config.weights),
+        "Judge": judge or defaults.JUDGE_NONE,
+        **{name: value for name, value in given.items() if value},
+        **({} if tables is None else {"Tables": tables}),
+    }
 
 
 #: Options a tournament sets itself (per player, game or run), not through ``--option``.
@@ -139,10 +175,14 @@ def parse_options(texts: Sequence[str]) -> dict[str, OptionValue]:
                 raise ValueError("no '='")
             option, parsed = registry.parse(name, value.strip())
         except ValueError as exc:
-            raise ValueError(f"--option {clip(text)!r}: expected NAME=VALUE with one of the engine's options"
-                             f" ({exc})") from None
+            raise ValueError(
+                f"--option {clip(text)!r}: expected NAME=VALUE with one of the engine's options"
+                f" ({exc})"
+            ) from None
         if option.name in _OWN_OPTIONS or option.name in WEIGHT_OPTIONS:
-            raise ValueError(f"--option {option.name}: set by the tournament itself (its own flags)")
+            raise ValueError(
+                f"--option {option.name}: set by the tournament itself (its own flags)"
+            )
         values[option.name] = parsed
     return values
 
@@ -156,7 +196,9 @@ class UciSide:
     ``info time`` the engine reported for each move (None until it reports any).
     """
 
-    def __init__(self, engine: chess.engine.SimpleEngine, options: Mapping[str, str | int | bool]) -> None:
+    def __init__(
+        self, engine: chess.engine.SimpleEngine, options: Mapping[str, str | int | bool]
+    ) -> None:
         self.engine = engine
         self.options: dict[str, str | int | bool] = dict(options)
         if "UCI_AnalyseMode" in engine.options:
@@ -190,7 +232,12 @@ class UciSide:
             self.nodes = (self.nodes or 0) + nodes
         if seconds is not None:
             self.search_seconds = (self.search_seconds or 0.0) + seconds
-        return Decision(move=best.move, reason=Reason.ENGINE, record=Record([EngineLine(line) for line in lines]), score=score)
+        return Decision(
+            move=best.move,
+            reason=Reason.ENGINE,
+            record=Record([EngineLine(line) for line in lines]),
+            score=score,
+        )
 
 
 @dataclass
@@ -217,7 +264,9 @@ class Lineup:
         if self.judge and self.mode != "guided":
             raise ValueError(f"a judge judges guided mode's proposals; mode {self.mode!r} has none")
         if self.model and self.mode != "guided":
-            raise ValueError(f"a style model proposes guided mode's moves; mode {self.mode!r} has none")
+            raise ValueError(
+                f"a style model proposes guided mode's moves; mode {self.mode!r} has none"
+            )
         self._by_id = {e.id: e for e in self.entrants}
 
     @property
@@ -232,13 +281,32 @@ class Lineup:
             return self._uci_side(entrant.id, entrant.command, dict(entrant.options))
         assert entrant.path is not None  # a casebase entrant
         if self.in_process:  # the agent the UCI engine would make from the same options
-            agent = make_agent({**self.options, "Mode": "pure", **weight_values(config.weights),
-                                **({} if self.tables is None else {"Tables": self.tables})},
-                               self._casebase(entrant.id, entrant.path), self._loader)
+            agent = make_agent(
+                {
+                    **self.options,
+                    "Mode": "pure",
+                    **weight_values(config.weights),
+                    **({} if self.tables is None else {"Tables": self.tables}),
+                },
+                self._casebase(entrant.id, entrant.path),
+                self._loader,
+            )
             agent.new_game(seed)
             return agent
-        return self._uci_side(entrant.id, own_engine(), casebase_options(
-            entrant.path, config, self.mode, seed, self.judge, self.tables, self.model, self.options))
+        return self._uci_side(
+            entrant.id,
+            own_engine(),
+            casebase_options(
+                entrant.path,
+                config,
+                self.mode,
+                seed,
+                self.judge,
+                self.tables,
+                self.model,
+                self.options,
+            ),
+        )
 
     def _casebase(self, player: str, path: str) -> Casebase:
         if player not in self._casebases:
@@ -248,7 +316,9 @@ class Lineup:
                 raise RuntimeError(f"player {player}: {exc}") from exc
         return self._casebases[player]
 
-    def _uci_side(self, key: str, command: Sequence[str], options: Mapping[str, OptionValue]) -> UciSide:
+    def _uci_side(
+        self, key: str, command: Sequence[str], options: Mapping[str, OptionValue]
+    ) -> UciSide:
         """A side played by player ``key``'s engine process (started once, and again if it ended),
         ready with ``options`` before the game's clock starts."""
         engine = self._engines.get(key)

@@ -21,8 +21,11 @@ def plot_strength(results: Sequence[ConfigResult], players: Sequence[Player], pa
     # Spread the configurations sideways a little so that their intervals do not overlap.
     spread = (max(elos) - min(elos)) / 60 if len(elos) > 1 else 5
     for k, r in enumerate(results):
-        points = [(elo, b.estimate) for b in r.behaviours
-                  if not by_id[b.player].engine and (elo := by_id[b.player].elo) is not None]
+        points = [
+            (elo, b.estimate)
+            for b in r.behaviours
+            if not by_id[b.player].engine and (elo := by_id[b.player].elo) is not None
+        ]
         if not points:
             continue
         x = [elo + (k - (len(results) - 1) / 2) * spread for elo, _ in points]
@@ -32,12 +35,17 @@ def plot_strength(results: Sequence[ConfigResult], players: Sequence[Player], pa
     for p in players:
         if p.engine and p.elo is not None:
             axes.axhline(p.elo, linestyle=":", color="grey")
-            axes.annotate(p.id, (axes.get_xlim()[0], p.elo), fontsize=8, color="grey",
-                          va="bottom")
+            axes.annotate(p.id, (axes.get_xlim()[0], p.elo), fontsize=8, color="grey", va="bottom")
     if elos:
         low, high = min(elos) - 50, max(elos) + 50
-        axes.plot([low, high], [low, high], "--", color="black", linewidth=0.8,
-                  label="estimate = expert Elo")
+        axes.plot(
+            [low, high],
+            [low, high],
+            "--",
+            color="black",
+            linewidth=0.8,
+            label="estimate = expert Elo",
+        )
     axes.set_xlabel("expert's Elo (casebase)")
     axes.set_ylabel("estimated Elo of the behaviour (95 % interval)")
     axes.set_title("Does a stronger expert's casebase play stronger?")

@@ -32,9 +32,11 @@ PLOT = "strength.png"
 
 
 def rank_players(players: Sequence[Player]) -> list[Player]:
-    """Players with ranking indices: casebases by Elo (highest first, unknown last), then engines."""
-    experts = sorted((p for p in players if not p.engine),
-                     key=lambda p: (p.elo is None, -(p.elo or 0), p.id))
+    """Players with ranking indices: casebases by Elo (highest first, unknown last), then
+    engines."""
+    experts = sorted(
+        (p for p in players if not p.engine), key=lambda p: (p.elo is None, -(p.elo or 0), p.id)
+    )
     ranked = [Player(p.id, p.name, p.elo, False, k) for k, p in enumerate(experts, start=1)]
     return ranked + sorted((p for p in players if p.engine), key=lambda p: p.id)
 
@@ -42,8 +44,9 @@ def rank_players(players: Sequence[Player]) -> list[Player]:
 def players_of(games: Sequence[GameResult], manifest: dict[str, Any] | None) -> list[Player]:
     """Players from the run's manifest, or else from the PGN tags (all taken for experts)."""
     if manifest is not None:
-        found = [Player(p["id"], p["name"], p["elo"], p["kind"] == "engine")
-                 for p in manifest["players"]]
+        found = [
+            Player(p["id"], p["name"], p["elo"], p["kind"] == "engine") for p in manifest["players"]
+        ]
     else:
         elos: dict[str, int | None] = {}
         for g in games:
@@ -61,7 +64,9 @@ def analyse(games: Sequence[GameResult], players: Sequence[Player]) -> list[Conf
     return [_analyse_config(n, by_config[n], players) for n in sorted(by_config)]
 
 
-def _analyse_config(number: int, games: list[GameResult], players: Sequence[Player]) -> ConfigResult:
+def _analyse_config(
+    number: int, games: list[GameResult], players: Sequence[Player]
+) -> ConfigResult:
     present = {g.white for g in games} | {g.black for g in games}
     order = [p for p in players if p.id in present]
     points: dict[str, dict[str, float]] = {p.id: defaultdict(float) for p in order}
@@ -71,14 +76,23 @@ def _analyse_config(number: int, games: list[GameResult], players: Sequence[Play
             points[me][other] += g.score(me)
             played[me][other] += 1
     experts = [p for p in order if not p.engine]
-    beats = np.array([[a.id != b.id and points[a.id][b.id] > points[b.id][a.id] for b in experts]
-                      for a in experts], dtype=bool).reshape(len(experts), len(experts))
+    beats = np.array(
+        [
+            [a.id != b.id and points[a.id][b.id] > points[b.id][a.id] for b in experts]
+            for a in experts
+        ],
+        dtype=bool,
+    ).reshape(len(experts), len(experts))
     # experts are ranked (rank_players), so each has a ranking index
     ordering = [int(experts[k].rank or 0) for k in longest_ordering(beats)]
     estimates = _fit(games, order)
-    behaviours = [Behaviour(p.id, sum(played[p.id].values()), sum(points[p.id].values()), e)
-                  for p, e in zip(order, estimates)]
-    rated = [(p.elo, e.rating) for p, e in zip(order, estimates) if not p.engine and p.elo is not None]
+    behaviours = [
+        Behaviour(p.id, sum(played[p.id].values()), sum(points[p.id].values()), e)
+        for p, e in zip(order, estimates)
+    ]
+    rated = [
+        (p.elo, e.rating) for p, e in zip(order, estimates) if not p.engine and p.elo is not None
+    ]
     return ConfigResult(
         number=number,
         config=Configuration.from_label(games[0].config_label),
@@ -107,9 +121,12 @@ def _fit(games: list[GameResult], order: list[Player]) -> list[Estimate]:
 
 
 def overall_spearman(results: Sequence[ConfigResult], players: Sequence[Player]) -> float | None:
-    """Spearman's rho of expert Elo against the estimates, over all behaviours of all configurations."""
+    """Spearman's rho of expert Elo against the estimates, over all behaviours of all
+    configurations."""
     elo = {p.id: p.elo for p in players if not p.engine and p.elo is not None}
-    pairs = [(elo[b.player], b.estimate.rating) for r in results for b in r.behaviours if b.player in elo]
+    pairs = [
+        (elo[b.player], b.estimate.rating) for r in results for b in r.behaviours if b.player in elo
+    ]
     return spearman(*zip(*pairs)) if pairs else None
 
 
@@ -130,59 +147,124 @@ def _rho(value: float | None) -> str:
     return "n/a" if value is None else f"{value:+.2f}"
 
 
-def markdown(results: Sequence[ConfigResult], players: Sequence[Player],
-             manifest: dict[str, Any] | None, plot: str | None) -> str:
+def markdown(
+    results: Sequence[ConfigResult],
+    players: Sequence[Player],
+    manifest: dict[str, Any] | None,
+    plot: str | None,
+) -> str:
     """The report as Markdown."""
     by_id = {p.id: p for p in players}
     total = sum(r.games for r in results)
     out = ["# Expert round robin: results", ""]
     if manifest:
-        out.append(f"{total} games; mode {manifest['mode']}, time control {manifest['time_control']},"
-                   f" {manifest['rounds']} rounds per ordered pair, master seed {manifest['seed']},"
-                   f" played {manifest['date']}.")
+        out.append(
+            f"{total} games; mode {manifest['mode']}, time control {manifest['time_control']},"
+            f" {manifest['rounds']} rounds per ordered pair, master seed {manifest['seed']},"
+            f" played {manifest['date']}."
+        )
     else:
         out.append(f"{total} games.")
-    out += ["", "## Players", "",
-            _table(["ranking index", "player", "name", "Elo"],
-                   [[p.rank or "reference", p.id, p.name, p.elo or "?"] for p in players]), ""]
-    out += ["## The thesis's table", "",
-            "Longest ordering: each player scored more than the next against each other, written"
-            " as ranking indices (1 = highest Elo).", "",
-            _table(["configuration", "time requirement met", "longest ordering",
-                    "matches Elo order", "% decisive games"],
-                   [[r.title, r.time_text, r.ordering_text, r.matches_text, r.decisive_percent]
-                    for r in results]), ""]
+    out += [
+        "",
+        "## Players",
+        "",
+        _table(
+            ["ranking index", "player", "name", "Elo"],
+            [[p.rank or "reference", p.id, p.name, p.elo or "?"] for p in players],
+        ),
+        "",
+    ]
+    out += [
+        "## The thesis's table",
+        "",
+        "Longest ordering: each player scored more than the next against each other, written"
+        " as ranking indices (1 = highest Elo).",
+        "",
+        _table(
+            [
+                "configuration",
+                "time requirement met",
+                "longest ordering",
+                "matches Elo order",
+                "% decisive games",
+            ],
+            [
+                [r.title, r.time_text, r.ordering_text, r.matches_text, r.decisive_percent]
+                for r in results
+            ],
+        ),
+        "",
+    ]
     out += ["## Crosstables", "", "Points of the row's player against the column's.", ""]
     for r in results:
         ids = list(r.points)
         header = ["", *[str(by_id[i].rank or i) for i in ids], "score"]
         rows: list[list[object]] = []
         for a in ids:
-            cells = ["·" if a == b else _points(r.points[a].get(b, 0)) if b in r.played[a] else ""
-                     for b in ids]
+            cells = [
+                "·" if a == b else _points(r.points[a].get(b, 0)) if b in r.played[a] else ""
+                for b in ids
+            ]
             games = sum(r.played[a].values())
-            rows.append([f"{by_id[a].rank or ''} {a}".strip(), *cells,
-                         f"{_points(sum(r.points[a].values()))}/{games}"])
+            rows.append(
+                [
+                    f"{by_id[a].rank or ''} {a}".strip(),
+                    *cells,
+                    f"{_points(sum(r.points[a].values()))}/{games}",
+                ]
+            )
         out += [f"### {r.number}. {r.title}", "", _table(header, rows), ""]
-    out += ["## Elo estimates", "",
-            "Maximum likelihood (logistic model, draws as half points, one virtual draw each as a"
-            " prior), " + ("anchored to the reference engines' ratings." if any(p.engine and p.elo
-            for p in players) else "anchored so that each configuration's mean is the experts'"
-            " mean Elo."), ""]
-    rows = [[r.title, b.player, by_id[b.player].elo or "?", f"{_points(b.points)}/{b.games}",
-             round(b.estimate.rating), f"{round(b.estimate.low)} .. {round(b.estimate.high)}"]
-            for r in results for b in r.behaviours]
-    out += [_table(["configuration", "player", "Elo", "score", "estimate", "95 % interval"], rows), ""]
-    out += ["Spearman rank correlation of expert Elo and estimate: "
-            + "; ".join(f"{r.title} {_rho(r.spearman)}" for r in results)
-            + f"; all behaviours {_rho(overall_spearman(results, players))}.",
-            "Slope of the estimate against expert Elo (1: the players as far apart as their experts): "
-            + "; ".join(f"{r.title} {_rho(r.slope)}" for r in results) + ".", ""]
-    kinds = sorted({t for r in results for t in r.terminations},
-                   key=lambda t: -sum(r.terminations[t] for r in results))
-    out += ["## Terminations", "",
-            _table(["configuration", *kinds, "games"],
-                   [[r.title, *[r.terminations.get(t, 0) for t in kinds], r.games] for r in results]), ""]
+    out += [
+        "## Elo estimates",
+        "",
+        "Maximum likelihood (logistic model, draws as half points, one virtual draw each as a"
+        " prior), "
+        + (
+            "anchored to the reference engines' ratings."
+            if any(p.engine and p.elo for p in players)
+            else "anchored so that each configuration's mean is the experts' mean Elo."
+        ),
+        "",
+    ]
+    rows = [
+        [
+            r.title,
+            b.player,
+            by_id[b.player].elo or "?",
+            f"{_points(b.points)}/{b.games}",
+            round(b.estimate.rating),
+            f"{round(b.estimate.low)} .. {round(b.estimate.high)}",
+        ]
+        for r in results
+        for b in r.behaviours
+    ]
+    out += [
+        _table(["configuration", "player", "Elo", "score", "estimate", "95 % interval"], rows),
+        "",
+    ]
+    out += [
+        "Spearman rank correlation of expert Elo and estimate: "
+        + "; ".join(f"{r.title} {_rho(r.spearman)}" for r in results)
+        + f"; all behaviours {_rho(overall_spearman(results, players))}.",
+        "Slope of the estimate against expert Elo (1: the players as far apart as their experts): "
+        + "; ".join(f"{r.title} {_rho(r.slope)}" for r in results)
+        + ".",
+        "",
+    ]
+    kinds = sorted(
+        {t for r in results for t in r.terminations},
+        key=lambda t: -sum(r.terminations[t] for r in results),
+    )
+    out += [
+        "## Terminations",
+        "",
+        _table(
+            ["configuration", *kinds, "games"],
+            [[r.title, *[r.terminations.get(t, 0) for t in kinds], r.games] for r in results],
+        ),
+        "",
+    ]
     if plot:
         out += [f"![estimated strength against expert Elo]({plot})", ""]
     return "\n".join(out)
@@ -193,15 +275,25 @@ def to_json(results: Sequence[ConfigResult], players: Sequence[Player]) -> dict[
         "players": [asdict(p) for p in players],
         "configurations": [
             {
-                "number": r.number, "name": r.config.name, "weights": r.config.label,
-                "games": r.games, "time_requirement_met": r.time_met == r.games,
+                "number": r.number,
+                "name": r.config.name,
+                "weights": r.config.label,
+                "games": r.games,
+                "time_requirement_met": r.time_met == r.games,
                 "games_within_time_requirement": r.time_met,
-                "longest_ordering": r.ordering, "matches_elo_order": follows_elo(r.ordering),
-                "decisive_games": r.decisive, "decisive_percent": r.decisive_percent,
-                "points": r.points, "games_played": r.played,
-                "ratings": [{"player": b.player, "games": b.games, "points": b.points,
-                             **asdict(b.estimate)} for b in r.behaviours],
-                "spearman": r.spearman, "slope": r.slope, "terminations": dict(r.terminations),
+                "longest_ordering": r.ordering,
+                "matches_elo_order": follows_elo(r.ordering),
+                "decisive_games": r.decisive,
+                "decisive_percent": r.decisive_percent,
+                "points": r.points,
+                "games_played": r.played,
+                "ratings": [
+                    {"player": b.player, "games": b.games, "points": b.points, **asdict(b.estimate)}
+                    for b in r.behaviours
+                ],
+                "spearman": r.spearman,
+                "slope": r.slope,
+                "terminations": dict(r.terminations),
             }
             for r in results
         ],
@@ -213,15 +305,43 @@ def to_csv(results: Sequence[ConfigResult], players: Sequence[Player]) -> str:
     by_id = {p.id: p for p in players}
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["config_number", "config_name", "weights", "player", "name", "kind",
-                     "ranking_index", "elo", "games", "points", "estimate", "low", "high"])
+    writer.writerow(
+        [
+            "config_number",
+            "config_name",
+            "weights",
+            "player",
+            "name",
+            "kind",
+            "ranking_index",
+            "elo",
+            "games",
+            "points",
+            "estimate",
+            "low",
+            "high",
+        ]
+    )
     for r in results:
         for b in r.behaviours:
             p = by_id[b.player]
-            writer.writerow([r.number, r.config.name, r.config.label, p.id, p.name,
-                             "engine" if p.engine else "casebase", p.rank or "", p.elo or "",
-                             b.games, b.points, f"{b.estimate.rating:.1f}",
-                             f"{b.estimate.low:.1f}", f"{b.estimate.high:.1f}"])
+            writer.writerow(
+                [
+                    r.number,
+                    r.config.name,
+                    r.config.label,
+                    p.id,
+                    p.name,
+                    "engine" if p.engine else "casebase",
+                    p.rank or "",
+                    p.elo or "",
+                    b.games,
+                    b.points,
+                    f"{b.estimate.rating:.1f}",
+                    f"{b.estimate.low:.1f}",
+                    f"{b.estimate.high:.1f}",
+                ]
+            )
     return buffer.getvalue()
 
 

@@ -56,22 +56,33 @@ class TournamentSettings:
     #: guided mode's style model (option Model; "": the engine's default).
     tables: str | None = None
     model: str = ""
-    #: Further options of our engine for every casebase player (``--option``), e.g. Selection calibrated.
+    #: Further options of our engine for every casebase player (``--option``), e.g. Selection
+    #: calibrated.
     options: tuple[tuple[str, OptionValue], ...] = ()
 
     def schedule(self) -> list[GameSpec]:
-        """The games; outside engines meet only the casebases, unless there are none (a match of engines)."""
+        """The games; outside engines meet only the casebases, unless there are none (a match of
+        engines)."""
         engines = [e.id for e in self.entrants if e.is_engine]
         return build_schedule(
-            [e.id for e in self.entrants], self.configs, self.rounds, self.seed,
+            [e.id for e in self.entrants],
+            self.configs,
+            self.rounds,
+            self.seed,
             reference=engines if len(engines) < len(self.entrants) else [],
         )
 
     def manifest(self, date: str) -> dict[str, Any]:
         """The run's identity as stored in tournament.json (``via_uci`` changes no game)."""
         return {
-            "format": FORMAT, "version": 1, "date": date, "event": self.event, "site": self.site,
-            "seed": self.seed, "rounds": self.rounds, "mode": self.mode,
+            "format": FORMAT,
+            "version": 1,
+            "date": date,
+            "event": self.event,
+            "site": self.site,
+            "seed": self.seed,
+            "rounds": self.rounds,
+            "mode": self.mode,
             "time_control": str(self.control),
             "configs": [{"name": c.name, "weights": c.label} for c in self.configs],
             "players": [e.describe() for e in self.entrants],
@@ -86,28 +97,50 @@ class TournamentSettings:
     # what a cluster's workers need (parallel.cluster.Portable)
 
     def cargo(self) -> dict[str, Path]:
-        casebases = {name: path for e in self.entrants if e.path is not None
-                     for name, path in with_profile(f"casebases/{e.id}.npz", Path(e.path)).items()}
+        casebases = {
+            name: path
+            for e in self.entrants
+            if e.path is not None
+            for name, path in with_profile(f"casebases/{e.id}.npz", Path(e.path)).items()
+        }
         tables = {} if self.tables == "" else table_files(self.tables or "")
         if self.mode != "guided":
             return {**casebases, **tables}
         if self.model:
-            return {**casebases, model_file_name("model", model_path(self.model)): Path(model_path(self.model)), **tables}
-        # each casebase's personal model travels beside it, where the engines look (option Model auto)
-        personal = {f"casebases/{name}": path for e in self.entrants if e.path is not None
-                    for name, path in choose_model(Casebase.load(e.path)).files(e.id).items()}
+            return {
+                **casebases,
+                model_file_name("model", model_path(self.model)): Path(model_path(self.model)),
+                **tables,
+            }
+        # each casebase's personal model travels beside it, where the engines look (option Model
+        # auto)
+        personal = {
+            f"casebases/{name}": path
+            for e in self.entrants
+            if e.path is not None
+            for name, path in choose_model(Casebase.load(e.path)).files(e.id).items()
+        }
         return {**casebases, **personal, **tables}
 
     def unpacked(self, root: Path) -> Self:
-        entrants = tuple(e if e.path is None else dataclasses.replace(e, path=str(root / f"casebases/{e.id}.npz"))
-                         for e in self.entrants)
+        entrants = tuple(
+            e
+            if e.path is None
+            else dataclasses.replace(e, path=str(root / f"casebases/{e.id}.npz"))
+            for e in self.entrants
+        )
         shipped = self.mode == "guided" and self.model
-        model = str(root / model_file_name("model", model_path(self.model))) if shipped else self.model
+        model = (
+            str(root / model_file_name("model", model_path(self.model))) if shipped else self.model
+        )
         tables = "" if self.tables == "" else str(root / "tables")
         return dataclasses.replace(self, entrants=entrants, tables=tables, model=model)
 
     def programs(self) -> list[str]:
-        return [*([self.judge] if self.judge else []), *(e.command[0] for e in self.entrants if e.is_engine)]
+        return [
+            *([self.judge] if self.judge else []),
+            *(e.command[0] for e in self.entrants if e.is_engine),
+        ]
 
 
 @dataclass(frozen=True)
@@ -123,8 +156,12 @@ class Played:
 def side_stats(side: Side, clock: Clock, colour: chess.Color) -> dict[str, Any]:
     """One side's effort in a game: moves made and thinking seconds charged to its clock,
     and the nodes and search seconds its UCI engine reported (None when it reported none)."""
-    return {"moves": clock.moves_made[colour], "seconds": round(clock.used[colour], 3),
-            "nodes": getattr(side, "nodes", None), "search_seconds": getattr(side, "search_seconds", None)}
+    return {
+        "moves": clock.moves_made[colour],
+        "seconds": round(clock.used[colour], 3),
+        "nodes": getattr(side, "nodes", None),
+        "search_seconds": getattr(side, "search_seconds", None),
+    }
 
 
 class _GameWorker:
@@ -132,9 +169,15 @@ class _GameWorker:
 
     def __init__(self, settings: TournamentSettings, tags: RunTags) -> None:
         self.settings, self.tags = settings, tags
-        self.lineup = Lineup(settings.entrants, mode=settings.mode, via_uci=settings.via_uci,
-                             judge=settings.judge, tables=settings.tables, model=settings.model,
-                             options=dict(settings.options))
+        self.lineup = Lineup(
+            settings.entrants,
+            mode=settings.mode,
+            via_uci=settings.via_uci,
+            judge=settings.judge,
+            tables=settings.tables,
+            model=settings.model,
+            options=dict(settings.options),
+        )
 
     def __call__(self, spec: GameSpec) -> Played:
         settings = self.settings
@@ -142,8 +185,10 @@ class _GameWorker:
         black = self.lineup.side(spec.black, spec.config, spec.black_seed)
         record = play_game(white, black, settings.control)
         text = game_pgn(record, spec, self.tags, settings.elos())
-        stats: dict[str, Any] = {"white": side_stats(white, record.clock, chess.WHITE),
-                                 "black": side_stats(black, record.clock, chess.BLACK)}
+        stats: dict[str, Any] = {
+            "white": side_stats(white, record.clock, chess.WHITE),
+            "black": side_stats(black, record.clock, chess.BLACK),
+        }
         if (node := node_id()) is not None:
             stats["node"] = node
         return Played(spec.index, text, record.result, stats)
@@ -178,9 +223,16 @@ def run(
     tally: Counter[str] = Counter()
     failed: list[Failed[GameSpec]] = []
     start = time.perf_counter()
-    where, results = distribute(_GameWorker, (settings, tags), pending, workers=workers, cluster=cluster)
-    with tqdm(total=len(specs), initial=len(done), unit="game", disable=None if progress is None
-              else not progress, desc=f"{len(pending)} games to play on {where}") as bar:
+    where, results = distribute(
+        _GameWorker, (settings, tags), pending, workers=workers, cluster=cluster
+    )
+    with tqdm(
+        total=len(specs),
+        initial=len(done),
+        unit="game",
+        disable=None if progress is None else not progress,
+        desc=f"{len(pending)} games to play on {where}",
+    ) as bar:
         for played in results:
             if isinstance(played, Failed):
                 failed.append(played)
@@ -201,13 +253,16 @@ def run(
 
 
 class GamesFailed(RuntimeError):
-    """Games that failed for good on a cluster: the rest are saved, and a new run plays these again."""
+    """Games that failed for good on a cluster: the rest are saved, and a new run plays these
+    again."""
 
     def __init__(self, failed: list[Failed[GameSpec]]) -> None:
         reasons = Counter(f.reason for f in failed)
         self.indexes = sorted(spec.index for f in failed for spec in f.items)
         super().__init__(
-            f"{len(self.indexes)} games failed for good (games {', '.join(map(str, self.indexes[:10]))}"
+            f"{len(self.indexes)} games failed for good (games"
+            f" {', '.join(map(str, self.indexes[:10]))}"
             f"{', ...' if len(self.indexes) > 10 else ''}): "
             + "; ".join(f"{reason} ({n} games)" for reason, n in reasons.most_common())
-            + ". The finished games are kept: run the same command again to play the others.")
+            + ". The finished games are kept: run the same command again to play the others."
+        )

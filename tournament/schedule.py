@@ -89,8 +89,12 @@ def build_schedule(
                         round=round_,
                         white=white,
                         black=black,
-                        white_seed=side_seed(master_seed, config, white, black, round_, chess.WHITE),
-                        black_seed=side_seed(master_seed, config, white, black, round_, chess.BLACK),
+                        white_seed=side_seed(
+                            master_seed, config, white, black, round_, chess.WHITE
+                        ),
+                        black_seed=side_seed(
+                            master_seed, config, white, black, round_, chess.BLACK
+                        ),
                     )
                 )
     return specs

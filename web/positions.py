@@ -29,12 +29,20 @@ def board_from_fen(fen: str) -> chess.Board:
     try:
         board = chess.Board(text)
     except ValueError as exc:
-        raise PositionError(f"malformed FEN {clip(text, ECHO)!r}: {clip(str(exc), ECHO)}") from None  # exc repeats it
+        # exc repeats it
+        raise PositionError(f"malformed FEN {clip(text, ECHO)!r}: {clip(str(exc), ECHO)}") from None
     if board.has_chess960_castling_rights():
-        raise PositionError(f"Chess960 is not supported (castling rights of a Chess960 position in {clip(text, ECHO)!r})")
+        raise PositionError(
+            "Chess960 is not supported (castling rights of a Chess960 position in"
+            f" {clip(text, ECHO)!r})"
+        )
     status = board.status()
     if status != chess.STATUS_VALID:
-        problems = [(flag.name or "").lower().replace("_", " ") for flag in chess.Status if flag and flag in status]
+        problems = [
+            (flag.name or "").lower().replace("_", " ")
+            for flag in chess.Status
+            if flag and flag in status
+        ]
         raise PositionError(f"impossible position {clip(text, ECHO)!r}: {', '.join(problems)}")
     return board
 
@@ -45,8 +53,9 @@ def positions_of_fen(fen: str) -> dict[str, Any]:
 
 
 def positions_of_pgn(text: str) -> dict[str, Any]:
-    """The first game of a PGN: its headers, and every position of its main line (FEN, the move to it).
-    A text whose first word holds a ``/`` is a FEN, perhaps with a typo: it is read as one, to say what is wrong."""
+    """The first game of a PGN: its headers, and every position of its main line (FEN, the move to
+    it). A text whose first word holds a ``/`` is a FEN, perhaps with a typo: it is read as one, to
+    say what is wrong."""
     if not text.strip():
         raise PositionError("empty PGN")
     if "/" in text.split()[0] and not text.lstrip().startswith("["):
@@ -58,10 +67,14 @@ def positions_of_pgn(text: str) -> dict[str, Any]:
     if game is None:
         raise PositionError("no game in this PGN")
     if game.errors:
-        raise PositionError(f"malformed PGN: {clip(str(game.errors[0]))}")  # it repeats the text it failed on
+        # it repeats the text it failed on
+        raise PositionError(f"malformed PGN: {clip(str(game.errors[0]))}")
     board = game.board()
     if board.chess960:
-        raise PositionError(f"Chess960 is not supported (this PGN's variant is {game.headers.get('Variant', 'Chess960')})")
+        raise PositionError(
+            "Chess960 is not supported (this PGN's variant is"
+            f" {game.headers.get('Variant', 'Chess960')})"
+        )
     positions = [{"ply": 0, "san": None, "fen": board.fen()}]
     for move in game.mainline_moves():
         if len(positions) > MAX_PLIES:
@@ -69,8 +82,15 @@ def positions_of_pgn(text: str) -> dict[str, Any]:
         san = board.san(move)
         board.push(move)
         positions.append({"ply": len(positions), "san": san, "fen": board.fen()})
-    if len(positions) == 1 and not game.headers.get("FEN") and not any(game.headers.get(k, "?") not in ("?", "*", "")
-                                                                      for k in ("White", "Black", "Event")):
+    if (
+        len(positions) == 1
+        and not game.headers.get("FEN")
+        and not any(
+            game.headers.get(k, "?") not in ("?", "*", "") for k in ("White", "Black", "Event")
+        )
+    ):
         raise PositionError("malformed PGN: no moves and no headers in it")
-    headers = {key: game.headers.get(key, "") for key in ("White", "Black", "Event", "Date", "Result")}
+    headers = {
+        key: game.headers.get(key, "") for key in ("White", "Black", "Event", "Date", "Result")
+    }
     return {"headers": headers, "positions": positions}

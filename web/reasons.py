@@ -1,7 +1,7 @@
 """A move's reasons, read from the engine's record of it: the one ``info string json {...}`` line an
 engine started with ``Explain json`` sends per move (docs/explain.md), shaped into what the page
-draws (bars in percent, the verdict, why it was played, the case, the precedent). Nothing here reads the
-engine's lines in words: those are kept as they came, for the PGN's comments.
+draws (bars in percent, the verdict, why it was played, the case, the precedent). Nothing here reads
+the engine's lines in words: those are kept as they came, for the PGN's comments.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def record_of(string: str) -> dict[str, Any] | None:
     if not string.startswith(PREFIX):
         return None
     try:
-        record = json.loads(string[len(PREFIX):])
+        record = json.loads(string[len(PREFIX) :])
     except ValueError:
         return None
     return record if isinstance(record, dict) and record.get("version") == VERSION else None
@@ -40,17 +40,24 @@ def gather(strings: list[str]) -> dict[str, Any]:
     without a record), and the lines in words that followed the record (the move's, for people)."""
     found = first_record(strings)
     reasons = shape({} if found is None else found[1])
-    reasons["words"] = [] if found is None else strings[found[0] + 1:]
+    reasons["words"] = [] if found is None else strings[found[0] + 1 :]
     return reasons
 
 
 def shape(record: dict[str, Any]) -> dict[str, Any]:
     """What the page draws of a record: ``prior`` (bars), ``verdict``, ``played``, ``case``,
-    ``precedent`` (guided mode's, as the record has it: docs/explain.md), ``similarity`` (pure mode's ties)
-    and ``notes``; None where the record has none."""
-    out: dict[str, Any] = {"reason": record.get("reason"), "prior": None, "verdict": None, "played": None,
-                           "case": None, "precedent": None, "similarity": None,
-                           "notes": [note["text"] for note in record.get("notes", [])]}
+    ``precedent`` (guided mode's, as the record has it: docs/explain.md), ``similarity`` (pure
+    mode's ties) and ``notes``; None where the record has none."""
+    out: dict[str, Any] = {
+        "reason": record.get("reason"),
+        "prior": None,
+        "verdict": None,
+        "played": None,
+        "case": None,
+        "precedent": None,
+        "similarity": None,
+        "notes": [note["text"] for note in record.get("notes", [])],
+    }
     move = record.get("move")
     if move is None:
         return out
@@ -60,8 +67,15 @@ def shape(record: dict[str, Any]) -> dict[str, Any]:
         out["played"] |= _choice(guided["choice"])
     elif pure := record.get("pure"):
         out["case"] = pure["case"] | {"side": pure["side"]}
-        out["similarity"] = {"similarity": pure["case"]["similarity"], "tied": pure["tied"], "count": pure["count"]}
-        out["played"] |= {"case_move": pure["case_move"]["san"], "adapted": pure["case_move"]["uci"] != move["uci"]}
+        out["similarity"] = {
+            "similarity": pure["case"]["similarity"],
+            "tied": pure["tied"],
+            "count": pure["count"],
+        }
+        out["played"] |= {
+            "case_move": pure["case_move"]["san"],
+            "adapted": pure["case_move"]["uci"] != move["uci"],
+        }
     return out
 
 
@@ -71,8 +85,11 @@ def percent(share: float) -> float:
 
 
 def bars(ranked: dict[str, Any]) -> dict[str, Any]:
-    """A ranked list of the record as the page's bars: the moves' SAN and percent, and how many more."""
-    moves = [{"san": m["san"], "uci": m["uci"], "share": percent(m["share"])} for m in ranked["moves"]]
+    """A ranked list of the record as the page's bars: the moves' SAN and percent, and how many
+    more."""
+    moves = [
+        {"san": m["san"], "uci": m["uci"], "share": percent(m["share"])} for m in ranked["moves"]
+    ]
     return {"moves": moves, "more": ranked["total"] - len(moves)}
 
 
@@ -86,8 +103,8 @@ def score_text(score: dict[str, int] | None) -> str | None:
 
 
 def pov_text(score: chess.engine.PovScore) -> str:
-    """An ``info`` line's score as the record's are shown (:func:`score_text`): for the side to move,
-    the one sign of every score on the page."""
+    """An ``info`` line's score as the record's are shown (:func:`score_text`): for the side to
+    move, the one sign of every score on the page."""
     relative = score.relative
     mate = relative.mate()
     return score_text({"mate": mate} if mate is not None else {"cp": relative.score() or 0}) or ""
@@ -96,26 +113,53 @@ def pov_text(score: chess.engine.PovScore) -> str:
 def _guided(guided: dict[str, Any]) -> dict[str, Any]:
     proposal, verdict = guided["proposal"], guided["verdict"]
     voting = proposal["case_weight"] > 0 and proposal["model"] is not None
-    prior = {"source": proposal["source"], "model": proposal["model"], "model_sha256": proposal.get("model_sha256"),
-             "cases": proposal["cases"],
-             "expert": proposal["expert"], "similarity": proposal["similarity"], "prior": bars(proposal["prior"]),
-             "proposes": bars(proposal["proposes"]) if proposal["model"] else None,
-             "votes": bars(proposal["votes"]) if voting else None, "case_weight": percent(proposal["case_weight"]),
-             "voting": voting}
+    prior = {
+        "source": proposal["source"],
+        "model": proposal["model"],
+        "model_sha256": proposal.get("model_sha256"),
+        "cases": proposal["cases"],
+        "expert": proposal["expert"],
+        "similarity": proposal["similarity"],
+        "prior": bars(proposal["prior"]),
+        "proposes": bars(proposal["proposes"]) if proposal["model"] else None,
+        "votes": bars(proposal["votes"]) if voting else None,
+        "case_weight": percent(proposal["case_weight"]),
+        "voting": voting,
+    }
     best = verdict["best"]
-    shaped = {"by": verdict["judge"] or "search", "best": None if best is None else best["san"],
-              "score": score_text(verdict["score"])}
-    shaped |= {key: verdict[key] for key in ("depth", "nodes", "seconds", "proposed", "scored", "sound", "tolerance")}
-    return {"prior": prior, "verdict": shaped, "case": guided["case"], "precedent": guided["precedent"]}
+    shaped = {
+        "by": verdict["judge"] or "search",
+        "best": None if best is None else best["san"],
+        "score": score_text(verdict["score"]),
+    }
+    shaped |= {
+        key: verdict[key]
+        for key in ("depth", "nodes", "seconds", "proposed", "scored", "sound", "tolerance")
+    }
+    return {
+        "prior": prior,
+        "verdict": shaped,
+        "case": guided["case"],
+        "precedent": guided["precedent"],
+    }
 
 
 def _choice(choice: dict[str, Any]) -> dict[str, Any]:
     top = choice["top"]
-    shaped = {"share": percent(choice["move"]["share"]), "top": None if top is None else top["san"],
-              "top_share": None if top is None else percent(top["share"]), "score": score_text(choice["score"]),
-              "chooser": choice.get("chooser") is not None}
+    shaped = {
+        "share": percent(choice["move"]["share"]),
+        "top": None if top is None else top["san"],
+        "top_share": None if top is None else percent(top["share"]),
+        "score": score_text(choice["score"]),
+        "chooser": choice.get("chooser") is not None,
+    }
     if choice["loss"] is not None:
-        shaped |= {"loss": percent(choice["loss"]), "expert": choice["expert"], "phase": choice["phase"],
-                   "often": None if choice["often"] is None else percent(choice["often"]),
-                   "chances": choice["chances"]["total"], "calibration": choice["calibration"]}
+        shaped |= {
+            "loss": percent(choice["loss"]),
+            "expert": choice["expert"],
+            "phase": choice["phase"],
+            "often": None if choice["often"] is None else percent(choice["often"]),
+            "chances": choice["chances"]["total"],
+            "calibration": choice["calibration"],
+        }
     return shaped

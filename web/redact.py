@@ -1,6 +1,6 @@
 """No path of this machine goes to the page: every absolute path in the text the server sends (the
-engine's lines, its record's notes, error messages, the judge's command) is cut to its file name,
-so that a casebase or a model is named as the page names it (``kosteniuk-2200.npz``, ``stockfish``)."""
+engine's lines, its record's notes, error messages, the judge's command) is cut to its file name, so
+that a casebase or a model is named as the page names it (``kosteniuk-2200.npz``, ``stockfish``)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ ABSOLUTE = re.compile(rf"(?<![\w.:/\\~-])~?/(?:{_PART}+/)*({_PART}+)")
 
 
 def redact(value: Any) -> Any:
-    """``value`` (a JSON value: text, lists, objects) with every absolute path cut to its file name."""
+    """``value`` (a JSON value: text, lists, objects) with every absolute path cut to its file
+    name."""
     if isinstance(value, str):
         return ABSOLUTE.sub(r"\1", value)
     if isinstance(value, dict):

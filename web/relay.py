@@ -25,7 +25,8 @@ class Relay:
     def __init__(self) -> None:
         self.token = secrets.token_urlsafe(16)
         self.owner: Holder | None = None
-        self.settled: Callable[[], None] | None = None  # called on every state sent (the store's save)
+        # called on every state sent (the store's save)
+        self.settled: Callable[[], None] | None = None
 
     async def send(self, message: dict[str, Any]) -> None:
         if message.get("type") == "state" and self.settled is not None:

@@ -1,6 +1,6 @@
-"""The expert's repertoire as two trees (as White, as Black), for the expert's page: each node a move
-in SAN with the expert's games that reached it, its share of the games at its parent, the expert's
-score in them, and the position after it (for a board).
+"""The expert's repertoire as two trees (as White, as Black), for the expert's page: each node a
+move in SAN with the expert's games that reached it, its share of the games at its parent, the
+expert's score in them, and the position after it (for a board).
 
 Made from casebase/book.py's replay of the games, once per casebase file and time of change, and
 kept: the expert's page of a large casebase then loads at once after its first time (Carlsen's
@@ -45,7 +45,13 @@ def build_tree(casebase: Casebase) -> dict[str, Any]:
         for move in line:
             child = node.get(move)
             if child is None:
-                child = node[move] = {"san": board.san(move), "games": 0, "points": 0, "known": 0, "next": {}}
+                child = node[move] = {
+                    "san": board.san(move),
+                    "games": 0,
+                    "points": 0,
+                    "known": 0,
+                    "next": {},
+                }
             board.push(move)
             child["fen"] = board.fen()
             child["games"] += 1
@@ -59,6 +65,16 @@ def build_tree(casebase: Casebase) -> dict[str, Any]:
 def _pruned(tree: dict[chess.Move, dict[str, Any]]) -> list[dict[str, Any]]:
     total = sum(node["games"] for node in tree.values())
     ranked = sorted(tree.values(), key=lambda node: -node["games"])[:TREE_WIDTH]
-    return [{"san": node["san"], "games": node["games"], "share": round(100 * node["games"] / total, 1),
-             "score": round(100 * node["points"] / (2 * node["known"]), 1) if node["known"] else None,
-             "fen": node["fen"], "next": _pruned(node["next"])} for node in ranked]
+    return [
+        {
+            "san": node["san"],
+            "games": node["games"],
+            "share": round(100 * node["games"] / total, 1),
+            "score": round(100 * node["points"] / (2 * node["known"]), 1)
+            if node["known"]
+            else None,
+            "fen": node["fen"],
+            "next": _pruned(node["next"]),
+        }
+        for node in ranked
+    ]

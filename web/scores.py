@@ -12,7 +12,9 @@ def centipawns(score: dict[str, int] | None) -> int | None:
     if score is None:
         return None
     if "mate" in score:
-        return MATE_CP + 1000 - score["mate"] if score["mate"] > 0 else -MATE_CP - 1000 - score["mate"]
+        return (
+            MATE_CP + 1000 - score["mate"] if score["mate"] > 0 else -MATE_CP - 1000 - score["mate"]
+        )
     return int(score["cp"])
 
 

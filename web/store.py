@@ -1,6 +1,7 @@
-"""The web page's games kept on disk (SQLite, in the user's data folder: ``--store``): each open game at
-its last clean point, so that a tab (or the server) can take it up again, and each finished game with its
-PGN, listed on the page. A commit is SQLite's own transaction: a reader sees the old row or the new one."""
+"""The web page's games kept on disk (SQLite, in the user's data folder: ``--store``): each open
+game at its last clean point, so that a tab (or the server) can take it up again, and each finished
+game with its PGN, listed on the page. A commit is SQLite's own transaction: a reader sees the old
+row or the new one."""
 
 from __future__ import annotations
 
@@ -37,7 +38,8 @@ class Store:
 
     @contextmanager
     def _open(self) -> Iterator[sqlite3.Connection]:
-        """A connection whose changes are committed as one transaction, closed after; its failures are StoreError."""
+        """A connection whose changes are committed as one transaction, closed after; its failures
+        are StoreError."""
         try:
             db = sqlite3.connect(self.path, timeout=10)
             try:
@@ -48,10 +50,23 @@ class Store:
         except sqlite3.Error as exc:
             raise StoreError(f"the games' store {self.path}: {exc}") from None
 
-    def save(self, game_id: str, token: str, snapshot: dict[str, Any], finished: dict[str, Any] | None = None,
-             pgn: str | None = None) -> None:
+    def save(
+        self,
+        game_id: str,
+        token: str,
+        snapshot: dict[str, Any],
+        finished: dict[str, Any] | None = None,
+        pgn: str | None = None,
+    ) -> None:
         """Keep a game's snapshot, with its listing and PGN once it is over."""
-        row = (game_id, token, json.dumps(snapshot), None if finished is None else json.dumps(finished), pgn, time.time())
+        row = (
+            game_id,
+            token,
+            json.dumps(snapshot),
+            None if finished is None else json.dumps(finished),
+            pgn,
+            time.time(),
+        )
         with self._open() as db:
             db.execute("INSERT OR REPLACE INTO games VALUES (?, ?, ?, ?, ?, ?)", row)
 
@@ -68,8 +83,11 @@ class Store:
     def finished(self) -> list[dict[str, Any]]:
         """The finished games' listings, newest first."""
         with self._open() as db:
-            rows = db.execute("SELECT id, finished FROM games WHERE finished IS NOT NULL ORDER BY updated DESC LIMIT ?",
-                              (LISTED,)).fetchall()
+            rows = db.execute(
+                "SELECT id, finished FROM games WHERE finished IS NOT NULL ORDER BY updated"
+                " DESC LIMIT ?",
+                (LISTED,),
+            ).fetchall()
         return [{"id": game_id, **json.loads(text)} for game_id, text in rows]
 
     def _one(self, query: str, game_id: str) -> tuple[Any, ...] | None:

@@ -1,7 +1,7 @@
-"""The board widget, chessground (the board Lichess uses), fetched from the npm registry at
-``make web`` or the first start, checked against its pinned sha512, into ``web/static/vendor/`` of a
-clone (git-ignored: the widget is installed, never copied into the repository), or the user's data
-folder of an installed engine (``web-vendor/``: site-packages may be read-only, and pip would leave it
+"""The board widget, chessground (the board Lichess uses), fetched from the npm registry at ``make
+web`` or the first start, checked against its pinned sha512, into ``web/static/vendor/`` of a clone
+(git-ignored: the widget is installed, never copied into the repository), or the user's data folder
+of an installed engine (``web-vendor/``: site-packages may be read-only, and pip would leave it
 behind); the app serves it as ``/static/vendor/``. No node needed."""
 
 from __future__ import annotations
@@ -20,8 +20,15 @@ PACKAGE = "chessground"
 VERSION = "9.2.1"
 TARBALL = f"https://registry.npmjs.org/{PACKAGE}/-/{PACKAGE}-{VERSION}.tgz"
 #: The registry's ``dist.integrity`` of that version: a different tarball is refused.
-INTEGRITY = "sha512-KIdxm0zD69e62XRwdnFB0XUNYSzn5HM3pMazRCwpfruRUowFI8y+1OAK5YSyBff29myeV1/4o5Q8T191+Irbog=="
-VENDOR = Path(__file__).resolve().parent / "static" / "vendor" if in_source_tree() else data_folder() / "web-vendor"
+INTEGRITY = (
+    "sha512-KIdxm0zD69e62XRwdnFB0XUNYSzn5HM3pMazRCwpfruRUowFI8y+1OAK5YSyBff29myeV1/4o5Q8T"
+    "191+Irbog=="
+)
+VENDOR = (
+    Path(__file__).resolve().parent / "static" / "vendor"
+    if in_source_tree()
+    else data_folder() / "web-vendor"
+)
 TARGET = VENDOR / PACKAGE
 #: What the page loads: the ES modules of dist/ and the stylesheets (pieces are data URIs in them).
 WANTED = ("package/dist/", "package/assets/", "package/LICENSE", "package/package.json")

@@ -35,7 +35,11 @@ def stack(positions: Sequence[Record]) -> Stacked:
     """The positions whose played move is a candidate, stacked (:class:`Stacked`)."""
     used = [p for p in positions if p.played >= 0]
     sizes = np.array([len(p.moves) for p in used], dtype=np.int64)
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64) if len(used) else np.zeros(0, np.int64)
+    starts = (
+        np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        if len(used)
+        else np.zeros(0, np.int64)
+    )
     x = np.concatenate([p.matrix for p in used]) if used else np.zeros((0, len(FEATURES)))
     return Stacked(x, starts, starts + np.array([p.played for p in used], dtype=np.int64))
 
@@ -51,7 +55,8 @@ def chances(s: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def log_likelihood(w: np.ndarray, data: Stacked) -> tuple[float, np.ndarray]:
-    """The sum over positions of the log-chance of the move played under weights ``w``, and its gradient."""
+    """The sum over positions of the log-chance of the move played under weights ``w``, and its
+    gradient."""
     s = data.x @ w
     p, normaliser = chances(s, data.starts)
     value = float(s[data.chosen].sum() - normaliser.sum())
@@ -77,7 +82,9 @@ def fit(positions: Sequence[Record], l2: float = DEFAULT_L2, sources: Sequence[s
     data = stack(positions)
     n = len(data.starts)
     if not n:
-        raise ValueError("no position whose played move is among its candidates: nothing to fit the chooser on")
+        raise ValueError(
+            "no position whose played move is among its candidates: nothing to fit the chooser on"
+        )
     mean, scale = data.x.mean(axis=0), data.x.std(axis=0)
     scale[scale == 0] = 1.0
     standard = Stacked((data.x - mean) / scale, data.starts, data.chosen)
@@ -86,9 +93,16 @@ def fit(positions: Sequence[Record], l2: float = DEFAULT_L2, sources: Sequence[s
         value, gradient = log_likelihood(v, standard)
         return -value / n + 0.5 * l2 * float(v @ v), -gradient / n + l2 * v
 
-    result = minimize(cost, np.zeros(len(FEATURES)), jac=True, method="L-BFGS-B", options={"maxiter": 1000})
+    result = minimize(
+        cost, np.zeros(len(FEATURES)), jac=True, method="L-BFGS-B", options={"maxiter": 1000}
+    )
     weights = result.x / scale
     mean_log_likelihood = -float(result.fun) + 0.5 * l2 * float(result.x @ result.x)
-    meta = {"positions": n, "left_out": len(positions) - n, "l2": l2, "sources": list(sources),
-            "mean_log_likelihood": mean_log_likelihood}
+    meta = {
+        "positions": n,
+        "left_out": len(positions) - n,
+        "l2": l2,
+        "sources": list(sources),
+        "mean_log_likelihood": mean_log_likelihood,
+    }
     return Fitted(Chooser(FEATURES, weights, meta=meta), n, len(positions) - n, mean_log_likelihood)

@@ -39,7 +39,8 @@ from common.files import file_sha256
 
 @dataclass(frozen=True)
 class Position:
-    """One position of a record: the board before the move ``played``, and what the game says of it."""
+    """One position of a record: the board before the move ``played``, and what the game says of
+    it."""
 
     key: str
     fen: str
@@ -51,7 +52,8 @@ class Position:
     history: tuple[str, ...] = ()  # the game's moves before this one, UCI
 
     def board(self) -> chess.Board:
-        """The board before the move, with the game's moves on its stack (an lc0 network sees its history)."""
+        """The board before the move, with the game's moves on its stack (an lc0 network sees its
+        history)."""
         if not self.history:
             return chess.Board(self.fen)
         board = chess.Board(self.start)
@@ -68,17 +70,20 @@ class Filter:
     exclude: tuple[str, ...] = ()
 
     def matchers(self) -> tuple[NameMatcher | None, list[NameMatcher]]:
-        return (NameMatcher(self.player) if self.player else None), [NameMatcher(name) for name in self.exclude]
+        return (NameMatcher(self.player) if self.player else None), [
+            NameMatcher(name) for name in self.exclude
+        ]
 
 
 def digest(seed: int, key: str) -> int:
-    """The seeded hash that orders games and positions (as the error profile's sample orders cases)."""
+    """The seeded hash that orders games and positions (as the error profile's sample orders
+    cases)."""
     return int.from_bytes(hashlib.blake2b(f"{seed}:{key}".encode(), digest_size=8).digest(), "big")
 
 
 def open_pgn(path: Path) -> TextIO:
-    """A PGN file as text read as a stream, gzip-compressed or plain (bytes that are not UTF-8 read as
-    replacements), each line cut at :data:`common.bounded.LINE_MOST` characters (issue #69)."""
+    """A PGN file as text read as a stream, gzip-compressed or plain (bytes that are not UTF-8 read
+    as replacements), each line cut at :data:`common.bounded.LINE_MOST` characters (issue #69)."""
     with open(path, "rb") as f:
         gzipped = f.read(2) == b"\x1f\x8b"
     if gzipped:
@@ -101,7 +106,8 @@ class Source:
 
 
 def scan(path: Path, chosen: Filter) -> Source:
-    """The games of ``path`` the filter lets through, by their headers alone, and the sides whose moves count."""
+    """The games of ``path`` the filter lets through, by their headers alone, and the sides whose
+    moves count."""
     player, exclude = chosen.matchers()
     source = Source(path, file_sha256(path))
     with open_pgn(path) as f:
@@ -109,8 +115,11 @@ def scan(path: Path, chosen: Filter) -> Source:
         while (headers := chess.pgn.read_headers(f)) is not None:
             names = (headers.get("White", "?"), headers.get("Black", "?"))
             if not any(matcher(name) for matcher in exclude for name in names):
-                sides = tuple(side for side, name in zip((chess.WHITE, chess.BLACK), names)
-                              if player is None or player(name))
+                sides = tuple(
+                    side
+                    for side, name in zip((chess.WHITE, chess.BLACK), names)
+                    if player is None or player(name)
+                )
                 if sides:
                     source.games[index] = sides
             index += 1
@@ -122,20 +131,39 @@ def game_positions(source: Source, index: int, game: chess.pgn.Game, seed: int) 
     sides = source.games[index]
     headers = game.headers
     speed = speed_of(headers.get("TimeControl"), headers.get("Event"), headers.get("Site"))
-    elos = {chess.WHITE: parse_elo(headers.get("WhiteElo")), chess.BLACK: parse_elo(headers.get("BlackElo"))}
+    elos = {
+        chess.WHITE: parse_elo(headers.get("WhiteElo")),
+        chess.BLACK: parse_elo(headers.get("BlackElo")),
+    }
     board, last, found = game.board(), None, []
     start = board.fen()
     for ply, move in enumerate(game.mainline_moves()):
-        if board.fullmove_number >= FIRST_MOVE and board.turn in sides and board.legal_moves.count() > 1:
+        if (
+            board.fullmove_number >= FIRST_MOVE
+            and board.turn in sides
+            and board.legal_moves.count() > 1
+        ):
             elo = elos[board.turn]
-            found.append(Position(f"{source.key(index)}/{ply}", board.fen(), last, elo if elo > 0 else None,
-                                  speed, move.uci(), start, tuple(m.uci() for m in board.move_stack)))
+            found.append(
+                Position(
+                    f"{source.key(index)}/{ply}",
+                    board.fen(),
+                    last,
+                    elo if elo > 0 else None,
+                    speed,
+                    move.uci(),
+                    start,
+                    tuple(m.uci() for m in board.move_stack),
+                )
+            )
         last = move.uci()
         board.push(move)
     return sorted(found, key=lambda position: digest(seed, position.key))
 
 
-def read_games(source: Source, wanted: set[int], seed: int) -> Iterator[tuple[int, list[Position] | None]]:
+def read_games(
+    source: Source, wanted: set[int], seed: int
+) -> Iterator[tuple[int, list[Position] | None]]:
     """Each wanted game's positions (None for a damaged game), the other games skipped unparsed."""
     with open_pgn(source.path) as f:
         index = 0
@@ -160,16 +188,28 @@ class Sample:
     damaged: int
 
 
-def sample(paths: Sequence[Path], chosen: Filter, count: int, seed: int) -> tuple[list[Source], Sample]:
+def sample(
+    paths: Sequence[Path], chosen: Filter, count: int, seed: int
+) -> tuple[list[Source], Sample]:
     """The sources, and the first ``count`` positions of their games along the seeded order."""
     sources = [scan(Path(path), chosen) for path in paths]
     if not any(source.games for source in sources):
-        whose = f"of {chosen.player}" if chosen.player else "left once --exclude has left its players' games out"
+        whose = (
+            f"of {chosen.player}"
+            if chosen.player
+            else "left once --exclude has left its players' games out"
+        )
         raise ValueError(f"{', '.join(str(path) for path in paths)}: no game {whose}")
-    ranked = sorted(((digest(seed, source.key(game)), s, game) for s, source in enumerate(sources)
-                     for game in source.games))
+    ranked = sorted(
+        (
+            (digest(seed, source.key(game)), s, game)
+            for s, source in enumerate(sources)
+            for game in source.games
+        )
+    )
     parsed: dict[tuple[int, int], list[Position] | None] = {}
-    reach = min(len(ranked), count + count // 4 + 8)  # the games the first round needs, a few to spare
+    # the games the first round needs, a few to spare
+    reach = min(len(ranked), count + count // 4 + 8)
     while True:
         for s, source in enumerate(sources):
             wanted = {game for _, t, game in ranked[:reach] if t == s and (s, game) not in parsed}
@@ -179,7 +219,11 @@ def sample(paths: Sequence[Path], chosen: Filter, count: int, seed: int) -> tupl
         if firsts >= count or reach == len(ranked):
             break
         reach = min(len(ranked), 2 * reach)
-    order = [found[r] for r in range(max((len(found) for found in games), default=0))
-             for found in games if r < len(found)]
+    order = [
+        found[r]
+        for r in range(max((len(found) for found in games), default=0))
+        for found in games
+        if r < len(found)
+    ]
     damaged = sum(1 for found in parsed.values() if found is None)
     return sources, Sample(order[:count], damaged)

@@ -2,9 +2,9 @@
 time and the move played (the format of issue #40's plan, ``cbr-chess-chooser-data``), each turned
 into the rows of :func:`engine.strength.chooser.features`.
 
-A skipped position (``skip``) and a line cut off by a killed writer (:func:`common.journal.read_journal`:
-at the end, or anywhere once the run was resumed) are passed over; anything else that does not read
-is an error naming the file and line.
+A skipped position (``skip``) and a line cut off by a killed writer
+(:func:`common.journal.read_journal`: at the end, or anywhere once the run was resumed) are passed
+over; anything else that does not read is an error naming the file and line.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ class RecordError(ValueError):
 
 @dataclass(frozen=True, eq=False)
 class Record:
-    """One recorded position: its candidates (their scores and prior as the engine plays them), their
-    features, and the index of the move played among them (-1: not a candidate)."""
+    """One recorded position: its candidates (their scores and prior as the engine plays them),
+    their features, and the index of the move played among them (-1: not a candidate)."""
 
     key: str
     board: chess.Board
@@ -44,28 +44,43 @@ class Record:
 
 
 def record_of(entry: dict[str, Any]) -> Record:
-    """A record's entry as a :class:`Record` (KeyError, ValueError, TypeError where it is not one)."""
+    """A record's entry as a :class:`Record` (KeyError, ValueError, TypeError where it is not
+    one)."""
     board = chess.Board(entry["fen"])
     moves = [chess.Move.from_uci(m) for m in entry["moves"]]
     last = chess.Move.from_uci(entry["last"]) if entry.get("last") else None
     shallow = {int(depth): scores for depth, scores in (entry.get("shallow") or {}).items()}
-    columns = {"scores": entry["scores"], "prior": entry["prior"], "votes": entry.get("votes"),
-               **{f"shallow {depth}": scores for depth, scores in shallow.items()}}
+    columns = {
+        "scores": entry["scores"],
+        "prior": entry["prior"],
+        "votes": entry.get("votes"),
+        **{f"shallow {depth}": scores for depth, scores in shallow.items()},
+    }
     for name, values in columns.items():
         if values is not None and len(values) != len(moves):
             raise ValueError(f"{len(values)} {name} for {len(moves)} candidates")
-    matrix, _ = features(board, last, moves, entry["scores"], entry["prior"], entry.get("votes"), shallow)
+    matrix, _ = features(
+        board, last, moves, entry["scores"], entry["prior"], entry.get("votes"), shallow
+    )
     played = chess.Move.from_uci(entry["played"])
     index = moves.index(played) if played in moves else -1
     ply = int(str(entry["key"]).rsplit("/", 1)[-1])
-    return Record(str(entry["key"]), board, moves, [int(s) for s in entry["scores"]], [float(p) for p in entry["prior"]],
-                    matrix, index, phase(board, ply))
+    return Record(
+        str(entry["key"]),
+        board,
+        moves,
+        [int(s) for s in entry["scores"]],
+        [float(p) for p in entry["prior"]],
+        matrix,
+        index,
+        phase(board, ply),
+    )
 
 
 def read_entries(path: Path, kind: str, what: str) -> tuple[dict[str, Any], list[tuple[int, Any]]]:
     """The header and the entries (with their line numbers) of the journal ``path`` of ``kind``
-    (:func:`common.journal.read_journal`); RecordError naming the file, and the line, where it is not
-    one (``what``: the file in words)."""
+    (:func:`common.journal.read_journal`); RecordError naming the file, and the line, where it is
+    not one (``what``: the file in words)."""
     try:
         header, entries, bad = read_journal(path)
     except (OSError, UnicodeDecodeError) as exc:
@@ -87,5 +102,7 @@ def read_records(path: Path) -> tuple[dict[str, Any], list[Record]]:
         try:
             positions.append(record_of(entry))
         except (KeyError, ValueError, TypeError, AttributeError) as exc:
-            raise RecordError(f"{path}:{number}: not a record of a position ({type(exc).__name__}: {exc})") from None
+            raise RecordError(
+                f"{path}:{number}: not a record of a position ({type(exc).__name__}: {exc})"
+            ) from None
     return header, positions

@@ -1,11 +1,11 @@
 """lc0's input planes of whole games at once, on any torch device (a GPU's training reads millions).
 
-A game is replayed once with python-chess into a row a position (:class:`Plies`): its twelve bitboards
-as White sees them, the side to move, the castling rights, the rule-50 count, whether lc0 counts it a
-repetition, the move played (lc0's policy index) and the legal moves. :func:`planes` then makes lc0's
-112 planes of any rows from these, each with its seven positions before (none before the game's
-start, as lc0 leaves them from the standard start): the same planes as lc0's own encoder
-(:mod:`.inputs`), which the tests check on real games, with no call into lc0 a position.
+A game is replayed once with python-chess into a row a position (:class:`Plies`): its twelve
+bitboards as White sees them, the side to move, the castling rights, the rule-50 count, whether lc0
+counts it a repetition, the move played (lc0's policy index) and the legal moves. :func:`planes`
+then makes lc0's 112 planes of any rows from these, each with its seven positions before (none
+before the game's start, as lc0 leaves them from the standard start): the same planes as lc0's own
+encoder (:mod:`.inputs`), which the tests check on real games, with no call into lc0 a position.
 """
 
 from __future__ import annotations
@@ -34,10 +34,12 @@ class Plies:
     castling: np.ndarray  # N x 4 bool: White's king side, queen side, Black's king side, queen side
     rule50: np.ndarray  # N int16
     repeated: np.ndarray  # N bool: the same position earlier in the game (lc0's repetition plane)
-    ply: np.ndarray  # N int16: the position's ply in its game (how many positions before it there are)
+    # N int16: the position's ply in its game (how many positions before it there are)
+    ply: np.ndarray
     target: np.ndarray  # N int64: the move played, lc0's policy index
     wanted: np.ndarray  # N bool: a position to learn from or measure (the others are history alone)
-    legal_start: np.ndarray  # N+1 int64: the legal moves of row i are legal[legal_start[i]:legal_start[i+1]]
+    # N+1 int64: the legal moves of row i are legal[legal_start[i]:legal_start[i+1]]
+    legal_start: np.ndarray
     legal: np.ndarray  # int16, lc0's policy indices (a wanted row's alone)
 
     def __len__(self) -> int:
@@ -48,19 +50,26 @@ class Plies:
         """The rows of ``parts`` one after the other."""
         names = ("boards", "white", "castling", "rule50", "repeated", "ply", "target", "wanted")
         offsets = np.cumsum([0] + [int(p.legal_start[-1]) for p in parts[:-1]])
-        starts = [np.zeros(1, np.int64)] + [p.legal_start[1:] + offset for p, offset in zip(parts, offsets)]
+        starts = [np.zeros(1, np.int64)] + [
+            p.legal_start[1:] + offset for p, offset in zip(parts, offsets)
+        ]
         rows = {name: np.concatenate([getattr(p, name) for p in parts]) for name in names}
-        return cls(**rows, legal_start=np.concatenate(starts), legal=np.concatenate([p.legal for p in parts]))
+        return cls(
+            **rows,
+            legal_start=np.concatenate(starts),
+            legal=np.concatenate([p.legal for p in parts]),
+        )
 
 
 def _listed(board: chess.Board) -> list[chess.Move]:
-    """The legal moves in the order :func:`codes` numbers them: by from-square, to-square, promotion."""
+    """The legal moves in the order :func:`codes` numbers them: by from-square, to-square,
+    promotion."""
     return sorted(board.legal_moves, key=lambda m: (m.from_square, m.to_square, m.promotion or 0))
 
 
 def codes(moves: Iterable[chess.Move]) -> bytes:
-    """A game's moves from the standard start as a byte each: the move's place among the legal moves in
-    (from, to, promotion) order (how a game travels compactly; :func:`replay` reads it back)."""
+    """A game's moves from the standard start as a byte each: the move's place among the legal moves
+    in (from, to, promotion) order (how a game travels compactly; :func:`replay` reads it back)."""
     board, out = chess.Board(), bytearray()
     for move in moves:
         out.append(_listed(board).index(move))
@@ -68,9 +77,12 @@ def codes(moves: Iterable[chess.Move]) -> bytes:
     return bytes(out)
 
 
-def replay(games: Iterable[Sequence[chess.Move] | bytes], wanted: Iterable[Sequence[bool] | np.ndarray] | None = None) -> Plies:
-    """Each game's positions from the standard start (the moves of ``games``, each legal in turn, or their
-    :func:`codes`), and for those ``wanted`` marks (all where None) the legal moves too."""
+def replay(
+    games: Iterable[Sequence[chess.Move] | bytes],
+    wanted: Iterable[Sequence[bool] | np.ndarray] | None = None,
+) -> Plies:
+    """Each game's positions from the standard start (the moves of ``games``, each legal in turn, or
+    their :func:`codes`), and for those ``wanted`` marks (all where None) the legal moves too."""
     boards: list[list[int]] = []
     white: list[bool] = []
     castling: list[list[bool]] = []
@@ -106,10 +118,18 @@ def replay(games: Iterable[Sequence[chess.Move] | bytes], wanted: Iterable[Seque
             starts.append(len(legal))
             seen.add(key)
             board.push(move)
-    return Plies(np.array(boards, dtype=np.uint64).reshape(-1, 12).view(np.int64), np.array(white, dtype=bool),
-                 np.array(castling, dtype=bool).reshape(-1, 4), np.array(rule50, dtype=np.int16),
-                 np.array(repeated, dtype=bool), np.array(ply, dtype=np.int16), np.array(target, dtype=np.int64),
-                 np.array(want, dtype=bool), np.array(starts, dtype=np.int64), np.array(legal, dtype=np.int16))
+    return Plies(
+        np.array(boards, dtype=np.uint64).reshape(-1, 12).view(np.int64),
+        np.array(white, dtype=bool),
+        np.array(castling, dtype=bool).reshape(-1, 4),
+        np.array(rule50, dtype=np.int16),
+        np.array(repeated, dtype=bool),
+        np.array(ply, dtype=np.int16),
+        np.array(target, dtype=np.int64),
+        np.array(want, dtype=bool),
+        np.array(starts, dtype=np.int64),
+        np.array(legal, dtype=np.int16),
+    )
 
 
 @dataclass
@@ -128,17 +148,32 @@ class PliesOn:
 
     @classmethod
     def of(cls, plies: Plies, device: str | torch.device = "cpu") -> PliesOn:
-        names = ("boards", "white", "castling", "rule50", "repeated", "ply", "target", "legal_start")
-        tensors = {name: torch.from_numpy(np.ascontiguousarray(getattr(plies, name))).to(device) for name in names}
+        names = (
+            "boards",
+            "white",
+            "castling",
+            "rule50",
+            "repeated",
+            "ply",
+            "target",
+            "legal_start",
+        )
+        tensors = {
+            name: torch.from_numpy(np.ascontiguousarray(getattr(plies, name))).to(device)
+            for name in names
+        }
         return cls(**tensors, legal=torch.from_numpy(plies.legal.astype(np.int64)).to(device))
 
 
 def legal_mask(plies: PliesOn, rows: torch.Tensor) -> torch.Tensor:
-    """Whether each of lc0's 1858 moves is legal in the positions ``rows`` (wanted ones: :func:`replay`)."""
+    """Whether each of lc0's 1858 moves is legal in the positions ``rows`` (wanted ones:
+    :func:`replay`)."""
     start, stop = plies.legal_start[rows], plies.legal_start[rows + 1]
     counts = stop - start
     which = torch.repeat_interleave(torch.arange(len(rows), device=rows.device), counts)
-    offsets = torch.arange(int(counts.sum()), device=rows.device) - torch.repeat_interleave(counts.cumsum(0) - counts, counts)
+    offsets = torch.arange(int(counts.sum()), device=rows.device) - torch.repeat_interleave(
+        counts.cumsum(0) - counts, counts
+    )
     mask = torch.zeros(len(rows), POLICY_SIZE, dtype=torch.bool, device=rows.device)
     mask[which, plies.legal[torch.repeat_interleave(start, counts) + offsets]] = True
     return mask
@@ -154,7 +189,8 @@ def _bits(boards: torch.Tensor) -> torch.Tensor:
 
 
 def planes(plies: PliesOn, rows: torch.Tensor) -> torch.Tensor:
-    """lc0's 112 input planes (len(rows) x 112 x 8 x 8, float32) of the positions ``rows``, on their device."""
+    """lc0's 112 input planes (len(rows) x 112 x 8 x 8, float32) of the positions ``rows``, on their
+    device."""
     n = len(rows)
     out = torch.zeros(n, INPUT_PLANES, 8, 8, device=rows.device)
     white = plies.white[rows]
@@ -166,9 +202,10 @@ def planes(plies: PliesOn, rows: torch.Tensor) -> torch.Tensor:
         theirs = torch.where(white[:, None], boards[:, 6:], boards[:, :6])
         repeated = plies.repeated[earlier].float()[:, None, None, None].expand(n, 1, 8, 8)
         block = torch.cat([_bits(ours), _bits(theirs), repeated], 1)
-        out[:, 13 * back:13 * back + 13] = block * seen.float()[:, None, None, None]
+        out[:, 13 * back : 13 * back + 13] = block * seen.float()[:, None, None, None]
     castling = plies.castling[rows].float()
-    # ours first, queen side before king side; Black's board is seen from Black's side (flipped below)
+    # ours first, queen side before king side; Black's board is seen from Black's side (flipped
+    # below)
     out[:, 104] = torch.where(white, castling[:, 1], castling[:, 3])[:, None, None]
     out[:, 105] = torch.where(white, castling[:, 0], castling[:, 2])[:, None, None]
     out[:, 106] = torch.where(white, castling[:, 3], castling[:, 1])[:, None, None]

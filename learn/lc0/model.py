@@ -1,7 +1,7 @@
-"""An lc0 residual network (Maia's kind: SE units, a convolutional policy) as a torch module, with the
-arithmetic of lc0's CPU backend (``neural/backends/blas``): each batch norm folded into its convolution
-(``neural/network_legacy.cc``), the SE unit's sigmoid scale and shift, the policy's 73 planes mapped
-onto the 1858 moves, the value head's win, draw and loss.
+"""An lc0 residual network (Maia's kind: SE units, a convolutional policy) as a torch module, with
+the arithmetic of lc0's CPU backend (``neural/backends/blas``): each batch norm folded into its
+convolution (``neural/network_legacy.cc``), the SE unit's sigmoid scale and shift, the policy's 73
+planes mapped onto the 1858 moves, the value head's win, draw and loss.
 
 The batch norms' statistics stay as the file has them (buffers, never trained); everything else is a
 parameter, and :meth:`Lc0Net.arrays` gives the file's layers back by their paths (:mod:`.weights`).
@@ -29,11 +29,17 @@ class ConvBlock(nn.Module):
     mean: torch.Tensor
     variance: torch.Tensor
 
-    def __init__(self, arrays: Mapping[str, np.ndarray], path: str, cin: int, cout: int, size: int) -> None:
+    def __init__(
+        self, arrays: Mapping[str, np.ndarray], path: str, cin: int, cout: int, size: int
+    ) -> None:
         super().__init__()
         self.path, self.size = path, size
         self.weight = nn.Parameter(_tensor(arrays, f"{path}.weights", (cout, cin, size, size)))
-        self.bias = nn.Parameter(_tensor(arrays, f"{path}.biases", (cout,))) if f"{path}.biases" in arrays else None
+        self.bias = (
+            nn.Parameter(_tensor(arrays, f"{path}.biases", (cout,)))
+            if f"{path}.biases" in arrays
+            else None
+        )
         self.norm = f"{path}.bn_means" in arrays
         if self.norm:
             self.register_buffer("mean", _tensor(arrays, f"{path}.bn_means", (cout,)))
@@ -45,7 +51,11 @@ class ConvBlock(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         weight: torch.Tensor = self.weight
-        bias: torch.Tensor = self.bias if self.bias is not None else torch.zeros(weight.shape[0], dtype=x.dtype, device=x.device)
+        bias: torch.Tensor = (
+            self.bias
+            if self.bias is not None
+            else torch.zeros(weight.shape[0], dtype=x.dtype, device=x.device)
+        )
         if self.norm:  # folded as lc0 folds it
             scale = self.gamma / torch.sqrt(self.variance + EPSILON)
             weight = weight * scale[:, None, None, None]
@@ -57,8 +67,12 @@ class ConvBlock(nn.Module):
         if self.bias is not None:
             out[f"{self.path}.biases"] = self.bias
         if self.norm:
-            out |= {f"{self.path}.bn_means": self.mean, f"{self.path}.bn_stddivs": self.variance,
-                    f"{self.path}.bn_gammas": self.gamma, f"{self.path}.bn_betas": self.beta}
+            out |= {
+                f"{self.path}.bn_means": self.mean,
+                f"{self.path}.bn_stddivs": self.variance,
+                f"{self.path}.bn_gammas": self.gamma,
+                f"{self.path}.bn_betas": self.beta,
+            }
         return {name: _array(value) for name, value in out.items()}
 
 
@@ -89,7 +103,10 @@ class Residual(nn.Module):
     def arrays(self) -> dict[str, np.ndarray]:
         out = self.conv1.arrays() | self.conv2.arrays()
         if self.se:
-            out |= {f"{self.path}.se.{name}": _array(getattr(self, name)) for name in ("w1", "b1", "w2", "b2")}
+            out |= {
+                f"{self.path}.se.{name}": _array(getattr(self, name))
+                for name in ("w1", "b1", "w2", "b2")
+            }
         return out
 
 
@@ -102,7 +119,9 @@ class Lc0Net(nn.Module):
         arrays = network.arrays()
         filters = network.filters
         self.input = ConvBlock(arrays, "input", INPUT_PLANES, filters, 3)
-        self.tower = nn.ModuleList(Residual(arrays, f"residual.{i}", filters) for i in range(network.blocks))
+        self.tower = nn.ModuleList(
+            Residual(arrays, f"residual.{i}", filters) for i in range(network.blocks)
+        )
         self.policy1 = ConvBlock(arrays, "policy1", filters, filters, 3)
         policy_planes = arrays["policy.biases"].size
         self.policy = ConvBlock(arrays, "policy", filters, policy_planes, 3)
@@ -115,18 +134,22 @@ class Lc0Net(nn.Module):
         self.ip2_val_b = nn.Parameter(_tensor(arrays, "ip2_val_b", (outputs,)))
         self.register_buffer("source", torch.from_numpy(conv_policy_source()))
         if policy_planes < CONV_PLANES:
-            raise ValueError(f"a convolutional policy of {policy_planes} planes (lc0's has {CONV_PLANES} or more)")
+            raise ValueError(
+                f"a convolutional policy of {policy_planes} planes (lc0's has {CONV_PLANES} or"
+                " more)"
+            )
 
     def trunk(self, planes: torch.Tensor, blocks: int | None = None) -> torch.Tensor:
-        """The activations after the input convolution and the first ``blocks`` residual blocks (all where None)."""
+        """The activations after the input convolution and the first ``blocks`` residual blocks (all
+        where None)."""
         x = torch.relu(self.input(planes))
         for block in list(self.tower)[:blocks]:
             x = block(x)
         return x
 
     def policy_logits(self, x: torch.Tensor, after: int | None = None) -> torch.Tensor:
-        """The policy's 1858 logits from the trunk's activations ``x`` after its first ``after`` blocks
-        (its whole trunk where None): the blocks left, then the policy head."""
+        """The policy's 1858 logits from the trunk's activations ``x`` after its first ``after``
+        blocks (its whole trunk where None): the blocks left, then the policy head."""
         if after is not None:
             for block in list(self.tower)[after:]:
                 x = block(x)
@@ -136,12 +159,21 @@ class Lc0Net(nn.Module):
         x = self.trunk(planes)
         policy = self.policy_logits(x)
         value = torch.relu(self.value(x)).flatten(1)
-        value = torch.relu(value @ self.ip1_val_w.T + self.ip1_val_b) @ self.ip2_val_w.T + self.ip2_val_b
+        value = (
+            torch.relu(value @ self.ip1_val_w.T + self.ip1_val_b) @ self.ip2_val_w.T
+            + self.ip2_val_b
+        )
         return policy, value
 
     def value_head(self) -> list[nn.Parameter]:
         """The value head's parameters (fine-tuning on moves keeps them as they are)."""
-        return [*self.value.parameters(), self.ip1_val_w, self.ip1_val_b, self.ip2_val_w, self.ip2_val_b]
+        return [
+            *self.value.parameters(),
+            self.ip1_val_w,
+            self.ip1_val_b,
+            self.ip2_val_w,
+            self.ip2_val_b,
+        ]
 
     def arrays(self) -> dict[str, np.ndarray]:
         """Every layer by its path in the file, as :meth:`Network.with_arrays` takes them."""
@@ -150,19 +182,29 @@ class Lc0Net(nn.Module):
             assert isinstance(block, Residual)
             out |= block.arrays()
         out |= self.policy1.arrays() | self.policy.arrays() | self.value.arrays()
-        return out | {name: _array(getattr(self, name)) for name in ("ip1_val_w", "ip1_val_b", "ip2_val_w", "ip2_val_b")}
+        return out | {
+            name: _array(getattr(self, name))
+            for name in ("ip1_val_w", "ip1_val_b", "ip2_val_w", "ip2_val_b")
+        }
 
     def to_network(self, template: Network) -> Network:
         """``template`` (the network this one was read from) with this one's weights."""
         return template.with_arrays(self.arrays())
 
 
-def _tensor(arrays: Mapping[str, np.ndarray], name: str, shape: tuple[int, ...], default: float | None = None) -> torch.Tensor:
+def _tensor(
+    arrays: Mapping[str, np.ndarray],
+    name: str,
+    shape: tuple[int, ...],
+    default: float | None = None,
+) -> torch.Tensor:
     if name not in arrays and default is not None:
         return torch.full(shape, default)
     values = arrays[name]
     if values.size != int(np.prod(shape)):
-        raise ValueError(f"{name}: {values.size} weights where {'x'.join(map(str, shape))} were expected")
+        raise ValueError(
+            f"{name}: {values.size} weights where {'x'.join(map(str, shape))} were expected"
+        )
     return torch.from_numpy(values.reshape(shape).copy())
 
 

@@ -18,7 +18,8 @@ from casebase.format import Casebase
 
 
 def first_moves(pgn: Path, surname: str, white: bool) -> Counter[str]:
-    """The expert's first move (as White) or first reply to 1.e4 (as Black), counted from the PGN."""
+    """The expert's first move (as White) or first reply to 1.e4 (as Black), counted from the
+    PGN."""
     found: Counter[str] = Counter()
     with open(pgn, encoding="utf-8") as f:
         while (game := chess.pgn.read_game(f)) is not None:
@@ -44,7 +45,8 @@ def test_the_book_holds_the_experts_moves_weighted_by_games(tmp_path, kosteniuk_
     as_white = first_moves(pgn, "Kosteniuk", white=True)
     start = entries(path, chess.Board())
     assert start == dict(as_white)
-    with chess.polyglot.open_reader(path) as reader:  # the book's first choice is her most played move
+    # the book's first choice is her most played move
+    with chess.polyglot.open_reader(path) as reader:
         assert reader.find(chess.Board()).move.uci() == as_white.most_common(1)[0][0] == "e2e4"
     after_e4 = chess.Board()
     after_e4.push_san("e4")
@@ -57,12 +59,14 @@ def test_castling_and_the_games_cut_read_back_as_legal_moves(tmp_path, kosteniuk
     write_book(path, casebase, min_games=3, max_ply=20)
     castled = 0
     with chess.polyglot.open_reader(path) as reader:
-        for entry in reader:  # every entry's position is one the expert met: replay a few games to find them
+        # every entry's position is one the expert met: replay a few games to find them
+        for entry in reader:
             assert entry.weight >= 3
         for board in _positions(casebase, plies=20):
             for entry in reader.find_all(board):
                 assert entry.move in board.legal_moves
-                if board.is_castling(entry.move):  # Polyglot writes castling as the king taking its rook
+                # Polyglot writes castling as the king taking its rook
+                if board.is_castling(entry.move):
                     castled += 1
                     assert entry.raw_move & 0x3F in (chess.H1, chess.A1, chess.H8, chess.A8)
     assert castled > 0
@@ -76,8 +80,24 @@ def _positions(casebase: Casebase, plies: int) -> list[chess.Board]:
 @pytest.mark.slow
 def test_by_results_and_the_command_line(tmp_path, kosteniuk_casebase):
     out = tmp_path / "r.bin"
-    done = subprocess.run([sys.executable, "-m", "casebase", "book", str(kosteniuk_casebase), "-o", str(out),
-                           "--by-results", "--min-games", "2"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "casebase",
+            "book",
+            str(kosteniuk_casebase),
+            "-o",
+            str(out),
+            "--by-results",
+            "--min-games",
+            "2",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert "Alexandra Kosteniuk:" in done.stdout and "written to" in done.stdout
     plain = tmp_path / "p.bin"

@@ -1,9 +1,9 @@
-"""The casebase builder (cbr-agent.md §2): cases, counts, selection, bad input, determinism."""
+"""The casebase builder (cbr-agent.md §2): cases, counts, selection, bad input, determinism (the
+games chosen by rating, number, player and date: test_builder_games.py)."""
 
 from __future__ import annotations
 
 import gzip
-import io
 import os
 import subprocess
 from pathlib import Path
@@ -12,35 +12,32 @@ import chess
 import chess.pgn
 import numpy as np
 import pytest
+from casebase_helpers import CARLSEN, cases
 from pgn_helpers import game, pgn
 
 from casebase.builder import build
-from casebase.format import Casebase
-from casebase.games import BuildError, GameFilter, latest
-from casebase.holdout import held_out_games
+from casebase.games import BuildError, GameFilter
 from casebase.sources import read_source
-
-CARLSEN = GameFilter("Magnus Carlsen")
-
-
-def cases(casebase: Casebase) -> list[tuple[str, str, int, int]]:
-    """(FEN pieces before the move, UCI move, game row, ply) of every case."""
-    return [(casebase.board(i).board_fen(), casebase.move(i).uci(), int(casebase.game[i]),
-             int(casebase.ply[i])) for i in range(len(casebase))]
 
 
 def test_one_case_per_expert_move_in_file_order_with_duplicates(tmp_path):
-    path = pgn(tmp_path,
-               game("Carlsen,M", "Anand,V", "1. e4 e5 2. Nf3 Nc6 3. Bc4 Nf6 4. O-O *"),
-               game("Kramnik,V", "Aronian,L", "1. d4 d5 *"),
-               game("Anand,V", "Carlsen, Magnus", "1. e4 e5 2. Nf3 Nc6 *"),
-               game("Carlsen,M", "Anand,V", "1. e4 e5 *"))
+    path = pgn(
+        tmp_path,
+        game("Carlsen,M", "Anand,V", "1. e4 e5 2. Nf3 Nc6 3. Bc4 Nf6 4. O-O *"),
+        game("Kramnik,V", "Aronian,L", "1. d4 d5 *"),
+        game("Anand,V", "Carlsen, Magnus", "1. e4 e5 2. Nf3 Nc6 *"),
+        game("Carlsen,M", "Anand,V", "1. e4 e5 *"),
+    )
     cb = build([path], CARLSEN, workers=1)
     start = chess.STARTING_BOARD_FEN
     after_e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR"
     assert [(m, g, p) for _, m, g, p in cases(cb)] == [
-        ("e2e4", 0, 0), ("g1f3", 0, 2), ("f1c4", 0, 4), ("e1g1", 0, 6),  # castling as king move
-        ("e7e5", 1, 1), ("b8c6", 1, 3),
+        ("e2e4", 0, 0),
+        ("g1f3", 0, 2),
+        ("f1c4", 0, 4),
+        ("e1g1", 0, 6),  # castling as king move
+        ("e7e5", 1, 1),
+        ("b8c6", 1, 3),
         ("e2e4", 2, 0),
     ]
     assert cases(cb)[0][0] == start and cases(cb)[4][0] == after_e4
@@ -53,20 +50,34 @@ def test_one_case_per_expert_move_in_file_order_with_duplicates(tmp_path):
     assert cb.meta["counts"]["games_without_expert"] == 1
     src = cb.source(4)
     assert (src.white, src.black, src.event, src.date, src.ply) == (
-        "Anand,V", "Carlsen, Magnus", "Test", "2020.01.01", 1)
+        "Anand,V",
+        "Carlsen, Magnus",
+        "Test",
+        "2020.01.01",
+        1,
+    )
 
 
 def test_variations_comments_and_nags_are_ignored(tmp_path):
     plain = pgn(tmp_path, game("Carlsen,M", "X", "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 *"), name="a.pgn")
-    noisy = pgn(tmp_path, game("Carlsen,M", "X", "1. e4 {best by test} e5 (1... c5 2. Nf3 (2. c3)"
-                               " d6) 2. Nf3 $1 Nc6 !? 3. Bb5 {a\n(two-line) comment} a6 *"),
-                name="b.pgn")
+    noisy = pgn(
+        tmp_path,
+        game(
+            "Carlsen,M",
+            "X",
+            "1. e4 {best by test} e5 (1... c5 2. Nf3 (2. c3)"
+            " d6) 2. Nf3 $1 Nc6 !? 3. Bb5 {a\n(two-line) comment} a6 *",
+        ),
+        name="b.pgn",
+    )
     assert cases(build([plain], CARLSEN, workers=1)) == cases(build([noisy], CARLSEN, workers=1))
 
 
 def test_fen_setup_game_starts_from_the_given_position(tmp_path):
     fen = "4k3/8/8/8/8/8/4P3/4K2R b K - 0 1"
-    path = pgn(tmp_path, game("X", "Carlsen,M", "1... Kd7 2. O-O Kc6 3. e4 Kd6 *", SetUp="1", FEN=fen))
+    path = pgn(
+        tmp_path, game("X", "Carlsen,M", "1... Kd7 2. O-O Kc6 3. e4 Kd6 *", SetUp="1", FEN=fen)
+    )
     cb = build([path], CARLSEN, workers=1)
     assert [(m, p) for _, m, _, p in cases(cb)] == [("e8d7", 0), ("d7c6", 2), ("c6d6", 4)]
     assert cb.board(0).board_fen() == chess.Board(fen).board_fen()
@@ -99,8 +110,10 @@ def test_a_latin1_file_keeps_its_accented_names(tmp_path):
 
 def test_a_file_mixing_utf8_and_latin1_games_reads_both(tmp_path):
     path = tmp_path / "mixed.pgn"
-    path.write_bytes(game("Kosténiuk, A", "X", "1. e4 *").encode("utf-8")
-                     + game("Kosténiuk, A", "Y", "1. d4 *").encode("latin-1"))
+    path.write_bytes(
+        game("Kosténiuk, A", "X", "1. e4 *").encode("utf-8")
+        + game("Kosténiuk, A", "Y", "1. d4 *").encode("latin-1")
+    )
     cb = build([path], GameFilter("Kosténiuk"), workers=1)
     assert cb.games["black"].tolist() == ["X", "Y"] and cb.meta["spellings"] == {"Kosténiuk, A": 2}
 
@@ -122,7 +135,9 @@ def test_a_build_removes_temporary_files_of_killed_builds_of_its_output(tmp_path
     other = tmp_path / f".other.npz.{dead}.abc123.tmp"
     for file in (*stale, alive, other):
         file.write_bytes(b"partial")
-    build([data_dir / "experts" / "kosteniuk-2200.pgn"], GameFilter("Kosteniuk"), workers=1).save(out)
+    build([data_dir / "experts" / "kosteniuk-2200.pgn"], GameFilter("Kosteniuk"), workers=1).save(
+        out
+    )
     assert out.exists() and not any(f.exists() for f in stale)
     assert alive.exists() and other.exists()
 
@@ -136,9 +151,11 @@ def _dead_pid() -> int:
 
 @pytest.mark.parametrize("bad", ["Kxe4", "Zz9", "e9"])
 def test_bad_move_keeps_earlier_cases_and_counts_game_as_damaged(tmp_path, bad):
-    path = pgn(tmp_path,
-               game("X", "Carlsen,M", f"1. e4 e5 2. Nf3 Ke7 3. Qh5 {bad} 4. d3 Nc6 *"),
-               game("Carlsen,M", "X", "1. d4 *"))
+    path = pgn(
+        tmp_path,
+        game("X", "Carlsen,M", f"1. e4 e5 2. Nf3 Ke7 3. Qh5 {bad} 4. d3 Nc6 *"),
+        game("Carlsen,M", "X", "1. d4 *"),
+    )
     cb = build([path], CARLSEN, workers=1)
     assert [m for _, m, _, _ in cases(cb)] == ["e7e5", "e8e7", "d2d4"]
     assert cb.meta["counts"]["games_damaged"] == 1
@@ -146,88 +163,36 @@ def test_bad_move_keeps_earlier_cases_and_counts_game_as_damaged(tmp_path, bad):
 
 
 def test_game_with_both_names_matching_is_skipped_and_counted(tmp_path):
-    path = pgn(tmp_path, game("Carlsen,M", "Carlsen, Magnus", "1. e4 e5 *"),
-               game("Carlsen,M", "X", "1. c4 *"))
+    path = pgn(
+        tmp_path,
+        game("Carlsen,M", "Carlsen, Magnus", "1. e4 e5 *"),
+        game("Carlsen,M", "X", "1. c4 *"),
+    )
     cb = build([path], CARLSEN, workers=1)
     assert [m for _, m, _, _ in cases(cb)] == ["c2c4"]
     assert cb.meta["counts"]["games_both_match"] == 1
 
 
 def test_non_standard_variant_is_skipped_and_counted(tmp_path):
-    path = pgn(tmp_path,
-               game("Carlsen,M", "X", "1. g3 *", Variant="Chess960", SetUp="1",
-                    FEN="bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9"),
-               game("Carlsen,M", "X", "1. e4 *", Variant="Atomic"),
-               game("Carlsen,M", "X", "1. d4 *", Variant="Standard"),
-               game("Carlsen,M", "X", "1. c4 *", Variant="From Position", SetUp="1",
-                    FEN=chess.STARTING_FEN))
+    path = pgn(
+        tmp_path,
+        game(
+            "Carlsen,M",
+            "X",
+            "1. g3 *",
+            Variant="Chess960",
+            SetUp="1",
+            FEN="bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+        ),
+        game("Carlsen,M", "X", "1. e4 *", Variant="Atomic"),
+        game("Carlsen,M", "X", "1. d4 *", Variant="Standard"),
+        game(
+            "Carlsen,M", "X", "1. c4 *", Variant="From Position", SetUp="1", FEN=chess.STARTING_FEN
+        ),
+    )
     cb = build([path], CARLSEN, workers=1)
     assert [m for _, m, _, _ in cases(cb)] == ["d2d4", "c2c4"]
     assert cb.meta["counts"]["games_variant_skipped"] == 2
-
-
-def test_elo_filter_uses_the_experts_own_rating(tmp_path):
-    path = pgn(tmp_path,
-               game("Carlsen,M", "X", "1. e4 *", WhiteElo="2800", BlackElo="2000"),
-               game("X", "Carlsen,M", "1. e4 e5 *", WhiteElo="2900", BlackElo="2700"),
-               game("Carlsen,M", "X", "1. d4 *", WhiteElo="?"))
-    cb = build([path], GameFilter("Magnus Carlsen", min_elo=2750), workers=1)
-    assert [m for _, m, _, _ in cases(cb)] == ["e2e4"]
-    assert cb.meta["counts"]["games_elo_filtered"] == 2
-    assert cb.games["expert_elo"].tolist() == [2800]
-    everything = build([path], CARLSEN, workers=1)
-    assert everything.games["expert_elo"].tolist() == [2800, 2700, -1]
-    assert everything.meta["median_elo"] == 2750
-
-
-def test_counts_add_up_and_max_games_takes_the_first_games(data_dir):
-    cb = build([data_dir / "experts" / "paehtz-2400.pgn"], GameFilter("Kosteniuk", max_games=10),
-               workers=1)
-    counts = cb.meta["counts"]
-    assert counts["games_used"] == 10 == cb.num_games
-    assert counts["games_read"] == sum(v for k, v in counts.items()
-                                       if k.startswith("games_") and k not in ("games_read", "games_damaged"))
-    assert cb.games["index"][-1] == counts["games_read"] - 1  # reading stops at the 10th game
-    assert cb.meta["sources"][0]["games"] == counts["games_read"]
-    assert all("Kosteniuk" in (w + b) for w, b in zip(cb.games["white"], cb.games["black"]))
-
-
-def test_all_players_takes_every_move(tmp_path):
-    path = pgn(tmp_path, game("A", "B", "1. e4 e5 2. Nf3 *", WhiteElo="2600", BlackElo="2500"),
-               game("C", "D", "1. d4 *"))
-    cb = build([path], GameFilter(all_players=True), workers=1)
-    assert [m for _, m, _, _ in cases(cb)] == ["e2e4", "e7e5", "g1f3", "d2d4"]
-    assert cb.turn.tolist() == [True, False, True, True]
-    assert cb.expert == "all players"
-    assert cb.games["expert_elo"].tolist() == [2500, -1]  # the weaker rated player
-    assert build([path], GameFilter(all_players=True, min_elo=2400), workers=1).num_games == 1
-
-
-def test_exclude_latest_and_holdout_split_the_games_by_date(tmp_path):
-    dates = ["2001.05.01", "2003.01.01", "1999.??.??", "2003.01.01", "2002.12.31", "2000.01.01"]
-    games = [game("Carlsen,M", "X", f"1. {move} *", Date=date)
-             for move, date in zip(["e4", "d4", "c4", "Nf3", "g3", "b3"], dates)]
-    path = pgn(tmp_path, *games, game("X", "Y", "1. e4 *", Date="2010.01.01"))
-    kept = build([path], GameFilter("Carlsen", exclude_latest=0.34), workers=1)
-    assert kept.games["index"].tolist() == [0, 2, 4, 5]
-    assert kept.meta["counts"]["games_held_out"] == 2
-    for kept_too, wanted in ((False, (1, 3)), (True, (0, 2, 4, 5))):  # the held-out games, or the kept ones
-        texts = held_out_games([path], GameFilter("Carlsen", exclude_latest=0.34), workers=1, kept=kept_too)
-        assert [chess.pgn.read_game(io.StringIO(t)).headers["Date"] for t in texts] == [dates[i] for i in wanted]
-    assert latest(["2001.01.01", "2001.01.01", "2000.01.01"], 0.34) == [False, True, False]
-
-
-def test_holdout_agrees_with_exclude_latest_on_a_shipped_file(data_dir, expert_names):
-    path = data_dir / "experts" / "kosteniuk-2200.pgn"
-    selection = GameFilter(expert_names["kosteniuk-2200"], exclude_latest=0.15)
-    kept = build([path], selection, workers=1)
-    heldout = held_out_games([path], selection, workers=1)
-    assert len(heldout) == round(0.15 * 121) == kept.meta["counts"]["games_held_out"]
-    assert kept.num_games + len(heldout) == 121
-    # Unknown parts of a date ("1998.??.??") count as earliest.
-    latest_kept = max(date.replace("?", "0") for date in kept.games["date"].tolist())
-    assert all(chess.pgn.read_headers(io.StringIO(t))["Date"].replace("?", "0") >= latest_kept
-               for t in heldout)
 
 
 def test_gzip_input_gives_the_same_cases(tmp_path, data_dir, expert_names):
@@ -245,7 +210,10 @@ def test_windows_line_endings_give_the_same_cases(tmp_path, data_dir):
     crlf = tmp_path / "crlf.pgn"
     crlf.write_bytes(source.read_bytes().replace(b"\n", b"\r\n"))
     a, b = (build([path], GameFilter("Kosteniuk"), workers=2) for path in (source, crlf))
-    assert np.array_equal(a.boards, b.boards) and a.games["result"].tolist() == b.games["result"].tolist()
+    assert (
+        np.array_equal(a.boards, b.boards)
+        and a.games["result"].tolist() == b.games["result"].tolist()
+    )
 
 
 def test_several_inputs_keep_their_own_game_indices(tmp_path):
@@ -289,8 +257,15 @@ def test_directory_or_unreadable_input(tmp_path, monkeypatch):
         build([locked], CARLSEN)
 
 
-@pytest.mark.parametrize("content", [b"\x89PNG\r\n\x1a\n\x00\x00\x00IHDR", b"hello world\nno games\n", b"",
-                                     b"\x1f\x8b\x08 not really gzip"])
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"\x89PNG\r\n\x1a\n\x00\x00\x00IHDR",
+        b"hello world\nno games\n",
+        b"",
+        b"\x1f\x8b\x08 not really gzip",
+    ],
+)
 def test_a_file_that_is_not_pgn(tmp_path, content):
     path = tmp_path / "x.pgn"
     path.write_bytes(content)
@@ -299,7 +274,9 @@ def test_a_file_that_is_not_pgn(tmp_path, content):
 
 
 def test_no_matching_name_lists_the_closest_names(tmp_path):
-    path = pgn(tmp_path, game("Carlsen,M", "Karjakin,S", "1. e4 *"), game("Caruana,F", "X", "1. d4 *"))
+    path = pgn(
+        tmp_path, game("Carlsen,M", "Karjakin,S", "1. e4 *"), game("Caruana,F", "X", "1. d4 *")
+    )
     with pytest.raises(BuildError) as error:
         build([path], GameFilter("Magnus Karlsen"), workers=1)
     message = str(error.value)
@@ -308,8 +285,9 @@ def test_no_matching_name_lists_the_closest_names(tmp_path):
 
 
 def test_empty_result_is_an_error(tmp_path):
-    path = pgn(tmp_path, game("Carlsen,M", "X", "1. e4 *", WhiteElo="2800"),
-               game("X", "Carlsen,M", "*"))
+    path = pgn(
+        tmp_path, game("Carlsen,M", "X", "1. e4 *", WhiteElo="2800"), game("X", "Carlsen,M", "*")
+    )
     with pytest.raises(BuildError, match="no cases left for 'Magnus Carlsen'.*elo filtered: 2"):
         build([path], GameFilter("Magnus Carlsen", max_elo=2700), workers=1)
     with pytest.raises(BuildError, match="no cases left"):
@@ -317,7 +295,12 @@ def test_empty_result_is_an_error(tmp_path):
 
 
 def test_bad_options_are_refused():
-    for kwargs in ({"exclude_latest": 1.0}, {"max_games": 0}, {"min_elo": 2800, "max_elo": 2700}, {"player": " "}):
+    for kwargs in (
+        {"exclude_latest": 1.0},
+        {"max_games": 0},
+        {"min_elo": 2800, "max_elo": 2700},
+        {"player": " "},
+    ):
         with pytest.raises(BuildError):
             GameFilter(**{"player": "X", **kwargs})
 

@@ -18,8 +18,11 @@ from casebase.sources import chunk_bounds
 
 
 def test_chunks_hold_whole_games_and_never_cut_inside_a_comment():
-    text = (game("A", "B", "1. e4 {a comment\n\n[White \"not a tag\"]\n} e5 *")
-            + game("C", "D", "1. d4 *") + '[Event "x"]\n\n[White "E"]\n\n1. c4 *\n')
+    text = (
+        game("A", "B", '1. e4 {a comment\n\n[White "not a tag"]\n} e5 *')
+        + game("C", "D", "1. d4 *")
+        + '[Event "x"]\n\n[White "E"]\n\n1. c4 *\n'
+    )
     for size in (1, 10, 60, 1000):
         bounds = chunk_bounds(text, size)
         assert "".join(text[a:b] for a, b in bounds) == text
@@ -44,7 +47,9 @@ def test_same_bytes_whatever_the_number_of_workers(tmp_path, data_dir, small_chu
     path = data_dir / "experts" / "paehtz-2400.pgn"
     for workers in (1, 1, 2, 3):
         selection = GameFilter("Kosteniuk", max_games=40 if workers < 3 else None)
-        build([path], selection, workers=workers).save(tmp_path / f"{workers}-{selection.max_games}.npz")
+        build([path], selection, workers=workers).save(
+            tmp_path / f"{workers}-{selection.max_games}.npz"
+        )
     files = sorted(tmp_path.iterdir())
     assert len(files) == 3
     assert files[0].read_bytes() == files[1].read_bytes() != files[2].read_bytes()

@@ -16,22 +16,33 @@ from casebase.format import Casebase
 
 
 def run(*args: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "casebase", *map(str, args)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "casebase", *map(str, args)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 @pytest.mark.slow
-def test_build_reports_spellings_and_writes_the_same_bytes_with_any_workers(tmp_path, data_dir,
-                                                                             gaprindashvili_casebase):
+def test_build_reports_spellings_and_writes_the_same_bytes_with_any_workers(
+    tmp_path, data_dir, gaprindashvili_casebase
+):
     pgn = data_dir / "experts" / "gaprindashvili-2300.pgn"
     one, two = tmp_path / "one.npz", tmp_path / "two.npz"
     done = run("build", pgn, "--player", "Nona Gaprindashvili", "-o", one, "--workers", 1)
     assert done.returncode == 0, done.stderr
-    assert "'Gaprindashvili, Nona' (248), 'Gaprindashvili,N1' (148), 'Gaprindashvili,N' (91)" in done.stdout
+    assert (
+        "'Gaprindashvili, Nona' (248), 'Gaprindashvili,N1' (148), 'Gaprindashvili,N' (91)"
+        in done.stdout
+    )
     assert "487 games used of 487 read" in done.stdout and "median own Elo 2355" in done.stdout
     assert done.stderr == ""  # no progress bar when stderr is not a terminal
-    assert run("build", pgn, "--player", "Gaprindashvili", "-o", two, "--workers", 2,
-               "--quiet").stdout == ""
+    assert (
+        run("build", pgn, "--player", "Gaprindashvili", "-o", two, "--workers", 2, "--quiet").stdout
+        == ""
+    )
     assert one.read_bytes() != two.read_bytes()  # the name given is part of the metadata
     assert Casebase.load(two).meta["counts"] == Casebase.load(one).meta["counts"]
     assert one.read_bytes() == gaprindashvili_casebase.read_bytes()  # fixture: in-process, 1 worker
@@ -52,13 +63,17 @@ def test_info_describes_a_casebase(kosteniuk_casebase):
     assert f"({kosteniuk_casebase.stat().st_size:,} bytes)" in out
 
 
-@pytest.mark.parametrize(("key", "value", "message"), [
-    ("cases_white", 1, "metadata says 1 cases white, the arrays hold 2874"),
-    ("cases_black", 0, "metadata says 0 cases black, the arrays hold 2739"),
-    ("games_used", 7, "metadata says 7 games used, the arrays hold 121"),
-])
-def test_info_refuses_a_file_whose_counts_disagree_with_its_arrays(kosteniuk_casebase, tmp_path, key, value,
-                                                                   message):
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("cases_white", 1, "metadata says 1 cases white, the arrays hold 2874"),
+        ("cases_black", 0, "metadata says 0 cases black, the arrays hold 2739"),
+        ("games_used", 7, "metadata says 7 games used, the arrays hold 121"),
+    ],
+)
+def test_info_refuses_a_file_whose_counts_disagree_with_its_arrays(
+    kosteniuk_casebase, tmp_path, key, value, message
+):
     with np.load(kosteniuk_casebase) as npz:
         arrays = dict(npz)
     meta = json.loads(str(arrays["meta"]))
@@ -80,8 +95,9 @@ def test_info_on_a_bad_file_says_why_and_fails(tmp_path):
 
 def test_no_match_lists_closest_names_and_writes_nothing(tmp_path, data_dir):
     out = tmp_path / "x.npz"
-    done = run("build", data_dir / "experts" / "vanwely-2600.pgn", "--player", "Loek van Weely",
-               "-o", out)
+    done = run(
+        "build", data_dir / "experts" / "vanwely-2600.pgn", "--player", "Loek van Weely", "-o", out
+    )
     assert done.returncode == 1
     assert "no game in vanwely-2600.pgn has a player matching 'Loek van Weely'" in done.stderr
     assert "Van Wely,L (2057 games)" in done.stderr
@@ -93,8 +109,16 @@ def test_missing_input_and_empty_result_write_nothing(tmp_path, data_dir):
     out = tmp_path / "x.npz"
     missing = run("build", tmp_path / "none.pgn", "--player", "X", "-o", out)
     assert missing.returncode == 1 and "none.pgn: no such file" in missing.stderr
-    empty = run("build", data_dir / "experts" / "kosteniuk-2200.pgn", "--player", "Kosteniuk",
-                "--min-elo", 2900, "-o", out)
+    empty = run(
+        "build",
+        data_dir / "experts" / "kosteniuk-2200.pgn",
+        "--player",
+        "Kosteniuk",
+        "--min-elo",
+        2900,
+        "-o",
+        out,
+    )
     assert empty.returncode == 1 and "no cases left" in empty.stderr
     assert list(tmp_path.iterdir()) == []
 
@@ -103,8 +127,12 @@ def test_missing_input_and_empty_result_write_nothing(tmp_path, data_dir):
 def test_holdout_writes_the_games_left_out_by_exclude_latest(tmp_path, data_dir):
     pgn = data_dir / "experts" / "kosteniuk-2200.pgn"
     kept, heldout = tmp_path / "kept.npz", tmp_path / "heldout.pgn"
-    assert run("build", pgn, "--player", "Kosteniuk", "--exclude-latest", 0.15, "-o", kept,
-               "--quiet").returncode == 0
+    assert (
+        run(
+            "build", pgn, "--player", "Kosteniuk", "--exclude-latest", 0.15, "-o", kept, "--quiet"
+        ).returncode
+        == 0
+    )
     done = run("holdout", pgn, "--player", "Kosteniuk", "--latest", 0.15, "-o", heldout)
     assert done.returncode == 0, done.stderr
     assert "18 held-out games of Kosteniuk written" in done.stdout
@@ -114,12 +142,23 @@ def test_holdout_writes_the_games_left_out_by_exclude_latest(tmp_path, data_dir)
         assert not game.errors
         games.append((game.headers["White"], game.headers["Black"], game.headers["Date"]))
     cb = Casebase.load(kept)
-    kept_games = set(zip(cb.games["white"].tolist(), cb.games["black"].tolist(), cb.games["date"].tolist()))
+    kept_games = set(
+        zip(cb.games["white"].tolist(), cb.games["black"].tolist(), cb.games["date"].tolist())
+    )
     assert len(games) == 18 and cb.num_games == 121 - 18
     assert not kept_games & set(games)
     rest = tmp_path / "kept.pgn"  # the other games: a casebase of them is the casebase above
     done = run("holdout", pgn, "--player", "Kosteniuk", "--latest", 0.15, "--kept", "-o", rest)
     assert done.returncode == 0 and "103 kept games of Kosteniuk written" in done.stdout
-    assert run("build", rest, "--player", "Kosteniuk", "-o", tmp_path / "rest.npz", "--quiet").returncode == 0
+    assert (
+        run(
+            "build", rest, "--player", "Kosteniuk", "-o", tmp_path / "rest.npz", "--quiet"
+        ).returncode
+        == 0
+    )
     again = Casebase.load(tmp_path / "rest.npz")
-    assert len(again) == len(cb) and np.array_equal(again.boards, cb.boards) and np.array_equal(again.to_square, cb.to_square)
+    assert (
+        len(again) == len(cb)
+        and np.array_equal(again.boards, cb.boards)
+        and np.array_equal(again.to_square, cb.to_square)
+    )

@@ -16,15 +16,38 @@ def test_fold_removes_case_and_accents():
     assert fold("Łukasz Ø") == "lukasz o"
 
 
-@pytest.mark.parametrize("tag", ["Carlsen,M", "Carlsen, Magnus", "Magnus Carlsen", "carlsen",
-                                 "CARLSEN, MAGNUS", "Carlsen,Magnus", "Carlsen, M.", "Carlsen Magnus",
-                                 "Carlsen,Ma", "  Carlsen , Magnus  "])
+@pytest.mark.parametrize(
+    "tag",
+    [
+        "Carlsen,M",
+        "Carlsen, Magnus",
+        "Magnus Carlsen",
+        "carlsen",
+        "CARLSEN, MAGNUS",
+        "Carlsen,Magnus",
+        "Carlsen, M.",
+        "Carlsen Magnus",
+        "Carlsen,Ma",
+        "  Carlsen , Magnus  ",
+    ],
+)
 def test_spellings_of_carlsen_match(tag):
     assert NameMatcher("Magnus Carlsen")(tag)
 
 
-@pytest.mark.parametrize("tag", ["Carlsen, Henrik", "Carlsen,H", "Karlsen, Magnus", "Magnus",
-                                 "Carlsenn,M", "Anand, Viswanathan", "?", ""])
+@pytest.mark.parametrize(
+    "tag",
+    [
+        "Carlsen, Henrik",
+        "Carlsen,H",
+        "Karlsen, Magnus",
+        "Magnus",
+        "Carlsenn,M",
+        "Anand, Viswanathan",
+        "?",
+        "",
+    ],
+)
 def test_other_players_do_not_match_carlsen(tag):
     assert not NameMatcher("Magnus Carlsen")(tag)
 
@@ -44,7 +67,9 @@ def test_database_suffix_digits_and_double_initials():
     assert not NameMatcher("Mark Wise")("Wise, DM.")
 
 
-@pytest.mark.parametrize("user", ["Loek van Wely", "van Wely, Loek", "Van Wely,L", "van wely", "VanWely"])
+@pytest.mark.parametrize(
+    "user", ["Loek van Wely", "van Wely, Loek", "Van Wely,L", "van wely", "VanWely"]
+)
 def test_multi_word_surnames(user):
     matcher = NameMatcher(user)
     assert matcher("Van Wely,L") and matcher("Van Wely, Loek") and matcher("Loek van Wely")

@@ -1,6 +1,7 @@
-"""The shipped experts without make (casebase/shipped.py, player/shipped.py, ``cbr-chess setup``), and an
-installed engine making a shipped expert's casebase on its first use (engine/uci/resources.py): fast, in
-this tree; tests/docs/test_install.py does it with the wheel in a fresh environment."""
+"""The shipped experts without make (casebase/shipped.py, player/shipped.py, ``cbr-chess setup``),
+and an installed engine making a shipped expert's casebase on its first use
+(engine/uci/resources.py): fast, in this tree; tests/docs/test_install.py does it with the wheel in
+a fresh environment."""
 
 from __future__ import annotations
 
@@ -23,10 +24,16 @@ from player.shipped import current_casebase, current_embeddings, current_profile
 def test_the_shipped_experts_are_the_registry_s_with_their_games_and_journals(data_dir):
     experts = shipped_experts()
     assert shipped_data() == data_dir  # a clone reads data/, where make does
-    assert list(experts)[:3] == ["kosteniuk-2200", "gaprindashvili-2300", "paehtz-2400"] and len(experts) == 10
-    assert experts["carlsen-2800"].player == "Magnus Carlsen" and experts["carlsen-2800"].pgn.is_file()
+    assert (
+        list(experts)[:3] == ["kosteniuk-2200", "gaprindashvili-2300", "paehtz-2400"]
+        and len(experts) == 10
+    )
+    assert (
+        experts["carlsen-2800"].player == "Magnus Carlsen" and experts["carlsen-2800"].pgn.is_file()
+    )
     assert set(experts["carlsen-2800"].journals()) == set(JOURNALS)
-    assert set(experts["postny-2600"].journals()) == {"journal", "play"}  # no games record ships for him
+    # no games record ships for him
+    assert set(experts["postny-2600"].journals()) == {"journal", "play"}
     assert shipped_experts(data_dir / "nowhere") == {}
 
 
@@ -43,32 +50,46 @@ def test_setup_makes_the_casebase_the_expert_s_own_network_names(tmp_path):
     path = tmp_path / "kosteniuk-2200.npz"
     casebase = Casebase.load(path)
     network = Path(str(engine.style.personal.personal_folder())) / "kosteniuk-2200.pb.gz"
-    assert provenance(network)["personal"]["casebase"] == casebase_digest(casebase)  # make's options, exactly
+    # make's options, exactly
+    assert provenance(network)["personal"]["casebase"] == casebase_digest(casebase)
     assert current_casebase(shipped_experts()["kosteniuk-2200"], path) and current_profile(path)
     told: list[str] = []
     assert setup(["kosteniuk-2200"], folder=tmp_path, tell=told.append) == []
-    assert [line.split(": ", 1)[1].split(" (")[0] for line in told] == ["casebase kept", "error profile kept"]
-    assert not current_embeddings(path, default_model()[0])  # made only when asked: minutes for a large casebase
+    assert [line.split(": ", 1)[1].split(" (")[0] for line in told] == [
+        "casebase kept",
+        "error profile kept",
+    ]
+    # made only when asked: minutes for a large casebase
+    assert not current_embeddings(path, default_model()[0])
     told.clear()
     assert setup(["kosteniuk-2200"], workers=2, folder=tmp_path, embed=True, tell=told.append) == []
-    assert current_embeddings(path, default_model()[0]) and any(": embeddings (" in line for line in told)
+    assert current_embeddings(path, default_model()[0]) and any(
+        ": embeddings (" in line for line in told
+    )
     told.clear()
     assert setup(["kosteniuk-2200"], folder=tmp_path, embed=True, tell=told.append) == []
-    assert [line.split(": ", 1)[1].split(" (")[0] for line in told] == ["casebase kept", "embeddings kept",
-                                                                          "error profile kept"]
+    assert [line.split(": ", 1)[1].split(" (")[0] for line in told] == [
+        "casebase kept",
+        "embeddings kept",
+        "error profile kept",
+    ]
     assert setup(["nobody-2000"], folder=tmp_path) == [
-        f"no shipped expert 'nobody-2000': choose among {', '.join(shipped_experts())}"]
+        f"no shipped expert 'nobody-2000': choose among {', '.join(shipped_experts())}"
+    ]
 
 
 @pytest.fixture
 def installed_engine(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """The engine as an installed one sees it: the casebase folder in the user's data folder (here, empty)."""
+    """The engine as an installed one sees it: the casebase folder in the user's data folder (here,
+    empty)."""
     monkeypatch.setattr(common.paths, "data_folder", lambda: tmp_path)
     monkeypatch.setattr(engine.uci.resources, "in_source_tree", lambda: False)
     return tmp_path / "casebases"
 
 
-def test_an_installed_engine_makes_a_shipped_expert_on_first_use_saying_so_first(installed_engine, kosteniuk_casebase):
+def test_an_installed_engine_makes_a_shipped_expert_on_first_use_saying_so_first(
+    installed_engine, kosteniuk_casebase
+):
     asked: list[str] = []
 
     def provide(name: str) -> str | None:
@@ -82,8 +103,13 @@ def test_an_installed_engine_makes_a_shipped_expert_on_first_use_saying_so_first
     engine_.run(["isready", "isready", "position startpos", "go nodes 10"])
     lines = out.getvalue().splitlines()
     assert asked == ["kosteniuk-2200"]
-    assert lines[0].startswith("info string kosteniuk-2200: its casebase is not made yet: making it")
-    assert lines[1].startswith("info string kosteniuk-2200: casebase made in") and lines[2] == "readyok"
+    assert lines[0].startswith(
+        "info string kosteniuk-2200: its casebase is not made yet: making it"
+    )
+    assert (
+        lines[1].startswith("info string kosteniuk-2200: casebase made in")
+        and lines[2] == "readyok"
+    )
     assert "pure mode: casebase Alexandra Kosteniuk (5613 cases" in out.getvalue()
 
 
@@ -97,8 +123,13 @@ def test_a_first_use_that_fails_is_told_once_with_the_command_that_makes_it(inst
     out = io.StringIO()
     UciEngine({"Casebase": "kosteniuk-2200"}, out=out, provide=provide).run(["isready", "isready"])
     assert asked == ["kosteniuk-2200"]
-    assert ("(`cbr-chess setup kosteniuk-2200` failed (exit status 1; why: on stderr); make it with"
-            " `cbr-chess setup kosteniuk-2200`); the style model proposes alone") in out.getvalue()
+    assert (
+        "(`cbr-chess setup kosteniuk-2200` failed (exit status 1; why: on stderr); make it with"
+        " `cbr-chess setup kosteniuk-2200`); the style model proposes alone"
+    ) in out.getvalue()
     out = io.StringIO()
     UciEngine({"Casebase": "nobody"}, out=out, provide=provide).run(["isready"])
-    assert asked == ["kosteniuk-2200"] and "python -m casebase build GAMES.pgn --player NAME -o nobody" in out.getvalue()
+    assert (
+        asked == ["kosteniuk-2200"]
+        and "python -m casebase build GAMES.pgn --player NAME -o nobody" in out.getvalue()
+    )

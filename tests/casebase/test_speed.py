@@ -2,28 +2,65 @@
 
 import pytest
 
-from casebase.speed import UNKNOWN, clock_speed, parse_event, parse_time_control, speed_of, speed_of_clock
+from casebase.speed import (
+    UNKNOWN,
+    clock_speed,
+    parse_event,
+    parse_time_control,
+    speed_of,
+    speed_of_clock,
+)
 
 
-@pytest.mark.parametrize(("tag", "lichess", "speed"), [
-    ("60+0", True, "bullet"), ("120+1", True, "bullet"), ("180+0", True, "blitz"), ("300+3", True, "blitz"),
-    ("480+0", True, "rapid"), ("600+0", True, "rapid"), ("900+10", True, "rapid"), ("1800+0", True, "classical"),
-    ("600+0", False, "blitz"), ("900+10", False, "rapid"), ("5400+30", False, "classical"),
-    ("40/5400:1800", False, "classical"), ("40/7200:3600", False, "classical"), ("40/20", False, "bullet"),
-    ("-", True, UNKNOWN), ("?", False, UNKNOWN), ("", False, UNKNOWN), ("abc", False, UNKNOWN),
-])
-def test_time_control_tags_fall_in_lichess_and_fide_bands(tag: str, lichess: bool, speed: str) -> None:
+@pytest.mark.parametrize(
+    ("tag", "lichess", "speed"),
+    [
+        ("60+0", True, "bullet"),
+        ("120+1", True, "bullet"),
+        ("180+0", True, "blitz"),
+        ("300+3", True, "blitz"),
+        ("480+0", True, "rapid"),
+        ("600+0", True, "rapid"),
+        ("900+10", True, "rapid"),
+        ("1800+0", True, "classical"),
+        ("600+0", False, "blitz"),
+        ("900+10", False, "rapid"),
+        ("5400+30", False, "classical"),
+        ("40/5400:1800", False, "classical"),
+        ("40/7200:3600", False, "classical"),
+        ("40/20", False, "bullet"),
+        ("-", True, UNKNOWN),
+        ("?", False, UNKNOWN),
+        ("", False, UNKNOWN),
+        ("abc", False, UNKNOWN),
+    ],
+)
+def test_time_control_tags_fall_in_lichess_and_fide_bands(
+    tag: str, lichess: bool, speed: str
+) -> None:
     assert parse_time_control(tag, lichess=lichess) == speed
 
 
-@pytest.mark.parametrize(("event", "speed"), [
-    ("Titled Tuesday Blitz", "blitz"), ("Titled Tuesday 3rd Feb", "blitz"), ("Lichess Titled Arena", "blitz"),
-    ("chess.com Speed 1m+1spm 2017", "bullet"), ("chess.com Speed 5m+2spm 2017", "blitz"),
-    ("World Rapid 2019", "rapid"), ("Tata Steel Masters", UNKNOWN), ("GCT Rapid & Blitz", UNKNOWN),
-    ("Rated Classical game", "classical"), ("Armageddon", "blitz"), ("Online Nations Cup", UNKNOWN),
-    ("9th London Classic 2017", UNKNOWN), ("Chess Classic", UNKNOWN), ("7th London Classic TB", UNKNOWN),
-    ("Bullet Brawl", "bullet"),
-])
+@pytest.mark.parametrize(
+    ("event", "speed"),
+    [
+        ("Titled Tuesday Blitz", "blitz"),
+        ("Titled Tuesday 3rd Feb", "blitz"),
+        ("Lichess Titled Arena", "blitz"),
+        ("chess.com Speed 1m+1spm 2017", "bullet"),
+        ("chess.com Speed 5m+2spm 2017", "blitz"),
+        ("World Rapid 2019", "rapid"),
+        ("Tata Steel Masters", UNKNOWN),
+        ("GCT Rapid & Blitz", UNKNOWN),
+        ("Rated Classical game", "classical"),
+        ("Armageddon", "blitz"),
+        ("Online Nations Cup", UNKNOWN),
+        ("9th London Classic 2017", UNKNOWN),
+        ("Chess Classic", UNKNOWN),
+        ("7th London Classic TB", UNKNOWN),
+        ("Bullet Brawl", "bullet"),
+    ],
+)
 def test_event_names_say_their_speed(event: str, speed: str) -> None:
     assert parse_event(event) == speed
 

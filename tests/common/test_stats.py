@@ -1,4 +1,5 @@
-"""The benches' statistics (common/stats.py): Wilson's interval, paired differences, Spearman's rho."""
+"""The benches' statistics (common/stats.py): Wilson's interval, paired differences, Spearman's
+rho."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from common.stats import Z95, Share, paired, spearman, wilson
 
 
 def test_z95_is_the_normal_quantile():
-    assert Z95 == stats.norm.ppf(0.975)  # the constant, written out so that importing the module needs no scipy
+    # the constant, written out so that importing the module needs no scipy
+    assert Z95 == stats.norm.ppf(0.975)
 
 
 def test_wilson_interval():
@@ -30,12 +32,18 @@ def test_wilson_interval_is_the_textbook_formula():
         p, z2 = matches / n, Z95 * Z95
         centre = (p + z2 / (2 * n)) / (1 + z2 / n)
         half = Z95 / (1 + z2 / n) * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
-        assert wilson(matches, n) == pytest.approx((max(0.0, centre - half), min(1.0, centre + half)), abs=1e-12)
+        assert wilson(matches, n) == pytest.approx(
+            (max(0.0, centre - half), min(1.0, centre + half)), abs=1e-12
+        )
 
 
 def test_a_share_stores_its_interval_rounded():
-    assert Share(392, 724).as_dict() == {"matches": 392, "positions": 724, "share": 0.541436,
-                                         "ci95": [0.505018, 0.577418]}
+    assert Share(392, 724).as_dict() == {
+        "matches": 392,
+        "positions": 724,
+        "share": 0.541436,
+        "ci95": [0.505018, 0.577418],
+    }
     assert Share(0, 0).as_dict()["ci95"] == [None, None] and Share(0, 0).percent() == "–"
     assert Share(63, 200).percent() == "31.5 %"
 
@@ -57,7 +65,9 @@ def test_spearman_known_values():
     assert spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1)
     # With ties: average ranks, then Pearson (0.8660 by hand).
     assert spearman([1, 1, 2], [1, 2, 3]) == pytest.approx(math.sqrt(3) / 2)
-    assert spearman([2275, 2350, 2467, 2565, 2655], [2500, 2400, 2450, 2600, 2550]) == pytest.approx(0.6)
+    assert spearman(
+        [2275, 2350, 2467, 2565, 2655], [2500, 2400, 2450, 2600, 2550]
+    ) == pytest.approx(0.6)
     assert spearman([1], [2]) is None
     assert spearman([1, 2, 3], [5, 5, 5]) is None
     with pytest.raises(ValueError, match="same length"):

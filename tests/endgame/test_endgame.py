@@ -18,7 +18,8 @@ from engine.search.alphabeta import Searcher
 from engine.search.limits import Budget
 from engine.search.scores import MATE
 
-pytestmark = pytest.mark.slow  # the tables are made (KQK, KRK: seconds), and games played through the engine
+# the tables are made (KQK, KRK: seconds), and games played through the engine
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="session")
@@ -97,17 +98,22 @@ def test_the_search_scores_table_positions_as_mates(tables: Tablebase):
 
 
 def _won_start(ending: str, rng: np.random.Generator) -> chess.Board:
-    """A random position of ``ending`` with White (the stronger side) to move and no piece en prise."""
+    """A random position of ``ending`` with White (the stronger side) to move and no piece en
+    prise."""
     while True:
         board = random_position(ending, rng, strong=chess.WHITE)
         board.turn = chess.WHITE
         men = board.occupied_co[chess.WHITE] & ~board.kings
-        if board.is_valid() and not any(board.is_attacked_by(chess.BLACK, s) for s in chess.SquareSet(men)):
+        if board.is_valid() and not any(
+            board.is_attacked_by(chess.BLACK, s) for s in chess.SquareSet(men)
+        ):
             return board
 
 
 @pytest.mark.parametrize("ending", ["KQK", "KRK"])
-def test_guided_mode_mates_against_a_perfect_defence(kosteniuk_casebase, tables_dir, tables, ending):
+def test_guided_mode_mates_against_a_perfect_defence(
+    kosteniuk_casebase, tables_dir, tables, ending
+):
     rng = np.random.default_rng(12)
     engine = popen("--casebase", str(kosteniuk_casebase), "--mode", "guided", "--seed", "1")
     engine.configure({"Tables": str(tables_dir)})
@@ -123,7 +129,9 @@ def test_guided_mode_mates_against_a_perfect_defence(kosteniuk_casebase, tables_
                     assert found is not None
                     move = found[0]
                 board.push(move)
-            assert board.is_checkmate(), f"{start}: {board.result(claim_draw=True)} after {board.ply()} plies"
+            assert board.is_checkmate(), (
+                f"{start}: {board.result(claim_draw=True)} after {board.ply()} plies"
+            )
             assert board.halfmove_clock < 100
     finally:
         engine.quit()
@@ -155,8 +163,12 @@ def test_a_winning_engine_allows_no_threefold_repetition(kosteniuk_casebase, tab
     # for the rule that a win is never let slip; the cases prefer Kh1 to a3 (measured).
     with popen("--casebase", str(kosteniuk_casebase), "--mode", "guided") as engine:
         engine.configure({"Tables": str(tables_dir), "Tolerance": 1000, "Prior": "cases"})
-        result = engine.play(board, chess.engine.Limit(nodes=20000), info=chess.engine.INFO_ALL,
-                             root_moves=[chess.Move.from_uci("g1h1"), chess.Move.from_uci("a2a3")])
+        result = engine.play(
+            board,
+            chess.engine.Limit(nodes=20000),
+            info=chess.engine.INFO_ALL,
+            root_moves=[chess.Move.from_uci("g1h1"), chess.Move.from_uci("a2a3")],
+        )
     assert result.info["score"].white().score(mate_score=MATE) > 200
     board.push(result.move)
     assert not board.can_claim_draw()

@@ -1,8 +1,8 @@
-"""The fidelity bench (fidelity/): positions, sampling, determinism, end to end."""
+"""The fidelity bench (fidelity/) end to end: its runs, modes, reports and errors (its positions,
+sampling and determinism: test_fidelity_positions.py)."""
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import json
 import shutil
@@ -21,129 +21,32 @@ from casebase.format import Casebase
 from engine.cbr.configurations import parse_configurations
 from engine.search.limits import SearchLimits
 from fidelity.modes import FidelityMode
-from fidelity.positions import read_positions, spread
+from fidelity.positions import read_positions
 from fidelity.replay import play_positions
 from fidelity.settings import FidelitySettings
 
-pytestmark = pytest.mark.slow  # the fidelity benches' commands replay an expert's games through processes
+# the fidelity benches' commands replay an expert's games through processes
+pytestmark = pytest.mark.slow
 
 KOSTENIUK = "Alexandra Kosteniuk"
 BALANCED = parse_configurations(["balanced"])[0]
 
-SMALL_PGN = """\
-[Event "repeat"]
-[White "Someone, X"]
-[Black "Kosteniuk, Alexandra"]
-[Date "2020.01.01"]
-
-1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8 5. e4 *
-
-[Event "from a FEN"]
-[White "Kosteniuk,A"]
-[Black "Other, Y"]
-[SetUp "1"]
-[FEN "r3k2r/pppq1ppp/8/8/8/8/PPPQ1PPP/R3K2R w KQkq - 0 30"]
-
-30. O-O O-O-O 31. Qxd7+ Rxd7 32. Rad1 *
-
-[Event "no expert"]
-[White "A, B"]
-[Black "C, D"]
-
-1. e4 e5 *
-
-[Event "both"]
-[White "Kosteniuk,A"]
-[Black "Kosteniuk, Alexandra"]
-
-1. d4 d5 *
-
-[Event "damaged"]
-[White "Kosteniuk, Alexandra"]
-[Black "Other, Y"]
-
-1. e4 e5 2. Ke3 Nc6 *
-"""
-
 
 def cli(*args: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "fidelity", *map(str, args)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
-
-
-def test_positions_are_the_experts_moves_with_the_games_history(tmp_path):
-    path = tmp_path / "small.pgn"
-    path.write_text(SMALL_PGN)
-    held = read_positions(path, KOSTENIUK)
-    assert (held.games_read, held.expert_games, held.damaged, held.seen) == (5, 3, 1, 0)
-    assert dict(held.skipped) == {"without_expert": 1, "both_match": 1}
-    assert [(p.game, p.ply, p.expert) for p in held.positions] == [
-        (0, 1, "g8f6"), (0, 3, "f6g8"), (0, 5, "g8f6"), (0, 7, "f6g8"),
-        (1, 0, "e1g1"), (1, 2, "d2d7"), (1, 4, "a1d1"),
-        (4, 0, "e2e4"),  # the damaged game keeps its moves before the illegal Ke3
-    ]
-    assert [p.index for p in held.positions] == list(range(8))
-    for p in held.positions:
-        board = p.board()
-        assert board.fen() == p.fen and len(board.move_stack) == p.ply
-        assert chess.Move.from_uci(p.expert) in board.legal_moves
-    # With the history, 4...Ng8 repeats the start position a third time; without it, it cannot.
-    last = held.positions[3].board()
-    assert last.can_claim_threefold_repetition()
-    assert not chess.Board(last.fen()).can_claim_threefold_repetition()
-    fen_game = [p for p in held.positions if p.game == 1]
-    assert fen_game[0].board().move_stack == [] and fen_game[0].board().fullmove_number == 30
-    # Phases by casebase.phases: the plies count from the game's start, here a FEN at move 30,
-    # so its first 24 are the opening as in the casebase (the old rule read the FEN's move number).
-    assert [p.phase for p in fen_game] == ["opening"] * 3
-    assert [p.phase for p in held.positions if p.game == 4] == ["opening"]
-    assert read_positions(path, KOSTENIUK, seen=[("Someone, X", "Kosteniuk, Alexandra", "2020.01.01",
-                                                  "repeat", "?")]).seen == 1
-    with pytest.raises(ValueError, match="no game of 'Magnus Carlsen'"):
-        read_positions(path, "Magnus Carlsen")
-
-
-def test_sampling_is_even_and_deterministic():
-    assert spread(10, 3) == [1, 5, 8]
-    assert spread(5, None) == spread(5, 5) == spread(5, 9) == [0, 1, 2, 3, 4]
-    for count, n in [(724, 200), (201, 200), (1000, 7)]:
-        picked = spread(count, n)
-        assert len(set(picked)) == n and picked == sorted(picked) and picked[-1] < count
-        gaps = [b - a for a, b in zip(picked, picked[1:])]
-        assert max(gaps) - min(gaps) <= 1
-
-
-def test_pure_moves_depend_on_seed_and_position_not_on_workers_or_sample(kosteniuk_casebase, heldout):
-    # The full casebase holds the held-out games: opening positions tie many cases, so draws matter.
-    positions = read_positions(heldout[1], KOSTENIUK).positions
-    settings = FidelitySettings(casebase=str(kosteniuk_casebase), config=BALANCED, seed=3)
-    sample = [positions[i] for i in spread(len(positions), 40)]
-    one = play_positions(sample, FidelityMode.PURE, settings, workers=1, progress=False)
-    two = play_positions(sample, FidelityMode.PURE, settings, workers=2, progress=False)
-    assert one == two and len(one) == 40
-    openings = [p for p in positions if p.phase == "opening"]
-    alone = play_positions(openings[::-1], FidelityMode.PURE, settings, workers=1, progress=False)
-    other_seed = FidelitySettings(casebase=str(kosteniuk_casebase), config=BALANCED, seed=4)
-    reseeded = play_positions(openings, FidelityMode.PURE, other_seed, workers=1, progress=False)
-    common = [p.index for p in sample if p.phase == "opening"]
-    assert common and all(alone[i] == one[i] for i in common)  # order and company do not matter
-    assert reseeded != alone  # ... but the seed does
-
-
-def test_each_position_draws_with_its_own_seed(kosteniuk_casebase, heldout):
-    # The same position under 30 indices: seeded by index, the ties are drawn differently.
-    first = read_positions(heldout[1], KOSTENIUK).positions[0]
-    assert first.phase == "opening"
-    copies = [dataclasses.replace(first, index=i) for i in range(30)]
-    settings = FidelitySettings(casebase=str(kosteniuk_casebase), config=BALANCED, seed=3)
-    moves = play_positions(copies, FidelityMode.PURE, settings, workers=1, progress=False)
-    assert len(set(moves.values())) > 1
+    return subprocess.run(
+        [sys.executable, "-m", "fidelity", *map(str, args)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def _run(casebase: Path, games: Path, out: Path, *extra: object) -> dict:
     """``fidelity run``'s JSON (and what it printed); on one worker process unless ``extra`` says
-    otherwise: the suite's own workers already take every core, and each process of a pool is spawned,
-    importing and loading everything again (the workers' agreement is tested on its own, above)."""
+    otherwise: the suite's own workers already take every core, and each process of a pool is
+    spawned, importing and loading everything again (the workers' agreement is tested on its own, in
+    test_fidelity_positions.py)."""
     workers = () if "--workers" in extra else ("--workers", 1)
     done = cli("run", "--casebase", casebase, "--heldout", games, "--out", out, *extra, *workers)
     assert done.returncode == 0, done.stderr
@@ -155,8 +58,9 @@ def _run(casebase: Path, games: Path, out: Path, *extra: object) -> dict:
 def test_same_games_are_recalled_and_held_out_games_are_not(tmp_path, kosteniuk_casebase, heldout):
     casebase, games = heldout
     unseen = _run(casebase, games, tmp_path / "unseen.json", "--modes", "pure")
-    seen = _run(kosteniuk_casebase, games, tmp_path / "seen.json", "--modes", "pure",
-                "--workers", 1)
+    seen = _run(
+        kosteniuk_casebase, games, tmp_path / "seen.json", "--modes", "pure", "--workers", 1
+    )
     assert unseen["games"]["expert_games"] == 18 and unseen["games"]["seen_in_casebase"] == 0
     assert seen["games"]["seen_in_casebase"] == 18 and "not held out" in seen["stdout"]
     positions = unseen["games"]["positions"]
@@ -168,8 +72,10 @@ def test_same_games_are_recalled_and_held_out_games_are_not(tmp_path, kosteniuk_
     result = unseen["results"]["pure"]
     assert result["matches"] == sum(p["moves"]["pure"] == p["expert"] for p in unseen["positions"])
     assert result["ci95"][0] < result["share"] < result["ci95"][1]
-    assert sum(result["by_phase"][ph]["positions"] for ph in ("opening", "middlegame", "endgame")) \
+    assert (
+        sum(result["by_phase"][ph]["positions"] for ph in ("opening", "middlegame", "endgame"))
         == positions
+    )
     row = next(line for line in unseen["stdout"].splitlines() if line.startswith("| pure |"))
     assert f"| {result['matches']}/{positions} |" in row
 
@@ -188,14 +94,26 @@ def test_uci_mode_plays_the_engines_moves_in_the_games_positions(tmp_path, heldo
     engine.write_text(f"#!{sys.executable}\n{FAKE_ENGINE}")
     engine.chmod(0o755)
     casebase, games = heldout
-    data = _run(casebase, games, tmp_path / "uci.json", "--modes", "stockfish", "--judge", engine,
-                "--positions", 30, "--workers", 2)
+    data = _run(
+        casebase,
+        games,
+        tmp_path / "uci.json",
+        "--modes",
+        "stockfish",
+        "--judge",
+        engine,
+        "--positions",
+        30,
+        "--workers",
+        2,
+    )
     positions = read_positions(games, KOSTENIUK).positions
     expected = {p.index: min(m.uci() for m in p.board().legal_moves) for p in positions}
     assert len(data["positions"]) == 30
     assert all(p["moves"]["stockfish"] == expected[p["index"]] for p in data["positions"])
     assert data["results"]["stockfish"]["matches"] == sum(
-        expected[p["index"]] == p["expert"] for p in data["positions"])
+        expected[p["index"]] == p["expert"] for p in data["positions"]
+    )
     assert "| stockfish | FirstMove, depth 10 | " in data["stdout"]
 
 
@@ -203,25 +121,67 @@ def test_uci_mode_plays_the_engines_moves_in_the_games_positions(tmp_path, heldo
 def test_judged_mode_at_tolerance_0_mostly_plays_the_judges_own_move(tmp_path, heldout):
     casebase, games = heldout
     # Depth 10: shallower, Stockfish's own choice among near-equal moves is a coin toss.
-    data = _run(casebase, games, tmp_path / "j.json", "--modes", "judged", "stockfish", "--judge-depth", 10,
-                "--judge-tolerance", 0, "--positions", 40, "--workers", 2)
+    data = _run(
+        casebase,
+        games,
+        tmp_path / "j.json",
+        "--modes",
+        "judged",
+        "stockfish",
+        "--judge-depth",
+        10,
+        "--judge-tolerance",
+        0,
+        "--positions",
+        40,
+        "--workers",
+        2,
+    )
     boards = {p["index"]: chess.Board(p["fen"]) for p in data["positions"]}
-    assert all(chess.Move.from_uci(p["moves"]["judged"]) in boards[p["index"]].legal_moves for p in data["positions"])
+    assert all(
+        chess.Move.from_uci(p["moves"]["judged"]) in boards[p["index"]].legal_moves
+        for p in data["positions"]
+    )
     same = sum(p["moves"]["judged"] == p["moves"]["stockfish"] for p in data["positions"])
     # Only a proposal scoring as well as its best, in the same search, differs (27 of 40 measured;
     # at tolerance 1000, where the prior's favourite is played, 15).
     assert same >= 20
-    assert "judged by Stockfish 15.1, depth 10, tolerance 0 cp" in data["results"]["judged"]["engine"]
+    assert (
+        "judged by Stockfish 15.1, depth 10, tolerance 0 cp" in data["results"]["judged"]["engine"]
+    )
 
 
 def test_a_missing_engine_or_bad_input_is_a_clear_error_and_writes_nothing(tmp_path, heldout):
     casebase, games = heldout
     out = tmp_path / "x.json"
-    done = cli("run", "--casebase", casebase, "--heldout", games, "--out", out,
-               "--modes", "pure", "stockfish", "--judge", tmp_path / "no-stockfish")
+    done = cli(
+        "run",
+        "--casebase",
+        casebase,
+        "--heldout",
+        games,
+        "--out",
+        out,
+        "--modes",
+        "pure",
+        "stockfish",
+        "--judge",
+        tmp_path / "no-stockfish",
+    )
     assert done.returncode == 2 and "no engine at" in done.stderr and "--judge PATH" in done.stderr
-    done = cli("run", "--casebase", casebase, "--heldout", games, "--out", out, "--modes", "pure",
-               "--player", "Magnus Carlsen")
+    done = cli(
+        "run",
+        "--casebase",
+        casebase,
+        "--heldout",
+        games,
+        "--out",
+        out,
+        "--modes",
+        "pure",
+        "--player",
+        "Magnus Carlsen",
+    )
     assert done.returncode == 2 and "no game of 'Magnus Carlsen'" in done.stderr
     assert not out.exists()
 
@@ -230,10 +190,22 @@ def test_another_players_fidelity_is_not_headed_with_the_casebases_rating(tmp_pa
     casebase, games = heldout
     first = chess.pgn.read_game(io.StringIO(games.read_text(encoding="utf-8")))
     assert first is not None
-    opponent = first.headers["Black"] if "Kosteniuk" in first.headers["White"] else first.headers["White"]
+    opponent = (
+        first.headers["Black"] if "Kosteniuk" in first.headers["White"] else first.headers["White"]
+    )
     assert "Kosteniuk" not in opponent
-    run = _run(casebase, games, tmp_path / "other.json", "--modes", "pure", "--positions", 5,
-               "--player", opponent, "--exact-name")
+    run = _run(
+        casebase,
+        games,
+        tmp_path / "other.json",
+        "--modes",
+        "pure",
+        "--positions",
+        5,
+        "--player",
+        opponent,
+        "--exact-name",
+    )
     assert run["expert"] == opponent and run["casebase"]["expert"] == KOSTENIUK
     assert run["elo"] is None and f"Elo {Casebase.load(casebase).elo}" not in run["stdout"]
     assert f"Fidelity to {opponent}:" in run["stdout"]
@@ -242,57 +214,126 @@ def test_another_players_fidelity_is_not_headed_with_the_casebases_rating(tmp_pa
 def test_guided_mode_plays_legal_moves_reproducibly(heldout):
     casebase, games = heldout
     positions = read_positions(games, KOSTENIUK).positions[::90]
-    settings = FidelitySettings(casebase=str(casebase), config=BALANCED, guided_depth=1, guided_nodes=None,
-                                prior="cases")
+    settings = FidelitySettings(
+        casebase=str(casebase), config=BALANCED, guided_depth=1, guided_nodes=None, prior="cases"
+    )
     moves = play_positions(positions, FidelityMode.GUIDED, settings, workers=1, progress=False)
     assert all(chess.Move.from_uci(moves[p.index]) in p.board().legal_moves for p in positions)
-    assert play_positions(positions, FidelityMode.GUIDED, settings, workers=2, progress=False) == moves
+    assert (
+        play_positions(positions, FidelityMode.GUIDED, settings, workers=2, progress=False) == moves
+    )
     search = play_positions(positions, FidelityMode.ALPHABETA, settings, workers=1, progress=False)
-    for p in positions:  # the search alone: a guided agent without cases plays the search's best move
-        alone = guided_agent(None, BALANCED.weights, 0).choose(p.board(), limits=SearchLimits(depth=1))
+    # the search alone: a guided agent without cases plays the search's best move
+    for p in positions:
+        alone = guided_agent(None, BALANCED.weights, 0).choose(
+            p.board(), limits=SearchLimits(depth=1)
+        )
         assert search[p.index] == alone.move.uci()
 
 
 def test_prior_mode_plays_the_priors_favourite_and_runs_compare_paired(tmp_path, heldout):
     casebase, games = heldout
     model = favourite_model(tmp_path / "e4.npz", chess.E4)
-    with_model = _run(casebase, games, tmp_path / "model.json", "--modes", "prior", "pure", "--prior", "model",
-                      "--model", model, "--positions", 40)
+    with_model = _run(
+        casebase,
+        games,
+        tmp_path / "model.json",
+        "--modes",
+        "prior",
+        "pure",
+        "--prior",
+        "model",
+        "--model",
+        model,
+        "--positions",
+        40,
+    )
     moves = [p["moves"]["prior"] for p in with_model["positions"]]
     boards = {p["index"]: chess.Board(p["fen"]) for p in with_model["positions"]}
-    likes = [p for p in with_model["positions"] if chess.Move.from_uci(p["moves"]["prior"]).to_square
-             == (chess.E4 if boards[p["index"]].turn else chess.E5)]
+    likes = [
+        p
+        for p in with_model["positions"]
+        if chess.Move.from_uci(p["moves"]["prior"]).to_square
+        == (chess.E4 if boards[p["index"]].turn else chess.E5)
+    ]
     assert len(moves) == 40 and likes  # wherever a move to e4 (e5 for Black) is legal, it is played
     assert "favourite of the prior: model e4.npz" in with_model["results"]["prior"]["engine"]
-    cases = _run(casebase, games, tmp_path / "cases.json", "--modes", "prior", "--prior", "cases",
-                 "--positions", 40)
-    done = cli("compare", "prior", "prior", tmp_path / "cases.json", "--against", tmp_path / "model.json")
+    cases = _run(
+        casebase,
+        games,
+        tmp_path / "cases.json",
+        "--modes",
+        "prior",
+        "--prior",
+        "cases",
+        "--positions",
+        40,
+    )
+    done = cli(
+        "compare", "prior", "prior", tmp_path / "cases.json", "--against", tmp_path / "model.json"
+    )
     assert done.returncode == 0, done.stderr
     (row,) = [line for line in done.stdout.splitlines() if line.startswith("| Alexandra")]
     a = sum(p["moves"]["prior"] == p["expert"] for p in cases["positions"])
     b = sum(p["moves"]["prior"] == p["expert"] for p in with_model["positions"])
-    assert f"| 40 | {100 * a / 40:.1f} % | {100 * b / 40:.1f} % | {100 * (a - b) / 40:+.1f} (" in row
+    assert (
+        f"| 40 | {100 * a / 40:.1f} % | {100 * b / 40:.1f} % | {100 * (a - b) / 40:+.1f} (" in row
+    )
     done = cli("compare", "prior", "pure", tmp_path / "model.json")
     assert done.returncode == 0 and "| **all** | 40 |" in done.stdout
-    done = cli("run", "--casebase", casebase, "--heldout", games, "--modes", "prior", "--prior", "model",
-               "--model", tmp_path / "missing.npz")
+    done = cli(
+        "run",
+        "--casebase",
+        casebase,
+        "--heldout",
+        games,
+        "--modes",
+        "prior",
+        "--prior",
+        "model",
+        "--model",
+        tmp_path / "missing.npz",
+    )
     assert done.returncode == 2 and "no such model file" in done.stderr
 
 
-
-def test_prior_plays_the_casebases_personal_model_and_generic_mode_the_generic_one(tmp_path, heldout, without_networks):
+def test_prior_plays_the_casebases_personal_model_and_generic_mode_the_generic_one(
+    tmp_path, heldout, without_networks
+):
     casebase, games = heldout
     mine = tmp_path / "k.npz"
     shutil.copy(casebase, mine)
-    personal = shipped_personal(mine, {chess.E4: 30.0})  # a personal model that plays any move to e4 it can
-    run = _run(mine, games, tmp_path / "run.json", "--modes", "generic", "prior", "--prior", "model",
-               "--positions", 40)
+    # a personal model that plays any move to e4 it can
+    personal = shipped_personal(mine, {chess.E4: 30.0})
+    run = _run(
+        mine,
+        games,
+        tmp_path / "run.json",
+        "--modes",
+        "generic",
+        "prior",
+        "--prior",
+        "model",
+        "--positions",
+        40,
+    )
     assert run["settings"]["model"] == str(personal)
     assert "default model style.npz alone" in run["results"]["generic"]["engine"]
-    to_e4 = {p["index"]: [m for m in chess.Board(p["fen"]).legal_moves
-                          if m.to_square == (chess.E4 if chess.Board(p["fen"]).turn else chess.E5)]
-             for p in run["positions"]}
-    assert all(chess.Move.from_uci(p["moves"]["prior"]) in to_e4[p["index"]]
-               for p in run["positions"] if to_e4[p["index"]])
-    assert any(chess.Move.from_uci(p["moves"]["generic"]) not in to_e4[p["index"]]
-               for p in run["positions"] if to_e4[p["index"]])
+    to_e4 = {
+        p["index"]: [
+            m
+            for m in chess.Board(p["fen"]).legal_moves
+            if m.to_square == (chess.E4 if chess.Board(p["fen"]).turn else chess.E5)
+        ]
+        for p in run["positions"]
+    }
+    assert all(
+        chess.Move.from_uci(p["moves"]["prior"]) in to_e4[p["index"]]
+        for p in run["positions"]
+        if to_e4[p["index"]]
+    )
+    assert any(
+        chess.Move.from_uci(p["moves"]["generic"]) not in to_e4[p["index"]]
+        for p in run["positions"]
+        if to_e4[p["index"]]
+    )

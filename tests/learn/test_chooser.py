@@ -1,5 +1,5 @@
-"""The chooser (issue #40): its features by hand, its fit on simulated choices, its file's checks,
-and its measure beside the engine's own ``Selection likely``."""
+"""The chooser (issue #40): its fit on simulated choices, its file's checks, and its measure beside
+the engine's own ``Selection likely`` (its features by hand: test_chooser_features.py)."""
 
 from __future__ import annotations
 
@@ -19,8 +19,7 @@ from engine.agents.defaults import Selection
 from engine.cbr.configurations import WEIGHT_CONFIGS
 from engine.search.result import RootScore, SearchResult
 from engine.strength.calibration import calibrate, choose, judged_chances
-from engine.strength.chooser import FEATURES, Chooser, ChooserError, features
-from engine.strength.errormodel import losses
+from engine.strength.chooser import FEATURES, Chooser, ChooserError
 from engine.style.loader import load_model
 from engine.style.personal import choose_model
 from engine.style.prior import Proposal
@@ -28,82 +27,6 @@ from learn.chooser.convert import convert, write_records
 from learn.chooser.evaluate import evaluate, likely_chances
 from learn.chooser.fit import fit, log_likelihood, stack
 from learn.chooser.records import Record, RecordError, read_records
-
-COLUMN = {name: i for i, name in enumerate(FEATURES)}
-
-
-def move_row(fen: str, uci: str, last: str | None = None) -> dict[str, float]:
-    """The features of one move alone, by name."""
-    board = chess.Board(fen)
-    x, names = features(board, chess.Move.from_uci(last) if last else None, [chess.Move.from_uci(uci)], [0], [1.0])
-    return dict(zip(names, x[0].tolist()))
-
-
-def test_a_recapture_on_the_square_the_opponent_just_took_on():
-    board = chess.Board()
-    for uci in ("e2e4", "d7d5", "e4d5"):
-        board.push_uci(uci)
-    row = move_row(board.fen(), "d8d5", last="e4d5")
-    assert (row["capture"], row["recapture"], row["piece queen"], row["distance"], row["retreat"]) == (1, 1, 1, 3, 0)
-    assert move_row(board.fen(), "d8d5", last=None)["recapture"] == 0  # the last move unknown: no recapture
-
-
-def test_a_check_that_captures_elsewhere_is_no_recapture():
-    fen = "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4"
-    row = move_row(fen, "h5f7", last="g8f6")
-    assert (row["check"], row["capture"], row["recapture"], row["queen trade"]) == (1, 1, 0, 0)
-    assert move_row(fen, "d2d3")["check"] == 0 and move_row(fen, "d2d3")["pawn advance"] == 1
-
-
-def test_castling_is_a_king_move_and_no_retreat():
-    fen = "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
-    row = move_row(fen, "e1g1")
-    assert (row["castling"], row["piece king"], row["distance"], row["retreat"]) == (1, 1, 2, 0)
-    assert move_row(fen, "e1f1")["castling"] == 0
-
-
-def test_a_queen_trade_for_either_side():
-    assert move_row("4k3/8/8/3q4/8/8/8/3QK3 w - - 0 1", "d1d5")["queen trade"] == 1
-    black = move_row("3qk3/8/8/8/8/8/8/3QK3 b - - 0 1", "d8d1")
-    assert (black["queen trade"], black["check"], black["capture"]) == (1, 1, 1)
-    assert move_row("4k3/8/8/3r4/8/8/8/3QK3 w - - 0 1", "d1d5")["queen trade"] == 0  # a queen takes a rook
-    assert move_row("4k3/8/8/3q4/8/8/8/3RK3 w - - 0 1", "d1d5")["queen trade"] == 0  # a rook takes the queen
-
-
-def test_a_retreat_is_toward_the_movers_own_side():
-    white = "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
-    assert move_row(white, "c4b3")["retreat"] == 1 and move_row(white, "c4b5")["retreat"] == 0
-    black = "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQ1RK1 b kq - 5 4"
-    assert move_row(black, "f6g8")["retreat"] == 1 and move_row(black, "f6g4")["retreat"] == 0
-    assert move_row(black, "d7d6")["retreat"] == 0  # a pawn never retreats
-
-
-def test_pawns_to_the_sixth_and_seventh_and_promotion():
-    assert move_row("4k3/8/8/4P3/8/8/8/4K3 w - - 0 1", "e5e6")["pawn to 6th/7th"] == 1
-    assert move_row("4k3/8/8/8/4p3/8/8/4K3 b - - 0 1", "e4e3")["pawn to 6th/7th"] == 1
-    assert move_row("4k3/8/8/8/4P3/8/8/4K3 w - - 0 1", "e4e5")["pawn to 6th/7th"] == 0
-    row = move_row("8/4P3/8/8/8/2k5/8/4K3 w - - 0 1", "e7e8q")
-    assert (row["promotion"], row["pawn advance"]) == (1, 1)
-
-
-def test_the_scores_give_loss_rank_and_band():
-    board = chess.Board()
-    moves = [chess.Move.from_uci(m) for m in ("e2e4", "d2d4", "g1f3")]
-    x, _ = features(board, None, moves, [250, 300, 100], [0.5, 0.3, 0.0], votes=[0.2, 0.8, 0.0],
-                    shallow={2: [0, 10, 10], 6: [40, 30, 0]})
-    loss = losses(np.array([[250.0, 300.0, 100.0]]))[0]
-    assert np.allclose(x[:, COLUMN["loss"]], loss) and np.allclose(x[:, COLUMN["loss winning"]], loss)
-    assert not x[:, COLUMN["loss losing"]].any()
-    assert x[:, COLUMN["rank"]].tolist() == [1, 0, 2] and x[:, COLUMN["best"]].tolist() == [0, 1, 0]
-    assert x[2, COLUMN["log prior"]] == pytest.approx(np.log(1e-4))  # floored
-    assert x[:, COLUMN["log prior squared"]] == pytest.approx(x[:, COLUMN["log prior"]] ** 2)
-    assert x[:, COLUMN["sqrt loss"]] ** 2 == pytest.approx(loss)
-    assert x[:, COLUMN["sqrt loss d6"]] ** 2 == pytest.approx(x[:, COLUMN["loss d6"]])
-    assert x[:, COLUMN["vote"]].tolist() == [0.2, 0.8, 0.0]
-    assert x[0, COLUMN["loss d2"]] > 0 and x[1, COLUMN["loss d2"]] == 0 and x[2, COLUMN["loss d6"]] > 0
-    level, _ = features(board, None, moves, [50, 100, -100], [0.5, 0.3, 0.2])
-    assert not level[:, [COLUMN["loss winning"], COLUMN["loss losing"], COLUMN["loss d2"], COLUMN["vote"]]].any()
-
 
 #: The simulated features' scales and offsets, far from the standard ones the fit works on inside.
 SCALES = np.geomspace(0.05, 20, len(FEATURES))
@@ -118,21 +41,44 @@ def simulated(weights: np.ndarray, positions: int, seed: int) -> list[Record]:
         n = int(rng.integers(2, 9))
         matrix = OFFSETS + SCALES * rng.normal(size=(n, len(FEATURES)))
         p = Chooser(FEATURES, weights).probabilities(matrix)
-        made.append(Record(f"sim/{i}/30", chess.Board(), [chess.Move.null()] * n, [0] * n, [1.0] * n, matrix,
-                             int(rng.choice(n, p=p)), Phase.MIDDLEGAME))
+        made.append(
+            Record(
+                f"sim/{i}/30",
+                chess.Board(),
+                [chess.Move.null()] * n,
+                [0] * n,
+                [1.0] * n,
+                matrix,
+                int(rng.choice(n, p=p)),
+                Phase.MIDDLEGAME,
+            )
+        )
     return made
 
 
 def test_the_fit_recovers_the_weights_it_was_simulated_from():
     truth = np.random.default_rng(7).normal(scale=0.7, size=len(FEATURES)) / SCALES
     positions = simulated(truth, 4000, seed=11)
-    positions[0] = Record("sim/x/30", chess.Board(), [chess.Move.null()] * 2, [0, 0], [1.0, 1.0],
-                            np.zeros((2, len(FEATURES))), -1, positions[0].phase)  # the played move no candidate
+    positions[0] = Record(
+        "sim/x/30",
+        chess.Board(),
+        [chess.Move.null()] * 2,
+        [0, 0],
+        [1.0, 1.0],
+        # the played move no candidate
+        np.zeros((2, len(FEATURES))),
+        -1,
+        positions[0].phase,
+    )
     fitted = fit(positions, l2=1e-6)
     assert (fitted.positions, fitted.left_out) == (3999, 1)
-    assert np.abs((fitted.chooser.weights - truth) * SCALES).max() < 0.2  # on the scale of one deviation
+    # on the scale of one deviation
+    assert np.abs((fitted.chooser.weights - truth) * SCALES).max() < 0.2
     # the penalty pulls toward 0
-    assert np.abs(fit(positions, l2=10.0).chooser.weights * SCALES).sum() < 0.5 * np.abs(truth * SCALES).sum()
+    assert (
+        np.abs(fit(positions, l2=10.0).chooser.weights * SCALES).sum()
+        < 0.5 * np.abs(truth * SCALES).sum()
+    )
 
 
 def test_the_gradient_is_the_finite_difference():
@@ -140,8 +86,10 @@ def test_the_gradient_is_the_finite_difference():
     w = np.random.default_rng(5).normal(size=len(FEATURES)) / SCALES
     _, gradient = log_likelihood(w, data)
     h = 1e-6
-    numeric = [(log_likelihood(w + h * e, data)[0] - log_likelihood(w - h * e, data)[0]) / (2 * h)
-               for e in np.eye(len(FEATURES))]
+    numeric = [
+        (log_likelihood(w + h * e, data)[0] - log_likelihood(w - h * e, data)[0]) / (2 * h)
+        for e in np.eye(len(FEATURES))
+    ]
     assert np.allclose(gradient, numeric, rtol=1e-5, atol=1e-6)
 
 
@@ -153,21 +101,33 @@ def test_a_chooser_file_reads_back_and_a_bad_one_is_refused(tmp_path):
 
     def refused(name: str, **members: np.ndarray) -> str:
         path = tmp_path / name
-        good: dict[str, Any] = {"format": np.array("cbr-chess-chooser"), "version": np.array(1), "names": np.array(FEATURES),
-                "weights": np.zeros(len(FEATURES)), "meta": np.array("{}")}
+        good: dict[str, Any] = {
+            "format": np.array("cbr-chess-chooser"),
+            "version": np.array(1),
+            "names": np.array(FEATURES),
+            "weights": np.zeros(len(FEATURES)),
+            "meta": np.array("{}"),
+        }
         np.savez(path, **(good | members))
         with pytest.raises(ChooserError) as caught:
             Chooser.load(path)
         return str(caught.value)
 
-    assert "not a cbr-chess-chooser file" in refused("foreign.npz", format=np.array("cbr-chess-model"))
+    assert "not a cbr-chess-chooser file" in refused(
+        "foreign.npz", format=np.array("cbr-chess-model")
+    )
     assert "version 2" in refused("version.npz", version=np.array(2))
-    assert "missing: vote" in refused("features.npz", names=np.array([n for n in FEATURES if n != "vote"]))
+    assert "missing: vote" in refused(
+        "features.npz", names=np.array([n for n in FEATURES if n != "vote"])
+    )
     assert "another order" in refused("order.npz", names=np.array(FEATURES[::-1]))
     assert "not all finite" in refused("nan.npz", weights=np.full(len(FEATURES), np.nan))
     assert "damaged" in refused("meta.npz", meta=np.array("{not json"))
     (tmp_path / "text.npz").write_text("weights: 1 2 3\n")  # numpy would take it for a pickle
-    with pytest.raises(ChooserError, match="text.npz: not a chooser file, or a damaged one \\(not an .npz archive\\)"):
+    with pytest.raises(
+        ChooserError,
+        match="text.npz: not a chooser file, or a damaged one \\(not an .npz archive\\)",
+    ):
         Chooser.load(tmp_path / "text.npz")
     (tmp_path / "junk.npz").write_bytes(b"PK\x03\x04 this is no zip")
     for path in (tmp_path / "junk.npz", tmp_path / "none.npz"):
@@ -177,11 +137,18 @@ def test_a_chooser_file_reads_back_and_a_bad_one_is_refused(tmp_path):
 
 @pytest.fixture(scope="module")
 def kosteniuk_records(tmp_path_factory) -> Path:
-    """Kosteniuk's play-time record made into the chooser's records (no judge: no shallow depths)."""
+    """Kosteniuk's play-time record made into the chooser's records (no judge: no shallow
+    depths)."""
     path = tmp_path_factory.mktemp("records") / "kosteniuk.jsonl"
     name = "kosteniuk-2200"
-    write_records(path, convert(ROOT / f"data/profiles/{name}.heldout.play.jsonl", ROOT / f"data/experts/{name}.pgn",
-                                progress=False))
+    write_records(
+        path,
+        convert(
+            ROOT / f"data/profiles/{name}.heldout.play.jsonl",
+            ROOT / f"data/experts/{name}.pgn",
+            progress=False,
+        ),
+    )
     return path
 
 
@@ -189,76 +156,150 @@ def test_records_read_back_and_a_broken_line_is_named(kosteniuk_records, tmp_pat
     header, positions = read_records(kosteniuk_records)
     assert header["player"] == "Alexandra Kosteniuk" and len(positions) == 400
     first = positions[0]
-    assert first.board.fen().startswith("1rbq1rk1/1p2bppp/p1n1pn2/2p1p3/P1B2P2") and first.moves[first.played].uci() == "f4e5"
+    assert (
+        first.board.fen().startswith("1rbq1rk1/1p2bppp/p1n1pn2/2p1p3/P1B2P2")
+        and first.moves[first.played].uci() == "f4e5"
+    )
     lines = kosteniuk_records.read_text().split("\n")
     broken = tmp_path / "broken.jsonl"
-    broken.write_text("\n".join([lines[0], lines[1].replace('"scores": [', '"scores": [1, '), *lines[2:]]))
-    candidates = len(json.loads(lines[1])["moves"])  # as many as the engine proposed there (the record's network)
-    with pytest.raises(RecordError, match=rf"broken.jsonl:2: .*{candidates + 1} scores for {candidates} candidates"):
+    broken.write_text(
+        "\n".join([lines[0], lines[1].replace('"scores": [', '"scores": [1, '), *lines[2:]])
+    )
+    # as many as the engine proposed there (the record's network)
+    candidates = len(json.loads(lines[1])["moves"])
+    with pytest.raises(
+        RecordError, match=rf"broken.jsonl:2: .*{candidates + 1} scores for {candidates} candidates"
+    ):
         read_records(broken)
     broken.write_text("\n".join([*lines[:5], lines[5][:40]]))  # a killed writer's last line
     assert len(read_records(broken)[1]) == 4
-    broken.write_text("\n".join([*lines[:3], lines[3][:40], *lines[4:6]]))  # cut off, then resumed (Journal.add)
-    assert [p.key for p in read_records(broken)[1]] == [json.loads(line)["key"] for line in (*lines[1:3], *lines[4:6])]
+    # cut off, then resumed (Journal.add)
+    broken.write_text("\n".join([*lines[:3], lines[3][:40], *lines[4:6]]))
+    assert [p.key for p in read_records(broken)[1]] == [
+        json.loads(line)["key"] for line in (*lines[1:3], *lines[4:6])
+    ]
 
 
 def test_likely_is_the_engines_own_argmax(kosteniuk_records, profiled):
     casebase = Casebase.load(profiled[0])  # built here: a clone has no casebases/
     model = load_model(choose_model(casebase).path)
     calibration = calibrate(casebase, model)
-    agent = guided_agent(casebase, WEIGHT_CONFIGS["balanced"], 1, selection=Selection.LIKELY, model=model)
-    assert agent.calibration is not None and agent.calibration.model != calibration.model  # the likelihood fit's
+    agent = guided_agent(
+        casebase, WEIGHT_CONFIGS["balanced"], 1, selection=Selection.LIKELY, model=model
+    )
+    # the likelihood fit's
+    assert agent.calibration is not None and agent.calibration.model != calibration.model
     positions = read_records(kosteniuk_records)[1][:60]
     zero = Chooser(FEATURES, np.zeros(len(FEATURES)))
     measured = evaluate(zero, positions, calibration, "kosteniuk-2200")
     for i, position in enumerate(positions):
         proposal = Proposal(prior=dict(zip(position.moves, position.prior)))
-        result = SearchResult(move=position.moves[0], score=max(position.scores), depth=10, seldepth=10, nodes=0,
-                              seconds=0.0, pv=[], scores={m: RootScore(s, True) for m, s in zip(position.moves, position.scores)})
+        result = SearchResult(
+            move=position.moves[0],
+            score=max(position.scores),
+            depth=10,
+            seldepth=10,
+            nodes=0,
+            seconds=0.0,
+            pv=[],
+            scores={m: RootScore(s, True) for m, s in zip(position.moves, position.scores)},
+        )
         engine = choose(judged_chances(agent.calibration, proposal, result), None)
         assert position.moves[int(np.argmax(likely_chances(calibration, position)))] == engine
-        assert measured.likely[i] == (engine == (position.moves[position.played] if position.played >= 0 else None))
+        assert measured.likely[i] == (
+            engine == (position.moves[position.played] if position.played >= 0 else None)
+        )
     # the chooser of weights 0 gives every candidate alike: its argmax is the first
     assert measured.chooser.tolist() == [p.played == 0 for p in positions]
     candidate = [p.played >= 0 for p in positions]
-    assert np.allclose(measured.chooser_log[candidate], [-np.log(len(p.moves)) for p in positions if p.played >= 0])
+    assert np.allclose(
+        measured.chooser_log[candidate], [-np.log(len(p.moves)) for p in positions if p.played >= 0]
+    )
 
 
-def test_the_fit_command_prints_the_weights_and_evaluate_the_table(kosteniuk_records, tmp_path, capsys):
+def test_the_fit_command_prints_the_weights_and_evaluate_the_table(
+    kosteniuk_records, tmp_path, capsys
+):
     from learn.chooser.__main__ import main
 
     assert main(["fit", str(kosteniuk_records), "--out", str(tmp_path / "c.npz")]) == 0
     out = capsys.readouterr().out
     assert "fitted on" in out and "log prior" in out
-    assert json.loads(json.dumps(Chooser.load(tmp_path / "c.npz").meta))["sources"] == ["kosteniuk.jsonl"]
+    assert json.loads(json.dumps(Chooser.load(tmp_path / "c.npz").meta))["sources"] == [
+        "kosteniuk.jsonl"
+    ]
     (tmp_path / "bad.npz").write_bytes(b"nothing")
-    assert main(["evaluate", str(tmp_path / "bad.npz"), "--records", f"kosteniuk-2200={kosteniuk_records}"]) == 1
+    assert (
+        main(
+            [
+                "evaluate",
+                str(tmp_path / "bad.npz"),
+                "--records",
+                f"kosteniuk-2200={kosteniuk_records}",
+            ]
+        )
+        == 1
+    )
     assert "not a chooser file" in capsys.readouterr().err
 
 
 def test_the_reference_command_gives_a_chooser_its_positions_and_strength_reads_the_draws(
-        kosteniuk_records, profiled, tmp_path, capsys):
+    kosteniuk_records, profiled, tmp_path, capsys
+):
     from learn.chooser.__main__ import main
 
-    assert main(["fit", str(kosteniuk_records), "--out", str(tmp_path / "c.npz"), "--reference", "30"]) == 0
+    assert (
+        main(["fit", str(kosteniuk_records), "--out", str(tmp_path / "c.npz"), "--reference", "30"])
+        == 0
+    )
     fitted = Chooser.load(tmp_path / "c.npz")
     assert fitted.reference is not None and len(fitted.reference.loss) == 30
     bare = tmp_path / "bare.npz"
     Chooser(FEATURES, fitted.weights).save(bare)
     folder = profiled[0].parent
-    assert main(["strength", str(bare), "--records", f"kosteniuk-2200={kosteniuk_records}", "--casebase-folder",
-                 str(folder)]) == 1
+    assert (
+        main(
+            [
+                "strength",
+                str(bare),
+                "--records",
+                f"kosteniuk-2200={kosteniuk_records}",
+                "--casebase-folder",
+                str(folder),
+            ]
+        )
+        == 1
+    )
     assert "no reference positions" in capsys.readouterr().err
     assert main(["reference", str(bare), str(kosteniuk_records), "--positions", "50"]) == 0
     assert "50 reference positions; the chooser as fitted loses" in capsys.readouterr().out
     again = Chooser.load(bare)
     assert again.reference is not None and len(again.reference.loss) == 50
     positions = read_records(kosteniuk_records)[1]
-    assert np.allclose(again.reference.features[0, :len(positions[0].moves)], positions[0].matrix, atol=1e-5)
-    assert main(["strength", str(bare), "--records", f"kosteniuk-2200={kosteniuk_records}", "--casebase-folder",
-                 str(folder)]) == 0
-    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("| kosteniuk-2200 |"))
-    calibration = calibrate(Casebase.load(profiled[0]), load_model(choose_model(Casebase.load(profiled[0])).path))
+    assert np.allclose(
+        again.reference.features[0, : len(positions[0].moves)], positions[0].matrix, atol=1e-5
+    )
+    assert (
+        main(
+            [
+                "strength",
+                str(bare),
+                "--records",
+                f"kosteniuk-2200={kosteniuk_records}",
+                "--casebase-folder",
+                str(folder),
+            ]
+        )
+        == 0
+    )
+    row = next(
+        line
+        for line in capsys.readouterr().out.splitlines()
+        if line.startswith("| kosteniuk-2200 |")
+    )
+    calibration = calibrate(
+        Casebase.load(profiled[0]), load_model(choose_model(Casebase.load(profiled[0])).path)
+    )
     assert row.split(" | ")[2] == f"{again.strength_of(calibration.model):.2f}"
 
 
@@ -286,10 +327,14 @@ def test_convert_with_a_judge_scores_each_candidate_at_the_shallow_depths(tmp_pa
     lines = play.read_text().split("\n")
     cut = tmp_path / "two.jsonl"
     cut.write_text("\n".join(lines[:3]) + "\n")
-    records = convert(cut, ROOT / "data/experts/kosteniuk-2200.pgn", scripted(tmp_path), progress=False)
+    records = convert(
+        cut, ROOT / "data/experts/kosteniuk-2200.pgn", scripted(tmp_path), progress=False
+    )
     assert records[0]["shallow"] == [2, 6]
     scored = [r for r in records[1:] if "moves" in r]
-    assert scored and all([len(r["shallow"][d]) for d in ("2", "6")] == [len(r["moves"])] * 2 for r in scored)
+    assert scored and all(
+        [len(r["shallow"][d]) for d in ("2", "6")] == [len(r["moves"])] * 2 for r in scored
+    )
 
 
 def test_a_journal_passes_over_a_line_cut_off_anywhere_and_names_a_damaged_one(tmp_path):
@@ -297,8 +342,12 @@ def test_a_journal_passes_over_a_line_cut_off_anywhere_and_names_a_damaged_one(t
 
     path = tmp_path / "j.jsonl"
     header = {"journal": "test", "seed": 1}
-    path.write_text('{"journal": "test", "seed": 1}\n{"key": "a", "moves": []}\n{"key": "b", "mo\n{"key": "c", "moves": []}\n')
-    assert set(Journal(path, dict(header)).entries) == {"a", "c"}  # cut off, then resumed: b is judged again
+    path.write_text(
+        '{"journal": "test", "seed": 1}\n{"key": "a", "moves": []}\n{"key": "b", "mo\n{"key":'
+        ' "c", "moves": []}\n'
+    )
+    # cut off, then resumed: b is judged again
+    assert set(Journal(path, dict(header)).entries) == {"a", "c"}
     path.write_text('{"journal": "test", "seed": 1}\n{"key": "a", "moves": []}\ngarbage\n')
     with pytest.raises(JournalError, match="j.jsonl:3: not a JSON line"):
         Journal(path, dict(header))

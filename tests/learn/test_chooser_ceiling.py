@@ -1,5 +1,5 @@
-"""The chooser's ceiling (issue #51): the conditional logit fitted on the very records it is measured on,
-pooled and expert by expert, and where the choice is lost."""
+"""The chooser's ceiling (issue #51): the conditional logit fitted on the very records it is
+measured on, pooled and expert by expert, and where the choice is lost."""
 
 from __future__ import annotations
 
@@ -16,8 +16,16 @@ from learn.chooser.records import Record
 
 def position(scores: list[int], prior: list[float], played: int) -> Record:
     n = len(scores)
-    return Record("k/0/30", chess.Board(), [chess.Move.null()] * n, scores, prior, np.zeros((n, len(FEATURES))), played,
-                  Phase.MIDDLEGAME)
+    return Record(
+        "k/0/30",
+        chess.Board(),
+        [chess.Move.null()] * n,
+        scores,
+        prior,
+        np.zeros((n, len(FEATURES))),
+        played,
+        Phase.MIDDLEGAME,
+    )
 
 
 def test_the_played_move_is_the_judge_s_best_the_prior_s_likeliest_neither_or_no_candidate():
@@ -36,9 +44,12 @@ def test_fitted_on_the_records_themselves_no_chooser_fitted_elsewhere_explains_t
     elsewhere = fit(simulated(truth, 600, seed=9)).chooser  # the same player's other positions
     assert found.log_likelihood >= log_likelihood_of(elsewhere, every)
     assert np.array_equal(found.pooled, hits(fit(every).chooser, every))
-    # one chooser each, fitted on its own positions alone: at least as likely on each as the pooled one
+    # one chooser each, fitted on its own positions alone: at least as likely on each as the pooled
+    # one
     for positions in records.values():
-        assert log_likelihood_of(fit(positions).chooser, positions) >= log_likelihood_of(fit(every).chooser, positions)
+        assert log_likelihood_of(fit(positions).chooser, positions) >= log_likelihood_of(
+            fit(every).chooser, positions
+        )
     assert len(found.own) == len(found.kinds) == 600
 
 
@@ -47,7 +58,15 @@ def test_the_command_reports_the_ceiling_and_where_the_choice_is_lost(kosteniuk_
 
     assert main(["ceiling", "--records", f"kosteniuk-2200={kosteniuk_records}"]) == 0
     out = capsys.readouterr().out
-    rows = {line.split("|")[1].strip(): line.split("|")[2:4] for line in out.splitlines() if line.startswith("| ")}
-    assert "one chooser fitted on all of them" in rows and "one chooser an expert, each fitted on its expert's" in rows
+    rows = {
+        line.split("|")[1].strip(): line.split("|")[2:4]
+        for line in out.splitlines()
+        if line.startswith("| ")
+    }
+    assert (
+        "one chooser fitted on all of them" in rows
+        and "one chooser an expert, each fitted on its expert's" in rows
+    )
     counts = [int(rows[name][0].split()[0]) for name in KINDS]
-    assert sum(counts) == 400 and int(rows[KINDS[0]][1]) == 0  # no position lost; a move no candidate is never picked
+    # no position lost; a move no candidate is never picked
+    assert sum(counts) == 400 and int(rows[KINDS[0]][1]) == 0

@@ -1,4 +1,5 @@
-"""The chooser's records (issue #40): which positions of a PGN are drawn, and what is recorded of each."""
+"""The chooser's records (issue #40): which positions of a PGN are drawn, and what is recorded of
+each."""
 
 from __future__ import annotations
 
@@ -32,7 +33,9 @@ def first_games(source: Path, out: Path, count: int) -> Path:
 @pytest.fixture(scope="module")
 def pgn(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Twelve of Kosteniuk's games."""
-    return first_games(data_dir / "experts" / "kosteniuk-2200.pgn", tmp_path_factory.mktemp("pgn") / "k12.pgn", 12)
+    return first_games(
+        data_dir / "experts" / "kosteniuk-2200.pgn", tmp_path_factory.mktemp("pgn") / "k12.pgn", 12
+    )
 
 
 def games_of(path: Path) -> list[chess.pgn.Game]:
@@ -40,8 +43,11 @@ def games_of(path: Path) -> list[chess.pgn.Game]:
         return list(iter(lambda: chess.pgn.read_game(f), None))
 
 
-def replayed(games: list[chess.pgn.Game], key: str) -> tuple[chess.Board, chess.Move, chess.Move | None]:
-    """The board before the move of ``key``, that move, and the one before it, replayed from the game."""
+def replayed(
+    games: list[chess.pgn.Game], key: str
+) -> tuple[chess.Board, chess.Move, chess.Move | None]:
+    """The board before the move of ``key``, that move, and the one before it, replayed from the
+    game."""
     _, index, ply = key.split("/")
     moves = list(games[int(index)].mainline_moves())
     board = games[int(index)].board()
@@ -53,7 +59,8 @@ def replayed(games: list[chess.pgn.Game], key: str) -> tuple[chess.Board, chess.
 def test_the_sample_is_deterministic_and_a_larger_one_goes_on_along_the_same_order(pgn):
     _, small = sample([pgn], Filter(), 8, seed=3)
     _, again = sample([pgn], Filter(), 8, seed=3)
-    _, large = sample([pgn], Filter(), 40, seed=3)  # more than the 12 games: second positions of games too
+    # more than the 12 games: second positions of games too
+    _, large = sample([pgn], Filter(), 40, seed=3)
     assert small.positions == again.positions
     assert large.positions[:8] == small.positions
     assert len(large.positions) == len({p.key for p in large.positions}) == 40
@@ -64,7 +71,8 @@ def test_the_sample_is_deterministic_and_a_larger_one_goes_on_along_the_same_ord
 
 
 def test_a_position_carries_its_games_history(pgn):
-    """The agent that records a position sees the game's moves before it (an lc0 network's history planes)."""
+    """The agent that records a position sees the game's moves before it (an lc0 network's history
+    planes)."""
     games = games_of(pgn)
     _, drawn = sample([pgn], Filter(), 20, seed=0)
     for position in drawn.positions:
@@ -80,10 +88,20 @@ def test_player_and_exclude_choose_whose_moves_and_games(pgn):
     _, drawn = sample([pgn], Filter(player="Alexandra Kosteniuk"), 30, seed=0)
     for position in drawn.positions:
         game = games[int(position.key.split("/")[1])]
-        mover = game.headers["White"] if chess.Board(position.fen).turn == chess.WHITE else game.headers["Black"]
+        mover = (
+            game.headers["White"]
+            if chess.Board(position.fen).turn == chess.WHITE
+            else game.headers["Black"]
+        )
         assert kosteniuk(mover)
-    opponent = next(name for name in (games[0].headers["White"], games[0].headers["Black"]) if not kosteniuk(name))
-    theirs = {i for i, g in enumerate(games) if opponent in (g.headers["White"], g.headers["Black"])}
+    opponent = next(
+        name
+        for name in (games[0].headers["White"], games[0].headers["Black"])
+        if not kosteniuk(name)
+    )
+    theirs = {
+        i for i, g in enumerate(games) if opponent in (g.headers["White"], g.headers["Black"])
+    }
     _, everyone = sample([pgn], Filter(), 60, seed=0)
     assert theirs & {int(p.key.split("/")[1]) for p in everyone.positions}
     _, excluded = sample([pgn], Filter(exclude=(opponent,)), 60, seed=0)
@@ -96,7 +114,8 @@ def test_player_and_exclude_choose_whose_moves_and_games(pgn):
 def test_a_damaged_game_is_passed_over_and_counted(pgn, tmp_path):
     text = pgn.read_text(encoding="utf-8")
     first = text.index("\n\n[Event")  # the first game's end
-    bad = re.sub(r"(^|\s)12\. ", r"\g<1>12. Ke8 ", text[:first], count=1)  # an illegal move in the first game
+    # an illegal move in the first game
+    bad = re.sub(r"(^|\s)12\. ", r"\g<1>12. Ke8 ", text[:first], count=1)
     assert bad != text[:first]
     damaged = tmp_path / "damaged.pgn"
     damaged.write_text(bad + text[first:], encoding="utf-8")
@@ -116,7 +135,13 @@ def recorded(pgn, kosteniuk_casebase, tmp_path_factory):
     settings = Settings(judge, str(kosteniuk_casebase), seed=0)
     sources, drawn = sample([pgn], Filter(), 6, seed=0)
     journal = Journal(folder / "one.jsonl", header(settings, sources, None, "model"))
-    return settings, sources, drawn.positions, record(drawn.positions, journal, settings, progress=False), journal
+    return (
+        settings,
+        sources,
+        drawn.positions,
+        record(drawn.positions, journal, settings, progress=False),
+        journal,
+    )
 
 
 @pytest.mark.slow
@@ -129,7 +154,13 @@ def test_a_record_says_what_the_engine_chose_among_before_the_move_played(record
         assert entry["fen"] == board.fen() == position.fen
         assert entry["played"] == played.uci() and entry["last"] == (last.uci() if last else None)
         moves = entry["moves"]
-        assert len(set(moves)) == len(moves) == len(entry["scores"]) == len(entry["prior"]) == len(entry["votes"])
+        assert (
+            len(set(moves))
+            == len(moves)
+            == len(entry["scores"])
+            == len(entry["prior"])
+            == len(entry["votes"])
+        )
         assert all(chess.Move.from_uci(m) in board.legal_moves for m in moves)
         assert [len(entry["shallow"][d]) for d in ("2", "6")] == [len(moves)] * 2
         index = entry["played_index"]
@@ -144,13 +175,18 @@ def test_a_killed_run_goes_on_to_the_same_records(recorded, tmp_path):
     settings, sources, positions, entries, journal = recorded
     cut = tmp_path / "cut.jsonl"
     lines = journal.path.read_text(encoding="utf-8").splitlines(keepends=True)
-    cut.write_text("".join(lines[:3]) + lines[3][: len(lines[3]) // 2], encoding="utf-8")  # killed while writing
+    # killed while writing
+    cut.write_text("".join(lines[:3]) + lines[3][: len(lines[3]) // 2], encoding="utf-8")
     resumed = Journal(cut, header(settings, sources, None, "model"))
     assert len(resumed.entries) == 2
     assert record(positions, resumed, settings, progress=False) == entries
-    assert [json.loads(line) for line in cut.read_text(encoding="utf-8").splitlines()[-4:]] == entries[2:]
+    assert [
+        json.loads(line) for line in cut.read_text(encoding="utf-8").splitlines()[-4:]
+    ] == entries[2:]
     with pytest.raises(JournalError, match="other settings"):
-        Journal(cut, header(Settings(settings.judge, settings.casebase, seed=5), sources, None, "model"))
+        Journal(
+            cut, header(Settings(settings.judge, settings.casebase, seed=5), sources, None, "model")
+        )
 
 
 @pytest.mark.slow
@@ -161,13 +197,16 @@ def test_two_workers_record_what_one_does(recorded, tmp_path):
 
 
 @pytest.mark.slow
-def test_the_position_own_game_is_held_out_where_the_casebase_has_it(kosteniuk_casebase, data_dir, tmp_path):
+def test_the_position_own_game_is_held_out_where_the_casebase_has_it(
+    kosteniuk_casebase, data_dir, tmp_path
+):
     sources, drawn = sample([data_dir / "experts" / "kosteniuk-2200.pgn"], Filter(), 1, seed=0)
     recorder = Recorder(Settings(scripted(tmp_path), str(kosteniuk_casebase)))
     try:
         recorder(drawn.positions[0])
         assert recorder.agent.held_out is not None and len(recorder.agent.held_out) > 0
-        recorder(dataclasses.replace(drawn.positions[0], key="0" * 16 + "/0/20"))  # a game of another file
+        # a game of another file
+        recorder(dataclasses.replace(drawn.positions[0], key="0" * 16 + "/0/20"))
         assert recorder.agent.held_out is None
     finally:
         recorder.close()
@@ -175,13 +214,31 @@ def test_the_position_own_game_is_held_out_where_the_casebase_has_it(kosteniuk_c
 
 @pytest.mark.slow
 @pytest.mark.skipif(not Path(STOCKFISH).is_file(), reason="needs Debian's stockfish")
-def test_the_command_records_positions_judged_by_stockfish(pgn, kosteniuk_casebase, tmp_path, capsys):
+def test_the_command_records_positions_judged_by_stockfish(
+    pgn, kosteniuk_casebase, tmp_path, capsys
+):
     out = tmp_path / "records.jsonl"
-    args = [str(pgn), "--out", str(out), "--positions", "2", "--judge", STOCKFISH, "--casebase",
-            str(kosteniuk_casebase), "--exclude", "Nobody Known", "--quiet"]
+    args = [
+        str(pgn),
+        "--out",
+        str(out),
+        "--positions",
+        "2",
+        "--judge",
+        STOCKFISH,
+        "--casebase",
+        str(kosteniuk_casebase),
+        "--exclude",
+        "Nobody Known",
+        "--quiet",
+    ]
     assert main(args) == 0
     head, *entries = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    assert head["judge"].startswith("Stockfish") and head["judge_depth"] == 10 and head["shallow"] == [2, 6]
+    assert (
+        head["judge"].startswith("Stockfish")
+        and head["judge_depth"] == 10
+        and head["shallow"] == [2, 6]
+    )
     assert len(entries) == 2 and all(len(e["moves"]) >= 1 and e["played"] for e in entries)
     assert "2 positions recorded" in capsys.readouterr().err
 
@@ -191,9 +248,20 @@ def test_a_judge_that_dies_in_one_of_two_workers_keeps_what_was_judged(recorded,
     settings, sources, positions, entries, _ = recorded
     dying = Settings(scripted(tmp_path, "--crash-after", "4"), settings.casebase, seed=0)
     journal = Journal(tmp_path / "dying.jsonl", header(settings, sources, None, "model"))
-    with pytest.raises(DataError, match=r"judge .* failed .*; the \d+ positions judged are kept in .*dying.jsonl"):
+    with pytest.raises(
+        DataError, match=r"judge .* failed .*; the \d+ positions judged are kept in .*dying.jsonl"
+    ):
         record(positions, journal, dying, workers=2, progress=False)
     kept = dict(journal.entries)
     assert len(kept) < len(positions) and all(entry in entries for entry in kept.values())
-    assert record(positions, Journal(journal.path, header(settings, sources, None, "model")), settings,
-                  workers=2, progress=False) == entries  # the same command goes on to the same records
+    assert (
+        record(
+            positions,
+            Journal(journal.path, header(settings, sources, None, "model")),
+            settings,
+            # the same command goes on to the same records
+            workers=2,
+            progress=False,
+        )
+        == entries
+    )

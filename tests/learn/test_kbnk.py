@@ -30,7 +30,9 @@ def tables(tmp_path_factory: pytest.TempPathFactory) -> Tablebase:
 
 def test_targets_lie_in_the_sigmoids_range_and_invert():
     plies = np.array([0, 10, 33, 66])
-    assert target(plies, 66).min() == pytest.approx(0.1) and target(plies, 66).max() == pytest.approx(0.9)
+    assert target(plies, 66).min() == pytest.approx(0.1) and target(
+        plies, 66
+    ).max() == pytest.approx(0.9)
     assert plies_of(target(plies, 66), 66) == pytest.approx(plies)
 
 
@@ -41,7 +43,9 @@ def test_samples_are_won_legal_and_not_drawn_at_once(tables: Tablebase):
         verdict = tables.probe(board)
         assert verdict is not None and verdict.wins is False and verdict.plies == distance
         rook = next(iter(board.pieces(chess.ROOK, chess.WHITE)))
-        assert not (board.is_attacked_by(chess.BLACK, rook) and not board.is_attacked_by(chess.WHITE, rook))
+        assert not (
+            board.is_attacked_by(chess.BLACK, rook) and not board.is_attacked_by(chess.WHITE, rook)
+        )
 
 
 def test_features_follow_the_studys_designs():
@@ -50,7 +54,8 @@ def test_features_follow_the_studys_designs():
     # rank and file of the white king, the rook, the black king (/7), then the bias
     assert coordinates.tolist() == pytest.approx([0, 4 / 7, 0, 0, 2 / 7, 2 / 7, 1])
     distances = features([board], "distances", "KRK")[0]
-    # the black king's distance to the nearest corner, then each white man's Manhattan distance to it
+    # the black king's distance to the nearest corner, then each white man's Manhattan distance to
+    # it
     assert distances.tolist() == pytest.approx([2 / 7, 4 / 14, 4 / 14, 1])
     assert features([board], "squares", "KRK").shape == (1, 6 + 1 + 2 + 1 + 3 * 64 + 1)
 
@@ -61,6 +66,7 @@ def test_training_learns_and_a_perfect_valuer_mates(tables: Tablebase):
     boards, plies = sample(tables, "KRK", 500, False, np.random.default_rng(99))
     baseline = float(np.abs(plies - plies.mean()).mean())
     assert trained.error_black < 0.85 * baseline  # it learned something (about 0.75 measured)
+
     # the play loop: with the table itself as the value, every game is a mate
     def exact(boards: list[chess.Board]) -> np.ndarray:
         return np.array([tables.probe(b).plies for b in boards])  # type: ignore[union-attr]

@@ -25,7 +25,9 @@ from learn.train import TrainConfig, train  # noqa: E402
 
 pytestmark = pytest.mark.slow  # it trains style models (torch)
 
-TINY = TrainConfig(blocks=1, filters=8, positions=1024, batch=128, validation=0.1, validation_positions=500)
+TINY = TrainConfig(
+    blocks=1, filters=8, positions=1024, batch=128, validation=0.1, validation_positions=500
+)
 
 
 # -- planes -----------------------------------------------------------------------------------
@@ -34,10 +36,16 @@ TINY = TrainConfig(blocks=1, filters=8, positions=1024, batch=128, validation=0.
 def test_black_to_move_is_seen_as_the_mirrored_board_with_white_to_move():
     for board in random_positions(40, 1, (1, 60)):
         mirrored = board.mirror()
-        assert np.array_equal(encode_board(board, board.turn), encode_board(mirrored, mirrored.turn))
+        assert np.array_equal(
+            encode_board(board, board.turn), encode_board(mirrored, mirrored.turn)
+        )
         moves = list(board.legal_moves)
-        same = [chess.Move(chess.square_mirror(m.from_square), chess.square_mirror(m.to_square), m.promotion)
-                for m in moves]
+        same = [
+            chess.Move(
+                chess.square_mirror(m.from_square), chess.square_mirror(m.to_square), m.promotion
+            )
+            for m in moves
+        ]
         assert np.array_equal(legal_indices(board, moves), legal_indices(mirrored, same))
 
 
@@ -86,16 +94,19 @@ def test_numpy_inference_equals_the_torch_network(tmp_path):
     assert batched[0] == pytest.approx(prior)
 
 
-@pytest.mark.parametrize(("damage", "message"), [
-    ("missing", "no such model file"),
-    ("not zip", "not a model file"),
-    ("foreign", "not a cbr-chess-model file"),
-    ("shape", "has shape"),
-    ("nan", "not finite"),
-    ("version", "format version 9"),
-    ("planes", "made for the planes 'engine.planes v2'"),
-    ("no planes", "made for the planes None"),
-])
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        ("missing", "no such model file"),
+        ("not zip", "not a model file"),
+        ("foreign", "not a cbr-chess-model file"),
+        ("shape", "has shape"),
+        ("nan", "not finite"),
+        ("version", "format version 9"),
+        ("planes", "made for the planes 'engine.planes v2'"),
+        ("no planes", "made for the planes None"),
+    ],
+)
 def test_a_damaged_or_foreign_model_is_refused(tmp_path, damage, message):
     path = tmp_path / "m.npz"
     arrays = {k: np.zeros(s, np.float32) for k, s in array_shapes(1, 4).items()}
@@ -128,10 +139,16 @@ def test_a_damaged_or_foreign_model_is_refused(tmp_path, damage, message):
 # -- training ---------------------------------------------------------------------------------
 
 
-def test_training_is_reproducible_and_resumes_to_the_same_weights(kosteniuk_casebase, tmp_path, monkeypatch):
+def test_training_is_reproducible_and_resumes_to_the_same_weights(
+    kosteniuk_casebase, tmp_path, monkeypatch
+):
     straight = tmp_path / "straight.npz"
     result = train([kosteniuk_casebase], straight, TINY, progress=False)
-    assert result.steps == 8 and 0 <= result.validation_top1 <= 1 and result.validation_positions == 500
+    assert (
+        result.steps == 8
+        and 0 <= result.validation_top1 <= 1
+        and result.validation_positions == 500
+    )
 
     real, calls = train_module._step, []
 
@@ -149,16 +166,27 @@ def test_training_is_reproducible_and_resumes_to_the_same_weights(kosteniuk_case
     monkeypatch.setattr(train_module, "_step", real)
     train([kosteniuk_casebase], resumed, TINY, checkpoint_every=2, progress=False)
     a, b = StyleModel.load(straight), StyleModel.load(resumed)
-    planes = encode(Casebase.load(kosteniuk_casebase).boards[:64], Casebase.load(kosteniuk_casebase).turn[:64])
+    planes = encode(
+        Casebase.load(kosteniuk_casebase).boards[:64], Casebase.load(kosteniuk_casebase).turn[:64]
+    )
     assert np.array_equal(a.logits(planes), b.logits(planes))
     with pytest.raises(ValueError, match="another run"):
-        train([kosteniuk_casebase], resumed, TrainConfig(blocks=2, filters=8, positions=1024), progress=False)
+        train(
+            [kosteniuk_casebase],
+            resumed,
+            TrainConfig(blocks=2, filters=8, positions=1024),
+            progress=False,
+        )
 
 
 def test_a_trained_model_names_more_moves_than_an_untrained_one(kosteniuk_casebase, tmp_path):
     trained = tmp_path / "trained.npz"
-    train([kosteniuk_casebase], trained, TrainConfig(blocks=1, filters=32, epochs=6, batch=256, lr=3e-3),
-          progress=False)
+    train(
+        [kosteniuk_casebase],
+        trained,
+        TrainConfig(blocks=1, filters=32, epochs=6, batch=256, lr=3e-3),
+        progress=False,
+    )
     untrained = tmp_path / "untrained.npz"
     save_model(untrained, random_net(1, 32).export_arrays(), {"blocks": 1, "filters": 32})
     learned, n = legal_top1(trained, kosteniuk_casebase, 400)
@@ -175,9 +203,16 @@ def test_the_shipped_models_recipe_sets_the_training_options_and_the_command_lin
 
 def test_the_recipe_is_given_with_recipe_and_kbnk_deeps_layers_with_hidden_layers(capsys):
     parser = build_parser()
-    assert parser.parse_args(["train", "x.npz", "-o", "m.npz", "--recipe", "r.toml"]).recipe == Path("r.toml")
-    assert parser.parse_args(["kbnk-deep", "-o", "k.npz", "--hidden-layers", "3"]).hidden_layers == 3
-    for old in (["train", "x.npz", "-o", "m.npz", "--config", "r.toml"], ["kbnk-deep", "-o", "k.npz", "--depth", "3"]):
+    assert parser.parse_args(
+        ["train", "x.npz", "-o", "m.npz", "--recipe", "r.toml"]
+    ).recipe == Path("r.toml")
+    assert (
+        parser.parse_args(["kbnk-deep", "-o", "k.npz", "--hidden-layers", "3"]).hidden_layers == 3
+    )
+    for old in (
+        ["train", "x.npz", "-o", "m.npz", "--config", "r.toml"],
+        ["kbnk-deep", "-o", "k.npz", "--depth", "3"],
+    ):
         with pytest.raises(SystemExit):  # the old names (CHANGELOG.md) are unknown flags
             parser.parse_args(old)
         assert "unrecognized arguments: " + old[-2] in capsys.readouterr().err

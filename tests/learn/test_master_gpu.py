@@ -1,6 +1,7 @@
-"""The master network's GPU recipe, run on the CPU (issue #51, item 2): the games and the experts' latest
-games packed a byte a move and read back as they were, a foreign file refused, and a run that writes the
-check's best network, for lc0's backend, with what it is beside it. A tiny network, a few games."""
+"""The master network's GPU recipe, run on the CPU (issue #51, item 2): the games and the experts'
+latest games packed a byte a move and read back as they were, a foreign file refused, and a run that
+writes the check's best network, for lc0's backend, with what it is beside it. A tiny network, a few
+games."""
 
 from __future__ import annotations
 
@@ -26,20 +27,37 @@ from lc0net.weights import read_network  # noqa: E402
 from learn.lc0 import bulk  # noqa: E402
 from learn.lc0.model import Lc0Net  # noqa: E402
 from learn.master import select_games  # noqa: E402
-from learn.master_gpu import Pack, Settings, experts_latest, pack, replay_all, top1, train  # noqa: E402
+from learn.master_gpu import Settings, experts_latest, replay_all, top1, train  # noqa: E402
+from learn.master_pack import Pack, pack  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def packed(pgn, kosteniuk_casebase, tmp_path_factory) -> Path:  # noqa: F811
     path = tmp_path_factory.mktemp("pack") / "pack.npz"
-    pack([pgn], [kosteniuk_casebase], path, validation_games=5, seed=1, workers=1, validation_pgn=path.with_suffix(".pgn"))
+    pack(
+        [pgn],
+        [kosteniuk_casebase],
+        path,
+        validation_games=5,
+        seed=1,
+        workers=1,
+        validation_pgn=path.with_suffix(".pgn"),
+    )
     return path
 
 
-def test_the_pack_holds_the_chosen_games_and_the_experts_latest_as_they_were(packed, pgn, kosteniuk_casebase):  # noqa: F811
+def test_the_pack_holds_the_chosen_games_and_the_experts_latest_as_they_were(
+    packed,
+    pgn,  # noqa: F811
+    kosteniuk_casebase,
+):
     data = Pack.load(packed)
     games = select_games([pgn], 5, seed=1)
-    assert (data.facts["training_games"], data.facts["validation_games"], data.facts["games_of_experts_dropped"]) == (25, 5, 1)
+    assert (
+        data.facts["training_games"],
+        data.facts["validation_games"],
+        data.facts["games_of_experts_dropped"],
+    ) == (25, 5, 1)
     assert packed.with_suffix(".pgn").read_text().count("[Event ") == 5
     for codes, text in zip(data.games("validation"), games.validation):
         moves = list(chess.pgn.read_game(io.StringIO(text)).mainline_moves())
@@ -49,21 +67,35 @@ def test_the_pack_holds_the_chosen_games_and_the_experts_latest_as_they_were(pac
     plies = bulk.replay(data.games("expert0"), data.wanted("expert0"))
     assert wanted.sum() == sum(1 for _ in expert_moves(casebase)) == plies.wanted.sum()
     latest = data.arrays["expert0_latest"]
-    assert 0 < latest.sum() < len(latest) and data.facts["experts"] == [kosteniuk_casebase.name.removesuffix(".npz")]
+    assert 0 < latest.sum() < len(latest) and data.facts["experts"] == [
+        kosteniuk_casebase.name.removesuffix(".npz")
+    ]
 
 
 def test_a_foreign_or_damaged_file_is_refused_with_what_it_is(packed, tmp_path, kosteniuk_casebase):
     np.save(tmp_path / "array.npy", np.zeros(3))
     whole = packed.read_bytes()
     middle = bytearray(whole)
-    middle[len(whole) // 2:len(whole) // 2 + 64] = bytes(64)  # inside a member: its deflate stream breaks
+    # inside a member: its deflate stream breaks
+    middle[len(whole) // 2 : len(whole) // 2 + 64] = bytes(64)
     (tmp_path / "middle.npz").write_bytes(bytes(middle))
     (tmp_path / "broken.npz").write_bytes(b"PK\x03\x04 nothing")
     data = Pack.load(packed).arrays
-    np.savez(tmp_path / "cut.npz", **{**data, "meta": np.array(json.dumps(Pack.load(packed).facts)),
-                                      "training_starts": data["training_starts"][:-1]})
-    for path in (kosteniuk_casebase, tmp_path / "array.npy", tmp_path / "middle.npz", tmp_path / "broken.npz",
-                 tmp_path / "cut.npz"):
+    np.savez(
+        tmp_path / "cut.npz",
+        **{
+            **data,
+            "meta": np.array(json.dumps(Pack.load(packed).facts)),
+            "training_starts": data["training_starts"][:-1],
+        },
+    )
+    for path in (
+        kosteniuk_casebase,
+        tmp_path / "array.npy",
+        tmp_path / "middle.npz",
+        tmp_path / "broken.npz",
+        tmp_path / "cut.npz",
+    ):
         with pytest.raises(ValueError, match="not a pack of master games"):
             Pack.load(path)
     with pytest.raises(ValueError, match="share takes a share of the games"):
@@ -80,7 +112,8 @@ def test_games_replayed_in_parts_are_the_games_replayed_at_once(packed):
 
 def test_the_network_written_is_the_best_check_for_lc0s_backend_and_says_so(packed, tiny, tmp_path):  # noqa: F811
     out = tmp_path / "master.pb.gz"
-    settings = Settings(positions=6 * 64, batch=64, lr=0.3, check=2)  # a rate that overshoots: the best is not the last
+    # a rate that overshoots: the best is not the last
+    settings = Settings(positions=6 * 64, batch=64, lr=0.3, check=2)
     facts = train(packed, tiny, out, settings, device="cpu", workers=1, log=io.StringIO())
     lc0.load_network(out)  # the engine reads it
     said = tomllib.loads(out.with_name("master.toml").read_text())
@@ -89,9 +122,17 @@ def test_the_network_written_is_the_best_check_for_lc0s_backend_and_says_so(pack
     best = max(checks, key=lambda c: c[2])
     assert facts["positions_chosen"] == best[0] != 384 and facts["experts_latest_top1"] == best[2]
     latest = experts_latest(Pack.load(packed), 1)
-    written = top1(Lc0Net(read_network(out)), bulk.PliesOn.of(latest), torch.from_numpy(np.flatnonzero(latest.wanted)))
+    written = top1(
+        Lc0Net(read_network(out)),
+        bulk.PliesOn.of(latest),
+        torch.from_numpy(np.flatnonzero(latest.wanted)),
+    )
     assert round(written, 4) == best[2]  # the network written is the best check's
-    assert said["settings"]["lr"] == 0.3 and said["pack"]["training_games"] == 25 and said["licence"] == "GPL-3.0"
+    assert (
+        said["settings"]["lr"] == 0.3
+        and said["pack"]["training_games"] == 25
+        and said["licence"] == "GPL-3.0"
+    )
     start, made = read_network(tiny).layers(), read_network(out).layers()
     value = [name for name in start if name.startswith(("value", "ip1_val", "ip2_val"))]
     assert value and all(np.array_equal(start[n], made[n]) for n in value)  # the value head is kept

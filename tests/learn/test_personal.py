@@ -25,8 +25,11 @@ from uci_helpers import session, strings  # noqa: E402
 from learn.__main__ import main as learn_main  # noqa: E402
 from learn.personal import PersonalConfig, latest_games, personalise  # noqa: E402
 
-pytestmark = [pytest.mark.slow,  # it trains personal models (torch)
-              pytest.mark.xdist_group("personal")]  # its module fixture is built once, on one worker
+pytestmark = [
+    pytest.mark.slow,  # it trains personal models (torch)
+    # its module fixture is built once, on one worker
+    pytest.mark.xdist_group("personal"),
+]
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +41,12 @@ def made(kosteniuk_casebase: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     shutil.copy(kosteniuk_casebase, casebase)
     base = folder / "generic.npz"
     save_model(base, random_net(2, 8).export_arrays(), {"blocks": 2, "filters": 8})
-    assert learn_main(["personalise", str(casebase), "--base", str(base), "--epochs", "2", "--lr", "3e-3"]) == 0
+    assert (
+        learn_main(
+            ["personalise", str(casebase), "--base", str(base), "--epochs", "2", "--lr", "3e-3"]
+        )
+        == 0
+    )
     return casebase, base
 
 
@@ -63,8 +71,14 @@ def test_personalising_moves_the_prior_toward_the_experts_moves(made):
     assert info["casebase"]["cases"] == len(casebase) and info["top1"] >= info["generic_top1"]
     # the file holds only what was fitted: the last block and the head
     with np.load(beside(casebase_path)) as npz:
-        assert {n for n in npz.files if "." in n} == {"block1.conv1.w", "block1.conv1.b", "block1.conv2.w",
-                                                      "block1.conv2.b", "head.w", "head.b"}
+        assert {n for n in npz.files if "." in n} == {
+            "block1.conv1.w",
+            "block1.conv1.b",
+            "block1.conv2.w",
+            "block1.conv2.b",
+            "head.w",
+            "head.b",
+        }
     assert np.array_equal(personal.arrays()["stem.w"], generic.arrays()["stem.w"])
 
 
@@ -72,7 +86,9 @@ def test_the_numpy_inference_equals_the_torch_network_for_a_personal_model(made,
     casebase_path, base = made
     out = tmp_path / "p.npz"
     shutil.copy(base, tmp_path / base.name)
-    result = personalise(casebase_path, out, base, PersonalConfig(epochs=1, lr=3e-3), progress=False)
+    result = personalise(
+        casebase_path, out, base, PersonalConfig(epochs=1, lr=3e-3), progress=False
+    )
     casebase = Casebase.load(casebase_path)
     planes = encode(casebase.boards[:64], casebase.turn[:64])
     with torch.no_grad():
@@ -82,35 +98,58 @@ def test_the_numpy_inference_equals_the_torch_network_for_a_personal_model(made,
     assert (got.argmax(axis=1) == expected.argmax(axis=1)).mean() >= 0.9
 
 
-def test_the_latest_games_check_and_at_least_one_game_is_left_to_fit(kosteniuk_casebase, data_dir, expert_names):
+def test_the_latest_games_check_and_at_least_one_game_is_left_to_fit(
+    kosteniuk_casebase, data_dir, expert_names
+):
     casebase = Casebase.load(kosteniuk_casebase)
     latest = latest_games(casebase, 0.1)
     games = np.asarray(casebase.game)
-    assert len(np.unique(games[latest])) == 12  # 10 % of 121 games, rounded as the hold-out rounds it
+    # 10 % of 121 games, rounded as the hold-out rounds it
+    assert len(np.unique(games[latest])) == 12
     dates = [date_key(d) for d in np.asarray(casebase.games["date"]).astype(str)]
     assert min(dates[g] for g in games[latest]) >= max(dates[g] for g in games[~latest])
     assert not latest_games(casebase, 1.0).all() and latest_games(casebase, 0.0).any()
     # one definition of the latest games: the casebase built without them holds the others exactly
-    kept = build([data_dir / "experts" / "kosteniuk-2200.pgn"],
-                 GameFilter(expert_names["kosteniuk-2200"], exclude_latest=0.1), workers=1, progress=False)
+    kept = build(
+        [data_dir / "experts" / "kosteniuk-2200.pgn"],
+        GameFilter(expert_names["kosteniuk-2200"], exclude_latest=0.1),
+        workers=1,
+        progress=False,
+    )
     source = np.asarray(casebase.games["index"])
-    assert set(np.asarray(kept.games["index"]).tolist()) == set(source[np.unique(games[~latest])].tolist())
+    assert set(np.asarray(kept.games["index"]).tolist()) == set(
+        source[np.unique(games[~latest])].tolist()
+    )
 
 
-def test_auto_plays_the_casebases_personal_model_and_an_explicit_model_wins(without_networks, made, tmp_path):
+def test_auto_plays_the_casebases_personal_model_and_an_explicit_model_wins(
+    without_networks, made, tmp_path
+):
     casebase_path, _ = made
     choice = choose_model(Casebase.load(casebase_path))
     assert choice.personal and choice.path == str(beside(casebase_path))
     lines = session(["setoption name Mode value guided", "go depth 1"], Casebase=str(casebase_path))
-    assert f"info string model: personal model of Alexandra Kosteniuk ({beside(casebase_path)}" in "\n".join(lines)
+    assert (
+        f"info string model: personal model of Alexandra Kosteniuk ({beside(casebase_path)}"
+        in "\n".join(lines)
+    )
     assert lines[-1].startswith("bestmove")
     model = favourite_model(tmp_path / "e4.npz", 28)
-    lines = session(["setoption name Mode value guided", f"setoption name Model value {model}",
-                     "setoption name Prior value model", "go depth 1"], Casebase=str(casebase_path))
+    lines = session(
+        [
+            "setoption name Mode value guided",
+            f"setoption name Model value {model}",
+            "setoption name Prior value model",
+            "go depth 1",
+        ],
+        Casebase=str(casebase_path),
+    )
     assert "personal model" not in strings(lines) and lines[-1] == "bestmove e2e4"
 
 
-def test_a_personal_model_of_another_casebase_is_passed_over(without_networks, made, gaprindashvili_casebase, tmp_path):
+def test_a_personal_model_of_another_casebase_is_passed_over(
+    without_networks, made, gaprindashvili_casebase, tmp_path
+):
     casebase_path, base = made
     other = tmp_path / "gaprindashvili.npz"
     shutil.copy(gaprindashvili_casebase, other)
@@ -121,14 +160,18 @@ def test_a_personal_model_of_another_casebase_is_passed_over(without_networks, m
     assert choice.note.startswith("model: the generic model (")
 
 
-@pytest.mark.parametrize(("damage", "message"), [
-    ("truncated", "not a model file, or a damaged one"),
-    ("no base", "neither beside it nor the shipped generic model"),
-    ("base of another shape", "its base"),
-    ("personal meta", "a personal model records casebase, expert"),
-])
-def test_a_damaged_personal_model_is_refused_with_its_reason_and_the_generic_model_plays(without_networks, made, tmp_path, damage,
-                                                                                          message):
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        ("truncated", "not a model file, or a damaged one"),
+        ("no base", "neither beside it nor the shipped generic model"),
+        ("base of another shape", "its base"),
+        ("personal meta", "a personal model records casebase, expert"),
+    ],
+)
+def test_a_damaged_personal_model_is_refused_with_its_reason_and_the_generic_model_plays(
+    without_networks, made, tmp_path, damage, message
+):
     casebase_path, base = made
     casebase = tmp_path / casebase_path.name
     shutil.copy(casebase_path, casebase)
@@ -144,11 +187,14 @@ def test_a_damaged_personal_model_is_refused_with_its_reason_and_the_generic_mod
             meta["personal"] = {"expert": "X"}
             stored["meta"] = np.array(json.dumps(meta))
             np.savez(personal, **stored)
-        if damage == "base of another shape":  # a base with the recorded hash but other arrays: meta lies
+        # a base with the recorded hash but other arrays: meta lies
+        if damage == "base of another shape":
             with np.load(personal) as npz:
                 stored = dict(npz)
             meta = json.loads(str(stored["meta"]))
-            save_model(tmp_path / base.name, random_net(3, 8).export_arrays(), {"blocks": 3, "filters": 8})
+            save_model(
+                tmp_path / base.name, random_net(3, 8).export_arrays(), {"blocks": 3, "filters": 8}
+            )
             from engine.style.model import file_sha256
 
             meta["base"]["sha256"] = file_sha256(tmp_path / base.name)
@@ -157,7 +203,11 @@ def test_a_damaged_personal_model_is_refused_with_its_reason_and_the_generic_mod
     with pytest.raises(ModelError, match=message):
         StyleModel.load(personal)
     choice = choose_model(Casebase.load(casebase))
-    assert not choice.personal and "cannot load the personal model" in choice.note and message in choice.note
+    assert (
+        not choice.personal
+        and "cannot load the personal model" in choice.note
+        and message in choice.note
+    )
     lines = session(["setoption name Mode value guided", "go depth 1"], Casebase=str(casebase))
     assert "cannot load the personal model" in strings(lines) and lines[-1].startswith("bestmove")
 
@@ -167,10 +217,14 @@ def test_personalising_needs_two_games_and_a_generic_base(made, tmp_path):
     with pytest.raises(ValueError, match="itself a personal model"):
         personalise(casebase_path, tmp_path / "x.npz", beside(casebase_path), progress=False)
     with pytest.raises(ValueError, match="tune takes 1..2 blocks"):
-        personalise(casebase_path, tmp_path / "x.npz", made[1], PersonalConfig(tune=3), progress=False)
+        personalise(
+            casebase_path, tmp_path / "x.npz", made[1], PersonalConfig(tune=3), progress=False
+        )
 
 
-def test_the_cross_expert_table_compares_each_personal_model_with_the_generic_one(heldout, tmp_path):
+def test_the_cross_expert_table_compares_each_personal_model_with_the_generic_one(
+    heldout, tmp_path
+):
     from fidelity.personal_table import cross_table
 
     casebase, games = heldout
@@ -193,14 +247,19 @@ def test_the_cross_expert_table_compares_each_personal_model_with_the_generic_on
         cross_table([mine], 10, progress=False)
 
 
-def test_personalising_without_torch_says_how_to_install_it(monkeypatch, capsys, kosteniuk_casebase):
+def test_personalising_without_torch_says_how_to_install_it(
+    monkeypatch, capsys, kosteniuk_casebase
+):
     import sys
 
     monkeypatch.setitem(sys.modules, "torch", None)  # as if torch were not installed
     monkeypatch.delitem(sys.modules, "learn.personal")
     monkeypatch.delitem(sys.modules, "learn.net", raising=False)
     assert learn_main(["personalise", str(kosteniuk_casebase)]) == 2
-    assert "training needs torch, which playing never does: pip install -e '.[train]'" in capsys.readouterr().err
+    assert (
+        "training needs torch, which playing never does: pip install -e '.[train]'"
+        in capsys.readouterr().err
+    )
 
 
 def test_the_gains_table_reads_what_each_personal_model_says_of_itself(made, tmp_path):
@@ -208,7 +267,11 @@ def test_the_gains_table_reads_what_each_personal_model_says_of_itself(made, tmp
 
     casebase_path, base = made
     gain = Gain.of(beside(casebase_path))
-    assert gain.expert == "Alexandra Kosteniuk" and gain.games == 121 and gain.top1 >= gain.generic_top1
+    assert (
+        gain.expert == "Alexandra Kosteniuk"
+        and gain.games == 121
+        and gain.top1 >= gain.generic_top1
+    )
     assert "| Alexandra Kosteniuk | 121 | 5613 |" in gains_markdown([gain])
     plot_gains([gain], tmp_path / "g.png")
     assert (tmp_path / "g.png").read_bytes()[:4] == b"\x89PNG"

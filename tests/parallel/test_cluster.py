@@ -45,8 +45,12 @@ NO_NAMESPACE = 3
 
 def kill_settings(a: Path, b: Path) -> TournamentSettings:
     """The scenario's round robin (its command line, as settings)."""
-    return TournamentSettings(entrants=(casebase_entrant(a), casebase_entrant(b)),
-                              configs=tuple(parse_configurations(["near-to", "near-from"])), rounds=3, seed=11)
+    return TournamentSettings(
+        entrants=(casebase_entrant(a), casebase_entrant(b)),
+        configs=tuple(parse_configurations(["near-to", "near-from"])),
+        rounds=3,
+        seed=11,
+    )
 
 
 # Session-scoped: with xdist's loadgroup the cluster tests share a worker but not always a
@@ -55,9 +59,25 @@ def kill_settings(a: Path, b: Path) -> TournamentSettings:
 def scenario(kosteniuk_casebase, gaprindashvili_casebase, heldout, tmp_path_factory) -> dict:
     pytest.importorskip("ray", reason="the [cluster] extra (Ray) is not installed")
     out = tmp_path_factory.mktemp("cluster")
-    done = subprocess.run([sys.executable, *LOCAL_CLUSTER, "--nodes", "2", "--", sys.executable,
-                           ROOT / "tests" / "cluster_scenario.py", kosteniuk_casebase, gaprindashvili_casebase,
-                           *heldout, out], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            *LOCAL_CLUSTER,
+            "--nodes",
+            "2",
+            "--",
+            sys.executable,
+            ROOT / "tests" / "cluster_scenario.py",
+            kosteniuk_casebase,
+            gaprindashvili_casebase,
+            *heldout,
+            out,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if done.returncode == NO_NAMESPACE:
         pytest.skip(f"no network namespace for a local cluster: {done.stderr.strip()}")
     assert done.returncode == 0, done.stderr[-3000:]
@@ -66,16 +86,23 @@ def scenario(kosteniuk_casebase, gaprindashvili_casebase, heldout, tmp_path_fact
 
 @pytest.mark.cluster
 @pytest.mark.xdist_group("cluster")
-def test_a_node_killed_mid_run_loses_no_game_and_doubles_none(scenario, kosteniuk_casebase,
-                                                              gaprindashvili_casebase, tmp_path):
+def test_a_node_killed_mid_run_loses_no_game_and_doubles_none(
+    scenario, kosteniuk_casebase, gaprindashvili_casebase, tmp_path
+):
     rr = scenario["round_robin"]
     assert rr["rc"] == 0, rr["stderr"]  # the run the node was killed in finished by itself
     # the second node played a game and was killed while games were still to play
     assert rr["killed_after"] is not None and rr["killed_after"] < 12, rr["stderr"]
     assert rr["victim"] in rr["nodes"] and len(rr["nodes"]) == 12
     # every game once, each the game the local pool plays with the same seeds
-    local = games_of(run(kill_settings(kosteniuk_casebase, gaprindashvili_casebase), tmp_path, workers=1,
-                         progress=False))
+    local = games_of(
+        run(
+            kill_settings(kosteniuk_casebase, gaprindashvili_casebase),
+            tmp_path,
+            workers=1,
+            progress=False,
+        )
+    )
     assert len(local) == 12
     assert games_of(rr["results"]) == local
 
@@ -83,7 +110,8 @@ def test_a_node_killed_mid_run_loses_no_game_and_doubles_none(scenario, kosteniu
 @pytest.mark.cluster
 @pytest.mark.xdist_group("cluster")
 def test_a_driver_killed_mid_run_resumes_where_it_stopped(scenario):
-    rr = scenario["round_robin"]  # the driver killed and started again: the games above are the whole run's
+    # the driver killed and started again: the games above are the whole run's
+    rr = scenario["round_robin"]
     assert rr["rc"] == 0, rr["stderr"]
     assert 3 <= rr["kept"] < 12
     assert rr["rewritten"] == []  # the games finished before the kill were kept, not played again
@@ -95,9 +123,17 @@ def test_fidelity_on_the_cluster_plays_the_local_moves(scenario, heldout):
     fidelity = scenario["fidelity"]
     assert fidelity["rc"] == 0, fidelity["stderr"]
     remote = json.loads(Path(fidelity["json"]).read_text())
-    settings = FidelitySettings(casebase=str(heldout[0]), config=parse_configurations(["balanced"])[0], seed=3)
-    local = measure(*heldout, settings, [FidelityMode.PURE, FidelityMode.PRIOR], positions=24, workers=1,
-                    progress=False).as_json()
+    settings = FidelitySettings(
+        casebase=str(heldout[0]), config=parse_configurations(["balanced"])[0], seed=3
+    )
+    local = measure(
+        *heldout,
+        settings,
+        [FidelityMode.PURE, FidelityMode.PRIOR],
+        positions=24,
+        workers=1,
+        progress=False,
+    ).as_json()
     assert [p["moves"] for p in remote["positions"]] == [p["moves"] for p in local["positions"]]
     assert len(remote["positions"]) == 24
 
@@ -113,17 +149,36 @@ def test_a_judge_no_node_has_fails_the_games_with_the_reason(scenario):
 
 @pytest.mark.cluster
 @pytest.mark.xdist_group("cluster")
-def test_a_profile_judged_and_played_on_the_cluster_is_the_local_one(scenario, kosteniuk_casebase, tmp_path):
+def test_a_profile_judged_and_played_on_the_cluster_is_the_local_one(
+    scenario, kosteniuk_casebase, tmp_path
+):
     remote = scenario["profile"]
     assert remote["rc"] == 0, remote["stderr"]
     local = tmp_path / Path(remote["casebase"]).name
     shutil.copy(kosteniuk_casebase, local)
-    assert profiling_main([str(local), *remote["flags"], "--play", str(tmp_path / "play.jsonl"),
-                           "--journal", str(tmp_path / "profile.jsonl")]) == 0
+    assert (
+        profiling_main(
+            [
+                str(local),
+                *remote["flags"],
+                "--play",
+                str(tmp_path / "play.jsonl"),
+                "--journal",
+                str(tmp_path / "profile.jsonl"),
+            ]
+        )
+        == 0
+    )
     for name in ("journal", "play"):  # the same entries, in the order they came back
-        assert sorted(Path(remote[name]).read_text().splitlines()) == \
-            sorted((tmp_path / f"{'profile' if name == 'journal' else name}.jsonl").read_text().splitlines())
-    ours, theirs = profile_arrays(profile_path(local)), profile_arrays(profile_path(Path(remote["casebase"])))
+        assert sorted(Path(remote[name]).read_text().splitlines()) == sorted(
+            (tmp_path / f"{'profile' if name == 'journal' else name}.jsonl")
+            .read_text()
+            .splitlines()
+        )
+    ours, theirs = (
+        profile_arrays(profile_path(local)),
+        profile_arrays(profile_path(Path(remote["casebase"]))),
+    )
     assert set(ours) == set(theirs) and "profile_play_moves" in ours
     for array in ours:
         assert np.array_equal(ours[array], theirs[array]), array
@@ -147,10 +202,15 @@ def test_a_missing_program_names_itself_and_the_node():
         check_programs([sys.executable, "/nowhere/judge"])
 
 
-def test_settings_travel_as_their_files_and_come_back_around_the_copies(kosteniuk_casebase, tmp_path, without_networks):
+def test_settings_travel_as_their_files_and_come_back_around_the_copies(
+    kosteniuk_casebase, tmp_path, without_networks
+):
     engine = engine_entrant("name=sf cmd=/usr/games/stockfish elo=1350")
-    settings = TournamentSettings(entrants=(casebase_entrant(kosteniuk_casebase), engine),
-                                  configs=tuple(parse_configurations(["balanced"])), judge="/opt/judge")
+    settings = TournamentSettings(
+        entrants=(casebase_entrant(kosteniuk_casebase), engine),
+        configs=tuple(parse_configurations(["balanced"])),
+        judge="/opt/judge",
+    )
     cargo = settings.cargo()
     assert cargo["casebases/kosteniuk-2200.npz"] == kosteniuk_casebase
     assert all(name.startswith("tables/") for name in cargo if not name.startswith("casebases/"))
@@ -163,10 +223,14 @@ def test_settings_travel_as_their_files_and_come_back_around_the_copies(kosteniu
     guided = dataclasses.replace(settings, mode="guided", model=str(generic_model()))
     assert guided.cargo()["model.npz"] == generic_model()
     assert guided.unpacked(tmp_path).model == str(tmp_path / "model.npz")
-    network = dataclasses.replace(guided, model="engine/style/models/maia-1900.pb.gz")  # an lc0 network stays one
-    assert network.unpacked(tmp_path).model == str(tmp_path / "model.pb.gz") and "model.pb.gz" in network.cargo()
-    # option Model auto without lc0's backend: each casebase's personal model travels beside it, and the engines
-    # find it there
+    # an lc0 network stays one
+    network = dataclasses.replace(guided, model="engine/style/models/maia-1900.pb.gz")
+    assert (
+        network.unpacked(tmp_path).model == str(tmp_path / "model.pb.gz")
+        and "model.pb.gz" in network.cargo()
+    )
+    # option Model auto without lc0's backend: each casebase's personal model travels beside it, and
+    # the engines find it there
     auto = dataclasses.replace(settings, mode="guided", model="")
     assert "model.npz" not in auto.cargo() and auto.unpacked(tmp_path).model == ""
     personal = shipped_personal(kosteniuk_casebase)
@@ -174,7 +238,9 @@ def test_settings_travel_as_their_files_and_come_back_around_the_copies(kosteniu
         assert auto.cargo()["casebases/kosteniuk-2200.model.npz"] == personal
     finally:
         personal.unlink()
-    fidelity = FidelitySettings(casebase=str(kosteniuk_casebase), config=parse_configurations(["balanced"])[0])
+    fidelity = FidelitySettings(
+        casebase=str(kosteniuk_casebase), config=parse_configurations(["balanced"])[0]
+    )
     assert fidelity.for_mode(FidelityMode.PURE).programs() == []
     assert fidelity.for_mode(FidelityMode.JUDGED).programs() == [fidelity.judge]
     assert {"casebase.npz", "model.npz"} <= set(fidelity.cargo())
@@ -183,25 +249,52 @@ def test_settings_travel_as_their_files_and_come_back_around_the_copies(kosteniu
 
 def test_a_casebase_s_error_profile_travels_beside_it(profiled, tmp_path):
     engine = engine_entrant("name=sf cmd=/usr/games/stockfish elo=1350")
-    settings = TournamentSettings(entrants=(casebase_entrant(profiled[0]), engine),
-                                  configs=tuple(parse_configurations(["balanced"])))
+    settings = TournamentSettings(
+        entrants=(casebase_entrant(profiled[0]), engine),
+        configs=tuple(parse_configurations(["balanced"])),
+    )
     assert settings.cargo()["casebases/kosteniuk-2200.profile.npz"] == profile_path(profiled[0])
-    assert profile_path(settings.unpacked(tmp_path).entrants[0].path) == tmp_path / "casebases/kosteniuk-2200.profile.npz"
-    fidelity = FidelitySettings(casebase=str(profiled[0]), config=parse_configurations(["balanced"])[0])
+    assert (
+        profile_path(settings.unpacked(tmp_path).entrants[0].path)
+        == tmp_path / "casebases/kosteniuk-2200.profile.npz"
+    )
+    fidelity = FidelitySettings(
+        casebase=str(profiled[0]), config=parse_configurations(["balanced"])[0]
+    )
     assert fidelity.cargo()["casebase.profile.npz"] == profile_path(profiled[0])
     assert profile_path(fidelity.unpacked(tmp_path).casebase) == tmp_path / "casebase.profile.npz"
-    # the play-time choices' workers: the casebase and its profile under their names, the judges on every node
+    # the play-time choices' workers: the casebase and its profile under their names, the judges on
+    # every node
     files = PlayFiles(str(profiled[0]))
-    assert {"kosteniuk-2200.npz", "kosteniuk-2200.profile.npz"} <= set(files.cargo()) and files.programs() == []
-    assert profile_path(files.unpacked(tmp_path).casebase) == tmp_path / "kosteniuk-2200.profile.npz"
+    assert {"kosteniuk-2200.npz", "kosteniuk-2200.profile.npz"} <= set(
+        files.cargo()
+    ) and files.programs() == []
+    assert (
+        profile_path(files.unpacked(tmp_path).casebase) == tmp_path / "kosteniuk-2200.profile.npz"
+    )
     assert Engines(("/opt/judge", "/opt/judge")).programs() == ["/opt/judge"]
 
 
-def test_cluster_without_ray_says_how_to_install_it(kosteniuk_casebase, gaprindashvili_casebase, tmp_path,
-                                                    monkeypatch, capsys):
+def test_cluster_without_ray_says_how_to_install_it(
+    kosteniuk_casebase, gaprindashvili_casebase, tmp_path, monkeypatch, capsys
+):
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray fails as if not installed
-    code = main(["run", "--casebases", str(kosteniuk_casebase), str(gaprindashvili_casebase), "--configs", "balanced",
-                 "--rounds", "1", "--cluster", "auto", "--out", str(tmp_path / "run")])
+    code = main(
+        [
+            "run",
+            "--casebases",
+            str(kosteniuk_casebase),
+            str(gaprindashvili_casebase),
+            "--configs",
+            "balanced",
+            "--rounds",
+            "1",
+            "--cluster",
+            "auto",
+            "--out",
+            str(tmp_path / "run"),
+        ]
+    )
     assert code == 2
     assert "pip install -e '.[cluster]'" in capsys.readouterr().err
     assert not list((tmp_path / "run" / "games").glob("*.pgn"))

@@ -85,10 +85,16 @@ REFUSING = textwrap.dedent('''
 
 
 def _run(script: Path, text: str) -> subprocess.CompletedProcess[str]:
-    """``text`` written to ``script`` and run with the project importable (a minute at most: a hang fails)."""
+    """``text`` written to ``script`` and run with the project importable (a minute at most: a hang
+    fails)."""
     script.write_text(text, encoding="utf-8")
-    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
 
 
 def test_a_worker_that_cannot_be_made_raises_instead_of_being_started_again_forever(tmp_path):
@@ -97,7 +103,7 @@ def test_a_worker_that_cannot_be_made_raises_instead_of_being_started_again_fore
     assert done.returncode == 0 and "raised: no judge here" in done.stdout
 
 
-SENDING = textwrap.dedent('''
+SENDING = textwrap.dedent("""
     import multiprocessing, os, signal, threading, time
     from parallel import pool
 
@@ -125,11 +131,13 @@ SENDING = textwrap.dedent('''
         except SystemExit:
             reader.join(10)
             print("ended after sending", received)
-''')
+""")
 
 
 def test_a_terminated_worker_sends_the_result_in_hand_before_it_ends(tmp_path):
-    # killed in mid-send, a worker would hold the result queue's lock for ever: Pool.terminate hangs on it
+    # killed in mid-send, a worker would hold the result queue's lock for ever: Pool.terminate hangs
+    # on it
     done = _run(tmp_path / "sending.py", SENDING)
-    assert done.returncode == 0 and f"ended after sending [{4 << 20}]" in done.stdout, done.stdout + done.stderr
-
+    assert done.returncode == 0 and f"ended after sending [{4 << 20}]" in done.stdout, (
+        done.stdout + done.stderr
+    )

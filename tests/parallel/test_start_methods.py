@@ -1,6 +1,7 @@
-"""The worker pools under each start method: ``spawn`` (Windows' only one, macOS's default, the local
-pool's everywhere) gives what ``fork`` (the casebase builder's on Linux) gives. The engine's tests that
-start workers run under either with CBR_CHESS_START_METHOD (docs/architecture.md, Portability)."""
+"""The worker pools under each start method: ``spawn`` (Windows' only one, macOS's default, the
+local pool's everywhere) gives what ``fork`` (the casebase builder's on Linux) gives. The engine's
+tests that start workers run under either with CBR_CHESS_START_METHOD (docs/architecture.md,
+Portability)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ import casebase.builder as builder
 from casebase.games import GameFilter
 from parallel import pool
 
-FORK = pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork here")
+FORK = pytest.mark.skipif(
+    "fork" not in multiprocessing.get_all_start_methods(), reason="no fork here"
+)
 
 
 class Square:
@@ -41,15 +44,27 @@ def test_a_pool_job_under_spawn_gives_what_it_gives_under_fork_and_in_process(mo
     for method in ("spawn", "fork"):
         monkeypatch.setenv(pool.START_METHOD_VARIABLE, method)
         results[method] = sorted(pool.unordered_map(Square, (7,), range(12), workers=2))
-    assert results["spawn"] == results["fork"] == sorted(pool.unordered_map(Square, (7,), range(12), workers=1))
+    assert (
+        results["spawn"]
+        == results["fork"]
+        == sorted(pool.unordered_map(Square, (7,), range(12), workers=1))
+    )
     assert results["spawn"][:2] == [(0, 7), (1, 8)]
 
 
 @FORK
-def test_a_casebase_built_under_spawn_is_byte_for_byte_the_one_built_under_fork(monkeypatch, data_dir, tmp_path):
+def test_a_casebase_built_under_spawn_is_byte_for_byte_the_one_built_under_fork(
+    monkeypatch, data_dir, tmp_path
+):
     # the builder forks on Linux and spawns elsewhere (casebase/builder.py): both make the same file
     source = data_dir / "experts" / "kosteniuk-2200.pgn"
     for method in ("spawn", "fork"):
-        monkeypatch.setattr(builder, "get_context", lambda _default, method=method: multiprocessing.get_context(method))
-        builder.build([source], GameFilter("Kosteniuk", max_games=60), workers=2).save(tmp_path / f"{method}.npz")
+        monkeypatch.setattr(
+            builder,
+            "get_context",
+            lambda _default, method=method: multiprocessing.get_context(method),
+        )
+        builder.build([source], GameFilter("Kosteniuk", max_games=60), workers=2).save(
+            tmp_path / f"{method}.npz"
+        )
     assert (tmp_path / "spawn.npz").read_bytes() == (tmp_path / "fork.npz").read_bytes()

@@ -14,8 +14,8 @@ from types import SimpleNamespace
 import chess
 import numpy as np
 import pytest
-from engine_helpers import guided_agent
 from damaged import copy_profiled
+from engine_helpers import guided_agent
 from judge_helpers import scripted
 from profile_helpers import PLAYED, PROFILE
 from test_play import altered, reachable
@@ -36,8 +36,11 @@ from profiling.games import add_games, targets
 from profiling.pipeline import add_play, make_profile
 from profiling.play import PlaySettings
 
-pytestmark = [pytest.mark.slow,  # the games record plays the engine's games and judges them
-              pytest.mark.xdist_group("games-record")]  # its module fixture is built once, on one worker
+pytestmark = [
+    pytest.mark.slow,  # the games record plays the engine's games and judges them
+    # its module fixture is built once, on one worker
+    pytest.mark.xdist_group("games-record"),
+]
 
 GAMES = ROOT / "data" / "games" / "round-robin-40-20.pgn"
 #: The engine's positions of its own games recorded (a few: each is a judged position).
@@ -45,7 +48,9 @@ RECORDED = PlaySettings(positions=12, judge_depth=2)
 
 
 @pytest.fixture(scope="module")
-def recorded(kosteniuk_casebase: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
+def recorded(
+    kosteniuk_casebase: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, Path, str]:
     """Kosteniuk's casebase profiled, played, and played in its engine's round-robin games by a
     scripted judge: the file, the games' judged journal and the judge."""
     folder = tmp_path_factory.mktemp("recorded")
@@ -54,8 +59,16 @@ def recorded(kosteniuk_casebase: Path, tmp_path_factory: pytest.TempPathFactory)
     judge = scripted(folder)
     make_profile(Casebase.load(path), PROFILE, judge, progress=False)
     add_play(Casebase.load(path), PLAYED, judge, folder / "play.jsonl", progress=False)
-    add_games(Casebase.load(path), [GAMES], "kosteniuk-2200", RECORDED, judge, judged, folder / "games.play.jsonl",
-              progress=False)
+    add_games(
+        Casebase.load(path),
+        [GAMES],
+        "kosteniuk-2200",
+        RECORDED,
+        judge,
+        judged,
+        folder / "games.play.jsonl",
+        progress=False,
+    )
     return path, judged, judge
 
 
@@ -65,19 +78,30 @@ def records(path: Path) -> tuple[Profile, PlayRecord, PlayRecord]:
     return profile, profile.play, profile.games
 
 
-def test_the_record_holds_the_engine_s_choices_in_its_games_and_what_the_expert_s_model_expects_there(recorded):
+def test_the_record_holds_the_engine_s_choices_in_its_games_and_what_the_expert_s_model_expects_there(  # noqa: E501
+    recorded,
+):
     path, judged, _ = recorded
     profile, play, games = records(path)
-    assert len(games.moves) == RECORDED.positions and len(play.moves) == PLAYED.positions  # the play record kept
+    # the play record kept
+    assert len(games.moves) == RECORDED.positions and len(play.moves) == PLAYED.positions
     assert games.meta["player"] == "kosteniuk-2200" and games.meta["files"] == [GAMES.name]
-    assert describe_profile(Casebase.load(path)).endswith("; games record of 12 positions of kosteniuk-2200's games")
-    # each target is the loss the profile's fitted model expects over the judge's moves of that position
+    assert describe_profile(Casebase.load(path)).endswith(
+        "; games record of 12 positions of kosteniuk-2200's games"
+    )
+    # each target is the loss the profile's fitted model expects over the judge's moves of that
+    # position
     entries = [json.loads(line) for line in judged.read_text().splitlines()[1:]]
-    entries = [e for e in entries if "skip" not in e][:RECORDED.positions]
+    entries = [e for e in entries if "skip" not in e][: RECORDED.positions]
     width = max(len(e["scores"]) for e in entries)
-    win = expected_score(np.array([e["scores"] + [-99999] * (width - len(e["scores"])) for e in entries], float))
-    loss = np.where(np.array([[i < len(e["scores"]) for i in range(width)] for e in entries]),
-                    win.max(axis=1, keepdims=True) - win, np.nan)
+    win = expected_score(
+        np.array([e["scores"] + [-99999] * (width - len(e["scores"])) for e in entries], float)
+    )
+    loss = np.where(
+        np.array([[i < len(e["scores"]) for i in range(width)] for e in entries]),
+        win.max(axis=1, keepdims=True) - win,
+        np.nan,
+    )
     assert games.best.tolist() == [max(e["scores"]) for e in entries]
 
     def expected(s: float, c: float) -> np.ndarray:
@@ -85,10 +109,17 @@ def test_the_record_holds_the_engine_s_choices_in_its_games_and_what_the_expert_
         return (chances / chances.sum(axis=1, keepdims=True) * np.nan_to_num(loss)).sum(axis=1)
 
     fitted = profile.meta["fit"]
-    assert games.target == pytest.approx(expected(fitted["sensitivity"], fitted["consistency"]), rel=1e-5, abs=1e-7)
-    # the scripted judge's profile fits a choice near uniform: a sharper model expects less, as targets says
-    sharp = replace(profile, meta={**profile.meta, "fit": {**fitted, "sensitivity": 0.02, "consistency": 0.6}})
-    assert targets(sharp, SimpleNamespace(loss=loss)) == pytest.approx(expected(0.02, 0.6), rel=1e-6, abs=1e-9)
+    assert games.target == pytest.approx(
+        expected(fitted["sensitivity"], fitted["consistency"]), rel=1e-5, abs=1e-7
+    )
+    # the scripted judge's profile fits a choice near uniform: a sharper model expects less, as
+    # targets says
+    sharp = replace(
+        profile, meta={**profile.meta, "fit": {**fitted, "sensitivity": 0.02, "consistency": 0.6}}
+    )
+    assert targets(sharp, SimpleNamespace(loss=loss)) == pytest.approx(
+        expected(0.02, 0.6), rel=1e-6, abs=1e-9
+    )
     assert expected(0.02, 0.6).mean() < 0.8 * games.target.mean()
     present = games.moves > 0
     assert np.isfinite(games.true_loss[present]).all() and (games.true_loss[present] >= 0).all()
@@ -106,76 +137,171 @@ def test_the_sensitivity_is_set_on_the_positions_of_the_engine_s_own_games(recor
     reached = calibration.model.expected_loss(games.loss, games.log_prior, games.true_loss)
     assert reached == pytest.approx(target, rel=1e-6, abs=1e-9)
     # not the s the play-time record alone would set
-    assert calibration.model.sensitivity != pytest.approx(set_on(calibration.fitted, play).sensitivity, rel=1e-3)
+    assert calibration.model.sensitivity != pytest.approx(
+        set_on(calibration.fitted, play).sensitivity, rel=1e-3
+    )
     # a set rating asks the games' positions for what the expert's own ask, scaled as they differ
     assert calibration.target_scale == pytest.approx(target / float(play.target.mean()))
     assert calibration.target_scale != pytest.approx(1)
 
 
 def test_likely_ranks_by_the_likelihood_fit_and_calibrated_draws_at_the_strength_set(recorded):
-    """Issue #40, item 4: the likeliest move is the likelihood fit's, the draw at the expert's strength the
-    record's; a rating asked for is played by both, and likely plays no speed's strength."""
+    """Issue #40, item 4: the likeliest move is the likelihood fit's, the draw at the expert's
+    strength the record's; a rating asked for is played by both, and likely plays no speed's
+    strength."""
     casebase = Casebase.load(recorded[0])
     base = calibrate(casebase, None)
     assert base.fitted is not None and base.fitted != base.model
     weights = WEIGHT_CONFIGS["balanced"]
     likely = guided_agent(casebase, weights, 1, selection=Selection.LIKELY, prior="cases")
-    judge = Judge(JudgeSettings("/nonexistent/judge"))  # at hand, never asked: the draw is not sized (strength.md §7)
-    drawn = guided_agent(casebase, weights, 1, selection=Selection.CALIBRATED, prior="cases", judge=judge)
+    # at hand, never asked: the draw is not sized (strength.md §7)
+    judge = Judge(JudgeSettings("/nonexistent/judge"))
+    drawn = guided_agent(
+        casebase, weights, 1, selection=Selection.CALIBRATED, prior="cases", judge=judge
+    )
     assert likely.calibration is not None and likely.calibration.model == base.fitted
     assert "the likeliest by the likelihood fit" in likely.calibration.source
     assert drawn.calibration is not None and drawn.calibration.model == base.model
-    rated = guided_agent(casebase, weights, 1, selection=Selection.LIKELY, prior="cases", rating=2000)
+    rated = guided_agent(
+        casebase, weights, 1, selection=Selection.LIKELY, prior="cases", rating=2000
+    )
     assert rated.calibration is not None and rated.calibration.model == base.at_rating(2000).model
-    blitz = guided_agent(casebase, weights, 1, selection=Selection.LIKELY, prior="cases", speed="blitz")
+    blitz = guided_agent(
+        casebase, weights, 1, selection=Selection.LIKELY, prior="cases", speed="blitz"
+    )
     assert blitz._play_speed(chess.Board(), None) == []  # no speed's profile told, none played
     assert blitz.calibration is not None and blitz.calibration.model == base.fitted
-    drawn_blitz = guided_agent(casebase, weights, 1, selection=Selection.CALIBRATED, prior="cases", speed="blitz",
-                              judge=judge)
-    assert drawn_blitz._play_speed(chess.Board(), None) != []  # it falls back to all games, and says so
+    drawn_blitz = guided_agent(
+        casebase,
+        weights,
+        1,
+        selection=Selection.CALIBRATED,
+        prior="cases",
+        speed="blitz",
+        judge=judge,
+    )
+    # it falls back to all games, and says so
+    assert drawn_blitz._play_speed(chess.Board(), None) != []
 
 
 @pytest.mark.parametrize("rating", [1600, 2800])
-def test_a_set_rating_asks_the_games_positions_for_as_much_less_as_the_expert_s_own(recorded, rating):
+def test_a_set_rating_asks_the_games_positions_for_as_much_less_as_the_expert_s_own(
+    recorded, rating
+):
     casebase = Casebase.load(recorded[0])
     _, _, games = records(recorded[0])
     base = calibrate(casebase, None)
     at = base.at_rating(rating).model
     least, most = reachable(base.fitted or base.model, games.loss, games.log_prior, games.true_loss)
     target = min(max(loss_at(rating) * base.target_scale, least), most)
-    assert at.expected_loss(games.loss, games.log_prior, games.true_loss) == pytest.approx(target, rel=1e-6, abs=1e-9)
+    assert at.expected_loss(games.loss, games.log_prior, games.true_loss) == pytest.approx(
+        target, rel=1e-6, abs=1e-9
+    )
 
 
-def test_a_profile_made_again_without_games_drops_the_record_and_says_so(recorded, tmp_path, capsys):
+def test_a_profile_made_again_without_games_drops_the_record_and_says_so(
+    recorded, tmp_path, capsys
+):
     copy = tmp_path / "kosteniuk-2200.npz"
     copy_profiled(recorded[0], copy)
     journal = tmp_path / "profile.jsonl"
-    assert profiling_main([str(copy), "--judge", recorded[2], "--positions", str(PROFILE.positions), "--depth",
-                           str(PROFILE.depth), "--multipv", str(PROFILE.multipv), "--journal", str(journal),
-                           "--quiet"]) == 0
+    assert (
+        profiling_main(
+            [
+                str(copy),
+                "--judge",
+                recorded[2],
+                "--positions",
+                str(PROFILE.positions),
+                "--depth",
+                str(PROFILE.depth),
+                "--multipv",
+                str(PROFILE.multipv),
+                "--journal",
+                str(journal),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     assert "the games record it had is not kept" in capsys.readouterr().err
     profile = Profile.of(Casebase.load(copy))
     assert profile is not None and profile.games is None
 
 
-def test_games_without_journals_or_with_no_game_of_the_player_are_refused_with_a_clear_error(recorded, tmp_path,
-                                                                                               capsys):
+def test_games_without_journals_or_with_no_game_of_the_player_are_refused_with_a_clear_error(
+    recorded, tmp_path, capsys
+):
     copy = tmp_path / "kosteniuk-2200.npz"
     copy_profiled(recorded[0], copy)
-    assert profiling_main([str(copy), "--judge", recorded[2], "--positions", str(PROFILE.positions), "--depth",
-                           str(PROFILE.depth), "--multipv", str(PROFILE.multipv), "--journal",
-                           str(tmp_path / "p.jsonl"), "--quiet", "--engine-games", str(GAMES)]) == 1
-    assert "--engine-games needs --engine-games-journal and --engine-games-play" in capsys.readouterr().err
-    with pytest.raises(ProfileError, match="no game of .* has a player matching 'nobody'.*kosteniuk-2200"):
-        add_games(Casebase.load(recorded[0]), [GAMES], "nobody", RECORDED, recorded[2], tmp_path / "g.jsonl",
-                  tmp_path / "g.play.jsonl", progress=False)
+    assert (
+        profiling_main(
+            [
+                str(copy),
+                "--judge",
+                recorded[2],
+                "--positions",
+                str(PROFILE.positions),
+                "--depth",
+                str(PROFILE.depth),
+                "--multipv",
+                str(PROFILE.multipv),
+                "--journal",
+                str(tmp_path / "p.jsonl"),
+                "--quiet",
+                "--engine-games",
+                str(GAMES),
+            ]
+        )
+        == 1
+    )
+    assert (
+        "--engine-games needs --engine-games-journal and --engine-games-play"
+        in capsys.readouterr().err
+    )
+    with pytest.raises(
+        ProfileError, match="no game of .* has a player matching 'nobody'.*kosteniuk-2200"
+    ):
+        add_games(
+            Casebase.load(recorded[0]),
+            [GAMES],
+            "nobody",
+            RECORDED,
+            recorded[2],
+            tmp_path / "g.jsonl",
+            tmp_path / "g.play.jsonl",
+            progress=False,
+        )
 
 
-def test_games_played_with_another_model_than_the_play_time_record_are_not_stored_beside_it(recorded, tmp_path):
+def test_games_played_with_another_model_than_the_play_time_record_are_not_stored_beside_it(
+    recorded, tmp_path
+):
     path, judged, _ = recorded
     copy = copy_profiled(path, tmp_path / "kosteniuk-2200.npz")
-    other = altered(path.parent / "games.play.jsonl", tmp_path / "games.play.jsonl", model="ab" * 32)
-    with pytest.raises(ProfileError, match="played with another style model .* than its play-time record"):
-        add_games(Casebase.load(copy), [GAMES], "kosteniuk-2200", RECORDED, None, judged, other, progress=False)
-    add_games(Casebase.load(copy), [GAMES], "kosteniuk-2200", RECORDED, None, judged, path.parent / "games.play.jsonl",
-              progress=False)  # the same model's: stored
+    other = altered(
+        path.parent / "games.play.jsonl", tmp_path / "games.play.jsonl", model="ab" * 32
+    )
+    with pytest.raises(
+        ProfileError, match="played with another style model .* than its play-time record"
+    ):
+        add_games(
+            Casebase.load(copy),
+            [GAMES],
+            "kosteniuk-2200",
+            RECORDED,
+            None,
+            judged,
+            other,
+            progress=False,
+        )
+    add_games(
+        Casebase.load(copy),
+        [GAMES],
+        "kosteniuk-2200",
+        RECORDED,
+        None,
+        judged,
+        path.parent / "games.play.jsonl",
+        progress=False,
+    )  # the same model's: stored

@@ -23,7 +23,8 @@ LONG = TimeControl(40, 5400)
 
 
 class Scripted:
-    """A side that plays the given UCI moves in turn, 'thinking' for ``think`` seconds of a fake timer."""
+    """A side that plays the given UCI moves in turn, 'thinking' for ``think`` seconds of a fake
+    timer."""
 
     def __init__(self, moves, timer=None, think=0.0):
         self.moves = [chess.Move.from_uci(m) for m in moves.split()]
@@ -34,8 +35,11 @@ class Scripted:
         self.limits = limits
         if self.timer is not None:
             self.timer.now += self.think
-        return Decision(move=self.moves.pop(0) if self.moves else None, reason=Reason.CASE,
-                        record=Record([EngineLine("scripted")]))
+        return Decision(
+            move=self.moves.pop(0) if self.moves else None,
+            reason=Reason.CASE,
+            record=Record([EngineLine("scripted")]),
+        )
 
 
 class FakeTimer:
@@ -48,8 +52,13 @@ class FakeTimer:
 
 def game(white, black, fen=None, control=LONG, **kwargs):
     board = chess.Board(fen) if fen else None
-    return play_game(Scripted(white, **kwargs.pop("w", {})), Scripted(black, **kwargs.pop("b", {})),
-                     control, board=board, **kwargs)
+    return play_game(
+        Scripted(white, **kwargs.pop("w", {})),
+        Scripted(black, **kwargs.pop("b", {})),
+        control,
+        board=board,
+        **kwargs,
+    )
 
 
 def test_checkmate_ends_the_game():
@@ -65,14 +74,22 @@ def test_stalemate_ends_the_game_as_a_draw():
 
 def test_insufficient_material_ends_the_game_at_once():
     record = game("e4d5", "", fen="4k3/8/8/3q4/4K3/8/8/8 w - - 0 1")
-    assert (record.result, record.termination, record.plies) == ("1/2-1/2", "insufficient material", 1)
+    assert (record.result, record.termination, record.plies) == (
+        "1/2-1/2",
+        "insufficient material",
+        1,
+    )
 
 
 def test_threefold_repetition_ends_the_game_when_the_position_occurs_the_third_time():
     shuffle = "g1f3 f3g1 g1f3 f3g1 g1f3"
     record = game(shuffle, "g8f6 f6g8 g8f6 f6g8 g8f6")
     # The start position occurs for the third time after ply 8: no claim, no further move.
-    assert (record.result, record.termination, record.plies) == ("1/2-1/2", "threefold repetition", 8)
+    assert (record.result, record.termination, record.plies) == (
+        "1/2-1/2",
+        "threefold repetition",
+        8,
+    )
 
 
 def test_fifty_move_rule_ends_the_game_after_100_quiet_half_moves():
@@ -87,8 +104,14 @@ def test_checkmate_on_the_hundredth_half_move_is_a_win_not_a_draw():
 
 def test_flag_fall_loses_and_is_charged_with_the_measured_time():
     timer = FakeTimer()
-    record = game("e2e4 d2d4", "e7e5 d7d5", control=TimeControl(40, 5), timer=timer,
-                  w={"timer": timer, "think": 1.0}, b={"timer": timer, "think": 3.0})
+    record = game(
+        "e2e4 d2d4",
+        "e7e5 d7d5",
+        control=TimeControl(40, 5),
+        timer=timer,
+        w={"timer": timer, "think": 1.0},
+        b={"timer": timer, "think": 3.0},
+    )
     # Black used 3 s for its first move, 3 more for its second: its flag fell at move 2.
     assert (record.result, record.termination, record.plies) == ("1-0", "time forfeit", 3)
     assert record.clock.used == {chess.WHITE: 2.0, chess.BLACK: 6.0}
@@ -97,12 +120,24 @@ def test_flag_fall_loses_and_is_charged_with_the_measured_time():
 
 def test_flag_fall_draws_when_the_opponent_cannot_mate():
     timer = FakeTimer()
-    record = game("", "h8h7", fen="7k/8/8/8/8/8/8/Q3K3 b - - 0 1", control=TimeControl(None, 1),
-                  timer=timer, b={"timer": timer, "think": 2.0})
+    record = game(
+        "",
+        "h8h7",
+        fen="7k/8/8/8/8/8/8/Q3K3 b - - 0 1",
+        control=TimeControl(None, 1),
+        timer=timer,
+        b={"timer": timer, "think": 2.0},
+    )
     # Black (king alone) oversteps; White could mate: Black loses.
     assert (record.result, record.termination) == ("1-0", "time forfeit")
-    record = game("a1a2", "", fen="7k/8/8/8/8/8/8/Q3K3 w - - 0 1", control=TimeControl(None, 1),
-                  timer=timer, w={"timer": timer, "think": 2.0})
+    record = game(
+        "a1a2",
+        "",
+        fen="7k/8/8/8/8/8/8/Q3K3 w - - 0 1",
+        control=TimeControl(None, 1),
+        timer=timer,
+        w={"timer": timer, "think": 2.0},
+    )
     # White oversteps, but Black's lone king cannot mate: a draw.
     assert (record.result, record.termination) == ("1/2-1/2", "time forfeit")
 
@@ -114,7 +149,8 @@ def test_real_clock_measures_thinking_time():
             return super().choose(board, limits=limits)
 
     record = play_game(Slow("f2f3 g2g4"), Scripted("e7e5 d8h4"), TimeControl(40, 60))
-    assert 0.1 <= record.clock.used[chess.WHITE] < 30  # two 50 ms sleeps, on however loaded a machine
+    # two 50 ms sleeps, on however loaded a machine
+    assert 0.1 <= record.clock.used[chess.WHITE] < 30
     assert record.clock.remaining[chess.WHITE] == pytest.approx(60 - record.clock.used[chess.WHITE])
 
 
@@ -139,24 +175,41 @@ def test_max_plies_leaves_the_game_unfinished():
 
 
 def test_pgn_carries_every_tag_of_the_experiment_and_reads_back():
-    spec = build_schedule(["kosteniuk-2200", "carlsen-2800"],
-                          parse_configurations(["near-from"]), 1, 3)[1]
+    spec = build_schedule(
+        ["kosteniuk-2200", "carlsen-2800"], parse_configurations(["near-from"]), 1, 3
+    )[1]
     record = game("f2f3 g2g4", "e7e5 d8h4")
     tags = RunTags("CBR round robin", "here", "2025.01.31", LONG, "pure")
     text = game_pgn(record, spec, tags, {"kosteniuk-2200": 2275, "carlsen-2800": None})
     game_ = chess.pgn.read_game(io.StringIO(text))
     assert not game_.errors
     assert dict(game_.headers) == {
-        "Event": "CBR round robin", "Site": "here", "Date": "2025.01.31", "Round": "1.1",
-        "White": "carlsen-2800", "Black": "kosteniuk-2200", "Result": "0-1",
-        "WhiteElo": "-", "BlackElo": "2275", "TimeControl": "40/5400",
-        "Termination": "checkmate", "PlyCount": "4", "WeightConfig": "0.8 0.8 0.5",
-        "Mode": "pure", "WhiteSeed": str(spec.white_seed), "BlackSeed": str(spec.black_seed),
+        "Event": "CBR round robin",
+        "Site": "here",
+        "Date": "2025.01.31",
+        "Round": "1.1",
+        "White": "carlsen-2800",
+        "Black": "kosteniuk-2200",
+        "Result": "0-1",
+        "WhiteElo": "-",
+        "BlackElo": "2275",
+        "TimeControl": "40/5400",
+        "Termination": "checkmate",
+        "PlyCount": "4",
+        "WeightConfig": "0.8 0.8 0.5",
+        "Mode": "pure",
+        "WhiteSeed": str(spec.white_seed),
+        "BlackSeed": str(spec.black_seed),
         "TimeRequirementMet": "yes",
     }
     assert [m.uci() for m in game_.mainline_moves()] == ["f2f3", "e7e5", "g2g4", "d8h4"]
     (result,) = read_results(io.StringIO(text))
-    assert (result.config_number, result.round, result.white_elo, result.black_elo) == (1, 1, None, 2275)
+    assert (result.config_number, result.round, result.white_elo, result.black_elo) == (
+        1,
+        1,
+        None,
+        2275,
+    )
     assert result.score("kosteniuk-2200") == 1 and result.score("carlsen-2800") == 0
     assert result.decisive and result.time_met
 

@@ -1,4 +1,5 @@
-"""The longest ordering (experiment.md §2) and the Elo estimates (Spearman's rho: tests/common/test_stats.py)."""
+"""The longest ordering (experiment.md §2) and the Elo estimates (Spearman's rho:
+tests/common/test_stats.py)."""
 
 import itertools
 import math
@@ -110,13 +111,18 @@ def test_rating_difference_is_the_logistic_one_for_a_score_of_three_to_one():
 def test_maximum_likelihood_expected_scores_equal_actual_scores():
     # At the optimum each free player's expected points equal its actual points, counting the
     # virtual draw against the anchor (here the fixed player 3 at 1500).
-    results = games(0, 1, 5, 3, 2) + games(1, 2, 4, 4, 2) + games(2, 0, 3, 1, 6) + games(0, 3, 2, 5, 3)
+    results = (
+        games(0, 1, 5, 3, 2) + games(1, 2, 4, 4, 2) + games(2, 0, 3, 1, 6) + games(0, 3, 2, 5, 3)
+    )
     r = [f.rating for f in fit_ratings(4, results, fixed={3: 1500})]
     e = lambda a, b: 1 / (1 + 10 ** ((b - a) / 400))
     for player in range(3):
         actual = sum(s if i == player else 1 - s for i, j, s in results if player in (i, j)) + 0.5
-        expected = sum(e(r[i], r[j]) if i == player else e(r[j], r[i])
-                       for i, j, s in results if player in (i, j)) + e(r[player], 1500)
+        expected = sum(
+            e(r[i], r[j]) if i == player else e(r[j], r[i])
+            for i, j, s in results
+            if player in (i, j)
+        ) + e(r[player], 1500)
         assert expected == pytest.approx(actual, abs=1e-6)
 
 

@@ -15,12 +15,14 @@ ELO = {"a-2600": 2600, "b-2500": 2500, "c-2400": 2400}
 
 
 def record(config, round_, white, black, result, termination, met=True, weights="0.8 0.8 0.5"):
-    return (f'[Event "t"]\n[Site "s"]\n[Date "2025.01.01"]\n[Round "{config}.{round_}"]\n'
-            f'[White "{white}"]\n[Black "{black}"]\n[Result "{result}"]\n'
-            f'[WhiteElo "{ELO[white]}"]\n[BlackElo "{ELO[black]}"]\n[TimeControl "40/5400"]\n'
-            f'[Termination "{termination}"]\n[PlyCount "10"]\n[WeightConfig "{weights}"]\n'
-            f'[Mode "pure"]\n[WhiteSeed "1"]\n[BlackSeed "2"]\n'
-            f'[TimeRequirementMet "{"yes" if met else "no"}"]\n\n{result}\n\n')
+    return (
+        f'[Event "t"]\n[Site "s"]\n[Date "2025.01.01"]\n[Round "{config}.{round_}"]\n'
+        f'[White "{white}"]\n[Black "{black}"]\n[Result "{result}"]\n'
+        f'[WhiteElo "{ELO[white]}"]\n[BlackElo "{ELO[black]}"]\n[TimeControl "40/5400"]\n'
+        f'[Termination "{termination}"]\n[PlyCount "10"]\n[WeightConfig "{weights}"]\n'
+        f'[Mode "pure"]\n[WhiteSeed "1"]\n[BlackSeed "2"]\n'
+        f'[TimeRequirementMet "{"yes" if met else "no"}"]\n\n{result}\n\n'
+    )
 
 
 # Configuration 1: A beat B twice, B beat C 1.5-0.5, A and C drew twice (one game too slow).
@@ -34,7 +36,9 @@ GAMES = [
     record(1, 1, "c-2400", "a-2600", "1/2-1/2", "fifty-move rule"),
 ] + [
     record(2, 1, w, b, "1/2-1/2", "threefold repetition", weights="0.5 0.5 0.5")
-    for w in ELO for b in ELO if w != b
+    for w in ELO
+    for b in ELO
+    if w != b
 ]
 
 
@@ -67,9 +71,15 @@ def test_json_and_csv_hold_the_same_numbers(run_dir):
     assert first["points"]["a-2600"] == {"b-2500": 2.0, "c-2400": 1.0}
     assert second["matches_elo_order"] is None and second["spearman"] is None
     ratings = [r["rating"] for r in first["ratings"]]  # a-2600, b-2500, c-2400
-    assert first["slope"] == pytest.approx(np.polyfit([2600, 2500, 2400], ratings, 1)[0]) and first["slope"] > 0
+    assert (
+        first["slope"] == pytest.approx(np.polyfit([2600, 2500, 2400], ratings, 1)[0])
+        and first["slope"] > 0
+    )
     assert second["slope"] == pytest.approx(0, abs=0.01)  # all draws: one estimate for all
-    assert f"near-from (0.8 0.8 0.5) {first['slope']:+.2f}; balanced" in (run_dir / "report.md").read_text()
+    assert (
+        f"near-from (0.8 0.8 0.5) {first['slope']:+.2f}; balanced"
+        in (run_dir / "report.md").read_text()
+    )
     rows = list(csv.DictReader((run_dir / "results.csv").open()))
     assert len(rows) == 6
     by = {(r["config_number"], r["player"]): r for r in rows}
@@ -84,8 +94,11 @@ def test_json_and_csv_hold_the_same_numbers(run_dir):
 
 def test_a_rated_reference_engine_anchors_the_estimates():
     games = list(read_results(io.StringIO("".join(GAMES[:6]))))
-    players = [Player("a-2600", "A", 2600, rank=1), Player("b-2500", "B", 2500, rank=2),
-               Player("c-2400", "C", 2400, engine=True)]
+    players = [
+        Player("a-2600", "A", 2600, rank=1),
+        Player("b-2500", "B", 2500, rank=2),
+        Player("c-2400", "C", 2400, engine=True),
+    ]
     (result,) = analyse(games, players)
     ratings = {b.player: b.estimate for b in result.behaviours}
     assert ratings["c-2400"].rating == ratings["c-2400"].low == 2400
@@ -96,14 +109,19 @@ def test_a_rated_reference_engine_anchors_the_estimates():
 
 
 def test_players_come_from_the_manifest_when_there_is_one():
-    manifest = {"players": [
-        {"id": "c-2400", "kind": "casebase", "name": "Carl", "elo": 2400},
-        {"id": "sf", "kind": "engine", "name": "sf", "elo": 1350},
-        {"id": "a-2600", "kind": "casebase", "name": "Anna", "elo": 2600},
-    ]}
+    manifest = {
+        "players": [
+            {"id": "c-2400", "kind": "casebase", "name": "Carl", "elo": 2400},
+            {"id": "sf", "kind": "engine", "name": "sf", "elo": 1350},
+            {"id": "a-2600", "kind": "casebase", "name": "Anna", "elo": 2600},
+        ]
+    }
     players = players_of([], manifest)
     assert [(p.id, p.rank, p.engine) for p in players] == [
-        ("a-2600", 1, False), ("c-2400", 2, False), ("sf", None, True)]
+        ("a-2600", 1, False),
+        ("c-2400", 2, False),
+        ("sf", None, True),
+    ]
 
 
 def test_report_of_an_unfinished_run_reads_the_finished_games(tmp_path, capsys):
@@ -111,7 +129,10 @@ def test_report_of_an_unfinished_run_reads_the_finished_games(tmp_path, capsys):
     for k, text in enumerate(GAMES[:6]):
         (tmp_path / "games" / f"{k:05d}.pgn").write_text(text, encoding="utf-8")
     assert main(["report", str(tmp_path)]) == 0
-    assert "| near-from (0.8 0.8 0.5) | no (1 of 6 games missed it) | 1, 2, 3 | yes | 50 |" in capsys.readouterr().out
+    assert (
+        "| near-from (0.8 0.8 0.5) | no (1 of 6 games missed it) | 1, 2, 3 | yes | 50 |"
+        in capsys.readouterr().out
+    )
 
 
 def test_report_of_an_empty_directory_is_a_clear_error(tmp_path, capsys):

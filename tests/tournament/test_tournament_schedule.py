@@ -31,8 +31,13 @@ def test_thesis_schedule_has_630_games_every_pair_six_times_three_with_each_colo
 
 def test_thesis_configurations_in_spec_order():
     assert [c.name for c in THESIS] == list(WEIGHT_CONFIGS)
-    assert [c.label for c in THESIS] == ["0.5 0.5 0.5", "0.8 0.8 0.5", "0.8 0.2 0.5",
-                                         "0.2 0.5 0.8", "0.2 0.5 0.2"]
+    assert [c.label for c in THESIS] == [
+        "0.5 0.5 0.5",
+        "0.8 0.8 0.5",
+        "0.8 0.2 0.5",
+        "0.2 0.5 0.8",
+        "0.2 0.5 0.2",
+    ]
 
 
 def test_configurations_by_name_by_weights_and_custom():
@@ -54,8 +59,9 @@ def test_a_configuration_listed_twice_is_refused():
 
 
 def test_seeds_replay_with_the_master_seed_and_change_with_it():
-    seeds = lambda master: [(s.white_seed, s.black_seed)
-                            for s in build_schedule(EXPERTS, THESIS, 3, master)]
+    seeds = lambda master: [
+        (s.white_seed, s.black_seed) for s in build_schedule(EXPERTS, THESIS, 3, master)
+    ]
     assert seeds(1) == seeds(1)
     assert seeds(1) != seeds(2)
     flat = [x for pair in seeds(1) for x in pair]
@@ -67,13 +73,15 @@ def test_seed_depends_on_every_key_part():
     config, other = THESIS[0], THESIS[1]
     base = side_seed(5, config, "a", "b", 1, chess.WHITE)
     assert base == side_seed(5, config, "a", "b", 1, chess.WHITE)
-    variants = [side_seed(6, config, "a", "b", 1, chess.WHITE),
-                side_seed(5, other, "a", "b", 1, chess.WHITE),
-                side_seed(5, config, "c", "b", 1, chess.WHITE),
-                side_seed(5, config, "a", "c", 1, chess.WHITE),
-                side_seed(5, config, "a", "b", 2, chess.WHITE),
-                side_seed(5, config, "a", "b", 1, chess.BLACK),
-                side_seed(5, config, "b", "a", 1, chess.WHITE)]
+    variants = [
+        side_seed(6, config, "a", "b", 1, chess.WHITE),
+        side_seed(5, other, "a", "b", 1, chess.WHITE),
+        side_seed(5, config, "c", "b", 1, chess.WHITE),
+        side_seed(5, config, "a", "c", 1, chess.WHITE),
+        side_seed(5, config, "a", "b", 2, chess.WHITE),
+        side_seed(5, config, "a", "b", 1, chess.BLACK),
+        side_seed(5, config, "b", "a", 1, chess.WHITE),
+    ]
     assert base not in variants and len(set(variants)) == len(variants)
 
 
@@ -93,11 +101,14 @@ def test_reference_players_meet_everyone_but_each_other():
     assert len(specs) == 12 - 2
 
 
-@pytest.mark.parametrize("args, message", [
-    ((["a", "a"], THESIS, 1, 0), "distinct"),
-    ((["a", "b"], THESIS, 0, 0), "rounds"),
-    ((["a", "b"], THESIS, 1, -1), "seed"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ((["a", "a"], THESIS, 1, 0), "distinct"),
+        ((["a", "b"], THESIS, 0, 0), "rounds"),
+        ((["a", "b"], THESIS, 1, -1), "seed"),
+    ],
+)
 def test_bad_schedules_are_refused(args, message):
     with pytest.raises(ValueError, match=message):
         build_schedule(*args)
@@ -106,12 +117,15 @@ def test_bad_schedules_are_refused(args, message):
 # -- time controls and clocks ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text, control", [
-    ("40/5400", TimeControl(40, 5400)),
-    ("300", TimeControl(None, 300)),
-    ("300+2", TimeControl(None, 300, 2)),
-    ("60+0.5", TimeControl(None, 60, 0.5)),
-])
+@pytest.mark.parametrize(
+    "text, control",
+    [
+        ("40/5400", TimeControl(40, 5400)),
+        ("300", TimeControl(None, 300)),
+        ("300+2", TimeControl(None, 300, 2)),
+        ("60+0.5", TimeControl(None, 60, 0.5)),
+    ],
+)
 def test_time_controls_parse_and_print_in_pgn_form(text, control):
     assert TimeControl.parse(text) == control
     assert str(control) == text

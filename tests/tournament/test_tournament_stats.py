@@ -14,7 +14,9 @@ from tournament.runner import TournamentSettings, run
 
 # The fidelity tests' first-move engine, reporting a search of 123 nodes in 4 ms for every move.
 REPORTING_ENGINE = FAKE_ENGINE.replace(
-    'print("bestmove"', 'print("info depth 1 nodes 123 time 4", flush=True)\n        print("bestmove"')
+    'print("bestmove"',
+    'print("info depth 1 nodes 123 time 4", flush=True)\n        print("bestmove"',
+)
 
 
 def test_every_game_records_each_sides_moves_time_and_reported_nodes(kosteniuk_casebase, tmp_path):
@@ -22,9 +24,13 @@ def test_every_game_records_each_sides_moves_time_and_reported_nodes(kosteniuk_c
     script = tmp_path / "fake_engine.py"
     script.write_text(REPORTING_ENGINE)
     fake = engine_entrant(f"name=fake cmd={shlex.quote(shlex.join([sys.executable, str(script)]))}")
-    settings = TournamentSettings((casebase_entrant(kosteniuk_casebase), fake),
-                        tuple(parse_configurations(["balanced"])), rounds=1, seed=3,
-                        control=TimeControl(40, 600))
+    settings = TournamentSettings(
+        (casebase_entrant(kosteniuk_casebase), fake),
+        tuple(parse_configurations(["balanced"])),
+        rounds=1,
+        seed=3,
+        control=TimeControl(40, 600),
+    )
     run(settings, tmp_path / "run", workers=1, progress=False)
     files = sorted((tmp_path / "run" / "games").glob("*.pgn"))
     assert len(files) == 2

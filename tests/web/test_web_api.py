@@ -1,5 +1,6 @@
 """The web app's HTTP and websocket API (web/app.py) through FastAPI's TestClient, on Kosteniuk's
-casebase, every engine move at depth 1: games, their reasons, bad input and requests out of order."""
+casebase, every engine move at depth 1: games, their reasons, bad input and requests out of order
+(the experts, positions and asking over HTTP: test_web_http.py)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,19 @@ import io
 import chess
 import chess.pgn
 import pytest
-from web_helpers import EXPERT, client, engine_processes, error, no_engines_left, settled, until, wrap_engine
+from web_helpers import (
+    EXPERT,
+    client,
+    engine_processes,
+    error,
+    no_engines_left,
+    settled,
+    until,
+    wrap_engine,
+)
 
-from engine.strength.tendencies import describe_expert
-from web.games import Game, GameError, Settings
+from web.game_settings import Settings
+from web.games import Game, GameError
 
 pytestmark = pytest.mark.slow  # games through the app's engine processes
 
@@ -25,119 +35,78 @@ def app(kosteniuk_casebase):
         yield test_client
 
 
-def test_the_experts_are_listed_by_id_with_their_facts(app):
-    listing = app.get("/api/experts").json()
-    assert listing["default"] == EXPERT and [e["id"] for e in listing["experts"]] == [EXPERT]
-    assert listing["experts"][0]["name"] == "Alexandra Kosteniuk" and listing["experts"][0]["games"] > 100
-    facts = app.get(f"/api/experts/{EXPERT}").json()
-    assert facts["cases"] == facts["cases_white"] + facts["cases_black"] > 5000
-    assert facts["first_moves"]["white"][0] == ["e4", 57]
-    assert app.get("/favicon.ico").status_code == 200  # a browser asks for it, whatever the page names
-    assert facts["tendencies"] == describe_expert(EXPERT)  # the shipped file's words, or why there are none
-    tree = app.get(f"/api/experts/{EXPERT}/repertoire").json()
-    assert tree["white"][0]["san"] == "e4" and tree["white"][0]["games"] == 57 and tree["white"][0]["next"]
-    case = app.get(f"/api/experts/{EXPERT}/cases/119").json()
-    assert case["san"] == "Nc6" and case["white"] == "Kostjukovich, Svetlana" and case["year"] == "1996"
-    assert chess.Board(case["fen"]).is_valid()
-
-
-@pytest.mark.parametrize("path", ["/api/experts/nobody", "/api/experts/nobody/repertoire", "/api/experts/..%2F..%2Fetc",
-                                  f"/api/experts/{EXPERT}/cases/999999", "/api/games/nonesuch/pgn"])
-def test_unknown_experts_cases_and_games_are_404_with_a_message(app, path):
-    response = app.get(path)
-    assert response.status_code == 404 and response.json()["error"]
-
-
-def test_positions_are_read_from_fen_and_pgn_and_bad_ones_refused(app):
-    ok = app.post("/api/position", json={"pgn": '[White "A"]\n\n1. e4 e5 2. Nf3 *'}).json()
-    assert [p["san"] for p in ok["positions"]] == [None, "e4", "e5", "Nf3"] and ok["headers"]["White"] == "A"
-    for body, words in [({"fen": "rnbqkbnr/pppppppp/8/8 w"}, "malformed FEN"),
-                        ({"fen": "8/8/8/8/8/8/8/8 w - - 0 1"}, "impossible"),
-                        ({"pgn": "1. e4 e5 2. Ke3 *"}, "malformed PGN"), ({"pgn": "hello"}, "malformed PGN"), ({}, "send")]:
-        response = app.post("/api/position", json=body)
-        assert response.status_code == 400 and words in response.json()["error"], (body, response.json())
-    assert app.post("/api/position", content=b"{not json", headers=JSON).status_code == 400
-
-
-def test_a_message_repeats_only_a_little_of_a_huge_input(kosteniuk_casebase):
-    """A 900 kB FEN came back whole as a 900 kB red line (issue #53, item 6)."""
-    huge = "x" * 900_000
-    with client(kosteniuk_casebase.parent) as big:
-        for body in ({"fen": f"{START} {huge}"}, {"fen": f"rnbqkbnr/{huge} w - - 0 1"}, {"pgn": f'[FEN "{huge}"]\n\n1. e4 *'}):
-            response = big.post("/api/position", json=body)
-            assert response.status_code == 400 and 20 < len(response.json()["error"]) < 600, response.json()["error"][:300]
-        with big.websocket_connect("/api/play") as ws:
-            for message in ({"type": "new", "expert": huge[:60_000]}, {"type": "new", "expert": EXPERT, "fen": huge[:60_000]}):
-                ws.send_json(message)
-                assert len(until(ws, error)[-1]["message"]) < 600  # 500 and the length cut
-
-
-def test_an_oversized_upload_is_413_with_the_limit(app):
-    big = {"pgn": "1. e4 e5 " * 300}
-    response = app.post("/api/position", json=big)
-    assert response.status_code == 413 and "at most 2000 bytes" in response.json()["error"]
-    # without a declared length (chunked), counted as it arrives
-    chunked = app.post("/api/position", content=iter([b'{"pgn": "', b"x" * 3000, b'"}']), headers=JSON)
-    assert chunked.status_code == 413
-
-
-def test_ask_gives_the_experts_candidates_with_their_shares(app):
-    board = chess.Board()
-    board.push_uci("e2e4")
-    answer = app.post("/api/ask", json={"fen": board.fen(), "experts": [EXPERT, EXPERT], "lines": 3}).json()
-    assert len(answer["answers"]) == 2
-    first = answer["answers"][0]
-    assert first["name"] == "Alexandra Kosteniuk" and len(first["lines"]) == 3
-    assert [line["rank"] for line in first["lines"]] == [1, 2, 3] and all(line["share"] > 0 for line in first["lines"])
-    assert first["best"] in [board.san(m) for m in board.legal_moves]
-    assert app.post("/api/ask", json={"fen": START, "experts": ["nobody"]}).status_code == 404
-    assert app.post("/api/ask", json={"fen": START, "experts": []}).status_code == 400
-    assert app.post("/api/ask", json={"fen": "nonsense", "experts": [EXPERT]}).status_code == 400
-    assert no_engines_left()
-
-
 def test_a_game_move_by_move_with_reasons_take_back_and_pgn(app):
     with app.websocket_connect("/api/play") as ws:
         ws.send_json({"type": "move", "uci": "e2e4"})
         assert "before a game was started" in until(ws, error)[-1]["message"]
-        ws.send_json({"type": "new", "expert": EXPERT, "colour": "white", "minutes": 5, "moves": 40})
+        ws.send_json(
+            {"type": "new", "expert": EXPERT, "colour": "white", "minutes": 5, "moves": 40}
+        )
         state = until(ws, settled)[-1]
-        assert state["fen"] == START and state["human"] == "white" and sorted(state["dests"]["g1"]) == ["f3", "h3"]
+        assert (
+            state["fen"] == START
+            and state["human"] == "white"
+            and sorted(state["dests"]["g1"]) == ["f3", "h3"]
+        )
         ws.send_json({"type": "takeback"})
         assert "nothing to take back" in until(ws, error)[-1]["message"]
-        for bad, words in [("e2e5", "illegal move"), ("zz", "not a move"), ("e7e5", "illegal move")]:
+        for bad, words in [
+            ("e2e5", "illegal move"),
+            ("zz", "not a move"),
+            ("e7e5", "illegal move"),
+        ]:
             ws.send_json({"type": "move", "uci": bad})
             assert words in until(ws, error)[-1]["message"]
         ws.send_json({"type": "move", "uci": "e2e4"})
         seen = until(ws, lambda m: settled(m) and m["plies"] == 2)
         assert seen[0]["type"] == "state" and seen[0]["thinking"] and seen[0]["dests"] == {}
         infos = [m["info"] for m in seen if m["type"] == "info"]
-        assert any("depth" in info for info in infos)  # how far it got, never its line or score (issue #53, item 2)
+        # how far it got, never its line or score (issue #53, item 2)
+        assert any("depth" in info for info in infos)
         assert not any({"pv", "score", "string"} & set(info) for info in infos), infos
         record = next(m for m in seen if m["type"] == "reasons")
         reasons = record["reasons"]
         assert record["ply"] == 1 and record["san"] == seen[-1]["moves"][1]
-        assert reasons["prior"]["proposes"]["moves"] and reasons["verdict"]["by"] == "search" and reasons["verdict"]["depth"] == 1
+        assert (
+            reasons["prior"]["proposes"]["moves"]
+            and reasons["verdict"]["by"] == "search"
+            and reasons["verdict"]["depth"] == 1
+        )
         assert reasons["played"]["san"] == record["san"]
         records = [record]
-        while not any(r["reasons"]["case"] for r in records) and len(records) < 4:  # a move the expert's cases gave
+        # a move the expert's cases gave
+        while not any(r["reasons"]["case"] for r in records) and len(records) < 4:
             board = chess.Board(seen[-1]["fen"])
             ws.send_json({"type": "move", "uci": min(m.uci() for m in board.legal_moves)})
             seen = until(ws, settled)
             records.append(next(m for m in seen if m["type"] == "reasons"))
         record = next(r for r in records if r["reasons"]["case"])
         case = record["reasons"]["case"]
-        assert case["expert"] == "Alexandra Kosteniuk" and case["white"] and case["date"] and case["move"] >= 1
-        assert record["position"]["case"] == case["row"] and chess.Board(record["position"]["fen"]).is_valid()
+        assert (
+            case["expert"] == "Alexandra Kosteniuk"
+            and case["white"]
+            and case["date"]
+            and case["move"] >= 1
+        )
+        assert (
+            record["position"]["case"] == case["row"]
+            and chess.Board(record["position"]["fen"]).is_valid()
+        )
         pgn = app.get(f"/api/games/{seen[-1]['game']}/pgn")
         game = chess.pgn.read_game(io.StringIO(pgn.text))
         assert pgn.headers["content-disposition"].startswith("attachment")
-        assert game.headers["Black"] == "Alexandra Kosteniuk (cbr-chess)" and game.headers["TimeControl"] == "40/300"
+        assert (
+            game.headers["Black"] == "Alexandra Kosteniuk (cbr-chess)"
+            and game.headers["TimeControl"] == "40/300"
+        )
         commented = game.mainline()
         node = list(commented)[record["ply"]]
         plain_words = " ".join(record["plain"]["lines"]).replace("}", ")")
-        assert record["plain"]["lines"] and node.comment.startswith(plain_words + " [%clk ")  # then the move's clock
-        assert "Kosteniuk" in record["plain"]["lines"][0] and game.comment.startswith("style model: ")  # issue #41 item 14
+        # then the move's clock
+        assert record["plain"]["lines"] and node.comment.startswith(plain_words + " [%clk ")
+        assert "Kosteniuk" in record["plain"]["lines"][0] and game.comment.startswith(
+            "style model: "
+        )  # issue #41 item 14
         for _ in records:
             ws.send_json({"type": "takeback"})
             state = until(ws, settled)[-1]
@@ -167,9 +136,17 @@ def test_a_short_game_from_a_position_to_mate(app):
         mate = next(m for m in board.legal_moves if _mates(board, m))
         ws.send_json({"type": "move", "uci": mate.uci()})
         state = until(ws, settled)[-1]
-        assert state["result"] == "1-0" and state["termination"] == "checkmate" and state["dests"] == {}
+        assert (
+            state["result"] == "1-0"
+            and state["termination"] == "checkmate"
+            and state["dests"] == {}
+        )
         pgn = app.get(f"/api/games/{state['game']}/pgn").text
-        assert f'[FEN "{fen}"]' in pgn and "2. Ra8# { [%clk " in pgn.replace("\n", " ") and pgn.rstrip().endswith("} 1-0")
+        assert (
+            f'[FEN "{fen}"]' in pgn
+            and "2. Ra8# { [%clk " in pgn.replace("\n", " ")
+            and pgn.rstrip().endswith("} 1-0")
+        )
     assert no_engines_left()
 
 
@@ -183,17 +160,30 @@ def _mates(board: chess.Board, move: chess.Move) -> bool:
 
 def test_bad_settings_and_unknown_experts_are_refused_and_a_draw_is_claimed(app):
     with app.websocket_connect("/api/play") as ws:
-        for bad, words in [({"expert": "../../etc/passwd"}, "no expert"), ({"expert": EXPERT, "minutes": 91}, "minutes"),
-                           ({"expert": EXPERT, "moves": 41}, "moves per period"), ({"expert": EXPERT, "elo": 50}, "Elo"),
-                           ({"expert": EXPERT, "colour": "green"}, "colour"), ({"expert": EXPERT, "fen": "x"}, "malformed FEN")]:
+        for bad, words in [
+            ({"expert": "../../etc/passwd"}, "no expert"),
+            ({"expert": EXPERT, "minutes": 91}, "minutes"),
+            ({"expert": EXPERT, "moves": 41}, "moves per period"),
+            ({"expert": EXPERT, "elo": 50}, "Elo"),
+            ({"expert": EXPERT, "colour": "green"}, "colour"),
+            ({"expert": EXPERT, "fen": "x"}, "malformed FEN"),
+        ]:
             ws.send_json({"type": "new", **bad})
             assert words in until(ws, error)[-1]["message"], bad
         assert engine_processes() == []
-        ws.send_json({"type": "new", "expert": EXPERT, "fen": "4k3/8/8/8/8/8/4P3/4K3 w - - 100 80", "elo": 1500})
+        ws.send_json(
+            {
+                "type": "new",
+                "expert": EXPERT,
+                "fen": "4k3/8/8/8/8/8/4P3/4K3 w - - 100 80",
+                "elo": 1500,
+            }
+        )
         until(ws, settled)
         ws.send_json({"type": "draw"})
         state = until(ws, settled)[-1]
-        assert state["result"] == "1/2-1/2" and state["termination"] == "fifty-move rule, claimed"  # no "((claimed))"
+        # no "((claimed))"
+        assert state["result"] == "1/2-1/2" and state["termination"] == "fifty-move rule, claimed"
     assert no_engines_left()
 
 
@@ -212,7 +202,8 @@ def test_the_games_are_capped_and_an_idle_game_ends_its_engine(kosteniuk_casebas
 
 
 def test_a_game_refused_for_a_closed_tabs_game_says_that_one_waits(kosteniuk_casebase):
-    """The cap counts a game kept for its closed tab's reload; the refusal says so (issue #53, item 5)."""
+    """The cap counts a game kept for its closed tab's reload; the refusal says so (issue #53, item
+    5)."""
     with client(kosteniuk_casebase.parent, max_games=1, grace_seconds=60) as small:
         with small.websocket_connect("/api/play") as first:
             first.send_json({"type": "new", "expert": EXPERT})
@@ -220,23 +211,36 @@ def test_a_game_refused_for_a_closed_tabs_game_says_that_one_waits(kosteniuk_cas
         with small.websocket_connect("/api/play") as second:
             second.send_json({"type": "new", "expert": EXPERT})
             message = until(second, error)[-1]["message"]
-            assert message.startswith("too many games at once (at most 1, 1 of them kept for a closed tab's reload"
-                                      " for up to 60 s)"), message
+            assert message.startswith(
+                "too many games at once (at most 1, 1 of them kept for a closed tab's reload"
+                " for up to 60 s)"
+            ), message
     assert no_engines_left()
 
 
 def test_the_experts_clock_runs_from_the_state_that_says_it_thinks(app):
-    """The state sent as the expert starts to think shows its clock running (issue #53, item 1: it said
-    none ran, so the page's clock stood still through the think and then jumped)."""
+    """The state sent as the expert starts to think shows its clock running (issue #53, item 1: it
+    said none ran, so the page's clock stood still through the think and then jumped)."""
     with app.websocket_connect("/api/play") as ws:
-        ws.send_json({"type": "new", "expert": EXPERT, "colour": "black", "minutes": 5, "moves": 40})
+        ws.send_json(
+            {"type": "new", "expert": EXPERT, "colour": "black", "minutes": 5, "moves": 40}
+        )
         first = until(ws, lambda m: m["type"] == "state")[-1]
         assert first["thinking"] and first["clock"]["running"] == "white", first["clock"]
-        assert first["settings"] == {"expert": EXPERT, "colour": "black", "minutes": 5, "moves": 40, "increment": 0,
-                                     "elo": None}  # what the New game form shows again after a reload
+        assert first["settings"] == {
+            "expert": EXPERT,
+            "colour": "black",
+            "minutes": 5,
+            "moves": 40,
+            "increment": 0,
+            # what the New game form shows again after a reload
+            "elo": None,
+        }
         state = until(ws, settled)[-1]
         assert state["clock"]["running"] == "black"
-        ws.send_json({"type": "move", "uci": min(m.uci() for m in chess.Board(state["fen"]).legal_moves)})
+        ws.send_json(
+            {"type": "move", "uci": min(m.uci() for m in chess.Board(state["fen"]).legal_moves)}
+        )
         first = until(ws, lambda m: m["type"] == "state")[-1]
         assert first["thinking"] and first["clock"]["running"] == "white", first["clock"]
         ws.send_json({"type": "resign"})
@@ -264,9 +268,16 @@ def test_cbr_chess_web_dispatches_to_the_web_app_and_the_engine_never_loads_it(c
     with pytest.raises(SystemExit) as stop:
         uci_main.main(["web", "--help"])
     assert stop.value.code == 0 and "cbr-chess web" in capsys.readouterr().out
-    code = ("import sys, uci_main; uci_main.parse_args([]);"
-            " print(sorted(m for m in ('fastapi', 'uvicorn', 'web') if m in sys.modules))")
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"
+    code = (
+        "import sys, uci_main; uci_main.parse_args([]);"
+        " print(sorted(m for m in ('fastapi', 'uvicorn', 'web') if m in sys.modules))"
+    )
+    assert (
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        == "[]"
+    )
 
 
 def test_a_pawn_promotes_to_the_piece_chosen_and_a_move_to_the_last_rank_needs_one(app):
@@ -274,25 +285,32 @@ def test_a_pawn_promotes_to_the_piece_chosen_and_a_move_to_the_last_rank_needs_o
     with app.websocket_connect("/api/play") as ws:
         ws.send_json({"type": "new", "expert": EXPERT, "colour": "white", "fen": fen})
         state = until(ws, settled)[-1]
-        assert "e8" in state["dests"]["e7"]  # the board offers the square; the page asks which piece
+        # the board offers the square; the page asks which piece
+        assert "e8" in state["dests"]["e7"]
         ws.send_json({"type": "move", "uci": "e7e8"})
         assert "e7e8" in until(ws, error)[-1]["message"]
         ws.send_json({"type": "move", "uci": "e7e8n"})  # an underpromotion, as chosen
         state = until(ws, lambda m: settled(m) and m["plies"] == 2)[-1]
         assert state["moves"][0] == "e8=N" and state["result"] is None
-        assert chess.Piece(chess.KNIGHT, chess.WHITE) in chess.Board(state["fen"]).piece_map().values()
+        assert (
+            chess.Piece(chess.KNIGHT, chess.WHITE) in chess.Board(state["fen"]).piece_map().values()
+        )
     assert no_engines_left()
 
 
 #: The engine with its sentences reworded (each line reversed): what the page shows must not change.
-REWORDED = ("import engine.uci.explain as e; words = e.explain;"
-            " e.explain = lambda record: [line[::-1] for line in words(record)]")
+REWORDED = (
+    "import engine.uci.explain as e; words = e.explain;"
+    " e.explain = lambda record: [line[::-1] for line in words(record)]"
+)
 
 
 def test_rewording_the_engines_sentences_breaks_nothing_on_the_page(app, monkeypatch):
     wrap_engine(monkeypatch, REWORDED)
     with app.websocket_connect("/api/play") as ws:
-        ws.send_json({"type": "new", "expert": EXPERT, "colour": "white", "minutes": 5, "moves": 40})
+        ws.send_json(
+            {"type": "new", "expert": EXPERT, "colour": "white", "minutes": 5, "moves": 40}
+        )
         until(ws, settled)
         ws.send_json({"type": "move", "uci": "e2e4"})
         seen = until(ws, lambda m: settled(m) and m["plies"] == 2)
@@ -304,7 +322,10 @@ def test_rewording_the_engines_sentences_breaks_nothing_on_the_page(app, monkeyp
         pgn = app.get(f"/api/games/{seen[-1]['game']}/pgn").text
         node = list(chess.pgn.read_game(io.StringIO(pgn)).mainline())[1]
         # the page's words, then the move's clock
-        assert node.comment.startswith(" ".join(record["plain"]["lines"]) + " [%clk ") and "deyalp" not in node.comment
+        assert (
+            node.comment.startswith(" ".join(record["plain"]["lines"]) + " [%clk ")
+            and "deyalp" not in node.comment
+        )
         ws.send_json({"type": "resign"})
         until(ws, settled)
     assert no_engines_left()

@@ -28,7 +28,9 @@ def test_a_clearly_worse_expert_accepts_at_any_move():
 def test_a_better_expert_plays_on_and_says_by_how_much():
     said = answer(chess.Board(THIN), 120)
     assert not said.accepted and said.why == "the expert plays on: +1.2 for the expert"
-    assert answer(chess.Board(THIN), MATE_CP + 990).why == "the expert plays on: mate for the expert"
+    assert (
+        answer(chess.Board(THIN), MATE_CP + 990).why == "the expert plays on: mate for the expert"
+    )
 
 
 def test_a_level_game_is_agreed_late_with_reduced_material_only():
@@ -36,7 +38,10 @@ def test_a_level_game_is_agreed_late_with_reduced_material_only():
     assert late.accepted and "+0.2 for the expert at move 40, 10 points of pieces left" in late.why
     assert answer(chess.Board(THIN), -60).accepted  # a little worse, late and thin: welcome too
     early = answer(chess.Board(THIN.replace(" 40", " 12")), 0)
-    assert not early.accepted and f"it is move 12; it agrees a level game from move {FROM_MOVE}" in early.why
+    assert (
+        not early.accepted
+        and f"it is move 12; it agrees a level game from move {FROM_MOVE}" in early.why
+    )
     full = answer(chess.Board(FULL), 0)
     assert not full.accepted and "62 points of pieces are left" in full.why
     assert not answer(chess.Board(THIN), 31).accepted
@@ -48,8 +53,15 @@ def test_without_a_score_the_expert_plays_on():
 
 
 def _record(**guided: object) -> str:
-    return "json " + json.dumps({"version": 1, "move": {"uci": "e2e4", "san": "e4"}, "reason": "likely", "notes": [],
-                                 "guided": guided})
+    return "json " + json.dumps(
+        {
+            "version": 1,
+            "move": {"uci": "e2e4", "san": "e4"},
+            "reason": "likely",
+            "notes": [],
+            "guided": guided,
+        }
+    )
 
 
 def test_the_score_is_the_played_moves_else_the_best_ones_from_the_record():
@@ -61,14 +73,17 @@ def test_the_score_is_the_played_moves_else_the_best_ones_from_the_record():
     tables = {"version": 1, "move": {"uci": "a1a8", "san": "Ra8#"}, "reason": "tables", "notes": []}
     ours, syzygy = {"ending": "KRK", "wins": True, "wdl": 0}, {"ending": None, "wins": None}
     assert last_score(["json " + json.dumps(tables | {"tables": ours})]) == MATE_CP
-    assert [last_score(["json " + json.dumps(tables | {"tables": syzygy | {"wdl": wdl}})]) for wdl in (-2, -1, 0, 1, 2)] \
-        == [-MATE_CP, 0, 0, 0, MATE_CP]
+    assert [
+        last_score(["json " + json.dumps(tables | {"tables": syzygy | {"wdl": wdl}})])
+        for wdl in (-2, -1, 0, 1, 2)
+    ] == [-MATE_CP, 0, 0, 0, MATE_CP]
 
 
 @pytest.mark.slow  # games through engine processes
 def test_an_offer_over_the_websocket_is_declined_with_why_or_ends_the_game(kosteniuk_casebase):
     up = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1KBNR b KQkq - 0 1"  # the expert (Black) a queen up
-    down = "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1"  # the expert (Black) a queen down
+    # the expert (Black) a queen down
+    down = "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1"
     with client(kosteniuk_casebase.parent) as app, app.websocket_connect("/api/play") as ws:
         ws.send_json({"type": "new", "expert": EXPERT, "colour": "white"})  # the human moves first
         until(ws, settled)

@@ -22,11 +22,15 @@ def test_twenty_parallel_games_leave_no_engine_process(kosteniuk_casebase):
 
         def game(i: int) -> list[str]:
             with app.websocket_connect("/api/play") as ws:
-                ws.send_json({"type": "new", "expert": EXPERT, "colour": "white" if i % 2 else "black"})
+                ws.send_json(
+                    {"type": "new", "expert": EXPERT, "colour": "white" if i % 2 else "black"}
+                )
                 state = until(ws, settled)[-1]
                 for _ in range(2):
                     board = chess.Board(state["fen"])
-                    ws.send_json({"type": "move", "uci": sorted(m.uci() for m in board.legal_moves)[i % 5]})
+                    ws.send_json(
+                        {"type": "move", "uci": sorted(m.uci() for m in board.legal_moves)[i % 5]}
+                    )
                     state = until(ws, settled)[-1]
                 peak.append(len(engine_processes()))
                 return state["moves"]

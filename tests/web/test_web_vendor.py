@@ -34,10 +34,19 @@ def test_the_integrity_pin_accepts_its_tarball_only():
 
 
 def test_unpack_keeps_the_widgets_files_and_refuses_to_leave_its_folder(tmp_path):
-    data = _tarball({"package/dist/chessground.js": b"export {}", "package/assets/chessground.base.css": b"cg {}",
-                     "package/src/api.ts": b"ts", "package/dist/api.js.map": b"{}", "other/x.js": b"no"})
+    data = _tarball(
+        {
+            "package/dist/chessground.js": b"export {}",
+            "package/assets/chessground.base.css": b"cg {}",
+            "package/src/api.ts": b"ts",
+            "package/dist/api.js.map": b"{}",
+            "other/x.js": b"no",
+        }
+    )
     unpack(data, tmp_path / "cg")
-    files = sorted(str(p.relative_to(tmp_path / "cg")) for p in (tmp_path / "cg").rglob("*") if p.is_file())
+    files = sorted(
+        str(p.relative_to(tmp_path / "cg")) for p in (tmp_path / "cg").rglob("*") if p.is_file()
+    )
     assert files == ["VERSION", "assets/chessground.base.css", "dist/chessground.js"]
     with pytest.raises(VendorError, match="leaves the package"):
         unpack(_tarball({"package/dist/../../../evil.js": b"x"}), tmp_path / "bad")
