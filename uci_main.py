@@ -67,9 +67,11 @@ def parse_args(argv: list[str] | None = None) -> dict[str, str]:
     parser.add_argument(
         "--judge",
         metavar="PATH",
-        help="guided mode: an outside UCI engine that judges the proposals (option Judge), e.g."
-        " /usr/games/stockfish;"
-        " auto (the default): Stockfish where it is installed; none: no judge",
+        help=(
+            "guided mode: an outside UCI engine that judges the proposals (option Judge), e.g."
+            " /usr/games/stockfish; auto (the default): Stockfish where it is installed; none: no"
+            " judge"
+        ),
     )
     parser.add_argument(
         "--seed",
@@ -179,8 +181,7 @@ def _setup_missing() -> int:
         return 0
     print(
         f"cbr-chess web: making the shipped experts not made yet ({len(missing)}), once: cbr-chess"
-        " setup"
-        " (--no-setup starts without them)",
+        " setup (--no-setup starts without them)",
         file=sys.stderr,
     )
     return setup_main(missing)

@@ -63,8 +63,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     ):
         pytest.fail(
             f"pytest {pytest.__version__} with pytest-xdist does not group the tests of an"
-            " xdist_group"
-            " (pytest-xdist issue #1386): install the test extra's pytest (<9.2)",
+            " xdist_group (pytest-xdist issue #1386): install the test extra's pytest (<9.2)",
             pytrace=False,
         )
 

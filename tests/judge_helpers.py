@@ -21,8 +21,8 @@ def scripted(tmp_path: Path, *args: str) -> str:
     differ from move to move), as one executable."""
     path = tmp_path / "judge"
     path.write_text(
-        f"#!{sys.executable}\nimport runpy, sys\nsys.argv = ['scripted'] +"
-        f" {VARIED + list(args)!r}\n"
+        f"#!{sys.executable}\nimport runpy, sys\n"
+        f"sys.argv = ['scripted'] + {VARIED + list(args)!r}\n"
         f"runpy.run_path({str(SCRIPT)!r}, run_name='__main__')\n",
         encoding="utf-8",
     )

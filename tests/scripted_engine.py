@@ -54,8 +54,8 @@ def main() -> None:
             continue
         if words[0] == "uci":
             print(
-                f"id name {args.name}\nid author tests\noption name MultiPV type spin default 1 min"
-                " 1 max 500\n"
+                f"id name {args.name}\nid author tests\n"
+                "option name MultiPV type spin default 1 min 1 max 500\n"
                 "option name Threads type spin default 1 min 1 max 64\n"
                 "option name Hash type spin default 16 min 1 max 1024\nuciok",
                 flush=True,
@@ -86,8 +86,7 @@ def main() -> None:
             for rank, move in enumerate(ranked, 1):
                 print(
                     f"info depth {depth} seldepth {depth} multipv {rank} score cp"
-                    f" {table.get(move, args.others)}"
-                    f" nodes {100 * rank} pv {move}",
+                    f" {table.get(move, args.others)} nodes {100 * rank} pv {move}",
                     flush=True,
                 )
             print(f"bestmove {ranked[0] if ranked else '0000'}", flush=True)

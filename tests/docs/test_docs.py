@@ -155,12 +155,10 @@ def test_every_link_of_the_docs_reaches_a_file_and_a_heading(document):
 def test_the_checks_catch_names_that_are_not_there():
     text = (
         "Run `make nosuchtarget` or `make strength STRENGTH_RUNS=1`, `make"
-        " casebases/carlsen-2800.npz`; read"
-        " `engine/agents/nothing.py`, `docs/strength/*.nothing` and `data/profiles/ID.jsonl`; run"
-        " `python -m"
-        " learn.nothing`; set option `NoSuchOption` and options `Judge` and `Nothing`, or"
-        " `setoption name"
-        " Move Overhead value 10` and `setoption name Nowhere value 1`."
+        " casebases/carlsen-2800.npz`; read `engine/agents/nothing.py`, `docs/strength/*.nothing`"
+        " and `data/profiles/ID.jsonl`; run `python -m learn.nothing`; set option `NoSuchOption`"
+        " and options `Judge` and `Nothing`, or `setoption name Move Overhead value 10` and"
+        " `setoption name Nowhere value 1`."
     )
     assert target_problems(named_targets(text)) == ["make: no target nosuchtarget"]
     assert path_problems(named_paths(text)) == [
