@@ -105,12 +105,16 @@ def test_the_architecture_lists_every_module_of_every_package():
 
 
 def test_the_registrys_defaults_are_written_in_defaults_py_only():
-    """Every ``Option(...)`` of engine/agents/modes.py takes its default from engine.agents.defaults
-    (or a folder from common.paths): a literal there would be a second place a default is
-    written."""
-    tree = ast.parse((ROOT / "engine" / "agents" / "modes.py").read_text(encoding="utf-8"))
+    """Every ``Option(...)`` of engine/agents/modes.py (and of engine/agents/guided_options.py,
+    guided mode's) takes its default from engine.agents.defaults (or a folder from common.paths): a
+    literal there would be a second place a default is written."""
+    trees = [
+        ast.parse((ROOT / "engine" / "agents" / module).read_text(encoding="utf-8"))
+        for module in ("modes.py", "guided_options.py")
+    ]
     calls = [
         node
+        for tree in trees
         for node in ast.walk(tree)
         if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Option"
     ]
