@@ -1,9 +1,10 @@
-"""Start the cbr-chess UCI engine: ``python uci_main.py [--casebase X.npz] [--weights V1 V2 V3] ...``
-(installed as the console command ``cbr-chess``); ``cbr-chess web ...`` serves the page that plays it
-in a browser instead (web/cli.py), ``cbr-chess new PGN --player NAME`` makes a player's engine (player/cli.py),
-``cbr-chess info CASEBASE`` says what ``python -m casebase info`` says and the expert's tendencies, and
-``cbr-chess setup [ID ...]`` makes the shipped experts' casebases and profiles (player/shipped.py), as
-``make casebases`` does in a clone; an installed engine makes a shipped expert's on its first use.
+"""Start the cbr-chess UCI engine: ``python uci_main.py [--casebase X.npz] [--weights V1 V2 V3]
+...`` (installed as the console command ``cbr-chess``); ``cbr-chess web ...`` serves the page that
+plays it in a browser instead (web/cli.py), ``cbr-chess new PGN --player NAME`` makes a player's
+engine (player/cli.py), ``cbr-chess info CASEBASE`` says what ``python -m casebase info`` says and
+the expert's tendencies, and ``cbr-chess setup [ID ...]`` makes the shipped experts' casebases and
+profiles (player/shipped.py), as ``make casebases`` does in a clone; an installed engine makes a
+shipped expert's on its first use.
 
 The options set the engine's UCI option defaults; a GUI can still change them with setoption.
 """
@@ -38,10 +39,15 @@ def parse_args(argv: list[str] | None = None) -> dict[str, str]:
     """UCI option defaults (name -> text) from the command line."""
     parser = argparse.ArgumentParser(
         prog=Path(sys.argv[0]).name,
-        description="A case-based chess engine (UCI) that plays like the expert whose games built its casebase.",
+        description=(
+            "A case-based chess engine (UCI) that plays like the expert whose games built its"
+            " casebase."
+        ),
     )
     parser.add_argument(
-        "--casebase", metavar="PATH", help=f"casebase .npz to play with (default: {default_casebase()})"
+        "--casebase",
+        metavar="PATH",
+        help=f"casebase .npz to play with (default: {default_casebase()})",
     )
     parser.add_argument(
         "--mode",
@@ -59,13 +65,21 @@ def parse_args(argv: list[str] | None = None) -> dict[str, str]:
         + f" (default: {' '.join([str(agent_defaults.WEIGHT_HUNDREDTHS / 100)] * 3)})",
     )
     parser.add_argument(
-        "--judge", metavar="PATH",
-        help="guided mode: an outside UCI engine that judges the proposals (option Judge), e.g. /usr/games/stockfish;"
-             " auto (the default): Stockfish where it is installed; none: no judge",
+        "--judge",
+        metavar="PATH",
+        help=(
+            "guided mode: an outside UCI engine that judges the proposals (option Judge), e.g."
+            " /usr/games/stockfish; auto (the default): Stockfish where it is installed; none: no"
+            " judge"
+        ),
     )
     parser.add_argument(
-        "--seed", type=int,
-        help=f"generator seed 1..{SEED_MAX}; 0 = a fresh seed every game (default: {agent_defaults.SEED})"
+        "--seed",
+        type=int,
+        help=(
+            f"generator seed 1..{SEED_MAX}; 0 = a fresh seed every game (default:"
+            f" {agent_defaults.SEED})"
+        ),
     )
     args = parser.parse_args(argv)
     defaults: dict[str, str] = {}
@@ -97,7 +111,9 @@ def _hundredths(words: list[str]) -> list[str]:
     try:
         return [str(to_hundredths(v)) for v in values]
     except ValueError:
-        raise ValueError("--weights: each weight is a number of hundredths in 0..1, e.g. 0.35") from None
+        raise ValueError(
+            "--weights: each weight is a number of hundredths in 0..1, e.g. 0.35"
+        ) from None
 
 
 def _info(words: list[str]) -> int:
@@ -108,8 +124,12 @@ def _info(words: list[str]) -> int:
     from common.paths import casebase_path
     from engine.strength.tendencies import describe_expert
 
-    parser = argparse.ArgumentParser(prog="cbr-chess info", description="describe a casebase and its expert's tendencies")
-    parser.add_argument("casebase", metavar="FILE.npz", help="a casebase's file, or its name (carlsen-2800)")
+    parser = argparse.ArgumentParser(
+        prog="cbr-chess info", description="describe a casebase and its expert's tendencies"
+    )
+    parser.add_argument(
+        "casebase", metavar="FILE.npz", help="a casebase's file, or its name (carlsen-2800)"
+    )
     path = casebase_path(parser.parse_args(words).casebase)
     try:
         casebase = Casebase.load(path)
@@ -120,20 +140,24 @@ def _info(words: list[str]) -> int:
     return 0
 
 
-#: How long the engine waits for a shipped expert's casebase made on its first use (seconds: 8 s for the
-#: largest on 2 cores).
+#: How long the engine waits for a shipped expert's casebase made on its first use (seconds: 8 s for
+#: the largest on 2 cores).
 SETUP_SECONDS = 300
 
 
 def _make_shipped(name: str) -> str | None:
-    """A shipped expert's casebase made on its first use: ``cbr-chess setup NAME`` in a process of its own (its
-    progress on stderr, nothing on the engine's stdout), waited for until the casebase is written; its error
-    profile follows in that process, in the background (the engine takes it when it is there). None, or why not."""
+    """A shipped expert's casebase made on its first use: ``cbr-chess setup NAME`` in a process of
+    its own (its progress on stderr, nothing on the engine's stdout), waited for until the casebase
+    is written; its error profile follows in that process, in the background (the engine takes it
+    when it is there). None, or why not."""
     from common.paths import casebase_folder
 
     casebase = casebase_folder() / f"{name}.npz"
-    process = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "setup", name],
-                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, str(Path(__file__).resolve()), "setup", name],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + SETUP_SECONDS
     while process.poll() is None and not casebase.is_file() and time.monotonic() < deadline:
         time.sleep(0.05)  # the casebase is written atomically: once there, all of it is
@@ -145,8 +169,8 @@ def _make_shipped(name: str) -> str | None:
 
 
 def _setup_missing() -> int:
-    """Before ``cbr-chess web`` of an installed engine: the shipped experts not made yet, made (as ``make web``
-    makes ``make casebases`` first); 0 when all are there."""
+    """Before ``cbr-chess web`` of an installed engine: the shipped experts not made yet, made (as
+    ``make web`` makes ``make casebases`` first); 0 when all are there."""
     from casebase.shipped import shipped_experts
     from common.paths import casebase_folder, in_source_tree
     from player.shipped import main as setup_main
@@ -155,15 +179,19 @@ def _setup_missing() -> int:
     missing = [name for name in shipped_experts() if not (folder / f"{name}.npz").is_file()]
     if in_source_tree() or not missing:
         return 0
-    print(f"cbr-chess web: making the shipped experts not made yet ({len(missing)}), once: cbr-chess setup"
-          " (--no-setup starts without them)", file=sys.stderr)
+    print(
+        f"cbr-chess web: making the shipped experts not made yet ({len(missing)}), once: cbr-chess"
+        " setup (--no-setup starts without them)",
+        file=sys.stderr,
+    )
     return setup_main(missing)
 
 
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
     if words[:1] == ["web"]:
-        # the browser app (docs/web.md), imported only here: the UCI engine never loads its web server
+        # the browser app (docs/web.md), imported only here: the UCI engine never loads its web
+        # server
         from web.cli import main as web_main
 
         return web_main(words[1:], prepare=_setup_missing)
@@ -173,7 +201,8 @@ def main(argv: list[str] | None = None) -> int:
 
         return setup_main(words[1:])
     if words[:1] == ["new"]:
-        # a player's engine from a PGN (docs/usage.md), imported only here: it loads the profiling and the tournament
+        # a player's engine from a PGN (docs/usage.md), imported only here: it loads the profiling
+        # and the tournament
         from player.cli import main as new_main
 
         return new_main(words[1:])

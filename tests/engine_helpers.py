@@ -1,5 +1,5 @@
-"""Small casebases built in memory for the engine's tests (no builder, no files), and guided agents made
-with a few settings changed."""
+"""Small casebases built in memory for the engine's tests (no builder, no files), and guided agents
+made with a few settings changed."""
 
 from __future__ import annotations
 
@@ -31,8 +31,10 @@ def make_casebase(
         headers.append(tags)
         rows += [(board, move, g, board.ply()) for board, move in cases]
     n = len(rows)
-    table = {c: np.array([h.get(tag, "?") for h in headers], dtype=str)
-             for c, tag in zip(GAME_TEXT_COLUMNS, GAME_TAGS, strict=True)}
+    table = {
+        c: np.array([h.get(tag, "?") for h in headers], dtype=str)
+        for c, tag in zip(GAME_TEXT_COLUMNS, GAME_TAGS, strict=True)
+    }
     return Casebase(
         boards=np.array([encode_board(b) for b, *_ in rows], dtype=np.uint64).reshape(n, 8),
         turn=np.array([b.turn for b, *_ in rows], dtype=bool),
@@ -96,25 +98,44 @@ def shipped_personal(casebase_path: Path, bias: dict[int, float] | None = None) 
     for index, value in (bias or {}).items():
         head["head.b"][index] += value
     casebase = Casebase.load(casebase_path)
-    meta = {"blocks": generic.blocks, "filters": generic.filters,
-            "base": {"file": "style.npz", "sha256": file_sha256(generic_model())},
-            "personal": {"expert": casebase.expert, "casebase": casebase_identity(casebase), "generic_top1": 0.4,
-                         "top1": 0.4, "validation_games": 1, "epochs": 1}}
+    meta = {
+        "blocks": generic.blocks,
+        "filters": generic.filters,
+        "base": {"file": "style.npz", "sha256": file_sha256(generic_model())},
+        "personal": {
+            "expert": casebase.expert,
+            "casebase": casebase_identity(casebase),
+            "generic_top1": 0.4,
+            "top1": 0.4,
+            "validation_games": 1,
+            "epochs": 1,
+        },
+    }
     save_model(beside(casebase_path), head, meta)
     return beside(casebase_path)
 
 
-def guided_agent(casebase: Casebase | None, weights: Weights, seed: int, *, rating: float | None = None,
-                 **fields: Any) -> GuidedAgent:
-    """The guided agent of the options' defaults but ``weights`` and ``fields``: :class:`GuidedSettings`'
-    fields by name, and what it plays with by :class:`Loaded`'s (model, judge, tablebase, chooser, puct);
-    ``rating`` is UCI_LimitStrength with UCI_Elo."""
+def guided_agent(
+    casebase: Casebase | None,
+    weights: Weights,
+    seed: int,
+    *,
+    rating: float | None = None,
+    **fields: Any,
+) -> GuidedAgent:
+    """The guided agent of the options' defaults but ``weights`` and ``fields``:
+    :class:`GuidedSettings`' fields by name, and what it plays with by :class:`Loaded`'s (model,
+    judge, tablebase, chooser, puct); ``rating`` is UCI_LimitStrength with UCI_Elo."""
     loaded = {name: fields.pop(name) for name in LOADED if name in fields}
     if rating is not None:
         fields |= {"limit_strength": True, "elo": rating}
-    if fields.get("selection") in tuple(Selection):  # a word of the option, as the option's value types it
+    if fields.get("selection") in tuple(
+        Selection
+    ):  # a word of the option, as the option's value types it
         fields["selection"] = Selection(fields["selection"])
-    return GuidedAgent(casebase, GuidedSettings.of(weights=weights, **fields), seed, Loaded(**loaded))
+    return GuidedAgent(
+        casebase, GuidedSettings.of(weights=weights, **fields), seed, Loaded(**loaded)
+    )
 
 
 LOADED = tuple(field.name for field in dataclasses.fields(Loaded))

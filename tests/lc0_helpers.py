@@ -1,5 +1,6 @@
-"""What the tests of lc0 networks share: random games that castle, take en passant and promote, and a
-tiny network of Maia's kind with random weights (lc0's own backend, the reference: bench.lc0_backend)."""
+"""What the tests of lc0 networks share: random games that castle, take en passant and promote, and
+a tiny network of Maia's kind with random weights (lc0's own backend, the reference:
+bench.lc0_backend)."""
 
 from __future__ import annotations
 
@@ -21,21 +22,33 @@ def special_games(games: int, seed: int) -> list[chess.Board]:
         while not board.is_game_over() and board.ply() < 160:
             boards.append(board.copy())
             moves = list(board.legal_moves)
-            special = [m for m in moves if board.is_castling(m) or board.is_en_passant(m) or m.promotion]
+            special = [
+                m for m in moves if board.is_castling(m) or board.is_en_passant(m) or m.promotion
+            ]
             pawns = [m for m in moves if board.piece_type_at(m.from_square) == chess.PAWN]
             board.push(rng.choice(special or (pawns if pawns and rng.random() < 0.6 else moves)))
     return boards
 
 
 def parity_boards() -> list[chess.Board]:
-    """About 50 positions with history: those where castling, en passant or a promotion is legal, and others."""
+    """About 50 positions with history: those where castling, en passant or a promotion is legal,
+    and others."""
     boards = special_games(6, seed=11)
-    special = [b for b in boards if any(b.is_castling(m) or b.is_en_passant(m) or m.promotion for m in b.legal_moves)]
-    kinds = {kind: sum(any(test(b, m) for m in b.legal_moves) for b in special)
-             for kind, test in {"castling": chess.Board.is_castling, "en passant": chess.Board.is_en_passant,
-                                "promotion": lambda b, m: bool(m.promotion)}.items()}
+    special = [
+        b
+        for b in boards
+        if any(b.is_castling(m) or b.is_en_passant(m) or m.promotion for m in b.legal_moves)
+    ]
+    kinds = {
+        kind: sum(any(test(b, m) for m in b.legal_moves) for b in special)
+        for kind, test in {
+            "castling": chess.Board.is_castling,
+            "en passant": chess.Board.is_en_passant,
+            "promotion": lambda b, m: bool(m.promotion),
+        }.items()
+    }
     assert min(kinds.values()) >= 3, kinds
-    return special[:: max(1, len(special) // 30)] + boards[5::len(boards) // 20]
+    return special[:: max(1, len(special) // 30)] + boards[5 :: len(boards) // 20]
 
 
 def random_network(blocks: int = 1, filters: int = 8, seed: int = 0) -> Network:
@@ -45,7 +58,11 @@ def random_network(blocks: int = 1, filters: int = 8, seed: int = 0) -> Network:
     net.min_version.minor = 21
     net.format.weights_encoding = proto.LINEAR16
     nf = net.format.network_format
-    nf.input, nf.output, nf.network = proto.INPUT_CLASSICAL_112_PLANE, 2, proto.NETWORK_SE_WITH_HEADFORMAT
+    nf.input, nf.output, nf.network = (
+        proto.INPUT_CLASSICAL_112_PLANE,
+        2,
+        proto.NETWORK_SE_WITH_HEADFORMAT,
+    )
     nf.policy, nf.value = proto.POLICY_CONVOLUTION, proto.VALUE_WDL
     network = Network(net)
     w = net.weights
@@ -54,15 +71,24 @@ def random_network(blocks: int = 1, filters: int = 8, seed: int = 0) -> Network:
     def layer(message, name: str, shape: tuple[int, ...], kind: str = "weights") -> None:
         message.params = b"\0\0" * int(np.prod(shape))  # sized here, set by with_arrays
         fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else 1
-        arrays[name] = {"weights": rng.normal(0, 1.5 / np.sqrt(fan_in), shape), "bias": rng.normal(0, 0.3, shape),
-                        "variance": rng.uniform(0.5, 2, shape), "gamma": rng.uniform(0.5, 1.5, shape)}[kind]
+        arrays[name] = {
+            "weights": rng.normal(0, 1.5 / np.sqrt(fan_in), shape),
+            "bias": rng.normal(0, 0.3, shape),
+            "variance": rng.uniform(0.5, 2, shape),
+            "gamma": rng.uniform(0.5, 1.5, shape),
+        }[kind]
 
     def conv(block, name: str, cin: int, cout: int, size: int, norm: bool = True) -> None:
         layer(block.weights, f"{name}.weights", (cout, cin, size, size))
         if not norm:
             layer(block.biases, f"{name}.biases", (cout,), "bias")
             return
-        for field, kind in (("bn_means", "bias"), ("bn_stddivs", "variance"), ("bn_gammas", "gamma"), ("bn_betas", "bias")):
+        for field, kind in (
+            ("bn_means", "bias"),
+            ("bn_stddivs", "variance"),
+            ("bn_gammas", "gamma"),
+            ("bn_betas", "bias"),
+        ):
             layer(getattr(block, field), f"{name}.{field}", (cout,), kind)
 
     conv(w.input, "input", 112, filters, 3)
@@ -85,11 +111,12 @@ def random_network(blocks: int = 1, filters: int = 8, seed: int = 0) -> Network:
 
 
 def reference_planes(board: chess.Board) -> np.ndarray:
-    """lc0's classic 112 input planes of ``board`` written from its definitions with python-chess alone:
-    for the position and the 7 before it, the side to move's pieces, the other side's, and whether the
-    position occurred before in the game; the castling rights (ours queen side, ours king side, theirs),
-    Black to move, the rule-50 count, a plane of ones; everything seen from the side to move. Before a
-    set-up start its position is repeated, its pawn that just stepped twice put back (lc0's filled history)."""
+    """lc0's classic 112 input planes of ``board`` written from its definitions with python-chess
+    alone: for the position and the 7 before it, the side to move's pieces, the other side's, and
+    whether the position occurred before in the game; the castling rights (ours queen side, ours
+    king side, theirs), Black to move, the rule-50 count, a plane of ones; everything seen from the
+    side to move. Before a set-up start its position is repeated, its pawn that just stepped twice
+    put back (lc0's filled history)."""
     us = board.turn
     out = np.zeros((112, 64), dtype=np.float32)
     history, i = board.copy(), 0
@@ -110,7 +137,9 @@ def reference_planes(board: chess.Board) -> np.ndarray:
         if not history.move_stack:
             break
         history.pop()
-    if i < 8 and history != chess.Board():  # a set-up start: its position again, as it stood a move before
+    if (
+        i < 8 and history != chess.Board()
+    ):  # a set-up start: its position again, as it stood a move before
         if history.ep_square is not None and history.has_legal_en_passant():
             before = history.copy()
             step = 8 if history.turn == chess.BLACK else -8
@@ -121,8 +150,14 @@ def reference_planes(board: chess.Board) -> np.ndarray:
             draw(history, i)
             i += 1
     them = not us
-    for plane, right in enumerate((board.has_queenside_castling_rights(us), board.has_kingside_castling_rights(us),
-                                   board.has_queenside_castling_rights(them), board.has_kingside_castling_rights(them))):
+    for plane, right in enumerate(
+        (
+            board.has_queenside_castling_rights(us),
+            board.has_kingside_castling_rights(us),
+            board.has_queenside_castling_rights(them),
+            board.has_kingside_castling_rights(them),
+        )
+    ):
         out[104 + plane] = right
     out[108] = us == chess.BLACK
     out[109] = board.halfmove_clock

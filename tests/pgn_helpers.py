@@ -1,5 +1,5 @@
-"""PGN files the tests make and read: games written out, the first games of a shipped expert's file, and the games of a
-round robin by their round and players."""
+"""PGN files the tests make and read: games written out, the first games of a shipped expert's file,
+and the games of a round robin by their round and players."""
 
 from __future__ import annotations
 
@@ -13,8 +13,15 @@ KOSTENIUK = ROOT / "data" / "experts" / "kosteniuk-2200.pgn"
 
 def game(white: str, black: str, moves: str, **tags: str) -> str:
     """One PGN game."""
-    headers = {"Event": "Test", "Site": "Here", "Date": "2020.01.01", "White": white,
-               "Black": black, "Result": "*", **tags}
+    headers = {
+        "Event": "Test",
+        "Site": "Here",
+        "Date": "2020.01.01",
+        "White": white,
+        "Black": black,
+        "Result": "*",
+        **tags,
+    }
     return "".join(f'[{k} "{v}"]\n' for k, v in headers.items()) + f"\n{moves}\n\n"
 
 

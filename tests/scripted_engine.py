@@ -22,16 +22,30 @@ import chess
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--score", action="append", default=[], metavar="MOVE=CP")
-    parser.add_argument("--varied", action="store_true", help="every move from A to B scores (37 A + 11 B) %% 200 - 100")
+    parser.add_argument(
+        "--varied",
+        action="store_true",
+        help="every move from A to B scores (37 A + 11 B) %% 200 - 100",
+    )
     parser.add_argument("--others", type=int, default=-100)
-    parser.add_argument("--crash-after", type=int, metavar="N", help="exit (a crash) at the N+1-th go")
+    parser.add_argument(
+        "--crash-after", type=int, metavar="N", help="exit (a crash) at the N+1-th go"
+    )
     parser.add_argument("--load-seconds", type=float, default=0.0)
     parser.add_argument("--name", default="Scripted")
     args = parser.parse_args()
     searches, loading = 0, False
     # --varied rather than its 4,032 --score flags: argparse took 0.4 s to read them at every start
-    table = {chess.square_name(a) + chess.square_name(b): (37 * a + 11 * b) % 200 - 100
-             for a in range(64) for b in range(64) if a != b} if args.varied else {}
+    table = (
+        {
+            chess.square_name(a) + chess.square_name(b): (37 * a + 11 * b) % 200 - 100
+            for a in range(64)
+            for b in range(64)
+            if a != b
+        }
+        if args.varied
+        else {}
+    )
     table.update((move, int(cp)) for move, cp in (item.split("=") for item in args.score))
     board, multipv = chess.Board(), 1
     for line in sys.stdin:
@@ -39,9 +53,13 @@ def main() -> None:
         if not words:
             continue
         if words[0] == "uci":
-            print(f"id name {args.name}\nid author tests\noption name MultiPV type spin default 1 min 1 max 500\n"
-                  "option name Threads type spin default 1 min 1 max 64\n"
-                  "option name Hash type spin default 16 min 1 max 1024\nuciok", flush=True)
+            print(
+                f"id name {args.name}\nid author tests\n"
+                "option name MultiPV type spin default 1 min 1 max 500\n"
+                "option name Threads type spin default 1 min 1 max 64\n"
+                "option name Hash type spin default 16 min 1 max 1024\nuciok",
+                flush=True,
+            )
         elif words[0] == "isready":
             if loading:
                 time.sleep(args.load_seconds)
@@ -53,7 +71,7 @@ def main() -> None:
             loading = True
         elif words[0] == "position":
             board = chess.Board() if words[1] == "startpos" else chess.Board(" ".join(words[2:8]))
-            for move in words[words.index("moves") + 1:] if "moves" in words else []:
+            for move in words[words.index("moves") + 1 :] if "moves" in words else []:
                 board.push_uci(move)
         elif words[0] == "go":
             if args.crash_after is not None and searches == args.crash_after:
@@ -62,12 +80,15 @@ def main() -> None:
             depth = int(words[words.index("depth") + 1]) if "depth" in words else 1
             moves = [m.uci() for m in board.legal_moves]
             if "searchmoves" in words:
-                listed = words[words.index("searchmoves") + 1:]
+                listed = words[words.index("searchmoves") + 1 :]
                 moves = [m for m in moves if m in listed]
             ranked = sorted(moves, key=lambda m: -table.get(m, args.others))[:multipv]
             for rank, move in enumerate(ranked, 1):
-                print(f"info depth {depth} seldepth {depth} multipv {rank} score cp {table.get(move, args.others)}"
-                      f" nodes {100 * rank} pv {move}", flush=True)
+                print(
+                    f"info depth {depth} seldepth {depth} multipv {rank} score cp"
+                    f" {table.get(move, args.others)} nodes {100 * rank} pv {move}",
+                    flush=True,
+                )
             print(f"bestmove {ranked[0] if ranked else '0000'}", flush=True)
         elif words[0] == "quit":
             break

@@ -1,5 +1,5 @@
-"""Talking to the engine as a subprocess: whole conversations, or line by line with waits; or in this
-process, a whole conversation with the UCI loop."""
+"""Talking to the engine as a subprocess: whole conversations, or line by line with waits; or in
+this process, a whole conversation with the UCI loop."""
 
 from __future__ import annotations
 
@@ -25,7 +25,9 @@ def converse(commands: list[str], *args: str) -> list[str]:
     return conversation(commands, *args)[0]
 
 
-def conversation(commands: list[str], *args: str, env: dict[str, str] | None = None) -> tuple[list[str], str]:
+def conversation(
+    commands: list[str], *args: str, env: dict[str, str] | None = None
+) -> tuple[list[str], str]:
     """:func:`converse`, and what the engine wrote to stderr (``env``: the engine's environment)."""
     proc = subprocess.run(
         [sys.executable, str(MAIN), *args],
@@ -54,8 +56,13 @@ class Engine:
     """An engine subprocess read line by line on a thread, for conversations with waits."""
 
     def __init__(self, *args: str) -> None:
-        self.proc = subprocess.Popen([sys.executable, str(MAIN), *args], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True, cwd=ROOT)
+        self.proc = subprocess.Popen(
+            [sys.executable, str(MAIN), *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+        )
         self.lines: queue.Queue[str] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -81,11 +88,14 @@ class Engine:
 
 def popen(*args: str) -> chess.engine.SimpleEngine:
     """The engine under python-chess's UCI client (``args`` are uci_main.py's flags)."""
-    return chess.engine.SimpleEngine.popen_uci([sys.executable, str(MAIN), *args], cwd=ROOT, timeout=30)
+    return chess.engine.SimpleEngine.popen_uci(
+        [sys.executable, str(MAIN), *args], cwd=ROOT, timeout=30
+    )
 
 
-def stop_latency(engine: chess.engine.SimpleEngine, board: chess.Board,
-                 depth: int | None = None) -> tuple[float, chess.Move | None]:
+def stop_latency(
+    engine: chess.engine.SimpleEngine, board: chess.Board, depth: int | None = None
+) -> tuple[float, chess.Move | None]:
     """``go infinite`` on ``board``, ``stop`` once an iteration reached ``depth`` (at once when
     None): the seconds until the bestmove, and the move."""
     with engine.analysis(board) as analysis:
@@ -100,8 +110,8 @@ def stop_latency(engine: chess.engine.SimpleEngine, board: chess.Board,
 
 
 def session(commands: list[str], **defaults: str) -> list[str]:
-    """The UCI loop in this process, with the options' ``defaults``: its lines in answer to ``commands``."""
+    """The UCI loop in this process, with the options' ``defaults``: its lines in answer to
+    ``commands``."""
     out = io.StringIO()
     assert UciEngine(defaults, out=out).run(commands) == 0
     return out.getvalue().splitlines()
-

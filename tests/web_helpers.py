@@ -23,10 +23,12 @@ from web.guard import LOOPBACK
 EXPERT = "kosteniuk-2200"
 #: The project's engine, as a GUI runs it.
 MAIN = str(Path(__file__).resolve().parent.parent / "uci_main.py")
-#: The engine holding every move for {seconds} s once chosen (its HumanTime pace replaced, whatever the
-#: limit): a think long enough to watch the clock run.
-SLOW = ("import dataclasses, engine.search.humantime as h; pace = h.human_pace;"
-        " h.human_pace = lambda *a, **k: dataclasses.replace(pace(*a, **k), seconds={seconds})")
+#: The engine holding every move for {seconds} s once chosen (its HumanTime pace replaced, whatever
+#: the limit): a think long enough to watch the clock run.
+SLOW = (
+    "import dataclasses, engine.search.humantime as h; pace = h.human_pace;"
+    " h.human_pace = lambda *a, **k: dataclasses.replace(pace(*a, **k), seconds={seconds})"
+)
 #: The host name TestClient's requests and websockets are addressed to.
 HOST = "testserver"
 
@@ -36,15 +38,26 @@ def client(folder: Path, **options: Any) -> TestClient:
     options.setdefault("limit", chess.engine.Limit(depth=1))
     options.setdefault("ask_limit", chess.engine.Limit(depth=1))
     options.setdefault("hosts", (*LOOPBACK, HOST))
-    options.setdefault("grace_seconds", 0)  # a closed websocket ends its game at once (tests/web/test_web_store.py waits)
+    options.setdefault(
+        "grace_seconds", 0
+    )  # a closed websocket ends its game at once (tests/web/test_web_store.py waits)
     return TestClient(create_app(Config(Experts([("shipped", folder)]), **options)))
 
 
 def wrap_engine(monkeypatch: Any, prelude: str) -> None:
-    """Every game's engine runs ``prelude`` (Python) before the project's engine starts, as it would."""
-    monkeypatch.setattr("web.games.engine_command", lambda casebase, judge, mode: [
-        sys.executable, "-c", f"import runpy; {prelude}; runpy.run_path({MAIN!r}, run_name='__main__')",
-        "--casebase", casebase, *(["--mode", mode] if mode else [])])
+    """Every game's engine runs ``prelude`` (Python) before the project's engine starts, as it
+    would."""
+    monkeypatch.setattr(
+        "web.games.engine_command",
+        lambda casebase, judge, mode: [
+            sys.executable,
+            "-c",
+            f"import runpy; {prelude}; runpy.run_path({MAIN!r}, run_name='__main__')",
+            "--casebase",
+            casebase,
+            *(["--mode", mode] if mode else []),
+        ],
+    )
 
 
 def engine_processes() -> list[int]:

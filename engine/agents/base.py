@@ -27,7 +27,8 @@ IterationCallback = Callable[["SearchResult"], None]
 
 
 class Reason(StrEnum):
-    """What decided a move (:attr:`Decision.reason`; its record says how, :mod:`engine.agents.record`)."""
+    """What decided a move (:attr:`Decision.reason`; its record says how,
+    :mod:`engine.agents.record`)."""
 
     #: pure mode: the most similar case's move, adapted
     CASE = "case"
@@ -125,7 +126,8 @@ class Decision:
         if lines <= 1 or self.move is None or not self.candidates:
             return []
         played = [c for c in self.candidates if c.move == self.move]
-        if not played:  # the judge's or the tables' move, not among the proposals: no share of the prior
+        # the judge's or the tables' move, not among the proposals: no share of the prior
+        if not played:
             played = [Candidate(self.move, 0.0, self.score, not self.upper_bound, self.depth)]
         return (played + [c for c in self.candidates if c.move != self.move])[:lines]
 
@@ -141,9 +143,17 @@ class Decision:
             if after.is_checkmate():
                 self.score = from_mate_moves(1)
             else:
-                self.score = 0 if after.is_stalemate() or after.is_insufficient_material() else -evaluate(after)
+                self.score = (
+                    0
+                    if after.is_stalemate() or after.is_insufficient_material()
+                    else -evaluate(after)
+                )
             self.upper_bound = False
-        self.depth, self.seldepth, self.nodes = max(self.depth, 1), max(self.seldepth, 1), max(self.nodes, 1)
+        self.depth, self.seldepth, self.nodes = (
+            max(self.depth, 1),
+            max(self.seldepth, 1),
+            max(self.nodes, 1),
+        )
         self.pv = self.pv or [self.move]
         return self
 
@@ -210,11 +220,19 @@ class CaseAgent:
         decision.record.notes[:0] = notes
         return decision
 
-    def _choose(self, board: chess.Board, candidates: list[chess.Move], limits: SearchLimits | None,
-                stop: threading.Event | None, on_iteration: IterationCallback | None) -> Decision:
+    def _choose(
+        self,
+        board: chess.Board,
+        candidates: list[chess.Move],
+        limits: SearchLimits | None,
+        stop: threading.Event | None,
+        on_iteration: IterationCallback | None,
+    ) -> Decision:
         """The mode's own choice among ``candidates`` (legal, at least one)."""
         raise NotImplementedError
 
     def no_case(self, colour: chess.Color) -> NoCase:
         """Why there is no case to follow for ``colour`` (no casebase, or none of its cases)."""
-        return NoCase(None if self.casebase is None else self.casebase.expert, chess.COLOR_NAMES[colour])
+        return NoCase(
+            None if self.casebase is None else self.casebase.expert, chess.COLOR_NAMES[colour]
+        )

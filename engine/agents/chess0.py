@@ -9,8 +9,8 @@
   promotions, and square values that follow the opponent's king (the "attack quanta": a
   piece is worth more the nearer it stands to that king, by Euclidean distance).
 
-Both use :class:`engine.search.alphabeta.Searcher` for the alpha-beta itself (its captures come first
-in MVV/LVA order for both styles; at a fixed depth the order changes the speed, not the move
+Both use :class:`engine.search.alphabeta.Searcher` for the alpha-beta itself (its captures come
+first in MVV/LVA order for both styles; at a fixed depth the order changes the speed, not the move
 chosen), with the evaluation here.
 """
 
@@ -33,8 +33,14 @@ from engine.agents.record import Chess0, Named, Record
 from engine.search.alphabeta import Searcher
 from engine.search.limits import Budget, SearchLimits, search_budget
 
-MATERIAL = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 300, chess.ROOK: 500, chess.QUEEN: 900,
-            chess.KING: 0}
+MATERIAL = {
+    chess.PAWN: 100,
+    chess.KNIGHT: 300,
+    chess.BISHOP: 300,
+    chess.ROOK: 500,
+    chess.QUEEN: 900,
+    chess.KING: 0,
+}
 #: Centipawns per ring towards the centre (edge 0, centre four squares 3 rings in).
 RING = 5
 #: Centipawns per unit of closeness to the opponent's king (8 minus the Euclidean distance).
@@ -50,8 +56,10 @@ def _ring(square: int) -> int:
 _STATIC = {t: [v + RING * _ring(s) for s in chess.SQUARES] for t, v in MATERIAL.items()}
 _STATIC[chess.KING] = [0] * 64  # the king has no square value
 #: The attack quanta, by (piece square, opponent king square).
-_QUANTA = [[max(0, round(QUANTUM * (8 - math.dist(divmod(a, 8), divmod(b, 8))))) for b in chess.SQUARES]
-           for a in chess.SQUARES]
+_QUANTA = [
+    [max(0, round(QUANTUM * (8 - math.dist(divmod(a, 8), divmod(b, 8))))) for b in chess.SQUARES]
+    for a in chess.SQUARES
+]
 
 
 def classic_evaluation(board: chess.Board, _material: int = 0) -> int:
@@ -114,17 +122,27 @@ def make_chess0(_: object, settings: Chess0Settings, __: Resources) -> Chess0Age
 class Chess0Agent:
     """Chess0's classic or adaptive engine (implements :class:`engine.agents.base.Agent`)."""
 
-    def __init__(self, style: str, depth: int = defaults.CHESS0_DEPTH, deviation: int = defaults.CHESS0_DEPTH_DEVIATION,
-                 window: int = defaults.CHESS0_WINDOW, seed: int = 0) -> None:
+    def __init__(
+        self,
+        style: str,
+        depth: int = defaults.CHESS0_DEPTH,
+        deviation: int = defaults.CHESS0_DEPTH_DEVIATION,
+        window: int = defaults.CHESS0_WINDOW,
+        seed: int = 0,
+    ) -> None:
         try:
             self.style = Chess0Style(style)
         except ValueError:
-            raise ValueError(f"Style must be one of {', '.join(Chess0Style)}, not {style!r}") from None
+            raise ValueError(
+                f"Style must be one of {', '.join(Chess0Style)}, not {style!r}"
+            ) from None
         if depth < 1 or deviation < 0 or window < 0:
             raise ValueError("Depth must be at least 1, DepthDeviation and Window at least 0")
         self.depth, self.deviation, self.window = depth, deviation, window
         adaptive = style == "adaptive"
-        self.searcher = Searcher(quiescence=adaptive, evaluation=adaptive_evaluation if adaptive else classic_evaluation)
+        self.searcher = Searcher(
+            quiescence=adaptive, evaluation=adaptive_evaluation if adaptive else classic_evaluation
+        )
         self.new_game(seed)
 
     def new_game(self, seed: int | None = None) -> None:
@@ -145,15 +163,31 @@ class Chess0Agent:
             depth = min(depth, limits.depth)
         budget = search_budget(limits, board.turn, 0.0) if limits is not None else None
         result = self.searcher.search(
-            board, Budget(depth=depth, nodes=None if limits is None else limits.nodes,
-                          movetime=None if budget is None else budget.movetime), stop=stop, moves=moves,
-            tolerance=self.window if adaptive else 0, on_iteration=on_iteration)
+            board,
+            Budget(
+                depth=depth,
+                nodes=None if limits is None else limits.nodes,
+                movetime=None if budget is None else budget.movetime,
+            ),
+            stop=stop,
+            moves=moves,
+            tolerance=self.window if adaptive else 0,
+            on_iteration=on_iteration,
+        )
         if result.move is None:
-            return Decision(move=None, reason=Reason.NO_MOVE, record=Record(detail=Chess0(self.style.value)))
-        record = Chess0(self.style.value, result.depth, depth, Named.of(board, result.move), result.score)
+            return Decision(
+                move=None, reason=Reason.NO_MOVE, record=Record(detail=Chess0(self.style.value))
+            )
+        record = Chess0(
+            self.style.value, result.depth, depth, Named.of(board, result.move), result.score
+        )
         move = result.move
         if adaptive:
             sound = result.sound() or [result.move]
             move = sound[int(self.rng.integers(len(sound)))]
-            record = replace(record, window=self.window, within=len(sound), drawn=Named.of(board, move))
-        return Decision(move=move, reason=Reason.SEARCH, record=Record(detail=record)).searched(result)
+            record = replace(
+                record, window=self.window, within=len(sound), drawn=Named.of(board, move)
+            )
+        return Decision(move=move, reason=Reason.SEARCH, record=Record(detail=record)).searched(
+            result
+        )

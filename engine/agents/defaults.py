@@ -23,8 +23,9 @@ class Selection(StrEnum):
     CALIBRATED = "calibrated"
     #: the error model's most likely judged move
     LIKELY = "likely"
-    #: the default: ``calibrated`` where the casebase has an error profile (the expert's own strength;
-    #: without a judge, sized to the built-in search's own loss: strength.md §7), ``argmax`` otherwise
+    #: the default: ``calibrated`` where the casebase has an error profile (the expert's own
+    #: strength; without a judge, sized to the built-in search's own loss: strength.md §7),
+    #: ``argmax`` otherwise
     AUTO = "auto"
 
     @property
@@ -60,7 +61,8 @@ TOURNAMENT_MODE = "pure"
 CASEBASE = "carlsen-2800"
 
 # Every mode
-#: The adaptation weights v1, v2, v3 (cbr-agent.md §5) in hundredths: the thesis's balanced 0.5 each.
+#: The adaptation weights v1, v2, v3 (cbr-agent.md §5) in hundredths: the thesis's balanced 0.5
+#: each.
 WEIGHT_HUNDREDTHS = 50
 #: 0: a fresh seed every game, told so that the game can be replayed.
 SEED = 0
@@ -70,14 +72,16 @@ MULTI_PV = 1
 SYZYGY_PATH = ""
 SHOW_WDL = False
 PONDER = False
-#: The standard options, handed to an outside judge: one thread and a table of 16 MB (Stockfish's own).
+#: The standard options, handed to an outside judge: one thread and a table of 16 MB (Stockfish's
+#: own).
 THREADS = 1
 HASH_MB = 16
 
 #: Milliseconds kept back from every clock budget (Stockfish's default; Python's pauses are
 #: covered by the search's own margins).
 MOVE_OVERHEAD_MS = 10
-#: Option HumanTime's default: off, so that match runners keep their speed (the web page turns it on).
+#: Option HumanTime's default: off, so that match runners keep their speed (the web page turns it
+#: on).
 HUMAN_TIME = False
 
 #: Option Explain's default: the record in words.
@@ -106,8 +110,8 @@ LIMIT_STRENGTH = False
 #: UCI_Elo's default and range (the shipped experts' middle; what the rating line reaches).
 UCI_ELO = 2500
 UCI_ELO_RANGE = (1000, 3000)
-#: Option Speed's words besides the speed classes (casebase.speed.SPEEDS): the class the game's clock
-#: implies, or all the expert's games whatever the clock (strength.md §3).
+#: Option Speed's words besides the speed classes (casebase.speed.SPEEDS): the class the game's
+#: clock implies, or all the expert's games whatever the clock (strength.md §3).
 SPEED_AUTO, SPEED_ALL = "auto", "all"
 SPEED_SETTINGS = (SPEED_AUTO, SPEED_ALL, *SPEEDS)
 #: Option Speed's default: the profile of the speed the clock implies, where the profile has one.
@@ -118,9 +122,9 @@ JUDGE_AUTO, JUDGE_NONE = "auto", "none"
 #: Option Judge's default: Stockfish judges the proposals where it is installed.
 JUDGE = JUDGE_AUTO
 #: How guided mode searches without a judge (issue #67; search.md §10): ``alphabeta``, the built-in
-#: alpha-beta; ``puct``, a search the style network leads among the moves the alpha-beta finds sound (its
-#: value judging the leaves). The default stays the alpha-beta: against Stockfish the network's search has
-#: not yet measured stronger (docs/results/2026-12-02-search-the-network-leads.md).
+#: alpha-beta; ``puct``, a search the style network leads among the moves the alpha-beta finds sound
+#: (its value judging the leaves). The default stays the alpha-beta: against Stockfish the network's
+#: search has not yet measured stronger (docs/results/2026-12-02-search-the-network-leads.md).
 SEARCH_PUCT, SEARCH_ALPHABETA = PUCT, ALPHABETA
 SEARCH_SETTINGS = (SEARCH_ALPHABETA, SEARCH_PUCT)
 SEARCH = SEARCH_ALPHABETA
@@ -128,13 +132,15 @@ SEARCH = SEARCH_ALPHABETA
 JUDGE_DEPTH = 0
 #: The soundness margin on an outside judge's scale (25: measured best for fidelity, search.md §7).
 JUDGE_TOLERANCE = 25
-#: Option Chooser's words besides a file: the shipped chooser where there is one, or none (issue #40).
+#: Option Chooser's words besides a file: the shipped chooser where there is one, or none (issue
+#: #40).
 CHOOSER_AUTO, CHOOSER_OFF = "auto", "off"
-#: Option Chooser's default: with a judge the shipped chooser plays (``Selection likely`` its likeliest
-#: move, ``calibrated`` a draw at the expert's strength).
+#: Option Chooser's default: with a judge the shipped chooser plays (``Selection likely`` its
+#: likeliest move, ``calibrated`` a draw at the expert's strength).
 CHOOSER = CHOOSER_AUTO
 #: The outside engine's depth in the fidelity bench (alone, and as guided mode's judge): the bench
-#: searches to a fixed depth, not for a time, so that its results do not depend on the machine's load.
+#: searches to a fixed depth, not for a time, so that its results do not depend on the machine's
+#: load.
 BENCH_DEPTH = 10
 
 # Chess0's engines

@@ -27,9 +27,14 @@ class TablebaseAgent:
     Syzygy tables of option ``SyzygyPath`` (distance to zeroing); with neither, ``agent`` plays
     every move."""
 
-    def __init__(self, agent: Agent, tables: Tablebase | None, syzygy: SyzygyTables | None = None) -> None:
+    def __init__(
+        self, agent: Agent, tables: Tablebase | None, syzygy: SyzygyTables | None = None
+    ) -> None:
         self.agent, self.tables, self.syzygy = agent, tables, syzygy
-        self._told = {"tables": 0, "syzygy": 0}  # how many of each one's problems the user has been told
+        self._told = {
+            "tables": 0,
+            "syzygy": 0,
+        }  # how many of each one's problems the user has been told
 
     def new_game(self, seed: int | None = None) -> None:
         self.agent.new_game(seed)
@@ -45,22 +50,54 @@ class TablebaseAgent:
     ) -> Decision:
         wanted = None if moves is None else set(moves)
         found = None if self.tables is None else self.tables.best(board, wanted)
-        syzygy = None if found is not None or self.syzygy is None else self.syzygy.best(board, wanted)
+        syzygy = (
+            None if found is not None or self.syzygy is None else self.syzygy.best(board, wanted)
+        )
         news = self._news()
         if found is not None:
             move, verdict = found
             ending = ending_of(board)
             assert ending is not None
-            record = Record(news, Tables(Named.of(board, move), ending[0], verdict.wins, verdict.plies))
-            score = 0 if verdict.wins is None else from_mate_moves(verdict.moves if verdict.wins else -verdict.moves)
-            return Decision(move=move, reason=Reason.TABLES, record=record, score=score, depth=1,
-                            seldepth=1, nodes=1, pv=[move])
+            record = Record(
+                news, Tables(Named.of(board, move), ending[0], verdict.wins, verdict.plies)
+            )
+            score = (
+                0
+                if verdict.wins is None
+                else from_mate_moves(verdict.moves if verdict.wins else -verdict.moves)
+            )
+            return Decision(
+                move=move,
+                reason=Reason.TABLES,
+                record=record,
+                score=score,
+                depth=1,
+                seldepth=1,
+                nodes=1,
+                pv=[move],
+            )
         if syzygy is not None:
-            record = Record(news, Tables(Named.of(board, syzygy.move), wdl=syzygy.wdl, dtz=syzygy.dtz))
-            score = 0 if abs(syzygy.wdl) < 2 else (TB_WIN - abs(syzygy.dtz)) * (1 if syzygy.wdl > 0 else -1)
-            return Decision(move=syzygy.move, reason=Reason.TABLES, record=record, score=score, depth=1,
-                            seldepth=1, nodes=1, pv=[syzygy.move])
-        decision = self.agent.choose(board, moves, limits=limits, stop=stop, on_iteration=on_iteration)
+            record = Record(
+                news, Tables(Named.of(board, syzygy.move), wdl=syzygy.wdl, dtz=syzygy.dtz)
+            )
+            score = (
+                0
+                if abs(syzygy.wdl) < 2
+                else (TB_WIN - abs(syzygy.dtz)) * (1 if syzygy.wdl > 0 else -1)
+            )
+            return Decision(
+                move=syzygy.move,
+                reason=Reason.TABLES,
+                record=record,
+                score=score,
+                depth=1,
+                seldepth=1,
+                nodes=1,
+                pv=[syzygy.move],
+            )
+        decision = self.agent.choose(
+            board, moves, limits=limits, stop=stop, on_iteration=on_iteration
+        )
         decision.record.notes[:0] = news
         return decision
 
@@ -69,6 +106,6 @@ class TablebaseAgent:
         news: list[Note] = []
         for name, tables in (("tables", self.tables), ("syzygy", self.syzygy)):
             if tables is not None:
-                news += [TablesProblem(problem) for problem in tables.problems[self._told[name]:]]
+                news += [TablesProblem(problem) for problem in tables.problems[self._told[name] :]]
                 self._told[name] = len(tables.problems)
         return news

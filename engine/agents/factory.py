@@ -1,8 +1,8 @@
 """The one way to make an agent: from option values (the engine's options, by name), typed once into
 the settings every agent is made with (:class:`AgentSettings`) and the mode's own (its module's
-dataclass), a casebase and what the mode may load. The UCI engine, the tournament, the fidelity bench
-and the benches all call :func:`make_agent` (or :func:`agent_settings`, then :func:`agent_of`), so the
-same options give the same agent everywhere.
+dataclass), a casebase and what the mode may load. The UCI engine, the tournament, the fidelity
+bench and the benches all call :func:`make_agent` (or :func:`agent_settings`, then
+:func:`agent_of`), so the same options give the same agent everywhere.
 """
 
 from __future__ import annotations
@@ -36,32 +36,41 @@ def option_values(overrides: Mapping[str, OptionValue] | None = None) -> dict[st
 
 
 def agent_settings(values: Mapping[str, OptionValue]) -> tuple[AgentSettings, Any]:
-    """The settings of ``values`` (missing options take their defaults): every agent's, and the mode's own
-    (its module's dataclass, e.g. :class:`engine.agents.guided_settings.GuidedSettings`)."""
+    """The settings of ``values`` (missing options take their defaults): every agent's, and the
+    mode's own (its module's dataclass, e.g.
+    :class:`engine.agents.guided_settings.GuidedSettings`)."""
     full = option_values(values)
     common = settings_of(AgentSettings, full)
     return common, settings_of(MODES[common.mode].maker().settings, full)
 
 
-def make_agent(values: Mapping[str, OptionValue], casebase: Casebase | None, resources: Resources) -> TablebaseAgent:
-    """The agent of ``values`` (missing options take their defaults): :func:`agent_of` its settings."""
+def make_agent(
+    values: Mapping[str, OptionValue], casebase: Casebase | None, resources: Resources
+) -> TablebaseAgent:
+    """The agent of ``values`` (missing options take their defaults): :func:`agent_of` its
+    settings."""
     return agent_of(*agent_settings(values), casebase, resources)
 
 
-def agent_of(common: AgentSettings, own: Any, casebase: Casebase | None, resources: Resources) -> TablebaseAgent:
-    """The agent of the settings ``common`` and ``own`` (:func:`agent_settings`): the mode's agent, which
-    plays the endgame tables' move wherever they cover the position. ``resources`` gives the model, the
-    judge and the tables (:class:`Loader`, or the UCI engine's :class:`~engine.agents.kept.KeptResources`)."""
+def agent_of(
+    common: AgentSettings, own: Any, casebase: Casebase | None, resources: Resources
+) -> TablebaseAgent:
+    """The agent of the settings ``common`` and ``own`` (:func:`agent_settings`): the mode's agent,
+    which plays the endgame tables' move wherever they cover the position. ``resources`` gives the
+    model, the judge and the tables (:class:`Loader`, or the UCI engine's
+    :class:`~engine.agents.kept.KeptResources`)."""
     mode = MODES[common.mode]
     agent = mode.maker().make(casebase if mode.casebase else None, own, resources)
-    return TablebaseAgent(agent, resources.tablebase(common.tables), resources.syzygy(common.syzygy))
+    return TablebaseAgent(
+        agent, resources.tablebase(common.tables), resources.syzygy(common.syzygy)
+    )
 
 
 class Loader:
-    """What modes load, for a process without a user to tell (tournament and bench workers):
-    each model, judge and table folder made once; a file that cannot be read raises
-    (:class:`~engine.style.model.ModelError`, :class:`~engine.strength.chooser.ChooserError`). The UCI
-    engine's keeps each while its file is the same, and tells instead
+    """What modes load, for a process without a user to tell (tournament and bench workers): each
+    model, judge and table folder made once; a file that cannot be read raises
+    (:class:`~engine.style.model.ModelError`, :class:`~engine.strength.chooser.ChooserError`). The
+    UCI engine's keeps each while its file is the same, and tells instead
     (:class:`engine.agents.kept.KeptResources`)."""
 
     def __init__(self) -> None:
@@ -72,7 +81,8 @@ class Loader:
         self._choosers: dict[str, Chooser | None] = {}
 
     def model(self, path: str) -> PriorModel:
-        """The style model at ``path`` (a model of this project or an lc0 network, or a shipped one's name)."""
+        """The style model at ``path`` (a model of this project or an lc0 network, or a shipped
+        one's name)."""
         if path not in self._models:
             self._models[path] = load_model(model_path(path))
         return self._models[path]
@@ -85,7 +95,8 @@ class Loader:
         return self._judges[settings]
 
     def chooser(self, setting: str) -> Chooser | None:
-        """The chooser option Chooser names; None for none (``off``, or ``auto`` with none shipped)."""
+        """The chooser option Chooser names; None for none (``off``, or ``auto`` with none
+        shipped)."""
         if setting not in self._choosers:
             path = chooser_path(setting)
             self._choosers[setting] = None if path is None else Chooser.load(path)
@@ -111,7 +122,8 @@ class Loader:
         """Nobody to tell in a worker process: the benches name the model they chose themselves."""
 
     def embed(self, casebase: Casebase, network: Path) -> bool:
-        """Nothing is made in the background of a worker: the benches' embeddings are made ahead (make)."""
+        """Nothing is made in the background of a worker: the benches' embeddings are made ahead
+        (make)."""
         return False
 
     def close(self) -> None:
@@ -121,29 +133,47 @@ class Loader:
         self._judges.clear()
 
 
-def play_time_agent(casebase: Casebase, loader: Loader, judge: str, judge_depth: int, seed: int,
-                    tables: str | None = None) -> GuidedAgent:
-    """The guided agent whose choices the play-time record (:mod:`profiling.play`, strength.md §3) and
-    the chooser's records (:mod:`learn.chooser.data`) hold: Mode guided, ``judge`` at ``judge_depth``,
-    Selection calibrated, ``seed``; its judge started (JudgeError where it cannot be)."""
+def play_time_agent(
+    casebase: Casebase,
+    loader: Loader,
+    judge: str,
+    judge_depth: int,
+    seed: int,
+    tables: str | None = None,
+) -> GuidedAgent:
+    """The guided agent whose choices the play-time record (:mod:`profiling.play`, strength.md §3)
+    and the chooser's records (:mod:`learn.chooser.data`) hold: Mode guided, ``judge`` at
+    ``judge_depth``, Selection calibrated, ``seed``; its judge started (JudgeError where it cannot
+    be)."""
     from engine.agents.guided import GuidedAgent
 
-    values: dict[str, OptionValue] = {"Mode": "guided", "Judge": judge, "JudgeDepth": judge_depth,
-                                      "Selection": "calibrated", "Seed": seed,
-                                      **({} if tables is None else {"Tables": tables})}
+    values: dict[str, OptionValue] = {
+        "Mode": "guided",
+        "Judge": judge,
+        "JudgeDepth": judge_depth,
+        "Selection": "calibrated",
+        "Seed": seed,
+        **({} if tables is None else {"Tables": tables}),
+    }
     agent = make_agent(values, casebase, loader).agent
     assert isinstance(agent, GuidedAgent) and agent.judge is not None
-    agent.judge.start()  # one refused (slow to answer uciok, say) would leave the built-in search at the judge's depth
+    # one refused (slow to answer uciok, say) would leave the built-in search at the judge's depth
+    agent.judge.start()
     return agent
 
 
-def judged_choice(agent: GuidedAgent, board: chess.Board, seed: int, game: int | None,
-                  describe: Callable[[Note], str]) -> tuple[Proposal, list[chess.Move], list[int], list[float]]:
-    """What ``agent`` (:func:`play_time_agent`) chooses among in ``board``, assessed exactly as before
-    choosing a move (but for the built-in search where the judge failed: this raises at once), with
-    its own draws from ``seed`` (a resumed run records the same) and the cases
-    of the casebase's game ``game`` held out (None: none): the proposal, and the moves its judge
-    scored exactly with their scores and prior (:func:`~engine.strength.calibration.judged_candidates`).
+def judged_choice(
+    agent: GuidedAgent,
+    board: chess.Board,
+    seed: int,
+    game: int | None,
+    describe: Callable[[Note], str],
+) -> tuple[Proposal, list[chess.Move], list[int], list[float]]:
+    """What ``agent`` (:func:`play_time_agent`) chooses among in ``board``, assessed exactly as
+    before choosing a move (but for the built-in search where the judge failed: this raises at
+    once), with its own draws from ``seed`` (a resumed run records the same) and the cases of the
+    casebase's game ``game`` held out (None: none): the proposal, and the moves its judge scored
+    exactly with their scores and prior (:func:`~engine.strength.calibration.judged_candidates`).
     JudgeError where the judge scored nothing, saying why with its notes in words (``describe``:
     :func:`engine.uci.explain.note_text`, a layer above the agents)."""
     import numpy as np
@@ -154,10 +184,15 @@ def judged_choice(agent: GuidedAgent, board: chess.Board, seed: int, game: int |
 
     assert agent.casebase is not None
     agent.new_game(seed)
-    agent.held_out = None if game is None else np.flatnonzero(np.asarray(agent.casebase.game) == game)
-    proposal, result, judged_by, notes = agent.assess(board, list(board.legal_moves), SearchLimits(depth=agent.judge_depth),
-                                                      fallback=False)
+    agent.held_out = (
+        None if game is None else np.flatnonzero(np.asarray(agent.casebase.game) == game)
+    )
+    proposal, result, judged_by, notes = agent.assess(
+        board, list(board.legal_moves), SearchLimits(depth=agent.judge_depth), fallback=False
+    )
     moves, scores, prior = judged_candidates(proposal, result)
     if judged_by is None or not moves:
-        raise JudgeError(f"the engine's judge scored nothing in {board.fen()}: {' '.join(map(describe, notes))}")
+        raise JudgeError(
+            f"the engine's judge scored nothing in {board.fen()}: {' '.join(map(describe, notes))}"
+        )
     return proposal, moves, scores, prior

@@ -1,5 +1,6 @@
-"""The guided mode's settings, typed once from the option values (:func:`engine.agents.options.settings_of`):
-what the guided agent plays by, and the names of what it is made with (:mod:`engine.agents.guided_maker`)."""
+"""The guided mode's settings, typed once from the option values
+(:func:`engine.agents.options.settings_of`): what the guided agent plays by, and the names of what
+it is made with (:mod:`engine.agents.guided_maker`)."""
 
 from __future__ import annotations
 
@@ -48,13 +49,14 @@ class GuidedSettings:
 
     @classmethod
     def of(cls, **fields: Any) -> GuidedSettings:
-        """The settings of the options' defaults, with ``fields`` (by field name) in their place (the
-        benches' and the tests' agents; the engine's come from its option values)."""
+        """The settings of the options' defaults, with ``fields`` (by field name) in their place
+        (the benches' and the tests' agents; the engine's come from its option values)."""
         return dataclasses.replace(settings_of(cls, option_registry().defaults()), **fields)
 
     @property
     def judge(self) -> str:
-        """The judge's command: the program option Judge names, the Stockfish installed (``auto``), or "" (none)."""
+        """The judge's command: the program option Judge names, the Stockfish installed (``auto``),
+        or "" (none)."""
         from engine.agents import defaults
 
         word = self.judge_option.strip().lower()
@@ -72,12 +74,16 @@ class GuidedSettings:
     @property
     def played_selection(self) -> Selection:
         """The Selection played: a rating is played by the expert's error model (strength.md)."""
-        return Selection.CALIBRATED if self.rating is not None and not self.selection.calibrated else self.selection
+        return (
+            Selection.CALIBRATED
+            if self.rating is not None and not self.selection.calibrated
+            else self.selection
+        )
 
     def files(self, casebase: str) -> list[str]:
-        """The files these settings may read (the agent is remade when one changes): option Model's (the one
-        named, or, ``auto``, the default network, the generic model and where the casebase's own models are
-        looked for) and the chooser's."""
+        """The files these settings may read (the agent is remade when one changes): option Model's
+        (the one named, or, ``auto``, the default network, the generic model and where the
+        casebase's own models are looked for) and the chooser's."""
         from engine.agents import defaults
         from engine.strength.chooser import chooser_path
         from engine.style.loader import default_model, model_path
@@ -90,5 +96,10 @@ class GuidedSettings:
         from engine.style.personal import candidates, network_candidates, sidecar
 
         networks = network_candidates(casebase)
-        return [str(default_model()[0]), str(generic_model()), *map(str, candidates(casebase)),
-                *(str(p) for network in networks for p in (network, sidecar(network))), *named]
+        return [
+            str(default_model()[0]),
+            str(generic_model()),
+            *map(str, candidates(casebase)),
+            *(str(p) for network in networks for p in (network, sidecar(network))),
+            *named,
+        ]

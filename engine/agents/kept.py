@@ -1,7 +1,8 @@
-"""What a mode loads besides the casebase, kept across the agents of a session (the UCI engine's): the style
-model, the chooser, the judge process, the endgame tables and the learned similarity's embeddings made in the
-background, each read or started again only when its file or settings change; what cannot be loaded is told
-to the user (:class:`engine.agents.modes.Resources`), and the mode plays without it."""
+"""What a mode loads besides the casebase, kept across the agents of a session (the UCI engine's):
+the style model, the chooser, the judge process, the endgame tables and the learned similarity's
+embeddings made in the background, each read or started again only when its file or settings change;
+what cannot be loaded is told to the user (:class:`engine.agents.modes.Resources`), and the mode
+plays without it."""
 
 from __future__ import annotations
 
@@ -35,8 +36,9 @@ def file_state(path: str) -> FileState:
 
 
 class KeptResources:
-    """The :class:`~engine.agents.modes.Resources` of a session: each thing loaded once and kept while its file
-    (or, for the judge, its settings) stays the same; ``tell`` tells the user a line."""
+    """The :class:`~engine.agents.modes.Resources` of a session: each thing loaded once and kept
+    while its file (or, for the judge, its settings) stays the same; ``tell`` tells the user a
+    line."""
 
     def __init__(self, tell: Callable[[str], None]) -> None:
         self.tell = tell
@@ -64,7 +66,8 @@ class KeptResources:
         return self._embeddings.news()
 
     def model_problem(self) -> str | None:
-        """Why the model the agent in use asked for could not be loaded; None where it was, or was not asked."""
+        """Why the model the agent in use asked for could not be loaded; None where it was, or was
+        not asked."""
         if not self.used_model or self._model is None:
             return None
         return self._model[2] or None
@@ -74,7 +77,8 @@ class KeptResources:
         return self.used_model and self._model is not None and self._model[1] is not None
 
     def model(self, path: str) -> PriorModel | None:
-        """The style model at ``path``, read again only when the file changed; None with a reason."""
+        """The style model at ``path``, read again only when the file changed; None with a
+        reason."""
         from engine.style.loader import load_model
         from engine.style.model import ModelError
 
@@ -91,8 +95,8 @@ class KeptResources:
         return model
 
     def chooser(self, setting: str) -> Chooser | None:
-        """The chooser option Chooser names, read again only when its file changed; None for none, or
-        for a file that cannot be read (told why: the error model chooses)."""
+        """The chooser option Chooser names, read again only when its file changed; None for none,
+        or for a file that cannot be read (told why: the error model chooses)."""
         from engine.strength.chooser import Chooser, ChooserError, chooser_path
 
         path = chooser_path(setting)
@@ -104,14 +108,17 @@ class KeptResources:
             try:
                 chooser = Chooser.load(path)
             except ChooserError as exc:
-                self.tell(f"cannot load the chooser: {clip(str(exc))}; the error model chooses"
-                          " (Selection likely its likeliest move, calibrated its draw)")
+                self.tell(
+                    f"cannot load the chooser: {clip(str(exc))}; the error model chooses"
+                    " (Selection likely its likeliest move, calibrated its draw)"
+                )
             self._chooser = (state, chooser)
         return self._chooser[1]
 
     def embed(self, casebase: Casebase, network: Path) -> bool:
-        """Whether the missing embeddings of ``casebase`` by ``network`` are being made in the background: a job
-        started at the first ask of the session (said), and watched (:class:`BackgroundEmbeddings`)."""
+        """Whether the missing embeddings of ``casebase`` by ``network`` are being made in the
+        background: a job started at the first ask of the session (said), and watched
+        (:class:`BackgroundEmbeddings`)."""
         making, said = self._embeddings.start(casebase, network)
         if said is not None:
             self.tell(said)
@@ -141,14 +148,19 @@ class KeptResources:
             return None
         if self._tablebase is None or str(self._tablebase.folder) != folder:
             try:
-                self._tablebase = Tablebase.prepared(folder)  # at isready, not in the middle of a move on the clock
+                # at isready, not in the middle of a move on the clock
+                self._tablebase = Tablebase.prepared(folder)
             except (OSError, ValueError) as exc:  # a path the system refuses (too long, a NUL byte)
                 self._tablebase = None
-                self.tell(f"Tables: cannot use {clip(folder)!r} ({clip(str(exc))}); playing without our tables")
+                self.tell(
+                    f"Tables: cannot use {clip(folder)!r} ({clip(str(exc))}); playing without our"
+                    " tables"
+                )
         return self._tablebase
 
     def syzygy(self, path: str) -> SyzygyTables | None:
-        """The Syzygy tables of ``path``, kept while the path stays the same; None when it is empty."""
+        """The Syzygy tables of ``path``, kept while the path stays the same; None when it is
+        empty."""
         from endgame.syzygy import SyzygyTables
 
         if not path:
@@ -158,7 +170,8 @@ class KeptResources:
         return self._syzygy
 
     def close(self) -> None:
-        """Quit the judge process, if one runs (at the end of the session, or when no longer wanted)."""
+        """Quit the judge process, if one runs (at the end of the session, or when no longer
+        wanted)."""
         if self._judge is not None:
             self._judge.close()
             self._judge = None

@@ -22,11 +22,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from common.paths import casebase_folder
 from endgame import default_folder
 from engine.agents import defaults
-from engine.agents.defaults import Chess0Style, Selection
+from engine.agents.defaults import Chess0Style
+from engine.agents.guided_options import GUIDED_OPTIONS
 from engine.agents.options import Option, OptionRegistry, OptionValue
 from engine.cbr.weights import Weights, from_hundredths
-from engine.strength.profile import SPEED_POSITIONS
-from engine.style.prior import PriorSource
 
 if TYPE_CHECKING:
     from casebase.format import Casebase
@@ -43,9 +42,11 @@ SEED_MAX = 2**31 - 1
 #: v1, v2, v3 (cbr-agent.md §5) as spins of hundredths.
 WEIGHT_OPTIONS = ("DistanceWeight", "FromDistanceWeight", "FromContentWeight")
 #: What each weighs (cbr-agent.md §5).
-WEIGHT_DOCS = ("v1 × 100: nearness of the moves' squares over their contents",
-               "v2 × 100: in nearness, the from squares over the to squares",
-               "v3 × 100: in contents, the from squares over the to squares")
+WEIGHT_DOCS = (
+    "v1 × 100: nearness of the moves' squares over their contents",
+    "v2 × 100: in nearness, the from squares over the to squares",
+    "v3 × 100: in contents, the from squares over the to squares",
+)
 
 
 class Resources(Protocol):
@@ -58,11 +59,12 @@ class Resources(Protocol):
         """The outside engine at ``command`` as a judge, started if it can be (else told why)."""
 
     def chooser(self, setting: str) -> Chooser | None:
-        """The chooser option Chooser names (:func:`engine.strength.chooser.chooser_path`), or None: none,
-        or (with the reason told to the user) one that cannot be read."""
+        """The chooser option Chooser names (:func:`engine.strength.chooser.chooser_path`), or None:
+        none, or (with the reason told to the user) one that cannot be read."""
 
     def tablebase(self, folder: str) -> Tablebase | None:
-        """The endgame tables of ``folder`` (loaded as positions need them); None for "": no tables."""
+        """The endgame tables of ``folder`` (loaded as positions need them); None for "": no
+        tables."""
 
     def syzygy(self, path: str) -> SyzygyTables | None:
         """The Syzygy tables of ``path`` (option SyzygyPath); None for "": none."""
@@ -71,15 +73,16 @@ class Resources(Protocol):
         """Tell the user ``line`` (which model plays, and why), where there is a user to tell."""
 
     def embed(self, casebase: Casebase, network: Path) -> bool:
-        """Whether the learned similarity's missing embeddings of ``casebase`` by ``network`` are being made in
-        the background (the UCI engine: started at the first ask of a session, and said); False where nothing
-        makes them (a bench's worker: ``make embeddings`` makes them ahead; a job that failed)."""
+        """Whether the learned similarity's missing embeddings of ``casebase`` by ``network`` are
+        being made in the background (the UCI engine: started at the first ask of a session, and
+        said); False where nothing makes them (a bench's worker: ``make embeddings`` makes them
+        ahead; a job that failed)."""
 
 
 class Maker(NamedTuple):
-    """How a mode's agent is made: its settings (a dataclass of :func:`~engine.agents.options.setting`
-    fields, made once from the option values by :func:`~engine.agents.options.settings_of`), and
-    ``make(casebase, settings, resources)``."""
+    """How a mode's agent is made: its settings (a dataclass of
+    :func:`~engine.agents.options.setting` fields, made once from the option values by
+    :func:`~engine.agents.options.settings_of`), and ``make(casebase, settings, resources)``."""
 
     settings: type
     make: Callable[[Casebase | None, Any, Resources], Agent]
@@ -99,7 +102,8 @@ class Mode:
 
 
 def weights_from(*hundredths: OptionValue) -> Weights:
-    """The weight list the three weight options (hundredths, in :data:`WEIGHT_OPTIONS`' order) set."""
+    """The weight list the three weight options (hundredths, in :data:`WEIGHT_OPTIONS`' order)
+    set."""
     return Weights(*(from_hundredths(int(value)) for value in hundredths))
 
 
@@ -114,11 +118,14 @@ def weight_values(weights: Weights) -> dict[str, OptionValue]:
 
 
 def _in(module: str, settings: str, make: str) -> Callable[[], Maker]:
-    """The maker of a mode whose settings class and function ``make`` are in ``module``, imported when the
-    first agent of the mode is made (numpy and the casebase code load then, not before ``uciok``)."""
+    """The maker of a mode whose settings class and function ``make`` are in ``module``, imported
+    when the first agent of the mode is made (numpy and the casebase code load then, not before
+    ``uciok``)."""
+
     def load() -> Maker:
         found = importlib.import_module(module)
         return Maker(getattr(found, settings), getattr(found, make))
+
     return load
 
 
@@ -129,99 +136,77 @@ def default_casebase() -> Path:
 
 #: Modes by the name the ``Mode`` option uses; a new mode is one more entry.
 MODES: dict[str, Mode] = {
-    "pure": Mode(_in("engine.agents.pure", "PureSettings", "make_pure"),
-                 "the thesis's agent: the most similar case's move, adapted",
-                 "playing uniformly random legal moves",
-                 (Option("Similarity", "combo", defaults.SIMILARITY, choices=("shallow", "learned"),
-                         doc="pure: how cases are retrieved: `shallow`, the thesis's similarity of the boards' squares (the"
-                             " most similar case's move, adapted); `learned`, the cosine of the positions' embeddings by the"
-                             " default network's trunk (`X.embed.npz` beside the casebase, `python -m casebase embed`; where"
-                             " they are missing, the engine makes them in the background at their first use and says so, the"
-                             " shallow similarity playing until they are there: `make embeddings` makes them ahead): the"
-                             " 128 nearest cases vote, each for its move where legal, else the move it adapts to (issue #61)"),)),
+    "pure": Mode(
+        _in("engine.agents.pure", "PureSettings", "make_pure"),
+        "the thesis's agent: the most similar case's move, adapted",
+        "playing uniformly random legal moves",
+        (
+            Option(
+                "Similarity",
+                "combo",
+                defaults.SIMILARITY,
+                choices=("shallow", "learned"),
+                doc=(
+                    "pure: how cases are retrieved: `shallow`, the thesis's similarity of the"
+                    " boards' squares (the most similar case's move, adapted); `learned`, the"
+                    " cosine of the positions' embeddings by the default network's trunk"
+                    " (`X.embed.npz` beside the casebase, `python -m casebase embed`; where they"
+                    " are missing, the engine makes them in the background at their first use and"
+                    " says so, the shallow similarity playing until they are there: `make"
+                    " embeddings` makes them ahead): the 128 nearest cases vote, each for its move"
+                    " where legal, else the move it adapts to (issue #61)"
+                ),
+            ),
+        ),
+    ),
     "guided": Mode(
         _in("engine.agents.guided_maker", "GuidedSettings", "make_guided"),
         "the k nearest cases vote, an alpha-beta search vetoes unsound moves (search.md)",
         "playing the search's best move",
-        (
-            Option("Neighbours", "spin", defaults.NEIGHBOURS, 1, 1024,
-                   doc="guided: k, how many of the most similar cases vote"),
-            Option("Temperature", "spin", defaults.TEMPERATURE_TENTHS, 1, 10_000,
-                   doc="guided: τ × 10 (tenths of a similarity point; 40 = τ 4): a case's vote is"
-                       " exp((Sim − Sim_best) / τ)"),
-            Option("Tolerance", "spin", defaults.TOLERANCE, 0, 1000,
-                   doc="guided: the soundness margin, centipawns a move may score below the search's best and still be"
-                       " sound (a move that lets a win above +200 cp slip to a draw never is)"),
-            Option("Selection", "combo", defaults.SELECTION.value, choices=tuple(s.value for s in Selection),
-                   doc="guided: `auto` plays `calibrated` where the casebase has an error profile (with a judge, option"
-                       " `Judge`, the expert's own strength; without one, what the built-in search does not lose by itself,"
-                       " strength.md §7; the engine says which in an `info string`), `argmax` otherwise (strength.md §4);"
-                       " `argmax` plays the sound move with the largest prior, `sample` draws a"
-                       " sound move by its prior; `calibrated` draws among the judged moves"
-                       " by the expert's error model (the prior times the chance of making that move's loss, fitted to the"
-                       " expert's own moves: strength.md), `likely` plays that model's most likely move"),
-            Option("Prior", "combo", defaults.PRIOR.value, choices=tuple(p.value for p in PriorSource),
-                   doc="guided: where the prior comes from: `cases` (the nearest cases' votes), `model` (the style model),"
-                       " `blend` (the model, and the cases' votes where the position itself is a case)"),
-            Option("Model", "string", defaults.MODEL,
-                   doc="guided: the style model: an lc0 network (`.pb.gz`: Maia, a Leela net), a model of this project"
-                       " (`.npz`: `make model`, `python -m learn train`) or a shipped one's name (`maia-1900`, `style`:"
-                       " the 8x96); `auto`: the expert's own network made from this casebase (`X.pb.gz` beside it, or"
-                       " shipped: `learn personalise`), else the shipped default network, the master network"
-                       " made here (`master`: Maia-1900 fine-tuned on master games, `make master`) where shipped, else Maia-1900;"
-                       " lc0 networks run in numpy on every platform (personal.md §2)"),
-            Option("CaseWeight", "spin", defaults.CASE_WEIGHT_PERCENT, 0, 100,
-                   doc="guided, `Prior blend`: the cases' weight in percent where the nearest case is the position itself"),
-            Option("Judge", "string", defaults.JUDGE,
-                   doc="guided: an outside UCI engine that judges the proposals instead of the built-in search, e.g."
-                       " `/usr/games/stockfish` (see \"An outside judge\" in docs/usage.md); `auto`: Stockfish where it"
-                       " is installed (`stockfish` on `PATH`, `/usr/games`, `/usr/local/bin`, `/opt/homebrew/bin`; the"
-                       " engine says which), `none` (or empty): no judge; `--judge`"),
-            Option("Search", "combo", defaults.SEARCH, choices=defaults.SEARCH_SETTINGS,
-                   doc="guided, without a judge: `alphabeta`, the built-in alpha-beta over material and squares vets"
-                       " the proposals and the prior's first sound one is played; `puct`, the style network's own"
-                       " search (lc0's PUCT: the expert's prior proposes, the network's value judges, the visits"
-                       " decide) chooses among the moves the alpha-beta finds sound, where the style model is an lc0"
-                       " network (search.md §10)"),
-            Option("JudgeDepth", "spin", defaults.JUDGE_DEPTH, 0, 99,
-                   doc="guided, with a judge: its depth; 0 = the `go`'s limits and the clock (the calibrated choice: its"
-                       " calibration's depth, 10, within the clock)"),
-            Option("JudgeTolerance", "spin", defaults.JUDGE_TOLERANCE, 0, 1000,
-                   doc="guided, with a judge: centipawns (its scale) a proposal may score below its best and still be"
-                       " sound"),
-            Option("Chooser", "string", defaults.CHOOSER,
-                   doc="guided with a judge: the chooser file that picks the move among the judged ones (issue #40;"
-                       " search.md, \"The chooser\"): `Selection likely` its likeliest, `calibrated` (and `auto`) a draw"
-                       " at the expert's strength (a chooser with reference positions); `auto`: the shipped"
-                       " `engine/strength/models/chooser.npz` where there is one, `off` (or empty): the error model chooses;"
-                       " `likely` not at a rating (`UCI_LimitStrength`)"),
-            Option("UCI_LimitStrength", "check", defaults.LIMIT_STRENGTH,
-                   doc="guided: play at the rating `UCI_Elo` by the expert's error model (`Selection calibrated` with the"
-                       " sensitivity of that rating; the expert's prior is kept; strength.md §4)"),
-            Option("UCI_Elo", "spin", defaults.UCI_ELO, *defaults.UCI_ELO_RANGE,
-                   doc="guided, with `UCI_LimitStrength`: the rating to play at"),
-            Option("Speed", "combo", defaults.SPEED, choices=defaults.SPEED_SETTINGS,
-                   doc="guided, by the expert's error model (without a judge, what it draws beside the search's own loss,"
-                       " strength.md §7): which speed's profile it plays; `auto`, the speed the"
-                       " game's clock implies (`go wtime …` at the start of a game, or with `movestogo`; none for"
-                       f" `depth`, `nodes` or `movetime`), where the profile has one ({SPEED_POSITIONS} judged positions);"
-                       " `all`, all the expert's games; or a class, whatever the clock; `UCI_Elo` wins (strength.md §3)"),
-        ),
+        GUIDED_OPTIONS,
     ),
     "chess0": Mode(
         _in("engine.agents.chess0", "Chess0Settings", "make_chess0"),
         "Chess0's engines, no casebase: Style classic (fixed-depth alpha-beta) or adaptive",
         "searching alone",
         (
-            Option("Style", "combo", defaults.CHESS0_STYLE.value, choices=tuple(s.value for s in Chess0Style),
-                   doc="chess0: `classic` (fixed depth, static evaluation, no quiescence, no randomness) or `adaptive`"),
-            Option("Depth", "spin", defaults.CHESS0_DEPTH, 1, 20,
-                   doc="chess0: the classic depth, the adaptive style's base depth"),
-            Option("DepthDeviation", "spin", defaults.CHESS0_DEPTH_DEVIATION, 0, 10,
-                   doc="chess0, adaptive: the opening's depth is `Depth` minus this"),
-            Option("Window", "spin", defaults.CHESS0_WINDOW, 0, 1000,
-                   doc="chess0, adaptive: the randomisation window, centipawns; a root move this close to the best may be"
-                       " drawn"),
+            Option(
+                "Style",
+                "combo",
+                defaults.CHESS0_STYLE.value,
+                choices=tuple(s.value for s in Chess0Style),
+                doc=(
+                    "chess0: `classic` (fixed depth, static evaluation, no quiescence, no"
+                    " randomness) or `adaptive`"
+                ),
+            ),
+            Option(
+                "Depth",
+                "spin",
+                defaults.CHESS0_DEPTH,
+                1,
+                20,
+                doc="chess0: the classic depth, the adaptive style's base depth",
+            ),
+            Option(
+                "DepthDeviation",
+                "spin",
+                defaults.CHESS0_DEPTH_DEVIATION,
+                0,
+                10,
+                doc="chess0, adaptive: the opening's depth is `Depth` minus this",
+            ),
+            Option(
+                "Window",
+                "spin",
+                defaults.CHESS0_WINDOW,
+                0,
+                1000,
+                doc=(
+                    "chess0, adaptive: the randomisation window, centipawns; a root move this"
+                    " close to the best may be drawn"
+                ),
+            ),
         ),
         casebase=False,
     ),
@@ -231,52 +216,147 @@ MODES: dict[str, Mode] = {
 def engine_options() -> list[Option]:
     """Every option the engine declares: the common ones, then each mode's own."""
     options = [
-        Option("Casebase", "string", str(default_casebase()),
-               doc="the expert's casebase (`.npz` from `python -m casebase build`, or a casebase's name); `--casebase`"),
-        Option("Mode", "combo", defaults.MODE, choices=tuple(MODES),
-               doc="`guided` (the default: the project's best self-contained play): the nearest cases vote, a search"
-                   " vetoes unsound moves; `pure`: the thesis's agent, the most similar case's move adapted"
-                   " (cbr-agent.md); `chess0`: Chess0's engines, no casebase; `--mode`"),
-        *(Option(name, "spin", defaults.WEIGHT_HUNDREDTHS, 0, 100, doc=f"{doc}; `--weights`")
-          for name, doc in zip(WEIGHT_OPTIONS, WEIGHT_DOCS, strict=True)),
-        Option("Seed", "spin", defaults.SEED, 0, SEED_MAX,
-               doc="the generator's seed, restarted at every `ucinewgame`; 0 = a fresh seed each game, told in an"
-                   " `info string` so the game can be replayed; `--seed`"),
-        Option("Tables", "string", str(default_folder()),
-               doc="every mode: the endgame tables' folder (`make tables`); KQK and KRK are made there at first use"
-                   " (a second each); empty (`<empty>`): no tables"),
-        Option("SyzygyPath", "string", defaults.SYZYGY_PATH,
-               doc="every mode: folders of Syzygy tables (separated as the system separates paths, `:` here), probed"
-                   " by python-chess: where they cover the position, the engine plays the move that keeps the best"
-                   " result and reaches it soonest (distance to zeroing), after our own `Tables`; a folder that cannot"
-                   " be read is told once"),
-        Option("UCI_ShowWDL", "check", defaults.SHOW_WDL,
-               doc="`wdl W D L` (per mille, for the side to move) beside every score, from a rough model of the score"
-                   " (a mate: `1000 0 0`)"),
-        Option("Explain", "combo", defaults.EXPLAIN.value, choices=tuple(e.value for e in defaults.Explain),
-               doc="what decided each move: `text`, English `info string` lines; `json`, also the decision's record as"
-                   " one `info string json {...}` line before them (docs/explain.md); `off`, neither"),
-        Option("MultiPV", "spin", defaults.MULTI_PV, 1, 256,
-               doc="guided: the move played and the expert's next N−1 most likely moves as analysis lines (`info"
-                   " multipv k …`), line 1 the move played, then by the prior, each with the search's or judge's"
-                   " score and an `info string` with its share (search.md §8)"),
-        Option("Move Overhead", "spin", defaults.MOVE_OVERHEAD_MS, 0, 5000,
-               doc="milliseconds kept back from every time limit, for the GUI's lag"),
-        Option("HumanTime", "check", defaults.HUMAN_TIME,
-               doc="on a clock alone (no `depth`, `nodes`, `mate`, `movetime`, `infinite` or `ponder`), hold the chosen"
-                   " move until a person at that clock would play it: `remaining / movestogo + increment` (movestogo 30"
-                   " when not told) times a tenth for the only move, a fifth for a recapture, a quarter for the expert's"
-                   " own move in this very position, else a half (quiet) to twice (sharp: many captures and checks,"
-                   " close scores); never over a third of the clock nor into its last 10 s; `stop` ends the wait"
-                   " (web.md)"),
-        Option("Ponder", "check", defaults.PONDER,
-               doc="declared so that GUIs ponder: `go ponder` thinks on the opponent's time, the clock starts at"
-                   " `ponderhit` (search.md §4)"),
-        Option("Threads", "spin", defaults.THREADS, 1, 1024,
-               doc="the standard option; this engine searches on one thread, so it goes to the judge, when one is set"),
-        Option("Hash", "spin", defaults.HASH_MB, 1, 65536,
-               doc="the standard option, MB; this engine keeps a table per move, so it goes to the judge, when one is"
-                   " set"),
+        Option(
+            "Casebase",
+            "string",
+            str(default_casebase()),
+            doc=(
+                "the expert's casebase (`.npz` from `python -m casebase build`, or a casebase's"
+                " name); `--casebase`"
+            ),
+        ),
+        Option(
+            "Mode",
+            "combo",
+            defaults.MODE,
+            choices=tuple(MODES),
+            doc=(
+                "`guided` (the default: the project's best self-contained play): the nearest cases"
+                " vote, a search vetoes unsound moves; `pure`: the thesis's agent, the most"
+                " similar case's move adapted (cbr-agent.md); `chess0`: Chess0's engines, no"
+                " casebase; `--mode`"
+            ),
+        ),
+        *(
+            Option(name, "spin", defaults.WEIGHT_HUNDREDTHS, 0, 100, doc=f"{doc}; `--weights`")
+            for name, doc in zip(WEIGHT_OPTIONS, WEIGHT_DOCS, strict=True)
+        ),
+        Option(
+            "Seed",
+            "spin",
+            defaults.SEED,
+            0,
+            SEED_MAX,
+            doc=(
+                "the generator's seed, restarted at every `ucinewgame`; 0 = a fresh seed each"
+                " game, told in an `info string` so the game can be replayed; `--seed`"
+            ),
+        ),
+        Option(
+            "Tables",
+            "string",
+            str(default_folder()),
+            doc=(
+                "every mode: the endgame tables' folder (`make tables`); KQK and KRK are made"
+                " there at first use (a second each); empty (`<empty>`): no tables"
+            ),
+        ),
+        Option(
+            "SyzygyPath",
+            "string",
+            defaults.SYZYGY_PATH,
+            doc=(
+                "every mode: folders of Syzygy tables (separated as the system separates paths,"
+                " `:` here), probed by python-chess: where they cover the position, the engine"
+                " plays the move that keeps the best result and reaches it soonest (distance to"
+                " zeroing), after our own `Tables`; a folder that cannot be read is told once"
+            ),
+        ),
+        Option(
+            "UCI_ShowWDL",
+            "check",
+            defaults.SHOW_WDL,
+            doc=(
+                "`wdl W D L` (per mille, for the side to move) beside every score, from a rough"
+                " model of the score (a mate: `1000 0 0`)"
+            ),
+        ),
+        Option(
+            "Explain",
+            "combo",
+            defaults.EXPLAIN.value,
+            choices=tuple(e.value for e in defaults.Explain),
+            doc=(
+                "what decided each move: `text`, English `info string` lines; `json`, also the"
+                " decision's record as one `info string json {...}` line before them"
+                " (docs/explain.md); `off`, neither"
+            ),
+        ),
+        Option(
+            "MultiPV",
+            "spin",
+            defaults.MULTI_PV,
+            1,
+            256,
+            doc=(
+                "guided: the move played and the expert's next N−1 most likely moves as analysis"
+                " lines (`info multipv k …`), line 1 the move played, then by the prior, each with"
+                " the search's or judge's score and an `info string` with its share (search.md §8)"
+            ),
+        ),
+        Option(
+            "Move Overhead",
+            "spin",
+            defaults.MOVE_OVERHEAD_MS,
+            0,
+            5000,
+            doc="milliseconds kept back from every time limit, for the GUI's lag",
+        ),
+        Option(
+            "HumanTime",
+            "check",
+            defaults.HUMAN_TIME,
+            doc=(
+                "on a clock alone (no `depth`, `nodes`, `mate`, `movetime`, `infinite` or"
+                " `ponder`), hold the chosen move until a person at that clock would play it:"
+                " `remaining / movestogo + increment` (movestogo 30 when not told) times a tenth"
+                " for the only move, a fifth for a recapture, a quarter for the expert's own move"
+                " in this very position, else a half (quiet) to twice (sharp: many captures and"
+                " checks, close scores); never over a third of the clock nor into its last 10 s;"
+                " `stop` ends the wait (web.md)"
+            ),
+        ),
+        Option(
+            "Ponder",
+            "check",
+            defaults.PONDER,
+            doc=(
+                "declared so that GUIs ponder: `go ponder` thinks on the opponent's time, the"
+                " clock starts at `ponderhit` (search.md §4)"
+            ),
+        ),
+        Option(
+            "Threads",
+            "spin",
+            defaults.THREADS,
+            1,
+            1024,
+            doc=(
+                "the standard option; this engine searches on one thread, so it goes to the judge,"
+                " when one is set"
+            ),
+        ),
+        Option(
+            "Hash",
+            "spin",
+            defaults.HASH_MB,
+            1,
+            65536,
+            doc=(
+                "the standard option, MB; this engine keeps a table per move, so it goes to the"
+                " judge, when one is set"
+            ),
+        ),
     ]
     for mode in MODES.values():
         options += [o for o in mode.options if o.name not in {x.name for x in options}]

@@ -16,9 +16,12 @@ OptionValue = int | str | bool
 S = TypeVar("S")
 
 
-def setting(option: str | tuple[str, ...], convert: Callable[..., Any], default: Any = dataclasses.MISSING) -> Any:
-    """A field of a settings dataclass set from option ``option`` (a tuple: from several, each value an
-    argument) by ``convert``, e.g. ``int``, ``Selection``, or tenths to a number (:func:`settings_of`)."""
+def setting(
+    option: str | tuple[str, ...], convert: Callable[..., Any], default: Any = dataclasses.MISSING
+) -> Any:
+    """A field of a settings dataclass set from option ``option`` (a tuple: from several, each value
+    an argument) by ``convert``, e.g. ``int``, ``Selection``, or tenths to a number
+    (:func:`settings_of`)."""
     return dataclasses.field(default=default, metadata={"option": option, "convert": convert})
 
 
@@ -59,13 +62,17 @@ class Option:
             for choice in self.choices:
                 if choice.lower() == text.lower():
                     return choice
-            raise ValueError(f"{self.name} takes one of {', '.join(self.choices)}, not {clip(text)!r}")
+            raise ValueError(
+                f"{self.name} takes one of {', '.join(self.choices)}, not {clip(text)!r}"
+            )
         try:
             value = int(text)
         except ValueError:
             raise ValueError(f"{self.name} takes a whole number, not {clip(text)!r}") from None
         if not self.minimum <= value <= self.maximum:
-            raise ValueError(f"{self.name} takes {self.minimum}..{self.maximum}, not {clip(str(value))}")
+            raise ValueError(
+                f"{self.name} takes {self.minimum}..{self.maximum}, not {clip(str(value))}"
+            )
         return value
 
 
@@ -110,8 +117,8 @@ class OptionRegistry:
 
 @dataclass(frozen=True)
 class AgentSettings:
-    """What every agent is made with besides its mode's own settings (the protocol's options, such as
-    Explain or MultiPV, are no agent's: :class:`engine.uci.protocol.ProtocolSettings`)."""
+    """What every agent is made with besides its mode's own settings (the protocol's options, such
+    as Explain or MultiPV, are no agent's: :class:`engine.uci.protocol.ProtocolSettings`)."""
 
     casebase: str = setting("Casebase", str)
     mode: str = setting("Mode", str)
@@ -125,5 +132,6 @@ class NoSettings:
     """The settings of a mode without options of its own."""
 
     def files(self, casebase: str) -> list[str]:
-        """The files these settings read besides the casebase (the agent is remade when one changes): none."""
+        """The files these settings read besides the casebase (the agent is remade when one
+        changes): none."""
         return []

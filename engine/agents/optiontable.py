@@ -1,7 +1,7 @@
 """The options table of docs/usage.md, made from the option registry so that it cannot go stale:
 ``python -m engine.agents.optiontable`` (``make docs``) rewrites it between its markers, ``--check``
-only says whether it differs (tests/docs/test_docs.py fails on one). README.md keeps a short table of the
-options that matter, whose names tests/docs/test_readme.py checks against the registry."""
+only says whether it differs (tests/docs/test_docs.py fails on one). README.md keeps a short table
+of the options that matter, whose names tests/docs/test_readme.py checks against the registry."""
 
 from __future__ import annotations
 
@@ -48,7 +48,13 @@ def table(options: Iterable[Option]) -> str:
     """The Markdown table of ``options``, one row each in the registry's order."""
     rows = ["| option | type | default | values | meaning |", "|---|---|---|---|---|"]
     for option in options:
-        cells = (f"`{option.name}`", option.kind, _default(option.default), _values(option), option.doc)
+        cells = (
+            f"`{option.name}`",
+            option.kind,
+            _default(option.default),
+            _values(option),
+            option.doc,
+        )
         rows.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
     return "\n".join(rows) + "\n"
 
@@ -57,15 +63,23 @@ def with_table(text: str, made: str) -> str:
     """``text`` with ``made`` between its markers (the rest kept byte for byte); ValueError
     when the markers are not there once each, in order."""
     if text.count(BEGIN) != 1 or text.count(END) != 1 or text.index(BEGIN) > text.index(END):
-        raise ValueError(f"the options table's markers are not there once each, in order: {BEGIN} … {END}")
+        raise ValueError(
+            f"the options table's markers are not there once each, in order: {BEGIN} … {END}"
+        )
     head, rest = text.split(BEGIN)
     _, tail = rest.split(END)
     return f"{head}{BEGIN}\n{made}{END}{tail}"
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m engine.agents.optiontable", description=__doc__)
-    parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a table differs from the registry")
+    parser = argparse.ArgumentParser(
+        prog="python -m engine.agents.optiontable", description=__doc__
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="change nothing; exit 1 if a table differs from the registry",
+    )
     args = parser.parse_args(argv)
     made = table(option_registry())
     stale = []

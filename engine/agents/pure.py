@@ -1,5 +1,6 @@
-"""The thesis's pure agent (cbr-agent.md §4–5): the most similar case's move, adapted; with the learned
-similarity (option ``Similarity learned``, issue #61), the nearest cases' moves, adapted, voting."""
+"""The thesis's pure agent (cbr-agent.md §4–5): the most similar case's move, adapted; with the
+learned similarity (option ``Similarity learned``, issue #61), the nearest cases' moves, adapted,
+voting."""
 
 from __future__ import annotations
 
@@ -30,16 +31,21 @@ class PureSettings:
     similarity: str = setting("Similarity", str)
 
     def files(self, casebase: str) -> list[str]:
-        """The files these settings read besides the casebase (the agent is remade when one changes): with the
-        learned similarity, the cases' embeddings, which may be made while the engine plays (:func:`make_pure`)."""
+        """The files these settings read besides the casebase (the agent is remade when one
+        changes): with the learned similarity, the cases' embeddings, which may be made while the
+        engine plays (:func:`make_pure`)."""
         return [str(embeddings_path(casebase))] if casebase and self.similarity == "learned" else []
 
 
 def make_pure(casebase: Casebase | None, settings: PureSettings, resources: Resources) -> PureAgent:
-    """The pure agent of ``settings``: the learned similarity's index where option Similarity asks for it; where the
-    casebase has no embeddings yet, the shallow similarity's while they are made in the background."""
-    learned = learned_similarity(casebase, resources, make=True) \
-        if casebase is not None and settings.similarity == "learned" else None
+    """The pure agent of ``settings``: the learned similarity's index where option Similarity asks
+    for it; where the casebase has no embeddings yet, the shallow similarity's while they are made
+    in the background."""
+    learned = (
+        learned_similarity(casebase, resources, make=True)
+        if casebase is not None and settings.similarity == "learned"
+        else None
+    )
     return PureAgent(casebase, settings.weights, 0, learned)
 
 
@@ -53,9 +59,16 @@ class PureAgent(CaseAgent):
     needed: a move takes milliseconds.
     """
 
-    def __init__(self, casebase: Casebase | None, weights: Weights, seed: int, learned: LearnedIndex | None = None) -> None:
+    def __init__(
+        self,
+        casebase: Casebase | None,
+        weights: Weights,
+        seed: int,
+        learned: LearnedIndex | None = None,
+    ) -> None:
         super().__init__(casebase, weights, seed)
-        #: The learned similarity's index, where option Similarity is ``learned`` and the casebase has embeddings.
+        #: The learned similarity's index, where option Similarity is ``learned`` and the casebase
+        #: has embeddings.
         self.learned = learned
 
     def _choose(self, board: chess.Board, candidates: list[chess.Move], *_: object) -> Decision:
@@ -65,8 +78,13 @@ class PureAgent(CaseAgent):
         rows, sim = self.index.most_similar(board) if self.index else (np.empty(0), -1)
         if not len(rows):
             move = draw(candidates, self.rng)
-            return Decision(move=move, reason=Reason.RANDOM,
-                            record=Record(detail=Uniform(Named.of(board, move), len(candidates), self.no_case(board.turn))))
+            return Decision(
+                move=move,
+                reason=Reason.RANDOM,
+                record=Record(
+                    detail=Uniform(Named.of(board, move), len(candidates), self.no_case(board.turn))
+                ),
+            )
         assert self.casebase is not None and self.index is not None
         case = int(rows[draw_index(len(rows), self.rng)])
         case_move, case_board = self.casebase.move(case), self.casebase.board(case)
@@ -75,30 +93,47 @@ class PureAgent(CaseAgent):
         return Decision(
             move=move,
             reason=Reason.CASE,
-            record=Record(detail=Pure(Case.of(self.casebase, case, int(sim)), chess.COLOR_NAMES[board.turn], len(rows),
-                                      self.index.count(board.turn), Named.of_case(case_board, case_move),
-                                      Named.of(board, move),
-                                      float(score), len(tied_moves))),
+            record=Record(
+                detail=Pure(
+                    Case.of(self.casebase, case, int(sim)),
+                    chess.COLOR_NAMES[board.turn],
+                    len(rows),
+                    self.index.count(board.turn),
+                    Named.of_case(case_board, case_move),
+                    Named.of(board, move),
+                    float(score),
+                    len(tied_moves),
+                )
+            ),
             case=case,
             similarity=sim,
             tied_cases=len(rows),
         )
 
-
-    def _recall(self, board: chess.Board, candidates: list[chess.Move], learned: LearnedIndex) -> Decision:
-        """The nearest cases by the learned similarity vote, each weighted by exp((similarity - 1) / TEMPERATURE):
-        for its own move where that is legal here, else for the most similar legal moves as the thesis adapts
-        it (tied moves share the vote); one draw among the moves tied at the most votes (none where one leads)."""
+    def _recall(
+        self, board: chess.Board, candidates: list[chess.Move], learned: LearnedIndex
+    ) -> Decision:
+        """The nearest cases by the learned similarity vote, each weighted by exp((similarity - 1) /
+        TEMPERATURE): for its own move where that is legal here, else for the most similar legal
+        moves as the thesis adapts it (tied moves share the vote); one draw among the moves tied at
+        the most votes (none where one leads)."""
         rows, sims = learned.nearest(board, NEAREST)
         if not len(rows):
             move = draw(candidates, self.rng)
-            return Decision(move=move, reason=Reason.RANDOM,
-                            record=Record(detail=Uniform(Named.of(board, move), len(candidates), self.no_case(board.turn))))
+            return Decision(
+                move=move,
+                reason=Reason.RANDOM,
+                record=Record(
+                    detail=Uniform(Named.of(board, move), len(candidates), self.no_case(board.turn))
+                ),
+            )
         assert self.casebase is not None
         votes: dict[chess.Move, float] = defaultdict(float)
         voters: dict[chess.Move, int] = defaultdict(int)
         for row, sim in zip(rows.tolist(), sims.tolist()):
-            tied = voted_moves(self.casebase.move(row), self.casebase.board(row), board, self.weights, candidates)
+            tied = voted_moves(
+                self.casebase.move(row), self.casebase.board(row), board, self.weights, candidates
+            )
             for move in tied:
                 votes[move] += float(np.exp((sim - 1) / TEMPERATURE)) / len(tied)
                 voters[move] += 1
@@ -107,9 +142,23 @@ class PureAgent(CaseAgent):
         move = draw(tied_moves, self.rng)
         nearest, case_board = int(rows[0]), self.casebase.board(int(rows[0]))
         case_move = self.casebase.move(nearest)
-        record = Recalled(Case.of(self.casebase, nearest, board_similarity(case_board, board)), round(100 * float(sims[0]), 1),
-                          chess.COLOR_NAMES[board.turn], len(rows), learned.count(board.turn),
-                          Named.of_case(case_board, case_move), Named.of(board, move),
-                          votes[move] / sum(votes.values()), voters[move], len(tied_moves))
-        return Decision(move=move, reason=Reason.CASE, record=Record(detail=record), case=nearest,
-                        similarity=record.case.similarity, tied_cases=1)
+        record = Recalled(
+            Case.of(self.casebase, nearest, board_similarity(case_board, board)),
+            round(100 * float(sims[0]), 1),
+            chess.COLOR_NAMES[board.turn],
+            len(rows),
+            learned.count(board.turn),
+            Named.of_case(case_board, case_move),
+            Named.of(board, move),
+            votes[move] / sum(votes.values()),
+            voters[move],
+            len(tied_moves),
+        )
+        return Decision(
+            move=move,
+            reason=Reason.CASE,
+            record=Record(detail=record),
+            case=nearest,
+            similarity=record.case.similarity,
+            tied_cases=1,
+        )

@@ -32,8 +32,8 @@ class Named:
 
     @classmethod
     def of_case(cls, board: chess.Board, move: chess.Move) -> Named:
-        """A case's move on the case's board: SAN where python-chess can write it, else UCI (a case board
-        lacks castling and en-passant rights)."""
+        """A case's move on the case's board: SAN where python-chess can write it, else UCI (a case
+        board lacks castling and en-passant rights)."""
         try:
             return cls(move.uci(), board.san(move))
         except (ValueError, AssertionError):
@@ -51,7 +51,10 @@ class Share:
 
 def ranked(board: chess.Board, shares: Mapping[chess.Move, float]) -> list[Share]:
     """``shares`` as a list, the largest first (equal shares in their given order)."""
-    return [Share(m.uci(), board.san(m), p) for m, p in sorted(shares.items(), key=lambda item: -item[1])]
+    return [
+        Share(m.uci(), board.san(m), p)
+        for m, p in sorted(shares.items(), key=lambda item: -item[1])
+    ]
 
 
 def share_of(board: chess.Board, move: chess.Move, shares: Mapping[chess.Move, float]) -> Share:
@@ -69,7 +72,8 @@ class NoCase:
 @dataclass(frozen=True)
 class Case:
     """A case of the expert's: its row, the game, date, move and ply it came from, its similarity
-    (0–256); in guided mode the move's share of the votes and how many of the ``cases`` voted for it."""
+    (0–256); in guided mode the move's share of the votes and how many of the ``cases`` voted for
+    it."""
 
     row: int
     expert: str
@@ -85,18 +89,38 @@ class Case:
     cases: int = 0
 
     @classmethod
-    def of(cls, casebase: Casebase, row: int, similarity: int, votes: float | None = None, voters: int = 0,
-           cases: int = 0) -> Case:
+    def of(
+        cls,
+        casebase: Casebase,
+        row: int,
+        similarity: int,
+        votes: float | None = None,
+        voters: int = 0,
+        cases: int = 0,
+    ) -> Case:
         src = casebase.source(row)
-        return cls(row, casebase.expert, src.white, src.black, src.event, src.date, src.move_number,
-                   src.ply, similarity, votes, voters, cases)
+        return cls(
+            row,
+            casebase.expert,
+            src.white,
+            src.black,
+            src.event,
+            src.date,
+            src.move_number,
+            src.ply,
+            similarity,
+            votes,
+            voters,
+            cases,
+        )
 
 
 @dataclass(frozen=True)
 class Proposal:
     """Who proposed (``source``: the cases, the style model or their blend) and what: the model's
-    description, its weights' SHA-256 and its shares, the cases' votes and their weight in the prior, the prior itself; how
-    many of the ``retrieved`` cases voted (fewer when stop came) and their similarity range."""
+    description, its weights' SHA-256 and its shares, the cases' votes and their weight in the
+    prior, the prior itself; how many of the ``retrieved`` cases voted (fewer when stop came) and
+    their similarity range."""
 
     source: PriorSource
     prior: list[Share]
@@ -109,7 +133,8 @@ class Proposal:
     retrieved: int = 0
     similarity: tuple[int, int] | None = None
     no_case: NoCase | None = None
-    model_sha256: str | None = None  # the model's weights' (StyleModel.weights_sha256): which network it is
+    # the model's weights' (StyleModel.weights_sha256): which network it is
+    model_sha256: str | None = None
 
 
 @dataclass(frozen=True)
@@ -128,16 +153,18 @@ class Verdict:
     scored: int
     sound: int
     tolerance: int
-    #: A search the network led (search.md §10): its nodes are visits, and the visits chose the move.
+    #: A search the network led (search.md §10): its nodes are visits, and the visits chose the
+    #: move.
     led: bool = False
 
 
 @dataclass(frozen=True)
 class ByChooser:
-    """The chooser chose the move (issue #40: ``Selection likely`` or ``calibrated`` with a judge), and
-    the choice's ``chances`` are its: the ``depths`` whose scores of the candidates it saw besides the
-    judge's, why it saw none (``missing``: stop came, the time ran out, the judge failed; their features
-    were 0), and the ``strength`` it drew at (1: as fitted, ``Selection likely``'s)."""
+    """The chooser chose the move (issue #40: ``Selection likely`` or ``calibrated`` with a judge),
+    and the choice's ``chances`` are its: the ``depths`` whose scores of the candidates it saw
+    besides the judge's, why it saw none (``missing``: stop came, the time ran out, the judge
+    failed; their features were 0), and the ``strength`` it drew at (1: as fitted, ``Selection
+    likely``'s)."""
 
     depths: list[int]
     missing: str | None = None
@@ -150,10 +177,10 @@ class Choice:
     proposer's first choice (``top``) and its score (``top_exact``: exact, else an upper bound), the
     move's own score; by the error model, the ``chances`` it drew among, what the move loses (a
     share of the expected score) and how often the expert loses that much in this ``phase``
-    (``often``), with the calibration's ``source``, the ``speed`` class the game is played at (the clock's or
-    option Speed's; None: none) and whether the error model is that class's own profile (``speed_profile``;
-    False: all the expert's games'). ``unvetted``: the search stopped before depth 1. ``chooser``: the
-    chooser chose (:class:`ByChooser`), None where it did not."""
+    (``often``), with the calibration's ``source``, the ``speed`` class the game is played at (the
+    clock's or option Speed's; None: none) and whether the error model is that class's own profile
+    (``speed_profile``; False: all the expert's games'). ``unvetted``: the search stopped before
+    depth 1. ``chooser``: the chooser chose (:class:`ByChooser`), None where it did not."""
 
     reason: str
     move: Share
@@ -171,16 +198,17 @@ class Choice:
     speed: str | None = None
     speed_profile: bool = False
     chooser: ByChooser | None = None
-    #: The visits of the move and of the proposer's first choice, where a search the network led chose.
+    #: The visits of the move and of the proposer's first choice, where a search the network led
+    #: chose.
     visits: int | None = None
     top_visits: int | None = None
 
 
 @dataclass(frozen=True)
 class Precedent:
-    """A precedent in a player's words (issue #61): the nearest case by the learned similarity whose move,
-    adapted to the board, is the move played (``played``), else the nearest of the ``nearest`` looked at;
-    ``alike``, its cosine similarity in percent, and its own move."""
+    """A precedent in a player's words (issue #61): the nearest case by the learned similarity whose
+    move, adapted to the board, is the move played (``played``), else the nearest of the ``nearest``
+    looked at; ``alike``, its cosine similarity in percent, and its own move."""
 
     case: Case
     alike: float
@@ -191,13 +219,15 @@ class Precedent:
 
 @dataclass(frozen=True)
 class Guided:
-    """Guided mode's move: the proposal, the verdict, the choice, and the case the move came from."""
+    """Guided mode's move: the proposal, the verdict, the choice, and the case the move came
+    from."""
 
     proposal: Proposal
     verdict: Verdict
     choice: Choice
     case: Case | None = None
-    #: The nearest case by the learned similarity that played the move (issue #61), where the casebase has embeddings.
+    #: The nearest case by the learned similarity that played the move (issue #61), where the
+    #: casebase has embeddings.
     precedent: Precedent | None = None
 
 
@@ -219,10 +249,11 @@ class Pure:
 
 @dataclass(frozen=True)
 class Recalled:
-    """Pure mode's move by the learned similarity (issue #61): the ``nearest`` cases of ``count`` with
-    ``side`` to move, nearest by the cosine of their embeddings, each case's move adapted to the board and
-    voting; the nearest ``case`` (its ``alike``: the cosine in percent), its move, and the move played with
-    its share of the votes (``votes``), from ``voters`` of the cases, drawn among ``tied_moves``."""
+    """Pure mode's move by the learned similarity (issue #61): the ``nearest`` cases of ``count``
+    with ``side`` to move, nearest by the cosine of their embeddings, each case's move adapted to
+    the board and voting; the nearest ``case`` (its ``alike``: the cosine in percent), its move, and
+    the move played with its share of the votes (``votes``), from ``voters`` of the cases, drawn
+    among ``tied_moves``."""
 
     case: Case
     alike: float
@@ -287,7 +318,8 @@ Detail = Guided | Pure | Recalled | Uniform | Chess0 | Tables | NoMove
 
 @dataclass(frozen=True)
 class ListedMovesIllegal:
-    """None of the moves the ``go`` listed (``searchmoves``) is legal here: the choice is among all."""
+    """None of the moves the ``go`` listed (``searchmoves``) is legal here: the choice is among
+    all."""
 
 
 @dataclass(frozen=True)
@@ -299,7 +331,8 @@ class TablesProblem:
 
 @dataclass(frozen=True)
 class NoAgent:
-    """No agent chose the move (none could be made, or it raised ``error``): a uniformly drawn legal move."""
+    """No agent chose the move (none could be made, or it raised ``error``): a uniformly drawn legal
+    move."""
 
     error: str | None = None
 
@@ -339,14 +372,23 @@ class OtherJudge:
 
 
 #: What the user is told before how the move was decided: a fallback, the judge's fate, another
-#: judge than the profile's, the tables' problems, an outside engine's own words, the speed's profile played.
-Note = ListedMovesIllegal | NoAgent | JudgeNote | OtherJudge | TablesProblem | EngineLine | SpeedProfile
+#: judge than the profile's, the tables' problems, an outside engine's own words, the speed's
+#: profile played.
+Note = (
+    ListedMovesIllegal
+    | NoAgent
+    | JudgeNote
+    | OtherJudge
+    | TablesProblem
+    | EngineLine
+    | SpeedProfile
+)
 
 
 @dataclass
 class Record:
-    """What decided a move: ``notes`` first (a fallback, the judge's fate, the tables' problems), then
-    the way it was decided (``detail``)."""
+    """What decided a move: ``notes`` first (a fallback, the judge's fate, the tables' problems),
+    then the way it was decided (``detail``)."""
 
     notes: list[Note] = field(default_factory=list)
     detail: Detail | None = None

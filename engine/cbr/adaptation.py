@@ -36,7 +36,9 @@ def adaptation_similarity(
     return w.v1 * (1 - distance) + (1 - w.v1) * content
 
 
-def candidate_moves(board: chess.Board, moves: Iterable[chess.Move] | None = None) -> list[chess.Move]:
+def candidate_moves(
+    board: chess.Board, moves: Iterable[chess.Move] | None = None
+) -> list[chess.Move]:
     """The legal moves of ``board`` (only those listed in ``moves``, if given), in a fixed order.
 
     The order (from square, to square, promotion piece) does not depend on how the moves were
@@ -77,8 +79,9 @@ def voted_moves(
     w: Weights,
     candidates: Sequence[chess.Move],
 ) -> list[chess.Move]:
-    """The moves a retrieved case speaks for on ``board`` (the learned similarity's vote, cbr-agent.md §4.1):
-    its own move where that is among ``candidates``, else the moves it adapts to (:func:`best_moves`)."""
+    """The moves a retrieved case speaks for on ``board`` (the learned similarity's vote,
+    cbr-agent.md §4.1): its own move where that is among ``candidates``, else the moves it adapts to
+    (:func:`best_moves`)."""
     if case_move in candidates:
         return [case_move]
     return best_moves(case_move, case_board, board, w, candidates)[0]
@@ -115,7 +118,8 @@ def adapt_to(
 
 
 def draw_index(count: int, rng: np.random.Generator) -> int:
-    """An index below ``count`` drawn uniformly with ``rng``; 0 without a draw when ``count`` is 1."""
+    """An index below ``count`` drawn uniformly with ``rng``; 0 without a draw when ``count`` is
+    1."""
     return int(rng.integers(count)) if count > 1 else 0
 
 

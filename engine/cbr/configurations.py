@@ -25,7 +25,8 @@ class Configuration:
 
     @classmethod
     def from_label(cls, label: str) -> Configuration:
-        """The configuration of a ``WeightConfig`` text, named as in cbr-agent.md §6 when it is one."""
+        """The configuration of a ``WeightConfig`` text, named as in cbr-agent.md §6 when it is
+        one."""
         weights = _parse_weights(label)
         name = next((n for n, w in WEIGHT_CONFIGS.items() if w == weights), weights_label(weights))
         return cls(name, weights)
@@ -61,7 +62,9 @@ def parse_configurations(items: Sequence[str]) -> list[Configuration]:
             try:
                 configs.append(Configuration.from_label(item))
             except ValueError as exc:
-                raise ValueError(f"{exc}, 'thesis', or one of {', '.join(WEIGHT_CONFIGS)}") from None
+                raise ValueError(
+                    f"{exc}, 'thesis', or one of {', '.join(WEIGHT_CONFIGS)}"
+                ) from None
     labels = [c.label for c in configs]
     if len(set(labels)) != len(labels):
         raise ValueError(f"a weight configuration is listed twice: {labels}")

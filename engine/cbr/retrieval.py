@@ -52,14 +52,16 @@ class CaseIndex:
         return self._scanners[colour]
 
     def similarities(self, board: chess.Board) -> tuple[np.ndarray, np.ndarray]:
-        """Rows (casebase order) of the cases with ``board.turn`` to move, and their Sim to ``board``."""
+        """Rows (casebase order) of the cases with ``board.turn`` to move, and their Sim to
+        ``board``."""
         colour = board.turn
         with self._lock:
             sims = self._scanners[colour].similarities(board, out=self._sims[colour]).copy()
         return self._rows[colour], sims
 
     def most_similar(self, board: chess.Board) -> tuple[np.ndarray, int]:
-        """All cases tied at the highest Sim (rows in casebase order, duplicates kept), and that Sim.
+        """All cases tied at the highest Sim (rows in casebase order, duplicates kept), and that
+        Sim.
 
         With no case of the side to move, the rows are empty and the Sim is -1.
         """
@@ -73,7 +75,11 @@ class CaseIndex:
         return self._rows[colour][hits], best
 
     def nearest(
-        self, board: chess.Board, k: int, rng: np.random.Generator, exclude: np.ndarray | None = None
+        self,
+        board: chess.Board,
+        k: int,
+        rng: np.random.Generator,
+        exclude: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """The ``k`` most similar cases of the side to move: rows and Sims, best first.
 

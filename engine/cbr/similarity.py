@@ -47,7 +47,8 @@ def board_similarity(b1: chess.BaseBoard, b2: chess.BaseBoard) -> int:
 
 
 def scan_columns(boards: np.ndarray) -> list[np.ndarray]:
-    """White, black and the three type planes (bit k of the piece type's number) of N×8 bitboards."""
+    """White, black and the three type planes (bit k of the piece type's number) of N×8
+    bitboards."""
     white, black, pawns, knights, bishops, rooks, queens, kings = (boards[..., i] for i in range(8))
     return [
         white,
@@ -94,7 +95,8 @@ class SimilarityScanner:
             out = np.empty(n, dtype=np.int16)
         q_white, q_black, *q_types = scan_columns(encode_board(board))
         q_empty = ~(q_white | q_black)
-        # x ^ ~(q | empty) has a bit set where case plane x agrees with the query's (7 on empty squares).
+        # x ^ ~(q | empty) has a bit set where case plane x agrees with the query's (7 on empty
+        # squares).
         agree = [~(plane | q_empty) for plane in q_types]
         constant = np.int16(-2 * int(np.bitwise_count(~q_empty)))
         white, black, *types = self.columns

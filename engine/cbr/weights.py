@@ -1,4 +1,5 @@
-"""Weight lists of the adaptation similarity (cbr-agent.md §5) and the thesis's five configurations (§6)."""
+"""Weight lists of the adaptation similarity (cbr-agent.md §5) and the thesis's five configurations
+(§6)."""
 
 from __future__ import annotations
 
@@ -35,7 +36,9 @@ def to_hundredths(value: float) -> int:
     not a whole number of hundredths in [0, 1]."""
     scaled = round(value * 100)
     if abs(value * 100 - scaled) > 1e-6 or not 0 <= scaled <= 100:
-        raise ValueError(f"weight {value!r} is not a whole number of hundredths in 0..1 (e.g. 0.35)")
+        raise ValueError(
+            f"weight {value!r} is not a whole number of hundredths in 0..1 (e.g. 0.35)"
+        )
     return scaled
 
 

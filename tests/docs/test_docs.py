@@ -35,7 +35,9 @@ from engine.agents.modes import option_registry
 def test_the_options_table_is_the_registrys(name):
     text = (ROOT / name).read_text(encoding="utf-8")
     made = optiontable.table(option_registry())
-    assert optiontable.with_table(text, made) == text, f"{name}'s options table is stale: run make docs"
+    assert optiontable.with_table(text, made) == text, (
+        f"{name}'s options table is stale: run make docs"
+    )
     assert made.count("\n| `") == len(option_registry().options)
 
 
@@ -48,8 +50,11 @@ def test_the_generator_rewrites_only_between_the_markers_and_refuses_a_document_
     made = optiontable.with_table(text, "| new |\n")
     assert made == f"# Title\n\nbefore\n{optiontable.BEGIN}\n| new |\n{optiontable.END}\nafter\n"
     assert optiontable.with_table(made, "| new |\n") == made
-    for broken in ("no markers", f"{optiontable.END}\n{optiontable.BEGIN}", f"{optiontable.BEGIN}{optiontable.BEGIN}"
-                   f"{optiontable.END}"):
+    for broken in (
+        "no markers",
+        f"{optiontable.END}\n{optiontable.BEGIN}",
+        f"{optiontable.BEGIN}{optiontable.BEGIN}{optiontable.END}",
+    ):
         with pytest.raises(ValueError, match="markers"):
             optiontable.with_table(broken, "| new |\n")
 
@@ -73,7 +78,9 @@ def _modules_listed() -> dict[str, set[str]]:
 
 
 def test_the_architecture_lists_every_module_of_every_package():
-    roots = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]["root_packages"]
+    roots = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"][
+        "importlinter"
+    ]["root_packages"]
     packages = {}
     for init in (init for root in roots for init in (ROOT / root).rglob("__init__.py")):
         modules = {path.stem for path in init.parent.glob("*.py")} - {"__init__"}
@@ -81,17 +88,36 @@ def test_the_architecture_lists_every_module_of_every_package():
             packages[".".join(init.parent.relative_to(ROOT).parts)] = modules
     assert "profiling" in packages and "engine.agents" in packages
     listed = _modules_listed()
-    unlisted = {package: sorted(modules - listed.get(package, set())) for package, modules in packages.items()}
-    gone = {package: sorted(modules - packages.get(package, set())) for package, modules in listed.items()}
-    assert {package: modules for package, modules in unlisted.items() if modules} == {}, "modules missing from the table"
-    assert {package: modules for package, modules in gone.items() if modules} == {}, "modules the table lists that are not there"
+    unlisted = {
+        package: sorted(modules - listed.get(package, set()))
+        for package, modules in packages.items()
+    }
+    gone = {
+        package: sorted(modules - packages.get(package, set()))
+        for package, modules in listed.items()
+    }
+    assert {package: modules for package, modules in unlisted.items() if modules} == {}, (
+        "modules missing from the table"
+    )
+    assert {package: modules for package, modules in gone.items() if modules} == {}, (
+        "modules the table lists that are not there"
+    )
 
 
 def test_the_registrys_defaults_are_written_in_defaults_py_only():
-    """Every ``Option(...)`` of engine/agents/modes.py takes its default from engine.agents.defaults
-    (or a folder from common.paths): a literal there would be a second place a default is written."""
-    tree = ast.parse((ROOT / "engine" / "agents" / "modes.py").read_text(encoding="utf-8"))
-    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Option"]
+    """Every ``Option(...)`` of engine/agents/modes.py (and of engine/agents/guided_options.py,
+    guided mode's) takes its default from engine.agents.defaults (or a folder from common.paths): a
+    literal there would be a second place a default is written."""
+    trees = [
+        ast.parse((ROOT / "engine" / "agents" / module).read_text(encoding="utf-8"))
+        for module in ("modes.py", "guided_options.py")
+    ]
+    calls = [
+        node
+        for tree in trees
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Option"
+    ]
     assert len(calls) >= 20
     literal = [ast.unparse(call) for call in calls if isinstance(call.args[2], ast.Constant)]
     assert literal == []
@@ -104,12 +130,17 @@ def _name(path: Path) -> str:
 @pytest.mark.parametrize("document", documents(), ids=_name)
 def test_every_make_target_file_module_and_option_a_document_names_is_there(document):
     text = document.read_text(encoding="utf-8")
-    assert [*target_problems(named_targets(text)), *path_problems(named_paths(text)),
-            *module_problems(named_modules(text)), *option_problems(named_options(text))] == []
+    assert [
+        *target_problems(named_targets(text)),
+        *path_problems(named_paths(text)),
+        *module_problems(named_modules(text)),
+        *option_problems(named_options(text)),
+    ] == []
 
 
 def test_the_names_are_found_where_the_docs_write_them():
-    """The checks above read what the documents say: a rewrite of the reading that finds nothing is noticed."""
+    """The checks above read what the documents say: a rewrite of the reading that finds nothing is
+    noticed."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert {"check", "help", "casebases", "demo"} <= set(named_targets(readme))
     usage = (ROOT / "docs" / "usage.md").read_text(encoding="utf-8")
@@ -118,37 +149,55 @@ def test_the_names_are_found_where_the_docs_write_them():
     assert {"experiments.calibrated", "learn.chooser"} <= set(named_modules(usage))
 
 
-@pytest.mark.parametrize("document", [*documents()[1:], *sorted((ROOT / "docs" / "results").glob("*.md"))], ids=_name)
+@pytest.mark.parametrize(
+    "document", [*documents()[1:], *sorted((ROOT / "docs" / "results").glob("*.md"))], ids=_name
+)
 def test_every_link_of_the_docs_reaches_a_file_and_a_heading(document):
     assert link_problems(document.read_text(encoding="utf-8"), document.parent, document.name) == []
 
 
 def test_the_checks_catch_names_that_are_not_there():
-    text = ("Run `make nosuchtarget` or `make strength STRENGTH_RUNS=1`, `make casebases/carlsen-2800.npz`; read"
-            " `engine/agents/nothing.py`, `docs/strength/*.nothing` and `data/profiles/ID.jsonl`; run `python -m"
-            " learn.nothing`; set option `NoSuchOption` and options `Judge` and `Nothing`, or `setoption name"
-            " Move Overhead value 10` and `setoption name Nowhere value 1`.")
+    text = (
+        "Run `make nosuchtarget` or `make strength STRENGTH_RUNS=1`, `make"
+        " casebases/carlsen-2800.npz`; read `engine/agents/nothing.py`, `docs/strength/*.nothing`"
+        " and `data/profiles/ID.jsonl`; run `python -m learn.nothing`; set option `NoSuchOption`"
+        " and options `Judge` and `Nothing`, or `setoption name Move Overhead value 10` and"
+        " `setoption name Nowhere value 1`."
+    )
     assert target_problems(named_targets(text)) == ["make: no target nosuchtarget"]
-    assert path_problems(named_paths(text)) == ["no file engine/agents/nothing.py",
-                                                "no file matches docs/strength/*.nothing"]
+    assert path_problems(named_paths(text)) == [
+        "no file engine/agents/nothing.py",
+        "no file matches docs/strength/*.nothing",
+    ]
     assert module_problems(named_modules(text)) == ["no module learn.nothing"]
-    assert option_problems(named_options(text)) == ["no option NoSuchOption", "no option Nothing",
-                                                    "no option Nowhere"]
-    assert link_problems("[a](results/nothing.md) [b](usage.md#nowhere)", ROOT / "docs", "x.md") == [
-        "no file results/nothing.md", "no heading #nowhere in usage.md"]
+    assert option_problems(named_options(text)) == [
+        "no option NoSuchOption",
+        "no option Nothing",
+        "no option Nowhere",
+    ]
+    assert link_problems(
+        "[a](results/nothing.md) [b](usage.md#nowhere)", ROOT / "docs", "x.md"
+    ) == ["no file results/nothing.md", "no heading #nowhere in usage.md"]
 
 
 def test_results_md_lists_every_dated_study_newest_first_and_links_each_figure_to_one():
-    """docs/results.md is today's figures, each with a command and its study's page; docs/results/ holds the
-    studies, one page each, named by the date it was measured, which its first lines say."""
+    """docs/results.md is today's figures, each with a command and its study's page; docs/results/
+    holds the studies, one page each, named by the date it was measured, which its first lines
+    say."""
     text = (ROOT / "docs" / "results.md").read_text(encoding="utf-8")
-    listed = re.findall(r"^- (\d{4}-\d\d-\d\d): \[[^]]+\]\(results/([\w-]+\.md)\)", text, flags=re.MULTILINE)
+    listed = re.findall(
+        r"^- (\d{4}-\d\d-\d\d): \[[^]]+\]\(results/([\w-]+\.md)\)", text, flags=re.MULTILINE
+    )
     pages = sorted(path.name for path in (ROOT / "docs" / "results").glob("*.md"))
     assert sorted(name for _, name in listed) == pages
     assert [date for date, _ in listed] == sorted((date for date, _ in listed), reverse=True)
     for date, name in listed:
         first = (ROOT / "docs" / "results" / name).read_text(encoding="utf-8").splitlines()[:3]
-        assert name.startswith(f"{date}-") and first[0].startswith("# ") and first[2].startswith(f"Measured {date}")
+        assert (
+            name.startswith(f"{date}-")
+            and first[0].startswith("# ")
+            and first[2].startswith(f"Measured {date}")
+        )
     figures = table(text, "## Today's figures")
     assert figures[0] == ["measured", "result", "command", "page"] and len(figures) > 5
     for measured, result, command, page in figures[1:]:

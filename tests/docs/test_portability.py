@@ -20,7 +20,9 @@ import engine.outside.launch as launch
 from parallel import pool
 
 
-def test_an_outside_engine_is_killed_by_sigkill_and_where_there_is_none_by_terminate_process(monkeypatch):
+def test_an_outside_engine_is_killed_by_sigkill_and_where_there_is_none_by_terminate_process(
+    monkeypatch,
+):
     sent = []
     monkeypatch.setattr(launch.os, "kill", lambda pid, sig: sent.append((pid, sig)))
     transport = SimpleNamespace(get_pid=lambda: 4321, close=lambda: None)
@@ -74,7 +76,9 @@ def test_kernel32_says_a_process_runs_while_its_exit_code_is_still_active():
     assert ctypes.byref(ctypes.c_uint32())._obj is not None  # what the stand-in writes through
 
 
-def test_on_windows_a_temporary_file_still_open_is_left_and_on_posix_the_error_is_raised(monkeypatch, tmp_path):
+def test_on_windows_a_temporary_file_still_open_is_left_and_on_posix_the_error_is_raised(
+    monkeypatch, tmp_path
+):
     target = tmp_path / "x.npz"
     (tmp_path / ".x.npz.99999999.abc.tmp").write_bytes(b"")
     monkeypatch.setattr(files, "_alive", lambda pid: False)
@@ -89,7 +93,9 @@ def test_on_windows_a_temporary_file_still_open_is_left_and_on_posix_the_error_i
     files.remove_stale_temporaries(target)  # its writer still has it open: left
 
 
-def test_on_windows_a_rename_over_an_open_file_is_tried_again_and_on_posix_once(monkeypatch, tmp_path):
+def test_on_windows_a_rename_over_an_open_file_is_tried_again_and_on_posix_once(
+    monkeypatch, tmp_path
+):
     calls = []
 
     def replace(src: str, dst: Path) -> None:
@@ -114,21 +120,32 @@ def test_on_windows_a_rename_over_an_open_file_is_tried_again_and_on_posix_once(
 def test_an_atomic_file_is_still_written_by_rename(tmp_path):
     files.write_atomic(tmp_path / "f.txt", "one")
     files.write_atomic(tmp_path / "f.txt", "two")
-    assert (tmp_path / "f.txt").read_text() == "two" and [p.name for p in tmp_path.iterdir()] == ["f.txt"]
+    assert (tmp_path / "f.txt").read_text() == "two" and [p.name for p in tmp_path.iterdir()] == [
+        "f.txt"
+    ]
 
 
 def test_a_pool_worker_on_windows_sets_no_signals_and_ends_with_its_parent(monkeypatch):
-    # Windows has no SIGALRM, pthread_kill or select on a pipe: the worker waits on its parent's handle
+    # Windows has no SIGALRM, pthread_kill or select on a pipe: the worker waits on its parent's
+    # handle
     monkeypatch.setattr(sys, "platform", "win32")
-    monkeypatch.setattr(pool.signal, "signal", lambda *_: pytest.fail("a signal handler set on Windows"))
-    monkeypatch.setattr(pool.signal, "set_wakeup_fd", lambda *_: pytest.fail("a wakeup fd set on Windows"))
+    monkeypatch.setattr(
+        pool.signal, "signal", lambda *_: pytest.fail("a signal handler set on Windows")
+    )
+    monkeypatch.setattr(
+        pool.signal, "set_wakeup_fd", lambda *_: pytest.fail("a wakeup fd set on Windows")
+    )
     ended = threading.Event()
     monkeypatch.setattr(pool.os, "_exit", lambda code: ended.set())
     heard, told = os.pipe()  # the parent's sentinel: ready once the parent has ended
-    monkeypatch.setattr(pool.multiprocessing, "parent_process", lambda: SimpleNamespace(sentinel=heard))
+    monkeypatch.setattr(
+        pool.multiprocessing, "parent_process", lambda: SimpleNamespace(sentinel=heard)
+    )
     made = []
     monkeypatch.setattr(pool, "_worker", None)
-    monkeypatch.setattr(pool.multiprocessing.util, "Finalize", lambda *args, **kwargs: made.append(args))
+    monkeypatch.setattr(
+        pool.multiprocessing.util, "Finalize", lambda *args, **kwargs: made.append(args)
+    )
     try:
         pool._start(lambda: SimpleNamespace(close=lambda: None), ())
         assert pool._worker is not None and len(made) == 1  # only the worker's close, at the exit
@@ -154,9 +171,14 @@ def test_an_engines_command_keeps_windows_backslashes(monkeypatch):
     from tournament.players import engine_entrant, split_words
 
     text = r"name=sf cmd='C:\engines\sf.exe --threads 1' elo=1350"
-    assert engine_entrant(text).command == ("C:enginessf.exe", "--threads", "1")  # POSIX: a backslash escapes
+    assert engine_entrant(text).command == (
+        "C:enginessf.exe",
+        "--threads",
+        "1",
+    )  # POSIX: a backslash escapes
     monkeypatch.setattr(sys, "platform", "win32")
     assert split_words(text) == ["name=sf", r"cmd=C:\engines\sf.exe --threads 1", "elo=1350"]
     assert engine_entrant(text).command == (r"C:\engines\sf.exe", "--threads", "1")
-    spaced = r"""name=sf cmd='"C:\Program Files\sf.exe" --uci'"""  # a path with spaces quoted within the quotes
+    # a path with spaces quoted within the quotes
+    spaced = r"""name=sf cmd='"C:\Program Files\sf.exe" --uci'"""
     assert engine_entrant(spaced).command == (r"C:\Program Files\sf.exe", "--uci")

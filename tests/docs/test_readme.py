@@ -58,16 +58,23 @@ def _run_module(module: str) -> Callable[[list[str]], object]:
     return importlib.import_module(f"{module}.__main__").main
 
 
-def _flag_problems(program: str, run: Callable[[list[str]], object], args: Sequence[str]) -> list[str]:
+def _flag_problems(
+    program: str, run: Callable[[list[str]], object], args: Sequence[str]
+) -> list[str]:
     code, text = _help(run, args)
     if code != 0:
         return [f"{program} {' '.join(args)}: refused ({code}): {text.strip()[-300:]}"]
     flags = [arg.split("=", 1)[0] for arg in args if arg.startswith("-")]
-    return [f"{program}: no flag {flag}" for flag in flags if not re.search(rf"(?<![\w-]){flag}(?![\w-])", text)]
+    return [
+        f"{program}: no flag {flag}"
+        for flag in flags
+        if not re.search(rf"(?<![\w-]){flag}(?![\w-])", text)
+    ]
 
 
 def _path_problems(words: Sequence[str]) -> list[str]:
-    """The repository's files a command names: a shipped expert's PGN, or the casebase built from one."""
+    """The repository's files a command names: a shipped expert's PGN, or the casebase built from
+    one."""
     problems = []
     for word in words:
         path = word.split("=", 1)[-1].removeprefix("ENGINE/")
@@ -80,17 +87,23 @@ def _path_problems(words: Sequence[str]) -> list[str]:
 
 
 def _cutechess_problems(words: Sequence[str]) -> list[str]:
-    """cutechess-cli's engines: our engine's command with its arguments, and options of the registry."""
+    """cutechess-cli's engines: our engine's command with its arguments, and options of the
+    registry."""
     options = {option.name for option in option_registry()}
-    problems = [f"cutechess-cli: no option {word}" for word in words
-                if word.startswith("option.") and word[len("option."):].split("=", 1)[0] not in options]
+    problems = [
+        f"cutechess-cli: no option {word}"
+        for word in words
+        if word.startswith("option.") and word[len("option.") :].split("=", 1)[0] not in options
+    ]
     engines = " ".join(words).split("-engine ")[1:]
     for engine in engines:
         fields = engine.split()
         if f"cmd=ENGINE/{ENGINE}" not in fields:
             problems.append(f"cutechess-cli: an engine that is not {ENGINE}: {engine}")
         args = [field.removeprefix("arg=") for field in fields if field.startswith("arg=")]
-        problems += _flag_problems(ENGINE, uci_main.main, [arg.removeprefix("ENGINE/") for arg in args])
+        problems += _flag_problems(
+            ENGINE, uci_main.main, [arg.removeprefix("ENGINE/") for arg in args]
+        )
     return problems if engines else ["cutechess-cli: no -engine"]
 
 
@@ -99,7 +112,9 @@ def command_problems(words: Sequence[str]) -> list[str]:
     program, args = words[0], list(words[1:])
     problems = _path_problems(args)
     if program == "make":
-        problems += target_problems(arg for arg in args if "=" not in arg and not arg.startswith("-"))
+        problems += target_problems(
+            arg for arg in args if "=" not in arg and not arg.startswith("-")
+        )
     elif program == ENGINE:
         problems += _flag_problems(program, uci_main.main, args)
     elif program == PYTHON and args[:1] == ["-m"]:
@@ -115,7 +130,12 @@ def option_table_problems(text: str) -> list[str]:
     """The README's short table of options: each name the registry's, each flag the engine's."""
     options = {option.name for option in option_registry()}
     rows = re.findall(r"^\| (`[A-Z]\w*`(?:, `\w+`)*) \| ([^|]*) \|", text, flags=re.MULTILINE)
-    problems = [f"no option {name}" for names, _ in rows for name in re.findall(r"`(\w+)`", names) if name not in options]
+    problems = [
+        f"no option {name}"
+        for names, _ in rows
+        for name in re.findall(r"`(\w+)`", names)
+        if name not in options
+    ]
     flags = [flag for _, cell in rows for flag in re.findall(r"`(--[\w-]+)`", cell)]
     _, engine_help = _help(uci_main.main, [])
     problems += [f"{ENGINE}: no flag {flag}" for flag in flags if flag not in engine_help]
@@ -128,7 +148,8 @@ def test_the_readme_is_a_page_read_in_one_sitting():
 
 def test_every_command_of_the_readme_names_a_real_target_program_and_flags():
     found = commands(README.read_text(encoding="utf-8"))
-    # the two commands, the engine in a GUI, a player's engine from a PGN: a rewrite that drops them is noticed
+    # the two commands, the engine in a GUI, a player's engine from a PGN: a rewrite that drops them
+    # is noticed
     for expected in (["make", "demo"], ["make", "test"], ["make", "web"], [ENGINE, "--help"]):
         assert expected in found
     assert any(words[:2] == [ENGINE, "new"] for words in found)
@@ -143,9 +164,11 @@ def test_the_readmes_options_and_links_are_real():
 
 
 def test_the_readmes_figures_are_results_mds_row_for_row():
-    """README's "How well it does" is the first two columns of docs/results.md's "Today's figures", in its
-    order: a figure changed in one and not the other fails here."""
-    figures = table((ROOT / "docs" / "results.md").read_text(encoding="utf-8"), "## Today's figures")
+    """README's "How well it does" is the first two columns of docs/results.md's "Today's figures",
+    in its order: a figure changed in one and not the other fails here."""
+    figures = table(
+        (ROOT / "docs" / "results.md").read_text(encoding="utf-8"), "## Today's figures"
+    )
     shown = table(README.read_text(encoding="utf-8"), "## How well it does")
     assert figures[0] == ["measured", "result", "command", "page"] and len(figures) > 5
     assert shown == [row[:2] for row in figures]
@@ -155,28 +178,56 @@ def test_the_checks_catch_what_is_not_there():
     """The checks above fail on a target, a flag, an option, a file or a link that is not there."""
     assert command_problems(["make", "no-such-target"]) == ["make: no target no-such-target"]
     assert command_problems([ENGINE, "--no-such-flag"]) == [f"{ENGINE}: no flag --no-such-flag"]
-    assert command_problems([ENGINE, "--mode", "no-such-mode"])[0].startswith(f"{ENGINE} --mode no-such-mode: refused")
+    assert command_problems([ENGINE, "--mode", "no-such-mode"])[0].startswith(
+        f"{ENGINE} --mode no-such-mode: refused"
+    )
     assert command_problems([PYTHON, "-m", "casebase", "build", "x.pgn", "--no-such-flag"]) == [
-        f"{PYTHON} -m casebase: no flag --no-such-flag"]
+        f"{PYTHON} -m casebase: no flag --no-such-flag"
+    ]
     assert command_problems([PYTHON, "-m", "casebase", "no-such-command"])[0].startswith(
-        f"{PYTHON} -m casebase no-such-command: refused (2)")
+        f"{PYTHON} -m casebase no-such-command: refused (2)"
+    )
     assert command_problems([ENGINE, "--casebase", "casebases/nobody-1000.npz"]) == [
-        "no shipped expert for casebases/nobody-1000.npz"]
-    assert command_problems(["cutechess-cli", "-engine", f"cmd=ENGINE/{ENGINE}", "proto=uci", "-each",
-                             "option.NoSuchOption=1"]) == ["cutechess-cli: no option option.NoSuchOption=1"]
+        "no shipped expert for casebases/nobody-1000.npz"
+    ]
+    assert command_problems(
+        [
+            "cutechess-cli",
+            "-engine",
+            f"cmd=ENGINE/{ENGINE}",
+            "proto=uci",
+            "-each",
+            "option.NoSuchOption=1",
+        ]
+    ) == ["cutechess-cli: no option option.NoSuchOption=1"]
     assert command_problems(["rm", "-rf", "/"]) == ["a program no test checks: rm"]
-    assert option_table_problems("| `NoSuchOption` | `--casebase` | x |\n") == ["no option NoSuchOption"]
-    assert option_table_problems("| `Seed` | `--no-such-flag` | x |\n") == [f"{ENGINE}: no flag --no-such-flag"]
-    assert link_problems("[a](docs/nothing.md) [b](docs/usage.md#nothing) [c](#nowhere) [d](docs/usage.md#options)") == [
-        "no file docs/nothing.md", "no heading #nothing in docs/usage.md", "no heading #nowhere in README.md"]
+    assert option_table_problems("| `NoSuchOption` | `--casebase` | x |\n") == [
+        "no option NoSuchOption"
+    ]
+    assert option_table_problems("| `Seed` | `--no-such-flag` | x |\n") == [
+        f"{ENGINE}: no flag --no-such-flag"
+    ]
+    assert link_problems(
+        "[a](docs/nothing.md) [b](docs/usage.md#nothing) [c](#nowhere) [d](docs/usage.md#options)"
+    ) == [
+        "no file docs/nothing.md",
+        "no heading #nothing in docs/usage.md",
+        "no heading #nowhere in README.md",
+    ]
 
 
 def test_make_demo_builds_only_the_two_casebases_it_plays():
-    """The README's first command: the install, the two casebases the demo plays and the game; not the
-    other experts' casebases nor any profile (a minute of the 90 s issue #52 gives it)."""
-    made = subprocess.run(["make", "-n", "-B", "demo"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    """The README's first command: the install, the two casebases the demo plays and the game; not
+    the other experts' casebases nor any profile (a minute of the 90 s issue #52 gives it)."""
+    made = subprocess.run(
+        ["make", "-n", "-B", "demo"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
     built = re.findall(r"-m casebase build data/experts/([\w-]+)\.pgn", made)
     assert sorted(built) == ["carlsen-2800", "ivanchuk-2700"]
     assert "-m profiling" not in made
-    assert re.search(r"-m tournament demo --white casebases/carlsen-2800\.npz --black casebases/ivanchuk-2700\.npz$",
-                     made, flags=re.MULTILINE)
+    assert re.search(
+        r"-m tournament demo --white casebases/carlsen-2800\.npz --black"
+        r" casebases/ivanchuk-2700\.npz$",
+        made,
+        flags=re.MULTILINE,
+    )
