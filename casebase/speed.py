@@ -25,6 +25,9 @@ START_PLIES = 4
 #: The speed classes, fastest first; UNKNOWN where nothing says.
 SPEEDS = ("bullet", "blitz", "rapid", "classical")
 UNKNOWN = "unknown"
+#: The fewest judged positions of a speed class that get a fit of their own in an error profile
+#: (fewer leave the implied rating's interval too wide to tell the classes apart).
+SPEED_POSITIONS = 400
 #: Lichess's upper bounds on base + 40 x increment, in seconds (lichess.org/faq#time-controls).
 LICHESS_BANDS = ((180.0, "bullet"), (480.0, "blitz"), (1500.0, "rapid"))
 #: FIDE's bounds on base + 60 x increment (Laws of Chess, appendices A and B); bullet is below

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 import chess
 import numpy as np
 
+from casebase.speed import SPEED_POSITIONS
 from engine.agents.base import IterationCallback, Reason
 from engine.agents.defaults import Selection
 from engine.agents.record import Note, OtherJudge, SpeedProfile
@@ -23,7 +24,6 @@ from engine.search.result import SearchResult
 from engine.strength.calibration import Calibration, choose
 from engine.strength.chooser import Chooser
 from engine.strength.errormodel import ErrorModel
-from engine.strength.profile import SPEED_POSITIONS
 from engine.style.prior import Proposal
 
 

@@ -7,10 +7,10 @@ UCI loop imports both before ``uciok``.
 
 from __future__ import annotations
 
+from casebase.speed import SPEED_POSITIONS
 from engine.agents import defaults
 from engine.agents.defaults import Selection
 from engine.agents.options import Option
-from engine.strength.profile import SPEED_POSITIONS
 from engine.style.prior import PriorSource
 
 #: The options of guided mode, in the order the engine declares them.

@@ -20,7 +20,7 @@ import numpy as np
 from casebase.format import Casebase, decode_move
 from casebase.phases import PHASES, phases_of
 from casebase.profile_checks import PLAY_DTYPES, PROFILE_DTYPES
-from casebase.speed import SPEEDS, UNKNOWN
+from casebase.speed import SPEED_POSITIONS, SPEEDS, UNKNOWN
 from engine.strength.errormodel import PRIOR_FLOOR, expected_score, fit, losses
 from engine.strength.rating import implied_rating
 
@@ -28,9 +28,6 @@ from engine.strength.rating import implied_rating
 MISTAKE_CP = 50
 #: Centipawn losses are clipped here for the means (a blunder in a won position is not 30 pawns).
 CP_LOSS_CLIP = 1000
-#: The fewest judged positions of a speed class that get a fit of their own in the summary (fewer
-#: leave the implied rating's interval too wide to tell the classes apart).
-SPEED_POSITIONS = 400
 
 
 def refusal(casebase: Casebase) -> str | None:

@@ -4,6 +4,8 @@ priors, reasons), the engine's defaults a user expects, and where each piece of 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import chess
@@ -193,3 +195,20 @@ def test_no_module_below_the_engine_runs_an_outside_engine():
                     f"{path.relative_to(ROOT)}: {n}" for n in names if n.startswith("chess.engine")
                 ]
     assert not found
+
+
+def test_the_engine_answers_uciok_without_numpy_or_scipy():
+    """What the UCI loop imports before ``uciok`` stays cheap (docs/architecture.md): import-linter
+    forbids only the direct imports, so the whole import tree of a session of ``uci`` and ``quit``
+    is read here, from the interpreter's own record of it (``-X importtime``)."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", str(ROOT / "uci_main.py")],
+        input="uci\nquit\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "uciok" in done.stdout
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
+    heavy = {name for name in imported if name.split(".")[0] in ("numpy", "scipy", "torch")}
+    assert not heavy, sorted(heavy)[:5]
