@@ -28,6 +28,7 @@ import numpy as np
 from common.cli import positive_int
 from common.paths import PROJECT_ROOT as ROOT
 from engine.outside.launch import launch
+from engine.outside.stockfish import DEBIAN_STOCKFISH
 from engine.strength.profile import PlayRecord
 from experiments.play import COLUMNS, calibration_of, cells, measured, own, shipped
 from profiling.journal import Journal
@@ -96,7 +97,7 @@ def main() -> int:
         "experts", nargs="+", help="expert ids with casebases/ID.npz and its play-time record"
     )
     parser.add_argument(
-        "--judge", default="/usr/games/stockfish", help="the profile's judge (it scores every loss)"
+        "--judge", default=DEBIAN_STOCKFISH, help="the profile's judge (it scores every loss)"
     )
     parser.add_argument(
         "--other", nargs="+", default=[], help="judges of other versions to play with"

@@ -30,6 +30,7 @@ from casebase.format import Casebase
 from engine.agents.factory import Loader, make_agent
 from engine.agents.guided import GuidedAgent
 from engine.outside.launch import launch
+from engine.outside.stockfish import DEBIAN_STOCKFISH
 from engine.search.limits import SearchLimits
 from engine.strength.profile import MISTAKE_CP, Profile
 from experiments.losses import cp_losses
@@ -47,7 +48,7 @@ def main() -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("casebase", type=Path, help="a casebase with an error profile")
-    parser.add_argument("--judge", default="/usr/games/stockfish")
+    parser.add_argument("--judge", default=DEBIAN_STOCKFISH)
     parser.add_argument("--positions", type=int, default=60)
     parser.add_argument(
         "--movetime", type=int, default=300, help="milliseconds a move (go movetime)"

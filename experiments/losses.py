@@ -29,6 +29,7 @@ from tqdm import tqdm
 from casebase.phases import FIRST_MOVE
 from common.cli import positive_int
 from engine.outside.launch import launch
+from engine.outside.stockfish import DEBIAN_STOCKFISH
 from engine.search.scores import from_pov_score
 from engine.strength.errormodel import expected_score
 from engine.strength.profile import CP_LOSS_CLIP, MISTAKE_CP
@@ -78,7 +79,7 @@ def main() -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("runs", nargs="+", type=Path)
-    parser.add_argument("--judge", default="/usr/games/stockfish")
+    parser.add_argument("--judge", default=DEBIAN_STOCKFISH)
     parser.add_argument("--depth", type=int, default=12)
     parser.add_argument(
         "--balanced",

@@ -43,6 +43,7 @@ from casebase.format import Casebase
 from common.paths import PROJECT_ROOT as ROOT
 from engine.agents.factory import Loader, make_agent
 from engine.agents.guided import GuidedAgent
+from engine.outside.stockfish import DEBIAN_STOCKFISH
 from engine.strength.calibration import Calibration, set_on
 from engine.strength.errormodel import ErrorModel
 from engine.strength.profile import MISTAKE_CP, PlayRecord, Profile
@@ -226,7 +227,7 @@ def main() -> int:
         nargs="+",
         help="expert ids with casebases/ID.npz, casebases/heldout/ID.npz and ID.pgn",
     )
-    parser.add_argument("--judge", default="/usr/games/stockfish")
+    parser.add_argument("--judge", default=DEBIAN_STOCKFISH)
     parser.add_argument(
         "--positions", type=int, default=200, help="held-out moves per expert (a seeded sample)"
     )

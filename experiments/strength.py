@@ -36,10 +36,11 @@ import chess.pgn
 
 from common.paths import PROJECT_ROOT as ROOT
 from engine.outside.clock import TimeControl
+from engine.outside.stockfish import DEBIAN_STOCKFISH
 from tournament.elo import fit_ratings
 from tournament.game import points
 
-STOCKFISH = Path("/usr/games/stockfish")
+STOCKFISH = Path(DEBIAN_STOCKFISH)
 CASEBASE = ROOT / "casebases" / "carlsen-2800.npz"
 #: The issue's target: the guided Carlsen scores at least this against UCI_Elo 1350.
 TARGET = (1350, 0.5)

@@ -27,6 +27,7 @@ from casebase.phases import FIRST_MOVE
 from engine.agents.factory import Loader, make_agent, option_values
 from engine.agents.guided import GuidedAgent
 from engine.outside.launch import launch
+from engine.outside.stockfish import DEBIAN_STOCKFISH
 from engine.search import ALPHABETA
 from engine.search.limits import SearchLimits
 from engine.strength.profile import MISTAKE_CP
@@ -48,7 +49,7 @@ def main() -> int:
         "--movetime", type=int, default=1000, help="milliseconds a move (default 1000)"
     )
     parser.add_argument("--model", default="auto", help="option Model (default auto)")
-    parser.add_argument("--judge", default="/usr/games/stockfish")
+    parser.add_argument("--judge", default=DEBIAN_STOCKFISH)
     parser.add_argument("--depth", type=int, default=12)
     args = parser.parse_args()
     positions = [

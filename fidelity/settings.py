@@ -18,6 +18,7 @@ from casebase.profilefile import with_profile
 from engine.agents import defaults
 from engine.agents.modes import OptionValue, weight_values
 from engine.cbr.configurations import Configuration
+from engine.outside.stockfish import DEBIAN_STOCKFISH
 from engine.style.loader import default_model, model_file_name, model_path
 from engine.style.personal import choose_model
 from engine.style.prior import PriorSource
@@ -25,7 +26,7 @@ from fidelity.modes import JUDGED_MODES, FidelityMode
 from parallel.cluster import table_files
 
 #: The outside engine of the judged modes and of stockfish mode (``--judge``).
-DEFAULT_JUDGE = "/usr/games/stockfish"
+DEFAULT_JUDGE = DEBIAN_STOCKFISH
 #: The guided mode's default search: reproducible (nodes, not time), about 0.4 s a position here.
 DEFAULT_GUIDED_NODES = 10_000
 

@@ -16,7 +16,7 @@ from casebase.speed import SPEEDS
 from common.cli import positive_int
 from engine.outside.clock import TimeControl
 from engine.outside.launch import LaunchError
-from engine.outside.stockfish import installed_stockfish
+from engine.outside.stockfish import DEBIAN_STOCKFISH, installed_stockfish
 from engine.style.model import ModelError
 from player import PlayerError
 from player.run import new
@@ -26,7 +26,7 @@ from profiling.cache import default_folder, judge_name
 from tournament.runner import GamesFailed
 
 #: Where a judge is looked for when none is given (Debian's stockfish package).
-DEFAULT_JUDGE = "/usr/games/stockfish"
+DEFAULT_JUDGE = DEBIAN_STOCKFISH
 SPEED_CHOICES = (*SPEEDS, "all")
 
 

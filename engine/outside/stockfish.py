@@ -14,8 +14,10 @@ from pathlib import Path
 
 #: The variable that names the Stockfish ``Judge auto`` takes (a path, or ``none``).
 VARIABLE = "CBR_CHESS_STOCKFISH"
+#: Where Debian's package puts it: the judge the benches and commands default to.
+DEBIAN_STOCKFISH = "/usr/games/stockfish"
 #: Where it is looked for besides ``PATH``.
-PLACES = ("/usr/games/stockfish", "/usr/local/bin/stockfish", "/opt/homebrew/bin/stockfish")
+PLACES = (DEBIAN_STOCKFISH, "/usr/local/bin/stockfish", "/opt/homebrew/bin/stockfish")
 
 
 @functools.cache
