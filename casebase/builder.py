@@ -9,6 +9,7 @@ Games without the expert are decided from their headers and their moves never pa
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -220,17 +221,25 @@ def _parallel_map(
     joined, never terminated, since a worker killed while it sends a result holds the result queue's
     lock for ever and ``Pool.terminate`` then waits on it for ever. So that the join waits for
     little, at most :data:`IN_FLIGHT_PER_WORKER` chunks a worker are handed out ahead of the reader.
+    The workers let Ctrl-C (SIGINT, which the terminal sends the whole process group) pass: the
+    reader stops, and the join waits for those chunks, which a killed worker would never finish.
     """
     workers = min(workers, count)
     if workers <= 1:
         yield map(function, items)
         return
-    pool = get_context("fork" if sys.platform == "linux" else "spawn").Pool(workers)
+    context = get_context("fork" if sys.platform == "linux" else "spawn")
+    pool = context.Pool(workers, initializer=_let_interrupts_pass)
     try:
         yield _ahead(pool, function, items, IN_FLIGHT_PER_WORKER * workers)
     finally:
         pool.close()
         pool.join()
+
+
+def _let_interrupts_pass() -> None:
+    """A worker's start: Ctrl-C is its reader's to handle (:func:`_parallel_map`)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _ahead(pool: Pool, function: Callable[[T], R], items: Iterable[T], window: int) -> Iterator[R]:

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import io
 import multiprocessing.pool
+import os
+import signal
+import subprocess
+import sys
 
 import chess.pgn
 import pytest
@@ -78,7 +82,7 @@ def test_a_read_stopped_early_lets_the_workers_finish_and_hands_out_few_chunks_a
     assert len(collection.games) == 3
     stopped = len(handed)
     collect([path], GameFilter("Kosteniuk", max_games=None), workers=2)
-    assert 1 <= stopped <= 1 + builder.IN_FLIGHT_PER_WORKER * 2 < len(handed) - stopped
+    assert stopped == builder.IN_FLIGHT_PER_WORKER * 2 < len(handed) - stopped
 
 
 def test_collected_game_indices_match_sequential_reading(data_dir, small_chunks):
@@ -88,3 +92,34 @@ def test_collected_game_indices_match_sequential_reading(data_dir, small_chunks)
     assert collection.games_read == [len(headers)]
     for _, g in collection.games[::50]:
         assert g.tags[0] == headers[g.index]["White"]
+
+
+def test_ctrl_c_during_a_build_on_workers_ends_it_at_once(data_dir):
+    # the terminal's SIGINT reaches the workers too: had they died with the chunks handed to them,
+    # the pool's join would wait for those for ever
+    code = (
+        "import sys; import casebase.builder as b; from casebase.games import GameFilter\n"
+        "b.CHUNK_SIZE = 5_000; ahead = b._ahead\n"
+        "def told(*args):\n"
+        "    for i, result in enumerate(ahead(*args)):\n"
+        "        if i == 0: print('first', flush=True)\n"
+        "        yield result\n"
+        "b._ahead = told\n"
+        f"b.collect([{str(data_dir / 'experts' / 'paehtz-2400.pgn')!r}],"
+        " GameFilter(all_players=True, max_games=None), workers=2)\n"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", code],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    assert process.stdout is not None and process.stdout.readline() == "first\n"
+    os.killpg(process.pid, signal.SIGINT)
+    try:
+        _, errors = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:  # it hung: nothing of it is left behind
+            os.killpg(process.pid, signal.SIGKILL)
+    assert "KeyboardInterrupt" in errors

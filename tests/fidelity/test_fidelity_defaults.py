@@ -6,12 +6,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from uci_helpers import ROOT
 
 from casebase.phases import PHASES
 from engine.agents import defaults
@@ -275,15 +272,3 @@ def test_runs_are_compared_by_the_modes_names_and_old_names_are_not_read(tmp_pat
         compare_markdown(
             [load_run(old)], [load_run(old)], FidelityMode.ALPHABETA, FidelityMode.JUDGED_CALIBRATED
         )
-
-
-def test_the_uci_loop_never_imports_scipy():
-    # The statistics are the benches': the engine answers uci without loading scipy.
-    code = (
-        "import sys, engine.agents.modes, engine.agents.defaults, engine.uci.protocol;"
-        " print(sorted(m for m in sys.modules if m.split('.')[0] == 'scipy'))"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0 and done.stdout.strip() == "[]", done.stderr
