@@ -5,11 +5,13 @@ the user."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.agents.defaults import Selection
 from engine.agents.guided_settings import GuidedSettings
 from engine.agents.modes import Resources
+from engine.outside.stockfish import PLACES
 
 if TYPE_CHECKING:
     from casebase.format import Casebase
@@ -50,8 +52,9 @@ def make_guided(
             f"judge: Stockfish at {settings.judge} (Judge auto; Judge none plays without it)"
             if settings.judge
             else (
-                "judge: none (Judge auto found no Stockfish on PATH nor in /usr/games,"
-                " /usr/local/bin, /opt/homebrew/bin): the built-in search judges"
+                "judge: none (Judge auto found no Stockfish on PATH nor in"
+                f" {', '.join(str(Path(place).parent) for place in PLACES)}):"
+                " the built-in search judges"
             )
         )
     selection, rating = settings.played_selection, settings.rating
