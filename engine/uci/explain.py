@@ -33,7 +33,7 @@ from engine.agents.record import (
     Uniform,
     Verdict,
 )
-from engine.outside.judge import START_TIMEOUT, JudgeEvent, JudgeNote
+from engine.outside.judge_process import START_TIMEOUT, JudgeEvent, JudgeNote
 from engine.search.scores import is_mate_score, mate_moves, score_text
 from engine.style.prior import PriorSource, share_text
 

@@ -21,7 +21,8 @@ from test_chooser_strength import reference
 from uci_helpers import ROOT, popen
 
 from engine.agents.choosing import chooser_chances
-from engine.outside.judge import Judge, JudgeSettings
+from engine.outside.judge import Judge
+from engine.outside.judge_process import JudgeSettings
 from engine.outside.shallow import Unscored, shallow_scores
 from engine.search.result import RootScore, SearchResult
 from engine.strength.chooser import FEATURES, SHALLOW_DEPTHS, Chooser, features

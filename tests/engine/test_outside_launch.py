@@ -11,7 +11,7 @@ import os
 import chess
 import chess.engine
 import pytest
-from test_judge import HANGS, children, fake_engine, gone
+from judge_helpers import HANGS, children, fake_engine, gone
 from test_judge_faults import BAD_OPTIONS, logged
 
 from engine.agents import defaults
