@@ -46,7 +46,8 @@ from engine.outside.judge_process import JudgeError
 from engine.outside.launch import LaunchError, launch
 from engine.search.limits import SearchLimits, to_limit
 from engine.search.scores import from_pov_score
-from engine.strength.calibration import CALIBRATION_POSITIONS, PLAY_JUDGE_DEPTH
+from engine.strength.calibration import PLAY_JUDGE_DEPTH
+from engine.strength.likelihood import CALIBRATION_POSITIONS
 from engine.strength.profile import Profile, position
 from engine.style.personal import choose_model, model_sha256
 from engine.uci.explain import note_text

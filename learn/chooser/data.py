@@ -42,7 +42,7 @@ from engine.outside.judge_process import JudgeError
 from engine.outside.launch import LaunchError, launch
 from engine.outside.shallow import searched_scores
 from engine.strength.calibration import PLAY_JUDGE_DEPTH
-from engine.strength.chooser import SHALLOW_DEPTHS
+from engine.strength.chooser_features import SHALLOW_DEPTHS
 from engine.style.model import ModelError
 from engine.style.personal import model_sha256
 from engine.uci.explain import note_text

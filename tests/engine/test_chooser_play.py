@@ -25,7 +25,8 @@ from engine.outside.judge import Judge
 from engine.outside.judge_process import JudgeSettings
 from engine.outside.shallow import Unscored, shallow_scores
 from engine.search.result import RootScore, SearchResult
-from engine.strength.chooser import FEATURES, SHALLOW_DEPTHS, Chooser, features
+from engine.strength.chooser import Chooser
+from engine.strength.chooser_features import FEATURES, SHALLOW_DEPTHS, features
 from engine.style.prior import Proposal
 from web.reasons import shape
 

@@ -11,7 +11,8 @@ import chess
 import numpy as np
 import pytest
 
-from engine.strength.chooser import FEATURES, JUDGED_LOSS, MAX_STRENGTH, MIN_STRENGTH, Chooser, ChooserError, Reference, features
+from engine.strength.chooser import JUDGED_LOSS, MAX_STRENGTH, MIN_STRENGTH, Chooser, ChooserError, Reference
+from engine.strength.chooser_features import FEATURES, features
 from engine.strength.errormodel import PRIOR_FLOOR, ErrorModel
 
 

@@ -129,9 +129,10 @@ def test_uci_limit_strength_plays_the_shipped_line_on_a_refused_profile(profiled
 
 def test_a_fit_the_engine_cannot_use_falls_back_to_the_shipped_parameters(profiled, monkeypatch):
     import engine.strength.calibration as calibration
+    import engine.strength.likelihood as likelihood
     from engine.strength.errormodel import ErrorModel, Fit
 
-    monkeypatch.setattr(calibration, "fit", lambda *args: Fit(ErrorModel(float("nan"), 0.5), float("nan"), 1))
+    monkeypatch.setattr(likelihood, "fit", lambda *args: Fit(ErrorModel(float("nan"), 0.5), float("nan"), 1))
     monkeypatch.setattr(calibration, "_CACHE", {})
     casebase = Casebase.load(profiled[0])
     source = calibrate(casebase, None).source

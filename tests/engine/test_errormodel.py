@@ -355,13 +355,14 @@ def test_the_calibrated_choice_is_fitted_on_the_profiles_first_positions_with_a_
     """The style model's prior costs a forward pass a position when the agent is made (isready):
     with a model, only the first CALIBRATION_POSITIONS are fitted on; without one, all of them."""
     import engine.strength.calibration as calibration
+    import engine.strength.likelihood as likelihood
     from engine.style.model import StyleModel, generic_model
 
     casebase = synthetic_profile(kosteniuk, ErrorModel(0.05, 0.7))
     n = len(Profile.of(casebase).rows)
     model = StyleModel.load(generic_model())
     monkeypatch.setattr(calibration, "_CACHE", {})
-    monkeypatch.setattr(calibration, "CALIBRATION_POSITIONS", 40)
+    monkeypatch.setattr(likelihood, "CALIBRATION_POSITIONS", 40)
     priced: list[int] = []
     real = model.priors
     monkeypatch.setattr(model, "priors", lambda boards, moves: priced.append(len(boards)) or real(boards, moves))
