@@ -50,7 +50,7 @@ from engine.strength.calibration import PLAY_JUDGE_DEPTH
 from engine.strength.likelihood import CALIBRATION_POSITIONS
 from engine.strength.profile import Profile, position
 from engine.style.personal import choose_model, model_sha256
-from engine.uci.explain import note_text
+from engine.uci.notes import note_text
 from parallel.cluster import table_files
 from profiling import ProfileError
 from profiling.journal import Journal

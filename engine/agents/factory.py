@@ -176,7 +176,7 @@ def judged_choice(
     casebase's game ``game`` held out (None: none): the proposal, and the moves its judge scored
     exactly with their scores and prior (:func:`~engine.strength.calibration.judged_candidates`).
     JudgeError where the judge scored nothing, saying why with its notes in words (``describe``:
-    :func:`engine.uci.explain.note_text`, a layer above the agents)."""
+    :func:`engine.uci.notes.note_text`, a layer above the agents)."""
     import numpy as np
 
     from engine.outside.judge_process import JudgeError

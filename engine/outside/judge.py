@@ -30,12 +30,7 @@ from typing import Any, TypeVar
 import chess
 import chess.engine
 
-from engine.outside.judge_process import (
-    SEARCH_SHARE,
-    START_TIMEOUT,
-    JudgeError,
-    JudgeProcess,
-)
+from engine.outside.judge_process import SEARCH_SHARE, START_TIMEOUT, JudgeError, JudgeProcess
 from engine.outside.launch import Liveness
 from engine.outside.process import KILL_GRACE, ProcessError
 from engine.search.limits import Budget, SearchLimits, to_limit

@@ -45,7 +45,7 @@ from engine.strength.calibration import PLAY_JUDGE_DEPTH
 from engine.strength.chooser_features import SHALLOW_DEPTHS
 from engine.style.model import ModelError
 from engine.style.personal import model_sha256
-from engine.uci.explain import note_text
+from engine.uci.notes import note_text
 from learn.chooser.positions import Filter, Position, Source, sample
 from learn.chooser.records import RECORDS
 from parallel.cluster import Failed, distribute

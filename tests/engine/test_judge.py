@@ -18,7 +18,8 @@ from engine.outside.judge import UNBOUNDED_PROPOSAL_DEPTH, Judge
 from engine.outside.judge_process import JudgeError, JudgeSettings
 from engine.search.limits import Budget, SearchLimits
 from engine.search.scores import MATE, from_pov_score, mate_moves
-from engine.uci.explain import explain, note_text
+from engine.uci.explain import explain
+from engine.uci.notes import note_text
 
 # games and searches judged through outside engines' processes (Stockfish)
 pytestmark = pytest.mark.slow

@@ -21,7 +21,8 @@ from engine.agents.record import SpeedProfile
 from engine.agents.speeds import GameSpeed
 from engine.search.limits import SearchLimits, pondering
 from engine.strength.calibration import calibrate
-from engine.uci.explain import explain, note_text
+from engine.uci.explain import explain
+from engine.uci.notes import note_text
 
 #: A blitz game's clock (3+2) and the card's (40 moves in 90 minutes), in milliseconds.
 BLITZ = SearchLimits(wtime=180_000, btime=180_000, winc=2_000, binc=2_000)
