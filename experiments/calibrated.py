@@ -47,7 +47,8 @@ from common.paths import PROJECT_ROOT as ROOT
 from engine.cbr.configurations import parse_configurations
 from engine.outside.clock import TimeControl
 from engine.outside.launch import LaunchError
-from engine.strength.calibration import CALIBRATION_POSITIONS, PLAY_JUDGE_DEPTH
+from engine.strength.calibration import PLAY_JUDGE_DEPTH
+from engine.strength.likelihood import CALIBRATION_POSITIONS
 from engine.style.personal import beside
 from experiments import intrinsic, intrinsic_table, spread
 from experiments.ladder import ladder_casebases

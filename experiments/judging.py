@@ -40,7 +40,7 @@ import numpy as np
 
 from common.cli import positive_int
 from common.paths import PROJECT_ROOT as ROOT
-from engine.strength.calibration import CALIBRATION_POSITIONS
+from engine.strength.likelihood import CALIBRATION_POSITIONS
 from engine.strength.profile import Profile
 from experiments.judged_experts import (
     Expert,

@@ -23,7 +23,8 @@ from casebase.embeddings import make_embeddings
 from casebase.format import Casebase, CasebaseError
 from casebase.games import GameFilter
 from casebase.holdout import held_out_games, write_pgn
-from engine.strength.calibration import CALIBRATION_POSITIONS, PLAY_JUDGE_DEPTH
+from engine.strength.calibration import PLAY_JUDGE_DEPTH
+from engine.strength.likelihood import CALIBRATION_POSITIONS
 from engine.strength.profile import Profile
 from engine.style.lc0 import is_network
 from engine.style.loader import default_model

@@ -22,7 +22,8 @@ from casebase.format import Casebase, CasebaseError
 from casebase.info import describe_profile
 from common.cli import positive_int
 from common.paths import casebase_path
-from engine.strength.calibration import CALIBRATION_POSITIONS, PLAY_JUDGE_DEPTH
+from engine.strength.calibration import PLAY_JUDGE_DEPTH
+from engine.strength.likelihood import CALIBRATION_POSITIONS
 from engine.strength.profile import Profile
 from profiling import ProfileError
 from profiling.games import add_games

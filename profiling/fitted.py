@@ -29,8 +29,8 @@ import numpy as np
 from casebase.format import Casebase, CasebaseError
 from common.files import made_stamp, write_atomic
 from common.paths import PROJECT_ROOT
-from engine.strength.calibration import likelihood_fit, stored_fit
 from engine.strength.fitted import Fitted
+from engine.strength.likelihood import likelihood_fit, stored_fit
 from engine.strength.profile import Profile
 from engine.style.loader import load_model
 from engine.style.personal import casebase_files, choose_model

@@ -15,7 +15,7 @@ import numpy as np
 from casebase.format import Casebase, CasebaseError, encode_move
 from casebase.profile_checks import MAX_PRIOR_WEIGHT
 from common.files import file_sha256
-from engine.strength.calibration import likelihood_fit
+from engine.strength.likelihood import likelihood_fit
 from engine.strength.profile import Profile, position
 from engine.style.loader import PriorModel, load_model
 from engine.style.personal import choose_model, model_sha256
@@ -151,7 +151,7 @@ def _played_model(casebase: Casebase) -> PriorModel:
 def _default_fit(casebase: Casebase, profile: Profile) -> dict[str, Any] | None:
     """The calibrated choice's likelihood fit with the model the engine plays by default (``Model
     auto``), and that model's SHA-256: the engine reads it instead of fitting again
-    (engine.strength.calibration.stored_fit). None where the fit is not usable (a handful of
+    (engine.strength.likelihood.stored_fit). None where the fit is not usable (a handful of
     positions may drive it to an infinite consistency): the engine then fits at play time, and says
     why it cannot calibrate."""
     model = _played_model(casebase)

@@ -42,14 +42,15 @@ from casebase.profile_checks import PLAY_DTYPES
 from casebase.profilefile import with_profile
 from engine.agents.factory import Loader, judged_choice, play_time_agent
 from engine.agents.guided import GuidedAgent
-from engine.outside.judge import JudgeError
+from engine.outside.judge_process import JudgeError
 from engine.outside.launch import LaunchError, launch
 from engine.search.limits import SearchLimits, to_limit
 from engine.search.scores import from_pov_score
-from engine.strength.calibration import CALIBRATION_POSITIONS, PLAY_JUDGE_DEPTH
+from engine.strength.calibration import PLAY_JUDGE_DEPTH
+from engine.strength.likelihood import CALIBRATION_POSITIONS
 from engine.strength.profile import Profile, position
 from engine.style.personal import choose_model, model_sha256
-from engine.uci.explain import note_text
+from engine.uci.notes import note_text
 from parallel.cluster import table_files
 from profiling import ProfileError
 from profiling.journal import Journal

@@ -1,12 +1,17 @@
 """Outside engines the tests start: the scripted judge (tests/scripted_engine.py) as one executable,
-and a first-move engine. It imports nothing of the project: tests/cluster_scenario.py imports it as
-a script, whose path starts with tests/, where a folder of tests named as a package
-(tests/casebase/) would stand for it."""
+and a first-move engine; Debian's Stockfish, engines that hang, fake engines' executables and their
+processes, and the scripted engine as a judge scoring the moves it is given. It imports nothing of
+the project: tests/cluster_scenario.py imports it as a script, whose path starts with tests/, where
+a folder of tests named as a package (tests/casebase/) would stand for it."""
 
 from __future__ import annotations
 
+import shutil
 import sys
+import time
 from pathlib import Path
+
+import pytest
 
 SCRIPT = Path(__file__).resolve().parent / "scripted_engine.py"
 
@@ -56,3 +61,69 @@ for line in sys.stdin:
     elif words[0] == "quit":
         break
 """
+
+STOCKFISH = shutil.which("stockfish") or "/usr/games/stockfish"
+needs_stockfish = pytest.mark.skipif(
+    not Path(STOCKFISH).is_file(),
+    reason="Debian's stockfish is not installed (apt-get install stockfish)",
+)
+
+#: A UCI engine that answers the handshake and isready but never a go (nor stop).
+HANGS = """
+import sys
+for line in sys.stdin:
+    words = line.split()
+    if words[:1] == ["uci"]:
+        print(
+            "id name Hang\\noption name MultiPV type spin default 1 min 1 max 500\\nuciok",
+            flush=True,
+        )
+    elif words[:1] == ["isready"]:
+        print("readyok", flush=True)
+    elif words[:1] == ["quit"]:
+        break
+"""
+
+
+def fake_engine(directory: Path, name: str, source: str) -> str:
+    path = directory / name
+    path.write_text(f"#!{sys.executable}\n{source}", encoding="utf-8")
+    path.chmod(0o755)
+    return str(path)
+
+
+def children(pid: int) -> list[int]:
+    """The live processes whose parent is ``pid`` (Linux: the parent is field 4 of /proc/N/stat)."""
+    found: list[int] = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # it ended meanwhile
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+def gone(pid: int, within: float = 10.0) -> bool:
+    """Whether process ``pid`` has ended (and been reaped) within ``within`` seconds."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:  # reaped (OSError: maybe while its /proc entry was read), or a zombie
+            if Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] == "Z":
+                return True
+        except OSError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def scripted_judge(tmp_path: Path, **scores: int) -> str:
+    """A judge command: the scripted engine scoring ``scores`` (UCI move -> cp), others -100."""
+    words = " ".join(f"--score {move}={cp}" for move, cp in scores.items())
+    return fake_engine(
+        tmp_path,
+        "scripted",
+        f"import runpy, sys\nsys.argv = ['scripted'] + {words.split()!r}\n"
+        f"runpy.run_path({str(SCRIPT)!r}, run_name='__main__')\n",
+    )

@@ -16,11 +16,13 @@ import threading
 import chess
 
 from engine.agents.record import ByChooser, Note
-from engine.outside.judge import Judge, JudgeError
+from engine.outside.judge import Judge
+from engine.outside.judge_process import JudgeError
 from engine.outside.shallow import Unscored, shallow_scores
 from engine.search.result import SearchResult
 from engine.strength.calibration import judged_candidates
-from engine.strength.chooser import SHALLOW_DEPTHS, Chooser, features
+from engine.strength.chooser import Chooser
+from engine.strength.chooser_features import SHALLOW_DEPTHS, features
 from engine.style.prior import Proposal
 
 #: The share of what is left of the move's time (after the judge's searches) the shallow searches

@@ -19,7 +19,8 @@ from endgame.tablebase import Tablebase
 from engine.agents.endings import TablebaseAgent
 from engine.agents.modes import MODES, Resources, option_registry
 from engine.agents.options import AgentSettings, OptionValue, settings_of
-from engine.outside.judge import Judge, JudgeSettings
+from engine.outside.judge import Judge
+from engine.outside.judge_process import JudgeSettings
 from engine.strength.chooser import Chooser, chooser_path
 from engine.style.loader import PriorModel, load_model, model_path
 
@@ -175,10 +176,10 @@ def judged_choice(
     casebase's game ``game`` held out (None: none): the proposal, and the moves its judge scored
     exactly with their scores and prior (:func:`~engine.strength.calibration.judged_candidates`).
     JudgeError where the judge scored nothing, saying why with its notes in words (``describe``:
-    :func:`engine.uci.explain.note_text`, a layer above the agents)."""
+    :func:`engine.uci.notes.note_text`, a layer above the agents)."""
     import numpy as np
 
-    from engine.outside.judge import JudgeError
+    from engine.outside.judge_process import JudgeError
     from engine.search.limits import SearchLimits
     from engine.strength.calibration import judged_candidates
 

@@ -32,7 +32,8 @@ class TimeControl:
 
     @classmethod
     def parse(cls, text: str) -> TimeControl:
-        """Read ``"40/5400"``, ``"300"`` or ``"300+2"``; raise ValueError saying what is accepted."""
+        """Read ``"40/5400"``, ``"300"`` or ``"300+2"``; raise ValueError saying what is
+        accepted."""
         match = _SPEC.match(text.strip())
         if match is None or float(match["seconds"]) <= 0 or match["moves"] == "0":
             raise ValueError(
@@ -48,7 +49,8 @@ class TimeControl:
         )
 
     def __str__(self) -> str:
-        """As the PGN tag writes it (a period with an increment, as the web's games have, ``40/900+2``)."""
+        """As the PGN tag writes it (a period with an increment, as the web's games have,
+        ``40/900+2``)."""
         text = f"{self.seconds:g}" if self.moves is None else f"{self.moves}/{self.seconds:g}"
         return f"{text}+{self.increment:g}" if self.increment else text
 
@@ -77,14 +79,22 @@ class Clock:
         self.first_period_met = {chess.WHITE: True, chess.BLACK: True}
 
     def saved(self, now: float | None = None) -> dict[str, list[Any]]:
-        """Both sides' state at ``now``, white then black (JSON), the running side's time charged so far."""
-        return {"left": [self.left(c, now) for c in chess.COLORS], "moves_made": [self.moves_made[c] for c in chess.COLORS],
-                "used": [self.used[c] for c in chess.COLORS], "met": [self.first_period_met[c] for c in chess.COLORS]}
+        """Both sides' state at ``now``, white then black (JSON), the running side's time charged so
+        far."""
+        return {
+            "left": [self.left(c, now) for c in chess.COLORS],
+            "moves_made": [self.moves_made[c] for c in chess.COLORS],
+            "used": [self.used[c] for c in chess.COLORS],
+            "met": [self.first_period_met[c] for c in chess.COLORS],
+        }
 
     def restore(self, saved: dict[str, list[Any]]) -> None:
         """Both sides' state as :meth:`saved` gave it (no side running)."""
         for i, colour in enumerate(chess.COLORS):
-            self.remaining[colour], self.moves_made[colour] = saved["left"][i], saved["moves_made"][i]
+            self.remaining[colour], self.moves_made[colour] = (
+                saved["left"][i],
+                saved["moves_made"][i],
+            )
             self.used[colour], self.first_period_met[colour] = saved["used"][i], saved["met"][i]
 
     def moves_to_go(self, colour: chess.Color) -> int | None:
@@ -113,7 +123,8 @@ class Clock:
         return True
 
     def left(self, colour: chess.Color, now: float | None = None) -> float:
-        """Seconds left to ``colour`` at the monotonic time ``now`` (default: now), its running time counted."""
+        """Seconds left to ``colour`` at the monotonic time ``now`` (default: now), its running time
+        counted."""
         if colour != self.running:
             return self.remaining[colour]
         return self.remaining[colour] - ((time.monotonic() if now is None else now) - self.since)
@@ -126,14 +137,20 @@ class Clock:
         """Charge the running side (if any) for one move, its time from :meth:`start` to ``now``
         (default: now); False when its flag fell."""
         colour, self.running = self.running, None
-        return colour is None or self.charge(colour, (time.monotonic() if now is None else now) - self.since)
+        return colour is None or self.charge(
+            colour, (time.monotonic() if now is None else now) - self.since
+        )
 
     def limits(self, colour: chess.Color) -> SearchLimits:
         """The ``go`` parameters (milliseconds) that tell ``colour``, to move, about both clocks."""
         inc = round(self.control.increment * 1000)
-        return SearchLimits(wtime=max(0, round(self.left(chess.WHITE) * 1000)),
-                            btime=max(0, round(self.left(chess.BLACK) * 1000)),
-                            winc=inc, binc=inc, movestogo=self.moves_to_go(colour))
+        return SearchLimits(
+            wtime=max(0, round(self.left(chess.WHITE) * 1000)),
+            btime=max(0, round(self.left(chess.BLACK) * 1000)),
+            winc=inc,
+            binc=inc,
+            movestogo=self.moves_to_go(colour),
+        )
 
     @property
     def requirement_met(self) -> bool:

@@ -56,7 +56,9 @@ def own_engine(*arguments: str) -> list[str]:
     run by this Python) with ``arguments``, as a GUI, the tournament and the web start it."""
     spec = importlib.util.find_spec("uci_main")
     if spec is None or spec.origin is None:
-        raise RuntimeError("the module uci_main is not importable: install the project (make install)")
+        raise RuntimeError(
+            "the module uci_main is not importable: install the project (make install)"
+        )
     return [sys.executable, spec.origin, *arguments]
 
 
@@ -76,7 +78,9 @@ class Launching:
         if process is not None:
             _kill(*process)
 
-    def _made(self, transport: asyncio.SubprocessTransport, loop: asyncio.AbstractEventLoop) -> None:
+    def _made(
+        self, transport: asyncio.SubprocessTransport, loop: asyncio.AbstractEventLoop
+    ) -> None:
         with self._lock:
             self._process = (transport, loop)
             cancelled = self.cancelled
@@ -110,9 +114,14 @@ class Outside:
             pass
 
 
-async def start(command: Sequence[str], *, timeout: float = START_TIMEOUT, own_group: bool = False,
-                launching: Launching | None = None,
-                complaints: Callable[[str], None] | None = None) -> Outside:
+async def start(
+    command: Sequence[str],
+    *,
+    timeout: float = START_TIMEOUT,
+    own_group: bool = False,
+    launching: Launching | None = None,
+    complaints: Callable[[str], None] | None = None,
+) -> Outside:
     """The UCI engine ``command`` (program and arguments), started on the running event loop and
     past ``uciok``; LaunchError (its process ended) if it cannot be.
 
@@ -126,9 +135,13 @@ async def start(command: Sequence[str], *, timeout: float = START_TIMEOUT, own_g
     if shutil.which(program) is None:
         raise LaunchError(f"no engine at {shown}{_why_not(program)}")
     try:
-        transport, protocol = await _protocol(launching, complaints).popen(list(command), setpgrp=own_group)
+        transport, protocol = await _protocol(launching, complaints).popen(
+            list(command), setpgrp=own_group
+        )
     except OSError as exc:
-        raise LaunchError(f"{shown} does not start as a UCI engine ({clip(str(exc)) or type(exc).__name__})") from None
+        raise LaunchError(
+            f"{shown} does not start as a UCI engine ({clip(str(exc)) or type(exc).__name__})"
+        ) from None
     outside = Outside(transport, protocol)
     try:
         await asyncio.wait_for(protocol.initialize(), timeout)
@@ -137,7 +150,9 @@ async def start(command: Sequence[str], *, timeout: float = START_TIMEOUT, own_g
         raise LaunchError(f"{shown} did not answer uciok within {timeout:.2g} s") from None
     except chess.engine.EngineError as exc:
         await outside.kill()
-        raise LaunchError(f"{shown} does not start as a UCI engine ({clip(str(exc)) or type(exc).__name__})") from None
+        raise LaunchError(
+            f"{shown} does not start as a UCI engine ({clip(str(exc)) or type(exc).__name__})"
+        ) from None
     except BaseException:  # cancelled: the process goes with the start
         transport.close()
         raise
@@ -145,7 +160,8 @@ async def start(command: Sequence[str], *, timeout: float = START_TIMEOUT, own_g
 
 
 class Complaints:
-    """What python-chess found wrong in one engine's output, one line each, heard on its event loop."""
+    """What python-chess found wrong in one engine's output, one line each, heard on its event
+    loop."""
 
     def __init__(self) -> None:
         self.lines: list[str] = []
@@ -183,8 +199,14 @@ class Liveness:
         return self.heard_at + self.silence
 
 
-async def watched(coroutine: Coroutine[Any, Any, T], deadline: float | Liveness | None, stopped: asyncio.Event,
-                  complaints: Complaints, analysis: chess.engine.AnalysisResult | None, grace: float) -> T:
+async def watched(
+    coroutine: Coroutine[Any, Any, T],
+    deadline: float | Liveness | None,
+    stopped: asyncio.Event,
+    complaints: Complaints,
+    analysis: chess.engine.AnalysisResult | None,
+    grace: float,
+) -> T:
     """``coroutine``'s result, on the engine's event loop. Past the monotonic ``deadline`` (a
     :class:`Liveness`: once the engine fell silent), or once ``stopped``, a running ``analysis`` is
     told to stop; an engine that has not answered ``grace`` seconds after that (:data:`STOP_GRACE`
@@ -197,7 +219,9 @@ async def watched(coroutine: Coroutine[Any, Any, T], deadline: float | Liveness 
         while True:
             due = deadline.due if isinstance(deadline, Liveness) else deadline
             timeout = None if due is None else max(due - time.monotonic(), 0.0)
-            done, _ = await asyncio.wait([command, *signals], timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            done, _ = await asyncio.wait(
+                [command, *signals], timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+            )
             if done or not isinstance(deadline, Liveness) or time.monotonic() >= deadline.due:
                 break  # (a Liveness heard meanwhile is due later)
         after = ""
@@ -216,23 +240,35 @@ async def watched(coroutine: Coroutine[Any, Any, T], deadline: float | Liveness 
         if complaints.lines:
             raise CommandFailed(f"it answered garbage ({complaints.lines[0]})")
         if not command.done():
-            raise CommandFailed(f"it hung: no {'bestmove' if analysis is not None else 'answer'} {after}; killed")
+            raise CommandFailed(
+                f"it hung: no {'bestmove' if analysis is not None else 'answer'} {after}; killed"
+            )
         return command.result()
     finally:
         for waiting in (command, *signals):
             waiting.cancel()
 
 
-def launch(command: Sequence[str], *, timeout: float = START_TIMEOUT, own_group: bool = False,
-           launching: Launching | None = None,
-           complaints: Callable[[str], None] | None = None) -> chess.engine.SimpleEngine:
+def launch(
+    command: Sequence[str],
+    *,
+    timeout: float = START_TIMEOUT,
+    own_group: bool = False,
+    launching: Launching | None = None,
+    complaints: Callable[[str], None] | None = None,
+) -> chess.engine.SimpleEngine:
     """:func:`start` on an event loop of its own, on a thread of its own: python-chess's
     SimpleEngine over it (its commands wait at most ``timeout`` seconds beyond their limit).
     The loop ends once the engine's process has ended and been reaped."""
 
     async def background(future: Future[chess.engine.SimpleEngine]) -> None:
-        outside = await start(command, timeout=timeout, own_group=own_group, launching=launching,
-                              complaints=complaints)
+        outside = await start(
+            command,
+            timeout=timeout,
+            own_group=own_group,
+            launching=launching,
+            complaints=complaints,
+        )
         engine = chess.engine.SimpleEngine(outside.transport, outside.protocol, timeout=timeout)
         future.set_result(engine)
         try:
@@ -241,13 +277,17 @@ def launch(command: Sequence[str], *, timeout: float = START_TIMEOUT, own_group:
             engine.close()
         await engine.shutdown_event.wait()
 
-    return chess.engine.run_in_background(background, name=f"engine {clip(command[0] if command else '', 40)}")
+    return chess.engine.run_in_background(
+        background, name=f"engine {clip(command[0] if command else '', 40)}"
+    )
 
 
 def _why_not(program: str) -> str:
-    """Why ``which`` found no program at ``program``, where it is a path: a folder, not executable."""
+    """Why ``which`` found no program at ``program``, where it is a path: a folder, not
+    executable."""
     try:
-        if os.sep not in program and (os.altsep is None or os.altsep not in program):  # Windows: / too
+        # Windows: / too
+        if os.sep not in program and (os.altsep is None or os.altsep not in program):
             return ""
         if os.path.isdir(program):
             return " (it is a folder)"
@@ -258,19 +298,24 @@ def _why_not(program: str) -> str:
     return ""
 
 
-def _protocol(launching: Launching | None,
-              complaints: Callable[[str], None] | None) -> type[chess.engine.UciProtocol]:
-    """python-chess's UCI client, telling ``launching`` of its process and ``complaints`` of faults."""
+def _protocol(
+    launching: Launching | None, complaints: Callable[[str], None] | None
+) -> type[chess.engine.UciProtocol]:
+    """python-chess's UCI client, telling ``launching`` of its process and ``complaints`` of
+    faults."""
 
     class Watched(chess.engine.UciProtocol):
         routed: _LoopFilter | None = None
 
-        def connection_made(self, transport: asyncio.BaseTransport) -> None:  # a SubprocessTransport
+        # a SubprocessTransport
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
             super().connection_made(transport)
             if complaints is not None:
                 self.routed = _LoopFilter(self.loop, complaints)
                 logging.getLogger("chess.engine").addFilter(self.routed)
-                self.loop.set_exception_handler(lambda _, context: complaints(_context_text(context)))
+                self.loop.set_exception_handler(
+                    lambda _, context: complaints(_context_text(context))
+                )
             if launching is not None and self.transport is not None:
                 launching._made(self.transport, self.loop)
 
@@ -305,7 +350,8 @@ class _LoopFilter(logging.Filter):
 
 
 def _context_text(context: dict[str, Any]) -> str:
-    """One line for an exception python-chess handed its loop (a command failed after its result)."""
+    """One line for an exception python-chess handed its loop (a command failed after its
+    result)."""
     exc = context.get("exception")
     if exc is None:
         return clip(str(context.get("message", "an error in the client")))
@@ -326,7 +372,7 @@ def _kill(transport: asyncio.SubprocessTransport, loop: asyncio.AbstractEventLoo
 
 
 def _kill_signal() -> int:
-    """The signal that kills a process outright: SIGKILL; Windows has none, and ``os.kill`` there with
-    SIGTERM is ``TerminateProcess``, as outright."""
+    """The signal that kills a process outright: SIGKILL; Windows has none, and ``os.kill`` there
+    with SIGTERM is ``TerminateProcess``, as outright."""
     kill: int = getattr(signal, "SIGKILL", signal.SIGTERM)
     return kill

@@ -14,7 +14,15 @@ from typing import Any, TypeVar
 import chess.engine
 
 from common.text import clip
-from engine.outside.launch import CommandFailed, Complaints, LaunchError, Launching, Liveness, launch, watched
+from engine.outside.launch import (
+    CommandFailed,
+    Complaints,
+    LaunchError,
+    Launching,
+    Liveness,
+    launch,
+    watched,
+)
 
 #: The most seconds an engine has to answer a command (``quit``, a search past its time) before
 #: it is killed as hung.
@@ -30,7 +38,8 @@ class ProcessError(Exception):
 
 
 class _Start:
-    """A start on its own thread: done, then ``error`` says why it failed (None: the engine runs)."""
+    """A start on its own thread: done, then ``error`` says why it failed (None: the engine
+    runs)."""
 
     def __init__(self) -> None:
         self.launching = Launching()
@@ -55,7 +64,8 @@ class EngineProcess:
         self.command = command
         self.options = dict(options)
         self.engine: chess.engine.SimpleEngine | None = None
-        self._complaints = Complaints()  # what python-chess found wrong in the running engine's output
+        # what python-chess found wrong in the running engine's output
+        self._complaints = Complaints()
         self._lock = threading.Lock()
         self._start: _Start | None = None  # the start under way, or finished and not yet collected
 
@@ -71,8 +81,12 @@ class EngineProcess:
             if not self.idle:
                 return
             self._start = attempt = _Start()
-        threading.Thread(target=self._launch, args=(attempt, timeout), name=f"start {clip(self.command, 40)}",
-                         daemon=True).start()
+        threading.Thread(
+            target=self._launch,
+            args=(attempt, timeout),
+            name=f"start {clip(self.command, 40)}",
+            daemon=True,
+        ).start()
 
     def wait(self, until: float | None, stop: threading.Event | None = None) -> bool:
         """Wait for the start under way until the monotonic time ``until`` (None: its end) or
@@ -88,7 +102,8 @@ class EngineProcess:
         return True
 
     def collect(self) -> str | None:
-        """A finished start's outcome, once: why it failed (None when it ran, or no start finished)."""
+        """A finished start's outcome, once: why it failed (None when it ran, or no start
+        finished)."""
         with self._lock:
             attempt = self._start
             if attempt is None or not attempt.done.is_set():
@@ -107,7 +122,8 @@ class EngineProcess:
         with self._lock:
             attempt, self._start = self._start, None
             engine, self.engine = self.engine, None
-            starting = attempt is not None and not attempt.done.is_set()  # (a finished one's engine is `engine`)
+            # (a finished one's engine is `engine`)
+            starting = attempt is not None and not attempt.done.is_set()
         if starting:
             assert attempt is not None
             attempt.launching.cancel()
@@ -127,12 +143,24 @@ class EngineProcess:
         complaints = Complaints()
         engine = None
         try:
-            engine = launch([self.command], timeout=timeout, own_group=True, launching=attempt.launching,
-                            complaints=complaints)
-            options = {name: _within(engine.protocol.options[name], value) for name, value in self.options.items()
-                       if name in engine.protocol.options}
-            self.call(engine.protocol.configure(options), time.monotonic() + timeout, engine=engine,
-                      complaints=complaints)
+            engine = launch(
+                [self.command],
+                timeout=timeout,
+                own_group=True,
+                launching=attempt.launching,
+                complaints=complaints,
+            )
+            options = {
+                name: _within(engine.protocol.options[name], value)
+                for name, value in self.options.items()
+                if name in engine.protocol.options
+            }
+            self.call(
+                engine.protocol.configure(options),
+                time.monotonic() + timeout,
+                engine=engine,
+                complaints=complaints,
+            )
             if complaints.lines:
                 raise ProcessError(f"it answered garbage ({complaints.lines[0]})")
         except (LaunchError, ProcessError) as exc:
@@ -146,13 +174,21 @@ class EngineProcess:
         if engine is not None:  # it failed, or was closed meanwhile
             engine.close()
 
-    def call(self, coroutine: Coroutine[Any, Any, T], deadline: float | Liveness | None, *,
-             stop: threading.Event | None = None, analysis: chess.engine.AnalysisResult | None = None,
-             engine: chess.engine.SimpleEngine | None = None, grace: float = KILL_GRACE,
-             complaints: Complaints | None = None) -> T:
-        """Run ``coroutine`` on the client's event loop, watched there (:func:`~engine.outside.launch.watched`) against
-        ``deadline``, ``stop`` and python-chess's ``complaints`` (the running engine's by default),
-        and wait for it. An engine that failed is killed: ProcessError."""
+    def call(
+        self,
+        coroutine: Coroutine[Any, Any, T],
+        deadline: float | Liveness | None,
+        *,
+        stop: threading.Event | None = None,
+        analysis: chess.engine.AnalysisResult | None = None,
+        engine: chess.engine.SimpleEngine | None = None,
+        grace: float = KILL_GRACE,
+        complaints: Complaints | None = None,
+    ) -> T:
+        """Run ``coroutine`` on the client's event loop, watched there
+        (:func:`~engine.outside.launch.watched`) against ``deadline``, ``stop`` and python-chess's
+        ``complaints`` (the running engine's by default), and wait for it. An engine that failed is
+        killed: ProcessError."""
         engine = engine or self.engine
         assert engine is not None
         if complaints is None:
@@ -163,7 +199,9 @@ class EngineProcess:
         stopped = asyncio.Event()  # the watcher's copy of ``stop``
         try:
             future = asyncio.run_coroutine_threadsafe(
-                watched(coroutine, deadline, stopped, complaints, analysis, grace), engine.protocol.loop)
+                watched(coroutine, deadline, stopped, complaints, analysis, grace),
+                engine.protocol.loop,
+            )
         except RuntimeError:  # its event loop has ended: so has the process
             coroutine.close()
             raise ProcessError("its process has ended") from None

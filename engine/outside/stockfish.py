@@ -29,4 +29,6 @@ def installed_stockfish() -> str | None:
     found = shutil.which("stockfish")
     if found is not None:
         return found
-    return next((place for place in PLACES if Path(place).is_file() and os.access(place, os.X_OK)), None)
+    return next(
+        (place for place in PLACES if Path(place).is_file() and os.access(place, os.X_OK)), None
+    )

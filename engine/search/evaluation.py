@@ -199,7 +199,9 @@ def evaluate(board: chess.Board, material: int | None = None) -> int:
     return score if board.turn else -score
 
 
-def castling_rook(king_from: chess.Square, king_to: chess.Square) -> tuple[chess.Square, chess.Square]:
+def castling_rook(
+    king_from: chess.Square, king_to: chess.Square
+) -> tuple[chess.Square, chess.Square]:
     """Where the rook goes from and to when the king castles from ``king_from`` to ``king_to``
     (standard chess: the king's two-square step); the hash and the material updates share it."""
     if king_to > king_from:

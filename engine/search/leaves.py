@@ -42,7 +42,8 @@ def table_score(verdict: Verdict, ply: int) -> int:
 
 
 def past_counts(board: chess.Board) -> dict[int, int]:
-    """How often each position since the last irreversible move occurred, the current one included."""
+    """How often each position since the last irreversible move occurred, the current one
+    included."""
     counts: dict[int, int] = {}
     replay = board.copy()
     for _ in range(min(board.halfmove_clock, len(board.move_stack)) + 1):

@@ -1,4 +1,5 @@
-"""Time management: what a UCI ``go`` may ask for, and how much of it one search gets (search.md §4).
+"""Time management: what a UCI ``go`` may ask for, and how much of it one search gets (search.md
+§4).
 
 :func:`checked_limits` turns a ``go``'s numbers into limits a search can honour (no depth
 below 1, no time beyond what a float holds); :func:`search_budget` turns those limits into the
@@ -59,18 +60,27 @@ class Budget:
     soft_time: float | None = None
 
 
-#: Where a search the network leads chooses (search.md §10), the alpha-beta that vets its root moves first
-#: takes this share of a timed budget, and at most this depth and these nodes of one bounded by depth or nodes.
+#: Where a search the network leads chooses (search.md §10), the alpha-beta that vets its root moves
+#: first takes this share of a timed budget, and at most this depth and these nodes of one bounded
+#: by depth or nodes.
 VET_SHARE, VET_DEPTH, VET_NODES = 0.4, 4, 4_000
 
 
 def vetting(budget: Budget) -> Budget:
-    """The alpha-beta's part of ``budget`` where it vets the root moves of a search the network leads: a
-    share of its time, or (no time) a shallow search, reproducible by its depth and nodes."""
+    """The alpha-beta's part of ``budget`` where it vets the root moves of a search the network
+    leads: a share of its time, or (no time) a shallow search, reproducible by its depth and
+    nodes."""
     if budget.movetime is not None:
-        return dataclasses.replace(budget, nodes=None, movetime=VET_SHARE * budget.movetime,
-                                   soft_time=None if budget.soft_time is None else VET_SHARE * budget.soft_time)
-    return Budget(depth=min(budget.depth or VET_DEPTH, VET_DEPTH), nodes=min(budget.nodes or VET_NODES, VET_NODES))
+        return dataclasses.replace(
+            budget,
+            nodes=None,
+            movetime=VET_SHARE * budget.movetime,
+            soft_time=None if budget.soft_time is None else VET_SHARE * budget.soft_time,
+        )
+    return Budget(
+        depth=min(budget.depth or VET_DEPTH, VET_DEPTH),
+        nodes=min(budget.nodes or VET_NODES, VET_NODES),
+    )
 
 
 def checked_limits(limits: SearchLimits) -> tuple[SearchLimits, list[str]]:
@@ -111,11 +121,13 @@ def time_budget(remaining_ms: int, increment_ms: int = 0, movestogo: int | None 
     return min(budget, remaining / 3) / 1000
 
 
-def search_budget(limits: SearchLimits | None, turn: chess.Color, spent: float, default: int = DEFAULT_NODES) -> Budget:
-    """The search's limits for a ``go`` with ``limits`` (search.md §4); ``spent`` seconds are
-    gone already (the proposal's), and the move overhead is kept back from any time limit.
-    ``go mate N`` searches ``2N - 1`` plies at most; a ``go`` without limits, ``default`` nodes (about
-    a second of the search's: the alpha-beta's, or the visits of one the network leads)."""
+def search_budget(
+    limits: SearchLimits | None, turn: chess.Color, spent: float, default: int = DEFAULT_NODES
+) -> Budget:
+    """The search's limits for a ``go`` with ``limits`` (search.md §4); ``spent`` seconds are gone
+    already (the proposal's), and the move overhead is kept back from any time limit. ``go mate N``
+    searches ``2N - 1`` plies at most; a ``go`` without limits, ``default`` nodes (about a second of
+    the search's: the alpha-beta's, or the visits of one the network leads)."""
     if limits is None:
         return Budget(nodes=default)
     depth = limits.depth
@@ -127,11 +139,15 @@ def search_budget(limits: SearchLimits | None, turn: chess.Color, spent: float, 
     remaining = limits.wtime if turn else limits.btime
     spent += limits.overhead / 1000
     if limits.movetime is not None:
-        return Budget(depth=depth, nodes=limits.nodes, movetime=max(limits.movetime / 1000 - spent, 0.0))
+        return Budget(
+            depth=depth, nodes=limits.nodes, movetime=max(limits.movetime / 1000 - spent, 0.0)
+        )
     if remaining is not None:
         increment = (limits.winc if turn else limits.binc) or 0
         budget = max(time_budget(remaining, increment, limits.movestogo) - spent, 0.0)
-        return Budget(depth=depth, nodes=limits.nodes, movetime=budget, soft_time=SOFT_SHARE * budget)
+        return Budget(
+            depth=depth, nodes=limits.nodes, movetime=budget, soft_time=SOFT_SHARE * budget
+        )
     if depth is None and limits.nodes is None:
         return Budget(nodes=default)
     return Budget(depth=depth, nodes=limits.nodes)
@@ -139,11 +155,20 @@ def search_budget(limits: SearchLimits | None, turn: chess.Color, spent: float, 
 
 def on_clock(limits: SearchLimits, turn: chess.Color) -> tuple[int, int] | None:
     """The time left and the increment (milliseconds) of the side to move where the ``go`` gives the
-    clock alone; None where it says more than the clock (``depth``, ``nodes``, ``mate``, ``movetime``,
-    ``infinite``, ``ponder``: a test's, an analysis's) or has no clock for that side."""
+    clock alone; None where it says more than the clock (``depth``, ``nodes``, ``mate``,
+    ``movetime``, ``infinite``, ``ponder``: a test's, an analysis's) or has no clock for that
+    side."""
     remaining = limits.wtime if turn else limits.btime
-    if remaining is None or any((limits.movetime is not None, limits.depth, limits.nodes, limits.mate, limits.infinite,
-                                 limits.ponder)):
+    if remaining is None or any(
+        (
+            limits.movetime is not None,
+            limits.depth,
+            limits.nodes,
+            limits.mate,
+            limits.infinite,
+            limits.ponder,
+        )
+    ):
         return None
     return remaining, (limits.winc if turn else limits.binc) or 0
 
@@ -152,8 +177,16 @@ def pondering(limits: SearchLimits) -> SearchLimits:
     """What a search gets for ``go ponder`` (search.md §4): with a clock, no time limit at all, for
     the clock only starts at ``ponderhit``; its depth and node limits stay."""
     timed = any(t is not None for t in (limits.wtime, limits.btime, limits.movetime))
-    return dataclasses.replace(limits, wtime=None, btime=None, winc=None, binc=None, movetime=None,
-                               movestogo=None, infinite=limits.infinite or timed)
+    return dataclasses.replace(
+        limits,
+        wtime=None,
+        btime=None,
+        winc=None,
+        binc=None,
+        movetime=None,
+        movestogo=None,
+        infinite=limits.infinite or timed,
+    )
 
 
 def after_ponderhit(limits: SearchLimits, turn: chess.Color) -> float | None:
@@ -165,12 +198,17 @@ def after_ponderhit(limits: SearchLimits, turn: chess.Color) -> float | None:
 def to_limit(limits: SearchLimits) -> chess.engine.Limit:
     """The python-chess limit of a ``go`` with ``limits`` (milliseconds): the one conversion, for
     every outside engine driven (``infinite`` and ``ponder`` have no place in it)."""
+
     def seconds(ms: int | None) -> float | None:
         return None if ms is None else ms / 1000
 
     return chess.engine.Limit(
-        white_clock=seconds(limits.wtime), black_clock=seconds(limits.btime),
-        white_inc=seconds(limits.winc), black_inc=seconds(limits.binc),
-        remaining_moves=limits.movestogo, time=seconds(limits.movetime),
-        depth=limits.depth, nodes=limits.nodes,
+        white_clock=seconds(limits.wtime),
+        black_clock=seconds(limits.btime),
+        white_inc=seconds(limits.winc),
+        black_inc=seconds(limits.binc),
+        remaining_moves=limits.movestogo,
+        time=seconds(limits.movetime),
+        depth=limits.depth,
+        nodes=limits.nodes,
     )

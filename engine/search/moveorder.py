@@ -38,8 +38,11 @@ def noisy_moves(board: chess.Board, *, every: bool = False) -> list[chess.Move]:
         attacker = type_at(move.from_square) or _PAWN
         if not every and (
             (move.promotion and move.promotion != _QUEEN)
-            or (not move.promotion and _VALUE[attacker] > _VALUE[victim] + LOSING_MARGIN
-                and board.is_attacked_by(them, move.to_square))
+            or (
+                not move.promotion
+                and _VALUE[attacker] > _VALUE[victim] + LOSING_MARGIN
+                and board.is_attacked_by(them, move.to_square)
+            )
         ):
             continue
         keyed.append((victim * 8 - attacker + (move.promotion or 0) * 8, move))
@@ -66,7 +69,9 @@ class MoveOrder:
         self.killers: list[list[int]] = [[-1, -1] for _ in range(max_ply + 1)]
         self.history: dict[int, int] = {}
 
-    def staged(self, board: chess.Board, table_move: chess.Move | None, ply: int) -> Iterator[chess.Move]:
+    def staged(
+        self, board: chess.Board, table_move: chess.Move | None, ply: int
+    ) -> Iterator[chess.Move]:
         """The legal moves in stages, each generated only when the ones before did not cut off:
         the table move, captures and promotions by MVV-LVA, the killers, the other quiet moves
         by history."""
@@ -82,8 +87,12 @@ class MoveOrder:
             if code < 0:
                 continue
             move = chess.Move(code >> 6, code & 63)
-            if (move != first and not _BB_SQUARES[move.to_square] & board.occupied
-                    and not board.is_en_passant(move) and board.is_legal(move)):
+            if (
+                move != first
+                and not _BB_SQUARES[move.to_square] & board.occupied
+                and not board.is_en_passant(move)
+                and board.is_legal(move)
+            ):
                 killers.append(move)
                 yield move
         history = self.history
@@ -94,7 +103,11 @@ class MoveOrder:
             if move.promotion or move == first or move in killers:
                 continue
             dst = move.to_square
-            if dst == ep and board.piece_type_at(move.from_square) == _PAWN and board.is_en_passant(move):
+            if (
+                dst == ep
+                and board.piece_type_at(move.from_square) == _PAWN
+                and board.is_en_passant(move)
+            ):
                 continue
             quiet.append((history.get(move.from_square << 6 | dst, 0), move))
         quiet.sort(key=lambda x: -x[0])

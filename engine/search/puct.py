@@ -1,10 +1,11 @@
-"""A search the network leads (issue #67; search.md §10): PUCT as lc0 plays it. The prior proposes each
-node's moves, the value judges its leaves, the visits decide; leaves are evaluated in batches (a virtual
-loss keeps a batch's paths apart) and the tree is kept between moves.
+"""A search the network leads (issue #67; search.md §10): PUCT as lc0 plays it. The prior proposes
+each node's moves, the value judges its leaves, the visits decide; leaves are evaluated in batches
+(a virtual loss keeps a batch's paths apart) and the tree is kept between moves.
 
-What the network's value misses, the rules know: a mate or a draw by the rules is a leaf's exact value,
-and so is the endgame tables' verdict where they cover the leaf (:class:`~engine.search.leaves.Endgames`).
-The evaluator is given (:class:`Evaluator`): this layer knows no network.
+What the network's value misses, the rules know: a mate or a draw by the rules is a leaf's exact
+value, and so is the endgame tables' verdict where they cover the leaf
+(:class:`~engine.search.leaves.Endgames`). The evaluator is given (:class:`Evaluator`): this layer
+knows no network.
 
 Generator use: none. The same position, prior, evaluator and ``nodes`` give the same tree and move.
 """
@@ -25,13 +26,15 @@ from engine.search.limits import Budget
 from engine.search.result import RootScore, SearchResult
 from engine.search.scores import MATE
 
-#: lc0's search constants (lc0 0.30's defaults): the exploration's base and its growth with the parent's
-#: visits, the first-play urgency's reduction (an unvisited move is valued this far below its parent,
-#: times the square root of its visited siblings' prior), and the policy's softmax temperature.
+#: lc0's search constants (lc0 0.30's defaults): the exploration's base and its growth with the
+#: parent's visits, the first-play urgency's reduction (an unvisited move is valued this far below
+#: its parent, times the square root of its visited siblings' prior), and the policy's softmax
+#: temperature.
 CPUCT, CPUCT_BASE, CPUCT_FACTOR = 1.745, 38739.0, 3.894
 FPU_REDUCTION = 0.330
 POLICY_TEMPERATURE = 1.359
-#: Leaves evaluated together (one batch of the network): more is faster a leaf, less precise a visit.
+#: Leaves evaluated together (one batch of the network): more is faster a leaf, less precise a
+#: visit.
 BATCH = 16
 #: Visits a ``go depth N`` without other limits searches: N times this.
 VISITS_A_PLY = 64
@@ -42,23 +45,27 @@ REPORT_EVERY = 0.5
 
 
 class Evaluator(Protocol):
-    """What the search asks of a network: for each board (with its history), the prior over its legal
-    moves and the value for the side to move (-1 lost .. +1 won)."""
+    """What the search asks of a network: for each board (with its history), the prior over its
+    legal moves and the value for the side to move (-1 lost .. +1 won)."""
 
-    def __call__(self, boards: Sequence[chess.Board]) -> list[tuple[dict[chess.Move, float], float]]:
+    def __call__(
+        self, boards: Sequence[chess.Board]
+    ) -> list[tuple[dict[chess.Move, float], float]]:
         """One batch of boards, evaluated."""
 
 
 def q_to_cp(q: float) -> int:
-    """lc0's centipawns of an expected score ``q`` (-1..1): ``90 tan(1.5637541897 q)``, bounded short of a mate."""
+    """lc0's centipawns of an expected score ``q`` (-1..1): ``90 tan(1.5637541897 q)``, bounded
+    short of a mate."""
     q = max(-0.999, min(0.999, q))
     return max(-MATE // 2, min(MATE // 2, round(90 * math.tan(1.5637541897 * q))))
 
 
 @dataclass(eq=False)
 class Node:
-    """A position in the tree: its moves with their prior, and each move's visits and value sum (for the
-    side that plays it); its own value where it is terminal (a mate, a draw, a table's verdict)."""
+    """A position in the tree: its moves with their prior, and each move's visits and value sum (for
+    the side that plays it); its own value where it is terminal (a mate, a draw, a table's
+    verdict)."""
 
     moves: list[chess.Move] = field(default_factory=list)
     prior: list[float] = field(default_factory=list)
@@ -67,7 +74,8 @@ class Node:
     children: dict[int, Node] = field(default_factory=dict)
     terminal: float | None = None
     expanded: bool = False
-    #: The network's prior over every legal move, as it was expanded (a root restricted later keeps it).
+    #: The network's prior over every legal move, as it was expanded (a root restricted later keeps
+    #: it).
     network: dict[chess.Move, float] = field(default_factory=dict)
 
     @property
@@ -104,16 +112,24 @@ class Node:
 
     def best(self) -> int:
         """The move the visits choose (ties to the better value, then the prior's order)."""
-        return max(range(len(self.moves)), key=lambda i: (self.visits[i], self.q(i) if self.visits[i] else -2.0))
+        return max(
+            range(len(self.moves)),
+            key=lambda i: (self.visits[i], self.q(i) if self.visits[i] else -2.0),
+        )
 
 
 def terminal_value(board: chess.Board, tables: Endgames | None) -> float | None:
-    """The value of ``board`` for the side to move where the rules (a mate, stalemate, too little material,
-    a repetition, fifty moves) or the tables decide it; None where the network must judge."""
+    """The value of ``board`` for the side to move where the rules (a mate, stalemate, too little
+    material, a repetition, fifty moves) or the tables decide it; None where the network must
+    judge."""
     if board.is_checkmate():
         return -1.0
-    if (board.is_stalemate() or board.is_insufficient_material() or board.halfmove_clock >= 100
-            or board.is_repetition(2)):
+    if (
+        board.is_stalemate()
+        or board.is_insufficient_material()
+        or board.halfmove_clock >= 100
+        or board.is_repetition(2)
+    ):
         return 0.0
     if tables is not None and chess.popcount(board.occupied) <= 5:
         verdict = tables.probe(board)
@@ -132,13 +148,21 @@ class Puct:
     root: Node | None = None
     root_fen: str = ""
 
-    def search(self, board: chess.Board, budget: Budget | None = None, *, prior: Mapping[chess.Move, float] | None = None,
-               moves: Sequence[chess.Move] | None = None, stop: threading.Event | None = None,
-               on_iteration: Callable[[SearchResult], None] | None = None) -> SearchResult:
-        """Search ``board`` within ``budget`` (visits for ``nodes``, ``depth`` times :data:`VISITS_A_PLY`,
-        ``movetime`` and ``soft_time`` seconds; ``stop`` ends it after the batch in flight). The root's moves
-        are ``moves`` (default: all legal ones) with ``prior`` (default: the network's); the result's
-        ``scores`` hold each visited root move's value in centipawns, its ``visits`` the visits."""
+    def search(
+        self,
+        board: chess.Board,
+        budget: Budget | None = None,
+        *,
+        prior: Mapping[chess.Move, float] | None = None,
+        moves: Sequence[chess.Move] | None = None,
+        stop: threading.Event | None = None,
+        on_iteration: Callable[[SearchResult], None] | None = None,
+    ) -> SearchResult:
+        """Search ``board`` within ``budget`` (visits for ``nodes``, ``depth`` times
+        :data:`VISITS_A_PLY`, ``movetime`` and ``soft_time`` seconds; ``stop`` ends it after the
+        batch in flight). The root's moves are ``moves`` (default: all legal ones) with ``prior``
+        (default: the network's); the result's ``scores`` hold each visited root move's value in
+        centipawns, its ``visits`` the visits."""
         start = time.monotonic()
         budget = budget or Budget()
         legal = list(moves) if moves else list(board.legal_moves)
@@ -146,7 +170,7 @@ class Puct:
         if not root.expanded:
             root.terminal = terminal_value(board, None) if not legal else None
             if legal:
-                (net_prior, _), = self.evaluate([board])
+                ((net_prior, _),) = self.evaluate([board])
                 root.expand(net_prior)
         if legal:
             wanted = {m: (prior.get(m, 0.0) if prior else root.network.get(m, 0.0)) for m in legal}
@@ -161,7 +185,12 @@ class Puct:
             spent = time.monotonic() - start
             if budget.movetime is not None and spent >= budget.movetime and root.total:
                 break
-            if budget.soft_time is not None and spent >= budget.soft_time and root.total and self._settled(root):
+            if (
+                budget.soft_time is not None
+                and spent >= budget.soft_time
+                and root.total
+                and self._settled(root)
+            ):
                 break
             if limit is not None and done >= limit:
                 break
@@ -169,7 +198,8 @@ class Puct:
             try:
                 depths = self._round(board, root, size)
             except BaseException:
-                self.root = None  # a batch cut short leaves virtual losses in the tree: it is not kept
+                # a batch cut short leaves virtual losses in the tree: it is not kept
+                self.root = None
                 raise
             done += len(depths)
             leaves += len(depths)
@@ -183,8 +213,8 @@ class Puct:
     # -- the tree ----------------------------------------------------------------------
 
     def _root(self, board: chess.Board) -> Node:
-        """The node of ``board``: the kept tree's, where ``board`` is its root or follows it by one or two
-        moves the tree holds (the engine's and the opponent's); else a new one."""
+        """The node of ``board``: the kept tree's, where ``board`` is its root or follows it by one
+        or two moves the tree holds (the engine's and the opponent's); else a new one."""
         kept, self.root = self.root, None
         for back in range(min(2, len(board.move_stack)) + 1):
             if kept is None:
@@ -195,7 +225,7 @@ class Puct:
             if before.fen() != self.root_fen:
                 continue
             node: Node | None = kept
-            for move in board.move_stack[len(board.move_stack) - back:]:
+            for move in board.move_stack[len(board.move_stack) - back :]:
                 if node is None or not node.expanded or move not in node.moves:
                     node = None
                     break
@@ -210,19 +240,25 @@ class Puct:
 
     @staticmethod
     def _restrict(root: Node, wanted: Mapping[chess.Move, float]) -> None:
-        """Make the root's moves those of ``wanted``, with its prior: the visits and children of the moves the
-        root had kept, the others new (a search of the same position may be asked about other moves)."""
+        """Make the root's moves those of ``wanted``, with its prior: the visits and children of the
+        moves the root had kept, the others new (a search of the same position may be asked about
+        other moves)."""
         total = sum(wanted.values()) or 1.0
         old = {m: i for i, m in enumerate(root.moves)}
         moves = list(wanted)
-        root.children = {j: root.children[old[m]] for j, m in enumerate(moves) if m in old and old[m] in root.children}
+        root.children = {
+            j: root.children[old[m]]
+            for j, m in enumerate(moves)
+            if m in old and old[m] in root.children
+        }
         root.visits = [root.visits[old[m]] if m in old else 0 for m in moves]
         root.value = [root.value[old[m]] if m in old else 0.0 for m in moves]
         root.moves = moves
         root.prior = [wanted[m] / total for m in moves]
 
     def _round(self, board: chess.Board, root: Node, size: int) -> list[int]:
-        """Up to ``size`` descents, their new leaves evaluated in one batch and backed up; each one's depth."""
+        """Up to ``size`` descents, their new leaves evaluated in one batch and backed up; each
+        one's depth."""
         paths: list[list[tuple[Node, int]]] = []
         pending: list[tuple[list[tuple[Node, int]], Node, chess.Board]] = []
         depths: list[int] = []
@@ -241,15 +277,19 @@ class Puct:
             else:
                 pending.append((path, leaf, leaf_board))
         if pending:
-            for (path, leaf, _), (net_prior, value) in zip(pending, self.evaluate([b for _, _, b in pending])):
+            for (path, leaf, _), (net_prior, value) in zip(
+                pending, self.evaluate([b for _, _, b in pending])
+            ):
                 if not leaf.expanded:
                     leaf.expand(net_prior)
                 self._back(path, value)
         return depths
 
-    def _descend(self, board: chess.Board, root: Node) -> tuple[list[tuple[Node, int]], Node, chess.Board | None]:
-        """From the root to a leaf by PUCT: the path (node, move index), the leaf, and its board (None where
-        the leaf's value is known)."""
+    def _descend(
+        self, board: chess.Board, root: Node
+    ) -> tuple[list[tuple[Node, int]], Node, chess.Board | None]:
+        """From the root to a leaf by PUCT: the path (node, move index), the leaf, and its board
+        (None where the leaf's value is known)."""
         path: list[tuple[Node, int]] = []
         node, pushed = root, 0
         while node.expanded and node.terminal is None and node.moves:
@@ -269,9 +309,11 @@ class Puct:
 
     @staticmethod
     def _back(path: list[tuple[Node, int]], value: float) -> None:
-        """Back ``value`` (for the leaf's side to move) up ``path``, each virtual loss taken back."""
+        """Back ``value`` (for the leaf's side to move) up ``path``, each virtual loss taken
+        back."""
         for node, i in reversed(path):
-            value = -value  # the move's value is its mover's: the leaf's opponent's at the last step
+            # the move's value is its mover's: the leaf's opponent's at the last step
+            value = -value
             node.value[i] += 1.0 + value
 
     @staticmethod
@@ -282,18 +324,34 @@ class Puct:
 
     @staticmethod
     def _settled(root: Node) -> bool:
-        """Whether the soft time may end the search: the most visited move leads the next by a clear margin."""
+        """Whether the soft time may end the search: the most visited move leads the next by a clear
+        margin."""
         visits = sorted(root.visits, reverse=True)
         return len(visits) < 2 or visits[0] >= 1.5 * visits[1] + 8
 
     # -- the result --------------------------------------------------------------------
 
-    def _result(self, root: Node, board: chess.Board, start: float, depth: float, seldepth: int) -> SearchResult:
+    def _result(
+        self, root: Node, board: chess.Board, start: float, depth: float, seldepth: int
+    ) -> SearchResult:
         seconds = time.monotonic() - start
         if not root.moves:
-            return SearchResult(move=None, score=None, depth=0, seldepth=0, nodes=0, seconds=seconds, pv=[], scores={})
+            return SearchResult(
+                move=None,
+                score=None,
+                depth=0,
+                seldepth=0,
+                nodes=0,
+                seconds=seconds,
+                pv=[],
+                scores={},
+            )
         best = root.best()
-        scores = {m: RootScore(q_to_cp(root.q(i)), True) for i, m in enumerate(root.moves) if root.visits[i]}
+        scores = {
+            m: RootScore(q_to_cp(root.q(i)), True)
+            for i, m in enumerate(root.moves)
+            if root.visits[i]
+        }
         if not scores:
             scores = {root.moves[best]: RootScore(0, True)}
         pv, node = [root.moves[best]], root.children.get(best)
@@ -301,6 +359,15 @@ class Puct:
             i = node.best()
             pv.append(node.moves[i])
             node = node.children.get(i)
-        return SearchResult(move=root.moves[best], score=scores[root.moves[best]].score, depth=max(1, round(depth)),
-                            seldepth=max(1, seldepth), nodes=root.total, seconds=seconds, pv=pv, scores=scores,
-                            tolerance=10**6, visits={m: root.visits[i] for i, m in enumerate(root.moves)})
+        return SearchResult(
+            move=root.moves[best],
+            score=scores[root.moves[best]].score,
+            depth=max(1, round(depth)),
+            seldepth=max(1, seldepth),
+            nodes=root.total,
+            seconds=seconds,
+            pv=pv,
+            scores=scores,
+            tolerance=10**6,
+            visits={m: root.visits[i] for i, m in enumerate(root.moves)},
+        )

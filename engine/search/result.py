@@ -1,7 +1,8 @@
-"""What a search found (:class:`SearchResult`), and which of its root moves are sound (search.md §3).
+"""What a search found (:class:`SearchResult`), and which of its root moves are sound (search.md
+§3).
 
-Both the built-in search (:mod:`engine.search.alphabeta`) and an outside judge (:mod:`engine.outside.judge`)
-answer with one, so guided mode applies one rule to either.
+Both the built-in search (:mod:`engine.search.alphabeta`) and an outside judge
+(:mod:`engine.outside.judge`) answer with one, so guided mode applies one rule to either.
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ class SearchResult:
     pv: list[chess.Move]
     scores: dict[chess.Move, RootScore]
     tolerance: int = 0
-    #: Each root move's visits, where a search the network leads found the move (:mod:`engine.search.puct`).
+    #: Each root move's visits, where a search the network leads found the move
+    #: (:mod:`engine.search.puct`).
     visits: dict[chess.Move, int] = field(default_factory=dict)
 
     def sound(self, tolerance: int | None = None) -> list[chess.Move]:

@@ -44,7 +44,8 @@ def to_root(score: int, ply: int) -> int:
 
 
 def from_root(score: int, ply: int) -> int:
-    """A root-relative score as stored for the node ``ply`` plies down (inverse of :func:`to_root`)."""
+    """A root-relative score as stored for the node ``ply`` plies down (inverse of
+    :func:`to_root`)."""
     return to_root(score, -ply)
 
 

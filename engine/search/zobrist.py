@@ -24,8 +24,12 @@ PIECE_KEYS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     )
     for colour in (0, 1)
 )
-_CASTLING_KEYS = ((chess.BB_H1, _RANDOM[768]), (chess.BB_A1, _RANDOM[769]),
-                  (chess.BB_H8, _RANDOM[770]), (chess.BB_A8, _RANDOM[771]))
+_CASTLING_KEYS = (
+    (chess.BB_H1, _RANDOM[768]),
+    (chess.BB_A1, _RANDOM[769]),
+    (chess.BB_H8, _RANDOM[770]),
+    (chess.BB_A8, _RANDOM[771]),
+)
 _TURN_KEY = _RANDOM[780]
 _HASHER = chess.polyglot.ZobristHasher(_RANDOM)
 _ROOK = chess.ROOK

@@ -24,8 +24,9 @@ from casebase.format import Casebase
 from casebase.phases import PHASES, game_phase
 from common.files import file_sha256
 from engine.search.result import SearchResult
-from engine.strength.errormodel import PRIOR_FLOOR, ErrorModel, fit, increasing_root, losses
+from engine.strength.errormodel import PRIOR_FLOOR, ErrorModel, increasing_root, losses
 from engine.strength.fitted import FITTED
+from engine.strength.likelihood import likelihood_fit, stored_fit
 from engine.strength.profile import SPEED_POSITIONS, PlayRecord, Profile, refusal, refused
 from engine.strength.rating import loss_at, rating_of
 from engine.style.loader import PriorModel
@@ -37,12 +38,6 @@ from engine.style.prior import Proposal
 SHIPPED_PRIOR_WEIGHT = FITTED.prior_weight
 SHIPPED_CONSISTENCY = FITTED.consistency
 SHIPPED_SENSITIVITY_LINE = FITTED.sensitivity_line
-#: The profile's positions the calibrated choice is fitted on with a style model's prior: the
-#: first ones of its seeded order (without a model, all of them).
-#: The fit needs the style model's prior in each, about 5 ms a position on one core, and is made
-#: when the agent is (a GUI's isready): 400 keep that near 2 s, where the 1,200 of the shipped
-#: profiles took 6 to 10 s (issue #29); the implied rating and its intervals use them all.
-CALIBRATION_POSITIONS = 400
 #: The judge's depth in the play-time record (profiling/play.py), and so in calibrated play on a
 #: clock: about what 0.3 s a move gives Stockfish on one core, and the fidelity bench's depth.
 PLAY_JUDGE_DEPTH = 10
@@ -52,7 +47,8 @@ MIN_SENSITIVITY, MAX_SENSITIVITY = 1e-5, 10.0
 
 class SpeedFit(NamedTuple):
     """A speed class's entry in the profile: its judged positions (None where it does not say), and
-    its fit's expected loss over the all-games fit's (None: no fit of its own, too few positions)."""
+    its fit's expected loss over the all-games fit's (None: no fit of its own, too few
+    positions)."""
 
     positions: int | None
     loss_ratio: float | None
@@ -64,22 +60,32 @@ def speed_fits(description: Mapping[str, Any]) -> dict[str, SpeedFit]:
     the classes its ``speed_positions`` count without one (no ratio)."""
     every = description["fit"]["expected_loss"]
     counted = description.get("speed_positions") or {}
-    found = {str(name): SpeedFit(count, None) for name, count in counted.items() if isinstance(count, int)}
+    found = {
+        str(name): SpeedFit(count, None)
+        for name, count in counted.items()
+        if isinstance(count, int)
+    }
     for name, entry in (description.get("speeds") or {}).items():
         if not isinstance(entry, dict):
             continue
         positions = entry.get("positions")
         positions = positions if isinstance(positions, int) else None
         loss = (entry.get("fit") or {}).get("expected_loss")
-        usable = isinstance(loss, int | float) and math.isfinite(loss) and loss > 0 and every > 0 \
+        usable = (
+            isinstance(loss, int | float)
+            and math.isfinite(loss)
+            and loss > 0
+            and every > 0
             and (positions is None or positions >= SPEED_POSITIONS)
+        )
         found[str(name)] = SpeedFit(positions, loss / every if usable else None)
     return found
 
 
 @dataclass(frozen=True)
 class Calibration:
-    """The expert's error model with the prior, and the expert's own losses to compare moves with."""
+    """The expert's error model with the prior, and the expert's own losses to compare moves
+    with."""
 
     model: ErrorModel
     expert: str
@@ -100,27 +106,30 @@ class Calibration:
     #: The judge's depth the choice was calibrated at: it plays there on a clock (strength.md §3).
     judge_depth: int = PLAY_JUDGE_DEPTH
     #: What the positions at_rating reaches its loss on ask of the expert, over what the expert's
-    #: own positions ask: with a games record, whose positions are easier, less than 1 (strength.md §4).
+    #: own positions ask: with a games record, whose positions are easier, less than 1 (strength.md
+    #: §4).
     target_scale: float = 1.0
     #: The profile's speed classes (:func:`speed_fits`).
     speeds: Mapping[str, SpeedFit] = field(default_factory=dict)
-    #: The speed class it was asked to play at (:meth:`at_speed`; None: none, all games), and whether
-    #: it plays that class's own profile (False: it fell back to all games').
+    #: The speed class it was asked to play at (:meth:`at_speed`; None: none, all games), and
+    #: whether it plays that class's own profile (False: it fell back to all games').
     speed: str | None = None
     speed_profile: bool = False
-    #: The ``id name`` of the judge the profile and the record the sensitivity was set on were judged
-    #: by (None: the shipped parameters); the engine says when its own judge is another (strength.md §3).
+    #: The ``id name`` of the judge the profile and the record the sensitivity was set on were
+    #: judged by (None: the shipped parameters); the engine says when its own judge is another
+    #: (strength.md §3).
     judge: str | None = None
 
     def chances(self, scores: Sequence[int], prior: Sequence[float]) -> np.ndarray:
-        """The chance of each judged move (scores in centipawns for the mover, prior as proposed)."""
+        """The chance of each judged move (scores in centipawns for the mover, prior as
+        proposed)."""
         loss = losses(np.asarray(scores, dtype=np.float64)[None])
         log_prior = np.log(np.maximum(np.asarray(prior, dtype=np.float64), PRIOR_FLOOR))[None]
         return self.model.probabilities(loss, log_prior)[0]
 
     def how_often(self, loss: float, board: chess.Board) -> tuple[str, float] | None:
-        """The phase of ``board`` in its game (a FEN's too, :func:`casebase.phases.game_phase`) and the
-        share of the expert's moves there losing ``loss`` or more."""
+        """The phase of ``board`` in its game (a FEN's too, :func:`casebase.phases.game_phase`) and
+        the share of the expert's moves there losing ``loss`` or more."""
         name = game_phase(board)
         own = self.expert_losses.get(name)
         if own is None or not len(own):
@@ -128,12 +137,15 @@ class Calibration:
         return name, float(1 - np.searchsorted(own, loss - 1e-9) / len(own))
 
     def likeliest(self) -> Calibration:
-        """What ``Selection likely`` ranks by: the likelihood fit itself, where the sensitivity was set
-        again for strength on a record (issue #40, item 4); this one where it was not."""
+        """What ``Selection likely`` ranks by: the likelihood fit itself, where the sensitivity was
+        set again for strength on a record (issue #40, item 4); this one where it was not."""
         if self.fitted is None:
             return self
-        return replace(self, model=self.fitted,
-                       source=f"{self.source}; the likeliest by the likelihood fit ({self.fitted.describe()})")
+        return replace(
+            self,
+            model=self.fitted,
+            source=f"{self.source}; the likeliest by the likelihood fit ({self.fitted.describe()})",
+        )
 
     def at_rating(self, rating: float) -> Calibration:
         """The same prior weight and consistency, with the sensitivity of a player of ``rating``."""
@@ -141,14 +153,21 @@ class Calibration:
             a, b, r0 = SHIPPED_SENSITIVITY_LINE
             model = replace(self.model, sensitivity=math.exp(a + b * (rating - r0)))
         else:
-            model = _sensitivity_for(self.fitted or self.model, self.loss, self.log_prior,
-                                     loss_at(rating) * self.target_scale, self.judged)
-        return replace(self, model=model, rating=rating, source=f"{self.source}, set to {rating:.0f}")
+            model = _sensitivity_for(
+                self.fitted or self.model,
+                self.loss,
+                self.log_prior,
+                loss_at(rating) * self.target_scale,
+                self.judged,
+            )
+        return replace(
+            self, model=model, rating=rating, source=f"{self.source}, set to {rating:.0f}"
+        )
 
     def at_speed(self, speed: str) -> Calibration:
         """The same prior weight and consistency, with the sensitivity whose expected loss on these
-        positions is this one's times the ``speed`` class's fitted loss over all games' (strength.md §3);
-        this one, saying it fell back, where the profile has no fit of that class (fewer than
+        positions is this one's times the ``speed`` class's fitted loss over all games' (strength.md
+        §3); this one, saying it fell back, where the profile has no fit of that class (fewer than
         :data:`SPEED_POSITIONS` judged positions) or the class is unknown."""
         entry = self.speeds.get(speed)
         if entry is None or entry.loss_ratio is None:
@@ -159,26 +178,42 @@ class Calibration:
         else:
             target = self.model.expected_loss(self.loss, self.log_prior, self.judged) * ratio
             model = _sensitivity_for(self.model, self.loss, self.log_prior, target, self.judged)
-        source = (f"{self.source}; at {speed}, s {model.sensitivity:.4f} to lose {ratio:.2f} times as much,"
-                  f" as its {speed} games' fit does")
-        return replace(self, model=model, rating=rating, source=source, speed=speed, speed_profile=True)
+        source = (
+            f"{self.source}; at {speed}, s {model.sensitivity:.4f} to lose {ratio:.2f} times as"
+            f" much, as its {speed} games' fit does"
+        )
+        return replace(
+            self, model=model, rating=rating, source=source, speed=speed, speed_profile=True
+        )
 
 
-def _sensitivity_for(model: ErrorModel, loss: np.ndarray, log_prior: np.ndarray | None, target: float,
-                     judged: np.ndarray | None = None) -> ErrorModel:
+def _sensitivity_for(
+    model: ErrorModel,
+    loss: np.ndarray,
+    log_prior: np.ndarray | None,
+    target: float,
+    judged: np.ndarray | None = None,
+) -> ErrorModel:
     """``model`` with the sensitivity whose expected loss on these positions (measured by ``judged``
     where given, ErrorModel.expected_loss) is ``target`` (it grows with s). Where even the largest s
-    loses less, the choice is the prior's alone, and a weaker player is made by weakening the prior's
-    weight too (down to 0: any judged move alike)."""
+    loses less, the choice is the prior's alone, and a weaker player is made by weakening the
+    prior's weight too (down to 0: any judged move alike)."""
+
     def expected(**change: float) -> float:
         return replace(model, **change).expected_loss(loss, log_prior, judged)
 
     if expected(sensitivity=MAX_SENSITIVITY) >= target:
-        log_s = increasing_root(lambda x: expected(sensitivity=math.exp(x)) - target,
-                                math.log(MIN_SENSITIVITY), math.log(MAX_SENSITIVITY))
+        log_s = increasing_root(
+            lambda x: expected(sensitivity=math.exp(x)) - target,
+            math.log(MIN_SENSITIVITY),
+            math.log(MAX_SENSITIVITY),
+        )
         return replace(model, sensitivity=math.exp(log_s))
-    weight = increasing_root(lambda b: target - expected(sensitivity=MAX_SENSITIVITY, prior_weight=b), 0.0,
-                             model.prior_weight)
+    weight = increasing_root(
+        lambda b: target - expected(sensitivity=MAX_SENSITIVITY, prior_weight=b),
+        0.0,
+        model.prior_weight,
+    )
     return replace(model, sensitivity=MAX_SENSITIVITY, prior_weight=weight)
 
 
@@ -193,7 +228,9 @@ def shipped_calibration(expert: str, why: str = "no error profile") -> Calibrati
 _CACHE: dict[tuple[object, ...], Calibration] = {}
 
 
-def calibrate(casebase: Casebase | None, model: PriorModel | None, rating: float | None = None) -> Calibration:
+def calibrate(
+    casebase: Casebase | None, model: PriorModel | None, rating: float | None = None
+) -> Calibration:
     """The expert's calibrated choice from the casebase's profile and ``model``'s prior (fitted
     once per casebase file and model), or :func:`shipped_calibration` where there is no profile;
     at ``rating`` (:meth:`Calibration.at_rating`) when one is given (``UCI_Elo``)."""
@@ -205,67 +242,38 @@ def _calibration(casebase: Casebase | None, model: PriorModel | None) -> Calibra
     profile = None if casebase is None else Profile.of(casebase)
     if casebase is None or profile is None:
         refused = None if casebase is None else refusal(casebase)
-        return shipped_calibration("the engine" if casebase is None else casebase.expert,
-                                   refused or "no error profile")
-    key = (str(casebase.path), profile.meta.get("fit", {}).get("sensitivity"), len(profile.rows),
-           repr(profile.meta.get("play")), repr(profile.meta.get("games")), repr(profile.meta.get("speeds")),
-           None if model is None else str(model.path))
+        return shipped_calibration(
+            "the engine" if casebase is None else casebase.expert, refused or "no error profile"
+        )
+    key = (
+        str(casebase.path),
+        profile.meta.get("fit", {}).get("sensitivity"),
+        len(profile.rows),
+        repr(profile.meta.get("play")),
+        repr(profile.meta.get("games")),
+        repr(profile.meta.get("speeds")),
+        None if model is None else str(model.path),
+    )
     if key not in _CACHE:
         _CACHE[key] = _fit(casebase, profile, model)
     return _CACHE[key]
 
 
-class LikelihoodFit(NamedTuple):
-    """The calibrated choice's likelihood fit: the model, its expected loss on the positions it was
-    fitted on (the implied rating's), how many, and their losses and log-prior (None where read
-    from the profile's play-time record, :func:`stored_fit`)."""
-
-    model: ErrorModel
-    expected: float
-    positions: int
-    loss: np.ndarray | None = None
-    log_prior: np.ndarray | None = None
-
-
-def likelihood_fit(profile: Profile, model: PriorModel | None) -> LikelihoodFit:
-    """β, s and c fitted together by likelihood on the profile's positions with ``model``'s prior
-    (the first :data:`CALIBRATION_POSITIONS`; all of them, and no prior, without a model)."""
-    fitted_on = profile if model is None else profile.first(CALIBRATION_POSITIONS)
-    loss, chosen = fitted_on.loss, fitted_on.played.astype(np.int64)
-    log_prior = None
-    if model is not None:
-        log_prior = np.full(loss.shape, np.log(PRIOR_FLOOR))
-        moves = fitted_on.judged_moves()
-        for i, prior in enumerate(model.priors(fitted_on.positions(), moves)):
-            log_prior[i, :len(moves[i])] = np.log(np.maximum([prior[m] for m in moves[i]], PRIOR_FLOOR))
-    fitted = fit(loss, chosen, log_prior).model
-    return LikelihoodFit(fitted, fitted.expected_loss(loss, log_prior), len(chosen), loss, log_prior)
-
-
-def stored_fit(profile: Profile, model: PriorModel | None) -> LikelihoodFit | None:
-    """The likelihood fit the play-time record stored for the model it was made with
-    (``meta["profile"]["play"]["fit"]``), where ``model`` is that very file: the prior's forward
-    passes then need not be made again at every isready; None otherwise."""
-    stored = profile.meta.get("play", {}).get("fit")
-    if model is None or profile.play is None or not stored or model.path is None \
-            or stored.get("model") != file_sha256(model.path):
-        return None
-    return LikelihoodFit(ErrorModel(stored["sensitivity"], stored["consistency"], stored["prior_weight"]),
-                         stored["expected_loss"], stored["positions"])
-
-
 def _other_model(profile: Profile, model: PriorModel | None) -> str | None:
     """Why the profile's records of the engine's own choices cannot calibrate the engine playing
-    ``model``: they were made with another style model (its prior is in them); None where they can."""
+    ``model``: they were made with another style model (its prior is in them); None where they
+    can."""
     made = profile.records_model
     if model is None or model.path is None or made is None:
         return None
     plays = file_sha256(model.path)
     if plays == made:
         return None
-    return (f"its records of the engine's own choices were made with another style model (SHA-256 {made[:12]}…)"
-            f" than the one it plays now, {model.path.name} ({plays[:12]}…): record them again with"
-            " python -m profiling --play to play this model calibrated")
+    return (
+        "its records of the engine's own choices were made with another style model (SHA-256"
+        f" {made[:12]}…) than the one it plays now, {model.path.name} ({plays[:12]}…): record them"
+        " again with python -m profiling --play to play this model calibrated"
+    )
 
 
 def _fit(casebase: Casebase, profile: Profile, model: PriorModel | None) -> Calibration:
@@ -274,26 +282,47 @@ def _fit(casebase: Casebase, profile: Profile, model: PriorModel | None) -> Cali
         return shipped_calibration(casebase.expert, refused(casebase, other))
     found = stored_fit(profile, model) or likelihood_fit(profile, model)
     fitted, expected = found.model, found.expected
-    if not all(math.isfinite(x) and x > 0 for x in (fitted.sensitivity, fitted.consistency)) \
-            or not math.isfinite(fitted.prior_weight) or not math.isfinite(expected):
-        return shipped_calibration(casebase.expert, refused(casebase, f"its fit is not usable ({fitted.describe()})"))
+    if (
+        not all(math.isfinite(x) and x > 0 for x in (fitted.sensitivity, fitted.consistency))
+        or not math.isfinite(fitted.prior_weight)
+        or not math.isfinite(expected)
+    ):
+        return shipped_calibration(
+            casebase.expert, refused(casebase, f"its fit is not usable ({fitted.describe()})")
+        )
     # how often the expert loses as much: from every judged position (no prior needed there)
     lost = profile.own_loss
     own = {str(name): np.sort(lost[profile.phases == name]) for name in PHASES}
-    source = (f"{casebase.expert}'s error profile ({found.positions} positions"
-              f"{', with the model' if model is not None else ''}: {fitted.describe()})")
-    calibration = Calibration(fitted, casebase.expert, rating_of(expected), source, own, found.loss, found.log_prior,
-                              speeds=speed_fits(profile.meta), judge=profile.meta.get("judge"))
+    source = (
+        f"{casebase.expert}'s error profile ({found.positions} positions"
+        f"{', with the model' if model is not None else ''}: {fitted.describe()})"
+    )
+    calibration = Calibration(
+        fitted,
+        casebase.expert,
+        rating_of(expected),
+        source,
+        own,
+        found.loss,
+        found.log_prior,
+        speeds=speed_fits(profile.meta),
+        judge=profile.meta.get("judge"),
+    )
     play, games = profile.play, profile.games
     if play is None and games is None:
         return calibration
     try:
         return _at_play(calibration, play, games)
-    except (ValueError, RuntimeError, FloatingPointError) as exc:  # brentq on a record it cannot solve
-        return replace(calibration, source=f"{calibration.source}; the play-time record is not usable ({exc})")
+    # brentq on a record it cannot solve
+    except (ValueError, RuntimeError, FloatingPointError) as exc:
+        return replace(
+            calibration, source=f"{calibration.source}; the play-time record is not usable ({exc})"
+        )
 
 
-def _at_play(calibration: Calibration, play: PlayRecord | None, games: PlayRecord | None) -> Calibration:
+def _at_play(
+    calibration: Calibration, play: PlayRecord | None, games: PlayRecord | None
+) -> Calibration:
     """``calibration`` with the sensitivity whose own choices lose, as the profile judges them, what
     the positions the engine plays ask: those of its own games where there is a games record (what
     the expert's fitted model expects there), else the play-time record's (the expert's own loss);
@@ -303,32 +332,60 @@ def _at_play(calibration: Calibration, play: PlayRecord | None, games: PlayRecor
     depth = int(record.meta["judge_depth"])  # casebase.checks requires it with each record
     model = set_on(calibration.model, record)
     reached = model.expected_loss(record.loss, record.log_prior, record.true_loss)
-    weight = "" if model.prior_weight == calibration.model.prior_weight else f", prior weight {model.prior_weight:.2f}"
-    where = f"{len(record.moves)} {'positions of its own games' if games is not None else 'of them'}"
-    source = (f"{calibration.source}; s {model.sensitivity:.4f}{weight} set on the engine's own choices"
-              f" in {where} (judge depth {depth}) to lose {100 * reached:.2f} % a move as {calibration.expert}"
-              f" would")
+    weight = (
+        ""
+        if model.prior_weight == calibration.model.prior_weight
+        else f", prior weight {model.prior_weight:.2f}"
+    )
+    where = (
+        f"{len(record.moves)} {'positions of its own games' if games is not None else 'of them'}"
+    )
+    source = (
+        f"{calibration.source}; s {model.sensitivity:.4f}{weight} set on the engine's own choices"
+        f" in {where} (judge depth {depth}) to lose {100 * reached:.2f} % a move as"
+        f" {calibration.expert} would"
+    )
     scale = 1.0 if play is None else float(record.target.mean()) / float(play.target.mean())
-    return replace(calibration, model=model, source=source, loss=record.loss, log_prior=record.log_prior,
-                   judged=record.true_loss, fitted=calibration.model, judge_depth=depth, target_scale=scale,
-                   judge=record.meta.get("judge", calibration.judge))
+    return replace(
+        calibration,
+        model=model,
+        source=source,
+        loss=record.loss,
+        log_prior=record.log_prior,
+        judged=record.true_loss,
+        fitted=calibration.model,
+        judge_depth=depth,
+        target_scale=scale,
+        judge=record.meta.get("judge", calibration.judge),
+    )
 
 
 def set_on(model: ErrorModel, record: PlayRecord) -> ErrorModel:
     """``model`` with the sensitivity whose choices in ``record``'s positions lose, as the profile
     judges them, the mean of its targets (§3)."""
-    return _sensitivity_for(model, record.loss, record.log_prior, float(record.target.mean()), record.true_loss)
+    return _sensitivity_for(
+        model, record.loss, record.log_prior, float(record.target.mean()), record.true_loss
+    )
 
 
-def judged_candidates(proposal: Proposal, result: SearchResult) -> tuple[list[chess.Move], list[int], list[float]]:
+def judged_candidates(
+    proposal: Proposal, result: SearchResult
+) -> tuple[list[chess.Move], list[int], list[float]]:
     """What the calibrated choice chooses among: the moves the search or judge scored exactly, their
     scores, and the prior proposed for each."""
     scored = {m: s.score for m, s in result.scores.items() if s.exact}
-    return list(scored), list(scored.values()), [proposal.prior.get(m, proposal.model.get(m, 0.0)) for m in scored]
+    return (
+        list(scored),
+        list(scored.values()),
+        [proposal.prior.get(m, proposal.model.get(m, 0.0)) for m in scored],
+    )
 
 
-def judged_chances(calibration: Calibration, proposal: Proposal, result: SearchResult) -> dict[chess.Move, float]:
-    """The calibrated chance of each move the search or judge scored exactly, with the prior proposed."""
+def judged_chances(
+    calibration: Calibration, proposal: Proposal, result: SearchResult
+) -> dict[chess.Move, float]:
+    """The calibrated chance of each move the search or judge scored exactly, with the prior
+    proposed."""
     moves, scores, prior = judged_candidates(proposal, result)
     if not moves:  # a search stopped before it scored any move exactly: nothing to choose among
         return {}

@@ -11,21 +11,22 @@ fitted by ``python -m learn.chooser fit`` on master games judged by an outside e
 Each loss enters as itself and as its square root, and the log prior as itself and its square: the
 logit's curve in each, as the error model's consistency bends its curve in the loss (a linear logit
 over the judge's loss and prior alone is near that model; these columns and the rest are what it
-adds). A column that is the same for every candidate of a position cancels in the softmax: so the score
-band enters only through its products with the loss, the pawn is the pieces' reference, and a
+adds). A column that is the same for every candidate of a position cancels in the softmax: so the
+score band enters only through its products with the loss, the pawn is the pieces' reference, and a
 feature a record does not hold (no shallow depths, no cases' vote) is 0 for every candidate and
 plays no part in that position.
 
-Drawn at a player's strength (``Selection calibrated``, issue #40), the weights of what each candidate
-loses at the judge's depth (:data:`JUDGED_LOSS`) are multiplied by the chooser's *strength*, set so that
-the chooser loses a move on its *reference positions* (:class:`Reference`: judged positions of masters'
-games, shipped in the file) what the player's error model loses there (:meth:`Chooser.strength_of`).
+Drawn at a player's strength (``Selection calibrated``, issue #40), the weights of what each
+candidate loses at the judge's depth (:data:`JUDGED_LOSS`) are multiplied by the chooser's
+*strength*, set so that the chooser loses a move on its *reference positions* (:class:`Reference`:
+judged positions of masters' games, shipped in the file) what the player's error model loses there
+(:meth:`Chooser.strength_of`).
 
 File (format ``cbr-chess-chooser``, version 1): an ``.npz`` with ``format``, ``version``, ``names``
 (the features, in :data:`FEATURES`'s order), ``weights`` (float64, one a feature) and ``meta``
 (JSON: how it was fitted), and where it has reference positions ``reference_features`` (positions x
-candidates x features), ``reference_loss`` and ``reference_prior`` (positions x candidates, NaN and 0
-past a position's candidates), written atomically.
+candidates x features), ``reference_loss`` and ``reference_prior`` (positions x candidates, NaN and
+0 past a position's candidates), written atomically.
 """
 
 from __future__ import annotations
@@ -39,12 +40,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import chess
 import numpy as np
 
 from common.bounded import read_npz
 from common.files import atomic_file
 from common.text import clip
+from engine.strength.chooser_features import FEATURES
 from engine.strength.errormodel import PRIOR_FLOOR, ErrorModel, increasing_root, losses
 from engine.style.model import softmax
 
@@ -52,29 +53,15 @@ FORMAT_NAME = "cbr-chess-chooser"
 FORMAT_VERSION = 1
 #: The most a chooser file's arrays may take together (issue #69): the shipped one takes 0.3 MiB.
 CHOOSER_MOST = 16 << 20
-#: The shallow depths whose losses are features (what is seen at once against what needs thought).
-SHALLOW_DEPTHS = (2, 6)
-#: The position's score band: winning above this many centipawns for the mover (its best
-#: candidate's score), losing below minus this, level between.
-BAND_CP = 200
-#: The pieces moved, one column each but the pawn's (the reference: the columns of a one-hot sum to 1).
-PIECES = {chess.KNIGHT: "knight", chess.BISHOP: "bishop", chess.ROOK: "rook", chess.QUEEN: "queen",
-          chess.KING: "king"}
-#: What a candidate loses at the judge's depth: the columns the chooser's *strength* multiplies, as the
-#: error model's sensitivity divides the loss (1: the chooser as fitted, a master of about 2500; larger,
-#: a player who loses less; issue #40, item 2).
+#: What a candidate loses at the judge's depth: the columns the chooser's *strength* multiplies, as
+#: the error model's sensitivity divides the loss (1: the chooser as fitted, a master of about 2500;
+#: larger, a player who loses less; issue #40, item 2).
 JUDGED_LOSS = ("loss", "sqrt loss", "loss winning", "loss losing")
-#: The features, in the order of the columns of :func:`features`.
-FEATURES: tuple[str, ...] = (
-    "log prior", "log prior squared", "vote", "loss", "sqrt loss", *(f"loss d{d}" for d in SHALLOW_DEPTHS),
-    *(f"sqrt loss d{d}" for d in SHALLOW_DEPTHS), "best", "rank",
-    "loss winning", "loss losing", "check", "capture", "recapture", *(f"piece {p}" for p in PIECES.values()),
-    "pawn advance", "pawn to 6th/7th", "castling", "retreat", "queen trade", "distance", "promotion",
-)
 
 
 def shipped_chooser() -> Path:
-    """The shipped chooser (``python -m learn.chooser fit``), package data of :mod:`engine.style`."""
+    """The shipped chooser (``python -m learn.chooser fit``), package data of
+    :mod:`engine.style`."""
     return Path(str(importlib.resources.files("engine.strength") / "models" / "chooser.npz"))
 
 
@@ -90,72 +77,8 @@ def chooser_path(setting: str) -> Path | None:
 
 
 class ChooserError(Exception):
-    """A chooser file is missing, damaged, foreign or made for other features; the message says which."""
-
-
-def features(board: chess.Board, last: chess.Move | None, moves: Sequence[chess.Move], scores: Sequence[int],
-             prior: Sequence[float], votes: Sequence[float] | None = None,
-             shallow: Mapping[int, Sequence[int]] | None = None) -> tuple[np.ndarray, tuple[str, ...]]:
-    """The features of each candidate (a row each, :data:`FEATURES`'s columns) of the position
-    ``board`` after the opponent's move ``last`` (None: unknown): its judge's ``scores`` in centipawns
-    for the mover, the ``prior`` proposed for it, the cases' share of the vote (None: unknown, 0), and
-    its scores at the shallow depths (``shallow[depth]``; a depth missing: 0)."""
-    n = len(moves)
-    x = np.zeros((n, len(FEATURES)))
-    if not n:
-        return x, FEATURES
-    column = {name: i for i, name in enumerate(FEATURES)}
-    cp = np.asarray(scores, dtype=np.float64)
-    loss = losses(cp[None])[0]
-    log_prior = np.log(np.maximum(np.asarray(prior, dtype=np.float64), PRIOR_FLOOR))
-    x[:, column["log prior"]] = log_prior
-    x[:, column["log prior squared"]] = log_prior ** 2
-    if votes is not None:
-        x[:, column["vote"]] = votes
-    x[:, column["loss"]] = loss
-    x[:, column["sqrt loss"]] = np.sqrt(loss)
-    for depth in SHALLOW_DEPTHS:
-        if shallow is not None and depth in shallow:
-            shallow_loss = losses(np.asarray(shallow[depth], dtype=np.float64)[None])[0]
-            x[:, column[f"loss d{depth}"]] = shallow_loss
-            x[:, column[f"sqrt loss d{depth}"]] = np.sqrt(shallow_loss)
-    rank = np.empty(n)
-    rank[np.argsort(-cp, kind="stable")] = np.arange(n)
-    x[:, column["rank"]] = rank
-    best = cp.max()
-    x[:, column["best"]] = cp == best
-    x[:, column["loss winning"]] = loss * (best > BAND_CP)
-    x[:, column["loss losing"]] = loss * (best < -BAND_CP)
-    for i, move in enumerate(moves):
-        for name, value in _move_features(board, last, move).items():
-            x[i, column[name]] = value
-    return x, FEATURES
-
-
-def _move_features(board: chess.Board, last: chess.Move | None, move: chess.Move) -> dict[str, float]:
-    """The columns of :data:`FEATURES` that say what the move is (those that are not 0)."""
-    piece = board.piece_type_at(move.from_square)
-    found: dict[str, float] = {}
-    captured = board.piece_type_at(move.to_square) if not board.is_en_passant(move) else chess.PAWN
-    rank_from, rank_to = chess.square_rank(move.from_square), chess.square_rank(move.to_square)
-    forward = (rank_to - rank_from) * (1 if board.turn == chess.WHITE else -1)
-    flags = {
-        "check": board.gives_check(move),
-        "capture": board.is_capture(move),
-        "recapture": board.is_capture(move) and last is not None and move.to_square == last.to_square,
-        "pawn advance": piece == chess.PAWN and forward > 0,
-        "pawn to 6th/7th": piece == chess.PAWN and (rank_to if board.turn == chess.WHITE else 7 - rank_to) in (5, 6),
-        "castling": board.is_castling(move),
-        # a king's castling moves it sideways, never back
-        "retreat": piece not in (None, chess.PAWN) and forward < 0,
-        "queen trade": piece == chess.QUEEN and captured == chess.QUEEN,
-        "promotion": move.promotion is not None,
-    }
-    found |= {name: 1.0 for name, flag in flags.items() if flag}
-    if piece in PIECES:
-        found[f"piece {PIECES[piece]}"] = 1.0
-    found["distance"] = float(chess.square_distance(move.from_square, move.to_square))
-    return found
+    """A chooser file is missing, damaged, foreign or made for other features; the message says
+    which."""
 
 
 #: The strengths :meth:`Chooser.strength_of` searches (the judged-loss weights times this much).
@@ -166,9 +89,9 @@ REFERENCE = ("reference_features", "reference_loss", "reference_prior")
 
 @dataclass(frozen=True, eq=False)
 class Reference:
-    """The positions a chooser's strength is measured on: each position's candidates' ``features`` (rows
-    of :func:`features`, zero past its candidates), their ``loss`` at the judge's depth (NaN past them)
-    and the ``prior`` proposed for each."""
+    """The positions a chooser's strength is measured on: each position's candidates' ``features``
+    (rows of :func:`features`, zero past its candidates), their ``loss`` at the judge's depth (NaN
+    past them) and the ``prior`` proposed for each."""
 
     features: np.ndarray
     loss: np.ndarray
@@ -176,23 +99,41 @@ class Reference:
 
     def __post_init__(self) -> None:
         n, width = self.loss.shape
-        if self.features.shape != (n, width, len(FEATURES)) or self.prior.shape != (n, width) or not n:
-            raise ValueError(f"reference positions of shapes {self.features.shape}, {self.loss.shape}, {self.prior.shape}")
+        if (
+            self.features.shape != (n, width, len(FEATURES))
+            or self.prior.shape != (n, width)
+            or not n
+        ):
+            raise ValueError(
+                f"reference positions of shapes {self.features.shape}, {self.loss.shape},"
+                f" {self.prior.shape}"
+            )
         present = ~np.isnan(self.loss)
-        if not present[:, 0].all() or not np.isfinite(self.features).all() or not np.isfinite(self.prior).all() \
-                or (present & ((self.loss < 0) | (self.loss > 1))).any():
-            raise ValueError("reference positions with no candidate, or values that are not losses or numbers")
+        if (
+            not present[:, 0].all()
+            or not np.isfinite(self.features).all()
+            or not np.isfinite(self.prior).all()
+            or (present & ((self.loss < 0) | (self.loss > 1))).any()
+        ):
+            raise ValueError(
+                "reference positions with no candidate, or values that are not losses or numbers"
+            )
 
     @classmethod
-    def of(cls, positions: Sequence[tuple[np.ndarray, Sequence[int], Sequence[float]]]) -> Reference:
+    def of(
+        cls, positions: Sequence[tuple[np.ndarray, Sequence[int], Sequence[float]]]
+    ) -> Reference:
         """The reference of ``positions``: each its candidates' features, scores and prior."""
         width = max(len(scores) for _, scores, _ in positions)
-        x, loss, prior = np.zeros((len(positions), width, len(FEATURES))), np.full((len(positions), width), np.nan), \
-            np.zeros((len(positions), width))
+        x, loss, prior = (
+            np.zeros((len(positions), width, len(FEATURES))),
+            np.full((len(positions), width), np.nan),
+            np.zeros((len(positions), width)),
+        )
         for i, (matrix, scores, proposed) in enumerate(positions):
-            x[i, :len(scores)] = matrix
-            loss[i, :len(scores)] = losses(np.asarray(scores, dtype=np.float64)[None])[0]
-            prior[i, :len(scores)] = proposed
+            x[i, : len(scores)] = matrix
+            loss[i, : len(scores)] = losses(np.asarray(scores, dtype=np.float64)[None])[0]
+            prior[i, : len(scores)] = proposed
         return cls(x, loss, prior)
 
 
@@ -210,7 +151,9 @@ class Chooser:
 
     def __post_init__(self) -> None:
         if tuple(self.names) != FEATURES:
-            raise ValueError(f"a chooser of the features {list(self.names)}, not this engine's {list(FEATURES)}")
+            raise ValueError(
+                f"a chooser of the features {list(self.names)}, not this engine's {list(FEATURES)}"
+            )
         if np.shape(self.weights) != (len(FEATURES),):
             raise ValueError(f"{np.shape(self.weights)} weights for {len(FEATURES)} features")
 
@@ -224,7 +167,8 @@ class Chooser:
         return np.asarray(matrix @ weights)
 
     def probabilities(self, matrix: np.ndarray, strength: float = 1.0) -> np.ndarray:
-        """The chance of each candidate of one position (rows of :func:`features`) at ``strength``."""
+        """The chance of each candidate of one position (rows of :func:`features`) at
+        ``strength``."""
         return softmax(self.logits(matrix, strength))
 
     def expected_loss(self, strength: float = 1.0) -> float:
@@ -232,31 +176,50 @@ class Chooser:
         (ValueError without them)."""
         if self.reference is None:
             raise ValueError("the chooser has no reference positions")
-        z = np.where(np.isnan(self.reference.loss), -np.inf, self.logits(self.reference.features, strength))
+        z = np.where(
+            np.isnan(self.reference.loss), -np.inf, self.logits(self.reference.features, strength)
+        )
         p = np.exp(z - z.max(axis=1, keepdims=True))
         p /= p.sum(axis=1, keepdims=True)
         return float((p * np.nan_to_num(self.reference.loss)).sum(axis=1).mean())
 
     def strength_of(self, model: ErrorModel) -> float | None:
-        """The strength at which the chooser loses on its reference positions what ``model`` (a player's
-        error model, the prior weighed as it weighs it) loses there; None without reference positions.
-        Within :data:`MIN_STRENGTH`..:data:`MAX_STRENGTH`: a player weaker or stronger than that plays its end."""
+        """The strength at which the chooser loses on its reference positions what ``model`` (a
+        player's error model, the prior weighed as it weighs it) loses there; None without reference
+        positions. Within :data:`MIN_STRENGTH`..:data:`MAX_STRENGTH`: a player weaker or stronger
+        than that plays its end."""
         if self.reference is None:
             return None
         log_prior = np.log(np.maximum(self.reference.prior, PRIOR_FLOOR))
         target = model.expected_loss(self.reference.loss, log_prior)
-        log_strength = increasing_root(lambda x: target - self.expected_loss(float(np.exp(x))),
-                                       float(np.log(MIN_STRENGTH)), float(np.log(MAX_STRENGTH)))
+        log_strength = increasing_root(
+            lambda x: target - self.expected_loss(float(np.exp(x))),
+            float(np.log(MIN_STRENGTH)),
+            float(np.log(MAX_STRENGTH)),
+        )
         return float(np.exp(log_strength))
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the chooser atomically (:func:`common.files.atomic_file`)."""
-        members: dict[str, Any] = {"format": np.array(FORMAT_NAME), "version": np.array(self.version),
-                                   "names": np.array(self.names), "weights": np.asarray(self.weights, np.float64),
-                                   "meta": np.array(json.dumps(dict(self.meta), sort_keys=True))}
+        members: dict[str, Any] = {
+            "format": np.array(FORMAT_NAME),
+            "version": np.array(self.version),
+            "names": np.array(self.names),
+            "weights": np.asarray(self.weights, np.float64),
+            "meta": np.array(json.dumps(dict(self.meta), sort_keys=True)),
+        }
         if self.reference is not None:
-            members |= dict(zip(REFERENCE, (self.reference.features.astype(np.float32), self.reference.loss,
-                                            self.reference.prior.astype(np.float32)), strict=True))
+            members |= dict(
+                zip(
+                    REFERENCE,
+                    (
+                        self.reference.features.astype(np.float32),
+                        self.reference.loss,
+                        self.reference.prior.astype(np.float32),
+                    ),
+                    strict=True,
+                )
+            )
         with atomic_file(path) as f:
             np.savez(f, **members)
 
@@ -266,13 +229,18 @@ class Chooser:
         path = Path(path)
         try:
             found = path.is_file()
-        except (OSError, ValueError) as exc:  # a name the system refuses (too long, a NUL) names no file
+        # a name the system refuses (too long, a NUL) names no file
+        except (OSError, ValueError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            raise ChooserError(f"a name this system refuses for a file ({reason}): {clip(str(path), 60)}") from exc
+            raise ChooserError(
+                f"a name this system refuses for a file ({reason}): {clip(str(path), 60)}"
+            ) from exc
         if not found:
             raise ChooserError(f"{path}: no such chooser file")
         if not zipfile.is_zipfile(path):  # else numpy takes it for a pickle and says so
-            raise ChooserError(f"{path}: not a chooser file, or a damaged one (not an .npz archive)")
+            raise ChooserError(
+                f"{path}: not a chooser file, or a damaged one (not an .npz archive)"
+            )
         try:
             arrays = read_npz(path, CHOOSER_MOST, "chooser")
         except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as exc:
@@ -287,20 +255,41 @@ class Chooser:
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ChooserError(f"{path}: damaged chooser file ({exc})") from exc
         if version != FORMAT_VERSION:
-            raise ChooserError(f"{path}: chooser format version {version}, this engine reads {FORMAT_VERSION}")
+            raise ChooserError(
+                f"{path}: chooser format version {version}, this engine reads {FORMAT_VERSION}"
+            )
         if names != FEATURES:
-            unknown, missing = sorted(set(names) - set(FEATURES)), sorted(set(FEATURES) - set(names))
-            detail = "; ".join(f"{what}: {', '.join(which)}" for what, which in
-                               (("unknown", unknown), ("missing", missing)) if which) or "in another order"
-            raise ChooserError(f"{path}: made for other features than this engine computes ({detail}):"
-                               " fit it again (python -m learn.chooser fit)")
-        if weights.shape != (len(FEATURES),) or not np.isfinite(weights).all() or not isinstance(meta, dict):
-            raise ChooserError(f"{path}: damaged chooser file (weights of shape {weights.shape},"
-                               f" {'finite' if np.isfinite(weights).all() else 'not all finite'})")
+            unknown, missing = (
+                sorted(set(names) - set(FEATURES)),
+                sorted(set(FEATURES) - set(names)),
+            )
+            detail = (
+                "; ".join(
+                    f"{what}: {', '.join(which)}"
+                    for what, which in (("unknown", unknown), ("missing", missing))
+                    if which
+                )
+                or "in another order"
+            )
+            raise ChooserError(
+                f"{path}: made for other features than this engine computes ({detail}):"
+                " fit it again (python -m learn.chooser fit)"
+            )
+        if (
+            weights.shape != (len(FEATURES),)
+            or not np.isfinite(weights).all()
+            or not isinstance(meta, dict)
+        ):
+            raise ChooserError(
+                f"{path}: damaged chooser file (weights of shape {weights.shape},"
+                f" {'finite' if np.isfinite(weights).all() else 'not all finite'})"
+            )
         reference = None
         if any(name in arrays for name in REFERENCE):
             try:
-                reference = Reference(*(np.asarray(arrays[name], dtype=np.float64) for name in REFERENCE))
+                reference = Reference(
+                    *(np.asarray(arrays[name], dtype=np.float64) for name in REFERENCE)
+                )
             except (KeyError, ValueError, TypeError) as exc:
                 raise ChooserError(f"{path}: damaged reference positions ({exc})") from exc
         return cls(names, weights, version, meta, reference)

@@ -1,4 +1,5 @@
-"""The error model: how likely a player is to choose each move given what it loses (docs/strength.md).
+"""The error model: how likely a player is to choose each move given what it loses
+(docs/strength.md).
 
 A move's *loss* is the expected score it gives away against the judge's best move, on the
 win-probability scale of :func:`expected_score` (0 for the best move, at most 1). After Regan
@@ -31,7 +32,8 @@ SCORE_CLIP = 2000
 #: The least prior a judged move gets (the judge may score a move the prior gave nothing).
 PRIOR_FLOOR = 1e-4
 #: The fit's Nelder–Mead: the initial simplex's step in each parameter (log s, log c, beta), and
-#: when it stops (the simplex within FIT_XATOL in each parameter and within FIT_FATOL of log-likelihood).
+#: when it stops (the simplex within FIT_XATOL in each parameter and within FIT_FATOL of
+#: log-likelihood).
 SIMPLEX_STEP = 0.5
 FIT_XATOL, FIT_FATOL = 1e-4, 1e-5
 FIT_ITERATIONS = 2000
@@ -39,7 +41,9 @@ FIT_ITERATIONS = 2000
 
 def expected_score(cp: np.ndarray | float) -> np.ndarray:
     """The mover's expected score (0..1) of a judged score in centipawns, clipped at ±SCORE_CLIP."""
-    return 1 / (1 + np.exp(-WIN_SLOPE * np.clip(np.asarray(cp, dtype=np.float64), -SCORE_CLIP, SCORE_CLIP)))
+    return 1 / (
+        1 + np.exp(-WIN_SLOPE * np.clip(np.asarray(cp, dtype=np.float64), -SCORE_CLIP, SCORE_CLIP))
+    )
 
 
 def losses(scores: np.ndarray) -> np.ndarray:
@@ -60,7 +64,9 @@ class ErrorModel:
         """Unnormalised log-chances of moves with ``loss`` (NaN: no move, -inf)."""
         return self._logits(np.nan_to_num(loss, nan=1.0), np.isnan(loss), log_prior)
 
-    def _logits(self, filled: np.ndarray, missing: np.ndarray, log_prior: np.ndarray | None) -> np.ndarray:
+    def _logits(
+        self, filled: np.ndarray, missing: np.ndarray, log_prior: np.ndarray | None
+    ) -> np.ndarray:
         """:meth:`logits` of losses whose NaNs are ``missing`` and 1.0 in ``filled``."""
         with np.errstate(over="ignore"):  # a huge loss over a tiny s: a chance of exactly 0
             x = -np.power(filled / self.sensitivity, self.consistency)
@@ -75,12 +81,18 @@ class ErrorModel:
         shifted = np.exp(x - np.amax(x, axis=-1, keepdims=True))
         return np.asarray(shifted / np.sum(shifted, axis=-1, keepdims=True))
 
-    def log_likelihood(self, loss: np.ndarray, chosen: np.ndarray, log_prior: np.ndarray | None = None) -> float:
+    def log_likelihood(
+        self, loss: np.ndarray, chosen: np.ndarray, log_prior: np.ndarray | None = None
+    ) -> float:
         """Sum of the log-chances of the ``chosen`` moves (column index per row)."""
         return Choices(loss, chosen, log_prior).log_likelihood(self)
 
-    def expected_loss(self, loss: np.ndarray, log_prior: np.ndarray | None = None,
-                      judged: np.ndarray | None = None) -> float:
+    def expected_loss(
+        self,
+        loss: np.ndarray,
+        log_prior: np.ndarray | None = None,
+        judged: np.ndarray | None = None,
+    ) -> float:
         """The mean loss per move the model expects in these positions; with ``judged``, the same
         moves' losses as another judge measures them, drawn with the chances ``loss`` gives."""
         p = self.probabilities(loss, log_prior)
@@ -93,20 +105,33 @@ class ErrorModel:
 
 class Choices:
     """The moves chosen among judged moves, made ready once for the many models a fit tries (a
-    profile's bootstrap asks ~60,000 of them): the losses' gaps and the chosen columns found once."""
+    profile's bootstrap asks ~60,000 of them): the losses' gaps and the chosen columns found
+    once."""
 
-    def __init__(self, loss: np.ndarray, chosen: np.ndarray, log_prior: np.ndarray | None = None) -> None:
-        self.filled, self.missing, self.log_prior = np.nan_to_num(loss, nan=1.0), np.isnan(loss), log_prior
+    def __init__(
+        self, loss: np.ndarray, chosen: np.ndarray, log_prior: np.ndarray | None = None
+    ) -> None:
+        self.filled, self.missing, self.log_prior = (
+            np.nan_to_num(loss, nan=1.0),
+            np.isnan(loss),
+            log_prior,
+        )
         self.rows, self.chosen = np.arange(len(loss)), np.asarray(chosen)
 
     def log_likelihood(self, model: ErrorModel) -> float:
         """Sum of the log-chances ``model`` gives the chosen moves."""
-        # the log-softmax as scipy's log_softmax makes it (x - max - log(sum(exp(x - max))), as stable),
-        # at the chosen column only; scipy's own took twice as long on these small rows
+        # the log-softmax as scipy's log_softmax makes it (x - max - log(sum(exp(x - max))), as
+        # stable), at the chosen column only; scipy's own took twice as long on these small rows
         x = model._logits(self.filled, self.missing, self.log_prior)
         top = x.max(axis=-1)
-        with np.errstate(invalid="ignore"):  # s = 0 (0 / 0) or a row of -inf: NaN, an infinite cost to the fit
-            return float(((x[self.rows, self.chosen] - top) - np.log(np.exp(x - top[:, None]).sum(axis=-1))).sum())
+        # s = 0 (0 / 0) or a row of -inf: NaN, an infinite cost to the fit
+        with np.errstate(invalid="ignore"):
+            return float(
+                (
+                    (x[self.rows, self.chosen] - top)
+                    - np.log(np.exp(x - top[:, None]).sum(axis=-1))
+                ).sum()
+            )
 
 
 @dataclass(frozen=True)
@@ -130,7 +155,8 @@ def fit(loss: np.ndarray, chosen: np.ndarray, log_prior: np.ndarray | None = Non
         raise ValueError("no positions to fit the error model to")
 
     def model_of(x: np.ndarray) -> ErrorModel:
-        with np.errstate(over="ignore"):  # a simplex wandering off (few positions): an infinite cost
+        # a simplex wandering off (few positions): an infinite cost
+        with np.errstate(over="ignore"):
             s, c = np.exp(x[:2])
         return ErrorModel(float(s), float(c), float(x[2]) if len(x) > 2 else 0.0)
 
@@ -144,9 +170,17 @@ def fit(loss: np.ndarray, chosen: np.ndarray, log_prior: np.ndarray | None = Non
         return value if np.isfinite(value) else np.inf
 
     start = np.array([np.log(0.05), np.log(0.5)] + ([1.0] if log_prior is not None else []))
-    result = minimize(cost, start, method="Nelder-Mead",
-                      options={"initial_simplex": np.vstack([start, start + SIMPLEX_STEP * np.eye(len(start))]),
-                               "xatol": FIT_XATOL, "fatol": FIT_FATOL, "maxiter": FIT_ITERATIONS})
+    result = minimize(
+        cost,
+        start,
+        method="Nelder-Mead",
+        options={
+            "initial_simplex": np.vstack([start, start + SIMPLEX_STEP * np.eye(len(start))]),
+            "xatol": FIT_XATOL,
+            "fatol": FIT_FATOL,
+            "maxiter": FIT_ITERATIONS,
+        },
+    )
     return Fit(model_of(result.x), -float(result.fun) / len(loss), len(loss))
 
 

@@ -1,10 +1,11 @@
 """The expert's error profile as the engine reads it: the ``profile_*`` arrays of the profile file
-beside the casebase (the expert's moves judged by an outside engine, ``python -m profiling``) as losses, centipawn
-losses and phases, and the statistics and fit stored with them (docs/strength.md §1–2).
+beside the casebase (the expert's moves judged by an outside engine, ``python -m profiling``) as
+losses, centipawn losses and phases, and the statistics and fit stored with them (docs/strength.md
+§1–2).
 
-:class:`Profile` is a view: the casebase layer stores the arrays (:mod:`casebase.profilefile`), this module
-says what they mean, :mod:`engine.strength.calibration` fits the calibrated choice to them, and
-:mod:`profiling` judges the positions and stores the profile with :meth:`Profile.summary`.
+:class:`Profile` is a view: the casebase layer stores the arrays (:mod:`casebase.profilefile`), this
+module says what they mean, :mod:`engine.strength.calibration` fits the calibrated choice to them,
+and :mod:`profiling` judges the positions and stores the profile with :meth:`Profile.summary`.
 """
 
 from __future__ import annotations
@@ -32,12 +33,14 @@ CP_LOSS_CLIP = 1000
 
 def refusal(casebase: Casebase) -> str | None:
     """Why the casebase's error profile was refused when the casebase was read
-    (:attr:`casebase.format.Casebase.profile_problem`), as the engine tells it; None where it was not."""
+    (:attr:`casebase.format.Casebase.profile_problem`), as the engine tells it; None where it was
+    not."""
     return None if casebase.profile_problem is None else refused(casebase, casebase.profile_problem)
 
 
 def refused(casebase: Casebase, problem: str) -> str:
-    """``error profile of X.npz refused: problem``: the casebase's profile is not played, and why."""
+    """``error profile of X.npz refused: problem``: the casebase's profile is not played, and
+    why."""
     name = casebase.path.name if casebase.path is not None else casebase.expert
     return f"error profile of {name} refused: {problem}"
 
@@ -69,12 +72,20 @@ class PlayRecord:
     meta: dict[str, Any]
 
     @classmethod
-    def of(cls, arrays: Mapping[str, np.ndarray], best: np.ndarray, target: np.ndarray, meta: dict[str, Any],
-           key: str = "play") -> PlayRecord:
-        """The record of the arrays ``profile_KEY_*`` (:data:`casebase.profile_checks.PLAY_DTYPES`), with the
-        best score and the target of each position (of at least as many positions)."""
-        moves, scores, prior, judged = (arrays[name.replace("_play_", f"_{key}_")] for name in PLAY_DTYPES)
-        return cls(moves, scores, prior, judged, best[:len(moves)], target[:len(moves)], meta)
+    def of(
+        cls,
+        arrays: Mapping[str, np.ndarray],
+        best: np.ndarray,
+        target: np.ndarray,
+        meta: dict[str, Any],
+        key: str = "play",
+    ) -> PlayRecord:
+        """The record of the arrays ``profile_KEY_*`` (:data:`casebase.profile_checks.PLAY_DTYPES`),
+        with the best score and the target of each position (of at least as many positions)."""
+        moves, scores, prior, judged = (
+            arrays[name.replace("_play_", f"_{key}_")] for name in PLAY_DTYPES
+        )
+        return cls(moves, scores, prior, judged, best[: len(moves)], target[: len(moves)], meta)
 
     @property
     def loss(self) -> np.ndarray:
@@ -89,14 +100,15 @@ class PlayRecord:
     @property
     def true_loss(self) -> np.ndarray:
         """Each move's loss in expected score as the profile judges moves, against the profile's
-        best (as the expert's own losses are; a move judged alone above it loses 0), NaN for none."""
+        best (as the expert's own losses are; a move judged alone above it loses 0), NaN for
+        none."""
         lost = expected_score(self.best)[:, None] - expected_score(self.judged)
         return np.where(self.moves > 0, np.clip(lost, 0.0, 1.0), np.nan)
 
     @property
     def cp_loss(self) -> np.ndarray:
-        """Each move's loss in centipawns as the profile judges moves, clipped at :data:`CP_LOSS_CLIP`
-        (0 for none)."""
+        """Each move's loss in centipawns as the profile judges moves, clipped at
+        :data:`CP_LOSS_CLIP` (0 for none)."""
         lost = self.best.astype(np.int64)[:, None] - self.judged.astype(np.int64)
         return np.where(self.moves > 0, np.clip(lost, 0, CP_LOSS_CLIP), 0)
 
@@ -105,7 +117,8 @@ class PlayRecord:
 class Profile:
     """A casebase's error profile: the judged positions (``rows`` of the casebase), the moves the
     judge scored there (encoded, best first, 0 for none), their ``scores`` (centipawns for the
-    mover), the column of the expert's move, and ``meta``: how they were judged and what was fitted."""
+    mover), the column of the expert's move, and ``meta``: how they were judged and what was
+    fitted."""
 
     casebase: Casebase
     rows: np.ndarray
@@ -121,8 +134,14 @@ class Profile:
         if casebase.profile is None:
             return None
         p = casebase.profile
-        return cls(casebase, p["profile_row"], p["profile_moves"], p["profile_scores"], p["profile_played"],
-                   casebase.meta["profile"])
+        return cls(
+            casebase,
+            p["profile_row"],
+            p["profile_moves"],
+            p["profile_scores"],
+            p["profile_played"],
+            casebase.meta["profile"],
+        )
 
     @property
     def play(self) -> PlayRecord | None:
@@ -138,13 +157,19 @@ class Profile:
         p = self.casebase.profile
         if p is None or "profile_games_moves" not in p:
             return None
-        return PlayRecord.of(p, p["profile_games_best"], p["profile_games_target"].astype(np.float64),
-                             self.meta.get("games", {}), key="games")
+        return PlayRecord.of(
+            p,
+            p["profile_games_best"],
+            p["profile_games_target"].astype(np.float64),
+            self.meta.get("games", {}),
+            key="games",
+        )
 
     @property
     def records_model(self) -> str | None:
-        """The SHA-256 of the style model the records of the engine's own choices were made with (the
-        file's provenance; a profile held inside a casebase: its play-time fit's), None without records."""
+        """The SHA-256 of the style model the records of the engine's own choices were made with
+        (the file's provenance; a profile held inside a casebase: its play-time fit's), None without
+        records."""
         if self.play is None and self.games is None:
             return None
         made = self.meta.get("provenance")
@@ -153,12 +178,22 @@ class Profile:
         return (self.meta.get("play", {}).get("fit") or {}).get("model")
 
     def first(self, n: int) -> Profile:
-        """The first ``n`` judged positions (the first of the seeded order the judge went through)."""
-        return replace(self, rows=self.rows[:n], moves=self.moves[:n], scores=self.scores[:n], played=self.played[:n])
+        """The first ``n`` judged positions (the first of the seeded order the judge went
+        through)."""
+        return replace(
+            self,
+            rows=self.rows[:n],
+            moves=self.moves[:n],
+            scores=self.scores[:n],
+            played=self.played[:n],
+        )
 
     def arrays(self) -> dict[str, np.ndarray]:
-        """The arrays as the casebase stores them (:data:`casebase.profile_checks.PROFILE_DTYPES`)."""
-        return dict(zip(PROFILE_DTYPES, (self.rows, self.moves, self.scores, self.played), strict=True))
+        """The arrays as the casebase stores them
+        (:data:`casebase.profile_checks.PROFILE_DTYPES`)."""
+        return dict(
+            zip(PROFILE_DTYPES, (self.rows, self.moves, self.scores, self.played), strict=True)
+        )
 
     @property
     def own_loss(self) -> np.ndarray:
@@ -179,7 +214,9 @@ class Profile:
     @property
     def phases(self) -> np.ndarray:
         """The phase of each judged position (:func:`casebase.phases.phases_of`)."""
-        return phases_of(np.asarray(self.casebase.boards)[self.rows], np.asarray(self.casebase.ply)[self.rows])
+        return phases_of(
+            np.asarray(self.casebase.boards)[self.rows], np.asarray(self.casebase.ply)[self.rows]
+        )
 
     def positions(self) -> list[chess.Board]:
         """The judged positions, as the judge saw them (:func:`position`)."""
@@ -191,37 +228,53 @@ class Profile:
 
     @property
     def speeds(self) -> np.ndarray:
-        """The speed class of each judged position (its game's: :meth:`casebase.format.Casebase.speeds`)."""
+        """The speed class of each judged position (its game's:
+        :meth:`casebase.format.Casebase.speeds`)."""
         return self.casebase.speeds()[self.rows]
 
     def summary(self) -> dict[str, Any]:
-        """The fit, the implied rating and the loss statistics (overall, by phase, and by speed where
-        a class has at least :data:`SPEED_POSITIONS` judged positions), as stored in the profile's
-        description (``meta["profile"]``) beside how the positions were judged."""
+        """The fit, the implied rating and the loss statistics (overall, by phase, and by speed
+        where a class has at least :data:`SPEED_POSITIONS` judged positions), as stored in the
+        profile's description (``meta["profile"]``) beside how the positions were judged."""
         phases, speeds = self.phases, self.speeds
-        stats = {str(name): loss_stats(self.cp_loss[phases == name], self.played[phases == name])
-                 for name in PHASES}
+        stats = {
+            str(name): loss_stats(self.cp_loss[phases == name], self.played[phases == name])
+            for name in PHASES
+        }
         counts = {speed: int(np.count_nonzero(speeds == speed)) for speed in (*SPEEDS, UNKNOWN)}
         return {
             **self._fitted(np.ones(len(self.rows), dtype=bool)),
             "mistake_cp": MISTAKE_CP,
             "phases": stats,
             "speed_positions": counts,
-            "speeds": {speed: self._fitted(speeds == speed) for speed in SPEEDS if counts[speed] >= SPEED_POSITIONS},
+            "speeds": {
+                speed: self._fitted(speeds == speed)
+                for speed in SPEEDS
+                if counts[speed] >= SPEED_POSITIONS
+            },
         }
 
     def _fitted(self, rows: np.ndarray) -> dict[str, Any]:
-        """The positions, fit, implied rating and loss statistics of the positions where ``rows`` holds."""
+        """The positions, fit, implied rating and loss statistics of the positions where ``rows``
+        holds."""
         loss, chosen = self.loss[rows], self.played[rows].astype(np.int64)
         result = fit(loss, chosen)
         implied = implied_rating(loss, chosen, result.model)
         return {
             "positions": int(np.count_nonzero(rows)),
-            "fit": {"sensitivity": result.model.sensitivity, "consistency": result.model.consistency,
-                    "mean_log_likelihood": result.mean_log_likelihood,
-                    "expected_loss": result.model.expected_loss(loss)},
-            "rating": {"implied": implied.rating, "low": implied.low, "high": implied.high,
-                       "bootstrap_low": implied.bootstrap_low, "bootstrap_high": implied.bootstrap_high},
+            "fit": {
+                "sensitivity": result.model.sensitivity,
+                "consistency": result.model.consistency,
+                "mean_log_likelihood": result.mean_log_likelihood,
+                "expected_loss": result.model.expected_loss(loss),
+            },
+            "rating": {
+                "implied": implied.rating,
+                "low": implied.low,
+                "high": implied.high,
+                "bootstrap_low": implied.bootstrap_low,
+                "bootstrap_high": implied.bootstrap_high,
+            },
             "all": loss_stats(self.cp_loss[rows], self.played[rows]),
         }
 
@@ -229,6 +282,9 @@ class Profile:
 def loss_stats(cp_loss: np.ndarray, played: np.ndarray) -> dict[str, float]:
     """Positions, mean centipawn loss, share of mistakes and of the judge's first choices."""
     n = len(cp_loss)
-    return {"positions": n, "mean_cp_loss": float(cp_loss.mean()) if n else math.nan,
-            "mistakes": float((cp_loss >= MISTAKE_CP).mean()) if n else math.nan,
-            "first_choice": float((played == 0).mean()) if n else math.nan}
+    return {
+        "positions": n,
+        "mean_cp_loss": float(cp_loss.mean()) if n else math.nan,
+        "mistakes": float((cp_loss >= MISTAKE_CP).mean()) if n else math.nan,
+        "first_choice": float((played == 0).mean()) if n else math.nan,
+    }

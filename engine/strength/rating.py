@@ -1,4 +1,5 @@
-"""The rating line: a model's expected loss per move read as a rating, and back (docs/strength.md §2, §4).
+"""The rating line: a model's expected loss per move read as a rating, and back (docs/strength.md
+§2, §4).
 
 After Regan's AE_e, the rating is a line in the log of the fitted model's expected loss per
 move on the expert's positions: rating = A + B ln(100 loss). :func:`implied_rating` is the
@@ -28,7 +29,8 @@ RESAMPLES = 100
 
 
 def rating_of(expected_loss: float) -> float:
-    """The rating :data:`RATING_LINE` gives a model expecting ``expected_loss`` (expected score) a move."""
+    """The rating :data:`RATING_LINE` gives a model expecting ``expected_loss`` (expected score) a
+    move."""
     a, b = RATING_LINE
     return a + b * math.log(max(100 * expected_loss, 1e-6))
 
@@ -51,8 +53,14 @@ class ImpliedRating(NamedTuple):
     bootstrap_high: float
 
 
-def implied_rating(loss: np.ndarray, chosen: np.ndarray, model: ErrorModel, *, seed: int = 0,
-                   reference: np.ndarray | None = None) -> ImpliedRating:
+def implied_rating(
+    loss: np.ndarray,
+    chosen: np.ndarray,
+    model: ErrorModel,
+    *,
+    seed: int = 0,
+    reference: np.ndarray | None = None,
+) -> ImpliedRating:
     """The rating the fitted model implies and its 95 % intervals: the positions resampled and
     refitted, and that widened by the spread of rated players about the line. With ``reference``
     (the losses of other positions' moves) each fit is read there instead of on its own positions:
@@ -65,7 +73,9 @@ def implied_rating(loss: np.ndarray, chosen: np.ndarray, model: ErrorModel, *, s
     for _ in range(RESAMPLES):
         pick = rng.integers(0, len(loss), len(loss))
         refit = fit(loss[pick], chosen[pick]).model
-        resampled.append(rating_of(refit.expected_loss(loss[pick] if reference is None else reference)))
+        resampled.append(
+            rating_of(refit.expected_loss(loss[pick] if reference is None else reference))
+        )
     boot = 1.96 * float(np.std(resampled))
     half = math.hypot(boot, 1.96 * RATING_SPREAD)
     return ImpliedRating(rating, rating - half, rating + half, rating - boot, rating + boot)

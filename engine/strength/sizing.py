@@ -1,13 +1,14 @@
-"""The expert's strength without a judge (issue #67, strength.md §7): whether the expert's error model plays
-at all, by what the built-in search loses by itself.
+"""The expert's strength without a judge (issue #67, strength.md §7): whether the expert's error
+model plays at all, by what the built-in search loses by itself.
 
-With a judge, the error model draws among moves Stockfish scored, and the engine loses what its expert
-loses. Without one, the engine's own search scores the moves, and its choice alone already loses about
-:data:`OWN_LOSS` a move (expected score, as the profiles judge: Stockfish 15.1 at depth 12), more than
-most experts. Where the expert (or ``UCI_Elo``) loses no more than that, drawing would only lose more:
-the search's choice plays, as close to the expert's strength as the engine comes. Where the expert loses
-more, the error model draws at the expert's rating, unchanged: measured, its draws among the
-built-in search's scores lose less than asked even so (strength.md §7), so none of it is taken off.
+With a judge, the error model draws among moves Stockfish scored, and the engine loses what its
+expert loses. Without one, the engine's own search scores the moves, and its choice alone already
+loses about :data:`OWN_LOSS` a move (expected score, as the profiles judge: Stockfish 15.1 at depth
+12), more than most experts. Where the expert (or ``UCI_Elo``) loses no more than that, drawing
+would only lose more: the search's choice plays, as close to the expert's strength as the engine
+comes. Where the expert loses more, the error model draws at the expert's rating, unchanged:
+measured, its draws among the built-in search's scores lose less than asked even so (strength.md
+§7), so none of it is taken off.
 """
 
 from __future__ import annotations
@@ -18,18 +19,19 @@ from engine.search import ALPHABETA, PUCT
 from engine.strength.calibration import Calibration
 from engine.strength.rating import loss_at, rating_of
 
-#: The expected score each built-in search's choice loses a move by itself, without a judge (guided mode,
-#: Selection argmax, the expert's own network and cases, 1 s a move), as Stockfish 15.1 judges it at depth 12
-#: from move 9 on in 240 positions of each of Kosteniuk's, Miles's and Carlsen's held-out games: strength.md §7
-#: says how it was measured (``python -m fidelity run --modes guided puct --guided-movetime 1000``, then
-#: ``python -m experiments.losses``).
+#: The expected score each built-in search's choice loses a move by itself, without a judge (guided
+#: mode, Selection argmax, the expert's own network and cases, 1 s a move), as Stockfish 15.1 judges
+#: it at depth 12 from move 9 on in 240 positions of each of Kosteniuk's, Miles's and Carlsen's
+#: held-out games: strength.md §7 says how it was measured (``python -m fidelity run --modes guided
+#: puct --guided-movetime 1000``, then ``python -m experiments.losses``).
 OWN_LOSS = {ALPHABETA: 0.0279, PUCT: 0.0285}
 
 
 @dataclass(frozen=True)
 class Sizing:
-    """What the engine plays without a judge, with ``search``: the error model that draws (None: the search's
-    choice); ``asked``, the expert's own calibration, which a judge would play; the ``rating`` asked, if any."""
+    """What the engine plays without a judge, with ``search``: the error model that draws (None: the
+    search's choice); ``asked``, the expert's own calibration, which a judge would play; the
+    ``rating`` asked, if any."""
 
     search: str
     calibration: Calibration | None
@@ -38,7 +40,8 @@ class Sizing:
 
     @property
     def target(self) -> float:
-        """The loss a move asked for (expected score): the expert's on the rating line, or ``UCI_Elo``'s."""
+        """The loss a move asked for (expected score): the expert's on the rating line, or
+        ``UCI_Elo``'s."""
         return loss_at(self.asked.rating if self.rating is None else self.rating)
 
     @property
@@ -53,19 +56,32 @@ class Sizing:
 
     def describe(self) -> str:
         """One line: whose loss, the search's own, and what plays."""
-        asked = (f"{self.expert} loses about {100 * self.target:.2f} % of a point a move"
-                 f" (a player of {rating_of(self.target):.0f})")
+        asked = (
+            f"{self.expert} loses about {100 * self.target:.2f} % of a point a move"
+            f" (a player of {rating_of(self.target):.0f})"
+        )
         own = f"the {self.search} search alone about {100 * self.own:.2f} % (strength.md §7)"
         if self.calibration is None:
             judged = "the expert's own strength" if self.rating is None else f"{self.rating:.0f}"
-            return (f"without a judge, {asked}, {own}: the search's choice plays, the sound move the prior likes best"
-                    f" (a judge, option Judge, plays {judged})")
-        return f"without a judge, {asked}, more than {own}: the error model draws among the search's scores"
+            return (
+                f"without a judge, {asked}, {own}: the search's choice plays, the sound move the"
+                f" prior likes best (a judge, option Judge, plays {judged})"
+            )
+        return (
+            f"without a judge, {asked}, more than {own}: the error model draws among the search's"
+            " scores"
+        )
 
 
 def sized(calibration: Calibration, search: str, rating: float | None = None) -> Sizing:
-    """Whether ``calibration``'s error model plays without a judge (at ``rating`` where one is asked): where
-    its expert loses more a move than ``search`` by itself, else (None) the search's choice."""
+    """Whether ``calibration``'s error model plays without a judge (at ``rating`` where one is
+    asked): where its expert loses more a move than ``search`` by itself, else (None) the search's
+    choice."""
     if loss_at(calibration.rating if rating is None else rating) <= OWN_LOSS[search]:
         return Sizing(search, None, calibration, rating)
-    return Sizing(search, calibration if rating is None else calibration.at_rating(rating), calibration, rating)
+    return Sizing(
+        search,
+        calibration if rating is None else calibration.at_rating(rating),
+        calibration,
+        rating,
+    )

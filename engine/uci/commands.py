@@ -19,7 +19,9 @@ _GO_KEYWORDS = frozenset(_GO_NUMBERS + _GO_FLAGS)
 SEARCHMOVES_READ = 1000
 
 
-def parse_go(tokens: list[str], board: chess.Board) -> tuple[SearchLimits, list[chess.Move] | None, list[str]]:
+def parse_go(
+    tokens: list[str], board: chess.Board
+) -> tuple[SearchLimits, list[chess.Move] | None, list[str]]:
     """Limits and search moves of a ``go`` command, and complaints about what was ignored."""
     numbers: dict[str, Any] = {}
     flags: set[str] = set()
@@ -46,19 +48,24 @@ def parse_go(tokens: list[str], board: chess.Board) -> tuple[SearchLimits, list[
         else:
             unknown.append(token)
     if unknown:
-        problems.append(f"go: unknown parameter{'s' if len(unknown) > 1 else ''} {_listed(unknown, quote=True)} ignored")
+        problems.append(
+            f"go: unknown parameter{'s' if len(unknown) > 1 else ''} {_listed(unknown, quote=True)}"
+            " ignored"
+        )
     if moves == []:
         problems.append("searchmoves lists no legal move: searching all moves")
         moves = None
-    asked = dataclasses.replace(SearchLimits(infinite="infinite" in flags, ponder="ponder" in flags), **numbers)
+    asked = dataclasses.replace(
+        SearchLimits(infinite="infinite" in flags, ponder="ponder" in flags), **numbers
+    )
     limits, changed = checked_limits(asked)
     return limits, moves, problems + changed
 
 
 def search_moves(words: list[str], board: chess.Board) -> tuple[list[chess.Move], list[str]]:
-    """The legal moves ``words`` name in ``board``, each once, in their order, and complaints about the
-    rest. Each word is looked up among the legal moves' names (:func:`legal_names`), not parsed: at
-    most :data:`SEARCHMOVES_READ` words, and none once every legal move is listed."""
+    """The legal moves ``words`` name in ``board``, each once, in their order, and complaints about
+    the rest. Each word is looked up among the legal moves' names (:func:`legal_names`), not parsed:
+    at most :data:`SEARCHMOVES_READ` words, and none once every legal move is listed."""
     names = legal_names(board)
     everything = len(set(names.values()))
     found: dict[chess.Move, None] = {}  # an ordered set
@@ -75,18 +82,24 @@ def search_moves(words: list[str], board: chess.Board) -> tuple[list[chess.Move]
             found[move] = None
     problems: list[str] = []
     if illegal:
-        problems.append(f"searchmoves: {_listed(illegal)} {'is' if len(illegal) == 1 else 'are'} not"
-                        f" {'a legal move' if len(illegal) == 1 else 'legal moves'} here; ignored")
+        problems.append(
+            f"searchmoves: {_listed(illegal)} {'is' if len(illegal) == 1 else 'are'} not"
+            f" {'a legal move' if len(illegal) == 1 else 'legal moves'} here; ignored"
+        )
     if read < len(words):
-        why = (f"every legal move is listed after {read} words" if len(found) == everything
-               else f"only the first {read} words are read")
+        why = (
+            f"every legal move is listed after {read} words"
+            if len(found) == everything
+            else f"only the first {read} words are read"
+        )
         problems.append(f"searchmoves: {why}; the other {len(words) - read} ignored")
     return list(found), problems
 
 
 def legal_names(board: chess.Board) -> dict[str, chess.Move]:
-    """Every name ``board.parse_uci`` takes for a legal move, and the move: ``board.uci(move)``, and for
-    castling the other notation too (king two squares, or king onto its rook), where it names the move."""
+    """Every name ``board.parse_uci`` takes for a legal move, and the move: ``board.uci(move)``, and
+    for castling the other notation too (king two squares, or king onto its rook), where it names
+    the move."""
     names = {board.uci(move): move for move in board.legal_moves}
     for move in [move for move in names.values() if board.is_castling(move)]:
         for other in (board.uci(move, chess960=True), board.uci(move, chess960=False)):

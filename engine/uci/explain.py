@@ -12,33 +12,30 @@ from engine.agents.record import (
     Case,
     Chess0,
     Choice,
-    EngineLine,
     Guided,
-    ListedMovesIllegal,
     Named,
-    NoAgent,
     NoCase,
     NoMove,
-    Note,
-    OtherJudge,
     Precedent,
     Proposal,
     Pure,
     Recalled,
     Record,
     Share,
-    SpeedProfile,
     Tables,
-    TablesProblem,
     Uniform,
     Verdict,
 )
-from engine.outside.judge import START_TIMEOUT, JudgeEvent, JudgeNote
 from engine.search.scores import is_mate_score, mate_moves, score_text
 from engine.style.prior import PriorSource, share_text
+from engine.uci.notes import note_text
 
 #: Who proposes, by the prior in use.
-_PROPOSER = {PriorSource.CASES: "casebase", PriorSource.MODEL: "style model", PriorSource.BLEND: "expert's prior"}
+_PROPOSER = {
+    PriorSource.CASES: "casebase",
+    PriorSource.MODEL: "style model",
+    PriorSource.BLEND: "expert's prior",
+}
 
 
 def explain(record: Record) -> list[str]:
@@ -63,51 +60,6 @@ def explain(record: Record) -> list[str]:
     return [*(note_text(note) for note in record.notes), *lines]
 
 
-def note_text(note: Note) -> str:
-    """A note in words: the fallback, the judge's fate, or the tables' problem in their own words."""
-    if isinstance(note, TablesProblem):
-        return note.problem
-    if isinstance(note, EngineLine):
-        return note.text
-    if isinstance(note, NoAgent):
-        return "no agent" if note.error is None else f"error while choosing a move: {note.error}"
-    if isinstance(note, ListedMovesIllegal):
-        return "none of the listed moves is legal here: choosing among all legal moves"
-    if isinstance(note, SpeedProfile):
-        return _speed_note(note)
-    if isinstance(note, OtherJudge):
-        return (f"the judge is {note.judge} but {note.expert}'s error profile was judged by {note.profile_judge}:"
-                " the calibrated strength may differ (strength.md §3, another judge)")
-    return _judge_note(note)
-
-
-def _speed_note(note: SpeedProfile) -> str:
-    """Which profile the error model plays this game: the speed's own, or all the expert's games'."""
-    why = "option Speed" if note.forced else "the speed the clock implies"
-    if note.played:
-        counted = "" if note.positions is None else f" ({note.positions} positions)"
-        return f"playing {note.expert}'s {note.speed} profile{counted}, {why}"
-    counted = "no profile by speed" if note.positions is None else \
-        f"{note.positions} positions < {note.needed}"
-    return f"no {note.speed} profile of {note.expert} ({counted}), {why}: playing the profile of all {note.expert}'s games"
-
-
-def _judge_note(note: JudgeNote) -> str:
-    judge, why = f"judge {note.judge}", note.why
-    return {
-        JudgeEvent.STARTING: f"{judge} is starting: the built-in search judges until it answers uciok"
-                             f" (within {START_TIMEOUT:.2g} s)",
-        JudgeEvent.STILL_STARTING: f"{judge} is still starting: the built-in search judged",
-        JudgeEvent.REFUSED: f"{judge} refused: {why}; the built-in search judges until option Judge or the program"
-                            " changes",
-        JudgeEvent.STILL_REFUSED: f"{judge} refused (see above): the built-in search judged",
-        JudgeEvent.FAILED: f"{judge} failed: {why}; it will be restarted at the next move",
-        JudgeEvent.FAILED_FOR_THE_GAME: f"{judge} failed: {why}; the built-in search judges for the rest of the game",
-        JudgeEvent.RETIRED: f"{judge} retired after two faults this game: the built-in search judges until the next"
-                            " game",
-    }[note.event]
-
-
 def no_case_text(no_case: NoCase) -> str:
     """Why there is no case to follow (no casebase, or none of its cases with the side to move)."""
     if no_case.expert is None:
@@ -117,24 +69,34 @@ def no_case_text(no_case: NoCase) -> str:
 
 def _guided(guided: Guided) -> list[str]:
     verdict, choice = guided.verdict, guided.choice
-    lines = [_proposal_line(guided.proposal), _judge_line(verdict) if verdict.judge else _search_line(verdict)]
+    lines = [
+        _proposal_line(guided.proposal),
+        _judge_line(verdict) if verdict.judge else _search_line(verdict),
+    ]
     lines.append(_choice_line(guided.proposal.source, verdict, choice))
     if guided.case is not None:
         case = guided.case
         assert case.votes is not None
-        lines.append(f"{choice.move.san} adapted from case {case.row} of {case.expert}: {case.white} - {case.black},"
-                     f" {case.event}, {case.date}, move {case.move} (ply {case.ply}); similarity {case.similarity}/256;"
-                     f" {share_text(case.votes)} of the votes from {case.voters} of {case.cases} cases")
+        lines.append(
+            f"{choice.move.san} adapted from case {case.row} of {case.expert}: {case.white} -"
+            f" {case.black}, {case.event}, {case.date}, move {case.move} (ply {case.ply});"
+            f" similarity {case.similarity}/256; {share_text(case.votes)} of the votes from"
+            f" {case.voters} of {case.cases} cases"
+        )
     if guided.precedent is not None:
         lines.append(_precedent_line(guided.precedent, choice.move.san))
     return lines
 
 
 def _precedent_line(precedent: Precedent, san: str) -> str:
-    """The precedent in a player's words: "a position 94 % alike from White - Black, Event date, move 23,
-    where the expert played Rd1"."""
+    """The precedent in a player's words: "a position 94 % alike from White - Black, Event date,
+    move 23, where the expert played Rd1"."""
     line = f"precedent: {_alike(precedent.case, precedent.alike, precedent.case_move)}"
-    return line + ("" if precedent.played else f" (none of the {precedent.nearest} nearest played {san}: the nearest)")
+    return line + (
+        ""
+        if precedent.played
+        else f" (none of the {precedent.nearest} nearest played {san}: the nearest)"
+    )
 
 
 def _choice_line(source: PriorSource, verdict: Verdict, choice: Choice) -> str:
@@ -147,35 +109,59 @@ def _choice_line(source: PriorSource, verdict: Verdict, choice: Choice) -> str:
     if verdict.led:
         return _led_line(verdict, choice, who)
     if choice.reason == "search":
-        return (f"{who} move {top.san} ({share_text(top.share)}) {_loss(verdict, choice)}; no proposed move is sound:"
-                f" played {san}, {searcher}'s best move, instead")
+        return (
+            f"{who} move {top.san} ({share_text(top.share)}) {_loss(verdict, choice)}; no proposed"
+            f" move is sound: played {san}, {searcher}'s best move, instead"
+        )
     if choice.reason in ("calibrated", "likely"):
         return _calibrated_line(choice, searcher)
     if choice.move.uci == top.uci:
         assert choice.score is not None
-        return (f"played {san}, the {who}'s first choice ({share_text(choice.move.share)}),"
-                f" sound at depth {verdict.depth} ({score_text(choice.score)})")
+        return (
+            f"played {san}, the {who}'s first choice ({share_text(choice.move.share)}),"
+            f" sound at depth {verdict.depth} ({score_text(choice.score)})"
+        )
     if choice.reason == "sample":
-        return (f"played {san} ({share_text(choice.move.share)}), drawn by the prior among the sound proposed moves;"
-                f" the {who}'s first choice was {top.san} ({share_text(top.share)})")
-    return (f"{who} move {top.san} ({share_text(top.share)}) {_loss(verdict, choice)};"
-            f" played {san} ({share_text(choice.move.share)}) instead")
+        return (
+            f"played {san} ({share_text(choice.move.share)}), drawn by the prior among the sound"
+            f" proposed moves; the {who}'s first choice was {top.san} ({share_text(top.share)})"
+        )
+    return (
+        f"{who} move {top.san} ({share_text(top.share)}) {_loss(verdict, choice)};"
+        f" played {san} ({share_text(choice.move.share)}) instead"
+    )
 
 
 def _calibrated_line(choice: Choice, searcher: str) -> str:
-    """What the move loses, how often the expert loses that much, and the chance it was played with."""
+    """What the move loses, how often the expert loses that much, and the chance it was played
+    with."""
     assert choice.loss is not None
     chance = next(c.share for c in choice.chances if c.uci == choice.move.uci)
-    how = "drawn by the error model" if choice.reason == "calibrated" else "the likeliest by the error model"
+    how = (
+        "drawn by the error model"
+        if choice.reason == "calibrated"
+        else "the likeliest by the error model"
+    )
     if choice.chooser is not None:
-        seen = (f"with depths {' and '.join(map(str, choice.chooser.depths))}" if choice.chooser.depths else
-                f"without its shallow depths, {choice.chooser.missing},")
-        how = (f"drawn by the chooser at strength {choice.chooser.strength:.2f} {seen}" if choice.reason == "calibrated"
-               else f"the likeliest by the chooser {seen}")
-    line = (f"played {choice.move.san}, {how} ({share_text(chance)} of"
-            f" {len(choice.chances)} moves {searcher} scored): it loses {100 * choice.loss:.1f} % of the expected score")
+        seen = (
+            f"with depths {' and '.join(map(str, choice.chooser.depths))}"
+            if choice.chooser.depths
+            else f"without its shallow depths, {choice.chooser.missing},"
+        )
+        how = (
+            f"drawn by the chooser at strength {choice.chooser.strength:.2f} {seen}"
+            if choice.reason == "calibrated"
+            else f"the likeliest by the chooser {seen}"
+        )
+    line = (
+        f"played {choice.move.san}, {how} ({share_text(chance)} of {len(choice.chances)} moves"
+        f" {searcher} scored): it loses {100 * choice.loss:.1f} % of the expected score"
+    )
     if choice.often is not None:
-        line += f"; {choice.expert} loses that much or more in {share_text(choice.often)} of {choice.phase} moves"
+        line += (
+            f"; {choice.expert} loses that much or more in {share_text(choice.often)} of"
+            f" {choice.phase} moves"
+        )
     return f"{line} ({choice.calibration})"
 
 
@@ -187,16 +173,23 @@ def _proposal_line(proposal: Proposal) -> str:
     if proposal.cases:
         assert proposal.similarity is not None
         best, worst = proposal.similarity
-        stopped = (f" (stop came after {proposal.cases} of {proposal.retrieved} adaptations)"
-                   if proposal.cases < proposal.retrieved else "")
-        cases = (f"{proposal.cases} nearest cases of {proposal.expert} (similarity {best} to"
-                 f" {worst}/256){stopped}")
+        stopped = (
+            f" (stop came after {proposal.cases} of {proposal.retrieved} adaptations)"
+            if proposal.cases < proposal.retrieved
+            else ""
+        )
+        cases = (
+            f"{proposal.cases} nearest cases of {proposal.expert} (similarity {best} to"
+            f" {worst}/256){stopped}"
+        )
     if proposal.source is PriorSource.CASES:
         return f"{cases} propose {_ranked(proposal.prior)}"
     line = f"the style model ({proposal.model}) proposes {_ranked(proposal.proposes)}"
     if proposal.case_weight > 0:
-        return (f"{line}; {cases} vote {_ranked(proposal.votes)}, weighing"
-                f" {share_text(proposal.case_weight)}: prior {_ranked(proposal.prior)}")
+        return (
+            f"{line}; {cases} vote {_ranked(proposal.votes)}, weighing"
+            f" {share_text(proposal.case_weight)}: prior {_ranked(proposal.prior)}"
+        )
     if proposal.cases:
         return f"{line}; {cases}: not the position itself, so they do not vote"
     return line
@@ -209,7 +202,8 @@ def _ranked(shares: list[Share], shown: int = 4) -> str:
 
 
 def _loss(verdict: Verdict, choice: Choice) -> str:
-    """How much worse than the best the proposer's first choice is, e.g. ``loses 320 cp at depth 4``."""
+    """How much worse than the best the proposer's first choice is, e.g. ``loses 320 cp at depth
+    4``."""
     assert verdict.score is not None
     at = f"at depth {verdict.depth}" if verdict.depth else "in the unfinished first iteration"
     score = choice.top_score
@@ -224,55 +218,78 @@ def _loss(verdict: Verdict, choice: Choice) -> str:
 
 
 def _led_line(verdict: Verdict, choice: Choice, who: str) -> str:
-    """What a search the network led chose, and what it changed: "the search preferred Nf3, +31 cp in 412
-    visits, to the expert's prior's Bd3 (38 %, 95 visits)"."""
+    """What a search the network led chose, and what it changed: "the search preferred Nf3, +31 cp
+    in 412 visits, to the expert's prior's Bd3 (38 %, 95 visits)"."""
     assert choice.top is not None and choice.score is not None
     san, top = choice.move.san, choice.top
     if choice.move.uci == top.uci:
-        return (f"played {san}, the {who}'s first choice ({share_text(choice.move.share)}), the search's too:"
-                f" {choice.visits} of {verdict.nodes} visits ({score_text(choice.score)})")
-    return (f"the search preferred {san}, {score_text(choice.score)} in {choice.visits} visits, to the {who}'s"
-            f" {top.san} ({share_text(top.share)}, {choice.top_visits} visits): played {san}"
-            f" ({share_text(choice.move.share)})")
+        return (
+            f"played {san}, the {who}'s first choice ({share_text(choice.move.share)}), the"
+            f" search's too: {choice.visits} of {verdict.nodes} visits ({score_text(choice.score)})"
+        )
+    return (
+        f"the search preferred {san}, {score_text(choice.score)} in {choice.visits} visits, to the"
+        f" {who}'s {top.san} ({share_text(top.share)}, {choice.top_visits} visits): played {san}"
+        f" ({share_text(choice.move.share)})"
+    )
 
 
 def _search_line(verdict: Verdict) -> str:
     if verdict.led:
         if verdict.score is None or verdict.best is None:
             return "search led by the network: no visit yet"
-        return (f"search led by the network (PUCT): {verdict.nodes} visits, depth {verdict.depth}:"
-                f" most visited {verdict.best.san} ({score_text(verdict.score)})")
+        return (
+            f"search led by the network (PUCT): {verdict.nodes} visits, depth {verdict.depth}:"
+            f" most visited {verdict.best.san} ({score_text(verdict.score)})"
+        )
     if verdict.score is None or verdict.best is None:
         return f"search: {verdict.nodes} nodes, not enough to finish depth 1"
-    line = f"search depth {verdict.depth}, {verdict.nodes} nodes: best {verdict.best.san} ({score_text(verdict.score)})"
+    line = (
+        f"search depth {verdict.depth}, {verdict.nodes} nodes: best {verdict.best.san}"
+        f" ({score_text(verdict.score)})"
+    )
     if verdict.proposed:
-        line += f"; {verdict.sound} of {verdict.proposed} proposed moves sound (within {verdict.tolerance} cp)"
+        line += (
+            f"; {verdict.sound} of {verdict.proposed} proposed moves sound (within"
+            f" {verdict.tolerance} cp)"
+        )
     return line
 
 
 def _judge_line(verdict: Verdict) -> str:
-    """Which engine judged, how deep and how long, its best move and how many proposals it found sound."""
+    """Which engine judged, how deep and how long, its best move and how many proposals it found
+    sound."""
     if verdict.score is None:
-        return f"judge {verdict.judge}: stopped after {verdict.seconds:.2f} s, before it scored a move"
+        return (
+            f"judge {verdict.judge}: stopped after {verdict.seconds:.2f} s, before it scored a move"
+        )
     assert verdict.best is not None
-    line = (f"judge {verdict.judge}: depth {verdict.depth}, {verdict.seconds:.2f} s, {verdict.nodes} nodes:"
-            f" best {verdict.best.san} ({score_text(verdict.score)})")
+    line = (
+        f"judge {verdict.judge}: depth {verdict.depth}, {verdict.seconds:.2f} s, {verdict.nodes}"
+        f" nodes: best {verdict.best.san} ({score_text(verdict.score)})"
+    )
     if verdict.proposed:
-        line += (f"; it scored {verdict.scored} of {verdict.proposed} proposed moves, {verdict.sound} sound"
-                 f" (within {verdict.tolerance} cp)")
+        line += (
+            f"; it scored {verdict.scored} of {verdict.proposed} proposed moves, {verdict.sound}"
+            f" sound (within {verdict.tolerance} cp)"
+        )
     return line
 
 
 def _adapted(played: Named, case_move: Named, tied_moves: int) -> tuple[str, str]:
-    """How the move played stands to the case's move, and the draw among tied moves (empty where none)."""
+    """How the move played stands to the case's move, and the draw among tied moves (empty where
+    none)."""
     relation = "the case move itself" if played.uci == case_move.uci else "adapted"
     return relation, f", {tied_moves} moves tied, one drawn" if tied_moves > 1 else ""
 
 
 def _alike(case: Case, alike: float, case_move: Named) -> str:
-    """A case as a player reads it: "a position 94 % alike (learned similarity) from White - Black, ..."."""
-    return (f"a position {alike:.0f} % alike (learned similarity) from {case.white} - {case.black}, {case.event}"
-            f" {case.date}, move {case.move}, where {case.expert} played {case_move.san}")
+    """A case as a player reads it: "a position 94 % alike (learned similarity) from White - Black,
+    ..."."""
+    return (
+        f"a position {alike:.0f} % alike (learned similarity) from {case.white} - {case.black},"
+        f" {case.event} {case.date}, move {case.move}, where {case.expert} played {case_move.san}"
+    )
 
 
 def _pure(pure: Pure) -> list[str]:
@@ -283,25 +300,31 @@ def _pure(pure: Pure) -> list[str]:
         f" {case.date}, move {case.move} (ply {case.ply}, {side} to move)",
         f"similarity {case.similarity}/256; {pure.tied} of {pure.count} cases with {side} to move"
         " tied at best" + (", one drawn" if pure.tied > 1 else ""),
-        f"case move {pure.case_move.san}; played {pure.played.san} ({relation}, L {pure.fit:.5f}{ties})",
+        f"case move {pure.case_move.san}; played {pure.played.san} ({relation}, L"
+        f" {pure.fit:.5f}{ties})",
     ]
 
 
 def _recalled(recalled: Recalled) -> list[str]:
-    """Pure mode by the learned similarity, in a player's words: the nearest precedent, then the vote."""
+    """Pure mode by the learned similarity, in a player's words: the nearest precedent, then the
+    vote."""
     case, side = recalled.case, recalled.side.capitalize()
     relation, ties = _adapted(recalled.played, recalled.case_move, recalled.tied_moves)
     return [
         f"{_alike(case, recalled.alike, recalled.case_move)} (case {case.row})",
-        f"the {recalled.nearest} nearest of {recalled.count} cases with {side} to move voted, their moves adapted:"
-        f" {recalled.played.san} ({relation}) {100 * recalled.votes:.0f} % of the votes from {recalled.voters}{ties}",
+        f"the {recalled.nearest} nearest of {recalled.count} cases with {side} to move voted, their"
+        f" moves adapted: {recalled.played.san} ({relation}) {100 * recalled.votes:.0f} % of the"
+        f" votes from {recalled.voters}{ties}",
     ]
 
 
 def _uniform(uniform: Uniform) -> str:
     if uniform.no_case is None:
         return f"played {uniform.played.san}, a uniformly random legal move"
-    return f"{no_case_text(uniform.no_case)}: played {uniform.played.san}, drawn uniformly from {uniform.legal} legal moves"
+    return (
+        f"{no_case_text(uniform.no_case)}: played {uniform.played.san}, drawn uniformly from"
+        f" {uniform.legal} legal moves"
+    )
 
 
 def _chess0(chess0: Chess0) -> str:
@@ -311,12 +334,21 @@ def _chess0(chess0: Chess0) -> str:
     if chess0.score is not None:
         line += f" ({score_text(chess0.score)})"
     if chess0.drawn is not None:
-        line += f"; {chess0.within} move(s) within {chess0.window} cp of it: drew {chess0.drawn.san} uniformly"
+        line += (
+            f"; {chess0.within} move(s) within {chess0.window} cp of it: drew {chess0.drawn.san}"
+            " uniformly"
+        )
     return line
 
 
 def _tables(tables: Tables) -> str:
     if tables.ending is None:
-        return f"Syzygy tables: {wdl_text(tables.wdl, tables.dtz)}; played {tables.played.san}, the best result soonest"
+        return (
+            f"Syzygy tables: {wdl_text(tables.wdl, tables.dtz)}; played {tables.played.san}, the"
+            " best result soonest"
+        )
     probe = Probe(tables.wins, tables.plies)
-    return f"tablebase: {probe.text()} ({tables.ending}); played {tables.played.san}, the distance-to-mate-optimal move"
+    return (
+        f"tablebase: {probe.text()} ({tables.ending}); played {tables.played.san}, the"
+        " distance-to-mate-optimal move"
+    )

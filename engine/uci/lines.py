@@ -22,11 +22,15 @@ MAX_DECLARED = 1000
 
 
 def declaration(option: Option, value: OptionValue) -> str:
-    """The ``option name ... type ...`` line of ``option``, announcing ``value`` (the value in force)."""
+    """The ``option name ... type ...`` line of ``option``, announcing ``value`` (the value in
+    force)."""
     if len(str(value)) > MAX_DECLARED:
         value = option.default
     shown = str(value).lower() if option.kind == "check" else value
-    line = f"option name {option.name} type {option.kind} default {shown if shown != '' else '<empty>'}"
+    line = (
+        f"option name {option.name} type {option.kind} default"
+        f" {shown if shown != '' else '<empty>'}"
+    )
     if option.kind == "spin":
         line += f" min {option.minimum} max {option.maximum}"
     return line + "".join(f" var {choice}" for choice in option.choices)
@@ -40,8 +44,11 @@ def decision_info(decision: Decision, ms: int, *, wdl: bool = False) -> str:
     shown = f" wdl {wdl_text(decision.score)}" if wdl else ""
     nps = decision.nodes * 1000 // ms if ms > 0 else 0
     pv = " ".join(move.uci() for move in decision.pv or [decision.move])
-    return (f"info depth {decision.depth} seldepth {decision.seldepth} score {uci_score(decision.score)}{bound}{shown}"
-            f" nodes {decision.nodes} nps {nps} time {ms} pv {pv}")
+    return (
+        f"info depth {decision.depth} seldepth {decision.seldepth} score"
+        f" {uci_score(decision.score)}{bound}{shown} nodes {decision.nodes} nps {nps} time {ms} pv"
+        f" {pv}"
+    )
 
 
 #: The rough model behind ``wdl`` (UCI_ShowWDL): the expected score's logistic in centipawns
@@ -74,8 +81,8 @@ def iteration_info(result: SearchResult, *, wdl: bool = False) -> str:
     pv = " ".join(move.uci() for move in result.pv)
     shown = f" wdl {wdl_text(result.score)}" if wdl else ""
     return (
-        f"info depth {result.depth} seldepth {result.seldepth} score {uci_score(result.score)}{shown}"
-        f" nodes {result.nodes} nps {nps} time {ms} pv {pv}"
+        f"info depth {result.depth} seldepth {result.seldepth} score"
+        f" {uci_score(result.score)}{shown} nodes {result.nodes} nps {nps} time {ms} pv {pv}"
     )
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import dataclasses
 import sys
 import threading
-import time
 import traceback
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, TextIO
@@ -24,42 +23,44 @@ from typing import TYPE_CHECKING, TextIO
 import chess
 
 from common.text import clip
-from engine.agents.defaults import Explain
 from engine.agents.modes import option_registry
 from engine.agents.options import AgentSettings, OptionValue, settings_of
-from engine.search.limits import SearchLimits, after_ponderhit, pondering
+from engine.search.limits import SearchLimits, after_ponderhit
 from engine.uci.commands import parse_go, parse_position
-from engine.uci.fallback import legal_after, uniform_decision, uniform_move
-from engine.uci.lines import decision_info, declaration, iteration_info, multipv_info, multipv_string
+from engine.uci.lines import declaration
 from engine.uci.resources import AgentBuilder, Provide
-from engine.uci.settings import ProtocolSettings
+from engine.uci.thinking import Thinking
 
 if TYPE_CHECKING:
-    from engine.agents.base import Agent, Decision
-    from engine.search.humantime import Pace
+    from engine.agents.base import Agent
 
 ENGINE_NAME = "cbr-chess"
 ENGINE_AUTHOR = "the cbr-chess authors, after Qvarford (2015)"
 #: The plies of the game's past a ``go`` hands its agent (the rest is not copied: a ``position`` of
 #: 100,000 moves once cost 0.75 s of the clock in the copy). Its readers: the search's repetitions
-#: (engine.search.leaves.past_counts: the positions back to the last irreversible move, and none once
-#: the halfmove clock reaches 100, where every node below the root is a draw), the lc0 network's
-#: history (its input planes, lc0net.planes: the last 8 positions and, for their repetition marks, the
-#: positions back to where the oldest one's halfmove clock started), HumanTime's recapture and the
-#: chooser (the last move), and the judge, sent the position as these moves (an outside engine's
-#: repetitions look no further back than its 50-move count). So 8 positions and a reversible stretch
-#: of up to 150 plies before them (the 75-move rule: a longer one has drawn the game) are all that is
-#: read as in the whole game.
+#: (engine.search.leaves.past_counts: the positions back to the last irreversible move, and none
+#: once the halfmove clock reaches 100, where every node below the root is a draw), the lc0
+#: network's history (its input planes, lc0net.planes: the last 8 positions and, for their
+#: repetition marks, the positions back to where the oldest one's halfmove clock started),
+#: HumanTime's recapture and the chooser (the last move), and the judge, sent the position as these
+#: moves (an outside engine's repetitions look no further back than its 50-move count). So 8
+#: positions and a reversible stretch of up to 150 plies before them (the 75-move rule: a longer one
+#: has drawn the game) are all that is read as in the whole game.
 KEPT_PLIES = 8 + 150
 
 
-class UciEngine:
+class UciEngine(Thinking):
     """One engine session: reads commands with :meth:`run`, writes UCI lines to ``out``."""
 
-    def __init__(self, defaults: Mapping[str, str] | None = None, out: TextIO | None = None,
-                 provide: Provide | None = None) -> None:
-        """``defaults`` overrides option defaults by name (e.g. from the command line); ValueError if bad.
-        ``provide`` makes a shipped expert's casebase on its first use (:class:`AgentBuilder`)."""
+    def __init__(
+        self,
+        defaults: Mapping[str, str] | None = None,
+        out: TextIO | None = None,
+        provide: Provide | None = None,
+    ) -> None:
+        """``defaults`` overrides option defaults by name (e.g. from the command line); ValueError
+        if bad. ``provide`` makes a shipped expert's casebase on its first use
+        (:class:`AgentBuilder`)."""
         self.out = out if out is not None else sys.stdout
         self.options = option_registry()
         self.values: dict[str, OptionValue] = self.options.defaults()
@@ -107,7 +108,11 @@ class UciEngine:
         tokens = line.split()
         # UCI: skip unknown leading tokens and parse the rest of the line.
         skipped = 0
-        while skipped < len(tokens) and tokens[skipped] not in self._commands and tokens[skipped] != "quit":
+        while (
+            skipped < len(tokens)
+            and tokens[skipped] not in self._commands
+            and tokens[skipped] != "quit"
+        ):
             skipped += 1
         if skipped:
             self.info(f"unknown command {clip(' '.join(tokens[:skipped]))!r} ignored")
@@ -122,21 +127,6 @@ class UciEngine:
             traceback.print_exc(file=sys.stderr)
             self.info(f"error in {command}: {clip(str(exc))}")
         return True
-
-    @property
-    def said(self) -> ProtocolSettings:
-        """The protocol's settings in force (a few fields: made at each use)."""
-        return settings_of(ProtocolSettings, self.values)
-
-    def send(self, line: str) -> None:
-        with self._write_lock:
-            self.out.write(line + "\n")
-            self.out.flush()
-
-    def info(self, text: str) -> None:
-        """Tell the GUI's user something, one ``info string`` per line of ``text``."""
-        for line in text.splitlines() or [""]:
-            self.send(f"info string {line}")
 
     # -- commands --------------------------------------------------------------------
 
@@ -205,8 +195,10 @@ class UciEngine:
         self._ponderhit = False
         self._pondering = (limits, board.turn) if limits.ponder else None
         self._worker = threading.Thread(
-            target=self._search, args=(agent, board, moves, limits, said.lines), name="search",
-            daemon=True
+            target=self._search,
+            args=(agent, board, moves, limits, said.lines),
+            name="search",
+            daemon=True,
         )
         self._worker.start()
 
@@ -229,104 +221,6 @@ class UciEngine:
             self._wake.notify_all()
 
     # -- thinking --------------------------------------------------------------------
-
-    def _search(self, agent: Agent | None, board: chess.Board, moves: list[chess.Move] | None,
-                limits: SearchLimits, lines: int) -> None:
-        """Choose a move and send its lines: its record (option Explain), the move's own ``info``, with
-        ``lines`` > 1 that many of the expert's candidate moves (MultiPV), then ``bestmove``."""
-        started = time.perf_counter()
-        decision: Decision | None = None
-        try:
-            decision = self._decide(agent, board, moves, limits)
-            self._report(decision, board, limits, lines, started)
-        except Exception as exc:  # a bug after the choice (or in the fallback) must not lose the bestmove
-            traceback.print_exc(file=sys.stderr)
-            self.info(f"error in the search: {clip(str(exc))}")
-        finally:
-            self._answer(decision, board, moves, limits)
-
-    def _decide(self, agent: Agent | None, board: chess.Board, moves: list[chess.Move] | None,
-                limits: SearchLimits) -> Decision:
-        """The agent's decision, or a uniformly random move (among ``moves``, if given) when there is no
-        agent or it raised."""
-        if agent is None:
-            return uniform_decision(board, None, moves)
-        wdl = self.said.wdl
-        try:
-            searched = pondering(limits) if limits.ponder else limits
-            return agent.choose(board, moves, limits=searched, stop=self._stop,
-                                on_iteration=lambda result: self.send(iteration_info(result, wdl=wdl)))
-        except Exception as exc:  # the GUI still gets a legal move
-            traceback.print_exc(file=sys.stderr)
-            return uniform_decision(board, clip(str(exc)), moves)
-
-    def _report(self, decision: Decision, board: chess.Board, limits: SearchLimits, lines: int,
-                started: float) -> None:
-        """The decision's lines before its ``bestmove``, after HumanTime's wait."""
-        said = self.said
-        wdl = said.wdl
-        pace = self._take_time(decision, board, limits, started) if said.human_time else None
-        elapsed = int((time.perf_counter() - started) * 1000)
-        explain = said.explain
-        if explain != Explain.OFF:
-            self._explain(decision, board, as_json=explain == Explain.JSON)
-            if pace is not None and pace.seconds > 0:
-                self.info(f"HumanTime: {pace.seconds:.1f} s for {pace.kind} ({pace.scale:.2f} of a move's time"
-                          " on this clock)")
-        # with MultiPV, the analysis lines: the move played first, then the expert's likeliest moves
-        for rank, candidate in enumerate(decision.analysis_lines(lines), 1):
-            self.send(multipv_info(rank, candidate, elapsed))
-            if explain != Explain.OFF:
-                self.info(multipv_string(board, rank, candidate))
-        # the move's own line last, what match runners and bots record (a line without multipv is
-        # line 1 to GUIs and python-chess: the move played, with its nodes and whole pv)
-        if decision.move is not None:
-            self.send(decision_info(decision.evaluated(board), elapsed, wdl=wdl))
-
-    def _answer(self, decision: Decision | None, board: chess.Board, moves: list[chess.Move] | None,
-                limits: SearchLimits) -> None:
-        """The ``bestmove`` line: the decision's move, or (none was made, or it is not legal) a random legal
-        one among ``moves`` (0000 where none is); for ``go infinite`` and ``go ponder`` after stop or ponderhit."""
-        # go infinite / go ponder: the move is ready, but UCI holds it until stop or ponderhit.
-        with self._wake:
-            self._wake.wait_for(
-                lambda: self._stop.is_set()
-                or not (limits.infinite or (limits.ponder and not self._ponderhit))
-            )
-        move, ponder = (decision.move, decision.ponder) if decision is not None else (None, None)
-        if move is None or not board.is_legal(move):  # never 0000 while a move is legal, never an illegal one
-            move, ponder = uniform_move(board, moves), None
-        if move is None:
-            self.send("bestmove 0000")
-        elif ponder is not None and legal_after(board, move, ponder):
-            self.send(f"bestmove {move.uci()} ponder {ponder.uci()}")
-        else:
-            self.send(f"bestmove {move.uci()}")
-
-    def _take_time(self, decision: Decision, board: chess.Board, limits: SearchLimits, started: float) -> Pace | None:
-        """Option HumanTime: the move chosen, wait until a person at this clock would have played it
-        (engine.search.humantime); ``stop`` ends the wait at once. The pace, None without a move."""
-        from engine.search.humantime import human_pace  # the style modules need numpy: not before uciok
-        from engine.style.prior import SAME_POSITION
-
-        if decision.move is None:
-            return None
-        scores = [c.score for c in decision.candidates if c.exact and c.score is not None]
-        pace = human_pace(limits, board, decision.move, known=decision.similarity == SAME_POSITION, scores=scores)
-        left = pace.seconds - (time.perf_counter() - started)
-        if left > 0:  # a clock of 10^15 ms paces for longer than a wait may last: then until stop
-            self._stop.wait(min(left, threading.TIMEOUT_MAX))
-        return pace
-
-    def _explain(self, decision: Decision, board: chess.Board, *, as_json: bool) -> None:
-        """The decision's record: as JSON first with ``Explain json``, then in words."""
-        from engine.uci.explain import explain  # the record's modules need numpy: not before uciok
-        from engine.uci.record_json import record_string
-
-        if as_json:
-            self.info(record_string(decision, board))
-        for line in explain(decision.record):
-            self.info(line)
 
     def _searching(self) -> bool:
         return self._worker is not None and self._worker.is_alive()
@@ -352,18 +246,21 @@ class UciEngine:
         return agent
 
     def _tell_news(self) -> None:
-        """What the builder had to say since the last go (clients expect only readyok after isready)."""
+        """What the builder had to say since the last go (clients expect only readyok after
+        isready)."""
         for line in self.builder.news:
             self.info(line)
         self.builder.news.clear()
 
 
 def main_loop(defaults: Mapping[str, str] | None = None, provide: Provide | None = None) -> int:
-    """Run the engine on stdin/stdout (undecodable input bytes become U+FFFD, characters the output's
-    encoding lacks become ?, neither a crash); ``provide``
-    makes a shipped expert's casebase on its first use (:class:`AgentBuilder`)."""
+    """Run the engine on stdin/stdout (undecodable input bytes become U+FFFD, characters the
+    output's encoding lacks become ?, neither a crash); ``provide`` makes a shipped expert's
+    casebase on its first use (:class:`AgentBuilder`)."""
     if hasattr(sys.stdin, "reconfigure"):
         sys.stdin.reconfigure(errors="replace")
-    if hasattr(sys.stdout, "reconfigure"):  # Windows' piped stdout has the locale's code page, strict: a
-        sys.stdout.reconfigure(errors="replace")  # name outside it becomes ?, not a crash (buffering kept)
+    # Windows' piped stdout has the locale's code page, strict: a name outside it becomes ?, not a
+    # crash (buffering kept)
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="replace")
     return UciEngine(defaults, provide=provide).run(sys.stdin)

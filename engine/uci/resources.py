@@ -1,5 +1,5 @@
-"""What the UCI engine keeps across games: the casebase (with its error profile beside it), read again
-only when either file changes, a shipped one made on its first use; what else the agents load
+"""What the UCI engine keeps across games: the casebase (with its error profile beside it), read
+again only when either file changes, a shipped one made on its first use; what else the agents load
 (:class:`engine.agents.kept.KeptResources`); and the agent made for the options in force."""
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ if TYPE_CHECKING:
     from casebase.format import Casebase
     from engine.agents.base import Agent
 
-#: What makes a shipped expert's casebase (and its error profile after it) by the expert's id (``cbr-chess setup ID``,
-#: which the engine's layer cannot import: uci_main.py gives it); None once the casebase is there, or why it is not.
+#: What makes a shipped expert's casebase (and its error profile after it) by the expert's id
+#: (``cbr-chess setup ID``, which the engine's layer cannot import: uci_main.py gives it); None once
+#: the casebase is there, or why it is not.
 Provide = Callable[[str], str | None]
 #: How the news of a game's seed starts.
 SEED_NEWS = "seed "
@@ -34,9 +35,12 @@ class AgentBuilder:
     :attr:`problem` says why no casebase is in use, and what the mode does instead.
     """
 
-    def __init__(self, say: Callable[[str], None] | None = None, provide: Provide | None = None) -> None:
-        """``say`` tells the user a line at once (not with the next command's answer, as :attr:`news` does);
-        ``provide``, where given, makes an installed engine's missing shipped casebase on its first use."""
+    def __init__(
+        self, say: Callable[[str], None] | None = None, provide: Provide | None = None
+    ) -> None:
+        """``say`` tells the user a line at once (not with the next command's answer, as
+        :attr:`news` does); ``provide``, where given, makes an installed engine's missing shipped
+        casebase on its first use."""
         self.news: list[str] = []
         self._say = say if say is not None else self.news.append
         self._provide = provide
@@ -47,7 +51,8 @@ class AgentBuilder:
         self.debug = False
         self._agent: Agent | None = None
         self._key: tuple[object, ...] | None = None
-        self._casebase: tuple[FileState, Casebase | None, str] | None = None  # the state of both files
+        # the state of both files
+        self._casebase: tuple[FileState, Casebase | None, str] | None = None
         #: What the agents load besides the casebase, kept across them.
         self.resources = KeptResources(lambda line: self.news.append(line))
         self._seed: int | None = None
@@ -58,13 +63,21 @@ class AgentBuilder:
         from casebase.profilefile import profile_path
         from engine.agents.factory import agent_of, agent_settings
 
-        self.news += self.resources.news()  # before the files are looked at: said made, they are played
-        common, own = agent_settings(values)  # the protocol's options are no part of them: no agent remade
+        # before the files are looked at: said made, they are played
+        self.news += self.resources.news()
+        # the protocol's options are no part of them: no agent remade
+        common, own = agent_settings(values)
         path = casebase_path(common.casebase)  # a bare name is a casebase of the casebase folder
         mode = MODES[common.mode]
         if mode.casebase:
             self._make_shipped(path)
-        key = (common, own, file_state(path), file_state(str(profile_path(path))), *map(file_state, own.files(path)))
+        key = (
+            common,
+            own,
+            file_state(path),
+            file_state(str(profile_path(path))),
+            *map(file_state, own.files(path)),
+        )
         if self._agent is None or key != self._key:
             casebase = self._load(path) if mode.casebase else None
             self.resources.begin()
@@ -76,14 +89,20 @@ class AgentBuilder:
             said = [f"{o.name} {clip(str(values[o.name]))}" for o in mode.options]
             if casebase is not None:
                 elo = f", median Elo {casebase.elo}" if casebase.elo else ""
-                self.news.append(f"{common.mode} mode: casebase {casebase.expert} ({len(casebase)} cases{elo}),"
-                                 f" weights {weights_of(values)}" + "".join(f", {s}" for s in said))
+                self.news.append(
+                    f"{common.mode} mode: casebase {casebase.expert} ({len(casebase)} cases{elo}),"
+                    f" weights {weights_of(values)}" + "".join(f", {s}" for s in said)
+                )
             elif not mode.casebase:
                 self.news.append(f"{common.mode} mode: " + ", ".join(said))
             self._agent, self._key = agent, key
         problems = []
         if mode.casebase and self._casebase is not None and self._casebase[2]:
-            instead = "the style model proposes alone" if self.resources.model_in_use() else mode.without_casebase
+            instead = (
+                "the style model proposes alone"
+                if self.resources.model_in_use()
+                else mode.without_casebase
+            )
             problems.append(f"{self._casebase[2]}; {instead}")
         if (model_problem := self.resources.model_problem()) is not None:
             problems.append(f"{model_problem}; the cases propose alone")
@@ -91,11 +110,13 @@ class AgentBuilder:
         return self._agent
 
     def close(self) -> None:
-        """Quit the judge process, if one runs (at the end of the session, or when no longer wanted)."""
+        """Quit the judge process, if one runs (at the end of the session, or when no longer
+        wanted)."""
         self.resources.close()
 
     def new_game(self, seed: int) -> None:
-        """A new game: a new seed (unless option Seed, ``seed``, fixes it), given to the agent if there is one."""
+        """A new game: a new seed (unless option Seed, ``seed``, fixes it), given to the agent if
+        there is one."""
         self._new_seed(seed)
         if self._agent is not None:
             self._agent.new_game(self._seed)
@@ -106,29 +127,39 @@ class AgentBuilder:
         # replaced, not told beside the new one
         self.news = [line for line in self.news if not line.startswith(SEED_NEWS)]
         if not fixed:
-            self.news.append(f"{SEED_NEWS}{self._seed} for this game (set option Seed to it to replay)")
+            self.news.append(
+                f"{SEED_NEWS}{self._seed} for this game (set option Seed to it to replay)"
+            )
 
     def _make_shipped(self, path: str) -> None:
-        """An installed engine asked for a shipped expert by name whose casebase is not made yet: make it (and
-        its profile) now, once a session, saying so first (a clone keeps ``make casebases``)."""
+        """An installed engine asked for a shipped expert by name whose casebase is not made yet:
+        make it (and its profile) now, once a session, saying so first (a clone keeps ``make
+        casebases``)."""
         from casebase.shipped import shipped_name
 
-        if self._provide is None or in_source_tree() or os.path.exists(path):  # False, not OSError, for a path too long
+        # False, not OSError, for a path too long
+        if self._provide is None or in_source_tree() or os.path.exists(path):
             return
         name = shipped_name(path, casebase_folder())
         if name is None or name in self._provided:
             return
-        self._say(f"{name}: its casebase is not made yet: making it from the shipped games, once, into"
-                  f" {casebase_folder()} (seconds; `cbr-chess setup` makes every shipped expert ahead)")
+        self._say(
+            f"{name}: its casebase is not made yet: making it from the shipped games, once, into"
+            f" {casebase_folder()} (seconds; `cbr-chess setup` makes every shipped expert ahead)"
+        )
         started = time.perf_counter()
         self._provided[name] = failure = self._provide(name)
         if failure is None:
-            self._say(f"{name}: casebase made in {time.perf_counter() - started:.0f} s; its error profile is being"
-                      " fitted in the background (half a minute), and taken at the first isready or go after it")
+            self._say(
+                f"{name}: casebase made in {time.perf_counter() - started:.0f} s; its error profile"
+                " is being fitted in the background (half a minute), and taken at the first"
+                " isready or go after it"
+            )
 
     def _load(self, path: str) -> Casebase | None:
-        """The casebase at ``path`` with its error profile, read again only when either file changed; None
-        with a reason. A casebase holding its profile inside is said to be split, once a reading."""
+        """The casebase at ``path`` with its error profile, read again only when either file
+        changed; None with a reason. A casebase holding its profile inside is said to be split, once
+        a reading."""
         from casebase.format import Casebase, CasebaseError
         from casebase.profilefile import profile_path
 
@@ -144,7 +175,8 @@ class AgentBuilder:
                 casebase = Casebase.load(path, tell=False)
             except CasebaseError as exc:
                 problem = f"cannot load casebase: {clip(str(exc))}"
-                if Path(path).parent == casebase_folder() and not os.path.exists(path):  # False, not OSError, for a path too long
+                # False, not OSError, for a path too long
+                if Path(path).parent == casebase_folder() and not os.path.exists(path):
                     problem += self._missing(path)
             else:
                 if self.debug:
@@ -162,6 +194,13 @@ class AgentBuilder:
             return " (build the shipped casebases with `make casebases`)"
         name = shipped_name(path, casebase_folder())
         if name is None:
-            return f" (build it with `python -m casebase build GAMES.pgn --player NAME -o {Path(path).stem}`)"
+            return (
+                " (build it with `python -m casebase build GAMES.pgn --player NAME -o"
+                f" {Path(path).stem}`)"
+            )
         failure = self._provided.get(name)
-        return f" ({failure}; make it with `cbr-chess setup {name}`)" if failure else f" (make it with `cbr-chess setup {name}`)"
+        return (
+            f" ({failure}; make it with `cbr-chess setup {name}`)"
+            if failure
+            else f" (make it with `cbr-chess setup {name}`)"
+        )

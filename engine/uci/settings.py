@@ -1,5 +1,6 @@
-"""The protocol's own options typed once from their values (:func:`engine.agents.options.settings_of`):
-how a move is said and timed. They are no part of the agent: changing one remakes none."""
+"""The protocol's own options typed once from their values
+(:func:`engine.agents.options.settings_of`): how a move is said and timed. They are no part of the
+agent: changing one remakes none."""
 
 from __future__ import annotations
 

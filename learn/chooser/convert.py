@@ -6,7 +6,7 @@ name (source SHA-256, game index, ply).
 A position whose candidates the game does not allow (the profile's positions guess castling rights
 from where the king and rooks stand) or whose move is forced is skipped, saying why. A play-time
 record has no cases' vote apart from the prior (``votes`` is null) and no shallow depths; given a
-judge, each candidate is also scored at :data:`~engine.strength.chooser.SHALLOW_DEPTHS`
+judge, each candidate is also scored at :data:`~engine.strength.chooser_features.SHALLOW_DEPTHS`
 (``root_moves`` the candidates, MultiPV their number). ``played_score`` is null: the record scores
 the candidates only.
 """
@@ -29,7 +29,7 @@ from common.files import file_sha256, write_atomic
 from common.journal import PLAY_JOURNAL
 from engine.outside.launch import launch
 from engine.outside.shallow import searched_scores
-from engine.strength.chooser import SHALLOW_DEPTHS
+from engine.strength.chooser_features import SHALLOW_DEPTHS
 from learn.chooser.records import RECORDS, RecordError, read_entries
 
 

@@ -38,14 +38,14 @@ from common.cli import positive_int
 from common.journal import Journal, JournalError
 from common.paths import casebase_path
 from engine.agents.factory import Loader, judged_choice, play_time_agent
-from engine.outside.judge import JudgeError
+from engine.outside.judge_process import JudgeError
 from engine.outside.launch import LaunchError, launch
 from engine.outside.shallow import searched_scores
 from engine.strength.calibration import PLAY_JUDGE_DEPTH
-from engine.strength.chooser import SHALLOW_DEPTHS
+from engine.strength.chooser_features import SHALLOW_DEPTHS
 from engine.style.model import ModelError
 from engine.style.personal import model_sha256
-from engine.uci.explain import note_text
+from engine.uci.notes import note_text
 from learn.chooser.positions import Filter, Position, Source, sample
 from learn.chooser.records import RECORDS
 from parallel.cluster import Failed, distribute

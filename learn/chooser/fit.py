@@ -15,7 +15,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from engine.strength.chooser import FEATURES, Chooser
+from engine.strength.chooser import Chooser
+from engine.strength.chooser_features import FEATURES
 from learn.chooser.records import Record
 
 #: The default L2 penalty on the standardised weights, per position.

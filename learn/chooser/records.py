@@ -1,6 +1,6 @@
 """The chooser's records read back: one position a line, the candidates the engine scores at play
 time and the move played (the format of issue #40's plan, ``cbr-chess-chooser-data``), each turned
-into the rows of :func:`engine.strength.chooser.features`.
+into the rows of :func:`engine.strength.chooser_features.features`.
 
 A skipped position (``skip``) and a line cut off by a killed writer
 (:func:`common.journal.read_journal`: at the end, or anywhere once the run was resumed) are passed
@@ -18,7 +18,7 @@ import numpy as np
 
 from casebase.phases import Phase, phase
 from common.journal import read_journal
-from engine.strength.chooser import features
+from engine.strength.chooser_features import features
 
 #: The header's ``journal`` value of a chooser's records.
 RECORDS = "cbr-chess-chooser-data"

@@ -31,7 +31,13 @@ def test_manhattan_vectors():
 
 
 def test_weight_configs_are_the_thesis_table_in_order():
-    assert list(WEIGHT_CONFIGS) == ["balanced", "near-from", "near-to", "content-from", "content-to"]
+    assert list(WEIGHT_CONFIGS) == [
+        "balanced",
+        "near-from",
+        "near-to",
+        "content-from",
+        "content-to",
+    ]
     assert [(w.v1, w.v2, w.v3) for w in WEIGHT_CONFIGS.values()] == list(L_TABLE)
 
 
@@ -72,12 +78,22 @@ PROMOTING = chess.Board("4k3/P7/8/8/8/8/8/4K3 w - - 0 1")
 
 @pytest.mark.parametrize(
     ("case_move", "expected"),
-    [("a7a8q", "a7a8q"), ("a7a8n", "a7a8n"), ("a7a8r", "a7a8r"), ("a7a8b", "a7a8b"), ("b7b8", "a7a8q")],
+    [
+        ("a7a8q", "a7a8q"),
+        ("a7a8n", "a7a8n"),
+        ("a7a8r", "a7a8r"),
+        ("a7a8b", "a7a8b"),
+        ("b7b8", "a7a8q"),
+    ],
 )
 def test_promotion_tie_prefers_case_promotion_piece(case_move, expected):
-    case_board = chess.Board("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1") if case_move == "b7b8" else PROMOTING
+    case_board = (
+        chess.Board("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1") if case_move == "b7b8" else PROMOTING
+    )
     for seed in range(20):
-        move = adapt(chess.Move.from_uci(case_move), case_board, PROMOTING, Weights(1, 0.5, 0.5), rng(seed))
+        move = adapt(
+            chess.Move.from_uci(case_move), case_board, PROMOTING, Weights(1, 0.5, 0.5), rng(seed)
+        )
         assert move == chess.Move.from_uci(expected)
 
 

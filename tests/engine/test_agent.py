@@ -59,8 +59,17 @@ def test_explanation_names_case_similarity_ties_and_moves():
     casebase = cases_casebase([(after("e4"), move("c7c5")), (after("e4"), move("e7e5"))])
     decision = PureAgent(casebase, BALANCED, 1).choose(after("d4"))
     text = "\n".join(explain(decision.record))
-    for part in ("Expert - Opponent", "Test", "2015.01.01", "move 1", "ply 1",
-                 "248/256", "2 of 2 cases", "case move", "played"):
+    for part in (
+        "Expert - Opponent",
+        "Test",
+        "2015.01.01",
+        "move 1",
+        "ply 1",
+        "248/256",
+        "2 of 2 cases",
+        "case move",
+        "played",
+    ):
         assert part in text
     assert decision.tied_cases == 2 and decision.similarity == 248
 
@@ -106,7 +115,9 @@ def test_moves_restrict_the_choice():
     agent = PureAgent(casebase, BALANCED, 0)
     assert agent.choose(chess.Board(), [move("d2d4"), move("a2a3")]).move == move("d2d4")
     decision = agent.choose(chess.Board(), [move("e2e5")])  # nothing legal listed: all moves
-    assert decision.move == move("e2e4") and "none of the listed moves" in explain(decision.record)[0]
+    assert (
+        decision.move == move("e2e4") and "none of the listed moves" in explain(decision.record)[0]
+    )
 
 
 def test_no_legal_move():
@@ -114,7 +125,10 @@ def test_no_legal_move():
     stalemate = chess.Board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")
     agent = PureAgent(cases_casebase([(after("e4"), move("e7e5"))]), BALANCED, 0)
     assert agent.choose(mate).move is None and "checkmate" in explain(agent.choose(mate).record)[0]
-    assert agent.choose(stalemate).move is None and "stalemate" in explain(agent.choose(stalemate).record)[0]
+    assert (
+        agent.choose(stalemate).move is None
+        and "stalemate" in explain(agent.choose(stalemate).record)[0]
+    )
 
 
 @pytest.mark.parametrize("name", list(WEIGHT_CONFIGS))
@@ -148,4 +162,7 @@ def test_same_seed_same_game_new_game_replays(kosteniuk):
     assert play(white, black) == first
     others = {tuple(play(*pair(s, s + 1))) for s in range(3, 8)}
     assert len(others | {tuple(first)}) > 1
-    assert play(*pair(1, 2, Weights(0.8, 0.8, 0.5))) != first or play(*pair(1, 2, Weights(0.2, 0.5, 0.2))) != first
+    assert (
+        play(*pair(1, 2, Weights(0.8, 0.8, 0.5))) != first
+        or play(*pair(1, 2, Weights(0.2, 0.5, 0.2))) != first
+    )

@@ -1,4 +1,5 @@
-"""Chess0's classic and adaptive engines (endgames.md §3): mode chess0, Style classic or adaptive."""
+"""Chess0's classic and adaptive engines (endgames.md §3): mode chess0, Style classic or
+adaptive."""
 
 from __future__ import annotations
 
@@ -35,9 +36,16 @@ def test_the_evaluations_are_colour_symmetric(fen):
 
 
 def test_the_classic_values_favour_the_centre_and_the_adaptive_ones_the_enemy_king():
-    centre, rim = chess.Board("4k3/8/8/8/3N4/8/8/4K3 b - - 0 1"), chess.Board("4k3/8/8/8/8/8/8/N3K3 b - - 0 1")
-    assert classic_evaluation(centre) < classic_evaluation(rim)  # Black to move: White's knight is better centred
-    near, far = chess.Board("4k3/3N4/8/8/8/8/8/4K3 w - - 0 1"), chess.Board("4k3/8/8/8/8/8/3N4/4K3 w - - 0 1")
+    centre, rim = (
+        chess.Board("4k3/8/8/8/3N4/8/8/4K3 b - - 0 1"),
+        chess.Board("4k3/8/8/8/8/8/8/N3K3 b - - 0 1"),
+    )
+    # Black to move: White's knight is better centred
+    assert classic_evaluation(centre) < classic_evaluation(rim)
+    near, far = (
+        chess.Board("4k3/3N4/8/8/8/8/8/4K3 w - - 0 1"),
+        chess.Board("4k3/8/8/8/8/8/3N4/4K3 w - - 0 1"),
+    )
     assert classic_evaluation(near) == classic_evaluation(far)  # the same ring
     assert adaptive_evaluation(near) > adaptive_evaluation(far)  # nearer the black king
 
@@ -45,7 +53,8 @@ def test_the_classic_values_favour_the_centre_and_the_adaptive_ones_the_enemy_ki
 def test_depth_follows_the_phase():
     assert phase_depth(chess.Board(), 4, 2) == 2  # the opening: base - deviation
     assert phase_depth(chess.Board(MIDDLEGAME[2]), 4, 2) == 4
-    assert phase_depth(chess.Board("8/5pk1/6p1/3R4/r4P2/6KP/8/8 w - - 0 40"), 4, 2) == 8  # 2 pieces: 4 + 6, at most 8
+    # 2 pieces: 4 + 6, at most 8
+    assert phase_depth(chess.Board("8/5pk1/6p1/3R4/r4P2/6KP/8/8 w - - 0 40"), 4, 2) == 8
     assert phase_depth(chess.Board("8/5pk1/6p1/3R4/r2B1P2/6KP/8/4n3 w - - 0 40"), 4, 2) == 8
     assert phase_depth(chess.Board("8/5pk1/6p1/3R4/r2B1P2/6KP/8/4n3 w - - 0 40"), 3, 2) == 6
 
@@ -53,7 +62,9 @@ def test_depth_follows_the_phase():
 def test_the_classic_style_is_deterministic():
     for fen in MIDDLEGAME:
         board = chess.Board(fen)
-        moves = {Chess0Agent("classic", depth=3, seed=seed).choose(board).move for seed in (1, 2, 3)}
+        moves = {
+            Chess0Agent("classic", depth=3, seed=seed).choose(board).move for seed in (1, 2, 3)
+        }
         assert len(moves) == 1
 
 
@@ -63,11 +74,17 @@ def test_the_adaptive_style_draws_within_its_threshold():
     for fen in MIDDLEGAME:
         board = chess.Board(fen)
         depth = phase_depth(board, 3, 1)
-        reference = Searcher(evaluation=adaptive_evaluation).search(board, Budget(depth=depth), tolerance=50)
+        reference = Searcher(evaluation=adaptive_evaluation).search(
+            board, Budget(depth=depth), tolerance=50
+        )
         assert reference.score is not None
         allowed = set(reference.sound())
         for seed in range(8):
-            move = Chess0Agent("adaptive", depth=3, deviation=1, window=50, seed=seed).choose(board).move
+            move = (
+                Chess0Agent("adaptive", depth=3, deviation=1, window=50, seed=seed)
+                .choose(board)
+                .move
+            )
             assert move in allowed, f"{fen}: {move} not within 50 cp of {reference.score}"
             assert reference.scores[move].score >= reference.score - 50
             seen.setdefault(fen, set()).add(move)
@@ -75,7 +92,9 @@ def test_the_adaptive_style_draws_within_its_threshold():
     # threshold 0: only the best moves
     board = chess.Board(MIDDLEGAME[0])
     best = Searcher(evaluation=adaptive_evaluation).search(board, Budget(depth=3), tolerance=0)
-    assert Chess0Agent("adaptive", depth=3, deviation=1, window=0).choose(board).move in best.sound()
+    assert (
+        Chess0Agent("adaptive", depth=3, deviation=1, window=0).choose(board).move in best.sound()
+    )
 
 
 @pytest.mark.slow
@@ -95,12 +114,31 @@ def test_search_mode_over_uci_plays_the_same_classic_game_twice():
 def test_a_match_of_two_engines_needs_no_casebase(tmp_path):
     engine = f"cmd='{sys.executable} {ROOT / 'uci_main.py'} --mode chess0'"
     done = subprocess.run(
-        [sys.executable, "-m", "tournament", "run", "--rounds", "1", "--tc", "40/60",
-         "--workers", "1", "--out", str(tmp_path / "m"),
-         "--engine", f"name=classic {engine} option.Style=classic option.Depth=1",
-         "--engine", f"name=adaptive {engine} option.Style=adaptive option.Depth=1 option.DepthDeviation=0"],
-        cwd=ROOT, capture_output=True, text=True, timeout=600)
+        [
+            sys.executable,
+            "-m",
+            "tournament",
+            "run",
+            "--rounds",
+            "1",
+            "--tc",
+            "40/60",
+            "--workers",
+            "1",
+            "--out",
+            str(tmp_path / "m"),
+            "--engine",
+            f"name=classic {engine} option.Style=classic option.Depth=1",
+            "--engine",
+            f"name=adaptive {engine} option.Style=adaptive option.Depth=1 option.DepthDeviation=0",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr
     configurations = json.loads((tmp_path / "m" / "results.json").read_text())["configurations"]
-    assert len(configurations) == 1  # no --configs: outside engines alone play one, not the thesis's five
+    # no --configs: outside engines alone play one, not the thesis's five
+    assert len(configurations) == 1
     assert configurations[0]["games"] == 2  # each engine had White once

@@ -1,6 +1,7 @@
-"""The chooser at a player's strength (issue #40, item 2; search.md §9): the weights of what a candidate
-loses at the judge's depth times a strength, set so that the chooser loses on its reference positions
-what the player's error model loses there; the reference kept in the chooser's file and checked."""
+"""The chooser at a player's strength (issue #40, item 2; search.md §9): the weights of what a
+candidate loses at the judge's depth times a strength, set so that the chooser loses on its
+reference positions what the player's error model loses there; the reference kept in the chooser's
+file and checked."""
 
 from __future__ import annotations
 
@@ -11,12 +12,21 @@ import chess
 import numpy as np
 import pytest
 
-from engine.strength.chooser import FEATURES, JUDGED_LOSS, MAX_STRENGTH, MIN_STRENGTH, Chooser, ChooserError, Reference, features
+from engine.strength.chooser import (
+    JUDGED_LOSS,
+    MAX_STRENGTH,
+    MIN_STRENGTH,
+    Chooser,
+    ChooserError,
+    Reference,
+)
+from engine.strength.chooser_features import FEATURES, features
 from engine.strength.errormodel import PRIOR_FLOOR, ErrorModel
 
 
 def reference(positions: int = 60, seed: int = 4) -> Reference:
-    """Positions of the start position's moves with random scores and prior, their features as the engine's."""
+    """Positions of the start position's moves with random scores and prior, their features as the
+    engine's."""
     rng = np.random.default_rng(seed)
     board = chess.Board()
     legal = list(board.legal_moves)
@@ -32,7 +42,11 @@ def reference(positions: int = 60, seed: int = 4) -> Reference:
 
 #: A chooser that avoids loss and follows the prior, as a fitted one does.
 WEIGHTS = np.zeros(len(FEATURES))
-WEIGHTS[FEATURES.index("loss")], WEIGHTS[FEATURES.index("sqrt loss")], WEIGHTS[FEATURES.index("log prior")] = -30, -5, 0.5
+(
+    WEIGHTS[FEATURES.index("loss")],
+    WEIGHTS[FEATURES.index("sqrt loss")],
+    WEIGHTS[FEATURES.index("log prior")],
+) = -30, -5, 0.5
 
 
 def test_the_strength_makes_the_chooser_lose_what_the_error_model_loses_on_the_reference():
@@ -63,7 +77,9 @@ def test_the_strength_multiplies_the_judged_loss_weights_alone():
     scaled[[FEATURES.index(name) for name in JUDGED_LOSS]] *= 1.7
     chooser = Chooser(FEATURES, weights)
     assert np.allclose(chooser.logits(matrix, 1.7), matrix @ scaled)
-    assert np.allclose(chooser.probabilities(matrix, 1.0), Chooser(FEATURES, weights).probabilities(matrix))
+    assert np.allclose(
+        chooser.probabilities(matrix, 1.0), Chooser(FEATURES, weights).probabilities(matrix)
+    )
     assert np.array_equal(chooser.weights, weights)  # not changed in place
 
 
@@ -76,14 +92,18 @@ def test_the_reference_is_kept_in_the_file_and_a_damaged_one_is_refused(tmp_path
     assert np.allclose(again.reference.features, chooser.reference.features, atol=1e-5)
     assert np.array_equal(np.isnan(again.reference.loss), np.isnan(chooser.reference.loss))
     assert again.expected_loss(1.3) == pytest.approx(chooser.expected_loss(1.3), rel=1e-5)
-    assert Chooser.load(tmp_path / "c.npz").strength_of(ErrorModel(0.01, 0.6, 0.5)) == \
-        pytest.approx(chooser.strength_of(ErrorModel(0.01, 0.6, 0.5)), rel=1e-4)
+    assert Chooser.load(tmp_path / "c.npz").strength_of(
+        ErrorModel(0.01, 0.6, 0.5)
+    ) == pytest.approx(chooser.strength_of(ErrorModel(0.01, 0.6, 0.5)), rel=1e-4)
 
     def refused(**members: np.ndarray) -> str:
         with np.load(path) as npz:
             arrays = {name: npz[name] for name in npz.files}
         broken = tmp_path / "broken.npz"
-        np.savez(broken, **{name: value for name, value in (arrays | members).items() if value is not None})
+        np.savez(
+            broken,
+            **{name: value for name, value in (arrays | members).items() if value is not None},
+        )
         with pytest.raises(ChooserError) as caught:
             Chooser.load(broken)
         return str(caught.value)
@@ -91,11 +111,16 @@ def test_the_reference_is_kept_in_the_file_and_a_damaged_one_is_refused(tmp_path
     assert chooser.reference is not None
     loss = chooser.reference.loss
     assert "damaged reference positions" in refused(reference_prior=None)  # a member missing
-    assert "damaged reference positions" in refused(reference_loss=loss[:, :2])  # shapes that do not agree
-    assert "damaged reference positions" in refused(reference_loss=np.where(np.isnan(loss), np.nan, 2.0))  # no losses
+    # shapes that do not agree
+    assert "damaged reference positions" in refused(reference_loss=loss[:, :2])
+    # no losses
+    assert "damaged reference positions" in refused(
+        reference_loss=np.where(np.isnan(loss), np.nan, 2.0)
+    )
     first_missing = loss.copy()
     first_missing[0, 0] = np.nan
-    assert "damaged reference positions" in refused(reference_loss=first_missing)  # a position without candidates
+    # a position without candidates
+    assert "damaged reference positions" in refused(reference_loss=first_missing)
     nan = chooser.reference.features.copy()
     nan[0, 0, 0] = np.nan
     assert "damaged reference positions" in refused(reference_features=nan)

@@ -18,7 +18,11 @@ from engine.search.evaluation import (
 
 def _reference_white(board: chess.Board) -> int:
     """Material + table bonus summed square by square (no bit tricks)."""
-    king_table = KING_ENDGAME if is_endgame(board) else {c: PIECE_SQUARE[c][chess.KING] for c in chess.COLORS}
+    king_table = (
+        KING_ENDGAME
+        if is_endgame(board)
+        else {c: PIECE_SQUARE[c][chess.KING] for c in chess.COLORS}
+    )
     score = 0
     for square, piece in board.piece_map().items():
         if piece.piece_type == chess.KING:

@@ -30,8 +30,10 @@ def configuration(agent: TablebaseAgent) -> dict[str, Any]:
     """What makes an agent play as it does: its class, every setting, the seed, the weights, which
     model, judge and tables it uses (not its state: generators, indexes, tables' contents)."""
     inner = agent.agent
-    found: dict[str, Any] = {"class": type(inner).__name__,
-                             "tables": None if agent.tables is None else str(agent.tables.folder)}
+    found: dict[str, Any] = {
+        "class": type(inner).__name__,
+        "tables": None if agent.tables is None else str(agent.tables.folder),
+    }
     for name, value in vars(inner).items():
         if isinstance(value, SIMPLE) or name == "weights":
             found[name] = value
@@ -41,7 +43,9 @@ def configuration(agent: TablebaseAgent) -> dict[str, Any]:
     found["judge"] = None if judge is None else judge.settings
     searcher = getattr(inner, "searcher", None)
     if searcher is not None:
-        found["search tables"] = str(searcher.tablebase.folder) if searcher.tablebase is not None else None
+        found["search tables"] = (
+            str(searcher.tablebase.folder) if searcher.tablebase is not None else None
+        )
     return found
 
 
@@ -58,13 +62,23 @@ def test_the_defaults_are_one_set():
     agent = make_agent({"Mode": "guided"}, None, Loader())
     guided = agent.agent
     assert isinstance(guided, GuidedAgent)
-    assert (guided.neighbours, guided.temperature * 10, guided.tolerance, guided.judge_tolerance) \
-        == (defaults["Neighbours"], defaults["Temperature"], defaults["Tolerance"], defaults["JudgeTolerance"])
+    assert (
+        guided.neighbours,
+        guided.temperature * 10,
+        guided.tolerance,
+        guided.judge_tolerance,
+    ) == (
+        defaults["Neighbours"],
+        defaults["Temperature"],
+        defaults["Tolerance"],
+        defaults["JudgeTolerance"],
+    )
     # the Selection default is decided by what the agent has: no judge and no profile here
     assert defaults["Selection"] == Selection.AUTO and guided.selection == automatic_selection(None)
     plain = GuidedAgent(None, GuidedSettings.of(), 0, Loaded(model=guided.model))
-    assert {k: v for k, v in vars(plain).items() if isinstance(v, SIMPLE)} \
-        == {k: v for k, v in vars(guided).items() if isinstance(v, SIMPLE)}
+    assert {k: v for k, v in vars(plain).items() if isinstance(v, SIMPLE)} == {
+        k: v for k, v in vars(guided).items() if isinstance(v, SIMPLE)
+    }
     with pytest.raises(ValueError, match="no option named 'Tolerence'"):
         option_values({"Tolerence": 1})
 
@@ -74,8 +88,16 @@ def test_pure_mode_is_the_same_agent_through_uci_and_the_tournament(kosteniuk_ca
     lineup = Lineup([casebase_entrant(kosteniuk_casebase)])
     side = lineup.side(Path(kosteniuk_casebase).stem, config, seed=7)
     assert isinstance(side, TablebaseAgent) and isinstance(side.agent, PureAgent)
-    uci = uci_agent({"Casebase": str(kosteniuk_casebase), "Mode": "pure", "Seed": 7,
-                     "DistanceWeight": 80, "FromDistanceWeight": 20, "FromContentWeight": 50})
+    uci = uci_agent(
+        {
+            "Casebase": str(kosteniuk_casebase),
+            "Mode": "pure",
+            "Seed": 7,
+            "DistanceWeight": 80,
+            "FromDistanceWeight": 20,
+            "FromContentWeight": 50,
+        }
+    )
     assert configuration(side) == configuration(uci)
     assert side.agent.weights == WEIGHT_CONFIGS["near-to"]
     board = chess.Board()
@@ -83,20 +105,36 @@ def test_pure_mode_is_the_same_agent_through_uci_and_the_tournament(kosteniuk_ca
 
 
 @pytest.mark.parametrize("mode", ["guided", "judged"])
-def test_guided_mode_is_the_same_agent_through_uci_and_the_fidelity_bench(tmp_path, kosteniuk_casebase, mode):
+def test_guided_mode_is_the_same_agent_through_uci_and_the_fidelity_bench(
+    tmp_path, kosteniuk_casebase, mode
+):
     model = favourite_model(tmp_path / "e4.npz", chess.E4)
     judge = "/usr/games/stockfish"  # never started: the agent is only made
-    settings = FidelitySettings(str(kosteniuk_casebase), Configuration("balanced", WEIGHT_CONFIGS["balanced"]),
-                                model=str(model), judge=judge, judge_depth=8)
+    settings = FidelitySettings(
+        str(kosteniuk_casebase),
+        Configuration("balanced", WEIGHT_CONFIGS["balanced"]),
+        model=str(model),
+        judge=judge,
+        judge_depth=8,
+    )
     worker = _PositionWorker(mode, settings)
     bench = worker.player.make(11)
-    values = {"Casebase": str(kosteniuk_casebase), "Mode": "guided", "Seed": 11, "Model": str(model)}
+    values = {
+        "Casebase": str(kosteniuk_casebase),
+        "Mode": "guided",
+        "Seed": 11,
+        "Model": str(model),
+    }
     if mode == "judged":
         values |= {"Judge": judge, "JudgeDepth": 8}
     uci = uci_agent(values)
     assert configuration(bench) == configuration(uci)
     found = configuration(bench)
-    assert found["class"] == "GuidedAgent" and found["prior_source"] == "blend" and found["model"] == str(model)
+    assert (
+        found["class"] == "GuidedAgent"
+        and found["prior_source"] == "blend"
+        and found["model"] == str(model)
+    )
     assert found["search tables"] == found["tables"]  # the bench's guided agent has the tables too
     assert (found["judge"] is not None) == (mode == "judged")
     worker.close()

@@ -14,9 +14,9 @@ from search_helpers import random_positions, shuffled
 
 from casebase.format import Casebase
 from engine.cbr.weights import WEIGHT_CONFIGS
-from engine.search.alphabeta import CHECK_EVERY
 from engine.search.limits import DEFAULT_NODES, Budget, SearchLimits
 from engine.search.result import SearchResult
+from engine.search.tree import CHECK_EVERY
 from engine.style.model import StyleModel
 from engine.style.prior import MIN_SHARE
 from engine.uci.explain import explain
@@ -105,7 +105,10 @@ def test_sound_casebase_move_is_kept() -> None:
     decision = agent.choose(board, limits=SearchLimits(depth=3))
     assert decision.move == move("g1f3")
     assert decision.case == 0 and decision.similarity == 256 and decision.votes == 1
-    assert any("played Nf3, the casebase's first choice (100%)" in line for line in explain(decision.record))
+    assert any(
+        "played Nf3, the casebase's first choice (100%)" in line
+        for line in explain(decision.record)
+    )
 
 
 def test_hanging_queen_is_overruled() -> None:
@@ -134,7 +137,9 @@ def test_sound_runner_up_beats_unsound_favourite() -> None:
 def test_side_ahead_does_not_repeat_into_a_draw() -> None:
     # The pure agent's shuffle (search.md §3): the case move Rb1 now makes a threefold repetition.
     board = shuffled(2)
-    agent = guided_agent(cases_casebase([(board.copy(stack=False), move("a1b1"))]), BALANCED, seed=1)
+    agent = guided_agent(
+        cases_casebase([(board.copy(stack=False), move("a1b1"))]), BALANCED, seed=1
+    )
     decision = agent.choose(board, limits=SearchLimits(depth=3))
     assert decision.move != move("a1b1")
     assert any("casebase move Rb1 (100%) loses" in line for line in explain(decision.record))
@@ -177,8 +182,12 @@ def test_votes_follow_similarity_and_temperature() -> None:
     near = (board, move("g1f3"))
     far = (played("d4 d5"), move("c2c4"))  # adapts to c2c4 here too
     casebase = cases_casebase([near, far])
-    cool = guided_agent(casebase, BALANCED, 1, temperature=1.0).propose(board, list(board.legal_moves))
-    warm = guided_agent(casebase, BALANCED, 1, temperature=1000.0).propose(board, list(board.legal_moves))
+    cool = guided_agent(casebase, BALANCED, 1, temperature=1.0).propose(
+        board, list(board.legal_moves)
+    )
+    warm = guided_agent(casebase, BALANCED, 1, temperature=1000.0).propose(
+        board, list(board.legal_moves)
+    )
     assert sum(cool.prior.values()) == pytest.approx(1.0)
     assert cool.prior[move("g1f3")] > 0.99  # Sim 256 against 240: e^-16 of a vote
     assert warm.prior[move("g1f3")] == pytest.approx(0.5, abs=0.01)
@@ -195,8 +204,15 @@ def test_explanation_names_the_case(kosteniuk: Casebase) -> None:
     assert decision.case is not None
     src = kosteniuk.source(decision.case)
     line = next(line for line in explain(decision.record) if "adapted from case" in line)
-    for part in (src.white, src.black, src.event, src.date, f"ply {src.ply}",
-                 f"similarity {decision.similarity}/256", "of the votes"):
+    for part in (
+        src.white,
+        src.black,
+        src.event,
+        src.date,
+        f"ply {src.ply}",
+        f"similarity {decision.similarity}/256",
+        "of the votes",
+    ):
         assert part in line
     assert any(line.startswith("search depth 2") for line in explain(decision.record))
 
@@ -217,8 +233,9 @@ def test_without_cases_the_search_decides() -> None:
 
 def test_search_iterations_are_passed_on() -> None:
     results: list[SearchResult] = []
-    guided_agent(None, BALANCED, seed=1).choose(chess.Board(), limits=SearchLimits(depth=3),
-                                               on_iteration=results.append)
+    guided_agent(None, BALANCED, seed=1).choose(
+        chess.Board(), limits=SearchLimits(depth=3), on_iteration=results.append
+    )
     assert [result.depth for result in results] == [1, 2, 3]
 
 
@@ -231,12 +248,14 @@ def test_stop_ends_an_infinite_search(kosteniuk: Casebase) -> None:
     stop.set()
     decision = agent.choose(board, limits=SearchLimits(infinite=True), stop=stop)
     assert decision.move in board.legal_moves
-    nodes = int(re.search(r"(\d+) nodes", "\n".join(explain(decision.record))).group(1))  # type: ignore[union-attr]
+    said = re.search(r"(\d+) nodes", "\n".join(explain(decision.record)))
+    nodes = int(said.group(1))  # type: ignore[union-attr]
     assert nodes <= CHECK_EVERY + 1
 
 
 def test_stop_cuts_the_proposal_short(kosteniuk: Casebase) -> None:
-    # Adapting 64 cases takes tens of milliseconds: a stop already given leaves the nearest case's vote.
+    # Adapting 64 cases takes tens of milliseconds: a stop already given leaves the nearest case's
+    # vote.
     board = played("e4 e5 Nf3")
     stop = threading.Event()
     full = guided_agent(kosteniuk, BALANCED, seed=1).propose(board, list(board.legal_moves))
@@ -244,7 +263,9 @@ def test_stop_cuts_the_proposal_short(kosteniuk: Casebase) -> None:
     stop.set()
     cut = guided_agent(kosteniuk, BALANCED, seed=1).propose(board, list(board.legal_moves), stop)
     assert (cut.cases, cut.retrieved) == (1, 64) and list(cut.prior.values()) == [1.0]
-    decision = guided_agent(kosteniuk, BALANCED, seed=1).choose(board, limits=SearchLimits(infinite=True), stop=stop)
+    decision = guided_agent(kosteniuk, BALANCED, seed=1).choose(
+        board, limits=SearchLimits(infinite=True), stop=stop
+    )
     assert decision.move in board.legal_moves
     assert "(stop came after 1 of 64 adaptations)" in explain(decision.record)[0]
 
@@ -260,8 +281,9 @@ def test_stop_cuts_the_proposal_short(kosteniuk: Casebase) -> None:
         (SearchLimits(), {"nodes": DEFAULT_NODES}),
     ],
 )
-def test_go_limits_become_the_search_budget(limits: SearchLimits, budget: dict,
-                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_go_limits_become_the_search_budget(
+    limits: SearchLimits, budget: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
     agent = guided_agent(None, BALANCED, seed=1)
     board = played("e4 e5 Nf3 Nc6 Bb5 a6")
     asked: dict = {}
@@ -276,13 +298,21 @@ def test_go_limits_become_the_search_budget(limits: SearchLimits, budget: dict,
     assert decision.move in board.legal_moves
     for name, value in budget.items():
         # the proposal's milliseconds come off the clock
-        assert asked[name] == (pytest.approx(value, abs=0.02) if isinstance(value, float) else value)
+        assert asked[name] == (
+            pytest.approx(value, abs=0.02) if isinstance(value, float) else value
+        )
 
 
 @pytest.mark.parametrize(
     "options",
-    [{"neighbours": 0}, {"temperature": 0.0}, {"tolerance": -1}, {"selection": "best"}, {"prior": "neural"},
-     {"case_weight": 1.5}],
+    [
+        {"neighbours": 0},
+        {"temperature": 0.0},
+        {"tolerance": -1},
+        {"selection": "best"},
+        {"prior": "neural"},
+        {"case_weight": 1.5},
+    ],
 )
 def test_bad_options_are_refused(options: dict) -> None:
     with pytest.raises(ValueError):
@@ -316,7 +346,9 @@ def test_model_prior_proposes_the_models_favourite(likes_e4: StyleModel) -> None
 def test_blend_lets_the_cases_vote_only_in_their_own_position(likes_e4: StyleModel) -> None:
     board = played("e4 e5")
     near = [(board, move("g1f3"))] * 3
-    agent = guided_agent(cases_casebase(near), BALANCED, seed=1, prior="blend", model=likes_e4, case_weight=0.8)
+    agent = guided_agent(
+        cases_casebase(near), BALANCED, seed=1, prior="blend", model=likes_e4, case_weight=0.8
+    )
     here = agent.propose(board, list(board.legal_moves))
     assert here.case_weight == 0.8 and here.top() == move("g1f3")
     assert here.prior[move("g1f3")] == pytest.approx(0.8 + 0.2 * here.model[move("g1f3")])
@@ -325,8 +357,13 @@ def test_blend_lets_the_cases_vote_only_in_their_own_position(likes_e4: StyleMod
     assert "vote Nf3 100%, weighing 80%" in explain(decision.record)[0]
     elsewhere = played("d4 d5")  # the cases are not this position: the model alone
     away = agent.propose(elsewhere, list(elsewhere.legal_moves))
-    assert away.case_weight == 0 and away.prior == {m: p for m, p in away.model.items() if p >= MIN_SHARE}
-    assert "not the position itself, so they do not vote" in explain(agent.choose(elsewhere, limits=DEPTH2).record)[0]
+    assert away.case_weight == 0 and away.prior == {
+        m: p for m, p in away.model.items() if p >= MIN_SHARE
+    }
+    assert (
+        "not the position itself, so they do not vote"
+        in explain(agent.choose(elsewhere, limits=DEPTH2).record)[0]
+    )
 
 
 def test_without_a_model_the_cases_propose(kosteniuk: Casebase) -> None:
@@ -334,4 +371,3 @@ def test_without_a_model_the_cases_propose(kosteniuk: Casebase) -> None:
     board = chess.Board()
     assert agent.prior_source == "cases"
     assert agent.propose(board, list(board.legal_moves)).model == {}
-

@@ -36,9 +36,12 @@ def after(*moves: str) -> chess.Board:
 def test_a_recapture_the_only_move_and_the_experts_own_move_are_quick():
     board = after("e2e4", "d7d5", "e4d5")
     recapture = pace(board, "d8d5")
-    assert recapture.kind is Kind.RECAPTURE and recapture.seconds == pytest.approx(PER_MOVE * RECAPTURE)
+    assert recapture.kind is Kind.RECAPTURE and recapture.seconds == pytest.approx(
+        PER_MOVE * RECAPTURE
+    )
     assert pace(after("e2e4", "d7d5", "d2d3", "d5e4"), "d3e4").kind is Kind.RECAPTURE
-    assert pace(after("e2e4", "d7d5", "e4d5", "c7c6", "g1f3"), "d8d5").kind is Kind.POSITION  # a capture, not back
+    # a capture, not back
+    assert pace(after("e2e4", "d7d5", "e4d5", "c7c6", "g1f3"), "d8d5").kind is Kind.POSITION
     only = pace(chess.Board("k7/8/8/8/8/8/1q6/K7 w - - 0 1"), "a1b2")
     assert only.kind is Kind.ONLY and only.seconds == pytest.approx(PER_MOVE * ONLY_MOVE)
     known = pace(board, "g8f6", known=True)
@@ -59,21 +62,36 @@ def test_the_clock_sets_the_time_and_the_last_seconds_are_never_spent():
     board = chess.Board(SHARP)
     scores = [40, 35, 20, 15]
     with_increment = SearchLimits(wtime=3 * MINUTE, btime=MINUTE, winc=2000, overhead=100)
-    assert pace(board, "e2a6", with_increment, scores=scores).seconds == pytest.approx(2 * (180 / 30 + 2))
-    last_move = SearchLimits(wtime=MINUTE, btime=MINUTE, movestogo=1)  # a third of what is left, at most
+    assert pace(board, "e2a6", with_increment, scores=scores).seconds == pytest.approx(
+        2 * (180 / 30 + 2)
+    )
+    # a third of what is left, at most
+    last_move = SearchLimits(wtime=MINUTE, btime=MINUTE, movestogo=1)
     assert pace(board, "e2a6", last_move, scores=scores).seconds == pytest.approx(20)
     short = SearchLimits(wtime=RESERVE_MS + 2000, btime=MINUTE, movestogo=1)  # never the reserve
     assert pace(board, "e2a6", short, scores=scores).seconds == pytest.approx(2)
-    assert pace(board, "e2a6", SearchLimits(wtime=RESERVE_MS - 1, btime=MINUTE, movestogo=1)).seconds == 0
+    assert (
+        pace(board, "e2a6", SearchLimits(wtime=RESERVE_MS - 1, btime=MINUTE, movestogo=1)).seconds
+        == 0
+    )
     black = after("e2e4")
-    assert pace(black, "g8f6", SearchLimits(wtime=0, btime=3 * MINUTE)).seconds == pytest.approx(6 * QUIET)
+    assert pace(black, "g8f6", SearchLimits(wtime=0, btime=3 * MINUTE)).seconds == pytest.approx(
+        6 * QUIET
+    )
 
 
-@pytest.mark.parametrize("limits", [SearchLimits(depth=3), SearchLimits(nodes=100), SearchLimits(movetime=5000),
-                                    SearchLimits(wtime=MINUTE, btime=MINUTE, depth=3),
-                                    SearchLimits(wtime=MINUTE, btime=MINUTE, nodes=100),
-                                    SearchLimits(wtime=MINUTE, btime=MINUTE, infinite=True),
-                                    SearchLimits(wtime=MINUTE, btime=MINUTE, ponder=True)])
+@pytest.mark.parametrize(
+    "limits",
+    [
+        SearchLimits(depth=3),
+        SearchLimits(nodes=100),
+        SearchLimits(movetime=5000),
+        SearchLimits(wtime=MINUTE, btime=MINUTE, depth=3),
+        SearchLimits(wtime=MINUTE, btime=MINUTE, nodes=100),
+        SearchLimits(wtime=MINUTE, btime=MINUTE, infinite=True),
+        SearchLimits(wtime=MINUTE, btime=MINUTE, ponder=True),
+    ],
+)
 def test_without_a_clock_to_follow_no_time_is_added(limits):
     assert pace(chess.Board(), "g1f3", limits).seconds == 0
 
@@ -103,7 +121,8 @@ def test_with_humantime_the_engine_waits_on_the_clock_until_stop_which_ends_the_
     uci.handle(DAYS)
     assert uci._worker is not None
     uci._worker.join(0.5)
-    assert uci._worker.is_alive() and "bestmove" not in out.getvalue()  # the move is chosen, held back
+    # the move is chosen, held back
+    assert uci._worker.is_alive() and "bestmove" not in out.getvalue()
     uci.handle("stop")
     uci._worker.join(30)
     lines = out.getvalue().splitlines()
@@ -117,9 +136,17 @@ def test_with_humantime_the_engine_waits_on_the_clock_until_stop_which_ends_the_
 
 @pytest.mark.slow  # an engine process plays a move on a real clock
 def test_the_web_pages_games_take_a_persons_time(kosteniuk_casebase):
-    with client(kosteniuk_casebase.parent, limit=None) as app, app.websocket_connect("/api/play") as ws:
-        ws.send_json({"type": "new", "expert": EXPERT, "colour": "black", "minutes": 0.5, "moves": 0})
+    with (
+        client(kosteniuk_casebase.parent, limit=None) as app,
+        app.websocket_connect("/api/play") as ws,
+    ):
+        ws.send_json(
+            {"type": "new", "expert": EXPERT, "colour": "black", "minutes": 0.5, "moves": 0}
+        )
         reasons = until(ws, lambda m: m["type"] == "reasons")[-1]
-        paced = [s for s in reasons["strings"] if s.startswith("HumanTime: ")]  # a second a move on this clock
-        assert len(paced) == 1 and paced[0].endswith("of a move's time on this clock)"), reasons["strings"]
+        # a second a move on this clock
+        paced = [s for s in reasons["strings"] if s.startswith("HumanTime: ")]
+        assert len(paced) == 1 and paced[0].endswith("of a move's time on this clock)"), reasons[
+            "strings"
+        ]
     assert no_engines_left()

@@ -3,11 +3,6 @@ python-chess's client, and engines that fail in every way the issue names."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import signal
-import sys
-import threading
 import time
 from pathlib import Path
 
@@ -15,70 +10,19 @@ import chess
 import chess.engine
 import pytest
 from engine_helpers import guided_agent
-from judge_helpers import SCRIPT
-from uci_helpers import PROTOCOL, Engine, popen, stop_latency
+from judge_helpers import STOCKFISH, fake_engine, needs_stockfish, scripted_judge
+from uci_helpers import popen, stop_latency
 
 from engine.cbr.weights import Weights
-from engine.outside.judge import UNBOUNDED_PROPOSAL_DEPTH, Judge, JudgeError, JudgeSettings
+from engine.outside.judge import UNBOUNDED_PROPOSAL_DEPTH, Judge
+from engine.outside.judge_process import JudgeError, JudgeSettings
 from engine.search.limits import Budget, SearchLimits
 from engine.search.scores import MATE, from_pov_score, mate_moves
-from engine.uci.explain import explain, note_text
+from engine.uci.explain import explain
+from engine.uci.notes import note_text
 
-pytestmark = pytest.mark.slow  # games and searches judged through outside engines' processes (Stockfish)
-
-STOCKFISH = shutil.which("stockfish") or "/usr/games/stockfish"
-needs_stockfish = pytest.mark.skipif(not Path(STOCKFISH).is_file(),
-                                     reason="Debian's stockfish is not installed (apt-get install stockfish)")
-
-#: A UCI engine that answers the handshake and isready but never a go (nor stop).
-HANGS = """
-import sys
-for line in sys.stdin:
-    words = line.split()
-    if words[:1] == ["uci"]:
-        print("id name Hang\\noption name MultiPV type spin default 1 min 1 max 500\\nuciok", flush=True)
-    elif words[:1] == ["isready"]:
-        print("readyok", flush=True)
-    elif words[:1] == ["quit"]:
-        break
-"""
-#: A UCI engine that answers every go with an illegal move.
-GARBAGE = HANGS.replace('    elif words[:1] == ["quit"]:',
-                        '    elif words[:1] == ["go"]:\n        print("info depth 1 score cp x pv zz\\nbestmove zzzz",'
-                        ' flush=True)\n    elif words[:1] == ["quit"]:')
-
-
-def fake_engine(directory: Path, name: str, source: str) -> str:
-    path = directory / name
-    path.write_text(f"#!{sys.executable}\n{source}", encoding="utf-8")
-    path.chmod(0o755)
-    return str(path)
-
-
-def children(pid: int) -> list[int]:
-    """The live processes whose parent is ``pid`` (Linux: the parent is field 4 of /proc/N/stat)."""
-    found: list[int] = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:  # it ended meanwhile
-            continue
-        if int(fields[1]) == pid and fields[0] != "Z":
-            found.append(int(stat.parent.name))
-    return found
-
-
-def gone(pid: int, within: float = 10.0) -> bool:
-    """Whether process ``pid`` has ended (and been reaped) within ``within`` seconds."""
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        try:  # reaped (OSError: maybe while its /proc entry was read), or a zombie
-            if Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] == "Z":
-                return True
-        except OSError:
-            return True
-        time.sleep(0.05)
-    return False
+# games and searches judged through outside engines' processes (Stockfish)
+pytestmark = pytest.mark.slow
 
 
 def test_mate_scores_from_the_judge_keep_their_distance():
@@ -116,8 +60,14 @@ def test_guided_mode_plays_the_most_liked_sound_proposal_and_names_its_judge(kos
     from casebase.format import Casebase
 
     judge = Judge(JudgeSettings(STOCKFISH))
-    agent = guided_agent(Casebase.load(kosteniuk_casebase), Weights(0.5, 0.5, 0.5), 7, judge=judge,
-                        judge_depth=8, judge_tolerance=30)
+    agent = guided_agent(
+        Casebase.load(kosteniuk_casebase),
+        Weights(0.5, 0.5, 0.5),
+        7,
+        judge=judge,
+        judge_depth=8,
+        judge_tolerance=30,
+    )
     board = chess.Board()
     try:
         for san in ("e4", "c5", "Nf3"):
@@ -141,10 +91,17 @@ def test_a_missing_judge_is_refused_once_and_tried_again_when_its_program_appear
         with pytest.raises(JudgeError):
             judge.search(chess.Board(), [], Budget(depth=1))
         notes.append(note_text(judge.fault("x")))
-    assert notes[0].startswith("judge no-such-engine refused: no engine at") and "until option Judge" in notes[0], notes
+    assert (
+        notes[0].startswith("judge no-such-engine refused: no engine at")
+        and "until option Judge" in notes[0]
+    ), notes
     assert notes[1] == "judge no-such-engine refused (see above): the built-in search judged", notes
     assert judge.faults == 0 and not judge.retired
-    fake_engine(tmp_path, "no-such-engine", Path(scripted_judge(tmp_path, e2e4=10)).read_text().split("\n", 1)[1])
+    fake_engine(
+        tmp_path,
+        "no-such-engine",
+        Path(scripted_judge(tmp_path, e2e4=10)).read_text().split("\n", 1)[1],
+    )
     try:  # the program changed: it is started again
         result = judge.search(chess.Board(), [chess.Move.from_uci("e2e4")], Budget(depth=3))
     finally:
@@ -154,11 +111,17 @@ def test_a_missing_judge_is_refused_once_and_tried_again_when_its_program_appear
 
 def test_the_judges_limits_are_its_budget_through_the_one_conversion():
     judge = Judge(JudgeSettings("no-such-engine"))  # never started: a limit needs no process
-    assert judge._limit(Budget(movetime=2.0, nodes=500), 0, bounded=False) == chess.engine.Limit(time=0.7, nodes=500)
-    assert judge._limit(Budget(movetime=0.001), 0, bounded=True) == chess.engine.Limit(time=0.01)  # 10 ms at least
-    assert judge._limit(Budget(depth=20, nodes=9), 6, bounded=False) == chess.engine.Limit(depth=6)  # JudgeDepth
+    assert judge._limit(Budget(movetime=2.0, nodes=500), 0, bounded=False) == chess.engine.Limit(
+        time=0.7, nodes=500
+    )
+    # 10 ms at least
+    assert judge._limit(Budget(movetime=0.001), 0, bounded=True) == chess.engine.Limit(time=0.01)
+    # JudgeDepth
+    assert judge._limit(Budget(depth=20, nodes=9), 6, bounded=False) == chess.engine.Limit(depth=6)
     assert judge._limit(Budget(), 0, bounded=False) is None  # go infinite: until stop
-    assert judge._limit(Budget(), 0, bounded=True) == chess.engine.Limit(depth=UNBOUNDED_PROPOSAL_DEPTH)
+    assert judge._limit(Budget(), 0, bounded=True) == chess.engine.Limit(
+        depth=UNBOUNDED_PROPOSAL_DEPTH
+    )
 
 
 # -- the engine with a judge, through python-chess's client -----------------------
@@ -166,7 +129,8 @@ def test_the_judges_limits_are_its_budget_through_the_one_conversion():
 
 @needs_stockfish
 def test_a_whole_game_under_a_clock_with_a_stockfish_judge(kosteniuk_casebase):
-    """Our guided engine judged by Stockfish on 6 s + 0.1 s (a short clock) against Stockfish at depth 1: no time loss."""
+    """Our guided engine judged by Stockfish on 6 s + 0.1 s (a short clock) against Stockfish at
+    depth 1: no time loss."""
     ours = popen("--casebase", str(kosteniuk_casebase), "--mode", "guided", "--seed", "3")
     rival = chess.engine.SimpleEngine.popen_uci(STOCKFISH)
     clock, board, judged = {chess.WHITE: 6.0, chess.BLACK: 6.0}, chess.Board(), 0
@@ -175,20 +139,31 @@ def test_a_whole_game_under_a_clock_with_a_stockfish_judge(kosteniuk_casebase):
         rival.configure({"Skill Level": 0})
         while not board.is_game_over(claim_draw=True) and board.ply() < 240:
             engine = ours if board.turn == chess.WHITE else rival
-            limit = chess.engine.Limit(white_clock=clock[chess.WHITE], black_clock=clock[chess.BLACK], white_inc=0.1,
-                                       black_inc=0.1) if engine is ours else chess.engine.Limit(depth=1)
+            limit = (
+                chess.engine.Limit(
+                    white_clock=clock[chess.WHITE],
+                    black_clock=clock[chess.BLACK],
+                    white_inc=0.1,
+                    black_inc=0.1,
+                )
+                if engine is ours
+                else chess.engine.Limit(depth=1)
+            )
             started = time.monotonic()
             with engine.analysis(board, limit) as analysis:
                 judged += any("judge Stockfish" in info.get("string", "") for info in analysis)
                 move = analysis.wait().move
             clock[board.turn] += 0.1 - (time.monotonic() - started)
-            assert clock[board.turn] > 0, f"{chess.COLOR_NAMES[board.turn]} lost on time at ply {board.ply()}"
+            assert clock[board.turn] > 0, (
+                f"{chess.COLOR_NAMES[board.turn]} lost on time at ply {board.ply()}"
+            )
             assert move in board.legal_moves
             board.push(move)
     finally:
         ours.quit()
         rival.quit()
-    assert judged >= min(15, 3 * (board.ply() // 2) // 4)  # most: on a loaded machine the short clock skips a few
+    # most: on a loaded machine the short clock skips a few
+    assert judged >= min(15, 3 * (board.ply() // 2) // 4)
 
 
 @needs_stockfish
@@ -199,150 +174,14 @@ def test_stop_after_go_infinite_is_answered_within_100_ms(kosteniuk_casebase):
         board.push_san("e4")
         latencies = []
         for _ in range(3):  # the best of three: a shared machine may stall any one of them
-            latency, move = stop_latency(engine, board, depth=4)  # the judge's iterations reach the GUI
+            # the judge's iterations reach the GUI
+            latency, move = stop_latency(engine, board, depth=4)
             latencies.append(latency)
             assert move in board.legal_moves
-        # about 10 ms on a quiet machine; a stop that waited for the judge's infinite search would never
-        # be answered, one that waited for an iteration of it would take seconds: 0.5 s is room for load
+        # about 10 ms on a quiet machine; a stop that waited for the judge's infinite search would
+        # never be answered, one that waited for an iteration of it would take seconds: 0.5 s is
+        # room for load
         assert min(latencies) < 0.5, latencies
-
-
-def judged_engine(judge: str = STOCKFISH) -> tuple[Engine, list[str]]:
-    """Our guided engine with ``judge`` set and ready; the lines up to readyok."""
-    engine = Engine("--mode", "guided")
-    engine.send(f"setoption name Judge value {judge}")
-    engine.send("isready")
-    return engine, engine.until("readyok")
-
-
-def judge_process(engine: Engine) -> int:
-    """The pid of the engine's judge, once its process runs (it starts on a thread of its own)."""
-    deadline = time.monotonic() + 10
-    while not (found := children(engine.proc.pid)) and time.monotonic() < deadline:
-        time.sleep(0.01)
-    [pid] = found
-    return pid
-
-
-#: What a judge that is retired says (the built-in search judges from then on).
-RETIRED = "built-in search judges for the rest of the game"
-
-
-def _faulty_conversation(judge: str, limit: str = "go movetime 1000", most: int = 8) -> tuple[list[str], float]:
-    """Moves with ``judge`` until it is retired (``most`` at most); the lines and the longest wait for
-    a bestmove. A judge still starting when a move's share of the clock is up is no fault (the
-    built-in search judges that move), so on a busy machine its faults may come a move or two later."""
-    engine, lines = judged_engine(judge)
-    try:
-        longest = 0.0
-        for ply in range(most):
-            engine.send(f"position startpos{' moves e2e4' if ply % 2 else ''}")
-            started = time.monotonic()
-            engine.send(limit)
-            lines += engine.until("bestmove")
-            longest = max(longest, time.monotonic() - started)
-            if any(RETIRED in line for line in lines):
-                break
-    finally:
-        assert engine.close() == 0
-    assert all(line.split()[0] in PROTOCOL for line in lines), lines
-    return lines, longest
-
-
-@pytest.mark.parametrize("kind", ["hangs", "garbage"])
-def test_a_faulty_judge_is_reported_restarted_once_then_replaced(tmp_path, kind):
-    """A judge that started, then failed (a program that never starts is refused: test_judge_faults.py)."""
-    path = {"hangs": fake_engine(tmp_path, "hang", HANGS), "garbage": fake_engine(tmp_path, "junk", GARBAGE)}[kind]
-    lines, longest = _faulty_conversation(path)
-    text = "\n".join(lines)
-    moves = [line.split()[1] for line in lines if line.startswith("bestmove")]
-    assert all(chess.Move.from_uci(m) in chess.Board().legal_moves for m in moves[::2])
-    # movetime 1000: the fault costs no more than the move's time (a hung judge is given STOP_GRACE, 0.2 s,
-    # then killed); 3 s of room for a busy machine, below a restarted judge's start timeout (5 s)
-    assert longest < 1.0 + 3.0, longest
-    # one restart, then retired (within 8 moves, however long its starts take)
-    assert text.count("will be restarted") == 1, text
-    assert text.count(RETIRED) == 1, text
-    assert "search depth" in text  # the built-in search judged the moves
-
-
-@needs_stockfish
-def test_a_judge_killed_mid_search_is_replaced_for_the_move_and_restarted(tmp_path):
-    engine, _ = judged_engine()
-    try:
-        judge_pid = judge_process(engine)
-        engine.send("position startpos")
-        engine.send("go depth 1")  # without a clock a move waits for the judge's start: ready after it, however busy
-        engine.until("bestmove")
-        engine.send("position startpos moves e2e4")
-        engine.send("go movetime 2000")
-        engine.until("info depth")  # the judge is searching
-        os.kill(judge_pid, signal.SIGKILL)
-        lines = engine.until("bestmove")
-        text = "\n".join(lines)
-        assert "judge Stockfish 15.1 failed: its process ended" in text and "will be restarted" in text, text
-        assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/"
-                                                                        "RNBQKBNR b KQkq - 0 1").legal_moves
-        # A new judge process judges the next move. Without a clock its start may take the full
-        # START_TIMEOUT, however busy the machine (with one, a restart gets half the move's time).
-        engine.send("go depth 6")
-        assert "judge Stockfish 15.1: depth" in "\n".join(engine.until("bestmove"))
-        assert len(children(engine.proc.pid)) == 1 and gone(judge_pid)
-    finally:
-        assert engine.close() == 0
-
-
-@needs_stockfish
-@pytest.mark.parametrize("ending", ["quit", "end of input"])
-def test_no_judge_process_outlives_the_session(ending):
-    engine, _ = judged_engine()
-    for _ in range(3):  # new games reuse the one judge process
-        engine.send("ucinewgame")
-        engine.send("isready")
-        engine.until("readyok")
-        engine.send("position startpos")
-        engine.send("go depth 2")
-        engine.until("bestmove")
-    judges = children(engine.proc.pid)
-    assert len(judges) == 1
-    if ending == "quit":
-        engine.send("quit")
-    assert engine.close() == 0
-    assert gone(judges[0])
-
-
-@needs_stockfish
-def test_an_empty_judge_option_stops_the_judge_process():
-    engine, _ = judged_engine()
-    try:
-        judge = judge_process(engine)
-        engine.send("setoption name Judge value <empty>")
-        engine.send("isready")
-        engine.until("readyok")
-        assert gone(judge)
-    finally:
-        engine.close()
-
-
-def test_stop_reaches_a_judge_that_never_answers(tmp_path):
-    """go infinite with a hung judge: stop still gets a bestmove, from the built-in search."""
-    judge = Judge(JudgeSettings(fake_engine(tmp_path, "hang", HANGS)))
-    # Running before the go, so that the stop finds it searching: a stop while it still started (its
-    # Python's start is seconds on a busy machine) tells "starting" instead, another test's case.
-    judge.start()
-    stop = threading.Event()
-    threading.Timer(0.3, stop.set).start()
-    agent = guided_agent(None, Weights(0.5, 0.5, 0.5), 1, judge=judge)
-    try:
-        started = time.monotonic()
-        decision = agent.choose(chess.Board(), limits=SearchLimits(infinite=True), stop=stop)
-    finally:
-        judge.close()
-    assert decision.move in chess.Board().legal_moves
-    # stopped at 0.3 s, the hung judge given 0.2 s more; 4 s of room for a busy machine (a stop not
-    # honoured would search on for good)
-    assert time.monotonic() - started < 0.3 + 4.0
-    assert "hung" in "\n".join(explain(decision.record))
 
 
 def test_the_tournament_hands_its_judge_to_the_casebase_players():
@@ -351,19 +190,13 @@ def test_the_tournament_hands_its_judge_to_the_casebase_players():
 
     balanced = parse_configurations(["balanced"])[0]
     assert casebase_options("x.npz", balanced, "guided", 3, judge=STOCKFISH)["Judge"] == STOCKFISH
-    assert casebase_options("x.npz", balanced, "guided", 3)["Judge"] == "none"  # never the one auto finds
+    # never the one auto finds
+    assert casebase_options("x.npz", balanced, "guided", 3)["Judge"] == "none"
     with pytest.raises(ValueError, match="a judge judges guided mode's proposals"):
         Lineup([], mode="pure", judge=STOCKFISH)
 
 
 # -- the judge's normal path with a scripted engine (no Stockfish needed) ---------------
-
-
-def scripted_judge(tmp_path: Path, **scores: int) -> str:
-    """A judge command: the scripted engine scoring ``scores`` (UCI move -> cp), others -100."""
-    words = " ".join(f"--score {move}={cp}" for move, cp in scores.items())
-    return fake_engine(tmp_path, "scripted", f"import runpy, sys\nsys.argv = ['scripted'] + {words.split()!r}\n"
-                                              f"runpy.run_path({str(SCRIPT)!r}, run_name='__main__')\n")
 
 
 def test_the_judge_scores_each_proposal_as_the_engine_says_and_keeps_its_own_best(tmp_path):
@@ -374,14 +207,22 @@ def test_the_judge_scores_each_proposal_as_the_engine_says_and_keeps_its_own_bes
     finally:
         judge.close()
     assert judge.name == "Scripted"
-    assert {m.uci(): s.score for m, s in result.scores.items()} == {"d2d4": 45, "e2e4": 30, "g1f3": 0, "a2a3": -100}
+    assert {m.uci(): s.score for m, s in result.scores.items()} == {
+        "d2d4": 45,
+        "e2e4": 30,
+        "g1f3": 0,
+        "a2a3": -100,
+    }
     assert all(s.exact for s in result.scores.values())
     assert result.move == chess.Move.from_uci("d2d4") and result.score == 45 and result.depth == 5
     assert [m.uci() for m in result.sound()] == ["d2d4", "e2e4"]  # within 20 cp of the best
     assert [m.uci() for m in result.sound(0)] == ["d2d4"]
 
 
-@pytest.mark.parametrize(("e4", "played", "why"), [(30, "e2e4", "first choice"), (-100, "d2d4", "no proposed move is sound")])
+@pytest.mark.parametrize(
+    ("e4", "played", "why"),
+    [(30, "e2e4", "first choice"), (-100, "d2d4", "no proposed move is sound")],
+)
 def test_guided_mode_plays_the_proposal_a_scripted_judge_finds_sound(tmp_path, e4, played, why):
     from engine_helpers import favourite_model, guided_agent
 
@@ -389,8 +230,16 @@ def test_guided_mode_plays_the_proposal_a_scripted_judge_finds_sound(tmp_path, e
 
     judge = Judge(JudgeSettings(scripted_judge(tmp_path, e2e4=e4, d2d4=40)))
     model = StyleModel.load(favourite_model(tmp_path / "e4.npz", chess.E4))  # proposes e4 alone
-    agent = guided_agent(None, Weights(0.5, 0.5, 0.5), 1, prior="model", model=model, judge=judge,
-                        judge_depth=7, judge_tolerance=25)
+    agent = guided_agent(
+        None,
+        Weights(0.5, 0.5, 0.5),
+        1,
+        prior="model",
+        model=model,
+        judge=judge,
+        judge_depth=7,
+        judge_tolerance=25,
+    )
     try:
         decision = agent.choose(chess.Board(), limits=SearchLimits(depth=2))
     finally:

@@ -1,6 +1,7 @@
-"""Option Judge's default, ``auto`` (issue #67): the Stockfish installed judges, and the engine says so in
-one line; ``none`` plays without one; a program ``auto`` finds that is no UCI engine is said once and play
-goes on. The suite sets ``CBR_CHESS_STOCKFISH=none`` (conftest.py); these tests name it."""
+"""Option Judge's default, ``auto`` (issue #67): the Stockfish installed judges, and the engine says
+so in one line; ``none`` plays without one; a program ``auto`` finds that is no UCI engine is said
+once and play goes on. The suite sets ``CBR_CHESS_STOCKFISH=none`` (conftest.py); these tests name
+it."""
 
 from __future__ import annotations
 
@@ -20,16 +21,23 @@ GO = ["position startpos moves e2e4", "go depth 1", "go depth 1"]
 
 
 def engine_with(found: str, *commands: str, wait: float = 0.0) -> list[str]:
-    """The engine's lines for ``commands`` and two moves, with ``found`` for the Stockfish installed; ``wait``
-    seconds between the moves (a judge starts on a thread of its own: the first move may not wait for it)."""
+    """The engine's lines for ``commands`` and two moves, with ``found`` for the Stockfish
+    installed; ``wait`` seconds between the moves (a judge starts on a thread of its own: the first
+    move may not wait for it)."""
     env = {**os.environ, stockfish.VARIABLE: found}
     if not wait:
         return conversation([*commands, *GO], "--casebase", "", env=env)[0]
     import subprocess
     import sys
 
-    proc = subprocess.Popen([sys.executable, str(MAIN), "--casebase", ""], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True, cwd=ROOT, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, str(MAIN), "--casebase", ""],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env=env,
+    )
     assert proc.stdin is not None
     for command in [*commands, GO[0], GO[1]]:
         proc.stdin.write(command + "\n")
@@ -58,10 +66,15 @@ def test_auto_looks_where_it_is_told_then_on_path(monkeypatch, tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not os.access(STOCKFISH, os.X_OK), reason="needs Stockfish (apt-get install stockfish)")
+@pytest.mark.skipif(
+    not os.access(STOCKFISH, os.X_OK), reason="needs Stockfish (apt-get install stockfish)"
+)
 def test_the_installed_stockfish_judges_by_default_and_none_plays_without():
     said = strings(engine_with(STOCKFISH, wait=2.0))
-    assert said.count(f"judge: Stockfish at {STOCKFISH} (Judge auto; Judge none plays without it)") == 1
+    assert (
+        said.count(f"judge: Stockfish at {STOCKFISH} (Judge auto; Judge none plays without it)")
+        == 1
+    )
     assert "judge Stockfish" in said  # the verdict's line names the judge
     said = strings(engine_with(STOCKFISH, "setoption name Judge value none"))
     assert "judge: Stockfish" not in said and "judge Stockfish" not in said

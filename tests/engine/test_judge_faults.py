@@ -20,10 +20,10 @@ from pathlib import Path
 
 import chess
 import pytest
-from test_judge import HANGS, children, fake_engine, gone, scripted_judge
+from judge_helpers import HANGS, children, fake_engine, gone, scripted_judge
 from uci_helpers import MAIN, PROTOCOL, ROOT
 
-from engine.outside.judge import START_TIMEOUT
+from engine.outside.judge_process import START_TIMEOUT
 from engine.outside.launch import LaunchError, launch
 
 pytestmark = pytest.mark.slow  # each test talks to the engine's process and its judges' processes
@@ -32,26 +32,39 @@ pytestmark = pytest.mark.slow  # each test talks to the engine's process and its
 #: busy machine (a quiet one takes 0.03 to 0.5 s), still below what the fault costs.
 BELOW_A_START = START_TIMEOUT - 0.5
 
-#: A UCI engine that answers every go with an info python-chess cannot parse and an illegal bestmove.
-BAD_MOVES = HANGS.replace('    elif words[:1] == ["quit"]:',
-                          '    elif words[:1] == ["go"]:\n        print("info depth 2 score cp 5 pv e2e4\\ninfo depth 3 score'
-                          ' cp w pv e2e4\\nbestmove a1a1 ponder zz", flush=True)\n    elif words[:1] == ["quit"]:')
+#: A UCI engine that answers every go with an info python-chess cannot parse and an illegal
+#: bestmove.
+BAD_MOVES = HANGS.replace(
+    '    elif words[:1] == ["quit"]:',
+    '    elif words[:1] == ["go"]:\n        print("info depth 2 score cp 5 pv e2e4\\ninfo depth 3'
+    ' score cp w pv e2e4\\nbestmove a1a1 ponder zz", flush=True)\n    elif words[:1] == ["quit"]:',
+)
 #: A UCI engine that declares an option python-chess cannot read.
-BAD_OPTIONS = HANGS.replace('"id name Hang\\n', '"id name Hang\\noption name Style type spin default 1 min y max z\\n')
+BAD_OPTIONS = HANGS.replace(
+    '"id name Hang\\n', '"id name Hang\\noption name Style type spin default 1 min y max z\\n'
+)
 
 
 class Session:
     """Our guided engine as a subprocess: stdout read line by line as it comes, stderr kept."""
 
     def __init__(self) -> None:
-        self.proc = subprocess.Popen([sys.executable, str(MAIN), "--mode", "guided"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        self.proc = subprocess.Popen(
+            [sys.executable, str(MAIN), "--mode", "guided"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+        )
         self.lines: queue.Queue[str] = queue.Queue()
         self.seen: list[str] = []
         self.errors: list[str] = []
         self.sent = time.monotonic()
-        threading.Thread(target=lambda: [self.lines.put(line.rstrip("\n")) for line in self.proc.stdout],
-                         daemon=True).start()
+        threading.Thread(
+            target=lambda: [self.lines.put(line.rstrip("\n")) for line in self.proc.stdout],
+            daemon=True,
+        ).start()
         threading.Thread(target=lambda: self.errors.extend(self.proc.stderr), daemon=True).start()
         # the judge's start alone is timed: with a judge, Selection auto would make the calibrated
         # choice of a profiled casebase at isready (strength.md §4)
@@ -117,21 +130,28 @@ def test_a_judge_that_never_answers_uciok_blocks_nothing_and_is_refused_once(tmp
         engine.until("readyok")  # the casebase loaded
         engine.send(f"setoption name Judge value {cat}", "isready")
         engine.until("readyok")
-        assert still_starting(log, engine.proc.pid)  # readyok did not wait for the judge's start (was 5.0 s)
+        # readyok did not wait for the judge's start (was 5.0 s)
+        assert still_starting(log, engine.proc.pid)
         board = chess.Board()
         for _ in range(3):  # on a 253 ms clock, 15 moves to go (was 7.05 s)
-            engine.send(f"position startpos moves {' '.join(m.uci() for m in board.move_stack)}",
-                        "go wtime 253 btime 253 movestogo 15")
+            engine.send(
+                f"position startpos moves {' '.join(m.uci() for m in board.move_stack)}",
+                "go wtime 253 btime 253 movestogo 15",
+            )
             lines, _ = engine.until("bestmove")
             assert legal(lines[-1], board), lines
             board.push_uci(lines[-1].split()[1])
-        assert still_starting(log, engine.proc.pid)  # nor did the three moves (0.06 s each on a quiet machine)
+        # nor did the three moves (0.06 s each on a quiet machine)
+        assert still_starting(log, engine.proc.pid)
         started = time.monotonic()
         while starts(log) and children(engine.proc.pid) and time.monotonic() < started + 10:
             time.sleep(0.05)  # its start timeout runs out in the background
         assert starts(log) == 1 and not children(engine.proc.pid)
         for _ in range(2):
-            engine.send(f"position startpos moves {' '.join(m.uci() for m in board.move_stack)}", "go depth 1")
+            engine.send(
+                f"position startpos moves {' '.join(m.uci() for m in board.move_stack)}",
+                "go depth 1",
+            )
             lines, _ = engine.until("bestmove")
             assert legal(lines[-1], board), lines
         assert starts(log) == 1  # refused: not started again at every go (nor waited for)
@@ -155,7 +175,8 @@ def test_stop_and_quit_are_honoured_while_a_judge_starts(tmp_path):
         engine.send("stop")
         lines, _ = engine.until("bestmove")
         assert legal(lines[-1], chess.Board()), lines
-        [judge] = children(engine.proc.pid)  # still starting: the bestmove did not wait for it (was 5 s)
+        # still starting: the bestmove did not wait for it (was 5 s)
+        [judge] = children(engine.proc.pid)
         engine.send("go infinite")
         time.sleep(0.3)
         engine.send("quit")
@@ -169,9 +190,13 @@ def test_stop_and_quit_are_honoured_while_a_judge_starts(tmp_path):
 
 def test_stop_and_quit_end_a_hung_judges_search_at_once(tmp_path):
     log = tmp_path / "hang.log"
-    hung, _ = logged(tmp_path, "hang", f"while read line; do echo \"$line\" >> '{log}'; case \"$line\" in"
-                                       " uci) echo 'id name Hang'; echo uciok;; isready) echo readyok;;"
-                                       " quit) exit 0;; esac; done")
+    hung, _ = logged(
+        tmp_path,
+        "hang",
+        f'while read line; do echo "$line" >> \'{log}\'; case "$line" in'
+        " uci) echo 'id name Hang'; echo uciok;; isready) echo readyok;;"
+        " quit) exit 0;; esac; done",
+    )
     engine = Session()
     try:
         engine.send(f"setoption name Judge value {hung}", "isready")
@@ -185,10 +210,14 @@ def test_stop_and_quit_end_a_hung_judges_search_at_once(tmp_path):
             if searches == 1:
                 lines, _ = engine.until("bestmove")
                 assert legal(lines[-1], chess.Board()), lines
-                # the engine's own clock: it gave the judge 0.2 s, then killed it (its wait is not timed here)
+                # the engine's own clock: it gave the judge 0.2 s, then killed it (its wait is not
+                # timed here)
                 assert "it hung: no bestmove 0.2 s after stop; killed" in "\n".join(lines), lines
             else:  # it never answers: quit kills it rather than waits (30 s would be a hang)
-                assert engine.proc.wait(timeout=30) == 0 and time.monotonic() - engine.sent < BELOW_A_START
+                assert (
+                    engine.proc.wait(timeout=30) == 0
+                    and time.monotonic() - engine.sent < BELOW_A_START
+                )
             assert gone(judge)
     finally:
         errors = engine.close()
@@ -198,15 +227,18 @@ def test_stop_and_quit_end_a_hung_judges_search_at_once(tmp_path):
 def test_pondering_then_a_judge_that_exits_then_go(tmp_path):
     engine = Session()
     try:
-        engine.send("position startpos", "go ponder", "setoption name Judge value /bin/false",
-                    "go nodes 50")
+        engine.send(
+            "position startpos", "go ponder", "setoption name Judge value /bin/false", "go nodes 50"
+        )
         for searches in (2, 1):  # the ponder search's bestmove (stopped by the go), then the go's
             for _ in range(searches):
                 lines, _ = engine.until("bestmove", timeout=5)
                 assert legal(lines[-1], chess.Board()), lines
             engine.send("go nodes 50")
         text = engine.text()
-        assert text.count("judge false refused: /bin/false does not start as a UCI engine") == 1, text
+        assert text.count("judge false refused: /bin/false does not start as a UCI engine") == 1, (
+            text
+        )
         assert "search depth" in text  # the built-in search judged
     finally:
         errors = engine.close()
@@ -215,10 +247,22 @@ def test_pondering_then_a_judge_that_exits_then_go(tmp_path):
 
 @pytest.mark.parametrize("kind", ["missing", "folder", "not executable", "exits", "garbage at uci"])
 def test_a_program_that_is_not_a_uci_engine_is_refused_once_until_it_changes(tmp_path, kind):
-    path, log = logged(tmp_path, "judge", {"exits": "exit 3", "garbage at uci": "read line\necho 'option name x type spin'"
-                                           "\necho uciok\nexec cat > /dev/null"}.get(kind, "exit 0"))
-    reason = {"missing": "no engine at", "folder": "(it is a folder)", "not executable": "(it is not executable)",
-              "exits": "does not start as a UCI engine", "garbage at uci": "(expected integer for spin option"}[kind]
+    path, log = logged(
+        tmp_path,
+        "judge",
+        {
+            "exits": "exit 3",
+            "garbage at uci": "read line\necho 'option name x type spin'"
+            "\necho uciok\nexec cat > /dev/null",
+        }.get(kind, "exit 0"),
+    )
+    reason = {
+        "missing": "no engine at",
+        "folder": "(it is a folder)",
+        "not executable": "(it is not executable)",
+        "exits": "does not start as a UCI engine",
+        "garbage at uci": "(expected integer for spin option",
+    }[kind]
     if kind == "missing":
         Path(path).unlink()
     elif kind == "folder":
@@ -233,12 +277,17 @@ def test_a_program_that_is_not_a_uci_engine_is_refused_once_until_it_changes(tmp
         for moves in ("", "e2e4", "e2e4 e7e5"):
             engine.send(f"position startpos moves {moves}", "go movetime 300")
             lines, seconds = engine.until("bestmove")
-            assert seconds < BELOW_A_START, seconds  # the move did not wait out the refused program's start
+            # the move did not wait out the refused program's start
+            assert seconds < BELOW_A_START, seconds
         text = engine.text()
         assert text.count(reason) == 1 and text.count("refused (see above)") == 2, text
         assert starts(log) <= 1  # started once at most (where it could start at all)
         if kind != "folder":  # the program changes: it is tried again, and judges
-            fake_engine(tmp_path, "judge", Path(scripted_judge(tmp_path, e2e4=10)).read_text().split("\n", 1)[1])
+            fake_engine(
+                tmp_path,
+                "judge",
+                Path(scripted_judge(tmp_path, e2e4=10)).read_text().split("\n", 1)[1],
+            )
             engine.send("position startpos", "go depth 2")
             lines, _ = engine.until("bestmove")
             assert "judge Scripted: depth 2" in "\n".join(lines), lines
@@ -273,15 +322,26 @@ def test_a_judge_that_answers_nonsense_is_one_line_per_fault_and_no_traceback(tm
         engine.until("readyok")
         board = chess.Board()
         for _ in range(3):
-            engine.send(f"position startpos moves {' '.join(m.uci() for m in board.move_stack)}", "go movetime 300")
+            engine.send(
+                f"position startpos moves {' '.join(m.uci() for m in board.move_stack)}",
+                "go movetime 300",
+            )
             lines, _ = engine.until("bestmove")
             assert legal(lines[-1], board)
             board.push_uci(lines[-1].split()[1])
-        faults = [line for line in engine.seen if "answered garbage" in line or "Exception parsing" in line]
+        faults = [
+            line
+            for line in engine.seen
+            if "answered garbage" in line or "Exception parsing" in line
+        ]
         if kind == "at go":  # a fault at each of two moves, then retired
-            assert len(faults) == 2 and "restarted" in faults[0] and "rest of the game" in faults[1], engine.text()
+            assert (
+                len(faults) == 2 and "restarted" in faults[0] and "rest of the game" in faults[1]
+            ), engine.text()
         else:  # refused at its start
-            assert len(faults) == 1 and "judge junk refused: it answered garbage" in faults[0], engine.text()
+            assert len(faults) == 1 and "judge junk refused: it answered garbage" in faults[0], (
+                engine.text()
+            )
     finally:
         errors = engine.close()
     assert "Traceback" not in errors and "Loop" not in errors and "Exception" not in errors, errors

@@ -22,8 +22,12 @@ from profiling.journal import Journal
 from profiling.pipeline import add_play, make_profile
 from profiling.play import PlaySettings, record_play
 
-pytestmark = [pytest.mark.slow,  # a profile judged and played by a scripted judge, then games through the engine
-              pytest.mark.xdist_group("judge-provenance")]  # its module fixture is built once, on one worker
+pytestmark = [
+    # a profile judged and played by a scripted judge, then games through the engine
+    pytest.mark.slow,
+    # its module fixture is built once, on one worker
+    pytest.mark.xdist_group("judge-provenance"),
+]
 
 #: What the note says, whatever the judges' names.
 SAID = "error profile was judged by"
@@ -64,19 +68,35 @@ def test_a_judge_of_another_name_than_the_profile_s_is_told_once(judged, tmp_pat
     judge = scripted(tmp_path, "--name", "Stockfish 18")
     said = said_at_each_move(judged[0], judge, "text")
     notes = [[line for line in lines if SAID in line] for lines in said]
-    assert notes == [["the judge is Stockfish 18 but Alexandra Kosteniuk's error profile was judged by Scripted:"
-                      " the calibrated strength may differ (strength.md §3, another judge)"], [], []], said
-    assert any("drawn by the chooser at strength" in line for line in said[0]), said[0]  # it played calibrated
+    assert notes == [
+        [
+            "the judge is Stockfish 18 but Alexandra Kosteniuk's error profile was judged by"
+            " Scripted: the calibrated strength may differ (strength.md §3, another judge)"
+        ],
+        [],
+        [],
+    ], said
+    # it played calibrated
+    assert any("drawn by the chooser at strength" in line for line in said[0]), said[0]
 
 
 def test_the_note_is_a_typed_json_note(judged, tmp_path):
     judge = scripted(tmp_path, "--name", "Stockfish 18")
-    records = [[json.loads(line.removeprefix("json ")) for line in lines if line.startswith("json ")]
-               for lines in said_at_each_move(judged[0], judge, "json", moves=2)]
-    notes = [[note for record in move for note in record["notes"] if note["kind"] == "other_judge"] for move in records]
+    records = [
+        [json.loads(line.removeprefix("json ")) for line in lines if line.startswith("json ")]
+        for lines in said_at_each_move(judged[0], judge, "json", moves=2)
+    ]
+    notes = [
+        [note for record in move for note in record["notes"] if note["kind"] == "other_judge"]
+        for move in records
+    ]
     assert [len(n) for n in notes] == [1, 0], records
     note = notes[0][0]
-    assert (note["judge"], note["profile_judge"], note["expert"]) == ("Stockfish 18", "Scripted", "Alexandra Kosteniuk")
+    assert (note["judge"], note["profile_judge"], note["expert"]) == (
+        "Stockfish 18",
+        "Scripted",
+        "Alexandra Kosteniuk",
+    )
     assert SAID in note["text"]
 
 
@@ -87,22 +107,36 @@ def test_the_profile_s_own_judge_is_not_told(judged, tmp_path):
 
 
 def test_the_choices_made_with_another_judge_are_scored_by_the_profile_s(judged, tmp_path):
-    # experiments.judges: the engine plays with another judge, its moves' losses stay on the profile's scale
+    # experiments.judges: the engine plays with another judge, its moves' losses stay on the
+    # profile's scale
     path, own_judge = judged
     casebase = Casebase.load(path)
     profile = Profile.of(casebase)
     assert profile is not None
-    other, settings = scripted(tmp_path, "--name", "Stockfish 18"), PlaySettings(positions=4, judge_depth=2)
+    other, settings = (
+        scripted(tmp_path, "--name", "Stockfish 18"),
+        PlaySettings(positions=4, judge_depth=2),
+    )
     with pytest.raises(ProfileError, match="judged by Scripted, not Stockfish 18"):
-        record_play(casebase, profile, settings, other, Journal(tmp_path / "alone.jsonl", settings.header(casebase, profile)),
-                    progress=False)
+        record_play(
+            casebase,
+            profile,
+            settings,
+            other,
+            Journal(tmp_path / "alone.jsonl", settings.header(casebase, profile)),
+            progress=False,
+        )
     journal = Journal(tmp_path / "refereed.jsonl", settings.header(casebase, profile))
-    entries = record_play(casebase, profile, settings, other, journal, referee=own_judge, progress=False)
+    entries = record_play(
+        casebase, profile, settings, other, journal, referee=own_judge, progress=False
+    )
     assert len(entries) == 4 and journal.header["judge"] == "Scripted"
     assert all(len(e["moves"]) == len(e["judged"]) > 0 for e in entries)
 
 
-def test_an_engine_judge_that_cannot_start_is_refused_before_any_position_is_played(judged, tmp_path):
+def test_an_engine_judge_that_cannot_start_is_refused_before_any_position_is_played(
+    judged, tmp_path
+):
     # not left to the built-in search, which at the record's depth (10) would take hours a position
     path, own_judge = judged
     casebase = Casebase.load(path)
@@ -111,6 +145,13 @@ def test_an_engine_judge_that_cannot_start_is_refused_before_any_position_is_pla
     settings = PlaySettings(positions=2, judge_depth=2)
     journal = Journal(tmp_path / "none.jsonl", settings.header(casebase, profile))
     with pytest.raises(ProfileError, match="judge .*no-such-engine could not be started"):
-        record_play(casebase, profile, settings, str(tmp_path / "no-such-engine"), journal, referee=own_judge,
-                    progress=False)
+        record_play(
+            casebase,
+            profile,
+            settings,
+            str(tmp_path / "no-such-engine"),
+            journal,
+            referee=own_judge,
+            progress=False,
+        )
     assert not journal.entries and not journal.path.exists()

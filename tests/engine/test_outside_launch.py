@@ -11,22 +11,35 @@ import os
 import chess
 import chess.engine
 import pytest
-from test_judge import HANGS, children, fake_engine, gone
+from judge_helpers import HANGS, children, fake_engine, gone
 from test_judge_faults import BAD_OPTIONS, logged
 
 from engine.agents import defaults
 from engine.outside.clock import Clock, TimeControl
-from engine.outside.launch import CommandFailed, Complaints, LaunchError, launch, own_engine, start, watched
+from engine.outside.launch import (
+    CommandFailed,
+    Complaints,
+    LaunchError,
+    launch,
+    own_engine,
+    start,
+    watched,
+)
 from engine.search.limits import SearchLimits
 
 #: A UCI engine that answers the handshake and isready, and ignores quit.
-DEAF = "while read line; do case \"$line\" in uci) echo 'id name Deaf'; echo uciok;; isready) echo readyok;; esac; done"
+DEAF = (
+    "while read line; do case \"$line\" in uci) echo 'id name Deaf'; echo uciok;; isready) echo"
+    " readyok;; esac; done"
+)
 
 
 def test_a_start_that_fails_leaves_no_process(tmp_path):
-    """No uciok within the timeout, or a program that is no engine: LaunchError, the process reaped."""
+    """No uciok within the timeout, or a program that is no engine: LaunchError, the process
+    reaped."""
     mute, _ = logged(tmp_path, "mute", "exec /bin/cat")
-    before = set(children(os.getpid()))  # an earlier test's engines on this worker may still be closing
+    # an earlier test's engines on this worker may still be closing
+    before = set(children(os.getpid()))
     with pytest.raises(LaunchError, match="did not answer uciok within 0.3 s"):
         asyncio.run(start([mute], timeout=0.3))
     with pytest.raises(LaunchError, match="does not start as a UCI engine"):
@@ -80,21 +93,27 @@ def test_a_watched_search_is_stopped_at_its_deadline_and_a_deaf_engine_called_hu
 
 def test_an_engines_complaints_reach_its_listener_and_nothing_else_is_silenced(tmp_path, caplog):
     heard: list[str] = []
-    others = list(logging.getLogger("chess.engine").filters)  # other tests' judges on this worker may be alive
+    # other tests' judges on this worker may be alive
+    others = list(logging.getLogger("chess.engine").filters)
     engine = launch([fake_engine(tmp_path, "junk", BAD_OPTIONS)], complaints=heard.append)
     try:
         with caplog.at_level(logging.ERROR, logger="chess.engine"):
-            logging.getLogger("chess.engine").error("another engine's fault")  # not on its loop: logged
+            # not on its loop: logged
+            logging.getLogger("chess.engine").error("another engine's fault")
         assert engine.id["name"] == "Hang"
     finally:
         engine.quit()
-    assert heard == ["Exception parsing option min (invalid literal for int() with base 10: 'y')",
-                     "Exception parsing option max (invalid literal for int() with base 10: 'z')"]
-    # other tests' engines may still log while closing: look only at what this test's two sources said
+    assert heard == [
+        "Exception parsing option min (invalid literal for int() with base 10: 'y')",
+        "Exception parsing option max (invalid literal for int() with base 10: 'z')",
+    ]
+    # other tests' engines may still log while closing: look only at what this test's two sources
+    # said
     logged = [r.getMessage() for r in caplog.records]
     assert "another engine's fault" in logged and not any("parsing option" in m for m in logged)
     engine.returncode.result(timeout=5)
-    assert [f for f in logging.getLogger("chess.engine").filters if f not in others] == []  # its filter went with it
+    # its filter went with it
+    assert [f for f in logging.getLogger("chess.engine").filters if f not in others] == []
 
 
 def test_the_sync_facade_is_python_chess_simple_engine_over_the_same_start(tmp_path):
@@ -129,10 +148,15 @@ def test_a_live_clock_runs_the_side_to_move_and_charges_its_move():
 def test_the_clock_tells_an_engine_both_sides_time_as_go_does():
     clock = Clock(TimeControl(None, 300, 2))
     clock.charge(chess.WHITE, 10.25)
-    assert clock.limits(chess.BLACK) == SearchLimits(wtime=291_750, btime=300_000, winc=2000, binc=2000)
+    assert clock.limits(chess.BLACK) == SearchLimits(
+        wtime=291_750, btime=300_000, winc=2000, binc=2000
+    )
     assert Clock(TimeControl(40, 5400)).limits(chess.WHITE).movestogo == 40
-    assert [str(TimeControl(40, 900, 2)), str(TimeControl(None, 300, 0.5)), str(TimeControl(40, 5400))] == [
-        "40/900+2", "300+0.5", "40/5400"]  # the web's PGN tag; the tournament's
+    assert [
+        str(TimeControl(40, 900, 2)),
+        str(TimeControl(None, 300, 0.5)),
+        str(TimeControl(40, 5400)),
+    ] == ["40/900+2", "300+0.5", "40/5400"]  # the web's PGN tag; the tournament's
 
 
 def test_the_pages_elo_range_is_the_engines(kosteniuk_casebase, monkeypatch):

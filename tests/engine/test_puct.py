@@ -1,7 +1,7 @@
-"""The search the network leads (issue #67, engine/search/puct.py): with an evaluator of our own making
-(counted work, no network) it finds what the rules decide, honours its limits exactly, gives the same
-tree twice, keeps its tree between moves; through the engine, option Search plays it with the shipped
-network and says where it cannot."""
+"""The search the network leads (issue #67, engine/search/puct.py): with an evaluator of our own
+making (counted work, no network) it finds what the rules decide, honours its limits exactly, gives
+the same tree twice, keeps its tree between moves; through the engine, option Search plays it with
+the shipped network and says where it cannot."""
 
 from __future__ import annotations
 
@@ -31,8 +31,10 @@ def material(boards):
     worth = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}
     out = []
     for board in boards:
-        balance = sum(v * (len(board.pieces(p, board.turn)) - len(board.pieces(p, not board.turn)))
-                      for p, v in worth.items())
+        balance = sum(
+            v * (len(board.pieces(p, board.turn)) - len(board.pieces(p, not board.turn)))
+            for p, v in worth.items()
+        )
         out.append(({m: 1.0 for m in board.legal_moves}, max(-0.9, min(0.9, balance / 10))))
     return out
 
@@ -74,7 +76,9 @@ def test_stop_ends_the_search_with_a_legal_move():
 def test_searchmoves_and_the_root_prior_are_the_root():
     board = chess.Board()
     moves = [chess.Move.from_uci("a2a3"), chess.Move.from_uci("h2h4")]
-    result = Puct(Uniform()).search(board, Budget(nodes=50), moves=moves, prior={moves[0]: 0.9, moves[1]: 0.1})
+    result = Puct(Uniform()).search(
+        board, Budget(nodes=50), moves=moves, prior={moves[0]: 0.9, moves[1]: 0.1}
+    )
     assert set(result.visits) == set(moves) and result.visits[moves[0]] > result.visits[moves[1]]
 
 
@@ -89,7 +93,8 @@ def test_the_tree_is_kept_for_the_next_move():
     assert kept is not None
     again = search.search(board, Budget(nodes=10))
     assert again.nodes > 10  # the visits the subtree had, and ten more
-    search.search(chess.Board("8/8/8/8/8/8/k7/7K w - - 0 1"), Budget(nodes=10))  # elsewhere: a new tree
+    # elsewhere: a new tree
+    search.search(chess.Board("8/8/8/8/8/8/k7/7K w - - 0 1"), Budget(nodes=10))
     assert search.root is not kept and search.root.total == 10
 
 
@@ -125,7 +130,11 @@ def test_vetting_keeps_to_the_gos_nodes_and_depth():
     assert vetting(Budget(nodes=100)) == Budget(depth=VET_DEPTH, nodes=100)
     assert vetting(Budget(depth=2)) == Budget(depth=2, nodes=VET_NODES)
     timed = vetting(Budget(nodes=10**9, movetime=1.0, soft_time=0.5))
-    assert timed.movetime == pytest.approx(0.4) and timed.soft_time == pytest.approx(0.2) and timed.nodes is None
+    assert (
+        timed.movetime == pytest.approx(0.4)
+        and timed.soft_time == pytest.approx(0.2)
+        and timed.nodes is None
+    )
 
 
 def test_the_rules_decide_terminal_positions():
@@ -141,8 +150,14 @@ def test_the_engine_plays_the_search_the_network_leads_and_says_so():
     engine = Engine()
     lines: list[str] = []
     try:
-        for command in ["setoption name Search value puct", "position startpos moves e2e4", "go nodes 64",
-                        "go nodes 0", "setoption name Model value style", "go nodes 64"]:
+        for command in [
+            "setoption name Search value puct",
+            "position startpos moves e2e4",
+            "go nodes 64",
+            "go nodes 0",
+            "setoption name Model value style",
+            "go nodes 64",
+        ]:
             engine.send(command)
             if command.startswith("go"):
                 lines += engine.until("bestmove")

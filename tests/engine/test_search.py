@@ -1,4 +1,5 @@
-"""The guided mode's alpha-beta search (search.md §2–4) against plain minimax and known positions."""
+"""The guided mode's alpha-beta search (search.md §2–4) against plain minimax and known
+positions."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ def search(board: chess.Board, depth: int) -> SearchResult:
     """One search to ``depth`` with a fresh searcher."""
     return Searcher().search(board, Budget(depth=depth))
 
+
 PGN = ROOT / "data" / "experts" / "kosteniuk-2200.pgn"
 
 # -- plain minimax, the reference ------------------------------------------------------
@@ -35,7 +37,9 @@ def _ply_adjusted(score: int, ply: int) -> int:
     return score - ply if score > MATE_BOUND else score + ply if score < -MATE_BOUND else score
 
 
-def minimax(board: chess.Board, depth: int, leaf: Callable[[chess.Board], int], ply: int = 0) -> int:
+def minimax(
+    board: chess.Board, depth: int, leaf: Callable[[chess.Board], int], ply: int = 0
+) -> int:
     """Negamax without pruning or table, with the search's draw rules (no repetition: the
     positions start from a FEN, and depth <= 3 cannot repeat one)."""
     if ply and board.halfmove_clock >= 100:
@@ -60,9 +64,12 @@ def losing_capture(board: chess.Board, move: chess.Move) -> bool:
     piece the opponent defends."""
     attacker = board.piece_type_at(move.from_square)
     victim = board.piece_type_at(move.to_square) or chess.PAWN  # en passant
-    return (board.is_capture(move) and not move.promotion
-            and PIECE_VALUES[attacker] > PIECE_VALUES[victim] + 50
-            and board.is_attacked_by(not board.turn, move.to_square))
+    return (
+        board.is_capture(move)
+        and not move.promotion
+        and PIECE_VALUES[attacker] > PIECE_VALUES[victim] + 50
+        and board.is_attacked_by(not board.turn, move.to_square)
+    )
 
 
 def capture_minimax(board: chess.Board, ply: int = 0) -> int:
@@ -76,8 +83,13 @@ def capture_minimax(board: chess.Board, ply: int = 0) -> int:
     else:
         best = evaluate(board)
         moves = [
-            m for m in board.legal_moves
-            if (board.is_capture(m) and m.promotion in (None, chess.QUEEN) and not losing_capture(board, m))
+            m
+            for m in board.legal_moves
+            if (
+                board.is_capture(m)
+                and m.promotion in (None, chess.QUEEN)
+                and not losing_capture(board, m)
+            )
             or m.promotion == chess.QUEEN
         ]
     for move in moves:
@@ -94,7 +106,9 @@ def _capture_tree_size(board: chess.Board, cap: int) -> int:
     for move in board.legal_moves:
         if count > cap:
             break
-        noisy = (board.is_capture(move) and not losing_capture(board, move)) or move.promotion == chess.QUEEN
+        noisy = (
+            board.is_capture(move) and not losing_capture(board, move)
+        ) or move.promotion == chess.QUEEN
         if in_check or noisy:
             board.push(move)
             count += _capture_tree_size(board, cap - count)
@@ -209,12 +223,17 @@ def test_incremental_key_and_material_are_recomputed_ones() -> None:
             if not moves:
                 break
             # Prefer the rare moves so that every kind of move gets checked.
-            special = [m for m in moves if board.is_castling(m) or board.is_en_passant(m) or m.promotion]
+            special = [
+                m for m in moves if board.is_castling(m) or board.is_en_passant(m) or m.promotion
+            ]
             move = rng.choice(special if special and rng.random() < 0.5 else moves)
             seen["castling"] += board.is_castling(move)
             seen["en passant"] += board.is_en_passant(move)
             seen["promotion"] += bool(move.promotion)
-            piece, captured = board.piece_type_at(move.from_square), board.piece_type_at(move.to_square)
+            piece, captured = (
+                board.piece_type_at(move.from_square),
+                board.piece_type_at(move.to_square),
+            )
             assert piece is not None
             pieces ^= pieces_delta(board, move, piece, captured)
             material += move_delta(board, move, piece, captured)

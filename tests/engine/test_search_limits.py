@@ -12,10 +12,19 @@ import chess
 import pytest
 
 from engine.search import alphabeta as search_module
-from engine.search.alphabeta import CHECK_EVERY, Searcher
-from engine.search.limits import Budget, SearchLimits, after_ponderhit, pondering, search_budget, time_budget
+from engine.search import tree as tree_module
+from engine.search.alphabeta import Searcher
+from engine.search.limits import (
+    Budget,
+    SearchLimits,
+    after_ponderhit,
+    pondering,
+    search_budget,
+    time_budget,
+)
 from engine.search.result import SearchResult
 from engine.search.scores import MATE
+from engine.search.tree import CHECK_EVERY
 from engine.uci.lines import iteration_info, uci_score
 
 
@@ -39,7 +48,11 @@ def test_node_limit_is_exact_and_reproducible() -> None:
     second = search(board, Budget(nodes=5000), tolerance=50)
     assert first.nodes == second.nodes == 5000
     assert (first.move, first.score, first.depth, first.pv, first.scores) == (
-        second.move, second.score, second.depth, second.pv, second.scores
+        second.move,
+        second.score,
+        second.depth,
+        second.pv,
+        second.scores,
     )
     assert first.depth >= 2
 
@@ -85,7 +98,8 @@ def test_stop_from_another_thread_ends_the_search() -> None:
 
 
 class FakeClock:
-    """``time.monotonic`` for the search: every look at the clock advances it by ``step`` seconds."""
+    """``time.monotonic`` for the search: every look at the clock advances it by ``step``
+    seconds."""
 
     def __init__(self, step: float) -> None:
         self.now, self.step, self.looks = 0.0, step, 0
@@ -101,6 +115,7 @@ def test_movetime_is_respected(monkeypatch: pytest.MonkeyPatch) -> None:
     board = chess.Board("r1bq1rk1/pp1nbppp/2p1pn2/3p4/2PP4/2N1PN2/PPQ1BPPP/R1B2RK1 w - - 0 9")
     clock = FakeClock(0.001)
     monkeypatch.setattr(search_module, "time", clock)
+    monkeypatch.setattr(tree_module, "time", clock)
     result = search(board, Budget(movetime=0.2))
     # 0.2 s at 1 ms a look: the search ends by the 200th look, looking every CHECK_EVERY nodes.
     assert clock.looks <= 200 + 10 and result.nodes <= (clock.looks + 1) * CHECK_EVERY
@@ -130,14 +145,22 @@ def test_time_budget(remaining: int, increment: int, movestogo: int | None, seco
 
 def test_the_move_overhead_is_kept_back_from_every_time_limit() -> None:
     clock = SearchLimits(wtime=60_000, btime=1_000)
-    plain, kept = search_budget(clock, chess.WHITE, 0.1), search_budget(replace(clock, overhead=250), chess.WHITE, 0.1)
-    assert plain.movetime == pytest.approx(60 / 32 - 0.1) and kept.movetime == pytest.approx(60 / 32 - 0.35)
+    plain, kept = (
+        search_budget(clock, chess.WHITE, 0.1),
+        search_budget(replace(clock, overhead=250), chess.WHITE, 0.1),
+    )
+    assert plain.movetime == pytest.approx(60 / 32 - 0.1) and kept.movetime == pytest.approx(
+        60 / 32 - 0.35
+    )
     assert kept.soft_time == pytest.approx(kept.movetime / 2)
     fixed = SearchLimits(movetime=1000, overhead=250)
     assert search_budget(fixed, chess.BLACK, 0.0).movetime == pytest.approx(0.75)
-    assert search_budget(replace(fixed, overhead=5000), chess.BLACK, 0.0).movetime == 0.0  # never below 0
+    # never below 0
+    assert search_budget(replace(fixed, overhead=5000), chess.BLACK, 0.0).movetime == 0.0
     unbounded = SearchLimits(depth=3, overhead=250)  # no clock: nothing to keep back
-    assert search_budget(unbounded, chess.WHITE, 0.0) == search_budget(SearchLimits(depth=3), chess.WHITE, 0.0)
+    assert search_budget(unbounded, chess.WHITE, 0.0) == search_budget(
+        SearchLimits(depth=3), chess.WHITE, 0.0
+    )
 
 
 def test_every_iteration_is_reported_and_becomes_a_uci_info_line() -> None:
@@ -156,17 +179,30 @@ def test_every_iteration_is_reported_and_becomes_a_uci_info_line() -> None:
 
 @pytest.mark.parametrize(
     ("score", "text"),
-    [(0, "cp 0"), (-35, "cp -35"), (MATE - 1, "mate 1"), (MATE - 3, "mate 2"), (-(MATE - 2), "mate -1")],
+    [
+        (0, "cp 0"),
+        (-35, "cp -35"),
+        (MATE - 1, "mate 1"),
+        (MATE - 3, "mate 2"),
+        (-(MATE - 2), "mate -1"),
+    ],
 )
 def test_uci_score(score: int, text: str) -> None:
     assert uci_score(score) == text
 
 
 def test_pondering_searches_without_a_time_limit_until_ponderhit_starts_the_clock() -> None:
-    clock = SearchLimits(wtime=60_000, btime=30_000, movestogo=10, depth=9, ponder=True, overhead=100)
+    clock = SearchLimits(
+        wtime=60_000, btime=30_000, movestogo=10, depth=9, ponder=True, overhead=100
+    )
     searched = pondering(clock)
-    assert searched.infinite and (searched.wtime, searched.btime, searched.movetime) == (None, None, None)
+    assert searched.infinite and (searched.wtime, searched.btime, searched.movetime) == (
+        None,
+        None,
+        None,
+    )
     assert searched.depth == 9 and search_budget(searched, chess.BLACK, 0.0).movetime is None
     assert after_ponderhit(clock, chess.BLACK) == pytest.approx(30 / 12 - 0.1)
-    bounded = SearchLimits(depth=5, ponder=True)  # no clock: the depth ends it, and ponderhit adds nothing
+    # no clock: the depth ends it, and ponderhit adds nothing
+    bounded = SearchLimits(depth=5, ponder=True)
     assert not pondering(bounded).infinite and after_ponderhit(bounded, chess.WHITE) is None

@@ -1,4 +1,5 @@
-"""Square and position similarity (cbr-agent.md §3) and the vectorised scan against the reference."""
+"""Square and position similarity (cbr-agent.md §3) and the vectorised scan against the
+reference."""
 
 import random
 

@@ -1,6 +1,6 @@
-"""The expert's strength without a judge (issue #67, strength.md §7): the error model plays, at the expert's
-rating or the one asked, only where the expert loses more than the built-in search alone; else the search's
-choice plays. With a judge nothing changes."""
+"""The expert's strength without a judge (issue #67, strength.md §7): the error model plays, at the
+expert's rating or the one asked, only where the expert loses more than the built-in search alone;
+else the search's choice plays. With a judge nothing changes."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from engine_helpers import guided_agent
 from casebase.format import Casebase
 from engine.agents.defaults import Selection
 from engine.cbr.weights import Weights
-from engine.outside.judge import Judge, JudgeSettings
+from engine.outside.judge import Judge
+from engine.outside.judge_process import JudgeSettings
 from engine.search import ALPHABETA, PUCT
 from engine.search.limits import SearchLimits
 from engine.search.puct import Puct
@@ -33,11 +34,19 @@ def casebase(profiled) -> Casebase:
 @pytest.mark.parametrize("search", sorted(OWN_LOSS))
 def test_an_expert_weaker_than_the_search_is_drawn_at_the_rating_asked(casebase, search):
     base = calibrate(casebase, None)
-    weak = rating_of(OWN_LOSS[search] + 0.02)  # a player losing 2 % of a point a move more than the search
+    # a player losing 2 % of a point a move more than the search
+    weak = rating_of(OWN_LOSS[search] + 0.02)
     sizing = sized(base, search, weak)
-    assert sizing.calibration is not None and math.isclose(sizing.target, loss_at(weak)) and sizing.asked is base
-    # the whole loss asked: the draws among the search's own scores lose less than asked even so (measured)
-    assert sizing.calibration.model == base.at_rating(weak).model and sizing.calibration.rating == weak
+    assert (
+        sizing.calibration is not None
+        and math.isclose(sizing.target, loss_at(weak))
+        and sizing.asked is base
+    )
+    # the whole loss asked: the draws among the search's own scores lose less than asked even so
+    # (measured)
+    assert (
+        sizing.calibration.model == base.at_rating(weak).model and sizing.calibration.rating == weak
+    )
     assert "the error model draws among the search's scores" in sizing.describe()
 
 
@@ -53,11 +62,18 @@ def test_the_agent_without_a_judge_plays_the_sized_choice(casebase):
     weak = rating_of(OWN_LOSS[ALPHABETA] + 0.03)
     agent = guided_agent(casebase, WEIGHTS, 1, rating=weak)
     assert agent.selection is Selection.CALIBRATED and agent.sizing is not None
-    assert agent.calibration is not None and agent.calibration.model == calibrate(casebase, None, weak).model
+    assert (
+        agent.calibration is not None
+        and agent.calibration.model == calibrate(casebase, None, weak).model
+    )
     decision = agent.choose(board, limits=SearchLimits(depth=2))
     assert decision.move in board.legal_moves and decision.chances  # drawn by the error model
     strong = guided_agent(casebase, WEIGHTS, 1, rating=3000)  # beyond the search: its choice
-    assert strong.selection is Selection.ARGMAX and strong.calibration is None and strong.sizing is not None
+    assert (
+        strong.selection is Selection.ARGMAX
+        and strong.calibration is None
+        and strong.sizing is not None
+    )
     plain = guided_agent(casebase, WEIGHTS, 1, selection=Selection.ARGMAX)
     limits = SearchLimits(depth=2)
     assert strong.choose(board, limits=limits).move == plain.choose(board, limits=limits).move
@@ -81,13 +97,17 @@ def test_with_a_judge_nothing_is_sized(casebase):
     assert agent.calibration.model == calibrate(casebase, None, weak).model
 
 
-def test_under_the_error_model_the_alpha_beta_scores_and_the_network_s_search_is_not_asked(casebase):
+def test_under_the_error_model_the_alpha_beta_scores_and_the_network_s_search_is_not_asked(
+    casebase,
+):
     def evaluate(boards):
         raise AssertionError("the network's search was asked")
 
     weak = rating_of(OWN_LOSS[PUCT] + 0.03)
     agent = guided_agent(casebase, WEIGHTS, 1, rating=weak, puct=Puct(evaluate))
-    assert agent.sizing is not None and agent.sizing.search == PUCT and agent.calibration is not None
+    assert (
+        agent.sizing is not None and agent.sizing.search == PUCT and agent.calibration is not None
+    )
     board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
     decision = agent.choose(board, limits=SearchLimits(depth=2))
     assert decision.move in board.legal_moves and decision.chances

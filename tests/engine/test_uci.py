@@ -14,13 +14,49 @@ def test_uci_handshake_declares_options_and_loads_lazily(kosteniuk_casebase):
     lines = converse(["uci"], "--casebase", "/nonexistent/x.npz")
     assert lines[0] == "id name cbr-chess" and lines[1].startswith("id author")
     assert lines[-1] == "uciok"
-    options = {line.split(" name ")[1].split(" type ")[0]: line for line in lines if line.startswith("option")}
-    assert set(options) == {"Casebase", "Mode", "DistanceWeight", "FromDistanceWeight", "FromContentWeight", "Seed", "Similarity",
-                            "Neighbours", "Temperature", "Tolerance", "Selection", "Prior", "Model", "CaseWeight",
-                            "Judge", "Search", "JudgeDepth", "JudgeTolerance", "Chooser", "UCI_LimitStrength", "UCI_Elo", "Speed",
-                            "Tables", "SyzygyPath", "UCI_ShowWDL", "Explain", "MultiPV", "Move Overhead", "HumanTime", "Ponder",
-                            "Threads", "Hash",
-                            "Style", "Depth", "DepthDeviation", "Window"}
+    options = {
+        line.split(" name ")[1].split(" type ")[0]: line
+        for line in lines
+        if line.startswith("option")
+    }
+    assert set(options) == {
+        "Casebase",
+        "Mode",
+        "DistanceWeight",
+        "FromDistanceWeight",
+        "FromContentWeight",
+        "Seed",
+        "Similarity",
+        "Neighbours",
+        "Temperature",
+        "Tolerance",
+        "Selection",
+        "Prior",
+        "Model",
+        "CaseWeight",
+        "Judge",
+        "Search",
+        "JudgeDepth",
+        "JudgeTolerance",
+        "Chooser",
+        "UCI_LimitStrength",
+        "UCI_Elo",
+        "Speed",
+        "Tables",
+        "SyzygyPath",
+        "UCI_ShowWDL",
+        "Explain",
+        "MultiPV",
+        "Move Overhead",
+        "HumanTime",
+        "Ponder",
+        "Threads",
+        "Hash",
+        "Style",
+        "Depth",
+        "DepthDeviation",
+        "Window",
+    }
     assert options["Judge"].endswith("type string default auto")  # Stockfish, where it is installed
     assert options["SyzygyPath"].endswith("type string default <empty>")
     assert options["UCI_ShowWDL"].endswith("type check default false")
@@ -31,7 +67,17 @@ def test_uci_handshake_declares_options_and_loads_lazily(kosteniuk_casebase):
 
 @pytest.mark.slow
 def test_command_line_sets_option_defaults(kosteniuk_casebase):
-    lines = converse(["uci"], "--casebase", str(kosteniuk_casebase), "--weights", "0.8", "0.2", "0.5", "--seed", "9")
+    lines = converse(
+        ["uci"],
+        "--casebase",
+        str(kosteniuk_casebase),
+        "--weights",
+        "0.8",
+        "0.2",
+        "0.5",
+        "--seed",
+        "9",
+    )
     options = " ".join(line for line in lines if line.startswith("option"))
     assert f"Casebase type string default {kosteniuk_casebase}" in options
     assert "DistanceWeight type spin default 80" in options
@@ -43,19 +89,30 @@ def test_command_line_sets_option_defaults(kosteniuk_casebase):
     assert "FromContentWeight type spin default 20" in " ".join(lines)
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--weights", "0.5", "0.5"], "three numbers"),
-    (["--weights", "0.5", "0.5", "0.333"], "hundredths"),
-    (["--seed", "-3"], "Seed takes"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--weights", "0.5", "0.5"], "three numbers"),
+        (["--weights", "0.5", "0.5", "0.333"], "hundredths"),
+        (["--seed", "-3"], "Seed takes"),
+    ],
+)
 def test_bad_command_line_is_refused(args, message):
-    proc = subprocess.run([sys.executable, str(MAIN), *args], capture_output=True, text=True,
-                          timeout=60, cwd=ROOT, input="")
+    proc = subprocess.run(
+        [sys.executable, str(MAIN), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+        input="",
+    )
     assert proc.returncode == 2 and message in proc.stderr and proc.stdout == ""
 
 
 def test_help():
-    proc = subprocess.run([sys.executable, str(MAIN), "--help"], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, str(MAIN), "--help"], capture_output=True, text=True, timeout=60, cwd=ROOT
+    )
     assert proc.returncode == 0
     for flag in ("--casebase", "--mode", "--weights", "--seed"):
         assert flag in proc.stdout
@@ -63,13 +120,24 @@ def test_help():
 
 def test_plays_from_the_casebase_and_explains(kosteniuk_casebase):
     lines = converse(
-        ["uci", "setoption name Seed value 3", "isready", "position startpos moves e2e4", "go wtime 1000 btime 1000"],
-        "--mode", "pure", "--casebase", str(kosteniuk_casebase),
+        [
+            "uci",
+            "setoption name Seed value 3",
+            "isready",
+            "position startpos moves e2e4",
+            "go wtime 1000 btime 1000",
+        ],
+        "--mode",
+        "pure",
+        "--casebase",
+        str(kosteniuk_casebase),
     )
     text = strings(lines)
     assert "pure mode: casebase" in text and "cases" in text
     assert "similarity" in text and "/256" in text and "case move" in text
-    assert lines.index("readyok") < next(i for i, line in enumerate(lines) if line.startswith("bestmove"))
+    assert lines.index("readyok") < next(
+        i for i, line in enumerate(lines) if line.startswith("bestmove")
+    )
     (move,) = bestmoves(lines)
     board = chess.Board()
     board.push_uci("e2e4")
@@ -101,17 +169,30 @@ def test_robust_against_bad_input(kosteniuk_casebase):
             "register later",
             "isready",
         ],
-        "--casebase", str(kosteniuk_casebase),
+        "--casebase",
+        str(kosteniuk_casebase),
     )
     text = strings(lines)
-    for complaint in ("unknown command 'hello world'", "unknown command 'joho'", "(e1e3) is not legal",
-                      "invalid FEN", "impossible position", "position needs", "no option named 'NoSuchOption'",
-                      "DistanceWeight takes 0..100, not 101", "takes a whole number", "Mode takes one of pure",
-                      "setoption needs", "go depth needs a whole number"):
+    for complaint in (
+        "unknown command 'hello world'",
+        "unknown command 'joho'",
+        "(e1e3) is not legal",
+        "invalid FEN",
+        "impossible position",
+        "position needs",
+        "no option named 'NoSuchOption'",
+        "DistanceWeight takes 0..100, not 101",
+        "takes a whole number",
+        "Mode takes one of pure",
+        "setoption needs",
+        "go depth needs a whole number",
+    ):
         assert complaint in text
     first, second, third = bestmoves(lines)
     assert chess.Board().is_legal(chess.Move.from_uci(first))
-    assert after_e4.is_legal(chess.Move.from_uci(second)) and after_e4.is_legal(chess.Move.from_uci(third))
+    assert after_e4.is_legal(chess.Move.from_uci(second)) and after_e4.is_legal(
+        chess.Move.from_uci(third)
+    )
     assert "readyok" in lines
 
 
@@ -123,18 +204,33 @@ def test_unusable_casebase_still_plays_legal_moves(tmp_path, kind):
     args = ["--mode", "pure", "--casebase", str(path) if kind != "empty" else ""]
     lines = converse(["isready", "go", "position startpos moves g2g4", "go"], *args)
     text = strings(lines)
-    expected = {"missing": "no such casebase file", "corrupt": "not an .npz casebase", "empty": "no casebase set"}
+    expected = {
+        "missing": "no such casebase file",
+        "corrupt": "not an .npz casebase",
+        "empty": "no casebase set",
+    }
     assert expected[kind] in text and "playing uniformly random legal moves" in text
     first, second = bestmoves(lines)
     assert chess.Board().is_legal(chess.Move.from_uci(first))
-    assert chess.Board("rnbqkbnr/pppppppp/8/8/6P1/8/PPPPPP1P/RNBQKBNR b KQkq - 0 1").is_legal(chess.Move.from_uci(second))
+    assert chess.Board("rnbqkbnr/pppppppp/8/8/6P1/8/PPPPPP1P/RNBQKBNR b KQkq - 0 1").is_legal(
+        chess.Move.from_uci(second)
+    )
 
 
 def test_switching_casebase_and_mode_options(kosteniuk_casebase, tmp_path):
     lines = converse(
-        ["go", f"setoption name Casebase value {tmp_path / 'none.npz'}", "go",
-         f"setoption name Casebase value {kosteniuk_casebase}", "setoption name mode value PURE", "go"],
-        "--mode", "pure", "--casebase", str(kosteniuk_casebase),
+        [
+            "go",
+            f"setoption name Casebase value {tmp_path / 'none.npz'}",
+            "go",
+            f"setoption name Casebase value {kosteniuk_casebase}",
+            "setoption name mode value PURE",
+            "go",
+        ],
+        "--mode",
+        "pure",
+        "--casebase",
+        str(kosteniuk_casebase),
     )
     blocks = "\n".join(lines).split("bestmove")
     assert len(blocks) == 4
@@ -144,17 +240,25 @@ def test_switching_casebase_and_mode_options(kosteniuk_casebase, tmp_path):
 
 
 def test_no_legal_move_answers_0000(kosteniuk_casebase):
-    lines = converse(["position fen 7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", "go movetime 100"],
-                     "--casebase", str(kosteniuk_casebase))
+    lines = converse(
+        ["position fen 7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", "go movetime 100"],
+        "--casebase",
+        str(kosteniuk_casebase),
+    )
     assert bestmoves(lines) == ["0000"] and "checkmate" in strings(lines)
 
 
 def test_searchmoves_restrict_the_move(kosteniuk_casebase):
-    lines = converse(["position startpos", "go searchmoves a2a3 h2h4 e2e5", "go searchmoves e2e5"],
-                     "--casebase", str(kosteniuk_casebase))
+    lines = converse(
+        ["position startpos", "go searchmoves a2a3 h2h4 e2e5", "go searchmoves e2e5"],
+        "--casebase",
+        str(kosteniuk_casebase),
+    )
     first, second = bestmoves(lines)
     assert first in ("a2a3", "h2h4")
-    assert "e2e5 is not a legal move here" in strings(lines) and "searching all moves" in strings(lines)
+    assert "e2e5 is not a legal move here" in strings(lines) and "searching all moves" in strings(
+        lines
+    )
     assert chess.Board().is_legal(chess.Move.from_uci(second))
 
 
@@ -162,7 +266,9 @@ def test_searchmoves_restrict_the_move(kosteniuk_casebase):
 def test_fixed_seed_replays_and_ucinewgame_reseeds(kosteniuk_casebase):
     def play(seed: int, games: int) -> tuple[list[list[str]], str]:
         """Opening moves of ``games`` games of the engine against itself, and its info strings."""
-        engine = Engine("--mode", "pure", "--casebase", str(kosteniuk_casebase), "--seed", str(seed))
+        engine = Engine(
+            "--mode", "pure", "--casebase", str(kosteniuk_casebase), "--seed", str(seed)
+        )
         result, log = [], []
         for _ in range(games):
             engine.send("ucinewgame")
@@ -185,8 +291,14 @@ def test_fixed_seed_replays_and_ucinewgame_reseeds(kosteniuk_casebase):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("go", "release"), [("go infinite", "stop"), ("go ponder wtime 5000 btime 5000", "ponderhit"),
-                                             ("go ponder", "stop")])
+@pytest.mark.parametrize(
+    ("go", "release"),
+    [
+        ("go infinite", "stop"),
+        ("go ponder wtime 5000 btime 5000", "ponderhit"),
+        ("go ponder", "stop"),
+    ],
+)
 def test_held_search_answers_isready_and_waits_for_release(kosteniuk_casebase, go, release):
     engine = Engine("--mode", "pure", "--casebase", str(kosteniuk_casebase))
     engine.send("isready")
@@ -199,7 +311,9 @@ def test_held_search_answers_isready_and_waits_for_release(kosteniuk_casebase, g
     assert not any(line.startswith("bestmove") for line in thought + held)
     engine.send(release)
     (move,) = bestmoves(engine.until("bestmove"))
-    assert chess.Board("rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1").is_legal(chess.Move.from_uci(move))
+    assert chess.Board("rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1").is_legal(
+        chess.Move.from_uci(move)
+    )
     assert engine.close() == 0
 
 

@@ -24,7 +24,7 @@ from engine.agents.record import (
     Uniform,
     Verdict,
 )
-from engine.outside.judge import JudgeEvent, JudgeNote
+from engine.outside.judge_process import JudgeEvent, JudgeNote
 from engine.style.prior import PriorSource
 from engine.uci.explain import explain
 from engine.uci.protocol import UciEngine
@@ -38,7 +38,11 @@ def session(commands: list[str], **defaults: str) -> list[str]:
 
 
 def records(lines: list[str]) -> list[dict]:
-    return [json.loads(line.removeprefix("info string json ")) for line in lines if line.startswith("info string json ")]
+    return [
+        json.loads(line.removeprefix("info string json "))
+        for line in lines
+        if line.startswith("info string json ")
+    ]
 
 
 CHESS0 = dict(Casebase="", Mode="chess0", Depth="1", Seed="7")
@@ -54,17 +58,31 @@ def test_text_by_default_json_beside_it_or_nothing():
     assert record["move"]["uci"] == both[-1].split()[1] and record["chess0"]["style"] == "classic"
     at = both.index(next(line for line in both if line.startswith("info string json ")))
     assert both[at + 1].startswith(WORDS)  # the record first, then its words
-    off = session(["setoption name Explain value off", "setoption name MultiPV value 3", "go depth 1"], **CHESS0)
-    notices = [line for line in text if line.startswith("info string") and not line.startswith(WORDS)]
-    assert [line for line in off if line.startswith("info string")] == notices  # the set-up's notices alone
-    assert any(line.startswith("info depth 1 ") and " pv " in line for line in off) and off[-1].startswith("bestmove")
-    assert "info string Explain takes one of text, json, off, not 'loud'; ignored" in \
-        session(["setoption name Explain value loud"], **CHESS0)
+    off = session(
+        ["setoption name Explain value off", "setoption name MultiPV value 3", "go depth 1"],
+        **CHESS0,
+    )
+    notices = [
+        line for line in text if line.startswith("info string") and not line.startswith(WORDS)
+    ]
+    # the set-up's notices alone
+    assert [line for line in off if line.startswith("info string")] == notices
+    assert any(line.startswith("info depth 1 ") and " pv " in line for line in off) and off[
+        -1
+    ].startswith("bestmove")
+    assert "info string Explain takes one of text, json, off, not 'loud'; ignored" in session(
+        ["setoption name Explain value loud"], **CHESS0
+    )
 
 
-def test_a_guided_record_holds_the_proposal_the_verdict_the_choice_and_its_words(kosteniuk_casebase):
-    lines = session(["setoption name Explain value json", "position startpos moves e2e4", "go depth 2"],
-                    Casebase=str(kosteniuk_casebase), Mode="guided")
+def test_a_guided_record_holds_the_proposal_the_verdict_the_choice_and_its_words(
+    kosteniuk_casebase,
+):
+    lines = session(
+        ["setoption name Explain value json", "position startpos moves e2e4", "go depth 2"],
+        Casebase=str(kosteniuk_casebase),
+        Mode="guided",
+    )
     (record,) = records(lines)
     guided = record["guided"]
     proposal, verdict, choice = guided["proposal"], guided["verdict"], guided["choice"]
@@ -75,7 +93,9 @@ def test_a_guided_record_holds_the_proposal_the_verdict_the_choice_and_its_words
     assert choice["move"]["uci"] == record["move"]["uci"] == lines[-1].split()[1]
     words = [line.removeprefix("info string ") for line in lines if line.startswith("info string ")]
     at = words.index(next(w for w in words if w.startswith("json ")))
-    assert words[at + 2].startswith(f"search depth {verdict['depth']}, {verdict['nodes']} nodes: best {verdict['best']['san']}")
+    assert words[at + 2].startswith(
+        f"search depth {verdict['depth']}, {verdict['nodes']} nodes: best {verdict['best']['san']}"
+    )
 
 
 def test_the_json_line_stays_under_4_kb_with_many_candidates_and_long_texts():
@@ -84,12 +104,29 @@ def test_the_json_line_stays_under_4_kb_with_many_candidates_and_long_texts():
     many = [Share(m.uci(), board.san(m), 1 / len(moves)) for m in moves] * 12  # 240 shares a list
     long = "x" * 5000
     case = Case(1, long, long, long, long, "2000.01.01", 1, 1, 200, 0.5, 3, 64)
-    guided = Guided(Proposal(PriorSource.BLEND, many, long, many, many, 0.5, long, 64, 64, (256, 200)),
-                    Verdict(long, 10, 1000, 1.0, Named("e2e4", "e4"), 30, 240, 240, 200, 25),
-                    Choice("calibrated", many[0], many[1], 20, True, 30, chances=many, loss=0.01, expert=long,
-                           phase="opening", often=0.5, calibration=long), case)
+    guided = Guided(
+        Proposal(PriorSource.BLEND, many, long, many, many, 0.5, long, 64, 64, (256, 200)),
+        Verdict(long, 10, 1000, 1.0, Named("e2e4", "e4"), 30, 240, 240, 200, 25),
+        Choice(
+            "calibrated",
+            many[0],
+            many[1],
+            20,
+            True,
+            30,
+            chances=many,
+            loss=0.01,
+            expert=long,
+            phase="opening",
+            often=0.5,
+            calibration=long,
+        ),
+        case,
+    )
     for notes in ([], [TablesProblem(long)] * 3, [JudgeNote(long, JudgeEvent.REFUSED, long)] * 100):
-        decision = Decision(move=moves[0], reason=Reason.CALIBRATED, record=Record(list(notes), guided))
+        decision = Decision(
+            move=moves[0], reason=Reason.CALIBRATED, record=Record(list(notes), guided)
+        )
         text = record_string(decision, board)
         assert len(f"info string {text}".encode()) < MAX_LINE and "\n" not in text
         record = json.loads(text.removeprefix("json "))
@@ -104,21 +141,41 @@ def test_the_schema_names_every_field_of_the_record():
 
     schema = (ROOT / "docs" / "explain.md").read_text()
     assert "version 1" in schema.lower() and f"Schema, version {VERSION}" in schema
-    types = [t for t in vars(kinds).values() if dataclasses.is_dataclass(t) and t.__module__ == kinds.__name__]
-    missing = {f"{t.__name__}.{f.name}" for t in types for f in dataclasses.fields(t)
-               if f"`{f.name}`" not in schema and f'"{f.name}"' not in schema}
+    types = [
+        t
+        for t in vars(kinds).values()
+        if dataclasses.is_dataclass(t) and t.__module__ == kinds.__name__
+    ]
+    missing = {
+        f"{t.__name__}.{f.name}"
+        for t in types
+        for f in dataclasses.fields(t)
+        if f"`{f.name}`" not in schema and f'"{f.name}"' not in schema
+    }
     assert len(types) >= 12 and not missing
 
 
 def test_notes_are_typed_in_the_json_and_worded_only_in_the_uci_layer():
     board = chess.Board()
-    notes = [ListedMovesIllegal(), JudgeNote("sf", JudgeEvent.FAILED, "it died"), TablesProblem("cannot read KQK")]
-    decision = Decision(move=chess.Move.from_uci("e2e4"), reason=Reason.RANDOM,
-                        record=Record(notes, Uniform(Named("e2e4", "e4"), 20)))
+    notes = [
+        ListedMovesIllegal(),
+        JudgeNote("sf", JudgeEvent.FAILED, "it died"),
+        TablesProblem("cannot read KQK"),
+    ]
+    decision = Decision(
+        move=chess.Move.from_uci("e2e4"),
+        reason=Reason.RANDOM,
+        record=Record(notes, Uniform(Named("e2e4", "e4"), 20)),
+    )
     record = json.loads(record_string(decision, board).removeprefix("json "))
     assert [n["kind"] for n in record["notes"]] == ["listed_moves_illegal", "judge", "tables"]
-    assert record["notes"][1] | {"text": ""} == {"kind": "judge", "judge": "sf", "event": "failed", "why": "it died",
-                                                 "text": ""}
+    assert record["notes"][1] | {"text": ""} == {
+        "kind": "judge",
+        "judge": "sf",
+        "event": "failed",
+        "why": "it died",
+        "text": "",
+    }
     words = explain(decision.record)
     assert [n["text"] for n in record["notes"]] == words[:3]
     assert words[1] == "judge sf failed: it died; it will be restarted at the next move"

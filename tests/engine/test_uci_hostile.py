@@ -19,7 +19,7 @@ from engine.agents.options import NoSettings
 from engine.agents.record import EngineLine, Record
 from engine.search.leaves import past_counts
 from engine.strength.chooser import Chooser, ChooserError
-from engine.uci import protocol
+from engine.uci import thinking
 from engine.uci.protocol import KEPT_PLIES, UciEngine, main_loop
 from engine.uci.resources import AgentBuilder
 
@@ -42,14 +42,28 @@ class RecordingAgent:
     def choose(self, board, moves=None, *, limits=None, stop=None, on_iteration=None) -> Decision:
         RecordingAgent.boards.append(board)
         move = moves[0] if moves else A3
-        return Decision(move=move, reason=Reason.SEARCH, record=Record([EngineLine("recording")]), score=0, pv=[move])
+        return Decision(
+            move=move,
+            reason=Reason.SEARCH,
+            record=Record([EngineLine("recording")]),
+            score=0,
+            pv=[move],
+        )
 
 
 @pytest.fixture
 def recording_mode(monkeypatch):
     RecordingAgent.boards = []
-    monkeypatch.setitem(modes.MODES, "recording", Mode(lambda: Maker(NoSettings, RecordingAgent), "for tests", "recording anyway",
-                                                              casebase=False))
+    monkeypatch.setitem(
+        modes.MODES,
+        "recording",
+        Mode(
+            lambda: Maker(NoSettings, RecordingAgent),
+            "for tests",
+            "recording anyway",
+            casebase=False,
+        ),
+    )
 
 
 def session(commands: list[str], **defaults: str) -> list[str]:
@@ -69,14 +83,20 @@ def strings(lines: list[str]) -> str:
 # -- 1. a chooser named by a name the system refuses ---------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["x" * 5000, "/tmp/" + "d" * 300 + "/chooser.npz"], ids=["5000 x", "a long folder"])
+@pytest.mark.parametrize(
+    "name", ["x" * 5000, "/tmp/" + "d" * 300 + "/chooser.npz"], ids=["5000 x", "a long folder"]
+)
 def test_a_chooser_name_the_system_refuses_is_a_clear_line(name):
     with pytest.raises(ChooserError, match="a name this system refuses for a file"):
         Chooser.load(name)
     builder = AgentBuilder()
     assert builder.resources.chooser(name) is None and builder.resources.chooser(name) is None
     told = [line for line in builder.news if "cannot load the chooser" in line]
-    assert len(told) == 1 and "refuses for a file (File name too long)" in told[0] and len(told[0]) < 400, told
+    assert (
+        len(told) == 1
+        and "refuses for a file (File name too long)" in told[0]
+        and len(told[0]) < 400
+    ), told
 
 
 # -- 2. no agent: the random move keeps to searchmoves -------------------------------------------
@@ -86,13 +106,21 @@ def test_without_an_agent_the_move_is_drawn_among_the_searchmoves(monkeypatch):
     def broken(casebase, values, resources):
         raise OSError(36, "File name too long")
 
-    monkeypatch.setitem(modes.MODES, "broken", Mode(lambda: Maker(NoSettings, broken), "for tests", "nothing", casebase=False))
+    monkeypatch.setitem(
+        modes.MODES,
+        "broken",
+        Mode(lambda: Maker(NoSettings, broken), "for tests", "nothing", casebase=False),
+    )
     listed = {"a2a3", "h2h4"}
-    lines = session(["position startpos"] + ["go depth 1 searchmoves a2a3 h2h4 e9e9"] * 40, Mode="broken")
-    assert len(bestmoves(lines)) == 40 and set(bestmoves(lines)) <= listed  # 1 in 10 a go by chance alone
+    lines = session(
+        ["position startpos"] + ["go depth 1 searchmoves a2a3 h2h4 e9e9"] * 40, Mode="broken"
+    )
+    # 1 in 10 a go by chance alone
+    assert len(bestmoves(lines)) == 40 and set(bestmoves(lines)) <= listed
     assert "cannot make the agent" in strings(lines)
     lines = session(["position startpos", "go depth 1 searchmoves e9e9"], Mode="broken")
-    assert chess.Board().is_legal(chess.Move.from_uci(bestmoves(lines)[0]))  # none legal listed: any move
+    # none legal listed: any move
+    assert chess.Board().is_legal(chess.Move.from_uci(bestmoves(lines)[0]))
 
 
 # -- 3. a HumanTime wait longer than a wait may last; nothing loses a bestmove ---------------------
@@ -124,13 +152,16 @@ def test_an_error_after_the_choice_still_sends_the_bestmove(recording_mode, monk
     def broken(*args, **kwargs):
         raise RuntimeError("lines cannot be written")
 
-    monkeypatch.setattr(protocol, "decision_info", broken)
-    lines = session(["go depth 1", "go infinite", "stop", "go depth 1 searchmoves h2h3"], Mode="recording")
+    monkeypatch.setattr(thinking, "decision_info", broken)
+    lines = session(
+        ["go depth 1", "go infinite", "stop", "go depth 1 searchmoves h2h3"], Mode="recording"
+    )
     assert bestmoves(lines) == ["a2a3", "a2a3", "h2h3"]
     assert strings(lines).count("error in the search: lines cannot be written") == 3
 
 
-# -- 4. a game of 100,000 moves: the go copies what its readers need, no more -----------------------
+# -- 4. a game of 100,000 moves: the go copies what its readers need, no more
+# -----------------------
 
 
 def played(moves: list[str], fen: str = chess.STARTING_FEN) -> chess.Board:
@@ -141,30 +172,43 @@ def played(moves: list[str], fen: str = chess.STARTING_FEN) -> chess.Board:
 
 
 def test_a_long_game_is_copied_to_a_bounded_history(recording_mode):
-    moves = SHUFFLE * 2500  # 10,000 plies without a capture or a pawn move (the fuzzer's had 100,000)
+    # 10,000 plies without a capture or a pawn move (the fuzzer's had 100,000)
+    moves = SHUFFLE * 2500
     lines = session([f"position startpos moves {' '.join(moves)}", "go depth 1"], Mode="recording")
     assert bestmoves(lines) == ["a2a3"]
     (given,) = RecordingAgent.boards
     full = played(moves)
     assert len(given.move_stack) == KEPT_PLIES and given.move_stack == full.move_stack[-KEPT_PLIES:]
-    assert given.fen() == full.fen() and given.halfmove_clock == 10_000 and given.ply() == full.ply()
+    assert (
+        given.fen() == full.fen() and given.halfmove_clock == 10_000 and given.ply() == full.ply()
+    )
     assert given.is_repetition(3) and given.can_claim_draw() and given.is_seventyfive_moves()
 
 
-#: A prefix of pawn moves, a reversible stretch of 148 plies, then a capture and a knight's move: more
-#: plies than are kept, but the lc0 history's oldest positions repeat positions 140 plies before them.
+#: A prefix of pawn moves, a reversible stretch of 148 plies, then a capture and a knight's move:
+#: more plies than are kept, but the lc0 history's oldest positions repeat positions 140 plies
+#: before them.
 OPENING = ["e2e4", "d7d5", "a2a3", "a7a6", "a3a4", "a6a5", "h2h3", "h7h6", "h3h4", "h6h5"]
 STRETCH = SHUFFLE * 37
 AFTER_CAPTURE = [*OPENING, *STRETCH, "e4d5", "g8f6"]
-#: 98 reversible plies ending the game, after 92 plies: the search reads every position of the stretch.
+#: 98 reversible plies ending the game, after 92 plies: the search reads every position of the
+#: stretch.
 STRETCH_98 = [*OPENING, *(SHUFFLE * 20), "b2b3", "b7b6", *(SHUFFLE * 24), "b1c3", "b8c6"]
 #: A reversible stretch of exactly 150 plies ending the game (the 75-move rule's).
 STRETCH_150 = [*OPENING, *(SHUFFLE * 37), "b1c3", "b8c6"]
 
 
-@pytest.mark.parametrize("moves", [AFTER_CAPTURE, STRETCH_98, STRETCH_150, OPENING, SHUFFLE * 500],
-                         ids=["capture after a stretch", "98 reversible plies", "150 reversible plies", "short",
-                              "shuffle"])
+@pytest.mark.parametrize(
+    "moves",
+    [AFTER_CAPTURE, STRETCH_98, STRETCH_150, OPENING, SHUFFLE * 500],
+    ids=[
+        "capture after a stretch",
+        "98 reversible plies",
+        "150 reversible plies",
+        "short",
+        "shuffle",
+    ],
+)
 def test_what_the_readers_of_the_past_see_is_as_in_the_whole_game(recording_mode, moves):
     from lc0net.planes import packed
 
@@ -174,7 +218,8 @@ def test_what_the_readers_of_the_past_see_is_as_in_the_whole_game(recording_mode
     assert len(given.move_stack) == min(len(moves), KEPT_PLIES) and len(bestmoves(lines)) == 1
     for got, want in zip(packed(given), packed(full), strict=True):
         assert (got == want).all()  # the lc0 network's 8 positions and their repetition marks
-    if full.halfmove_clock < 100:  # from 100 on every node below the root is a draw: the past is not read
+    # from 100 on every node below the root is a draw: the past is not read
+    if full.halfmove_clock < 100:
         assert past_counts(given) == past_counts(full)  # the search's repetitions
 
 
@@ -182,7 +227,8 @@ def test_what_the_readers_of_the_past_see_is_as_in_the_whole_game(recording_mode
 
 
 def test_characters_the_output_cannot_encode_become_question_marks(monkeypatch):
-    """Windows' piped stdout is in the locale's code page, strict: a Cyrillic name once crashed it."""
+    """Windows' piped stdout is in the locale's code page, strict: a Cyrillic name once crashed
+    it."""
     raw = io.BytesIO()
     out = io.TextIOWrapper(raw, encoding="ascii", errors="strict", line_buffering=True)
     monkeypatch.setattr(sys, "stdout", out)

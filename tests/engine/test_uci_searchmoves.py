@@ -17,17 +17,23 @@ BOARDS = [
     chess.Board(),
     chess.Board("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1"),  # both castlings, either notation
     chess.Board("r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1"),
-    chess.Board("r4k1r/8/8/8/8/8/8/R4K1R w HAha - 0 1"),  # a Shredder FEN on a standard board: f1h1, f1a1
+    # a Shredder FEN on a standard board: f1h1, f1a1
+    chess.Board("r4k1r/8/8/8/8/8/8/R4K1R w HAha - 0 1"),
     chess.Board("r4k1r/8/8/8/8/8/8/R4K1R w HAha - 0 1", chess960=True),
-    chess.Board("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", chess960=True),  # Chess960: e1h1, and e1g1 as well
-    chess.Board("1r2k1r1/pppppppp/8/8/8/8/PPPPPPPP/1R2K1R1 w GBgb - 0 1", chess960=True),  # e1g1 takes the rook
+    # Chess960: e1h1, and e1g1 as well
+    chess.Board("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", chess960=True),
+    # e1g1 takes the rook
+    chess.Board("1r2k1r1/pppppppp/8/8/8/8/PPPPPPPP/1R2K1R1 w GBgb - 0 1", chess960=True),
     chess.Board("3qk3/1P6/8/8/8/8/6p1/4K2R w K - 0 1"),  # promotions, one a capture
 ]
 
 
 def every_name() -> list[str]:
-    """Every from-to pair, and the promotions from the second and seventh ranks onto the last ones."""
-    names = [chess.square_name(a) + chess.square_name(b) for a in chess.SQUARES for b in chess.SQUARES]
+    """Every from-to pair, and the promotions from the second and seventh ranks onto the last
+    ones."""
+    names = [
+        chess.square_name(a) + chess.square_name(b) for a in chess.SQUARES for b in chess.SQUARES
+    ]
     for a in chess.SQUARES:
         for b in chess.SQUARES:
             if chess.square_rank(a) in (1, 6) and chess.square_rank(b) in (0, 7):
@@ -47,15 +53,21 @@ def parsed(board: chess.Board, text: str) -> chess.Move | None:
 def test_the_names_are_what_parse_uci_takes(board):
     names = legal_names(board)
     assert {names.get(text) for text in every_name()} >= set(board.legal_moves)
-    wrong = {text: (names.get(text), parsed(board, text)) for text in every_name()
-             if names.get(text) != parsed(board, text)}
+    wrong = {
+        text: (names.get(text), parsed(board, text))
+        for text in every_name()
+        if names.get(text) != parsed(board, text)
+    }
     assert not wrong
 
 
 def test_castling_in_both_notations_and_promotions_are_kept():
     board = chess.Board("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1")
     _, moves, problems = parse_go("searchmoves e1g1 e1h1 e1a1 e2e4 0000 E1G1".split(), board)
-    assert moves == [chess.Move.from_uci("e1g1"), chess.Move.from_uci("e1c1")] and board.is_castling(moves[1])
+    assert moves == [
+        chess.Move.from_uci("e1g1"),
+        chess.Move.from_uci("e1c1"),
+    ] and board.is_castling(moves[1])
     assert problems == ["searchmoves: e2e4, 0000, E1G1 are not legal moves here; ignored"]
 
     chess960 = chess.Board("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", chess960=True)
@@ -64,8 +76,12 @@ def test_castling_in_both_notations_and_promotions_are_kept():
 
     shredder = chess.Board("r4k1r/8/8/8/8/8/8/R4K1R w HAha - 0 1", chess960=True)
     limits, moves, problems = parse_go("searchmoves f1h1 f1g1 f1c1 movetime 100".split(), shredder)
-    assert moves == [chess.Move.from_uci("f1h1"), chess.Move.from_uci("f1g1")]  # f1g1: the king steps
-    assert problems == ["searchmoves: f1c1 is not a legal move here; ignored"] and limits.movetime == 100
+    # f1g1: the king steps
+    assert moves == [chess.Move.from_uci("f1h1"), chess.Move.from_uci("f1g1")]
+    assert (
+        problems == ["searchmoves: f1c1 is not a legal move here; ignored"]
+        and limits.movetime == 100
+    )
 
     promotion = chess.Board("3qk3/1P6/8/8/8/8/6p1/4K2R w K - 0 1")
     _, moves, problems = parse_go("searchmoves b7b8n b7b8 b7c8q b7d8r b7b8n".split(), promotion)
@@ -74,9 +90,15 @@ def test_castling_in_both_notations_and_promotions_are_kept():
 
 
 def test_an_empty_or_illegal_list_means_every_move():
-    for tokens in (["searchmoves"], ["searchmoves", "e2e5", "depth", "1"], ["depth", "1", "searchmoves", "0000"]):
+    for tokens in (
+        ["searchmoves"],
+        ["searchmoves", "e2e5", "depth", "1"],
+        ["depth", "1", "searchmoves", "0000"],
+    ):
         _, moves, problems = parse_go(tokens, chess.Board())
-        assert moves is None and problems[-1] == "searchmoves lists no legal move: searching all moves", problems
+        assert (
+            moves is None and problems[-1] == "searchmoves lists no legal move: searching all moves"
+        ), problems
 
 
 class Counted:
@@ -94,7 +116,8 @@ class Counted:
 
 
 def huge_go(words: int, board: chess.Board) -> list[str]:
-    """``go searchmoves`` with ``words`` words, legal moves (both castling notations) among junk, then a movetime."""
+    """``go searchmoves`` with ``words`` words, legal moves (both castling notations) among junk,
+    then a movetime."""
     legal = [board.uci(move) for move in board.legal_moves]
     listed = [f"q{i}" for i in range(words)]
     listed[3], listed[SEARCHMOVES_READ - 1] = legal[0], "e1h1"
@@ -108,16 +131,22 @@ def test_a_hostile_searchmoves_line_costs_bounded_work(monkeypatch):
     board = chess.Board("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1")
     work = {}
     for words in (2000, 100_000):
-        parse, generate = Counted(monkeypatch, "parse_uci"), Counted(monkeypatch, "generate_legal_moves")
+        parse, generate = (
+            Counted(monkeypatch, "parse_uci"),
+            Counted(monkeypatch, "generate_legal_moves"),
+        )
         looked = Counted(monkeypatch, "is_castling")
         limits, moves, problems = parse_go(huge_go(words, board), board)
         work[words] = (parse.calls, generate.calls, looked.calls)
         assert limits.movetime == 100  # the words after the list are still read
         first = next(iter(board.legal_moves))
         assert moves == [first, chess.Move.from_uci("e1g1")]
-        assert problems == [f"searchmoves: q0, q1, q2 and {SEARCHMOVES_READ - 5} more are not legal moves here; ignored",
-                            f"searchmoves: only the first {SEARCHMOVES_READ} words are read;"
-                            f" the other {words - SEARCHMOVES_READ} ignored"]
+        assert problems == [
+            f"searchmoves: q0, q1, q2 and {SEARCHMOVES_READ - 5} more are not legal moves here;"
+            " ignored",
+            f"searchmoves: only the first {SEARCHMOVES_READ} words are read;"
+            f" the other {words - SEARCHMOVES_READ} ignored",
+        ]
         monkeypatch.undo()
     assert work[2000] == work[100_000] and work[100_000][0] <= 4 and work[100_000][1] <= 4, work
 
@@ -135,8 +164,10 @@ def test_the_list_is_not_read_past_every_legal_move(monkeypatch):
     words = ["a1b2", "x", "a1a2", "a1b2", "a1b1"] + ["a1a2"] * 50_000
     _, moves, problems = parse_go(["searchmoves", *words], board)
     assert moves == [chess.Move.from_uci(m) for m in ("a1b2", "a1a2", "a1b1")] and len(lookups) == 5
-    assert problems == ["searchmoves: x is not a legal move here; ignored",
-                        "searchmoves: every legal move is listed after 5 words; the other 50000 ignored"]
+    assert problems == [
+        "searchmoves: x is not a legal move here; ignored",
+        "searchmoves: every legal move is listed after 5 words; the other 50000 ignored",
+    ]
 
 
 @pytest.mark.slow
@@ -147,12 +178,27 @@ def test_a_huge_searchmoves_line_gets_a_move_from_the_list():
     board.push_uci("e2e4")
     listed = ["g8f6", "d7d5"]
     words = " ".join(listed[i // 1000 % 2] if i % 1000 == 7 else f"q{i}" for i in range(100_000))
-    lines, stderr = conversation(["position startpos moves e2e4", f"go movetime 100 searchmoves {words}",
-                                  "isready", "go movetime 100 searchmoves d7d5 q1 e1e2"],
-                                 "--mode", "pure", "--casebase", "")
+    lines, stderr = conversation(
+        [
+            "position startpos moves e2e4",
+            f"go movetime 100 searchmoves {words}",
+            "isready",
+            "go movetime 100 searchmoves d7d5 q1 e1e2",
+        ],
+        "--mode",
+        "pure",
+        "--casebase",
+        "",
+    )
     assert not stderr and max(map(len, lines)) < 4096
     first, second = bestmoves(lines)
     assert first == "g8f6" and second == "d7d5"  # only g8f6 is among the first 1000 words
     told = strings(lines)
-    assert f"only the first {SEARCHMOVES_READ} words are read; the other {100_000 - SEARCHMOVES_READ} ignored" in told
-    assert "q0, q1, q2 and 996 more are not legal moves here" in told and "q1, e1e2 are not legal moves here" in told
+    assert (
+        f"only the first {SEARCHMOVES_READ} words are read; the other {100_000 - SEARCHMOVES_READ}"
+        " ignored" in told
+    )
+    assert (
+        "q0, q1, q2 and 996 more are not legal moves here" in told
+        and "q1, e1e2 are not legal moves here" in told
+    )

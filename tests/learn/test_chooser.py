@@ -19,7 +19,8 @@ from engine.agents.defaults import Selection
 from engine.cbr.configurations import WEIGHT_CONFIGS
 from engine.search.result import RootScore, SearchResult
 from engine.strength.calibration import calibrate, choose, judged_chances
-from engine.strength.chooser import FEATURES, Chooser, ChooserError
+from engine.strength.chooser import Chooser, ChooserError
+from engine.strength.chooser_features import FEATURES
 from engine.style.loader import load_model
 from engine.style.personal import choose_model
 from engine.style.prior import Proposal

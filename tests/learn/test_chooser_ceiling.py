@@ -8,7 +8,7 @@ import numpy as np
 from test_chooser import SCALES, kosteniuk_records, simulated  # noqa: F401 (a fixture, used by name)
 
 from casebase.phases import Phase
-from engine.strength.chooser import FEATURES
+from engine.strength.chooser_features import FEATURES
 from learn.chooser.ceiling import KINDS, ceiling, hits, kind, log_likelihood_of
 from learn.chooser.fit import fit
 from learn.chooser.records import Record

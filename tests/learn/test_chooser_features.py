@@ -7,7 +7,7 @@ import chess
 import numpy as np
 import pytest
 
-from engine.strength.chooser import FEATURES, features
+from engine.strength.chooser_features import FEATURES, features
 from engine.strength.errormodel import losses
 
 COLUMN = {name: i for i, name in enumerate(FEATURES)}

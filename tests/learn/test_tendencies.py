@@ -13,7 +13,8 @@ import engine.strength.tendencies
 from casebase.builder import build
 from casebase.games import GameFilter
 from casebase.phases import Phase
-from engine.strength.chooser import FEATURES, Chooser
+from engine.strength.chooser import Chooser
+from engine.strength.chooser_features import FEATURES
 from engine.strength.tendencies import (
     MOVE_COLUMNS,
     MOVE_FEATURES,
