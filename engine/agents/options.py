@@ -118,7 +118,7 @@ class OptionRegistry:
 @dataclass(frozen=True)
 class AgentSettings:
     """What every agent is made with besides its mode's own settings (the protocol's options, such
-    as Explain or MultiPV, are no agent's: :class:`engine.uci.protocol.ProtocolSettings`)."""
+    as Explain or MultiPV, are no agent's: :class:`engine.uci.settings.ProtocolSettings`)."""
 
     casebase: str = setting("Casebase", str)
     mode: str = setting("Mode", str)

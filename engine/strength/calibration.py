@@ -22,12 +22,13 @@ import numpy as np
 
 from casebase.format import Casebase
 from casebase.phases import PHASES, game_phase
+from casebase.speed import SPEED_POSITIONS
 from common.files import file_sha256
 from engine.search.result import SearchResult
 from engine.strength.errormodel import PRIOR_FLOOR, ErrorModel, increasing_root, losses
 from engine.strength.fitted import FITTED
 from engine.strength.likelihood import likelihood_fit, stored_fit
-from engine.strength.profile import SPEED_POSITIONS, PlayRecord, Profile, refusal, refused
+from engine.strength.profile import PlayRecord, Profile, refusal, refused
 from engine.strength.rating import loss_at, rating_of
 from engine.style.loader import PriorModel
 from engine.style.prior import Proposal
@@ -313,7 +314,7 @@ def _fit(casebase: Casebase, profile: Profile, model: PriorModel | None) -> Cali
         return calibration
     try:
         return _at_play(calibration, play, games)
-    # brentq on a record it cannot solve
+    # a record whose losses give no root (NaN: increasing_root's ValueError)
     except (ValueError, RuntimeError, FloatingPointError) as exc:
         return replace(
             calibration, source=f"{calibration.source}; the play-time record is not usable ({exc})"

@@ -20,6 +20,7 @@ half second scipy's import costs at each start.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -149,7 +150,7 @@ def fit(loss: np.ndarray, chosen: np.ndarray, log_prior: np.ndarray | None = Non
 
     Nelder–Mead in (log s, log c, beta): a few parameters, no derivatives needed.
     """
-    from scipy.optimize import minimize  # here: an agent that never calibrates never loads scipy
+    from scipy.optimize import minimize  # here: an agent that never fits never loads scipy
 
     if not len(loss):
         raise ValueError("no positions to fit the error model to")
@@ -192,16 +193,24 @@ ROOT_XTOL = 1e-12
 def increasing_root(f: Callable[[float], float], low: float, high: float) -> float:
     """Where the increasing ``f`` crosses 0 between ``low`` and ``high``, within :data:`ROOT_XTOL`
     (by halving the bracket: some 45 calls of ``f``, a millisecond each here); ``low`` where ``f``
-    is at or above 0 there already, ``high`` where it is still at or below 0 there."""
-    if f(low) >= 0:
+    is at or above 0 there already, ``high`` where it is still at or below 0 there. ValueError
+    where ``f`` is NaN (a record it cannot solve), as scipy's ``brentq`` says."""
+
+    def value(x: float) -> float:
+        y = f(x)
+        if math.isnan(y):
+            raise ValueError(f"The function value at x={x} is NaN")
+        return y
+
+    if value(low) >= 0:
         return low
-    if f(high) <= 0:
+    if value(high) <= 0:
         return high
     while high - low > ROOT_XTOL:
         middle = (low + high) / 2
         if middle in (low, high):  # no float lies between them
             break
-        if f(middle) < 0:
+        if value(middle) < 0:
             low = middle
         else:
             high = middle

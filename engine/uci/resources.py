@@ -42,7 +42,8 @@ class AgentBuilder:
         :attr:`news` does); ``provide``, where given, makes an installed engine's missing shipped
         casebase on its first use."""
         self.news: list[str] = []
-        self._say = say if say is not None else self.news.append
+        # a line said at once where nobody listens goes with the next answer (the news in force)
+        self._say = say if say is not None else self._tell
         self._provide = provide
         #: The shipped experts made (or tried) in this session, and why each failed, if it did.
         self._provided: dict[str, str | None] = {}
@@ -54,7 +55,7 @@ class AgentBuilder:
         # the state of both files
         self._casebase: tuple[FileState, Casebase | None, str] | None = None
         #: What the agents load besides the casebase, kept across them.
-        self.resources = KeptResources(lambda line: self.news.append(line))
+        self.resources = KeptResources(self._tell)
         self._seed: int | None = None
 
     def agent(self, values: Mapping[str, OptionValue]) -> Agent:
@@ -108,6 +109,11 @@ class AgentBuilder:
             problems.append(f"{model_problem}; the cases propose alone")
         self.problem = "\n".join(problems) or None
         return self._agent
+
+    def _tell(self, line: str) -> None:
+        """Tell the user ``line`` with the next command's answer (the news in force: a new game's
+        seed replaces the list)."""
+        self.news.append(line)
 
     def close(self) -> None:
         """Quit the judge process, if one runs (at the end of the session, or when no longer

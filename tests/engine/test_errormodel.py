@@ -127,3 +127,16 @@ def test_a_fit_read_on_a_reference_set_rates_the_player_not_the_positions(monkey
     assert implied_rating(loss, chosen, model).rating == pytest.approx(
         implied_rating(loss, chosen, model, reference=loss).rating
     )
+
+
+def test_the_root_is_found_within_its_tolerance_and_a_nan_is_refused():
+    from engine.strength.errormodel import ROOT_XTOL, increasing_root
+
+    assert increasing_root(lambda x: x**3 - 0.125, 0.0, 2.0) == pytest.approx(0.5, abs=ROOT_XTOL)
+    assert increasing_root(lambda x: x + 1.0, 0.0, 1.0) == 0.0  # above 0 already: the low end
+    assert increasing_root(lambda x: x - 5.0, 0.0, 1.0) == 1.0  # still below: the high end
+    # a record whose losses give NaN: refused (the calibration says it is not usable), as brentq did
+    with pytest.raises(ValueError, match="NaN"):
+        increasing_root(lambda x: x - 0.5 if x != 1.0 else float("nan"), 0.0, 1.0)
+    with pytest.raises(ValueError, match="NaN"):
+        increasing_root(lambda x: float("nan") if 0.2 < x < 0.8 else x - 0.5, 0.0, 1.0)

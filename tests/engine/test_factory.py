@@ -13,8 +13,7 @@ from engine_helpers import favourite_model
 from engine.agents.defaults import Selection
 from engine.agents.endings import TablebaseAgent
 from engine.agents.factory import Loader, make_agent, option_values
-from engine.agents.guided import GuidedAgent, Loaded, automatic_selection
-from engine.agents.guided_settings import GuidedSettings
+from engine.agents.guided import GuidedAgent, automatic_selection
 from engine.agents.pure import PureAgent
 from engine.cbr.configurations import Configuration
 from engine.cbr.weights import WEIGHT_CONFIGS
@@ -57,7 +56,7 @@ def uci_agent(values: dict[str, Any]) -> TablebaseAgent:
 
 
 def test_the_defaults_are_one_set():
-    """The agents' constructors default to the engine's options."""
+    """The agents' settings default to the engine's options."""
     defaults = option_values()
     agent = make_agent({"Mode": "guided"}, None, Loader())
     guided = agent.agent
@@ -75,10 +74,6 @@ def test_the_defaults_are_one_set():
     )
     # the Selection default is decided by what the agent has: no judge and no profile here
     assert defaults["Selection"] == Selection.AUTO and guided.selection == automatic_selection(None)
-    plain = GuidedAgent(None, GuidedSettings.of(), 0, Loaded(model=guided.model))
-    assert {k: v for k, v in vars(plain).items() if isinstance(v, SIMPLE)} == {
-        k: v for k, v in vars(guided).items() if isinstance(v, SIMPLE)
-    }
     with pytest.raises(ValueError, match="no option named 'Tolerence'"):
         option_values({"Tolerence": 1})
 
