@@ -14,27 +14,23 @@ from uci_helpers import ROOT
 
 from engine.agents.modes import option_registry
 
-#: The folders of the repository's own files: a path starting so names a file of a clone.
-PROJECT = (
-    "docs",
-    "engine",
-    "casebase",
-    "tests",
-    "web",
-    "tournament",
-    "experiments",
-    "bench",
-    "player",
-    "fidelity",
-    "profiling",
-    "learn",
-    "lc0net",
-    "endgame",
+#: The project's packages: what the wheel installs.
+PACKAGES = (
     "common",
-    "testing",
-    "data",
+    "lc0net",
+    "casebase",
+    "endgame",
+    "engine",
+    "learn",
     "parallel",
+    "profiling",
+    "fidelity",
+    "tournament",
+    "web",
+    "player",
 )
+#: The folders of the repository's own files: a path starting so names a file of a clone.
+PROJECT = (*PACKAGES, "docs", "tests", "experiments", "bench", "testing", "data")
 #: The repository's files at its top.
 TOP = (
     "Makefile",

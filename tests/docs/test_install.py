@@ -18,6 +18,7 @@ import venv
 from pathlib import Path
 
 import pytest
+from docs_helpers import PACKAGES
 from uci_helpers import ROOT
 
 pytestmark = pytest.mark.slow  # it builds the wheel and installs it in a fresh environment
@@ -30,18 +31,7 @@ PACKAGED = (
     "setup.py",
     "MANIFEST.in",
     "uci_main.py",
-    "common",
-    "lc0net",
-    "casebase",
-    "endgame",
-    "engine",
-    "learn",
-    "parallel",
-    "profiling",
-    "fidelity",
-    "tournament",
-    "web",
-    "player",
+    *PACKAGES,
     "data/experts.tsv",
     "data/experts",
     "data/profiles",

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import chess
 import pytest
+from docs_helpers import PACKAGES
 from uci_helpers import ROOT
 
 from engine.agents.base import Reason
@@ -22,21 +23,6 @@ from engine.cbr.weights import Weights
 from engine.search.limits import SearchLimits
 from tournament.__main__ import _tables
 from tournament.players import Lineup, casebase_entrant, parse_options
-
-PACKAGES = (
-    "common",
-    "lc0net",
-    "casebase",
-    "endgame",
-    "engine",
-    "learn",
-    "parallel",
-    "profiling",
-    "fidelity",
-    "tournament",
-    "web",
-    "player",
-)
 
 
 def test_the_registry_reads_names_without_case_and_refuses_the_old_names():
