@@ -1,9 +1,11 @@
 """Where the project's files live: the shipped ones beside the code, the built ones (casebases,
 endgame tables) in the source tree when the engine runs from one, else in the user's data folder
-(``~/.local/share/cbr-chess`` on Linux), so that an installed engine keeps what it builds."""
+(``~/.local/share/cbr-chess`` on Linux), so that an installed engine keeps what it builds; and what
+tells that a file changed (:func:`file_state`)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import platformdirs
@@ -39,3 +41,17 @@ def games_store() -> Path:
     """The web page's store of games (``cbr-chess web --store``): always the user's data folder, a
     clone's too, since the games are the user's own, not something built from the tree."""
     return platformdirs.user_data_path("cbr-chess") / "web-games.sqlite3"
+
+
+#: What identifies a file's contents cheaply (:func:`file_state`).
+FileState = tuple[object, ...]
+
+
+def file_state(path: str) -> FileState:
+    """What identifies a file's contents cheaply: its path, size and modification time (if
+    it can be read at all; a path the system refuses is just a path)."""
+    try:
+        stat = os.stat(path)
+    except (OSError, ValueError):
+        return (path,)
+    return (path, stat.st_size, stat.st_mtime_ns)

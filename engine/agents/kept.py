@@ -6,11 +6,11 @@ plays without it."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from common.paths import FileState, file_state
 from common.text import clip
 from engine.agents.embedding import BackgroundEmbeddings
 
@@ -21,18 +21,6 @@ if TYPE_CHECKING:
     from engine.outside.judge import Judge
     from engine.strength.chooser import Chooser
     from engine.style.loader import PriorModel
-
-FileState = tuple[object, ...]
-
-
-def file_state(path: str) -> FileState:
-    """What identifies a file's contents cheaply: its path, size and modification time (if
-    it can be read at all; a path the system refuses is just a path)."""
-    try:
-        stat = os.stat(path)
-    except (OSError, ValueError):
-        return (path,)
-    return (path, stat.st_size, stat.st_mtime_ns)
 
 
 class KeptResources:

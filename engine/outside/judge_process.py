@@ -7,13 +7,13 @@ became of it during a move (:class:`JudgeNote`, which the UCI layer words).
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
+from common.paths import file_state
 from common.text import clip
 from engine.outside.process import EngineProcess
 from engine.search.limits import Budget
@@ -148,7 +148,7 @@ class JudgeProcess:
         if self.process.engine is not None:
             self.name, self._worked = self.process.name(self.name), True
         elif error is not None and not self._worked:
-            self.refused, self._refused_file = error, _file_state(self.settings.command)
+            self.refused, self._refused_file = error, file_state(self.settings.command)
         elif error is not None:
             raise JudgeError(error)
 
@@ -156,7 +156,7 @@ class JudgeProcess:
         """Wait for the engine: for its start (begun if none runs), at most :data:`SEARCH_SHARE` of
         the move's time on a clock, else until the start ends or ``stop``. JudgeError if it is not
         ready: a fault, or (then :attr:`_excuse` says so) it is starting or refused."""
-        if self.refused is not None and _file_state(self.settings.command) != self._refused_file:
+        if self.refused is not None and file_state(self.settings.command) != self._refused_file:
             self.refused = None  # the program changed: a new chance
         self.begin()
         until = (
@@ -184,12 +184,3 @@ class JudgeProcess:
         """``first`` the first time in a row, ``again`` after that."""
         told, self._told = self._told, first
         return again if told == first else first
-
-
-def _file_state(path: str) -> tuple[object, ...]:
-    """What tells that the program at ``path`` changed: its size and modification time, if any."""
-    try:
-        stat = os.stat(path)
-    except (OSError, ValueError):
-        return ()
-    return (stat.st_size, stat.st_mtime_ns)

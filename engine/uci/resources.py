@@ -11,9 +11,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from common.paths import casebase_folder, casebase_path, in_source_tree
+from common.paths import FileState, casebase_folder, casebase_path, file_state, in_source_tree
 from common.text import clip
-from engine.agents.kept import FileState, KeptResources, file_state
+from engine.agents.kept import KeptResources
 from engine.agents.modes import MODES, SEED_MAX, OptionValue, weights_of
 
 if TYPE_CHECKING:
