@@ -14,9 +14,9 @@ from search_helpers import random_positions, shuffled
 
 from casebase.format import Casebase
 from engine.cbr.weights import WEIGHT_CONFIGS
+from engine.search.alphabeta import CHECK_EVERY
 from engine.search.limits import DEFAULT_NODES, Budget, SearchLimits
 from engine.search.result import SearchResult
-from engine.search.tree import CHECK_EVERY
 from engine.style.model import StyleModel
 from engine.style.prior import MIN_SHARE
 from engine.uci.explain import explain

@@ -12,8 +12,7 @@ import chess
 import pytest
 
 from engine.search import alphabeta as search_module
-from engine.search import tree as tree_module
-from engine.search.alphabeta import Searcher
+from engine.search.alphabeta import CHECK_EVERY, Searcher
 from engine.search.limits import (
     Budget,
     SearchLimits,
@@ -24,7 +23,6 @@ from engine.search.limits import (
 )
 from engine.search.result import SearchResult
 from engine.search.scores import MATE
-from engine.search.tree import CHECK_EVERY
 from engine.uci.lines import iteration_info, uci_score
 
 
@@ -115,7 +113,6 @@ def test_movetime_is_respected(monkeypatch: pytest.MonkeyPatch) -> None:
     board = chess.Board("r1bq1rk1/pp1nbppp/2p1pn2/3p4/2PP4/2N1PN2/PPQ1BPPP/R1B2RK1 w - - 0 9")
     clock = FakeClock(0.001)
     monkeypatch.setattr(search_module, "time", clock)
-    monkeypatch.setattr(tree_module, "time", clock)
     result = search(board, Budget(movetime=0.2))
     # 0.2 s at 1 ms a look: the search ends by the 200th look, looking every CHECK_EVERY nodes.
     assert clock.looks <= 200 + 10 and result.nodes <= (clock.looks + 1) * CHECK_EVERY
