@@ -28,7 +28,7 @@ from engine.agents.base import Decision
 from engine.agents.factory import Loader, make_agent
 from engine.agents.options import OptionValue
 from engine.agents.record import Guided
-from engine.outside.judge_process import JudgeError
+from engine.outside.judge import JudgeError
 from engine.search.limits import SearchLimits
 from engine.strength.chooser import ChooserError
 

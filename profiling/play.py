@@ -42,7 +42,7 @@ from casebase.profile_checks import PLAY_DTYPES
 from casebase.profilefile import with_profile
 from engine.agents.factory import Loader, judged_choice, play_time_agent
 from engine.agents.guided import GuidedAgent
-from engine.outside.judge_process import JudgeError
+from engine.outside.judge import JudgeError
 from engine.outside.launch import LaunchError, launch
 from engine.search.limits import SearchLimits, to_limit
 from engine.search.scores import from_pov_score

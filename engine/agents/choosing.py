@@ -16,8 +16,7 @@ import threading
 import chess
 
 from engine.agents.record import ByChooser, Note
-from engine.outside.judge import Judge
-from engine.outside.judge_process import JudgeError
+from engine.outside.judge import Judge, JudgeError
 from engine.outside.shallow import Unscored, shallow_scores
 from engine.search.result import SearchResult
 from engine.strength.calibration import judged_candidates

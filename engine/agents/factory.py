@@ -19,8 +19,7 @@ from endgame.tablebase import Tablebase
 from engine.agents.endings import TablebaseAgent
 from engine.agents.modes import MODES, Resources, option_registry
 from engine.agents.options import AgentSettings, OptionValue, settings_of
-from engine.outside.judge import Judge
-from engine.outside.judge_process import JudgeSettings
+from engine.outside.judge import Judge, JudgeError, JudgeSettings
 from engine.strength.chooser import Chooser, chooser_path
 from engine.style.loader import PriorModel, load_model, model_path
 
@@ -179,7 +178,6 @@ def judged_choice(
     :func:`engine.uci.notes.note_text`, a layer above the agents)."""
     import numpy as np
 
-    from engine.outside.judge_process import JudgeError
     from engine.search.limits import SearchLimits
     from engine.strength.calibration import judged_candidates
 

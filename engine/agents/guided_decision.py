@@ -18,8 +18,7 @@ from engine.agents.base import IterationCallback, Reason
 from engine.agents.defaults import Selection
 from engine.agents.record import Note, OtherJudge, SpeedProfile
 from engine.agents.speeds import GameSpeed
-from engine.outside.judge import Judge
-from engine.outside.judge_process import JudgeError, JudgeEvent, JudgeNote
+from engine.outside.judge import Judge, JudgeError, JudgeEvent, JudgeNote
 from engine.search.limits import Budget, SearchLimits
 from engine.search.result import SearchResult
 from engine.strength.calibration import Calibration, choose

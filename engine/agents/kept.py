@@ -116,8 +116,7 @@ class KeptResources:
         """The judge process for these settings: the running one, or a new one (the old one quit),
         which starts on a thread of its own: nothing here waits for it. Its moves tell whether it
         started (engine/outside/judge.py)."""
-        from engine.outside.judge import Judge
-        from engine.outside.judge_process import JudgeSettings
+        from engine.outside.judge import Judge, JudgeSettings
 
         self.used_judge = True
         settings = JudgeSettings(command, threads, hash_mb)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import chess
 
 from casebase.format import Casebase
-from engine.outside.judge_process import JudgeNote
+from engine.outside.judge import JudgeNote
 from engine.style.prior import PriorSource
 
 #: The version of the record's schema (docs/explain.md); a change of a field's meaning raises it.

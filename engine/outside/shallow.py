@@ -6,7 +6,7 @@ the judge's hash is cleared first, as it was for the chooser's records (a hash f
 own deeper search would show the shallow search what only thought finds). All or nothing: stop, the
 end of the time given, or a search short of its depth or of a candidate gives no scores at all
 (:class:`Unscored` says which); the judge's faults are its
-:class:`~engine.outside.judge_process.JudgeError`.
+:class:`~engine.outside.judge.JudgeError`.
 
 :func:`searched_scores` is the same search by a python-chess engine (no clock, no stop), for the
 chooser's records (:mod:`learn.chooser.data`, :mod:`learn.chooser.convert`), so that what the

@@ -16,7 +16,7 @@ from engine.agents.record import (
     SpeedProfile,
     TablesProblem,
 )
-from engine.outside.judge_process import START_TIMEOUT, JudgeEvent, JudgeNote
+from engine.outside.judge import START_TIMEOUT, JudgeEvent, JudgeNote
 
 
 def note_text(note: Note) -> str:

@@ -23,7 +23,7 @@ from engine.agents.record import (
     SpeedProfile,
     TablesProblem,
 )
-from engine.outside.judge_process import JudgeNote
+from engine.outside.judge import JudgeNote
 from engine.search.scores import is_mate_score, mate_moves
 from engine.uci.notes import note_text
 

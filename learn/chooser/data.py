@@ -38,7 +38,7 @@ from common.cli import positive_int
 from common.journal import Journal, JournalError
 from common.paths import casebase_path
 from engine.agents.factory import Loader, judged_choice, play_time_agent
-from engine.outside.judge_process import JudgeError
+from engine.outside.judge import JudgeError
 from engine.outside.launch import LaunchError, launch
 from engine.outside.shallow import searched_scores
 from engine.strength.calibration import PLAY_JUDGE_DEPTH

@@ -18,8 +18,7 @@ from chooser_helpers import (  # noqa: F401 (the fixtures judge and contrary, us
 from judge_helpers import STOCKFISH
 
 from engine.agents.choosing import chooser_chances
-from engine.outside.judge import Judge
-from engine.outside.judge_process import JudgeSettings
+from engine.outside.judge import Judge, JudgeSettings
 from engine.outside.shallow import Unscored, shallow_scores
 from engine.search.result import RootScore, SearchResult
 from engine.strength.chooser_features import features

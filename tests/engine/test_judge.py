@@ -14,8 +14,7 @@ from judge_helpers import STOCKFISH, fake_engine, needs_stockfish, scripted_judg
 from uci_helpers import popen, stop_latency
 
 from engine.cbr.weights import Weights
-from engine.outside.judge import UNBOUNDED_PROPOSAL_DEPTH, Judge
-from engine.outside.judge_process import JudgeError, JudgeSettings
+from engine.outside.judge import UNBOUNDED_PROPOSAL_DEPTH, Judge, JudgeError, JudgeSettings
 from engine.search.limits import Budget, SearchLimits
 from engine.search.scores import MATE, from_pov_score, mate_moves
 from engine.uci.explain import explain

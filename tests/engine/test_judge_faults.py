@@ -23,7 +23,7 @@ import pytest
 from judge_helpers import HANGS, children, fake_engine, gone, scripted_judge
 from uci_helpers import MAIN, PROTOCOL, ROOT
 
-from engine.outside.judge_process import START_TIMEOUT
+from engine.outside.judge import START_TIMEOUT
 from engine.outside.launch import LaunchError, launch
 
 pytestmark = pytest.mark.slow  # each test talks to the engine's process and its judges' processes

@@ -23,8 +23,7 @@ import pytest
 from judge_helpers import HANGS, fake_engine, gone
 
 import engine.outside.judge
-from engine.outside.judge import Judge
-from engine.outside.judge_process import JudgeError, JudgeSettings
+from engine.outside.judge import Judge, JudgeError, JudgeSettings
 from engine.uci.protocol import UciEngine
 
 pytestmark = pytest.mark.slow  # the judges are processes

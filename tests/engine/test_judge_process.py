@@ -16,8 +16,7 @@ from judge_helpers import HANGS, STOCKFISH, children, fake_engine, gone, needs_s
 from uci_helpers import PROTOCOL, Engine
 
 from engine.cbr.weights import Weights
-from engine.outside.judge import Judge
-from engine.outside.judge_process import JudgeSettings
+from engine.outside.judge import Judge, JudgeSettings
 from engine.search.limits import SearchLimits
 from engine.uci.explain import explain
 

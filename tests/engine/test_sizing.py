@@ -13,8 +13,7 @@ from engine_helpers import guided_agent
 from casebase.format import Casebase
 from engine.agents.defaults import Selection
 from engine.cbr.weights import Weights
-from engine.outside.judge import Judge
-from engine.outside.judge_process import JudgeSettings
+from engine.outside.judge import Judge, JudgeSettings
 from engine.search import ALPHABETA, PUCT
 from engine.search.limits import SearchLimits
 from engine.search.puct import Puct

@@ -24,7 +24,7 @@ from engine.agents.record import (
     Uniform,
     Verdict,
 )
-from engine.outside.judge_process import JudgeEvent, JudgeNote
+from engine.outside.judge import JudgeEvent, JudgeNote
 from engine.style.prior import PriorSource
 from engine.uci.explain import explain
 from engine.uci.protocol import UciEngine

@@ -25,8 +25,7 @@ from casebase.format import Casebase
 from casebase.info import describe_profile
 from engine.agents.defaults import Selection
 from engine.cbr.configurations import WEIGHT_CONFIGS
-from engine.outside.judge import Judge
-from engine.outside.judge_process import JudgeSettings
+from engine.outside.judge import Judge, JudgeSettings
 from engine.strength.calibration import calibrate, set_on
 from engine.strength.errormodel import expected_score
 from engine.strength.profile import PlayRecord, Profile

@@ -20,7 +20,7 @@ from engine.agents.record import (
     Share,
     Verdict,
 )
-from engine.outside.judge_process import JudgeEvent, JudgeNote
+from engine.outside.judge import JudgeEvent, JudgeNote
 from engine.search.limits import SearchLimits
 from engine.style.prior import PriorSource
 from engine.uci.explain import explain
