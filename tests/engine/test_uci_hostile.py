@@ -19,7 +19,7 @@ from engine.agents.options import NoSettings
 from engine.agents.record import EngineLine, Record
 from engine.search.leaves import past_counts
 from engine.strength.chooser import Chooser, ChooserError
-from engine.uci import thinking
+from engine.uci import protocol
 from engine.uci.protocol import KEPT_PLIES, UciEngine, main_loop
 from engine.uci.resources import AgentBuilder
 
@@ -152,7 +152,7 @@ def test_an_error_after_the_choice_still_sends_the_bestmove(recording_mode, monk
     def broken(*args, **kwargs):
         raise RuntimeError("lines cannot be written")
 
-    monkeypatch.setattr(thinking, "decision_info", broken)
+    monkeypatch.setattr(protocol, "decision_info", broken)
     lines = session(
         ["go depth 1", "go infinite", "stop", "go depth 1 searchmoves h2h3"], Mode="recording"
     )
