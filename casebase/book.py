@@ -24,6 +24,7 @@ import chess.polyglot
 import numpy as np
 
 from casebase.format import Casebase
+from common.boards import bitboards
 from common.files import atomic_file
 
 #: Half-moves of each game that go into the book unless told otherwise.
@@ -55,19 +56,6 @@ def _expert_result(result: str, white: bool) -> str | None:
     return "win" if mine == 1 else "draw" if mine == 0.5 else "loss"
 
 
-def _placement(board: chess.BaseBoard) -> tuple[int, ...]:
-    """Where every piece stands, as bitboards (cheaper to compare than FENs)."""
-    return (
-        board.occupied_co[chess.WHITE],
-        board.pawns,
-        board.knights,
-        board.bishops,
-        board.rooks,
-        board.queens,
-        board.kings,
-    )
-
-
 def game_cases(casebase: Casebase, max_ply: int) -> Iterator[list[int]]:
     """The case indices of each game within ``max_ply``, by ply, games in file order (a numpy
     scan: a masters casebase holds millions of cases)."""
@@ -90,18 +78,18 @@ def _replay(
     for i in cases:
         ply = int(casebase.ply[i])
         case = casebase.board(i)
-        wanted = _placement(case)
+        wanted = bitboards(case)
         if len(board.move_stack) == ply - 1:  # the opponent's move in between
             found = []
             for move in board.legal_moves:
                 board.push(move)
-                if _placement(board) == wanted:
+                if bitboards(board) == wanted:
                     found.append(move)
                 board.pop()
             if len(found) != 1:
                 return
             board.push(found[0])
-        if len(board.move_stack) != ply or board.turn != case.turn or _placement(board) != wanted:
+        if len(board.move_stack) != ply or board.turn != case.turn or bitboards(board) != wanted:
             return
         move = casebase.move(i)
         if move not in board.legal_moves:

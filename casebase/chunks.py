@@ -22,6 +22,7 @@ from casebase.games import (
     GameFilter,
     classify,
 )
+from common.boards import bitboards
 
 #: Per-game outcome codes stored while parsing (index into this tuple); -1 = candidate.
 OUTCOMES = (WITHOUT_EXPERT, BOTH_MATCH, VARIANT_SKIPPED, ELO_FILTERED, SPEED_FILTERED)
@@ -116,19 +117,7 @@ class CaseVisitor(chess.pgn.BaseVisitor[bool]):
                 # king-takes-rook castling; cases store the king's two-square move.
                 move = chess.Move.from_uci(board.uci(move, chess960=False))
             chunk = self.chunk
-            occupied = board.occupied_co
-            chunk.boards.extend(
-                (
-                    occupied[chess.WHITE],
-                    occupied[chess.BLACK],
-                    board.pawns,
-                    board.knights,
-                    board.bishops,
-                    board.rooks,
-                    board.queens,
-                    board.kings,
-                )
-            )
+            chunk.boards.extend(bitboards(board))
             chunk.moves.extend((move.from_square, move.to_square, move.promotion or 0))
             chunk.turn.append(board.turn)
             chunk.ply.append(self.ply)

@@ -6,22 +6,12 @@ from __future__ import annotations
 import chess
 import numpy as np
 
+from common.boards import bitboards
+
 
 def encode_board(board: chess.BaseBoard) -> np.ndarray:
     """The eight bitboards of ``board`` (order :data:`BITBOARDS`) as a uint64 array."""
-    return np.array(
-        [
-            board.occupied_co[chess.WHITE],
-            board.occupied_co[chess.BLACK],
-            board.pawns,
-            board.knights,
-            board.bishops,
-            board.rooks,
-            board.queens,
-            board.kings,
-        ],
-        dtype=np.uint64,
-    )
+    return np.array(bitboards(board), dtype=np.uint64)
 
 
 def decode_board(bitboards: np.ndarray, turn: bool) -> chess.Board:

@@ -22,6 +22,8 @@ from collections.abc import Sequence
 import chess
 import numpy as np
 
+from common.boards import bitboards
+
 #: lc0's input planes: 8 positions x 13, then castling, side to move, rule 50, zeros, ones.
 INPUT_PLANES = 112
 #: The positions lc0 sees at once: the one to move in and the seven before it.
@@ -41,13 +43,7 @@ def repetition_key(board: chess.Board, start: bool = False) -> Key:
     legal = board.has_legal_en_passant() if start else board.has_pseudo_legal_en_passant()
     passant = board.ep_square if legal else None
     return (
-        board.occupied_co[chess.WHITE],
-        board.pawns,
-        board.knights,
-        board.bishops,
-        board.rooks,
-        board.queens,
-        board.kings,
+        *bitboards(board),
         board.turn,
         board.castling_rights,
         passant,

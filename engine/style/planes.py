@@ -13,6 +13,8 @@ from __future__ import annotations
 import chess
 import numpy as np
 
+from casebase.encoding import encode_board as casebase_board
+
 PLANES = 12
 MOVES = 64 * 64
 #: The id of this encoding, stored in every model file and checked at load: a model trained on
@@ -43,20 +45,7 @@ def encode(boards: np.ndarray, turn: np.ndarray) -> np.ndarray:
 
 def encode_board(board: chess.BaseBoard, turn: chess.Color) -> np.ndarray:
     """The planes (1 x 12 x 8 x 8) of one python-chess board with ``turn`` to move."""
-    bitboards = np.array(
-        [
-            board.occupied_co[chess.WHITE],
-            board.occupied_co[chess.BLACK],
-            board.pawns,
-            board.knights,
-            board.bishops,
-            board.rooks,
-            board.queens,
-            board.kings,
-        ],
-        dtype=np.uint64,
-    )
-    return encode(bitboards[None], np.array([turn]))
+    return encode(casebase_board(board)[None], np.array([turn]))
 
 
 def move_index(
