@@ -25,7 +25,14 @@ from casebase.phases import PHASES, game_phase
 from casebase.speed import SPEED_POSITIONS
 from common.files import file_sha256
 from engine.search.result import SearchResult
-from engine.strength.errormodel import PRIOR_FLOOR, ErrorModel, increasing_root, losses
+from engine.strength.errormodel import (
+    MAX_SENSITIVITY,
+    MIN_SENSITIVITY,
+    PRIOR_FLOOR,
+    ErrorModel,
+    increasing_root,
+    losses,
+)
 from engine.strength.fitted import FITTED
 from engine.strength.likelihood import likelihood_fit, stored_fit
 from engine.strength.profile import PlayRecord, Profile, refusal, refused
@@ -42,8 +49,6 @@ SHIPPED_SENSITIVITY_LINE = FITTED.sensitivity_line
 #: The judge's depth in the play-time record (profiling/play.py), and so in calibrated play on a
 #: clock: about what 0.3 s a move gives Stockfish on one core, and the fidelity bench's depth.
 PLAY_JUDGE_DEPTH = 10
-#: The range at_rating searches for the sensitivity (expected score).
-MIN_SENSITIVITY, MAX_SENSITIVITY = 1e-5, 10.0
 
 
 class SpeedFit(NamedTuple):

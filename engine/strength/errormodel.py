@@ -38,6 +38,15 @@ PRIOR_FLOOR = 1e-4
 SIMPLEX_STEP = 0.5
 FIT_XATOL, FIT_FATOL = 1e-4, 1e-5
 FIT_ITERATIONS = 2000
+#: The sensitivities a fit, and the calibration's search for a sensitivity, may take, and the
+#: consistencies a fit may take. A player whose choices follow the judge's losses barely at all
+#: (rivergrove, Lichess 1800, with the prior: issue #74) has a likelihood that grows without end
+#: towards a flat loss term: s to infinity as c shrinks, or c to infinity with s above every loss
+#: (a handful of positions did that). At s = 10 a whole point of loss weighs less than the prior's
+#: smallest odds, and c = 10 is fifteen times the experts' (0.4 to 0.7): the fit stops at the bound
+#: and says so (:meth:`ErrorModel.describe`).
+MIN_SENSITIVITY, MAX_SENSITIVITY = 1e-5, 10.0
+MIN_CONSISTENCY, MAX_CONSISTENCY = 0.05, 10.0
 
 
 def expected_score(cp: np.ndarray | float) -> np.ndarray:
@@ -101,7 +110,16 @@ class ErrorModel:
 
     def describe(self) -> str:
         prior = f", prior weight {self.prior_weight:.2f}" if self.prior_weight else ""
-        return f"s {self.sensitivity:.4f}, c {self.consistency:.2f}{prior}"
+        s_bound = " (its bound: the choices barely follow the losses)"
+        c_bound = " (its bound)"
+        at_s = s_bound if self.sensitivity >= MAX_SENSITIVITY * (1 - 1e-9) else ""
+        c = self.consistency
+        at_c = (
+            c_bound
+            if c >= MAX_CONSISTENCY * (1 - 1e-9) or c <= MIN_CONSISTENCY * (1 + 1e-9)
+            else ""
+        )
+        return f"s {self.sensitivity:.4f}{at_s}, c {c:.2f}{at_c}{prior}"
 
 
 class Choices:
@@ -148,7 +166,9 @@ def fit(loss: np.ndarray, chosen: np.ndarray, log_prior: np.ndarray | None = Non
     """The maximum-likelihood model of the choices ``chosen`` among moves with ``loss``
     (rows of positions, NaN-padded), with the prior's weight fitted too when ``log_prior`` is given.
 
-    Nelder–Mead in (log s, log c, beta): a few parameters, no derivatives needed.
+    Nelder–Mead in (log s, log c, beta): a few parameters, no derivatives needed; s within
+    [:data:`MIN_SENSITIVITY`, :data:`MAX_SENSITIVITY`] and c within [:data:`MIN_CONSISTENCY`,
+    :data:`MAX_CONSISTENCY`], so that a likelihood growing without end stops at the bound.
     """
     from scipy.optimize import minimize  # here: an agent that never fits never loads scipy
 
@@ -171,10 +191,15 @@ def fit(loss: np.ndarray, chosen: np.ndarray, log_prior: np.ndarray | None = Non
         return value if np.isfinite(value) else np.inf
 
     start = np.array([np.log(0.05), np.log(0.5)] + ([1.0] if log_prior is not None else []))
+    bounds = [
+        (math.log(MIN_SENSITIVITY), math.log(MAX_SENSITIVITY)),
+        (math.log(MIN_CONSISTENCY), math.log(MAX_CONSISTENCY)),
+    ] + ([(None, None)] if log_prior is not None else [])
     result = minimize(
         cost,
         start,
         method="Nelder-Mead",
+        bounds=bounds,
         options={
             "initial_simplex": np.vstack([start, start + SIMPLEX_STEP * np.eye(len(start))]),
             "xatol": FIT_XATOL,

@@ -15,6 +15,7 @@ import common.paths
 import engine.uci.resources
 from casebase.format import Casebase
 from casebase.shipped import JOURNALS, shipped_data, shipped_experts, shipped_name
+from engine.strength.errormodel import MAX_SENSITIVITY, ErrorModel
 from engine.style.loader import default_model
 from engine.style.personal import casebase_digest, provenance
 from engine.uci.protocol import UciEngine
@@ -42,6 +43,20 @@ def test_a_shipped_name_is_a_casebase_of_the_casebase_folder(tmp_path):
     assert shipped_name(tmp_path / "carlsen-2800.npz", tmp_path / "other") is None
     assert shipped_name(tmp_path / "carlsen-2800.profile.npz", tmp_path) is None
     assert shipped_name(tmp_path / "nobody-2000.npz", tmp_path) is None
+
+
+@pytest.mark.slow
+@pytest.mark.scenario  # builds a casebase of 28,000 cases and fits its profile with the network
+def test_rivergrove_s_profile_fit_is_finite_and_said_to_be_at_its_bound(tmp_path):
+    # rivergrove's likelihood with the prior grows without end as s grows: the fit ran to the
+    # largest float (s 1.8e308, c 0.00) before it was bounded (issue #74)
+    assert setup(["rivergrove-lichess1800"], workers=1, folder=tmp_path, tell=lambda _: None) == []
+    casebase = Casebase.load(tmp_path / "rivergrove-lichess1800.npz")
+    fitted = casebase.meta["profile"]["play"]["fit"]
+    assert fitted["sensitivity"] == pytest.approx(MAX_SENSITIVITY)
+    assert 0 < fitted["consistency"] < 1 and 0 < fitted["prior_weight"] < 1
+    model = ErrorModel(fitted["sensitivity"], fitted["consistency"], fitted["prior_weight"])
+    assert "s 10.0000 (its bound: the choices barely follow the losses)" in model.describe()
 
 
 @pytest.mark.slow  # it fits a profile (seconds)

@@ -284,7 +284,8 @@ def test_tournament_options_are_read_as_the_engine_declares_them():
 
 
 def test_below_what_the_prior_allows_the_prior_weighs_less():
-    from engine.strength.calibration import MAX_SENSITIVITY, Calibration
+    from engine.strength.calibration import Calibration
+    from engine.strength.errormodel import MAX_SENSITIVITY
 
     rng = np.random.default_rng(4)
     loss = synthetic(500, 8, rng)

@@ -9,7 +9,14 @@ import numpy as np
 import pytest
 from errormodel_helpers import choices, synthetic
 
-from engine.strength.errormodel import ErrorModel, expected_score, fit, losses
+from engine.strength.errormodel import (
+    MAX_CONSISTENCY,
+    MAX_SENSITIVITY,
+    ErrorModel,
+    expected_score,
+    fit,
+    losses,
+)
 from engine.strength.rating import implied_rating, loss_at, rating_of
 
 pytestmark = pytest.mark.slow  # fits and calibrated games through the engine and judges
@@ -45,6 +52,27 @@ def test_a_fit_that_wanders_to_a_sensitivity_of_zero_warns_nothing():
         fitted = fit(loss, np.array([0, 0, 0, 3]))
     assert np.isfinite(fitted.mean_log_likelihood)
     assert np.isfinite(fitted.model.probabilities(loss)).all()
+
+
+def test_a_player_whose_likelihood_grows_without_end_is_fitted_at_the_bound_and_said_so():
+    # choices drawn by the prior alone, whatever they lose: the likelihood grows as s grows (the
+    # loss term flattens), as rivergrove's does with the prior (issue #74), where the fit ran to
+    # the largest float; it stops at the bound, a model that plays, and its words say so
+    rng = np.random.default_rng(3)
+    loss = synthetic(1000, 6, rng)
+    log_prior = np.log(rng.dirichlet(np.ones(6), 1000))
+    prior = np.where(np.isnan(loss), 0.0, np.exp(log_prior))
+    chosen = np.array([rng.choice(6, p=row / row.sum()) for row in prior])
+    fitted = fit(loss, chosen, log_prior)
+    model = fitted.model
+    assert model.sensitivity == pytest.approx(MAX_SENSITIVITY) or model.consistency == (
+        pytest.approx(MAX_CONSISTENCY)
+    )
+    assert np.isfinite(fitted.mean_log_likelihood)
+    assert np.isfinite(model.probabilities(loss, log_prior)).all()
+    assert "its bound" in model.describe()
+    assert "bound" not in ErrorModel(0.05, 0.6).describe()
+    assert "bound" in ErrorModel(MAX_SENSITIVITY, 0.6).describe()
 
 
 def test_the_fit_recovers_the_prior_weight_too():

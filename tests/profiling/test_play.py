@@ -23,8 +23,8 @@ from casebase.profilefile import profile_path
 from common.files import file_sha256
 from engine.agents.factory import Loader, make_agent
 from engine.search.limits import SearchLimits
-from engine.strength.calibration import MAX_SENSITIVITY, MIN_SENSITIVITY, calibrate
-from engine.strength.errormodel import ErrorModel
+from engine.strength.calibration import calibrate
+from engine.strength.errormodel import MAX_SENSITIVITY, MIN_SENSITIVITY, ErrorModel
 from engine.strength.likelihood import likelihood_fit, stored_fit
 from engine.strength.profile import Profile
 from engine.strength.rating import loss_at
