@@ -20,7 +20,8 @@ from casebase.builder import build
 from casebase.games import GameFilter
 from common.paths import PROJECT_ROOT as ROOT
 from engine.agents.guided import GuidedAgent
-from engine.agents.guided_settings import GuidedSettings
+from engine.agents.guided_options import GuidedSettings
+from engine.agents.modes import default_settings
 from engine.cbr.weights import WEIGHT_CONFIGS
 from engine.search.alphabeta import Searcher
 from engine.search.limits import Budget, SearchLimits
@@ -120,7 +121,9 @@ def guided_table() -> None:
         (SearchLimits(depth=3), "depth 3"),
         (SearchLimits(nodes=10_000), "nodes 10000"),
     ):
-        agent = GuidedAgent(casebase, GuidedSettings.of(weights=WEIGHT_CONFIGS["balanced"]), seed=1)
+        agent = GuidedAgent(
+            casebase, default_settings(GuidedSettings, weights=WEIGHT_CONFIGS["balanced"]), seed=1
+        )
         board, times = chess.Board(), []
         for _ in range(12):
             start = time.perf_counter()

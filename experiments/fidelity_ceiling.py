@@ -50,7 +50,8 @@ from casebase.phases import PHASES
 from common.paths import PROJECT_ROOT as ROOT
 from common.stats import wilson
 from engine.agents.guided import GuidedAgent
-from engine.agents.guided_settings import GuidedSettings
+from engine.agents.guided_options import GuidedSettings
+from engine.agents.modes import default_settings
 from engine.cbr.adaptation import candidate_moves
 from engine.cbr.weights import WEIGHT_CONFIGS
 from engine.search.alphabeta import Searcher
@@ -113,7 +114,9 @@ _casebases: dict[str, Casebase] = {}
 def measure(job: tuple[str, Position, int]) -> tuple[str, int, Measured]:
     path, position, nodes = job
     casebase = _casebases.get(path) or _casebases.setdefault(path, Casebase.load(path))
-    settings = GuidedSettings.of(weights=WEIGHT_CONFIGS["balanced"], neighbours=RETRIEVED)
+    settings = default_settings(
+        GuidedSettings, weights=WEIGHT_CONFIGS["balanced"], neighbours=RETRIEVED
+    )
     agent = GuidedAgent(casebase, settings, position_seed(0, position.index))
     board = position.board()
     candidates = candidate_moves(board)

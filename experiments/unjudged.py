@@ -24,11 +24,12 @@ from tqdm import tqdm
 
 from casebase.format import Casebase
 from casebase.phases import FIRST_MOVE
+from engine.agents import defaults
 from engine.agents.factory import Loader, make_agent, option_values
 from engine.agents.guided import GuidedAgent
 from engine.outside.launch import launch
 from engine.outside.stockfish import DEBIAN_STOCKFISH
-from engine.search import ALPHABETA
+from engine.search import Search
 from engine.search.limits import SearchLimits
 from engine.strength.profile import MISTAKE_CP
 from engine.strength.rating import loss_at, rating_of
@@ -61,7 +62,7 @@ def main() -> int:
     values = option_values(
         {
             "Mode": "guided",
-            "Judge": "none",
+            "Judge": defaults.JUDGE_NONE,
             "UCI_LimitStrength": True,
             "UCI_Elo": args.elo,
             "Model": args.model,
@@ -75,7 +76,7 @@ def main() -> int:
         and agent.calibration is not None
     )
     # the rule tried: the search's own loss taken off
-    rest = loss_at(args.elo) - OWN_LOSS[ALPHABETA]
+    rest = loss_at(args.elo) - OWN_LOSS[Search.ALPHABETA]
     agent.calibration = agent.all_games = agent.sizing.asked.at_rating(rating_of(rest))
     print(agent.sizing.describe(), file=sys.stderr)
     lost: dict[str, list[tuple[int, float]]] = {

@@ -16,7 +16,7 @@ from typing import Self
 from casebase.format import Casebase
 from casebase.profilefile import with_profile
 from engine.agents import defaults
-from engine.agents.modes import OptionValue, weight_values
+from engine.agents.options import OptionValue, weight_values
 from engine.cbr.configurations import Configuration
 from engine.outside.stockfish import DEBIAN_STOCKFISH
 from engine.style.loader import default_model, model_file_name, model_path

@@ -15,7 +15,8 @@ import numpy as np
 from casebase.format import GAME_TAGS, GAME_TEXT_COLUMNS, Casebase, encode_board
 from engine.agents.defaults import Selection
 from engine.agents.guided import GuidedAgent, Loaded
-from engine.agents.guided_settings import GuidedSettings
+from engine.agents.guided_options import GuidedSettings
+from engine.agents.modes import default_settings
 from engine.cbr.weights import Weights
 
 Case = tuple[chess.Board, chess.Move]
@@ -134,7 +135,10 @@ def guided_agent(
     ):  # a word of the option, as the option's value types it
         fields["selection"] = Selection(fields["selection"])
     return GuidedAgent(
-        casebase, GuidedSettings.of(weights=weights, **fields), seed, Loaded(**loaded)
+        casebase,
+        default_settings(GuidedSettings, weights=weights, **fields),
+        seed,
+        Loaded(**loaded),
     )
 
 

@@ -24,8 +24,8 @@ from common.text import clip
 from engine.agents import defaults
 from engine.agents.base import Decision, Reason
 from engine.agents.factory import Loader, make_agent
-from engine.agents.modes import MODES, WEIGHT_OPTIONS, option_registry, weight_values
-from engine.agents.options import OptionValue
+from engine.agents.modes import MODES, option_registry
+from engine.agents.options import WEIGHT_OPTIONS, OptionValue, weight_values
 from engine.agents.record import EngineLine, Record
 from engine.cbr.configurations import Configuration
 from engine.outside.launch import LaunchError, launch, own_engine

@@ -7,7 +7,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from casebase.speed import SPEEDS
-from engine.search import ALPHABETA, PUCT
+from engine.search import Search
 from engine.style.prior import PriorSource
 
 
@@ -125,9 +125,7 @@ JUDGE = JUDGE_AUTO
 #: alpha-beta; ``puct``, a search the style network leads among the moves the alpha-beta finds sound
 #: (its value judging the leaves). The default stays the alpha-beta: against Stockfish the network's
 #: search has not yet measured stronger (docs/results/2026-12-02-search-the-network-leads.md).
-SEARCH_PUCT, SEARCH_ALPHABETA = PUCT, ALPHABETA
-SEARCH_SETTINGS = (SEARCH_ALPHABETA, SEARCH_PUCT)
-SEARCH = SEARCH_ALPHABETA
+SEARCH = Search.ALPHABETA
 #: The outside judge's depth: 0, by the go's limits and the clock.
 JUDGE_DEPTH = 0
 #: The soundness margin on an outside judge's scale (25: measured best for fidelity, search.md §7).

@@ -66,16 +66,7 @@ class TablebaseAgent:
                 if verdict.wins is None
                 else from_mate_moves(verdict.moves if verdict.wins else -verdict.moves)
             )
-            return Decision(
-                move=move,
-                reason=Reason.TABLES,
-                record=record,
-                score=score,
-                depth=1,
-                seldepth=1,
-                nodes=1,
-                pv=[move],
-            )
+            return _tables_decision(move, record, score)
         if syzygy is not None:
             record = Record(
                 news, Tables(Named.of(board, syzygy.move), wdl=syzygy.wdl, dtz=syzygy.dtz)
@@ -85,16 +76,7 @@ class TablebaseAgent:
                 if abs(syzygy.wdl) < 2
                 else (TB_WIN - abs(syzygy.dtz)) * (1 if syzygy.wdl > 0 else -1)
             )
-            return Decision(
-                move=syzygy.move,
-                reason=Reason.TABLES,
-                record=record,
-                score=score,
-                depth=1,
-                seldepth=1,
-                nodes=1,
-                pv=[syzygy.move],
-            )
+            return _tables_decision(syzygy.move, record, score)
         decision = self.agent.choose(
             board, moves, limits=limits, stop=stop, on_iteration=on_iteration
         )
@@ -109,3 +91,17 @@ class TablebaseAgent:
                 news += [TablesProblem(problem) for problem in tables.problems[self._told[name] :]]
                 self._told[name] = len(tables.problems)
         return news
+
+
+def _tables_decision(move: chess.Move, record: Record, score: int) -> Decision:
+    """The tables' ``move``, scored ``score``: a search one ply deep, as GUIs read it."""
+    return Decision(
+        move=move,
+        reason=Reason.TABLES,
+        record=record,
+        score=score,
+        depth=1,
+        seldepth=1,
+        nodes=1,
+        pv=[move],
+    )

@@ -38,7 +38,7 @@ def option_values(overrides: Mapping[str, OptionValue] | None = None) -> dict[st
 def agent_settings(values: Mapping[str, OptionValue]) -> tuple[AgentSettings, Any]:
     """The settings of ``values`` (missing options take their defaults): every agent's, and the
     mode's own (its module's dataclass, e.g.
-    :class:`engine.agents.guided_settings.GuidedSettings`)."""
+    :class:`engine.agents.guided_options.GuidedSettings`)."""
     full = option_values(values)
     common = settings_of(AgentSettings, full)
     return common, settings_of(MODES[common.mode].maker().settings, full)

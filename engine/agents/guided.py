@@ -35,8 +35,8 @@ from endgame.tablebase import Tablebase
 from engine.agents import defaults
 from engine.agents.base import Candidate, CaseAgent, Decision, IterationCallback, Reason
 from engine.agents.choosing import chooser_chances
-from engine.agents.defaults import SEARCH_ALPHABETA, SEARCH_PUCT, Selection
-from engine.agents.guided_settings import GuidedSettings
+from engine.agents.defaults import Selection
+from engine.agents.guided_options import GuidedSettings
 from engine.agents.precedent import precedent
 from engine.agents.record import ByChooser, Note, OtherJudge, Record, SpeedProfile
 from engine.agents.recording import guided_record
@@ -44,6 +44,7 @@ from engine.agents.speeds import GameSpeed
 from engine.cbr.adaptation import adapt_to
 from engine.cbr.learned import LearnedIndex
 from engine.outside.judge import Judge, JudgeError, JudgeEvent, JudgeNote
+from engine.search import Search
 from engine.search.alphabeta import Searcher
 from engine.search.limits import DEFAULT_NODES, Budget, SearchLimits, search_budget, vetting
 from engine.search.puct import DEFAULT_VISITS, Puct
@@ -81,7 +82,7 @@ class Loaded:
 
 class GuidedAgent(CaseAgent):
     """Plays the sound move the expert's prior likes best (implements :class:`Agent`), by its
-    ``settings`` (:class:`~engine.agents.guided_settings.GuidedSettings`, docs/usage.md's options).
+    ``settings`` (:class:`~engine.agents.guided_options.GuidedSettings`, docs/usage.md's options).
 
     ``neighbours`` is k, ``temperature`` is tau of the votes exp((Sim - Sim_max) / tau),
     ``tolerance`` (centipawns) how far below the best score a move is still sound, and ``selection``
@@ -183,7 +184,7 @@ class GuidedAgent(CaseAgent):
             if judge is None and self.selection is Selection.CALIBRATED:
                 self.sizing = sized(
                     calibrate(casebase, uses),
-                    SEARCH_ALPHABETA if puct is None else SEARCH_PUCT,
+                    Search.ALPHABETA if puct is None else Search.PUCT,
                     rating,
                 )
                 self.calibration = self.sizing.calibration
@@ -291,16 +292,7 @@ class GuidedAgent(CaseAgent):
             assert self.judge is not None
             return proposal, judged, self.judge.name, notes
         if not fallback:
-            nothing = SearchResult(
-                move=None,
-                score=None,
-                depth=0,
-                seldepth=0,
-                nodes=0,
-                seconds=time.monotonic() - started,
-                pv=[],
-                scores={},
-            )
+            nothing = SearchResult.empty(seconds=time.monotonic() - started)
             return proposal, nothing, None, notes
         budget = search_budget(
             limits,
@@ -517,7 +509,7 @@ class GuidedAgent(CaseAgent):
     ) -> tuple[chess.Move, Reason]:
         """The move to play and which rule of search.md §3 chose it."""
         assert result.move is not None
-        if result.visits:  # the search the network leads decides by its visits
+        if result.search is Search.PUCT:  # the search the network leads decides by its visits
             return result.move, Reason.SEARCH
         sound = [m for m in result.sound() if proposal.prior.get(m, 0.0) > 0]
         if not sound:

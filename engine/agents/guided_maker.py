@@ -1,4 +1,4 @@
-"""The guided agent made from its settings (:class:`~engine.agents.guided_settings.GuidedSettings`)
+"""The guided agent made from its settings (:class:`~engine.agents.guided_options.GuidedSettings`)
 with what they name loaded: the style model, the judge, the chooser, the tables, the search the
 network leads, the learned similarity's precedents; what the choice of strength implies is told to
 the user."""
@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.agents.defaults import Selection
-from engine.agents.guided_settings import GuidedSettings
+from engine.agents.guided_options import GuidedSettings
 from engine.agents.modes import Resources
 from engine.outside.stockfish import PLACES
+from engine.search import Search
 
 if TYPE_CHECKING:
     from casebase.format import Casebase
@@ -19,12 +20,6 @@ if TYPE_CHECKING:
     from engine.agents.guided import GuidedAgent
     from engine.search.puct import Puct
     from engine.style.loader import PriorModel
-
-__all__ = [
-    "GuidedSettings",
-    "make_guided",
-]  # the mode's maker names its settings (engine.agents.modes)
-
 
 #: The selections the chooser may play (``auto`` as it is decided: calibrated with a judge).
 DRAWN_BY_CHOOSER = (Selection.LIKELY, Selection.CALIBRATED, Selection.AUTO)
@@ -47,10 +42,11 @@ def make_guided(
             " and UCI_LimitStrength, take the shipped experts' typical parameters)"
         )
     model = _style_model(settings.model, casebase, resources) if settings.prior.uses_model else None
-    if settings.judge_option.strip().lower() == "auto":
+    judge_command = settings.judge
+    if settings.judge_auto:
         resources.tell(
-            f"judge: Stockfish at {settings.judge} (Judge auto; Judge none plays without it)"
-            if settings.judge
+            f"judge: Stockfish at {judge_command} (Judge auto; Judge none plays without it)"
+            if judge_command is not None
             else (
                 "judge: none (Judge auto found no Stockfish on PATH nor in"
                 f" {', '.join(str(Path(place).parent) for place in PLACES)}):"
@@ -58,12 +54,15 @@ def make_guided(
             )
         )
     selection, rating = settings.played_selection, settings.rating
-    judged = bool(settings.judge)
     tablebase = resources.tablebase(settings.tables)
-    judge = resources.judge(settings.judge, settings.threads, settings.hash_mb) if judged else None
+    judge = (
+        None
+        if judge_command is None
+        else resources.judge(judge_command, settings.threads, settings.hash_mb)
+    )
     chooser = (
         resources.chooser(settings.chooser)
-        if judged
+        if judge is not None
         and selection in DRAWN_BY_CHOOSER
         and not (selection is Selection.LIKELY and rating is not None)
         else None
@@ -90,14 +89,13 @@ def _puct(
 ) -> Puct | None:
     """The search the network leads, where option Search asks for it and the model is an lc0 network
     (a value head); None for the alpha-beta, said where ``puct`` was asked for and cannot be."""
-    from engine.agents import defaults
     from engine.search.puct import POLICY_TEMPERATURE, Puct
     from engine.style.lc0 import Lc0Network
 
-    if settings.search == defaults.SEARCH_ALPHABETA:
+    if settings.search is Search.ALPHABETA:
         return None
     if not isinstance(model, Lc0Network):
-        if settings.judge == "":
+        if settings.judge is None:
             lacking = (
                 "no style model"
                 if model is None
@@ -147,7 +145,7 @@ def _tell_strength(
         resources.tell(f"strength limited to {rating}: {agent.calibration.source}{_drawn(agent)}")
         if (
             selection is Selection.LIKELY
-            and settings.judge
+            and settings.judge is not None
             and chooser_path(settings.chooser) is not None
         ):
             resources.tell(
@@ -190,7 +188,7 @@ def _tell_chooser(agent: GuidedAgent, settings: GuidedSettings, resources: Resou
 
     if (
         agent.selection is not Selection.CALIBRATED
-        or not settings.judge
+        or settings.judge is None
         or agent.chooser is not None
     ):
         return

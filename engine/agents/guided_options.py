@@ -1,5 +1,7 @@
-"""Guided mode's own options: the declarations :data:`engine.agents.modes.MODES` gives the mode
-(their values typed once into :class:`engine.agents.guided_settings.GuidedSettings`).
+"""Guided mode's own options: the declarations :data:`engine.agents.modes.MODES` gives the mode,
+and their values typed once (:class:`GuidedSettings`, by
+:func:`engine.agents.options.settings_of`): what the guided agent plays by, and the names of what
+it is made with (:mod:`engine.agents.guided_maker`).
 
 Importing this module is cheap (no numpy, no casebase code), as :mod:`engine.agents.modes` is: the
 UCI loop imports both before ``uciok``.
@@ -7,10 +9,14 @@ UCI loop imports both before ``uciok``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from casebase.speed import SPEED_POSITIONS
 from engine.agents import defaults
 from engine.agents.defaults import Selection
-from engine.agents.options import Option
+from engine.agents.options import WEIGHT_OPTIONS, Option, setting, weights_from
+from engine.cbr.weights import Weights
+from engine.search import Search
 from engine.style.prior import PriorSource
 
 #: The options of guided mode, in the order the engine declares them.
@@ -51,8 +57,9 @@ GUIDED_OPTIONS: tuple[Option, ...] = (
         choices=tuple(s.value for s in Selection),
         doc=(
             "guided: `auto` plays `calibrated` where the casebase has an error profile"
-            " (with a judge, option `Judge`, the expert's own strength; without one, what"
-            " the built-in search does not lose by itself, strength.md §7; the engine says"
+            " (with a judge, option `Judge`, the expert's own strength; without one, the"
+            " built-in search's choice where the expert loses less than it by itself, else"
+            " the expert's error model drawing among its scores, strength.md §7; the engine says"
             " which in an `info string`), `argmax` otherwise (strength.md §4); `argmax`"
             " plays the sound move with the largest prior, `sample` draws a sound move by"
             " its prior; `calibrated` draws among the judged moves by the expert's error"
@@ -113,8 +120,8 @@ GUIDED_OPTIONS: tuple[Option, ...] = (
     Option(
         "Search",
         "combo",
-        defaults.SEARCH,
-        choices=defaults.SEARCH_SETTINGS,
+        defaults.SEARCH.value,
+        choices=tuple(s.value for s in Search),
         doc=(
             "guided, without a judge: `alphabeta`, the built-in alpha-beta over material"
             " and squares vets the proposals and the prior's first sound one is played;"
@@ -192,3 +199,89 @@ GUIDED_OPTIONS: tuple[Option, ...] = (
         ),
     ),
 )
+
+
+def _tenths(value: object) -> float:
+    return int(str(value)) / 10
+
+
+def _percent(value: object) -> float:
+    return int(str(value)) / 100
+
+
+@dataclass(frozen=True)
+class GuidedSettings:
+    """Option by option, what makes a guided agent (docs/usage.md's table says what each does)."""
+
+    weights: Weights = setting(WEIGHT_OPTIONS, weights_from)
+    neighbours: int = setting("Neighbours", int)
+    temperature: float = setting("Temperature", _tenths)
+    tolerance: int = setting("Tolerance", int)
+    selection: Selection = setting("Selection", Selection)
+    prior: PriorSource = setting("Prior", PriorSource)
+    model: str = setting("Model", str)
+    case_weight: float = setting("CaseWeight", _percent)
+    judge_option: str = setting("Judge", str)
+    search: Search = setting("Search", Search)
+    judge_depth: int = setting("JudgeDepth", int)
+    judge_tolerance: int = setting("JudgeTolerance", int)
+    chooser: str = setting("Chooser", str)
+    limit_strength: bool = setting("UCI_LimitStrength", bool)
+    elo: int = setting("UCI_Elo", int)
+    speed: str = setting("Speed", str)
+    tables: str = setting("Tables", str)
+    threads: int = setting("Threads", int)
+    hash_mb: int = setting("Hash", int)
+
+    @property
+    def judge_auto(self) -> bool:
+        """Whether option Judge asks for the Stockfish installed (``auto``)."""
+        return self.judge_option.strip().lower() == defaults.JUDGE_AUTO
+
+    @property
+    def judge(self) -> str | None:
+        """The judge's command: the program option Judge names, the Stockfish installed (``auto``),
+        or None: no judge (``none``, the empty value, or ``auto`` with no Stockfish installed)."""
+        if self.judge_auto:
+            from engine.outside.stockfish import installed_stockfish
+
+            return installed_stockfish()
+        word = self.judge_option.strip().lower()
+        return None if word == defaults.JUDGE_NONE or not self.judge_option else self.judge_option
+
+    @property
+    def rating(self) -> int | None:
+        """The rating asked for (``UCI_LimitStrength`` with ``UCI_Elo``), or None."""
+        return self.elo if self.limit_strength else None
+
+    @property
+    def played_selection(self) -> Selection:
+        """The Selection played: a rating is played by the expert's error model (strength.md)."""
+        return (
+            Selection.CALIBRATED
+            if self.rating is not None and not self.selection.calibrated
+            else self.selection
+        )
+
+    def files(self, casebase: str) -> list[str]:
+        """The files these settings may read (the agent is remade when one changes): option Model's
+        (the one named, or, ``auto``, the default network, the generic model and where the
+        casebase's own models are looked for) and the chooser's."""
+        from engine.strength.chooser import chooser_path
+        from engine.style.loader import default_model, model_path
+
+        chooser = chooser_path(self.chooser)
+        named = [] if chooser is None else [str(chooser)]
+        if self.model != defaults.MODEL:
+            return [model_path(self.model), *named]
+        from engine.style.model import generic_model
+        from engine.style.personal import candidates, network_candidates, sidecar
+
+        networks = network_candidates(casebase)
+        return [
+            str(default_model()[0]),
+            str(generic_model()),
+            *map(str, candidates(casebase)),
+            *(str(p) for network in networks for p in (network, sidecar(network))),
+            *named,
+        ]

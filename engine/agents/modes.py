@@ -13,8 +13,9 @@ Importing this module is cheap (no numpy, no casebase code): the UCI loop import
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
@@ -24,8 +25,15 @@ from endgame import default_folder
 from engine.agents import defaults
 from engine.agents.defaults import Chess0Style
 from engine.agents.guided_options import GUIDED_OPTIONS
-from engine.agents.options import Option, OptionRegistry, OptionValue
-from engine.cbr.weights import Weights, from_hundredths
+from engine.agents.options import (
+    WEIGHT_DOCS,
+    WEIGHT_OPTIONS,
+    Option,
+    OptionRegistry,
+    OptionValue,
+    S,
+    settings_of,
+)
 
 if TYPE_CHECKING:
     from casebase.format import Casebase
@@ -38,15 +46,6 @@ if TYPE_CHECKING:
 
 #: Seeds are 1..SEED_MAX; 0 asks for a fresh seed every game.
 SEED_MAX = 2**31 - 1
-
-#: v1, v2, v3 (cbr-agent.md §5) as spins of hundredths.
-WEIGHT_OPTIONS = ("DistanceWeight", "FromDistanceWeight", "FromContentWeight")
-#: What each weighs (cbr-agent.md §5).
-WEIGHT_DOCS = (
-    "v1 × 100: nearness of the moves' squares over their contents",
-    "v2 × 100: in nearness, the from squares over the to squares",
-    "v3 × 100: in contents, the from squares over the to squares",
-)
 
 
 class Resources(Protocol):
@@ -101,32 +100,21 @@ class Mode:
     casebase: bool = True
 
 
-def weights_from(*hundredths: OptionValue) -> Weights:
-    """The weight list the three weight options (hundredths, in :data:`WEIGHT_OPTIONS`' order)
-    set."""
-    return Weights(*(from_hundredths(int(value)) for value in hundredths))
-
-
-def weights_of(values: Mapping[str, OptionValue]) -> Weights:
-    """The weight list set by the three weight options (hundredths)."""
-    return weights_from(*(values[name] for name in WEIGHT_OPTIONS))
-
-
-def weight_values(weights: Weights) -> dict[str, OptionValue]:
-    """The three weight options (hundredths) that set ``weights``."""
-    return dict(zip(WEIGHT_OPTIONS, weights.hundredths(), strict=True))
-
-
-def _in(module: str, settings: str, make: str) -> Callable[[], Maker]:
-    """The maker of a mode whose settings class and function ``make`` are in ``module``, imported
-    when the first agent of the mode is made (numpy and the casebase code load then, not before
-    ``uciok``)."""
+def _in(settings: str, make: str) -> Callable[[], Maker]:
+    """The maker of a mode whose settings class and function ``make`` are named by their paths
+    (``engine.agents.pure.PureSettings``), imported where they live when the first agent of the mode
+    is made (numpy and the casebase code load then, not before ``uciok``)."""
 
     def load() -> Maker:
-        found = importlib.import_module(module)
-        return Maker(getattr(found, settings), getattr(found, make))
+        return Maker(_named(settings), _named(make))
 
     return load
+
+
+def _named(path: str) -> Any:
+    """What the dotted ``path`` names: a module's attribute."""
+    module, name = path.rsplit(".", 1)
+    return getattr(importlib.import_module(module), name)
 
 
 def default_casebase() -> Path:
@@ -137,7 +125,7 @@ def default_casebase() -> Path:
 #: Modes by the name the ``Mode`` option uses; a new mode is one more entry.
 MODES: dict[str, Mode] = {
     "pure": Mode(
-        _in("engine.agents.pure", "PureSettings", "make_pure"),
+        _in("engine.agents.pure.PureSettings", "engine.agents.pure.make_pure"),
         "the thesis's agent: the most similar case's move, adapted",
         "playing uniformly random legal moves",
         (
@@ -160,13 +148,15 @@ MODES: dict[str, Mode] = {
         ),
     ),
     "guided": Mode(
-        _in("engine.agents.guided_maker", "GuidedSettings", "make_guided"),
+        _in(
+            "engine.agents.guided_options.GuidedSettings", "engine.agents.guided_maker.make_guided"
+        ),
         "the k nearest cases vote, an alpha-beta search vetoes unsound moves (search.md)",
         "playing the search's best move",
         GUIDED_OPTIONS,
     ),
     "chess0": Mode(
-        _in("engine.agents.chess0", "Chess0Settings", "make_chess0"),
+        _in("engine.agents.chess0.Chess0Settings", "engine.agents.chess0.make_chess0"),
         "Chess0's engines, no casebase: Style classic (fixed-depth alpha-beta) or adaptive",
         "searching alone",
         (
@@ -367,6 +357,13 @@ def option_registry() -> OptionRegistry:
     """The registry of every option, by name: where the UCI engine, the agent factory, the
     tournament and the fidelity bench look options up."""
     return OptionRegistry(engine_options())
+
+
+def default_settings(kind: type[S], **fields: Any) -> S:
+    """A mode's settings ``kind`` of the options' defaults, with ``fields`` (by field name) in their
+    place (the benches' and the tests' agents; the engine's come from its option values)."""
+    made: Any = settings_of(kind, option_registry().defaults())  # a dataclass
+    return dataclasses.replace(made, **fields)
 
 
 def option_defaults() -> dict[str, OptionValue]:

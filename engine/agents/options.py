@@ -11,9 +11,19 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from common.text import clip
+from engine.cbr.weights import Weights, from_hundredths
 
 OptionValue = int | str | bool
 S = TypeVar("S")
+
+#: v1, v2, v3 (cbr-agent.md §5) as spins of hundredths.
+WEIGHT_OPTIONS = ("DistanceWeight", "FromDistanceWeight", "FromContentWeight")
+#: What each weighs (cbr-agent.md §5).
+WEIGHT_DOCS = (
+    "v1 × 100: nearness of the moves' squares over their contents",
+    "v2 × 100: in nearness, the from squares over the to squares",
+    "v3 × 100: in contents, the from squares over the to squares",
+)
 
 
 def setting(
@@ -135,3 +145,19 @@ class NoSettings:
         """The files these settings read besides the casebase (the agent is remade when one
         changes): none."""
         return []
+
+
+def weights_from(*hundredths: OptionValue) -> Weights:
+    """The weight list the three weight options (hundredths, in :data:`WEIGHT_OPTIONS`' order)
+    set."""
+    return Weights(*(from_hundredths(int(value)) for value in hundredths))
+
+
+def weights_of(values: Mapping[str, OptionValue]) -> Weights:
+    """The weight list set by the three weight options (hundredths)."""
+    return weights_from(*(values[name] for name in WEIGHT_OPTIONS))
+
+
+def weight_values(weights: Weights) -> dict[str, OptionValue]:
+    """The three weight options (hundredths) that set ``weights``."""
+    return dict(zip(WEIGHT_OPTIONS, weights.hundredths(), strict=True))

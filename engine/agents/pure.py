@@ -13,8 +13,8 @@ import numpy as np
 from casebase.embeddings import embeddings_path
 from casebase.format import Casebase
 from engine.agents.base import CaseAgent, Decision, Reason
-from engine.agents.modes import WEIGHT_OPTIONS, Resources, weights_from
-from engine.agents.options import setting
+from engine.agents.modes import Resources
+from engine.agents.options import WEIGHT_OPTIONS, setting, weights_from
 from engine.agents.precedent import learned_similarity
 from engine.agents.record import Case, Named, Pure, Recalled, Record, Uniform
 from engine.cbr.adaptation import best_moves, draw, draw_index, voted_moves
@@ -77,14 +77,7 @@ class PureAgent(CaseAgent):
             return self._recall(board, candidates, self.learned)
         rows, sim = self.index.most_similar(board) if self.index else (np.empty(0), -1)
         if not len(rows):
-            move = draw(candidates, self.rng)
-            return Decision(
-                move=move,
-                reason=Reason.RANDOM,
-                record=Record(
-                    detail=Uniform(Named.of(board, move), len(candidates), self.no_case(board.turn))
-                ),
-            )
+            return self._uniform(board, candidates)
         assert self.casebase is not None and self.index is not None
         case = int(rows[draw_index(len(rows), self.rng)])
         case_move, case_board = self.casebase.move(case), self.casebase.board(case)
@@ -119,14 +112,7 @@ class PureAgent(CaseAgent):
         the most votes (none where one leads)."""
         rows, sims = learned.nearest(board, NEAREST)
         if not len(rows):
-            move = draw(candidates, self.rng)
-            return Decision(
-                move=move,
-                reason=Reason.RANDOM,
-                record=Record(
-                    detail=Uniform(Named.of(board, move), len(candidates), self.no_case(board.turn))
-                ),
-            )
+            return self._uniform(board, candidates)
         assert self.casebase is not None
         votes: dict[chess.Move, float] = defaultdict(float)
         voters: dict[chess.Move, int] = defaultdict(int)
@@ -161,4 +147,15 @@ class PureAgent(CaseAgent):
             case=nearest,
             similarity=record.case.similarity,
             tied_cases=1,
+        )
+
+    def _uniform(self, board: chess.Board, candidates: list[chess.Move]) -> Decision:
+        """A move drawn uniformly among ``candidates``: there is no case to follow."""
+        move = draw(candidates, self.rng)
+        return Decision(
+            move=move,
+            reason=Reason.RANDOM,
+            record=Record(
+                detail=Uniform(Named.of(board, move), len(candidates), self.no_case(board.turn))
+            ),
         )

@@ -43,6 +43,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 
 import chess
 
+from engine.search import Search
 from engine.search.evaluation import evaluate, material_white, move_delta
 from engine.search.leaves import Endgames, past_counts, table_score
 from engine.search.limits import Budget
@@ -187,17 +188,7 @@ class Searcher:
         order = sorted(legal, key=lambda m: -prior.get(m, 0.0))
         if not order:
             score = -MATE if self.board.is_check() else 0
-            return SearchResult(
-                move=None,
-                score=score,
-                depth=0,
-                seldepth=0,
-                nodes=0,
-                seconds=0.0,
-                pv=[],
-                scores={},
-                tolerance=tolerance,
-            )
+            return SearchResult.empty(score=score, tolerance=tolerance, search=Search.ALPHABETA)
 
         root_key = zobrist_key(self.board)
         root_pieces = board_pieces_key(self.board)
@@ -224,6 +215,7 @@ class Searcher:
                 pv=pv,
                 scores=scores,
                 tolerance=tolerance,
+                search=Search.ALPHABETA,
             )
             if on_iteration is not None:
                 on_iteration(result)
@@ -265,6 +257,7 @@ class Searcher:
             pv=[best_move],
             scores=scores,
             tolerance=self.tolerance,
+            search=Search.ALPHABETA,
         )
 
     def _check(self) -> None:

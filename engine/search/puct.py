@@ -21,6 +21,7 @@ from typing import Protocol
 
 import chess
 
+from engine.search import Search
 from engine.search.leaves import Endgames
 from engine.search.limits import Budget
 from engine.search.result import RootScore, SearchResult
@@ -336,16 +337,7 @@ class Puct:
     ) -> SearchResult:
         seconds = time.monotonic() - start
         if not root.moves:
-            return SearchResult(
-                move=None,
-                score=None,
-                depth=0,
-                seldepth=0,
-                nodes=0,
-                seconds=seconds,
-                pv=[],
-                scores={},
-            )
+            return SearchResult.empty(seconds=seconds, search=Search.PUCT)
         best = root.best()
         scores = {
             m: RootScore(q_to_cp(root.q(i)), True)
@@ -370,4 +362,5 @@ class Puct:
             scores=scores,
             tolerance=10**6,
             visits={m: root.visits[i] for i, m in enumerate(root.moves)},
+            search=Search.PUCT,
         )

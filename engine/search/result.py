@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import chess
 
+from engine.search import Search
 from engine.search.scores import is_mate_score
 
 #: Above this score (centipawns) a position is won: guided mode never lets it slip to a draw.
@@ -47,6 +48,32 @@ class SearchResult:
     #: Each root move's visits, where a search the network leads found the move
     #: (:mod:`engine.search.puct`).
     visits: dict[chess.Move, int] = field(default_factory=dict)
+    #: The built-in search that found it (None: an outside judge).
+    search: Search | None = None
+
+    @classmethod
+    def empty(
+        cls,
+        *,
+        score: int | None = None,
+        seconds: float = 0.0,
+        tolerance: int = 0,
+        search: Search | None = None,
+    ) -> SearchResult:
+        """A result that found no move: no root move to search (``score`` that of the position
+        then), or nothing searched."""
+        return cls(
+            move=None,
+            score=score,
+            depth=0,
+            seldepth=0,
+            nodes=0,
+            seconds=seconds,
+            pv=[],
+            scores={},
+            tolerance=tolerance,
+            search=search,
+        )
 
     def sound(self, tolerance: int | None = None) -> list[chess.Move]:
         """Root moves with an exact score at least ``score - tolerance``, best first.

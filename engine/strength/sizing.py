@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.search import ALPHABETA, PUCT
+from engine.search import Search
 from engine.strength.calibration import Calibration
 from engine.strength.rating import loss_at, rating_of
 
@@ -24,7 +24,7 @@ from engine.strength.rating import loss_at, rating_of
 #: it at depth 12 from move 9 on in 240 positions of each of Kosteniuk's, Miles's and Carlsen's
 #: held-out games: strength.md §7 says how it was measured (``python -m fidelity run --modes guided
 #: puct --guided-movetime 1000``, then ``python -m experiments.losses``).
-OWN_LOSS = {ALPHABETA: 0.0279, PUCT: 0.0285}
+OWN_LOSS = {Search.ALPHABETA: 0.0279, Search.PUCT: 0.0285}
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class Sizing:
     search's choice); ``asked``, the expert's own calibration, which a judge would play; the
     ``rating`` asked, if any."""
 
-    search: str
+    search: Search
     calibration: Calibration | None
     asked: Calibration
     rating: float | None = None
@@ -73,7 +73,7 @@ class Sizing:
         )
 
 
-def sized(calibration: Calibration, search: str, rating: float | None = None) -> Sizing:
+def sized(calibration: Calibration, search: Search, rating: float | None = None) -> Sizing:
     """Whether ``calibration``'s error model plays without a judge (at ``rating`` where one is
     asked): where its expert loses more a move than ``search`` by itself, else (None) the search's
     choice."""

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 from common.paths import FileState, casebase_folder, casebase_path, file_state, in_source_tree
 from common.text import clip
 from engine.agents.kept import KeptResources
-from engine.agents.modes import MODES, SEED_MAX, OptionValue, weights_of
+from engine.agents.modes import MODES, SEED_MAX
+from engine.agents.options import OptionValue, weights_of
 
 if TYPE_CHECKING:
     from casebase.format import Casebase

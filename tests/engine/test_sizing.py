@@ -14,7 +14,7 @@ from casebase.format import Casebase
 from engine.agents.defaults import Selection
 from engine.cbr.weights import Weights
 from engine.outside.judge import Judge, JudgeSettings
-from engine.search import ALPHABETA, PUCT
+from engine.search import Search
 from engine.search.limits import SearchLimits
 from engine.search.puct import Puct
 from engine.strength.calibration import calibrate
@@ -58,7 +58,7 @@ def test_an_expert_stronger_than_the_search_gets_its_best_move(casebase, search)
 
 def test_the_agent_without_a_judge_plays_the_sized_choice(casebase):
     board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
-    weak = rating_of(OWN_LOSS[ALPHABETA] + 0.03)
+    weak = rating_of(OWN_LOSS[Search.ALPHABETA] + 0.03)
     agent = guided_agent(casebase, WEIGHTS, 1, rating=weak)
     assert agent.selection is Selection.CALIBRATED and agent.sizing is not None
     assert (
@@ -84,13 +84,13 @@ def test_auto_without_a_judge_sizes_the_expert_s_own_strength(casebase):
     own = calibrate(casebase, None)
     assert agent.sizing is not None and agent.sizing.rating is None and agent.sizing.asked == own
     assert math.isclose(agent.sizing.target, loss_at(own.rating))
-    assert (agent.calibration is None) == (agent.sizing.target <= OWN_LOSS[ALPHABETA])
+    assert (agent.calibration is None) == (agent.sizing.target <= OWN_LOSS[Search.ALPHABETA])
     assert agent.sizing.describe().startswith(f"without a judge, {casebase.expert} loses about ")
 
 
 def test_with_a_judge_nothing_is_sized(casebase):
     judge = Judge(JudgeSettings("/nonexistent/judge"))  # never started: it is not asked
-    weak = rating_of(OWN_LOSS[ALPHABETA] + 0.03)
+    weak = rating_of(OWN_LOSS[Search.ALPHABETA] + 0.03)
     agent = guided_agent(casebase, WEIGHTS, 1, rating=weak, judge=judge)
     assert agent.sizing is None and agent.calibration is not None
     assert agent.calibration.model == calibrate(casebase, None, weak).model
@@ -102,10 +102,12 @@ def test_under_the_error_model_the_alpha_beta_scores_and_the_network_s_search_is
     def evaluate(boards):
         raise AssertionError("the network's search was asked")
 
-    weak = rating_of(OWN_LOSS[PUCT] + 0.03)
+    weak = rating_of(OWN_LOSS[Search.PUCT] + 0.03)
     agent = guided_agent(casebase, WEIGHTS, 1, rating=weak, puct=Puct(evaluate))
     assert (
-        agent.sizing is not None and agent.sizing.search == PUCT and agent.calibration is not None
+        agent.sizing is not None
+        and agent.sizing.search is Search.PUCT
+        and agent.calibration is not None
     )
     board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
     decision = agent.choose(board, limits=SearchLimits(depth=2))

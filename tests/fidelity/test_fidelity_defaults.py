@@ -13,7 +13,8 @@ import pytest
 from casebase.phases import PHASES
 from engine.agents import defaults
 from engine.agents.defaults import Selection
-from engine.agents.modes import WEIGHT_OPTIONS, option_defaults, weight_values
+from engine.agents.modes import option_defaults
+from engine.agents.options import WEIGHT_OPTIONS, weight_values
 from engine.cbr.configurations import parse_configurations
 from fidelity.__main__ import DEFAULT_CONFIG, parser, settings_of
 from fidelity.__main__ import main as fidelity_main
