@@ -32,9 +32,10 @@ import platformdirs
 
 from common.files import file_sha256
 from common.journal import read_journal
+from engine.outside.failures import quit_engine
 from engine.outside.launch import LaunchError, launch
 from profiling.journal import Journal
-from profiling.workers import Verdict, quit_engine
+from profiling.workers import Verdict
 
 #: The header's ``journal`` value of the cache's files.
 JUDGED = "cbr-chess-judged-positions"

@@ -31,6 +31,7 @@ from tqdm import tqdm
 from casebase.format import Casebase
 from casebase.phases import FIRST_MOVE
 from common.cli import positive_int
+from engine.outside.failures import quit_engine
 from engine.outside.launch import LaunchError, launch
 from engine.search.limits import SearchLimits, to_limit
 from engine.search.scores import from_pov_score
@@ -38,7 +39,7 @@ from engine.strength.profile import position
 from profiling import ProfileError
 from profiling.cache import JudgedCache, take
 from profiling.journal import Journal
-from profiling.workers import HERE, Engines, JudgeFailed, Verdict, Where, quit_engine, verdicts
+from profiling.workers import HERE, Engines, Verdict, Where, verdict, verdicts
 
 #: Positions judged unless told otherwise (from full move FIRST_MOVE on: casebase.phases).
 POSITIONS = 1200
@@ -219,22 +220,19 @@ class PositionJudge:
             except LaunchError as exc:
                 raise ProfileError(f"judge {self.command} could not be started: {exc}") from None
             self.name = self.engine.id.get("name", Path(self.command).name)
-        try:
-            moves, scores = judge_position(self.engine, board, played, self.settings)
-        except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError) as exc:
-            self.close()
-            raise JudgeFailed(self.name, str(exc) or type(exc).__name__) from None
-        return Verdict(
-            key,
-            self.name,
-            {
+        engine = self.engine
+
+        def entry() -> dict[str, Any]:
+            moves, scores = judge_position(engine, board, played, self.settings)
+            return {
                 "key": key,
                 "fen": board.fen(),
                 "moves": [m.uci() for m in moves],
                 "scores": scores,
                 "played": moves.index(played),
-            },
-        )
+            }
+
+        return verdict(self, key, entry)
 
     def close(self) -> None:
         engine, self.engine = self.engine, None

@@ -42,6 +42,7 @@ from casebase.profile_checks import PLAY_DTYPES
 from casebase.profilefile import with_profile
 from engine.agents.factory import Loader, judged_choice, play_time_agent
 from engine.agents.guided import GuidedAgent
+from engine.outside.failures import ENGINE_FAILURES, quit_engine
 from engine.outside.judge import JudgeError
 from engine.outside.launch import LaunchError, launch
 from engine.search.limits import SearchLimits, to_limit
@@ -55,7 +56,7 @@ from parallel.cluster import table_files
 from profiling import ProfileError
 from profiling.journal import Journal
 from profiling.judging import MAX_MS, case_keys
-from profiling.workers import HERE, Engines, JudgeFailed, Verdict, Where, quit_engine, verdicts
+from profiling.workers import HERE, Engines, Verdict, Where, verdict, verdicts
 
 #: The header's ``journal`` value of a play-time journal (defined beside the journal, for its
 #: readers).
@@ -207,7 +208,8 @@ class PositionPlayer:
     def __call__(self, item: PlayItem) -> Verdict:
         i, key, board, judged_moves, judged_scores, held_out = item
         agent, referee = self.started or self._start()
-        try:
+
+        def entry() -> dict[str, Any]:
             game = None if held_out is None else int(np.asarray(self.casebase.game)[held_out])
             # each position its own draws; its own game held out: its case would propose the answer
             _, moves, scores, prior = judged_choice(
@@ -216,25 +218,15 @@ class PositionPlayer:
             judged = _profile_scores(
                 referee, dict(zip(judged_moves, judged_scores)), self.depth, board, moves
             )
-        except (
-            chess.engine.EngineError,
-            chess.engine.EngineTerminatedError,
-            TimeoutError,
-            JudgeError,
-        ) as exc:
-            self.close()
-            raise JudgeFailed(self.name, str(exc) or type(exc).__name__) from None
-        return Verdict(
-            key,
-            self.name,
-            {
+            return {
                 "key": key,
                 "moves": [m.uci() for m in moves],
                 "scores": scores,
                 "prior": [round(p, 6) for p in prior],
                 "judged": [judged[m] for m in moves],
-            },
-        )
+            }
+
+        return verdict(self, key, entry, ENGINE_FAILURES + (JudgeError,))
 
     def close(self) -> None:
         loader, self.loader, started, self.started = self.loader, None, self.started, None

@@ -15,11 +15,10 @@ from collections import Counter
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Self, TypeVar
-
-import chess.engine
+from typing import Any, Protocol, Self, TypeVar
 
 from common.cli import positive_int
+from engine.outside.failures import ENGINE_FAILURES
 from parallel.cluster import ClusterError, Failed, distribute
 from parallel.pool import Worker
 from profiling import ProfileError
@@ -59,6 +58,31 @@ class JudgeFailed(Exception):
         self.name, self.detail = name, detail
 
 
+class Judging(Protocol):
+    """A worker whose judge gives verdicts: its judge's name, and the engines it closes."""
+
+    name: str
+
+    def close(self) -> None: ...
+
+
+def verdict(
+    worker: Judging,
+    key: str,
+    entry: Callable[[], dict[str, Any]],
+    failures: tuple[type[Exception], ...] = ENGINE_FAILURES,
+) -> Verdict:
+    """``key``'s verdict: the journal entry ``entry()`` makes, under the name of ``worker``'s judge;
+    where the judge fails (one of ``failures``) ``worker``'s engines are closed and the failure
+    ends in :class:`JudgeFailed`."""
+    try:
+        made = entry()
+    except failures as exc:
+        worker.close()
+        raise JudgeFailed(worker.name, str(exc) or type(exc).__name__) from None
+    return Verdict(key, worker.name, made)
+
+
 @dataclass(frozen=True)
 class Engines:
     """The outside engines a worker starts: nothing to ship, but every node must have them
@@ -74,14 +98,6 @@ class Engines:
 
     def programs(self) -> list[str]:
         return list(dict.fromkeys(self.commands))
-
-
-def quit_engine(engine: chess.engine.SimpleEngine) -> None:
-    """End an outside engine: by quit, or, where it no longer answers, by closing it."""
-    try:
-        engine.quit()
-    except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError):
-        engine.close()
 
 
 def verdicts(

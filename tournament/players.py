@@ -28,6 +28,7 @@ from engine.agents.modes import MODES, option_registry
 from engine.agents.options import WEIGHT_OPTIONS, OptionValue, weight_values
 from engine.agents.record import EngineLine, Record
 from engine.cbr.configurations import Configuration
+from engine.outside.failures import quit_engine
 from engine.outside.launch import LaunchError, launch, own_engine
 from engine.search.limits import SearchLimits, to_limit
 from engine.search.scores import from_pov_score
@@ -334,8 +335,5 @@ class Lineup:
     def close(self) -> None:
         """Quit every engine process this lineup started."""
         for engine in self._engines.values():
-            try:
-                engine.quit()
-            except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError):
-                engine.close()
+            quit_engine(engine)
         self._engines.clear()

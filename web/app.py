@@ -16,8 +16,6 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import chess
-import chess.engine
 from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -26,6 +24,7 @@ from starlette.requests import ClientDisconnect
 
 from common.text import clip
 from engine.agents import defaults
+from engine.outside.failures import ENGINE_FAILURES
 from engine.outside.launch import LaunchError
 from web.ask import MAX_LINES, ask
 from web.config import Config
@@ -184,7 +183,7 @@ def create_app(config: Config) -> FastAPI:
         try:
             with ask_queue.hold():
                 answers = await asyncio.gather(*(one(p) for p in paths))
-        except (chess.engine.EngineError, TimeoutError, LaunchError) as exc:
+        except ENGINE_FAILURES + (LaunchError,) as exc:
             raise HTTPException(503, f"the engine failed: {exc}") from None
         return redact(
             {

@@ -20,6 +20,7 @@ import chess.engine
 import chess.pgn
 
 from engine.outside.clock import Clock, TimeControl
+from engine.outside.failures import ENGINE_FAILURES
 from engine.outside.launch import Outside, own_engine, start
 from engine.search.limits import to_limit
 from web.draws import Answer, offer
@@ -115,12 +116,7 @@ class Game(Shown):
             self.task.cancel()  # its analysis stops the engine's search as it unwinds
             try:
                 await asyncio.wait_for(self.task, QUIT_SECONDS)
-            except (
-                asyncio.CancelledError,
-                TimeoutError,
-                chess.engine.EngineError,
-                chess.engine.EngineTerminatedError,
-            ):
+            except (asyncio.CancelledError,) + ENGINE_FAILURES:
                 pass
         if self._outside is not None:
             await self._outside.quit(QUIT_SECONDS)

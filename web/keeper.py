@@ -16,6 +16,7 @@ from typing import Any, Protocol
 import chess
 import chess.engine
 
+from engine.outside.failures import ENGINE_FAILURES
 from engine.outside.launch import LaunchError
 from web.experts import Experts, UnknownExpert
 from web.game_settings import Settings
@@ -107,7 +108,7 @@ class Keeper:
         self.registry.add(game)
         try:
             await game.start()
-        except (chess.engine.EngineError, TimeoutError, OSError, LaunchError) as exc:
+        except ENGINE_FAILURES + (OSError, LaunchError) as exc:
             await self.registry.close(game)
             raise GameError(f"the engine did not start: {exc}") from None
         game.watcher = asyncio.create_task(game.watch_flag(game.relay.send))

@@ -16,6 +16,7 @@ from fastapi import WebSocket, WebSocketDisconnect
 
 from common.text import clip
 from engine.agents import defaults
+from engine.outside.failures import ENGINE_FAILURES
 from web.config import Config
 from web.experts import Experts, UnknownExpert
 from web.game_settings import Settings
@@ -177,7 +178,7 @@ class Session:
     async def _engine_move(self, game: Game) -> None:
         try:
             await game.engine_move(game.relay.send)
-        except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError) as exc:
+        except ENGINE_FAILURES as exc:
             game.result, game.termination = "*", f"the engine failed: {exc}"
         finally:
             game.busy = False

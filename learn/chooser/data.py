@@ -38,6 +38,7 @@ from common.cli import positive_int
 from common.journal import Journal, JournalError
 from common.paths import casebase_path
 from engine.agents.factory import Loader, judged_choice, play_time_agent
+from engine.outside.failures import ENGINE_FAILURES, quit_engine
 from engine.outside.judge import JudgeError
 from engine.outside.launch import LaunchError, launch
 from engine.outside.shallow import searched_scores
@@ -129,12 +130,7 @@ class Recorder:
         """The judge's name and the entry of ``position``."""
         try:
             return self.judge.name, self._entry(position)
-        except (
-            chess.engine.EngineError,
-            chess.engine.EngineTerminatedError,
-            TimeoutError,
-            JudgeError,
-        ) as exc:
+        except ENGINE_FAILURES + (JudgeError,) as exc:
             raise DataError(
                 f"judge {self.settings.judge} failed ({exc or type(exc).__name__})"
             ) from None
@@ -177,10 +173,7 @@ class Recorder:
 
     def close(self) -> None:
         self.loader.close()
-        try:
-            self.referee.quit()
-        except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError):
-            self.referee.close()
+        quit_engine(self.referee)
 
 
 def _write(
