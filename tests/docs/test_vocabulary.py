@@ -133,11 +133,12 @@ def _modules() -> list[Path]:
     ]
 
 
-def test_no_module_is_over_400_lines():
+def test_no_module_is_over_600_lines():
+    # a module holds one subject, whatever its length; a class is never split to fit a count
     long = {
         str(p.relative_to(ROOT)): n
         for p in _modules()
-        if (n := len(p.read_text().splitlines())) > 400
+        if (n := len(p.read_text().splitlines())) > 600
     }
     assert not long
 
