@@ -31,7 +31,7 @@ from common.figures import new_figure, save_png
 from common.paths import PROJECT_ROOT as ROOT
 from common.stats import spearman
 from engine.outside.clock import TimeControl
-from experiments.strength import STOCKFISH, engine_spec, tally
+from experiments.strength import STOCKFISH, match_command, tally
 from tournament.elo import Estimate, fit_ratings
 
 
@@ -96,32 +96,9 @@ def main() -> int:
     rows = []
     for path in casebases:
         out = args.out / path.stem
-        command = [
-            sys.executable,
-            "-m",
-            "tournament",
-            "run",
-            "--casebases",
-            str(path),
-            "--mode",
-            "guided",
-            "--configs",
-            "balanced",
-            "--rounds",
-            str(rounds),
-            "--tc",
-            str(control),
-            "--seed",
-            str(args.seed),
-            *(("--cluster", args.cluster) if args.cluster else ("--workers", str(args.workers))),
-            *[a for elo in args.elos for a in ("--engine", engine_spec(args.stockfish, elo))],
-            *(("--judge", args.judge) if args.judge else ()),
-            *[a for option in options for a in ("--option", option)],
-            "--event",
-            "Ladder against Stockfish",
-            "--out",
-            str(out),
-        ]
+        command = match_command(
+            args, path, "guided", "balanced", rounds, control, options, "Ladder", out
+        )
         print("$ " + shlex.join(command), file=sys.stderr)
         done = subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL)
         if done.returncode != 0:

@@ -68,6 +68,49 @@ def engine_spec(stockfish: Path, elo: int) -> str:
     )
 
 
+def match_command(
+    args: argparse.Namespace,
+    casebase: Path,
+    mode: str,
+    config: str,
+    rounds: int,
+    control: TimeControl,
+    options: list[str],
+    event: str,
+    out: Path,
+) -> list[str]:
+    """The round robin's command line of ``casebase``'s engine (``mode``, weight ``config`` and the
+    UCI ``options``) against Stockfish at each of ``args.elos``, ``rounds`` rounds at ``control``,
+    with ``args``'s seed, workers or cluster, Stockfish and judge: ``event`` against Stockfish, its
+    games and report in ``out`` (this pipeline's and :mod:`experiments.ladder`'s)."""
+    return [
+        sys.executable,
+        "-m",
+        "tournament",
+        "run",
+        "--casebases",
+        str(casebase),
+        "--mode",
+        mode,
+        "--configs",
+        config,
+        "--rounds",
+        str(rounds),
+        "--tc",
+        str(control),
+        "--seed",
+        str(args.seed),
+        *(("--cluster", args.cluster) if args.cluster else ("--workers", str(args.workers))),
+        *[a for elo in args.elos for a in ("--engine", engine_spec(args.stockfish, elo))],
+        *(("--judge", args.judge) if args.judge else ()),
+        *[a for option in options for a in ("--option", option)],
+        "--event",
+        f"{event} against Stockfish",
+        "--out",
+        str(out),
+    ]
+
+
 def tally(directory: Path, player: str) -> dict[str, Tally]:
     """Per opponent, what ``player`` did in the run's finished games (with their effort files)."""
     out: dict[str, Tally] = {}
@@ -183,31 +226,9 @@ def main() -> int:
         f"strength-{args.mode}{'-judged' if args.judge else ''}"
         f"-{str(control).replace('/', 'in')}-{2 * rounds}"
     )
-    command = [
-        sys.executable,
-        "-m",
-        "tournament",
-        "run",
-        "--casebases",
-        str(args.casebase),
-        "--mode",
-        args.mode,
-        "--configs",
-        args.config,
-        "--rounds",
-        str(rounds),
-        "--tc",
-        str(control),
-        *(("--cluster", args.cluster) if args.cluster else ("--workers", str(args.workers))),
-        "--seed",
-        str(args.seed),
-        *[a for elo in args.elos for a in ("--engine", engine_spec(args.stockfish, elo))],
-        *(("--judge", args.judge) if args.judge else ()),
-        "--event",
-        "Strength against Stockfish",
-        "--out",
-        str(out),
-    ]
+    command = match_command(
+        args, args.casebase, args.mode, args.config, rounds, control, [], "Strength", out
+    )
     print("$ " + shlex.join(command), file=sys.stderr)
     start = time.perf_counter()
     # The tournament's report goes to report.md; its progress bar (stderr) stays on the terminal.
