@@ -21,7 +21,33 @@ The casebase layer only stores the profile (:mod:`casebase.profilefile`); the en
 plays by it (:mod:`engine.strength.calibration`).
 """
 
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
 
 class ProfileError(Exception):
     """The profile cannot be made: no judge where one is needed, a journal of other settings, a
     judge that failed (the finished positions are kept); the message says which."""
+
+
+def command_status(
+    prog: str, work: Callable[[], object], errors: tuple[type[Exception], ...]
+) -> int:
+    """Run a judging command's ``work`` and return its exit status: 0 when done, 1 with ``prog:
+    error: …`` on one line of stderr where it raised one of ``errors``, 130 when interrupted (the
+    judged positions are kept in the journal)."""
+    try:
+        work()
+    except errors as exc:
+        print(f"{prog}: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(
+            f"{prog}: interrupted; the judged positions are kept in the journal: run the same"
+            " command to go on",
+            file=sys.stderr,
+        )
+        return 130
+    return 0

@@ -25,7 +25,7 @@ from common.paths import casebase_path
 from engine.strength.calibration import PLAY_JUDGE_DEPTH
 from engine.strength.likelihood import CALIBRATION_POSITIONS
 from engine.strength.profile import Profile
-from profiling import ProfileError
+from profiling import ProfileError, command_status
 from profiling.games import add_games
 from profiling.judging import POSITIONS, Settings, add_judge_arguments
 from profiling.pipeline import add_play, make_profile
@@ -206,19 +206,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
     args = parser.parse_args(argv)
-    try:
-        _profile(args)
-    except (CasebaseError, ProfileError) as exc:
-        print(f"profiling: error: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print(
-            "profiling: interrupted; the judged positions are kept in the journal: run the"
-            " same command to go on",
-            file=sys.stderr,
-        )
-        return 130
-    return 0
+    return command_status("profiling", lambda: _profile(args), (CasebaseError, ProfileError))
 
 
 if __name__ == "__main__":

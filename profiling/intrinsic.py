@@ -33,7 +33,7 @@ from common.cli import positive_int
 from common.files import write_atomic
 from engine.strength.profile import MISTAKE_CP, Profile
 from engine.strength.rating import RATING_SPREAD
-from profiling import ProfileError
+from profiling import ProfileError, command_status
 from profiling.journal import JOURNAL, Journal
 from profiling.judging import DEPTH, MULTIPV, Settings, add_judge_arguments, analyse, sample
 from profiling.pipeline import profile_of
@@ -361,7 +361,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--quiet", action="store_true", help="no progress bar and no report on stdout"
     )
     args = parser.parse_args(argv)
-    try:
+    made: list[Report] = []
+
+    def work() -> None:
         report = intrinsic(
             args.pgn,
             args.player,
@@ -377,16 +379,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         if args.json:
             write_atomic(args.json, json.dumps(report.as_json(), indent=2) + "\n")
-    except (ProfileError, OSError) as exc:
-        print(f"profiling.intrinsic: error: {' '.join(str(exc).split())}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print(
-            "profiling.intrinsic: interrupted; the judged positions are kept in the journal: run"
-            " the same command to go on",
-            file=sys.stderr,
-        )
-        return 130
+        made.append(report)
+
+    status = command_status("profiling.intrinsic", work, (ProfileError, OSError))
+    if status:
+        return status
+    (report,) = made
     if not args.quiet:
         print("\n".join(report.lines()))
         if args.json:
