@@ -14,7 +14,10 @@ from common.paths import PROJECT_ROOT, data_folder
 from engine.agents.modes import option_registry
 from engine.agents.options import Option, OptionValue
 
-BEGIN = "<!-- options:begin (made by make docs from engine/agents/modes.py and guided_options.py: edit there) -->"
+BEGIN = (
+    "<!-- options:begin (made by make docs from engine/agents/modes.py and guided_options.py:"
+    " edit there) -->"
+)
 END = "<!-- options:end -->"
 #: The documents that hold the table, from the project's root (not README.md: its 35 rows would be
 #: most of a newcomer's page).
