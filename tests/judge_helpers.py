@@ -85,6 +85,19 @@ for line in sys.stdin:
 """
 
 
+def answering_go(go: str, name: str = "Hang") -> str:
+    """:data:`HANGS` named ``name`` and answering a go with ``go``: Python lines, each indented by
+    eight spaces (the body of the go's branch; ``sys``, ``words`` and ``time`` are there)."""
+    return (
+        HANGS.replace("import sys\n", "import sys, time\n")
+        .replace("id name Hang", f"id name {name}")
+        .replace(
+            '    elif words[:1] == ["quit"]:',
+            f'    elif words[:1] == ["go"]:\n{go}    elif words[:1] == ["quit"]:',
+        )
+    )
+
+
 def fake_engine(directory: Path, name: str, source: str) -> str:
     path = directory / name
     path.write_text(f"#!{sys.executable}\n{source}", encoding="utf-8")

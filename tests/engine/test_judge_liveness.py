@@ -20,7 +20,7 @@ from pathlib import Path
 import chess
 import chess.engine
 import pytest
-from judge_helpers import HANGS, fake_engine, gone
+from judge_helpers import HANGS, answering_go, fake_engine, gone
 
 import engine.outside.judge
 from engine.outside.judge import Judge, JudgeError, JudgeSettings
@@ -35,38 +35,19 @@ NEVER = 20.0
 
 #: A UCI engine that answers ``go`` with TALK infos PAUSE seconds apart, then is silent QUIET
 #: seconds, then says its bestmove (a slow judge that keeps talking: a deep search).
-TALKS = """
-import sys, time
-talk, pause, quiet = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
-for line in sys.stdin:
-    words = line.split()
-    if words[:1] == ["uci"]:
-        print(
-            "id name Talker\\noption name MultiPV type spin default 1 min 1 max 500\\nuciok",
-            flush=True,
-        )
-    elif words[:1] == ["isready"]:
-        print("readyok", flush=True)
-    elif words[:1] == ["go"]:
-        for depth in range(1, talk + 1):
-            time.sleep(pause)
-            print(
-                f"info depth {depth} seldepth {depth} multipv 1 score cp 10 nodes {100 * depth}"
-                " pv e2e4",
-                flush=True,
-            )
-        time.sleep(quiet)
-        print("bestmove e2e4", flush=True)
-    elif words[:1] == ["quit"]:
-        break
-"""
+TALKS = answering_go(
+    "        talk, pause, quiet = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])\n"
+    "        for depth in range(1, talk + 1):\n"
+    "            time.sleep(pause)\n"
+    '            print(f"info depth {depth} seldepth {depth} multipv 1 score cp 10 nodes'
+    ' {100 * depth} pv e2e4", flush=True)\n'
+    "        time.sleep(quiet)\n"
+    '        print("bestmove e2e4", flush=True)\n',
+    name="Talker",
+)
 #: A UCI engine that says one info at a go, then nothing (nor at stop): the liar's lie, then its
 #: hang.
-SAYS_ONCE = HANGS.replace(
-    '    elif words[:1] == ["quit"]:',
-    '    elif words[:1] == ["go"]:\n        print("info depth 1 score cp 5 pv e2e4", flush=True)\n'
-    '    elif words[:1] == ["quit"]:',
-)
+SAYS_ONCE = answering_go('        print("info depth 1 score cp 5 pv e2e4", flush=True)\n')
 
 
 @pytest.fixture(autouse=True)

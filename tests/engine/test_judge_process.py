@@ -12,7 +12,15 @@ import time
 import chess
 import pytest
 from engine_helpers import guided_agent
-from judge_helpers import HANGS, STOCKFISH, children, fake_engine, gone, needs_stockfish
+from judge_helpers import (
+    HANGS,
+    STOCKFISH,
+    answering_go,
+    children,
+    fake_engine,
+    gone,
+    needs_stockfish,
+)
 from uci_helpers import PROTOCOL, Engine
 
 from engine.cbr.weights import Weights
@@ -24,10 +32,8 @@ from engine.uci.explain import explain
 pytestmark = pytest.mark.slow
 
 #: A UCI engine that answers every go with an illegal move.
-GARBAGE = HANGS.replace(
-    '    elif words[:1] == ["quit"]:',
-    '    elif words[:1] == ["go"]:\n        print("info depth 1 score cp x pv zz\\nbestmove zzzz",'
-    ' flush=True)\n    elif words[:1] == ["quit"]:',
+GARBAGE = answering_go(
+    '        print("info depth 1 score cp x pv zz\\nbestmove zzzz", flush=True)\n'
 )
 
 
