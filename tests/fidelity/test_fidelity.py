@@ -154,34 +154,10 @@ def test_judged_mode_at_tolerance_0_mostly_plays_the_judges_own_move(tmp_path, h
 def test_a_missing_engine_or_bad_input_is_a_clear_error_and_writes_nothing(tmp_path, heldout):
     casebase, games = heldout
     out = tmp_path / "x.json"
-    done = cli(
-        "run",
-        "--casebase",
-        casebase,
-        "--heldout",
-        games,
-        "--out",
-        out,
-        "--modes",
-        "pure",
-        "stockfish",
-        "--judge",
-        tmp_path / "no-stockfish",
-    )
+    run = ("run", "--casebase", casebase, "--heldout", games, "--out", out, "--modes", "pure")
+    done = cli(*run, "stockfish", "--judge", tmp_path / "no-stockfish")
     assert done.returncode == 2 and "no engine at" in done.stderr and "--judge PATH" in done.stderr
-    done = cli(
-        "run",
-        "--casebase",
-        casebase,
-        "--heldout",
-        games,
-        "--out",
-        out,
-        "--modes",
-        "pure",
-        "--player",
-        "Magnus Carlsen",
-    )
+    done = cli(*run, "--player", "Magnus Carlsen")
     assert done.returncode == 2 and "no game of 'Magnus Carlsen'" in done.stderr
     assert not out.exists()
 

@@ -199,6 +199,22 @@ def test_a_set_rating_asks_the_games_positions_for_as_much_less_as_the_expert_s_
     )
 
 
+def profiled(copy: Path, judge: str) -> list[str]:
+    """``python -m profiling``'s words that profile ``copy`` again as :data:`PROFILE` with
+    ``judge``."""
+    return [
+        str(copy),
+        "--judge",
+        judge,
+        "--positions",
+        str(PROFILE.positions),
+        "--depth",
+        str(PROFILE.depth),
+        "--multipv",
+        str(PROFILE.multipv),
+    ]
+
+
 def test_a_profile_made_again_without_games_drops_the_record_and_says_so(
     recorded, tmp_path, capsys
 ):
@@ -208,15 +224,7 @@ def test_a_profile_made_again_without_games_drops_the_record_and_says_so(
     assert (
         profiling_main(
             [
-                str(copy),
-                "--judge",
-                recorded[2],
-                "--positions",
-                str(PROFILE.positions),
-                "--depth",
-                str(PROFILE.depth),
-                "--multipv",
-                str(PROFILE.multipv),
+                *profiled(copy, recorded[2]),
                 "--journal",
                 str(journal),
                 "--quiet",
@@ -237,15 +245,7 @@ def test_games_without_journals_or_with_no_game_of_the_player_are_refused_with_a
     assert (
         profiling_main(
             [
-                str(copy),
-                "--judge",
-                recorded[2],
-                "--positions",
-                str(PROFILE.positions),
-                "--depth",
-                str(PROFILE.depth),
-                "--multipv",
-                str(PROFILE.multipv),
+                *profiled(copy, recorded[2]),
                 "--journal",
                 str(tmp_path / "p.jsonl"),
                 "--quiet",

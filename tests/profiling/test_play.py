@@ -179,18 +179,12 @@ def test_the_profile_command_records_and_stores_the_play_time_choices(played, tm
     path, journal, judge = played
     copy = tmp_path / "kosteniuk-2200.npz"
     copy_profiled(path, copy)
+    # the profile's own settings, as each command below gives them
+    profiled = [str(copy), "--judge", judge, "--positions", "24", "--depth", "2", "--multipv", "4"]
     assert (
         profiling_main(
             [
-                str(copy),
-                "--judge",
-                judge,
-                "--positions",
-                "24",
-                "--depth",
-                "2",
-                "--multipv",
-                "4",
+                *profiled,
                 "--play",
                 str(tmp_path / "p.jsonl"),
                 "--play-positions",
@@ -208,15 +202,7 @@ def test_the_profile_command_records_and_stores_the_play_time_choices(played, tm
     assert (
         profiling_main(
             [
-                str(copy),
-                "--judge",
-                judge,
-                "--positions",
-                "24",
-                "--depth",
-                "2",
-                "--multipv",
-                "4",
+                *profiled,
                 # profiled again without --play: the record goes, and that is said
                 "--quiet",
             ]
@@ -231,15 +217,7 @@ def test_the_profile_command_records_and_stores_the_play_time_choices(played, tm
     assert (
         profiling_main(
             [
-                str(copy),
-                "--judge",
-                judge,
-                "--positions",
-                "24",
-                "--depth",
-                "2",
-                "--multipv",
-                "4",
+                *profiled,
                 "--play",
                 str(journal),
                 "--judge-depth",

@@ -2,6 +2,7 @@
 
 import io
 import shlex
+from pathlib import Path
 
 import chess.pgn
 import pytest
@@ -207,25 +208,15 @@ def test_command_line_errors_are_clear(
     assert not (tmp_path / "out").exists()
 
 
+def demo(white: Path, black: Path, *words: str) -> int:
+    """``tournament demo``'s exit status: ``white``'s casebase against ``black``'s, ``words``."""
+    return main(["demo", "--white", str(white), "--black", str(black), *words])
+
+
 def test_demo_plays_through_the_uci_engine_and_explains_each_move(
     kosteniuk_casebase, gaprindashvili_casebase, capsys
 ):
-    assert (
-        main(
-            [
-                "demo",
-                "--white",
-                str(kosteniuk_casebase),
-                "--black",
-                str(gaprindashvili_casebase),
-                "--plies",
-                "4",
-                "--mode",
-                "pure",
-            ]
-        )
-        == 0
-    )
+    assert demo(kosteniuk_casebase, gaprindashvili_casebase, "--plies", "4", "--mode", "pure") == 0
     out = capsys.readouterr().out
     assert (
         out.count("similarity") >= 4 and "\n1. " in out and "\n2... " in out and "pure mode" in out
@@ -237,20 +228,7 @@ def test_demo_plays_through_the_uci_engine_and_explains_each_move(
 def test_the_demo_plays_guided_engines_by_default(
     kosteniuk_casebase, gaprindashvili_casebase, capsys
 ):
-    assert (
-        main(
-            [
-                "demo",
-                "--white",
-                str(kosteniuk_casebase),
-                "--black",
-                str(gaprindashvili_casebase),
-                "--plies",
-                "2",
-            ]
-        )
-        == 0
-    )
+    assert demo(kosteniuk_casebase, gaprindashvili_casebase, "--plies", "2") == 0
     out = capsys.readouterr().out
     assert "guided mode" in out and "time control 40/12" in out
     assert "the style model" in out and "search depth" in out and "Stopped after 2 plies" in out
