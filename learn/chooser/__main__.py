@@ -61,6 +61,15 @@ def _nonnegative_float(text: str) -> float:
     return value
 
 
+def _add_records(parser: argparse.ArgumentParser, folder: str | None) -> None:
+    """The experts' records (--records EXPERT=FILE) and where their casebases are
+    (--casebase-folder, ``folder`` its help), as the commands that measure by expert take them."""
+    parser.add_argument(
+        "--records", nargs="+", type=_expert_file, required=True, metavar="EXPERT=FILE"
+    )
+    parser.add_argument("--casebase-folder", type=Path, default=Path("casebases"), help=folder)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m learn.chooser", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -83,22 +92,11 @@ def _parser() -> argparse.ArgumentParser:
         "evaluate", help="the chooser's top-1 beside Selection likely's, by expert"
     )
     measuring.add_argument("chooser", type=Path)
-    measuring.add_argument(
-        "--records", nargs="+", type=_expert_file, required=True, metavar="EXPERT=FILE"
-    )
-    measuring.add_argument(
-        "--casebase-folder",
-        type=Path,
-        default=Path("casebases"),
-        help="where EXPERT.npz is, with its profile (and personal model)",
-    )
+    _add_records(measuring, "where EXPERT.npz is, with its profile (and personal model)")
     crossing = commands.add_parser(
         "cross", help="each expert measured by the chooser fitted on the other experts' records"
     )
-    crossing.add_argument(
-        "--records", nargs="+", type=_expert_file, required=True, metavar="EXPERT=FILE"
-    )
-    crossing.add_argument("--casebase-folder", type=Path, default=Path("casebases"))
+    _add_records(crossing, None)
     crossing.add_argument("--l2", type=_nonnegative_float, default=DEFAULT_L2)
     topping = commands.add_parser(
         "ceiling",
@@ -115,15 +113,7 @@ def _parser() -> argparse.ArgumentParser:
         " calibrated, on the expert's records",
     )
     strength.add_argument("chooser", type=Path)
-    strength.add_argument(
-        "--records", nargs="+", type=_expert_file, required=True, metavar="EXPERT=FILE"
-    )
-    strength.add_argument(
-        "--casebase-folder",
-        type=Path,
-        default=Path("casebases"),
-        help="where EXPERT.npz is, with its profile and records",
-    )
+    _add_records(strength, "where EXPERT.npz is, with its profile and records")
     referring = commands.add_parser(
         "reference", help="give a chooser the reference positions its strength is set on"
     )
