@@ -33,6 +33,16 @@ from profiling.play import PlaySettings
 from profiling.workers import add_where_arguments, where_of
 
 
+def _not_kept(path: str, record: str, give: str) -> None:
+    """Say that the profile made again dropped its ``record`` (strength.md §3), and what to
+    ``give`` to store it again."""
+    print(
+        f"profiling: {path}: the {record} it had is not kept (strength.md §3): give {give} to"
+        " store it again",
+        file=sys.stderr,
+    )
+
+
 def _profile(args: argparse.Namespace) -> None:
     if args.engine_games and (args.engine_games_journal is None or args.engine_games_play is None):
         raise ProfileError(
@@ -74,11 +84,7 @@ def _profile(args: argparse.Namespace) -> None:
             casebase = Casebase.load(path)
         # a profile made again drops it: say so
         elif existing is not None and existing.play is not None:
-            print(
-                f"profiling: {path}: the play-time record it had is not kept (strength.md §3): give"
-                " --play with its journal to store it again",
-                file=sys.stderr,
-            )
+            _not_kept(path, "play-time record", "--play with its journal")
         if args.engine_games:
             add_games(
                 casebase,
@@ -93,11 +99,7 @@ def _profile(args: argparse.Namespace) -> None:
             )
             casebase = Casebase.load(path)
         elif existing is not None and existing.games is not None:
-            print(
-                f"profiling: {path}: the games record it had is not kept (strength.md §3): give"
-                " --engine-games with its journals to store it again",
-                file=sys.stderr,
-            )
+            _not_kept(path, "games record", "--engine-games with its journals")
         if not args.quiet:
             print(
                 f"{casebase.expert}: error profile {describe_profile(casebase)}; written to {path}."
