@@ -282,9 +282,8 @@ def test_games_played_with_another_model_than_the_play_time_record_are_not_store
     other = altered(
         path.parent / "games.play.jsonl", tmp_path / "games.play.jsonl", model="ab" * 32
     )
-    with pytest.raises(
-        ProfileError, match="played with another style model .* than its play-time record"
-    ):
+
+    def stored(play: Path) -> None:
         add_games(
             Casebase.load(copy),
             [GAMES],
@@ -292,16 +291,12 @@ def test_games_played_with_another_model_than_the_play_time_record_are_not_store
             RECORDED,
             None,
             judged,
-            other,
+            play,
             progress=False,
         )
-    add_games(
-        Casebase.load(copy),
-        [GAMES],
-        "kosteniuk-2200",
-        RECORDED,
-        None,
-        judged,
-        path.parent / "games.play.jsonl",
-        progress=False,
-    )  # the same model's: stored
+
+    with pytest.raises(
+        ProfileError, match="played with another style model .* than its play-time record"
+    ):
+        stored(other)
+    stored(path.parent / "games.play.jsonl")  # the same model's: stored
