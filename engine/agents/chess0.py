@@ -19,16 +19,16 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import chess
 import numpy as np
 
 from engine.agents import defaults
 from engine.agents.base import Decision, IterationCallback, Reason
+from engine.agents.chess0_options import Chess0Settings
 from engine.agents.defaults import Chess0Style
 from engine.agents.modes import Resources
-from engine.agents.options import setting
 from engine.agents.record import Chess0, Named, Record
 from engine.search.alphabeta import Searcher
 from engine.search.limits import Budget, SearchLimits, search_budget
@@ -98,20 +98,6 @@ def phase_depth(board: chess.Board, base: int, deviation: int) -> int:
     if pieces < 8:
         return min(base + 8 - pieces, 2 * base)
     return base
-
-
-@dataclass(frozen=True)
-class Chess0Settings:
-    """Option by option, what makes one of Chess0's engines."""
-
-    style: str = setting("Style", str)
-    depth: int = setting("Depth", int)
-    deviation: int = setting("DepthDeviation", int)
-    window: int = setting("Window", int)
-
-    def files(self, casebase: str) -> list[str]:
-        """The files these settings read: none."""
-        return []
 
 
 def make_chess0(_: object, settings: Chess0Settings, __: Resources) -> Chess0Agent:

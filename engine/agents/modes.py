@@ -1,8 +1,10 @@
 """The ways the engine plays and their options: the registry every user of an agent reads.
 
-A :class:`Mode` declares its options and names where its agent is made (its module's settings
-dataclass and ``make``); a new mode is one more entry of :data:`MODES` (docs/architecture.md, "Add a
-mode"). Agents are made by
+A :class:`Mode` takes its options from the mode's own options module, beside its settings dataclass
+(:mod:`engine.agents.pure_options`, :mod:`engine.agents.guided_options`,
+:mod:`engine.agents.chess0_options`), and names where its agent is made (that settings dataclass and
+the ``make`` of the agent's module); a new mode is one more entry of :data:`MODES`
+(docs/architecture.md, "Add a mode"). Agents are made by
 :func:`engine.agents.factory.make_agent`; the UCI engine keeps its agent in
 :class:`engine.uci.resources.AgentBuilder` and what its agents load in
 :class:`engine.agents.kept.KeptResources`.
@@ -23,7 +25,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from common.paths import casebase_folder
 from endgame import default_folder
 from engine.agents import defaults
-from engine.agents.defaults import Chess0Style
+from engine.agents.chess0_options import CHESS0_OPTIONS
 from engine.agents.guided_options import GUIDED_OPTIONS
 from engine.agents.options import (
     WEIGHT_DOCS,
@@ -34,6 +36,7 @@ from engine.agents.options import (
     S,
     settings_of,
 )
+from engine.agents.pure_options import PURE_OPTIONS
 
 if TYPE_CHECKING:
     from casebase.format import Casebase
@@ -102,8 +105,9 @@ class Mode:
 
 def _in(settings: str, make: str) -> Callable[[], Maker]:
     """The maker of a mode whose settings class and function ``make`` are named by their paths
-    (``engine.agents.pure.PureSettings``), imported where they live when the first agent of the mode
-    is made (numpy and the casebase code load then, not before ``uciok``)."""
+    (``engine.agents.pure_options.PureSettings``, ``engine.agents.pure.make_pure``), imported where
+    they live when the first agent of the mode is made (numpy and the casebase code load then, not
+    before ``uciok``)."""
 
     def load() -> Maker:
         return Maker(_named(settings), _named(make))
@@ -125,27 +129,10 @@ def default_casebase() -> Path:
 #: Modes by the name the ``Mode`` option uses; a new mode is one more entry.
 MODES: dict[str, Mode] = {
     "pure": Mode(
-        _in("engine.agents.pure.PureSettings", "engine.agents.pure.make_pure"),
+        _in("engine.agents.pure_options.PureSettings", "engine.agents.pure.make_pure"),
         "the thesis's agent: the most similar case's move, adapted",
         "playing uniformly random legal moves",
-        (
-            Option(
-                "Similarity",
-                "combo",
-                defaults.SIMILARITY,
-                choices=("shallow", "learned"),
-                doc=(
-                    "pure: how cases are retrieved: `shallow`, the thesis's similarity of the"
-                    " boards' squares (the most similar case's move, adapted); `learned`, the"
-                    " cosine of the positions' embeddings by the default network's trunk"
-                    " (`X.embed.npz` beside the casebase, `python -m casebase embed`; where they"
-                    " are missing, the engine makes them in the background at their first use and"
-                    " says so, the shallow similarity playing until they are there: `make"
-                    " embeddings` makes them ahead): the 128 nearest cases vote, each for its move"
-                    " where legal, else the move it adapts to (issue #61)"
-                ),
-            ),
-        ),
+        PURE_OPTIONS,
     ),
     "guided": Mode(
         _in(
@@ -156,48 +143,10 @@ MODES: dict[str, Mode] = {
         GUIDED_OPTIONS,
     ),
     "chess0": Mode(
-        _in("engine.agents.chess0.Chess0Settings", "engine.agents.chess0.make_chess0"),
+        _in("engine.agents.chess0_options.Chess0Settings", "engine.agents.chess0.make_chess0"),
         "Chess0's engines, no casebase: Style classic (fixed-depth alpha-beta) or adaptive",
         "searching alone",
-        (
-            Option(
-                "Style",
-                "combo",
-                defaults.CHESS0_STYLE.value,
-                choices=tuple(s.value for s in Chess0Style),
-                doc=(
-                    "chess0: `classic` (fixed depth, static evaluation, no quiescence, no"
-                    " randomness) or `adaptive`"
-                ),
-            ),
-            Option(
-                "Depth",
-                "spin",
-                defaults.CHESS0_DEPTH,
-                1,
-                20,
-                doc="chess0: the classic depth, the adaptive style's base depth",
-            ),
-            Option(
-                "DepthDeviation",
-                "spin",
-                defaults.CHESS0_DEPTH_DEVIATION,
-                0,
-                10,
-                doc="chess0, adaptive: the opening's depth is `Depth` minus this",
-            ),
-            Option(
-                "Window",
-                "spin",
-                defaults.CHESS0_WINDOW,
-                0,
-                1000,
-                doc=(
-                    "chess0, adaptive: the randomisation window, centipawns; a root move this"
-                    " close to the best may be drawn"
-                ),
-            ),
-        ),
+        CHESS0_OPTIONS,
         casebase=False,
     ),
 }

@@ -15,8 +15,8 @@ from engine.agents.modes import option_registry
 from engine.agents.options import Option, OptionValue
 
 BEGIN = (
-    "<!-- options:begin (made by make docs from engine/agents/modes.py and guided_options.py:"
-    " edit there) -->"
+    "<!-- options:begin (made by make docs from engine/agents/modes.py and the modes' options in"
+    " guided_options.py, pure_options.py, chess0_options.py: edit there) -->"
 )
 END = "<!-- options:end -->"
 #: The documents that hold the table, from the project's root (not README.md: its 35 rows would be

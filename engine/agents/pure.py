@@ -5,36 +5,20 @@ voting."""
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
 
 import chess
 import numpy as np
 
-from casebase.embeddings import embeddings_path
 from casebase.format import Casebase
 from engine.agents.base import CaseAgent, Decision, Reason
 from engine.agents.modes import Resources
-from engine.agents.options import WEIGHT_OPTIONS, setting, weights_from
 from engine.agents.precedent import learned_similarity
+from engine.agents.pure_options import PureSettings
 from engine.agents.record import Case, Named, Pure, Recalled, Record, Uniform
 from engine.cbr.adaptation import best_moves, draw, draw_index, voted_moves
 from engine.cbr.learned import NEAREST, TEMPERATURE, LearnedIndex
 from engine.cbr.similarity import board_similarity
 from engine.cbr.weights import Weights
-
-
-@dataclass(frozen=True)
-class PureSettings:
-    """Option by option, what makes a pure agent."""
-
-    weights: Weights = setting(WEIGHT_OPTIONS, weights_from)
-    similarity: str = setting("Similarity", str)
-
-    def files(self, casebase: str) -> list[str]:
-        """The files these settings read besides the casebase (the agent is remade when one
-        changes): with the learned similarity, the cases' embeddings, which may be made while the
-        engine plays (:func:`make_pure`)."""
-        return [str(embeddings_path(casebase))] if casebase and self.similarity == "learned" else []
 
 
 def make_pure(casebase: Casebase | None, settings: PureSettings, resources: Resources) -> PureAgent:

@@ -105,12 +105,13 @@ def test_the_architecture_lists_every_module_of_every_package():
 
 
 def test_the_registrys_defaults_are_written_in_defaults_py_only():
-    """Every ``Option(...)`` of engine/agents/modes.py (and of engine/agents/guided_options.py,
-    guided mode's) takes its default from engine.agents.defaults (or a folder from common.paths): a
-    literal there would be a second place a default is written."""
+    """Every ``Option(...)`` of engine/agents/modes.py (and of each mode's own options module:
+    guided_options.py, pure_options.py, chess0_options.py) takes its default from
+    engine.agents.defaults (or a folder from common.paths): a literal there would be a second place
+    a default is written."""
     trees = [
         ast.parse((ROOT / "engine" / "agents" / module).read_text(encoding="utf-8"))
-        for module in ("modes.py", "guided_options.py")
+        for module in ("modes.py", "guided_options.py", "pure_options.py", "chess0_options.py")
     ]
     calls = [
         node
