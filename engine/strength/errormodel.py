@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -168,7 +169,8 @@ def fit(loss: np.ndarray, chosen: np.ndarray, log_prior: np.ndarray | None = Non
 
     Nelder–Mead in (log s, log c, beta): a few parameters, no derivatives needed; s within
     [:data:`MIN_SENSITIVITY`, :data:`MAX_SENSITIVITY`] and c within [:data:`MIN_CONSISTENCY`,
-    :data:`MAX_CONSISTENCY`], so that a likelihood growing without end stops at the bound.
+    :data:`MAX_CONSISTENCY`], so that a likelihood growing without end stops at the bound: a fit
+    that stays inside them is the unbounded search's, exactly.
     """
     from scipy.optimize import minimize  # here: an agent that never fits never loads scipy
 
@@ -190,23 +192,33 @@ def fit(loss: np.ndarray, chosen: np.ndarray, log_prior: np.ndarray | None = Non
             value = -choices.log_likelihood(model_of(x))
         return value if np.isfinite(value) else np.inf
 
+    def search(start: np.ndarray, bounded: bool) -> Any:
+        # the simplex's first steps go inwards from a bound it starts on
+        step = SIMPLEX_STEP * np.where(start[:2] >= high, -1.0, 1.0)
+        steps = np.concatenate([step, [SIMPLEX_STEP] * (len(start) - 2)])
+        return minimize(
+            cost,
+            start,
+            method="Nelder-Mead",
+            bounds=list(zip(low, high)) + [(None, None)] * (len(start) - 2) if bounded else None,
+            options={
+                "initial_simplex": np.vstack([start, start + np.diag(steps)]),
+                "xatol": FIT_XATOL,
+                "fatol": FIT_FATOL,
+                "maxiter": FIT_ITERATIONS,
+            },
+        )
+
+    low = np.log([MIN_SENSITIVITY, MIN_CONSISTENCY])
+    high = np.log([MAX_SENSITIVITY, MAX_CONSISTENCY])
     start = np.array([np.log(0.05), np.log(0.5)] + ([1.0] if log_prior is not None else []))
-    bounds = [
-        (math.log(MIN_SENSITIVITY), math.log(MAX_SENSITIVITY)),
-        (math.log(MIN_CONSISTENCY), math.log(MAX_CONSISTENCY)),
-    ] + ([(None, None)] if log_prior is not None else [])
-    result = minimize(
-        cost,
-        start,
-        method="Nelder-Mead",
-        bounds=bounds,
-        options={
-            "initial_simplex": np.vstack([start, start + SIMPLEX_STEP * np.eye(len(start))]),
-            "xatol": FIT_XATOL,
-            "fatol": FIT_FATOL,
-            "maxiter": FIT_ITERATIONS,
-        },
-    )
+    result = search(start, bounded=False)
+    if np.any(result.x[:2] < low) or np.any(result.x[:2] > high):
+        # it ran off towards a likelihood growing without end: the likeliest model within the
+        # bounds, searched from where it left them (a search bounded from the start can be caught
+        # in a corner far less likely: Nelder-Mead's points are clipped onto the bounds)
+        inside = np.concatenate([np.clip(result.x[:2], low, high), result.x[2:]])
+        result = search(inside, bounded=True)
     return Fit(model_of(result.x), -float(result.fun) / len(loss), len(loss))
 
 
