@@ -7,7 +7,7 @@ TEST_STAMP := $(VENV)/.installed-test
 TRAIN_STAMP := $(VENV)/.installed-train
 WEB_STAMP := $(VENV)/.installed-web
 
-.PHONY: help install demo web test check docs lint embeddings bench bench-cluster casebases profiles fitted profile-report experiment fidelity fidelity-judge fidelity-ceiling personal own-networks identify personal-table master-pack master-cpu strength stockfish-match ladder model master tables kbnk chess0 clean
+.PHONY: help install demo web test test-all check docs lint embeddings bench bench-cluster casebases profiles fitted profile-report experiment fidelity fidelity-judge fidelity-ceiling personal own-networks identify personal-table master-pack master-cpu strength stockfish-match ladder model master tables kbnk chess0 clean
 
 ## help: this list of targets
 help:
@@ -35,8 +35,17 @@ $(TEST_STAMP): $(STAMP)
 # half a minute of the suite): the tests keep them compiled in __pycache__ (which git ignores).
 SUITE := PYTHONDONTWRITEBYTECODE=
 
-## test: lint (ruff, the import layers), type checks (mypy), then the suite on 2 workers
+# The suite's tiers (docs/testing.md): make check, the edit loop's; make test, what a change can break, within 5
+# minutes of pytest on 2 cores; make test-all, what CI runs: make test and the end-to-end scenarios of many seconds
+# each (marked scenario: a Ray cluster's node killed, cbr-chess new killed at each stage, the wheel installed, the
+# shipped numbers recomputed from the PGN, the longer browser journeys).
+## test: lint (ruff, the import layers), type checks (mypy), then the suite but its scenarios, on 2 workers (5 minutes)
 test: lint
+	$(PY) -m mypy
+	$(SUITE) $(PY) -m pytest -q -n 2 --dist loadgroup -m "not scenario"
+
+## test-all: what CI runs: make test's checks, then the whole suite, its scenarios included (10 minutes)
+test-all: lint
 	$(PY) -m mypy
 	$(SUITE) $(PY) -m pytest -q -n 2 --dist loadgroup
 

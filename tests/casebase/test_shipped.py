@@ -60,6 +60,7 @@ def test_rivergrove_s_profile_fit_is_finite_and_said_to_be_at_its_bound(tmp_path
 
 
 @pytest.mark.slow  # it fits a profile (seconds)
+@pytest.mark.scenario  # and makes the embeddings of a casebase: twenty seconds, make test-all
 def test_setup_makes_the_casebase_the_expert_s_own_network_names(tmp_path):
     assert setup(["kosteniuk-2200"], workers=1, folder=tmp_path, tell=lambda _: None) == []
     path = tmp_path / "kosteniuk-2200.npz"

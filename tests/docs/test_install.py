@@ -21,7 +21,8 @@ import pytest
 from docs_helpers import PACKAGES
 from uci_helpers import ROOT
 
-pytestmark = pytest.mark.slow  # it builds the wheel and installs it in a fresh environment
+# it builds the wheel and installs it in a fresh environment: a scenario (make test-all)
+pytestmark = [pytest.mark.slow, pytest.mark.scenario]
 
 #: What the wheel is made of: the packages, and the shipped experts' files of data/ that setup.py
 #: copies into it.

@@ -179,6 +179,7 @@ def test_training_is_reproducible_and_resumes_to_the_same_weights(
         )
 
 
+@pytest.mark.scenario  # trains two models for half a minute: make test-all
 def test_a_trained_model_names_more_moves_than_an_untrained_one(kosteniuk_casebase, tmp_path):
     trained = tmp_path / "trained.npz"
     train(

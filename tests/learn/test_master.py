@@ -102,6 +102,7 @@ def recipe_for(pgn: Path, tiny: Path, **changes) -> Recipe:
     )
 
 
+@pytest.mark.scenario  # a training run stopped and run again: make test-all
 def test_a_run_stopped_and_started_again_goes_on_with_the_same_batches(pgn, tiny, tmp_path):
     recipe = recipe_for(pgn, tiny)
     whole = train(recipe, tmp_path / "whole", tmp_path / "whole.pb.gz", progress=False)

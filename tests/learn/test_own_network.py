@@ -124,6 +124,7 @@ def test_a_fit_that_does_no_good_leaves_the_base_networks_weights(small, tiny, t
     assert all(torch.equal(base[name], own[name]) for name in base)
 
 
+@pytest.mark.scenario  # a network fitted on its own: make test-all
 def test_the_network_written_is_the_base_moved_mix_of_the_way_towards_the_fit(
     small, tiny, tmp_path
 ):
@@ -217,6 +218,7 @@ def first_games(file_id: str, surname: str, count: int, path: Path) -> Path:
     return path
 
 
+@pytest.mark.scenario  # two experts' networks fitted: make test-all
 def test_who_played_these_names_the_expert_whose_network_likes_the_moves_best(
     made, tiny, tmp_path, capsys
 ):

@@ -37,7 +37,8 @@ from tournament.__main__ import main
 from tournament.players import casebase_entrant, engine_entrant
 from tournament.runner import TournamentSettings, run
 
-pytestmark = pytest.mark.slow  # a local Ray cluster plays games
+# a local Ray cluster plays games, a node and a driver killed: a scenario (make test-all)
+pytestmark = [pytest.mark.slow, pytest.mark.scenario]
 
 LOCAL_CLUSTER = ["-m", "testing.local_cluster"]
 NO_NAMESPACE = 3

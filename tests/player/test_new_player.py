@@ -92,6 +92,7 @@ def unkilled(
 
 @pytest.mark.slow
 @pytest.mark.xdist_group("new-player")  # one worker makes the module's unkilled run once
+@pytest.mark.scenario  # the whole command run, and killed at each stage: make test-all
 def test_the_command_makes_the_engine_and_its_report(unkilled: tuple[Path, str, Path]):
     _, _, out = unkilled
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
@@ -119,6 +120,7 @@ def test_the_command_makes_the_engine_and_its_report(unkilled: tuple[Path, str, 
 
 @pytest.mark.slow
 @pytest.mark.xdist_group("new-player")  # one worker makes the module's unkilled run once
+@pytest.mark.scenario  # the whole command run, and killed at each stage: make test-all
 def test_a_rerun_keeps_every_finished_stage(
     unkilled: tuple[Path, str, Path], kosteniuk_casebase: Path
 ):
@@ -161,6 +163,7 @@ def _lines(path: Path, k: int) -> Callable[[], bool]:
 
 @pytest.mark.slow
 @pytest.mark.xdist_group("new-player")  # one worker makes the module's unkilled run once
+@pytest.mark.scenario  # the whole command run, and killed at each stage: make test-all
 def test_a_kill_at_each_stage_loses_at_most_the_unit_under_way(
     unkilled: tuple[Path, str, Path], kosteniuk_casebase: Path, tmp_path: Path
 ):

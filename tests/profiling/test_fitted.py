@@ -76,6 +76,7 @@ def test_the_command_needs_three_rated_profiles_and_says_so(profiled, tmp_path, 
 
 
 @pytest.mark.slow
+@pytest.mark.scenario  # seven casebases built and their profiles fitted: make test-all
 def test_the_shipped_numbers_are_recomputed_from_the_shipped_journals(
     data_dir, expert_names, kosteniuk_casebase, gaprindashvili_casebase, tmp_path
 ):

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 # pytestmark: slow, skipped without chromium, the browsers' group; server: the served app (a
 # fixture)
 from test_web_browser import _opened, pytestmark, server  # noqa: F401
@@ -14,6 +16,7 @@ from web_helpers import no_engines_left
 AFTER_E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
 
 
+@pytest.mark.scenario  # a browser journey of ten seconds: make test-all
 def test_ask_lists_every_candidate_and_the_slider_shows_the_chances_by_rating(server):  # noqa: F811
     with _opened(server) as (page, _):
         page.click("nav button[data-tab=ask]")

@@ -18,6 +18,7 @@ pytestmark = [
         CHROMIUM is None, reason="no chromium: apt-get install chromium runs this test"
     ),
     pytest.mark.xdist_group("web-browser"),
+    pytest.mark.scenario,  # the longer browser journeys: make test-all
 ]
 
 #: Seconds the expert holds its move: its clock shows at least three different times during one

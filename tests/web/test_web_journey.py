@@ -20,6 +20,7 @@ pytestmark = [
         CHROMIUM is None, reason="no chromium: apt-get install chromium runs this test"
     ),
     pytest.mark.xdist_group("web-browser"),
+    pytest.mark.scenario,  # the longer browser journeys: make test-all
 ]
 
 #: The board as drawn: each piece's kind and square, as chessground keeps them on its elements (not
