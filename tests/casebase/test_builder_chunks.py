@@ -96,13 +96,14 @@ def test_collected_game_indices_match_sequential_reading(data_dir, small_chunks)
 
 def test_ctrl_c_during_a_build_on_workers_ends_it_at_once(data_dir):
     # the terminal's SIGINT reaches the workers too: had they died with the chunks handed to them,
-    # the pool's join would wait for those for ever
+    # the pool's join would wait for those for ever. The build waits on its stdin after its first
+    # chunk (the test never writes it), so that it cannot end before the SIGINT on a fast machine
     code = (
         "import sys; import casebase.builder as b; from casebase.games import GameFilter\n"
         "b.CHUNK_SIZE = 5_000; ahead = b._ahead\n"
         "def told(*args):\n"
         "    for i, result in enumerate(ahead(*args)):\n"
-        "        if i == 0: print('first', flush=True)\n"
+        "        if i == 0: print('first', flush=True); sys.stdin.readline()\n"
         "        yield result\n"
         "b._ahead = told\n"
         f"b.collect([{str(data_dir / 'experts' / 'paehtz-2400.pgn')!r}],"
@@ -110,6 +111,7 @@ def test_ctrl_c_during_a_build_on_workers_ends_it_at_once(data_dir):
     )
     process = subprocess.Popen(
         [sys.executable, "-c", code],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
