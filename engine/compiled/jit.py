@@ -1,0 +1,100 @@
+"""The one place numba is imported and configured: its cache folder, the decorator every compiled
+function takes, whether numba is there at all, and the lock the first compile is made under."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Callable, Iterator
+from importlib import metadata
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import platformdirs
+
+if "NUMBA_CACHE_DIR" not in os.environ:
+    # numba's default is a __pycache__ beside the sources, which an installed wheel may not be
+    # able to write; one folder per numba version, since a cache is only good for the version
+    # that wrote it. Set before numba is imported: numba reads it once, at import.
+    try:
+        _version = metadata.version("numba")
+    except metadata.PackageNotFoundError:
+        _version = "none"
+    os.environ["NUMBA_CACHE_DIR"] = str(
+        Path(platformdirs.user_cache_dir("cbr-chess")) / f"numba-{_version}"
+    )
+
+_numba: ModuleType | None
+_why_not: str | None
+try:
+    import numba as _numba
+except ImportError as error:  # numba has no wheel for some platforms and Pythons
+    _numba = None
+    _why_not = f"numba cannot be imported ({error})"
+else:
+    _why_not = None
+
+
+def available() -> str | None:
+    """None where numba imports; else why not, in a sentence (callers say it once)."""
+    return _why_not
+
+
+def njit(function: Callable[..., Any]) -> Any:
+    """``numba.njit(cache=True, nogil=True)``: compiled once and cached on disk, and run without
+    the GIL so that a search can be stopped from another thread. Without numba, the function as it
+    is (the package still imports; nothing should call it: see ``available``)."""
+    if _numba is None:
+        return function
+    return _numba.njit(cache=True, nogil=True)(function)
+
+
+def cache_dir() -> Path:
+    """The folder numba caches compiled functions in."""
+    return Path(os.environ["NUMBA_CACHE_DIR"])
+
+
+@contextlib.contextmanager
+def compile_lock() -> Iterator[None]:
+    """Held while a process compiles (or loads) the compiled functions for the first time: a
+    second process sharing the cache folder waits, then loads what the first one wrote instead of
+    compiling into the same files at once. The system lets the lock go when its holder ends."""
+    folder = cache_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "compile.lock", "a+b") as f:
+        _lock(f.fileno())
+        try:
+            yield
+        finally:
+            _unlock(f.fileno())
+
+
+def _lock(fd: int) -> None:
+    if sys.platform == "win32":
+        import msvcrt
+
+        while True:  # LK_LOCK tries for 10 s, then raises; a cold compile takes longer
+            os.lseek(fd, 0, os.SEEK_SET)
+            try:
+                msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
+            except OSError:
+                continue
+            return
+    else:
+        import fcntl
+
+        fcntl.flock(fd, fcntl.LOCK_EX)
+
+
+def _unlock(fd: int) -> None:
+    if sys.platform == "win32":
+        import msvcrt
+
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+    else:
+        import fcntl
+
+        fcntl.flock(fd, fcntl.LOCK_UN)
