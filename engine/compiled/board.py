@@ -11,9 +11,8 @@ from __future__ import annotations
 import chess
 import chess.polyglot
 import numpy as np
-from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
-from engine.compiled.jit import njit
+from engine.compiled.jit import leading_zeros, njit, trailing_zeros
 
 STATE = 16  # the length of a state's row
 MAX_MOVES = 256  # more than any position's legal moves (218 at most)
@@ -157,13 +156,13 @@ PIECE_KEYS, CASTLING_KEYS, EP_KEYS, WHITE_TO_MOVE_KEY = _zobrist()
 @njit
 def lsb(bits: np.uint64) -> np.int64:
     """The lowest set square of a non-empty bitboard."""
-    return np.int64(trailing_zeros(bits))  # type: ignore[call-arg]
+    return np.int64(trailing_zeros(bits))
 
 
 @njit
 def msb(bits: np.uint64) -> np.int64:
     """The highest set square of a non-empty bitboard."""
-    return np.int64(63) - np.int64(leading_zeros(bits))  # type: ignore[call-arg]
+    return np.int64(63) - np.int64(leading_zeros(bits))
 
 
 @njit

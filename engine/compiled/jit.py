@@ -37,6 +37,25 @@ else:
     _why_not = None
 
 
+trailing_zeros: Callable[[Any], Any]
+leading_zeros: Callable[[Any], Any]
+if _numba is not None:
+    # LLVM's cttz and ctlz: a bit scan in one instruction, which numba does not otherwise expose.
+    from numba.cpython.unsafe.numbers import (  # type: ignore[assignment]
+        leading_zeros,
+        trailing_zeros,
+    )
+else:
+
+    def trailing_zeros(bits: Any) -> Any:
+        """The count of zeros below the lowest set bit (of a non-zero int)."""
+        return (int(bits) & -int(bits)).bit_length() - 1
+
+    def leading_zeros(bits: Any) -> Any:
+        """The count of zeros above the highest set bit of a 64-bit int."""
+        return 64 - int(bits).bit_length()
+
+
 def available() -> str | None:
     """None where numba imports; else why not, in a sentence (callers say it once)."""
     return _why_not
