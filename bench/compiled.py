@@ -11,7 +11,6 @@ start within 3 s.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import subprocess
@@ -41,24 +40,18 @@ POSITIONS = {
 }
 
 # Run in a fresh process: the time to import the package and make its first calls, each of which
-# compiles (or loads from the cache) what it calls; the search's where it is there.
+# compiles (or loads from the cache) what it calls; with argument "search", the search's too.
 _START = """
-import json, time
+import json, sys, time
 start = time.perf_counter()
-import chess
+import chess, numpy
 from engine.compiled import movegen
 movegen.perft_board(chess.Board(), 2)
-movegen.generate_captures(movegen.state_of(chess.Board()), __import__("numpy").zeros(256, "int32"))
-times = {"move generator": time.perf_counter() - start}
-try:
+movegen.generate_captures(movegen.state_of(chess.Board()), numpy.zeros(256, "int32"))
+if sys.argv[1:] == ["search"]:
     from engine.compiled.search import CompiledSearch
-
     CompiledSearch().search(chess.Board(), depth=2)
-except Exception as error:  # the search is another module's: said, not fatal here
-    times["search"] = repr(error)
-else:
-    times["search"] = time.perf_counter() - start
-print(json.dumps(times))
+print(json.dumps(time.perf_counter() - start))
 """
 
 
@@ -83,24 +76,28 @@ def perft_table(depth: int) -> None:
 
 def compile_table() -> None:
     print("\nStart-up in a fresh process: import and first calls (s); the process's wall time\n")
-    print(f"{'cache':<8} {'move generator':>15} {'+ search':>10} {'process':>8}")
-    with tempfile.TemporaryDirectory(prefix="numba-bench-") as folder:
-        env = {**os.environ, "NUMBA_CACHE_DIR": folder, "PYTHONPATH": str(ROOT)}
-        for label in ("cold", "cached"):
-            start = time.perf_counter()
-            done = subprocess.run(
-                [sys.executable, "-c", _START], env=env, cwd=ROOT, capture_output=True, text=True
-            )
-            wall = time.perf_counter() - start
-            if done.returncode != 0:
-                print(f"{label:<8} failed (exit status {done.returncode}): {done.stderr[-300:]}")
-                continue
-            times = json.loads(done.stdout.strip().splitlines()[-1])
-            search = times["search"]
-            search_text = f"{search:>10.2f}" if isinstance(search, float) else f"{'n/a':>10}"
-            print(f"{label:<8} {times['move generator']:>15.2f} {search_text} {wall:>8.2f}")
-            if not isinstance(search, float):
-                print(f"  (the search: {search})")
+    print(f"{'compiled':<24} {'cache':<8} {'first calls':>11} {'process':>8}")
+    for label, argv in (("move generator", []), ("move generator + search", ["search"])):
+        with tempfile.TemporaryDirectory(prefix="numba-bench-") as folder:
+            env = {**os.environ, "NUMBA_CACHE_DIR": folder, "PYTHONPATH": str(ROOT)}
+            for cache in ("cold", "cached"):
+                start = time.perf_counter()
+                done = subprocess.run(
+                    [sys.executable, "-c", _START, *argv],
+                    env=env,
+                    cwd=ROOT,
+                    capture_output=True,
+                    text=True,
+                )
+                wall = time.perf_counter() - start
+                if done.returncode != 0:
+                    why = done.stderr.strip().splitlines()[-1:] or ["no message"]
+                    print(
+                        f"{label:<24} {cache:<8} failed (exit status {done.returncode}): {why[0]}"
+                    )
+                    continue
+                first = float(done.stdout.strip().splitlines()[-1])
+                print(f"{label:<24} {cache:<8} {first:>11.2f} {wall:>8.2f}")
 
 
 def _python_chess_perft(board: chess.Board, depth: int) -> int:
