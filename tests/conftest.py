@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 
 # One thread each for torch's and the BLAS libraries' pools, in this process and every process it
 # starts (set before any test module imports numpy or torch): the suite runs on as many workers as
@@ -16,6 +17,18 @@ for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 # engines play without one unless a test names it, as the engine did before auto
 # (tests/engine/test_judge_auto.py names it).
 os.environ["CBR_CHESS_STOCKFISH"] = "none"
+# ... and without the built-in search that auto takes where no Stockfish is found (issue #73): the
+# tests of the built-in judge name it.
+os.environ["CBR_CHESS_BUILTIN"] = "none"
+# The compiled search's numba cache: one folder the workers, and the processes they start, share
+# (engine.compiled.jit compiles under a lock there, once), kept between runs of the suite as a
+# user's cache is: a fresh machine compiles once.
+os.environ.setdefault(
+    "NUMBA_CACHE_DIR",
+    os.path.join(
+        tempfile.gettempdir(), f"cbr-chess-numba-tests-{getattr(os, 'getuid', lambda: 0)()}"
+    ),
+)
 
 import csv
 import fcntl
