@@ -117,9 +117,12 @@ SPEED_SETTINGS = (SPEED_AUTO, SPEED_ALL, *SPEEDS)
 #: Option Speed's default: the profile of the speed the clock implies, where the profile has one.
 SPEED = SPEED_AUTO
 #: Option Judge's words besides a program: Stockfish where it is installed (issue #67,
-#: :mod:`engine.outside.stockfish`), or none (the built-in search judges; so does the empty value).
-JUDGE_AUTO, JUDGE_NONE = "auto", "none"
-#: Option Judge's default: Stockfish judges the proposals where it is installed.
+#: :mod:`engine.outside.stockfish`), else the built-in search; the built-in search (``builtin``,
+#: ``cbr-chess-search``: :mod:`engine.outside.builtin`, issue #73); or none (the Python alpha-beta
+#: judges; so does the empty value).
+JUDGE_AUTO, JUDGE_BUILTIN, JUDGE_NONE = "auto", "builtin", "none"
+#: Option Judge's default: Stockfish judges the proposals where it is installed, else the built-in
+#: search.
 JUDGE = JUDGE_AUTO
 #: How guided mode searches without a judge (issue #67; search.md §10): ``alphabeta``, the built-in
 #: alpha-beta; ``puct``, a search the style network leads among the moves the alpha-beta finds sound

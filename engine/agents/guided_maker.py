@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 from engine.agents.defaults import Selection
 from engine.agents.guided_options import GuidedSettings
 from engine.agents.modes import Resources
-from engine.outside.stockfish import PLACES
+from engine.outside import builtin
+from engine.outside.stockfish import PLACES, installed_stockfish
 from engine.search import Search
 
 if TYPE_CHECKING:
@@ -43,16 +44,8 @@ def make_guided(
         )
     model = _style_model(settings.model, casebase, resources) if settings.prior.uses_model else None
     judge_command = settings.judge
-    if settings.judge_auto:
-        resources.tell(
-            f"judge: Stockfish at {judge_command} (Judge auto; Judge none plays without it)"
-            if judge_command is not None
-            else (
-                "judge: none (Judge auto found no Stockfish on PATH nor in"
-                f" {', '.join(str(Path(place).parent) for place in PLACES)}):"
-                " the built-in search judges"
-            )
-        )
+    if settings.judge_auto or settings.judge_builtin:
+        resources.tell(_judge_taken(settings, judge_command))
     selection, rating = settings.played_selection, settings.rating
     tablebase = resources.tablebase(settings.tables)
     judge = (
@@ -79,6 +72,28 @@ def make_guided(
         )
     _tell_strength(agent, casebase, settings, resources)
     return agent
+
+
+def _judge_taken(settings: GuidedSettings, command: str | None) -> str:
+    """What ``Judge auto`` or ``Judge builtin`` took: the judge's line the engine says."""
+    if settings.judge_auto and command is not None and command == installed_stockfish():
+        return f"judge: Stockfish at {command} (Judge auto; Judge none plays without it)"
+    why = "Judge auto found no Stockfish; " if settings.judge_auto else ""
+    if command is not None:
+        return (
+            f"judge: the built-in search ({builtin.PROGRAM} at {command}; {why}Judge none plays"
+            " without it)"
+        )
+    if settings.judge_builtin:
+        return f"judge: none (Judge builtin: {builtin.missing()}): the Python alpha-beta judges"
+    places = ", ".join(str(Path(place).parent) for place in PLACES)
+    no_search = (
+        f"{builtin.VARIABLE}=none" if builtin.installed_search() is not None else builtin.missing()
+    )
+    return (
+        f"judge: none (Judge auto found no Stockfish on PATH nor in {places}, and no built-in"
+        f" search: {no_search}): the Python alpha-beta judges"
+    )
 
 
 def _puct(

@@ -111,10 +111,12 @@ GUIDED_OPTIONS: tuple[Option, ...] = (
         defaults.JUDGE,
         doc=(
             "guided: an outside UCI engine that judges the proposals instead of the"
-            ' built-in search, e.g. `/usr/games/stockfish` (see "An outside judge" in'
-            " docs/usage.md); `auto`: Stockfish where it is installed (`stockfish` on"
-            " `PATH`, `/usr/games`, `/usr/local/bin`, `/opt/homebrew/bin`; the engine says"
-            " which), `none` (or empty): no judge; `--judge`"
+            ' Python alpha-beta, e.g. `/usr/games/stockfish` (see "An outside judge" in'
+            " docs/usage.md); `builtin`: the built-in search, the compiled `cbr-chess-search`"
+            " installed beside `cbr-chess` (search.md §7); `auto`: Stockfish where it is"
+            " installed (`stockfish` on `PATH`, `/usr/games`, `/usr/local/bin`,"
+            " `/opt/homebrew/bin`), else the built-in search (the engine says which);"
+            " `none` (or empty): no judge, the Python alpha-beta vets; `--judge`"
         ),
     ),
     Option(
@@ -239,13 +241,23 @@ class GuidedSettings:
         return self.judge_option.strip().lower() == defaults.JUDGE_AUTO
 
     @property
+    def judge_builtin(self) -> bool:
+        """Whether option Judge names the built-in search (``builtin``)."""
+        return self.judge_option.strip().lower() == defaults.JUDGE_BUILTIN
+
+    @property
     def judge(self) -> str | None:
-        """The judge's command: the program option Judge names, the Stockfish installed (``auto``),
-        or None: no judge (``none``, the empty value, or ``auto`` with no Stockfish installed)."""
+        """The judge's command: the program option Judge names, the Stockfish installed, else the
+        built-in search (``auto``), the built-in search (``builtin``), or None: no judge (``none``,
+        the empty value, or ``auto`` and ``builtin`` finding none)."""
+        from engine.outside.builtin import installed_search, search_for_auto
+
         if self.judge_auto:
             from engine.outside.stockfish import installed_stockfish
 
-            return installed_stockfish()
+            return installed_stockfish() or search_for_auto()
+        if self.judge_builtin:
+            return installed_search()
         word = self.judge_option.strip().lower()
         return None if word == defaults.JUDGE_NONE or not self.judge_option else self.judge_option
 

@@ -35,6 +35,7 @@ import chess.engine
 
 from common.paths import file_state
 from common.text import clip
+from engine.outside.builtin import is_builtin
 from engine.outside.launch import Liveness
 from engine.outside.process import KILL_GRACE, EngineProcess, ProcessError
 from engine.search.limits import Budget, SearchLimits, to_limit
@@ -44,6 +45,10 @@ from engine.search.scores import from_pov_score
 #: Seconds a judge has to start and answer ``uciok`` (and any other command but ``go``), in the
 #: background; a move waits for it at most :data:`SEARCH_SHARE` of its time.
 START_TIMEOUT = 5.0
+#: Seconds the built-in search (``cbr-chess-search``) has to answer ``isready`` at its start: its
+#: first start compiles it (about 40 s cold on a busy core, 60 s the issue's bound); the built-in
+#: Python alpha-beta judges meanwhile, as for any judge that starts.
+COMPILE_TIMEOUT = 180.0
 #: Share of the move's hard time limit each of the two searches gets; the rest is margin for
 #: our own work and the round trips.
 SEARCH_SHARE = 0.35
@@ -112,7 +117,9 @@ class Judge:
     def __init__(self, settings: JudgeSettings) -> None:
         self.settings = settings
         self.process = EngineProcess(
-            settings.command, {"Threads": settings.threads, "Hash": settings.hash_mb}
+            settings.command,
+            {"Threads": settings.threads, "Hash": settings.hash_mb},
+            COMPILE_TIMEOUT if is_builtin(settings.command) else None,
         )
         self.name = clip(Path(settings.command).name or settings.command)
         self.faults = 0
