@@ -174,6 +174,21 @@ def test_the_readmes_figures_are_results_mds_row_for_row():
     assert shown == [row[:2] for row in figures]
 
 
+def test_the_readmes_times_are_testing_mds_and_name_no_other_count():
+    """README's "How long it takes" is docs/testing.md's table of the tiers' times, one run's
+    figures in one place: a time or a count of tests changed in one and not the other fails here,
+    and so does a count of tests in either section that the table does not give."""
+    testing = (ROOT / "docs" / "testing.md").read_text(encoding="utf-8")
+    readme = README.read_text(encoding="utf-8")
+    times = table(testing, "## How long it takes")
+    assert times[0][0] == "command" and len(times) > 3
+    assert table(readme, "## How long it takes") == times
+    counts = set(re.findall(r"\b\d[\d,]* (?:tests|passed|skipped)\b", " ".join(map(str, times))))
+    for text in (readme, testing):
+        section = text.split("\n## How long it takes\n", 1)[1].split("\n## ", 1)[0]
+        assert set(re.findall(r"\b\d[\d,]* (?:tests|passed|skipped)\b", section)) <= counts
+
+
 def test_the_checks_catch_what_is_not_there():
     """The checks above fail on a target, a flag, an option, a file or a link that is not there."""
     assert command_problems(["make", "no-such-target"]) == ["make: no target no-such-target"]
