@@ -1,0 +1,209 @@
+"""The compiled search's evaluation: a tapered sum of piece-square values, from the side to move.
+
+The values are Ronald Friederich's PeSTO tables (published on the Chess Programming Wiki, "PeSTO's
+Evaluation Function"): a middlegame and an endgame value for every piece on every square, the
+piece's own value included, blended by the game's phase (a knight or a bishop counts 1, a rook 2, a
+queen 4; 24 is the opening's full phase and the most it counts). A piece-square evaluation is
+enough for a fast search to play well, and it is the start: a tuning of our own may replace them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.compiled.board import lsb
+from engine.compiled.jit import njit
+
+#: The phase a piece adds (pawn, knight, bishop, rook, queen, king) and the opening's full phase.
+PHASE_WEIGHTS = np.array([0, 1, 1, 2, 4, 0], dtype=np.int64)
+FULL_PHASE = 24
+#: What the side to move gains by moving: it halves the odd-even swing of the scores from one
+#: depth to the next (measured by bench.compiled's positions: see the tests' and bench's notes).
+TEMPO = 10
+
+_MG_VALUES = (82, 337, 365, 477, 1025, 0)
+_EG_VALUES = (94, 281, 297, 512, 936, 0)
+
+# Each table as a diagram from White's side: rank 8 in the first row, a-file first (so a white
+# piece on square s, a1 = 0, reads row 7 - s // 8, column s % 8; a black one reads its mirror).
+_MG_TABLES = (
+    # pawn
+    (
+        (0, 0, 0, 0, 0, 0, 0, 0),
+        (98, 134, 61, 95, 68, 126, 34, -11),
+        (-6, 7, 26, 31, 65, 56, 25, -20),
+        (-14, 13, 6, 21, 23, 12, 17, -23),
+        (-27, -2, -5, 12, 17, 6, 10, -25),
+        (-26, -4, -4, -10, 3, 3, 33, -12),
+        (-35, -1, -20, -23, -15, 24, 38, -22),
+        (0, 0, 0, 0, 0, 0, 0, 0),
+    ),
+    # knight
+    (
+        (-167, -89, -34, -49, 61, -97, -15, -107),
+        (-73, -41, 72, 36, 23, 62, 7, -17),
+        (-47, 60, 37, 65, 84, 129, 73, 44),
+        (-9, 17, 19, 53, 37, 69, 18, 22),
+        (-13, 4, 16, 13, 28, 19, 21, -8),
+        (-23, -9, 12, 10, 19, 17, 25, -16),
+        (-29, -53, -12, -3, -1, 18, -14, -19),
+        (-105, -21, -58, -33, -17, -28, -19, -23),
+    ),
+    # bishop
+    (
+        (-29, 4, -82, -37, -25, -42, 7, -8),
+        (-26, 16, -18, -13, 30, 59, 18, -47),
+        (-16, 37, 43, 40, 35, 50, 37, -2),
+        (-4, 5, 19, 50, 37, 37, 7, -2),
+        (-6, 13, 13, 26, 34, 12, 10, 4),
+        (0, 15, 15, 15, 14, 27, 18, 10),
+        (4, 15, 16, 0, 7, 21, 33, 1),
+        (-33, -3, -14, -21, -13, -12, -39, -21),
+    ),
+    # rook
+    (
+        (32, 42, 32, 51, 63, 9, 31, 43),
+        (27, 32, 58, 62, 80, 67, 26, 44),
+        (-5, 19, 26, 36, 17, 45, 61, 16),
+        (-24, -11, 7, 26, 24, 35, -8, -20),
+        (-36, -26, -12, -1, 9, -7, 6, -23),
+        (-45, -25, -16, -17, 3, 0, -5, -33),
+        (-44, -16, -20, -9, -1, 11, -6, -71),
+        (-19, -13, 1, 17, 16, 7, -37, -26),
+    ),
+    # queen
+    (
+        (-28, 0, 29, 12, 59, 44, 43, 45),
+        (-24, -39, -5, 1, -16, 57, 28, 54),
+        (-13, -17, 7, 8, 29, 56, 47, 57),
+        (-27, -27, -16, -16, -1, 17, -2, 1),
+        (-9, -26, -9, -10, -2, -4, 3, -3),
+        (-14, 2, -11, -2, -5, 2, 14, 5),
+        (-35, -8, 11, 2, 8, 15, -3, 1),
+        (-1, -18, -9, 10, -15, -25, -31, -50),
+    ),
+    # king
+    (
+        (-65, 23, 16, -15, -56, -34, 2, 13),
+        (29, -1, -20, -7, -8, -4, -38, -29),
+        (-9, 24, 2, -16, -20, 6, 22, -22),
+        (-17, -20, -12, -27, -30, -25, -14, -36),
+        (-49, -1, -27, -39, -46, -44, -33, -51),
+        (-14, -14, -22, -46, -44, -30, -15, -27),
+        (1, 7, -8, -64, -43, -16, 9, 8),
+        (-15, 36, 12, -54, 8, -28, 24, 14),
+    ),
+)
+
+_EG_TABLES = (
+    # pawn
+    (
+        (0, 0, 0, 0, 0, 0, 0, 0),
+        (178, 173, 158, 134, 147, 132, 165, 187),
+        (94, 100, 85, 67, 56, 53, 82, 84),
+        (32, 24, 13, 5, -2, 4, 17, 17),
+        (13, 9, -3, -7, -7, -8, 3, -1),
+        (4, 7, -6, 1, 0, -5, -1, -8),
+        (13, 8, 8, 10, 13, 0, 2, -7),
+        (0, 0, 0, 0, 0, 0, 0, 0),
+    ),
+    # knight
+    (
+        (-58, -38, -13, -28, -31, -27, -63, -99),
+        (-25, -8, -25, -2, -9, -25, -24, -52),
+        (-24, -20, 10, 9, -1, -9, -19, -41),
+        (-17, 3, 22, 22, 22, 11, 8, -18),
+        (-18, -6, 16, 25, 16, 17, 4, -18),
+        (-23, -3, -1, 15, 10, -3, -20, -22),
+        (-42, -20, -10, -5, -2, -20, -23, -44),
+        (-29, -51, -23, -15, -22, -18, -50, -64),
+    ),
+    # bishop
+    (
+        (-14, -21, -11, -8, -7, -9, -17, -24),
+        (-8, -4, 7, -12, -3, -13, -4, -14),
+        (2, -8, 0, -1, -2, 6, 0, 4),
+        (-3, 9, 12, 9, 14, 10, 3, 2),
+        (-6, 3, 13, 19, 7, 10, -3, -9),
+        (-12, -3, 8, 10, 13, 3, -7, -15),
+        (-14, -18, -7, -1, 4, -9, -15, -27),
+        (-23, -9, -23, -5, -9, -16, -5, -17),
+    ),
+    # rook
+    (
+        (13, 10, 18, 15, 12, 12, 8, 5),
+        (11, 13, 13, 11, -3, 3, 8, 3),
+        (7, 7, 7, 5, 4, -3, -5, -3),
+        (4, 3, 13, 1, 2, 1, -1, 2),
+        (3, 5, 8, 4, -5, -6, -8, -11),
+        (-4, 0, -5, -1, -7, -12, -8, -16),
+        (-6, -6, 0, 2, -9, -9, -11, -3),
+        (-9, 2, 3, -1, -5, -13, 4, -20),
+    ),
+    # queen
+    (
+        (-9, 22, 22, 27, 27, 19, 10, 20),
+        (-17, 20, 32, 41, 58, 25, 30, 0),
+        (-20, 6, 9, 49, 47, 35, 19, 9),
+        (3, 22, 24, 45, 57, 40, 57, 36),
+        (-18, 28, 19, 47, 31, 34, 39, 23),
+        (-16, -27, 15, 6, 9, 17, 10, 5),
+        (-22, -23, -30, -16, -16, -23, -36, -32),
+        (-33, -28, -22, -43, -5, -32, -20, -41),
+    ),
+    # king
+    (
+        (-74, -35, -18, -18, -11, 15, 4, -17),
+        (-12, 17, 14, 17, 17, 38, 23, 11),
+        (10, 17, 23, 15, 20, 45, 44, 13),
+        (-8, 22, 24, 27, 26, 33, 26, 3),
+        (-18, -4, 21, 24, 27, 23, 9, -11),
+        (-19, -3, 11, 21, 23, 16, 7, -9),
+        (-27, -11, 4, 13, 14, 4, -5, -17),
+        (-53, -34, -21, -11, -28, -14, -24, -43),
+    ),
+)
+
+
+def _by_square(
+    values: tuple[int, ...], tables: tuple[tuple[tuple[int, ...], ...], ...]
+) -> np.ndarray:
+    """The values of ``colour * 6 + piece`` on each square (a1 = 0), from White's view: White's
+    pieces count plus, Black's minus, so that one sum over the board is White's score."""
+    out = np.zeros((12, 64), dtype=np.int64)
+    for piece in range(6):
+        diagram = np.array(tables[piece], dtype=np.int64)
+        for square in range(64):
+            rank, file = divmod(square, 8)
+            out[piece, square] = values[piece] + diagram[7 - rank, file]
+            # Black's piece on a square is White's on the square mirrored across the middle rank
+            out[6 + piece, square] = -(values[piece] + diagram[rank, file])
+    return out
+
+
+# Each table is 12 x 64 int64 (6 KiB): a global numba freezes into the compiled code.
+MG = _by_square(_MG_VALUES, _MG_TABLES)
+EG = _by_square(_EG_VALUES, _EG_TABLES)
+
+
+@njit
+def evaluate(state: np.ndarray) -> int:
+    """The position's value in centipawns for the side to move (``state``: a board row)."""
+    mg = 0
+    eg = 0
+    phase = 0
+    for index in range(12):
+        bits = state[index]
+        weight = PHASE_WEIGHTS[index % 6]
+        while bits:
+            square = lsb(bits)
+            bits &= bits - np.uint64(1)
+            mg += MG[index, square]
+            eg += EG[index, square]
+            phase += weight
+    if phase > FULL_PHASE:  # promotions can add material beyond the opening's
+        phase = FULL_PHASE
+    if state[15] & np.uint64(1):  # Black to move; turned before the division rounds it
+        mg = -mg
+        eg = -eg
+    return (mg * phase + eg * (FULL_PHASE - phase)) // FULL_PHASE + TEMPO
