@@ -20,11 +20,11 @@ os.environ["CBR_CHESS_STOCKFISH"] = "none"
 # ... and without the built-in search that auto takes where no Stockfish is found (issue #73): the
 # tests of the built-in judge name it.
 os.environ["CBR_CHESS_BUILTIN"] = "none"
-# The compiled search's numba cache: one folder the workers, and the processes they start, share
-# (engine.compiled.jit compiles under a lock there, once), kept between runs of the suite as a
-# user's cache is: a fresh machine compiles once.
+# The compiled search's numba caches: under one folder that the workers, and the processes they
+# start, share (engine.compiled.jit compiles under a lock there, once), kept between runs of the
+# suite as a user's cache is: a fresh machine compiles once.
 os.environ.setdefault(
-    "NUMBA_CACHE_DIR",
+    "CBR_CHESS_NUMBA_CACHE",
     os.path.join(
         tempfile.gettempdir(), f"cbr-chess-numba-tests-{getattr(os, 'getuid', lambda: 0)()}"
     ),

@@ -4,6 +4,7 @@ function takes, whether numba is there at all, and the lock the first compile is
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -14,17 +15,33 @@ from typing import Any
 
 import platformdirs
 
+#: The variable naming the folder the compiled functions' caches go under (the test suite's: one
+#: its workers share); else the user's cache folder.
+CACHE_VARIABLE = "CBR_CHESS_NUMBA_CACHE"
+
+
+def _sources_digest() -> str:
+    """The SHA-256 of this package's sources, cut to 12 digits: numba checks a cached function
+    against its own file's time stamp only, so that a function compiled with another module's old
+    code inlined (the search with an old evaluation) would be loaded again after that module
+    changed. A folder per version of the sources never serves old code."""
+    digest = hashlib.sha256()
+    for source in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(source.name.encode() + b"\0" + source.read_bytes())
+    return digest.hexdigest()[:12]
+
+
 if "NUMBA_CACHE_DIR" not in os.environ:
     # numba's default is a __pycache__ beside the sources, which an installed wheel may not be
     # able to write; one folder per numba version, since a cache is only good for the version
-    # that wrote it. Set before numba is imported: numba reads it once, at import.
+    # that wrote it, and per version of the sources. Set before numba is imported: numba reads it
+    # once, at import (and the processes this one starts inherit it).
     try:
         _version = metadata.version("numba")
     except metadata.PackageNotFoundError:
         _version = "none"
-    os.environ["NUMBA_CACHE_DIR"] = str(
-        Path(platformdirs.user_cache_dir("cbr-chess")) / f"numba-{_version}"
-    )
+    _base = os.environ.get(CACHE_VARIABLE) or platformdirs.user_cache_dir("cbr-chess")
+    os.environ["NUMBA_CACHE_DIR"] = str(Path(_base) / f"numba-{_version}-{_sources_digest()}")
 
 _numba: ModuleType | None
 _why_not: str | None

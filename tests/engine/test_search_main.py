@@ -104,29 +104,25 @@ def test_go_nodes_0_and_depth_beyond_the_most_answer_a_legal_move():
 
 
 @pytest.fixture(scope="session")
-def search_cache(tmp_path_factory) -> Path:
-    """One numba cache for the suite's workers (their base folder's parent), compiled once: the
-    first worker compiles under the cache's lock, the others load what it wrote."""
-    base = tmp_path_factory.getbasetemp()
-    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-    folder = shared / "numba-search"
+def search_cache() -> None:
+    """The compiled search loaded, or compiled once for the suite's workers: in the numba cache
+    folder the suite shares (tests/conftest.py), where the first process compiles under the
+    cache's lock and the others load what it wrote."""
     if os.access(PROGRAM, os.X_OK):
         subprocess.run(
             [PROGRAM],
             input="isready\nquit\n",
-            env={**os.environ, "NUMBA_CACHE_DIR": str(folder)},
             capture_output=True,
             text=True,
             timeout=300,
             check=True,
         )
-    return folder
 
 
-def open_search(cache: Path) -> chess.engine.SimpleEngine:
-    return chess.engine.SimpleEngine.popen_uci(
-        [PROGRAM], env={**os.environ, "NUMBA_CACHE_DIR": str(cache)}, timeout=300
-    )
+def open_search(cache: Path | None = None) -> chess.engine.SimpleEngine:
+    """The program, with the suite's shared cache or its own ``cache`` folder."""
+    env = {**os.environ, **({"NUMBA_CACHE_DIR": str(cache)} if cache is not None else {})}
+    return chess.engine.SimpleEngine.popen_uci([PROGRAM], env=env, timeout=300)
 
 
 def said_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
@@ -145,16 +141,20 @@ def test_go_perft_counts_as_python_chess_does(search_cache, fen, depth):
     proc = subprocess.run(
         [PROGRAM],
         input=f"position fen {fen}\ngo perft {depth}\nisready\nquit\n",
-        env={**os.environ, "NUMBA_CACHE_DIR": str(search_cache)},
         capture_output=True,
         text=True,
         timeout=120,
     )
-    # (an info string first where this process compiled anything)
-    lines = [line for line in proc.stdout.splitlines() if not line.startswith("info")]
-    end = lines.index("readyok")
-    split = dict(line.split(": ") for line in lines[: end - 3])
-    assert lines[end - 3 : end] == ["", lines[end - 2], ""] and lines[end - 2].startswith("Nodes")
+    # (an info string first where this process compiled anything; readyok wherever isready came
+    # during the count, which UCI answers at once)
+    lines = [
+        line
+        for line in proc.stdout.splitlines()
+        if not line.startswith("info") and line != "readyok"
+    ]
+    [total] = [i for i, line in enumerate(lines) if line.startswith("Nodes searched: ")]
+    split = dict(line.split(": ") for line in lines[: total - 1])
+    assert lines[total - 1] == "" and lines[total + 1] == "" and "readyok" in proc.stdout
     board = chess.Board(fen)
     expected = {}
     for move in board.legal_moves:
@@ -162,13 +162,13 @@ def test_go_perft_counts_as_python_chess_does(search_cache, fen, depth):
         expected[move.uci()] = str(_perft(board, depth - 1))
         board.pop()
     assert split == expected
-    assert lines[end - 2] == f"Nodes searched: {sum(int(n) for n in expected.values())}"
+    assert lines[total] == f"Nodes searched: {sum(int(n) for n in expected.values())}"
 
 
 @pytest.mark.slow
 @needs_program
 def test_a_mate_in_2_is_found_and_said_in_moves(search_cache):
-    with open_search(search_cache) as engine:
+    with open_search() as engine:
         info = engine.analyse(chess.Board(MATE_IN_2), chess.engine.Limit(depth=6))
     assert info["score"].relative == chess.engine.Mate(2) and info["pv"][0].uci() == "d5f6"
 
@@ -178,7 +178,7 @@ def test_a_mate_in_2_is_found_and_said_in_moves(search_cache):
 def test_searchmoves_with_multipv_3_gives_three_exact_lines(search_cache):
     board = chess.Board(KIWIPETE)
     among = [chess.Move.from_uci(m) for m in ("e2a6", "d5e6", "g2h3", "a2a3")]
-    with open_search(search_cache) as engine:
+    with open_search() as engine:
         infos = engine.analyse(board, chess.engine.Limit(depth=5), multipv=3, root_moves=among)
     assert [info["multipv"] for info in infos] == [1, 2, 3]
     firsts = [info["pv"][0] for info in infos]
@@ -193,7 +193,7 @@ def test_searchmoves_with_multipv_3_gives_three_exact_lines(search_cache):
 def test_stop_ends_go_infinite_at_once_and_limits_beyond_the_most_are_clipped(search_cache, caplog):
     caplog.set_level(logging.DEBUG, logger="chess.engine")
     board = chess.Board(KIWIPETE)
-    with open_search(search_cache) as engine:
+    with open_search() as engine:
         with engine.analysis(board) as analysis:
             for info in analysis:
                 if info.get("depth", 0) >= 3 and "score" in info:
@@ -210,6 +210,7 @@ def test_stop_ends_go_infinite_at_once_and_limits_beyond_the_most_are_clipped(se
 
 
 @pytest.mark.slow
+@pytest.mark.scenario  # a cold compile, half a minute of a core: make test-all
 @needs_program
 def test_go_while_compiling_and_two_processes_compiling_into_one_cache(tmp_path, caplog):
     """A fresh cache: the first go is the Python search's (said), isready waits for the compile;
@@ -239,8 +240,8 @@ def test_go_while_compiling_and_two_processes_compiling_into_one_cache(tmp_path,
 # -- the built-in search as the guided engine's judge ------------------------------------
 
 
-def judged(cache: Path, *commands: str, builtin_variable: str | None = None) -> list[str]:
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), stockfish.VARIABLE: "none"}
+def judged(*commands: str, builtin_variable: str | None = None) -> list[str]:
+    env = {**os.environ, stockfish.VARIABLE: "none"}
     env.pop(builtin.VARIABLE, None)
     if builtin_variable is not None:
         env[builtin.VARIABLE] = builtin_variable
@@ -252,7 +253,7 @@ def judged(cache: Path, *commands: str, builtin_variable: str | None = None) -> 
 def test_judge_builtin_and_auto_without_stockfish_take_the_built_in_search(search_cache):
     go = ("position startpos moves e2e4", "go depth 2")
     for option in ("setoption name Judge value builtin", "isready"):
-        lines = judged(search_cache, option, *go)
+        lines = judged(option, *go)
         said = strings(lines)
         assert f"judge: the built-in search ({builtin.PROGRAM} at" in said, said
         assert ("Judge auto found no Stockfish" in said) == (option == "isready")
@@ -260,14 +261,14 @@ def test_judge_builtin_and_auto_without_stockfish_take_the_built_in_search(searc
         board.push_uci("e2e4")
         assert chess.Move.from_uci(lines[-1].split()[1]) in board.legal_moves
     # the suite's way: auto finds no built-in search either
-    said = strings(judged(search_cache, *go, builtin_variable="none"))
+    said = strings(judged(*go, builtin_variable="none"))
     assert "judge: none (Judge auto found no Stockfish" in said and "CBR_CHESS_BUILTIN=none" in said
 
 
 @pytest.mark.slow
 @needs_program
 def test_the_built_in_search_killed_mid_game_is_said_once_and_play_goes_on(search_cache):
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(search_cache), stockfish.VARIABLE: "none"}
+    env = {**os.environ, stockfish.VARIABLE: "none"}
     env.pop(builtin.VARIABLE, None)
     proc = subprocess.Popen(
         [sys.executable, str(MAIN), "--casebase", ""],
