@@ -58,7 +58,7 @@ GUIDED_OPTIONS: tuple[Option, ...] = (
         doc=(
             "guided: `auto` plays `calibrated` where the casebase has an error profile"
             " (with a judge, option `Judge`, the expert's own strength; without one, the"
-            " built-in search's choice where the expert loses less than it by itself, else"
+            " Python search's choice where the expert loses less than it by itself, else"
             " the expert's error model drawing among its scores, strength.md §7; the engine says"
             " which in an `info string`), `argmax` otherwise (strength.md §4); `argmax`"
             " plays the sound move with the largest prior, `sample` draws a sound move by"

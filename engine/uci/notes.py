@@ -63,21 +63,21 @@ def _judge_note(note: JudgeNote) -> str:
     judge, why = f"judge {note.judge}", note.why
     return {
         JudgeEvent.STARTING: (
-            f"{judge} is starting: the built-in search judges until it answers uciok (within"
-            f" {START_TIMEOUT:.2g} s)"
+            f"{judge} is starting: the Python search judges until it is ready (it answers uciok"
+            f" within {START_TIMEOUT:.2g} s, and the built-in search compiles once)"
         ),
-        JudgeEvent.STILL_STARTING: f"{judge} is still starting: the built-in search judged",
+        JudgeEvent.STILL_STARTING: f"{judge} is still starting: the Python search judged",
         JudgeEvent.REFUSED: (
-            f"{judge} refused: {why}; the built-in search judges until option Judge or the program"
+            f"{judge} refused: {why}; the Python search judges until option Judge or the program"
             " changes"
         ),
-        JudgeEvent.STILL_REFUSED: f"{judge} refused (see above): the built-in search judged",
+        JudgeEvent.STILL_REFUSED: f"{judge} refused (see above): the Python search judged",
         JudgeEvent.FAILED: f"{judge} failed: {why}; it will be restarted at the next move",
         JudgeEvent.FAILED_FOR_THE_GAME: (
-            f"{judge} failed: {why}; the built-in search judges for the rest of the game"
+            f"{judge} failed: {why}; the Python search judges for the rest of the game"
         ),
         JudgeEvent.RETIRED: (
-            f"{judge} retired after two faults this game: the built-in search judges until the next"
+            f"{judge} retired after two faults this game: the Python search judges until the next"
             " game"
         ),
     }[note.event]

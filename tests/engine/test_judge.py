@@ -94,7 +94,7 @@ def test_a_missing_judge_is_refused_once_and_tried_again_when_its_program_appear
         notes[0].startswith("judge no-such-engine refused: no engine at")
         and "until option Judge" in notes[0]
     ), notes
-    assert notes[1] == "judge no-such-engine refused (see above): the built-in search judged", notes
+    assert notes[1] == "judge no-such-engine refused (see above): the Python search judged", notes
     assert judge.faults == 0 and not judge.retired
     fake_engine(
         tmp_path,

@@ -174,7 +174,7 @@ def test_a_judged_calibrated_move_gives_the_judge_and_how_often_the_expert_loses
     assert reasons["prior"]["proposes"]["moves"][0] == {"san": "e4", "uci": "e2e4", "share": 60}
     assert reasons["prior"]["votes"] is None and reasons["case"] is None
     assert reasons["notes"] == [
-        "judge Stockfish 15.1 refused (see above): the built-in search judged"
+        "judge Stockfish 15.1 refused (see above): the Python search judged"
     ]
 
 
