@@ -87,12 +87,9 @@ def _judge_taken(settings: GuidedSettings, command: str | None) -> str:
     if settings.judge_builtin:
         return f"judge: none (Judge builtin: {builtin.missing()}): the Python alpha-beta judges"
     places = ", ".join(str(Path(place).parent) for place in PLACES)
-    no_search = (
-        f"{builtin.VARIABLE}=none" if builtin.installed_search() is not None else builtin.missing()
-    )
     return (
         f"judge: none (Judge auto found no Stockfish on PATH nor in {places}, and no built-in"
-        f" search: {no_search}): the Python alpha-beta judges"
+        f" search: {builtin.not_for_auto()}): the Python alpha-beta judges"
     )
 
 

@@ -11,6 +11,7 @@ running Python (a virtual environment's or an installed wheel's scripts), else o
 from __future__ import annotations
 
 import functools
+import importlib.util
 import os
 import shutil
 import sys
@@ -43,9 +44,12 @@ def installed_search() -> str | None:
 
 def search_for_auto() -> str | None:
     """The built-in search ``Judge auto`` takes where it finds no Stockfish: none where
-    ``$CBR_CHESS_BUILTIN`` is ``none``."""
+    ``$CBR_CHESS_BUILTIN`` is ``none``, or where numba is not installed (the program would then
+    judge with the Python search, slower than the engine's own vetting)."""
     named = _named()
     if named is not None and named.lower() in ("", "none"):
+        return None
+    if importlib.util.find_spec("numba") is None:
         return None
     return installed_search()
 
@@ -55,6 +59,16 @@ def is_builtin(command: str) -> bool:
     return Path(command).stem == PROGRAM
 
 
+def not_for_auto() -> str:
+    """Why ``Judge auto`` took no built-in search (where :func:`search_for_auto` is None)."""
+    named = _named()
+    if named is not None and named.lower() in ("", "none"):
+        return f"{VARIABLE}=none"
+    return missing()
+
+
 def missing() -> str:
-    """Why there is no built-in search: where it was looked for."""
+    """Why there is no built-in search: numba missing, or where it was looked for."""
+    if importlib.util.find_spec("numba") is None:
+        return "numba is not installed (pip install numba), so the search cannot be compiled"
     return f"{PROGRAM} is not installed beside {sys.executable} nor on PATH"
