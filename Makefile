@@ -158,13 +158,14 @@ fitted: install casebases
 profile-report: install casebases
 	$(PY) -m profiling casebases/carlsen-2800.npz --report docs/strength/profile-carlsen.png
 
-## bench: the speed benchmarks' tables (build, retrieval, start-up, tournament, search, model, tables)
+## bench: the speed benchmarks' tables (build, retrieval, start-up, tournament, search, the compiled search, model, tables)
 bench: install
 	$(PY) -m bench.build
 	$(PY) -m bench.retrieval
 	$(PY) -m bench.startup
 	$(PY) -m bench.round_robin
 	$(PY) -m bench.search
+	$(PY) -m bench.compiled
 	$(PY) -m bench.model
 	$(PY) -m bench.tables
 
