@@ -5,13 +5,25 @@ Evaluation Function"): a middlegame and an endgame value for every piece on ever
 piece's own value included, blended by the game's phase (a knight or a bishop counts 1, a rook 2, a
 queen 4; 24 is the opening's full phase and the most it counts). A piece-square evaluation is
 enough for a fast search to play well, and it is the start: a tuning of our own may replace them.
+
+Beside the tables, the terms a piece-square sum cannot see (common values, untuned): mobility by
+piece, the attacks on the enemy king's zone, the king's pawn shield, passed, isolated and doubled
+pawns, the bishop pair, rooks on open and half-open files. Together they measured +96 Elo (95 %:
++56 to +139) against the tables alone: 200 games, the same search, 20,000 nodes a move, from the
+first 8 plies of 100 masters' games played with both colours.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from engine.compiled.board import lsb
+from engine.compiled.board import (
+    KING_ATTACKS,
+    KNIGHT_ATTACKS,
+    bishop_attacks,
+    lsb,
+    rook_attacks,
+)
 from engine.compiled.jit import njit
 
 #: The phase a piece adds (pawn, knight, bishop, rook, queen, king) and the opening's full phase.
@@ -187,6 +199,158 @@ MG = _by_square(_MG_VALUES, _MG_TABLES)
 EG = _by_square(_EG_VALUES, _EG_TABLES)
 
 
+def _masks() -> tuple[np.ndarray, ...]:
+    """Files, their neighbours, and by colour and square: the squares a passed pawn needs free of
+    enemy pawns (ahead, its file and the two beside), the pawn shield's two ranks ahead of a king,
+    and the king's zone (its square, its neighbours, and the three squares two ranks ahead)."""
+    files = np.zeros(8, dtype=np.uint64)
+    for square in range(64):
+        files[square % 8] |= np.uint64(1 << square)
+    beside = np.zeros(8, dtype=np.uint64)
+    for file in range(8):
+        beside[file] = (files[file - 1] if file > 0 else 0) | (files[file + 1] if file < 7 else 0)
+    passed = np.zeros((2, 64), dtype=np.uint64)
+    near = np.zeros((2, 64), dtype=np.uint64)
+    far = np.zeros((2, 64), dtype=np.uint64)
+    zone = np.zeros((2, 64), dtype=np.uint64)
+    for colour in range(2):
+        ahead = 1 if colour == 0 else -1
+        for square in range(64):
+            rank, file = divmod(square, 8)
+            zone[colour, square] = KING_ATTACKS[square] | np.uint64(1 << square)
+            for other in range(64):
+                o_rank, o_file = divmod(other, 8)
+                if abs(o_file - file) > 1:
+                    continue
+                bit = np.uint64(1 << other)
+                if (o_rank - rank) * ahead > 0:
+                    passed[colour, square] |= bit
+                if o_rank - rank == ahead:
+                    near[colour, square] |= bit
+                if o_rank - rank == 2 * ahead:
+                    far[colour, square] |= bit
+                    zone[colour, square] |= bit
+    return files, beside, passed, near, far, zone
+
+
+FILES, BESIDE, PASSED, SHIELD_NEAR, SHIELD_FAR, ZONE = _masks()
+_NOT_A = ~FILES[0]
+_NOT_H = ~FILES[7]
+
+#: Mobility (the squares a piece attacks that hold no piece of its own nor an enemy pawn's
+#: attack), per square above a typical count: knight, bishop, rook, queen; mg and eg.
+MOBILITY_MG = np.array([0, 4, 5, 2, 1, 0], dtype=np.int64)
+MOBILITY_EG = np.array([0, 4, 5, 4, 2, 0], dtype=np.int64)
+MOBILITY_BASE = np.array([0, 4, 6, 7, 14, 0], dtype=np.int64)
+#: Attack units a piece adds for each square of the enemy king's zone it attacks, and the
+#: middlegame bonus of the units (counted from two attackers on): growing with their square.
+ATTACK_WEIGHTS = np.array([0, 2, 2, 3, 5, 0], dtype=np.int64)
+KING_DANGER = np.array([min(500, units * units // 6) for units in range(100)], dtype=np.int64)
+#: A pawn one and two ranks ahead of its king, beside or in front (middlegame).
+SHIELD = (12, 6)
+#: A passed pawn by its rank from its own side (mg, eg).
+PASSED_MG = np.array([0, 2, 5, 10, 20, 35, 55, 0], dtype=np.int64)
+PASSED_EG = np.array([0, 8, 12, 20, 35, 60, 90, 0], dtype=np.int64)
+ISOLATED = (-8, -12)
+DOUBLED = (-8, -20)
+BISHOP_PAIR = (30, 50)
+ROOK_OPEN = (25, 10)
+ROOK_HALF_OPEN = (10, 5)
+
+_M1 = np.uint64(0x5555555555555555)
+_M2 = np.uint64(0x3333333333333333)
+_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
+_H01 = np.uint64(0x0101010101010101)
+
+
+@njit
+def popcount(bits: np.uint64) -> np.int64:
+    """The set bits of a bitboard (the SWAR sum: LLVM turns it into one instruction)."""
+    bits = bits - ((bits >> np.uint64(1)) & _M1)
+    bits = (bits & _M2) + ((bits >> np.uint64(2)) & _M2)
+    bits = (bits + (bits >> np.uint64(4))) & _M4
+    return np.int64((bits * _H01) >> np.uint64(56))
+
+
+@njit
+def _pawn_attacks(pawns: np.uint64, colour: np.int64) -> np.uint64:
+    if colour == 0:
+        return ((pawns << np.uint64(7)) & _NOT_H) | ((pawns << np.uint64(9)) & _NOT_A)
+    return ((pawns >> np.uint64(9)) & _NOT_H) | ((pawns >> np.uint64(7)) & _NOT_A)
+
+
+@njit
+def _side(state: np.ndarray, colour: np.int64) -> tuple[np.int64, np.int64]:
+    """The terms beside the tables for ``colour``'s pieces (mg, eg), from its own view."""
+    base = colour * 6
+    enemy = 6 - base
+    own_pawns = state[base]
+    their_pawns = state[enemy]
+    occupied = state[12] | state[13]
+    area = ~state[12 + colour] & ~_pawn_attacks(their_pawns, 1 - colour)
+    zone = ZONE[1 - colour, lsb(state[enemy + 5])]
+    mg = np.int64(0)
+    eg = np.int64(0)
+
+    bits = own_pawns
+    while bits:
+        square = lsb(bits)
+        bits &= bits - np.uint64(1)
+        if not PASSED[colour, square] & their_pawns:
+            rank = square >> 3 if colour == 0 else 7 - (square >> 3)
+            mg += PASSED_MG[rank]
+            eg += PASSED_EG[rank]
+        if not BESIDE[square & 7] & own_pawns:
+            mg += ISOLATED[0]
+            eg += ISOLATED[1]
+    files = own_pawns | (own_pawns >> np.uint64(8))
+    files |= files >> np.uint64(16)
+    files |= files >> np.uint64(32)
+    doubled = popcount(own_pawns) - popcount(files & np.uint64(255))
+    mg += DOUBLED[0] * doubled
+    eg += DOUBLED[1] * doubled
+
+    units = np.int64(0)
+    attackers = np.int64(0)
+    for piece in range(1, 5):
+        bits = state[base + piece]
+        while bits:
+            square = lsb(bits)
+            bits &= bits - np.uint64(1)
+            if piece == 1:
+                attacks = KNIGHT_ATTACKS[square]
+            elif piece == 2:
+                attacks = bishop_attacks(square, occupied)
+            elif piece == 3:
+                attacks = rook_attacks(square, occupied)
+                file = FILES[square & 7]
+                if not file & own_pawns:
+                    if file & their_pawns:
+                        mg += ROOK_HALF_OPEN[0]
+                        eg += ROOK_HALF_OPEN[1]
+                    else:
+                        mg += ROOK_OPEN[0]
+                        eg += ROOK_OPEN[1]
+            else:
+                attacks = bishop_attacks(square, occupied) | rook_attacks(square, occupied)
+            mobility = popcount(attacks & area) - MOBILITY_BASE[piece]
+            mg += MOBILITY_MG[piece] * mobility
+            eg += MOBILITY_EG[piece] * mobility
+            if attacks & zone:
+                units += ATTACK_WEIGHTS[piece] * popcount(attacks & zone)
+                attackers += 1
+    if attackers >= 2:
+        mg += KING_DANGER[min(units, 99)]
+    bishops = state[base + 2]
+    if bishops & (bishops - np.uint64(1)):
+        mg += BISHOP_PAIR[0]
+        eg += BISHOP_PAIR[1]
+    king = lsb(state[base + 5])
+    mg += SHIELD[0] * popcount(own_pawns & SHIELD_NEAR[colour, king])
+    mg += SHIELD[1] * popcount(own_pawns & SHIELD_FAR[colour, king])
+    return mg, eg
+
+
 @njit
 def evaluate(state: np.ndarray) -> int:
     """The position's value in centipawns for the side to move (``state``: a board row)."""
@@ -202,6 +366,10 @@ def evaluate(state: np.ndarray) -> int:
             mg += MG[index, square]
             eg += EG[index, square]
             phase += weight
+    white_mg, white_eg = _side(state, np.int64(0))
+    black_mg, black_eg = _side(state, np.int64(1))
+    mg += white_mg - black_mg
+    eg += white_eg - black_eg
     if phase > FULL_PHASE:  # promotions can add material beyond the opening's
         phase = FULL_PHASE
     if state[15] & np.uint64(1):  # Black to move; turned before the division rounds it
