@@ -3,11 +3,13 @@ transposition table, the move ordering and the pruning, and one iteration over t
 
 Negamax (fail-soft) with a transposition table (one entry a slot, kept by depth and age, mates
 stored from the node), quiescence (captures and queen promotions in MVV-LVA order, stand pat, delta
-pruning), null move, late-move reductions, reverse futility and futility pruning, check extensions,
-killers and history. Scores are centipawns for the side to move; a mate ``n`` plies from the root
-scores ``MATE - n``. Draws score 0 below the root: a position seen once before in the search's own
-line (strictly after the root) or twice before it in the game, the fifty-move rule's hundredth ply
-(unless the side to move is mated), and bare kings with at most one minor piece.
+pruning, the captures that lose material by the static exchange left out), null move, late-move
+reductions, reverse futility and futility pruning, check extensions, killers and history; captures
+that lose material by the static exchange ordered after the quiet moves. Scores are centipawns for
+the side to move; a mate ``n`` plies from the root scores ``MATE - n``. Draws score 0 below the
+root: a position seen once before in the search's own line (strictly after the root) or twice
+before it in the game, the fifty-move rule's hundredth ply (unless the side to move is mated), and
+bare kings with at most one minor piece.
 
 The arrays a search works in travel as one tuple, ``work``: the state stack, the positions' hashes
 (the game's, then the line's), each ply's moves and their ordering keys, the principal variations
@@ -28,7 +30,9 @@ from engine.compiled.board import (
     BLACK_PIECES,
     CAPTURE,
     CAPTURED_SHIFT,
+    EN_PASSANT,
     HASH,
+    KING,
     KNIGHT,
     MOVER_SHIFT,
     PAWN,
@@ -37,7 +41,12 @@ from engine.compiled.board import (
     ROOK,
     TO_SHIFT,
     WHITE_PIECES,
+    attackers,
+    bishop_attacks,
+    bit,
     halfmove_clock,
+    lsb,
+    rook_attacks,
     side_to_move,
 )
 from engine.compiled.evaluate import evaluate
@@ -70,11 +79,12 @@ MOVE_MASK = (1 << 25) - 1
 ENTRY_BYTES = 16
 
 # Move ordering's keys: the table's move, then captures and queen promotions by MVV-LVA, killers,
-# then quiet moves by history (kept below the killers).
+# then quiet moves by history (kept below the killers), then the captures that lose material.
 ORDER_TABLE = 1 << 30
 ORDER_NOISY = 1 << 24
 ORDER_KILLER = 1 << 22
 HISTORY_MAX = 1 << 20
+ORDER_LOSING = -(1 << 10)
 
 PROMOTION_MASK = 7 << PROMOTION_SHIFT
 QUEEN_PROMOTION = QUEEN << PROMOTION_SHIFT
@@ -206,7 +216,49 @@ def _store(
 
 
 @njit
+def _see_wins(state: np.ndarray, move: int) -> bool:
+    """Whether a capture wins or keeps material when both sides recapture on its square with
+    their least valuable piece while it pays (the static exchange; pins are not seen)."""
+    victim = (move >> CAPTURED_SHIFT) & 7
+    mover = (move >> MOVER_SHIFT) & 7
+    if move & EN_PASSANT or PIECE_VALUES[victim] >= PIECE_VALUES[mover]:
+        return True
+    target = np.int64((move >> TO_SHIFT) & 63)
+    swap = PIECE_VALUES[mover] - PIECE_VALUES[victim]  # what the mover's side risks on it
+    occupied = (state[WHITE_PIECES] | state[BLACK_PIECES]) ^ bit(np.int64(move & 63))
+    side = side_to_move(state)
+    around = attackers(state, target, occupied, 0) | attackers(state, target, occupied, 1)
+    diagonal = state[BISHOP] | state[QUEEN] | state[6 + BISHOP] | state[6 + QUEEN]
+    straight = state[ROOK] | state[QUEEN] | state[6 + ROOK] | state[6 + QUEEN]
+    wins = 1
+    while True:
+        side = 1 - side
+        around &= occupied
+        mine = around & state[WHITE_PIECES + side]
+        if not mine:
+            break
+        wins ^= 1
+        piece = PAWN
+        while not mine & state[side * 6 + piece]:
+            piece += 1
+        if piece == KING:  # the king takes last, where nothing defends
+            if around & state[WHITE_PIECES + 1 - side]:
+                wins ^= 1
+            break
+        swap = PIECE_VALUES[piece] - swap
+        if swap < wins:
+            break
+        occupied ^= bit(lsb(mine & state[side * 6 + piece]))
+        if piece == PAWN or piece == BISHOP or piece == QUEEN:
+            around |= bishop_attacks(target, occupied) & diagonal
+        if piece == ROOK or piece == QUEEN:
+            around |= rook_attacks(target, occupied) & straight
+    return wins != 0
+
+
+@njit
 def _order(
+    state: np.ndarray,
     moves: np.ndarray,
     keys: np.ndarray,
     count: int,
@@ -224,7 +276,10 @@ def _order(
             victim = (move >> CAPTURED_SHIFT) & 7 if move & CAPTURE else 0
             if (move & PROMOTION_MASK) == QUEEN_PROMOTION:
                 victim += QUEEN
-            keys[i] = ORDER_NOISY + victim * 8 - ((move >> MOVER_SHIFT) & 7)
+            mvv_lva = victim * 8 - ((move >> MOVER_SHIFT) & 7)
+            promotion = move & PROMOTION_MASK
+            losing = not promotion and not _see_wins(state, move)
+            keys[i] = (ORDER_LOSING if losing else ORDER_NOISY) + mvv_lva
         elif move == killers[0]:
             keys[i] = ORDER_KILLER + 1
         elif move == killers[1]:
@@ -335,6 +390,8 @@ def _negamax(work: tuple, ply: int, depth: int, alpha: int, beta: int) -> int:
                 and stand + PIECE_VALUES[(move >> CAPTURED_SHIFT) & 7] + DELTA_MARGIN <= alpha
             ):
                 continue  # even winning the piece for nothing leaves it below alpha
+            if selective and not check and not move & PROMOTION_MASK and not _see_wins(state, move):
+                continue  # a capture that loses material is not quiet's way to win it
             make(state, move, stack[ply + 1])
             score = -_negamax(work, ply + 1, np.int64(0), -beta, -alpha)
             if control[ABORTED]:
@@ -386,7 +443,7 @@ def _negamax(work: tuple, ply: int, depth: int, alpha: int, beta: int) -> int:
     count = generate(state, moves)
     if count == 0:
         return -MATE + ply if check else 0
-    _order(moves, order, count, table_move, killers[ply], history, side)
+    _order(state, moves, order, count, table_move, killers[ply], history, side)
     futile = (
         selective
         and not pv_node
@@ -507,7 +564,7 @@ def root_order(
     key = state[HASH]
     slot = np.int64(key & np.uint64(tt_key.shape[0] - 1))
     table_move = tt_data[slot] & MOVE_MASK if tt_key[slot] == key else 0
-    _order(moves, keys, moves.shape[0], table_move, killers, history, side_to_move(state))
+    _order(state, moves, keys, moves.shape[0], table_move, killers, history, side_to_move(state))
 
 
 @njit
