@@ -31,17 +31,26 @@ def _sources_digest() -> str:
     return digest.hexdigest()[:12]
 
 
-if "NUMBA_CACHE_DIR" not in os.environ:
-    # numba's default is a __pycache__ beside the sources, which an installed wheel may not be
-    # able to write; one folder per numba version, since a cache is only good for the version
-    # that wrote it, and per version of the sources. Set before numba is imported: numba reads it
-    # once, at import (and the processes this one starts inherit it).
+def _cache_folder() -> str:
+    """The folder numba caches in: one a numba version and a version of the sources (numba's
+    default is a __pycache__ beside the sources, which an installed wheel may not be able to write;
+    a cache is only good for the numba that wrote it), under ``NUMBA_CACHE_DIR`` where that is set
+    (once: a process this one starts inherits the folder), else under :data:`CACHE_VARIABLE`'s
+    folder or the user's cache."""
     try:
-        _version = metadata.version("numba")
+        version = metadata.version("numba")
     except metadata.PackageNotFoundError:
-        _version = "none"
-    _base = os.environ.get(CACHE_VARIABLE) or platformdirs.user_cache_dir("cbr-chess")
-    os.environ["NUMBA_CACHE_DIR"] = str(Path(_base) / f"numba-{_version}-{_sources_digest()}")
+        version = "none"
+    name = f"numba-{version}-{_sources_digest()}"
+    set_here = os.environ.get("NUMBA_CACHE_DIR")
+    if set_here and Path(set_here).name == name:
+        return set_here
+    base = set_here or os.environ.get(CACHE_VARIABLE) or platformdirs.user_cache_dir("cbr-chess")
+    return str(Path(base) / name)
+
+
+# Set before numba is imported: numba reads it once, at import.
+os.environ["NUMBA_CACHE_DIR"] = _cache_folder()
 
 _numba: ModuleType | None
 _why_not: str | None

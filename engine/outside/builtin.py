@@ -54,11 +54,6 @@ def search_for_auto() -> str | None:
     return installed_search()
 
 
-def is_builtin(command: str) -> bool:
-    """Whether ``command`` runs the built-in search (whose first start compiles it)."""
-    return Path(command).stem == PROGRAM
-
-
 def not_for_auto() -> str:
     """Why ``Judge auto`` took no built-in search (where :func:`search_for_auto` is None)."""
     named = _named()

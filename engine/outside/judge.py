@@ -4,17 +4,17 @@
 :class:`Judge` runs any UCI engine (Stockfish, say) through python-chess's client and scores
 one position's proposals in two searches: first the proposals alone (``searchmoves`` with one
 principal variation each), then all moves (its own best). The result is a
-:class:`~engine.search.result.SearchResult` like the built-in search's, so guided mode applies its
+:class:`~engine.search.result.SearchResult` like the Python search's, so guided mode applies its
 decision rule to it unchanged.
 
 The engine starts on a thread of its own (:meth:`Judge.begin`), so that nobody waits for a program
 that never answers ``uciok``: a move waits for the start at most its share of the clock (or until
-``stop``), and the built-in search judges it meanwhile. A program that never started as a UCI engine
+``stop``), and the Python search judges it meanwhile. A program that never started as a UCI engine
 (missing, a folder, no ``uciok``, exits, garbage) is *refused* once, with its reason, and not tried
 again until its file changes. Faults of a judge that ran (it crashes, hangs past its share of the
 clock or, without one, stays :data:`SILENCE` seconds silent, answers garbage) raise
 :class:`JudgeError`; the judge is then closed, started again at its next use, and after a second
-fault in one game it is *retired*: guided mode's built-in search judges until the next game. The
+fault in one game it is *retired*: guided mode's Python search judges until the next game. The
 judge's own output never reaches our stdout: it goes to python-chess through a pipe (its stderr is
 ours, the diagnostics' stream), and what python-chess finds wrong in it is a fault, not a log
 record.
@@ -35,7 +35,6 @@ import chess.engine
 
 from common.paths import file_state
 from common.text import clip
-from engine.outside.builtin import is_builtin
 from engine.outside.launch import Liveness
 from engine.outside.process import KILL_GRACE, EngineProcess, ProcessError
 from engine.search.limits import Budget, SearchLimits, to_limit
@@ -45,10 +44,6 @@ from engine.search.scores import from_pov_score
 #: Seconds a judge has to start and answer ``uciok`` (and any other command but ``go``), in the
 #: background; a move waits for it at most :data:`SEARCH_SHARE` of its time.
 START_TIMEOUT = 5.0
-#: Seconds the built-in search (``cbr-chess-search``) has to answer ``isready`` at its start: its
-#: first start compiles it (about 40 s cold on a busy core, 60 s the issue's bound); the built-in
-#: Python alpha-beta judges meanwhile, as for any judge that starts.
-COMPILE_TIMEOUT = 180.0
 #: Share of the move's hard time limit each of the two searches gets; the rest is margin for
 #: our own work and the round trips.
 SEARCH_SHARE = 0.35
@@ -61,7 +56,7 @@ class JudgeError(Exception):
 class JudgeEvent(StrEnum):
     """What became of the judge during a move (a :class:`JudgeNote`; the UCI layer words it)."""
 
-    #: not ready yet: the built-in search judges until it answers uciok
+    #: not ready yet: the Python search judges until it is ready
     STARTING = "starting"
     STILL_STARTING = "still starting"
     #: its first start failed: not tried again until option Judge or its program's file changes
@@ -69,7 +64,7 @@ class JudgeEvent(StrEnum):
     STILL_REFUSED = "still refused"
     #: a fault closed it: it is restarted at the next move
     FAILED = "failed"
-    #: its second fault this game: the built-in search judges the rest of the game
+    #: its second fault this game: the Python search judges the rest of the game
     FAILED_FOR_THE_GAME = "failed for the game"
     #: retired after two faults this game, until the next game
     RETIRED = "retired"
@@ -119,7 +114,6 @@ class Judge:
         self.process = EngineProcess(
             settings.command,
             {"Threads": settings.threads, "Hash": settings.hash_mb},
-            COMPILE_TIMEOUT if is_builtin(settings.command) else None,
         )
         self.name = clip(Path(settings.command).name or settings.command)
         self.faults = 0
@@ -140,7 +134,7 @@ class Judge:
 
     @property
     def retired(self) -> bool:
-        """Whether the judge failed twice this game (the built-in search judges until the next)."""
+        """Whether the judge failed twice this game (the Python search judges until the next)."""
         return self.faults >= 2
 
     def begin(self) -> None:

@@ -58,16 +58,11 @@ def _within(option: chess.engine.Option, value: int) -> int:
 
 class EngineProcess:
     """The UCI engine ``command`` with ``options`` set (those it has), once started; :attr:`engine`
-    is None until then, and after it failed or was closed. With ``ready`` seconds, its start also
-    waits (that long at most) for its answer to ``isready``: the built-in search's first start
-    compiles it, and is a start under way until then, not a search that hangs."""
+    is None until then, and after it failed or was closed."""
 
-    def __init__(
-        self, command: str, options: Mapping[str, int], ready: float | None = None
-    ) -> None:
+    def __init__(self, command: str, options: Mapping[str, int]) -> None:
         self.command = command
         self.options = dict(options)
-        self.ready = ready
         self.engine: chess.engine.SimpleEngine | None = None
         # what python-chess found wrong in the running engine's output
         self._complaints = Complaints()
@@ -166,13 +161,6 @@ class EngineProcess:
                 engine=engine,
                 complaints=complaints,
             )
-            if self.ready is not None:
-                self.call(
-                    engine.protocol.ping(),
-                    time.monotonic() + self.ready,
-                    engine=engine,
-                    complaints=complaints,
-                )
             if complaints.lines:
                 raise ProcessError(f"it answered garbage ({complaints.lines[0]})")
         except (LaunchError, ProcessError) as exc:

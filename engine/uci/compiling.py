@@ -65,6 +65,14 @@ def uci_score(score: int, mate: int) -> str:
     return f"mate {(plies + 1) // 2}" if score > 0 else f"mate {-(plies // 2)}"
 
 
+def _clear(folder: Path) -> None:
+    """The compiled functions' files removed from numba's cache ``folder``, so that they are
+    compiled again."""
+    for path in folder.rglob("*"):
+        if path.suffix in (".nbi", ".nbc"):
+            path.unlink(missing_ok=True)
+
+
 def _cached_files(folder: Path) -> int:
     """How many files numba's cache folder holds (a compile writes some; a load none)."""
     return sum(1 for path in folder.rglob("*") if path.suffix in (".nbi", ".nbc"))
@@ -93,8 +101,14 @@ class Compiler:
             if why is not None:
                 self.problem = why
             else:
-                self.search = self._warmed(jit.cache_dir())
-        except Exception as exc:  # whatever went wrong, the Python search plays
+                try:
+                    self.search = self._warmed(jit.cache_dir())
+                except Exception:  # a damaged cache (numba cannot read its index): compiled again
+                    traceback.print_exc(file=sys.stderr)
+                    with jit.compile_lock():
+                        _clear(jit.cache_dir())
+                    self.search = self._warmed(jit.cache_dir())
+        except Exception as exc:  # whatever went wrong again, the Python search plays
             traceback.print_exc(file=sys.stderr)
             self.problem = f"its compile failed ({clip(str(exc)) or type(exc).__name__})"
         finally:
@@ -120,8 +134,11 @@ class Compiler:
             divide_board(board, 2)
             search.new_game()
             written = _cached_files(folder) > before
+        took = time.monotonic() - started
         if written:
-            self.say(f"compiled in {time.monotonic() - started:.0f} s; cached in {folder}")
+            self.say(f"compiled in {took:.0f} s; cached in {folder}")
+        else:
+            self.say(f"the compiled search loaded from the cache in {took:.1f} s")
         return search
 
 

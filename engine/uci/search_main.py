@@ -6,10 +6,12 @@ It speaks UCI as the project's engine does (:mod:`engine.uci.protocol`): nothing
 stdout, a malformed line answered by an ``info string`` and forgotten, a worker thread per ``go`` so
 that ``stop``, ``isready`` and ``quit`` are read while it thinks, and every ``go`` answered with a
 legal ``bestmove`` (``0000`` where there is none). ``uciok`` comes at once: the compile runs on a
-thread of its own from the start (:class:`engine.uci.compiling.Compiler`), ``isready`` waits for
-it to end, and a ``go`` before then is played by the Python alpha-beta within its limits (said
-once). ``go perft N`` is answered as Stockfish answers it: one ``e2e4: 20`` line a root move, a
-blank line, ``Nodes searched: N``.
+thread of its own from the start (:class:`engine.uci.compiling.Compiler`) and never blocks the
+loop long: ``isready`` waits for it :data:`READY_WAIT` seconds at most (a cached start loads in
+about a second; a GUI's start, python-chess's included, times out on a wait of a cold compile's
+half minute), and a ``go`` before the compile ends is played by the Python alpha-beta within its
+limits (said once). ``go perft N`` is answered as Stockfish answers it: one
+``e2e4: 20`` line a root move, a blank line, ``Nodes searched: N``.
 """
 
 from __future__ import annotations
@@ -70,6 +72,11 @@ OPTIONS = {
         Spin("Move Overhead", 10, 0, 5000),
     )
 }
+
+#: Seconds ``isready`` waits for the compile at most: a cached start is ready in about a second
+#: (the issue's bound: 3 s), and a GUI's start, python-chess's included, times out on a longer wait
+#: (python-chess's: 10 s).
+READY_WAIT = 5.0
 
 
 class SearchEngine:
@@ -170,8 +177,10 @@ class SearchEngine:
         self.send("uciok")
 
     def _isready(self, _: list[str]) -> None:
-        """Ready once the compile has ended (done or failed), as UCI's "wait until ready" asks."""
-        self.compiler.done.wait()
+        """Ready once the compiled search is (a cached start: about a second), or after
+        :data:`READY_WAIT` seconds of a compile: a go is then answered by the Python search until
+        it has ended."""
+        self.compiler.done.wait(READY_WAIT)
         self.send("readyok")
 
     def _setoption(self, args: list[str]) -> None:
@@ -351,8 +360,9 @@ class SearchEngine:
         if compiler.hash_mb != self.values["hash"]:
             from engine.compiled.search import CompiledSearch
 
+            # the new table first: where it cannot be had, the old one stays said as it is
+            compiler.search = CompiledSearch(self.values["hash"])
             compiler.hash_mb = self.values["hash"]
-            compiler.search = CompiledSearch(compiler.hash_mb)
         return compiler.search
 
     def _clipped(self, budget: Budget, most: int) -> Budget:

@@ -54,8 +54,8 @@ def judge_process(engine: Engine) -> int:
     return pid
 
 
-#: What a judge that is retired says (the built-in search judges from then on).
-RETIRED = "built-in search judges for the rest of the game"
+#: What a judge that is retired says (the Python search judges from then on).
+RETIRED = "Python search judges for the rest of the game"
 
 
 def _faulty_conversation(
@@ -63,7 +63,7 @@ def _faulty_conversation(
 ) -> tuple[list[str], float]:
     """Moves with ``judge`` until it is retired (``most`` at most); the lines and the longest wait
     for a bestmove. A judge still starting when a move's share of the clock is up is no fault (the
-    built-in search judges that move), so on a busy machine its faults may come a move or two
+    Python search judges that move), so on a busy machine its faults may come a move or two
     later."""
     engine, lines = judged_engine(judge)
     try:
@@ -101,7 +101,7 @@ def test_a_faulty_judge_is_reported_restarted_once_then_replaced(tmp_path, kind)
     # one restart, then retired (within 8 moves, however long its starts take)
     assert text.count("will be restarted") == 1, text
     assert text.count(RETIRED) == 1, text
-    assert "search depth" in text  # the built-in search judged the moves
+    assert "search depth" in text  # the Python search judged the moves
 
 
 @needs_stockfish

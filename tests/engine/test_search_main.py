@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import logging
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -107,16 +108,17 @@ def test_go_nodes_0_and_depth_beyond_the_most_answer_a_legal_move():
 def search_cache() -> None:
     """The compiled search loaded, or compiled once for the suite's workers: in the numba cache
     folder the suite shares (tests/conftest.py), where the first process compiles under the
-    cache's lock and the others load what it wrote."""
+    cache's lock and the others load what it wrote (``go perft`` waits for the compile)."""
     if os.access(PROGRAM, os.X_OK):
-        subprocess.run(
+        done = subprocess.run(
             [PROGRAM],
-            input="isready\nquit\n",
+            input="position startpos\ngo perft 1\nquit\n",
             capture_output=True,
             text=True,
             timeout=300,
             check=True,
         )
+        assert "Nodes searched: 20" in done.stdout and "cannot run" not in done.stdout, done
 
 
 def open_search(cache: Path | None = None) -> chess.engine.SimpleEngine:
@@ -155,6 +157,7 @@ def test_go_perft_counts_as_python_chess_does(search_cache, fen, depth):
     [total] = [i for i, line in enumerate(lines) if line.startswith("Nodes searched: ")]
     split = dict(line.split(": ") for line in lines[: total - 1])
     assert lines[total - 1] == "" and lines[total + 1] == "" and "readyok" in proc.stdout
+    assert "cannot run" not in proc.stdout  # counted by the compiled move generator
     board = chess.Board(fen)
     expected = {}
     for move in board.legal_moves:
@@ -167,10 +170,15 @@ def test_go_perft_counts_as_python_chess_does(search_cache, fen, depth):
 
 @pytest.mark.slow
 @needs_program
-def test_a_mate_in_2_is_found_and_said_in_moves(search_cache):
+def test_a_mate_in_2_is_found_and_said_in_moves(search_cache, caplog):
+    caplog.set_level(logging.DEBUG, logger="chess.engine")
     with open_search() as engine:
         info = engine.analyse(chess.Board(MATE_IN_2), chess.engine.Limit(depth=6))
     assert info["score"].relative == chess.engine.Mate(2) and info["pv"][0].uci() == "d5f6"
+    # the compiled search's (isready waited for its load from the cache), not the Python search's
+    said = said_lines(caplog)
+    assert any(line.startswith("the compiled search loaded") for line in said), said
+    assert not any("Python search" in line for line in said), said
 
 
 @pytest.mark.slow
@@ -209,32 +217,61 @@ def test_stop_ends_go_infinite_at_once_and_limits_beyond_the_most_are_clipped(se
     assert "go depth 200 is beyond the search's 100 plies: searching 100" in said, said
 
 
+def compiled_said(caplog: pytest.LogCaptureFixture, within: float) -> list[str]:
+    """The info strings said, once one of them says a compile ended (waited for ``within``
+    seconds at most: a generous bound on a busy machine's cold compile)."""
+    deadline = time.monotonic() + within
+    while not any(line.startswith("compiled in ") for line in said_lines(caplog)):
+        assert time.monotonic() < deadline, said_lines(caplog)
+        time.sleep(0.5)  # the compile's end, waited for
+    return said_lines(caplog)
+
+
 @pytest.mark.slow
 @pytest.mark.scenario  # a cold compile, half a minute of a core: make test-all
 @needs_program
 def test_go_while_compiling_and_two_processes_compiling_into_one_cache(tmp_path, caplog):
-    """A fresh cache: the first go is the Python search's (said), isready waits for the compile;
+    """A fresh cache: isready is answered at once and the first go is the Python search's (said);
     two processes compiling into one folder both work, and one of them compiled."""
     caplog.set_level(logging.DEBUG, logger="chess.engine")
     cache = tmp_path / "numba"
     first, second = open_search(cache), open_search(cache)
     try:
-        # python-chess starts a first game with ucinewgame and isready, which waits for the
-        # compile: this go comes at once, as a GUI's may
-        first.protocol.first_game = False
         board = chess.Board()
         played = first.play(board, chess.engine.Limit(depth=2), info=chess.engine.INFO_ALL)
         assert played.move in board.legal_moves
         assert "the compiled search is compiling" in played.info.get("string", "")
+        said = compiled_said(caplog, 240)
         for engine in (first, second):
             engine.ping()
             assert engine.play(board, chess.engine.Limit(depth=4)).move in board.legal_moves
     finally:
         first.quit()
         second.quit()
-    said = said_lines(caplog)
     assert sum(line.startswith("compiled in ") for line in said) == 1, said
-    assert not any("cannot run" in line for line in said), said
+    assert not any("cannot run" in line for line in said_lines(caplog)), said_lines(caplog)
+
+
+@pytest.mark.slow
+@pytest.mark.scenario  # compiles again: make test-all
+@needs_program
+def test_a_damaged_cache_is_compiled_again(search_cache, tmp_path, caplog):
+    """numba cannot read an index file of the cache (garbage written into it): the cache is
+    cleared and compiled again, and the compiled search plays."""
+    from engine.compiled import jit
+
+    caplog.set_level(logging.DEBUG, logger="chess.engine")
+    copy = tmp_path / jit.cache_dir().name
+    shutil.copytree(jit.cache_dir(), copy)
+    damaged = sorted(copy.rglob("*.nbi"))
+    assert damaged
+    for index in damaged:
+        index.write_bytes(b"x" * 64)
+    with open_search(copy) as engine:
+        said = compiled_said(caplog, 240)
+        board = chess.Board()
+        assert engine.play(board, chess.engine.Limit(depth=4)).move in board.legal_moves
+    assert not any("cannot run" in line for line in said_lines(caplog)), said
 
 
 # -- the built-in search as the guided engine's judge ------------------------------------

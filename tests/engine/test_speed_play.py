@@ -171,7 +171,7 @@ def judge(tmp_path: Path) -> str:
 
 def agent_of(casebase: Casebase, judge: str, loader: Loader, **options: Any) -> Any:
     agent = make_agent({"Mode": "guided", "Judge": judge, "Seed": 5, **options}, casebase, loader)
-    agent.agent.judge.start()  # as isready would: the built-in search judges while it starts
+    agent.agent.judge.start()  # as isready would: the Python search judges while it starts
     return agent
 
 

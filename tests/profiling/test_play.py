@@ -342,7 +342,7 @@ def test_on_a_clock_the_calibrated_choice_is_judged_at_the_depth_it_was_calibrat
         agent = make_agent(
             {"Mode": "guided", "Judge": judge, **options}, Casebase.load(path), loader
         )
-        agent.agent.judge.start()  # as isready would: the built-in search judges while it starts
+        agent.agent.judge.start()  # as isready would: the Python search judges while it starts
         board = chess.Board()
         assert agent.choose(board, limits=SearchLimits(wtime=60_000, btime=60_000)).depth == depth
         assert agent.choose(board, limits=SearchLimits(depth=3)).depth == options.get(
