@@ -310,8 +310,8 @@ def _side(state: np.ndarray, colour: np.int64) -> tuple[np.int64, np.int64]:
     mg += DOUBLED[0] * doubled
     eg += DOUBLED[1] * doubled
 
-    units = np.int64(0)
-    attackers = np.int64(0)
+    units = 0
+    attackers = 0
     for piece in range(1, 5):
         bits = state[base + piece]
         while bits:
