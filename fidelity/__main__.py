@@ -13,6 +13,7 @@ from common.cli import positive_int
 from common.files import write_atomic
 from engine.agents import defaults
 from engine.cbr.configurations import parse_configurations
+from engine.outside.builtin import installed_search, missing
 from engine.outside.launch import LaunchError
 from engine.strength.chooser import ChooserError
 from engine.style.model import ModelError
@@ -97,15 +98,15 @@ def parser() -> argparse.ArgumentParser:
         "--guided-movetime",
         type=positive_int,
         metavar="MS",
-        help="milliseconds a move instead, for the modes the built-in search plays (a judge keeps"
+        help="milliseconds a move instead, for the modes the Python search plays (a judge keeps"
         " its depth; as on a clock: not reproducible)",
     )
     f.add_argument(
         "--judge",
         default=DEFAULT_JUDGE,
         metavar="PATH",
-        help="the UCI engine of stockfish mode, and the judge of the judged modes (default"
-        f" {DEFAULT_JUDGE})",
+        help="the UCI engine of stockfish mode, and the judge of the judged modes: a path, or"
+        f" builtin, the built-in search (cbr-chess-search; default {DEFAULT_JUDGE})",
     )
     f.add_argument(
         "--judge-depth",
@@ -266,6 +267,17 @@ def parser() -> argparse.ArgumentParser:
     return main_parser
 
 
+def _program(judge: str) -> str:
+    """The judge's program: ``builtin`` is the built-in search installed beside this Python (as
+    option ``Judge builtin`` finds it), else the path as given."""
+    if judge.strip().lower() != defaults.JUDGE_BUILTIN:
+        return judge
+    found = installed_search()
+    if found is None:
+        raise SystemExit(f"python -m fidelity run: --judge builtin: {missing()}")
+    return found
+
+
 def settings_of(args: argparse.Namespace) -> FidelitySettings:
     """The settings of a ``run`` command line."""
     return FidelitySettings(
@@ -277,7 +289,7 @@ def settings_of(args: argparse.Namespace) -> FidelitySettings:
         guided_nodes=None
         if args.guided_depth is not None or args.guided_movetime is not None
         else args.guided_nodes,
-        judge=args.judge,
+        judge=_program(args.judge),
         judge_depth=args.judge_depth,
         prior=args.prior,
         model=args.model,
