@@ -43,6 +43,7 @@ from engine.agents.recording import guided_record
 from engine.agents.speeds import GameSpeed
 from engine.cbr.adaptation import adapt_to
 from engine.cbr.learned import LearnedIndex
+from engine.outside.builtin import is_builtin
 from engine.outside.judge import Judge, JudgeError, JudgeEvent, JudgeNote
 from engine.search import Search
 from engine.search.alphabeta import Searcher
@@ -52,7 +53,7 @@ from engine.search.result import SearchResult
 from engine.strength.calibration import Calibration, calibrate, choose, judged_chances
 from engine.strength.chooser import Chooser
 from engine.strength.errormodel import ErrorModel
-from engine.strength.sizing import Sizing, sized
+from engine.strength.sizing import BUILTIN, Sizing, sized
 from engine.style.loader import PriorModel
 from engine.style.prior import AdaptedCase, PriorSource, Proposal
 
@@ -181,10 +182,11 @@ class GuidedAgent(CaseAgent):
         self.sizing: Sizing | None = None
         if calibrated:
             uses = model if self.prior_source.uses_model else None
-            if judge is None and self.selection is Selection.CALIBRATED:
+            builtin_judge = judge is not None and is_builtin(judge.settings.command)
+            if (judge is None or builtin_judge) and self.selection is Selection.CALIBRATED:
                 self.sizing = sized(
                     calibrate(casebase, uses),
-                    Search.ALPHABETA if puct is None else Search.PUCT,
+                    BUILTIN if builtin_judge else Search.ALPHABETA if puct is None else Search.PUCT,
                     rating,
                 )
                 self.calibration = self.sizing.calibration

@@ -54,6 +54,12 @@ def search_for_auto() -> str | None:
     return installed_search()
 
 
+def is_builtin(command: str) -> bool:
+    """Whether ``command`` runs the built-in search (whose choice is sized as the Python search's
+    is: :mod:`engine.strength.sizing`)."""
+    return Path(command).stem == PROGRAM
+
+
 def not_for_auto() -> str:
     """Why ``Judge auto`` took no built-in search (where :func:`search_for_auto` is None)."""
     named = _named()

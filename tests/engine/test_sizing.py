@@ -19,7 +19,7 @@ from engine.search.limits import SearchLimits
 from engine.search.puct import Puct
 from engine.strength.calibration import calibrate
 from engine.strength.rating import loss_at, rating_of
-from engine.strength.sizing import OWN_LOSS, sized
+from engine.strength.sizing import BUILTIN, OWN_LOSS, sized
 
 WEIGHTS = Weights(0.5, 0.5, 0.5)
 
@@ -41,11 +41,11 @@ def test_an_expert_weaker_than_the_search_is_drawn_at_the_rating_asked(casebase,
         and math.isclose(sizing.target, loss_at(weak))
         and sizing.asked is base
     )
-    # the whole loss asked: the draws among the search's own scores lose less than asked even so
-    # (measured)
-    assert (
-        sizing.calibration.model == base.at_rating(weak).model and sizing.calibration.rating == weak
-    )
+    # the whole loss asked: the draws among the Python search's own scores lose less than asked
+    # even so (measured); the built-in judge's own mistakes add to its draws': they draw the rest
+    drawn = rating_of(loss_at(weak) - OWN_LOSS[search]) if search == BUILTIN else weak
+    assert sizing.calibration.rating == pytest.approx(drawn)
+    assert sizing.calibration.model == base.at_rating(drawn).model
     assert "the error model draws among the search's scores" in sizing.describe()
 
 
@@ -112,3 +112,19 @@ def test_under_the_error_model_the_alpha_beta_scores_and_the_network_s_search_is
     board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
     decision = agent.choose(board, limits=SearchLimits(depth=2))
     assert decision.move in board.legal_moves and decision.chances
+
+
+def test_the_agent_judged_by_the_built_in_search_is_sized_by_its_own_loss(casebase):
+    # only the built-in search's program is sized (any other judge plays the expert's strength)
+    for command, sized_as in (
+        ("/usr/bin/cbr-chess-search", BUILTIN),
+        ("/usr/games/stockfish", None),
+    ):
+        judge = Judge(JudgeSettings(command))
+        agent = guided_agent(
+            casebase, WEIGHTS, 1, judge=judge, selection=Selection.CALIBRATED, rating=1500
+        )
+        assert (agent.sizing and agent.sizing.search) == sized_as
+        if sized_as is not None:
+            assert agent.sizing is not None and agent.calibration is agent.sizing.calibration
+            assert "judged by the built-in search" in agent.sizing.describe()
