@@ -32,6 +32,13 @@ if TYPE_CHECKING:
 
 #: Nodes the compiled search searches for a ``go`` that names no limit (about a second).
 COMPILED_NODES = 1_000_000
+#: The compiled search's centipawns are said multiplied by this: on the scale of the profiles'
+#: judge, Stockfish 15.1 at depth 12, so that the expert's error model reads the built-in judge's
+#: losses as it reads Stockfish's (``python -m experiments.builtin_scale`` measures it: the scale
+#: whose losses of expected score are nearest Stockfish's on the shipped profiles' judged
+#: positions: 1.12 on 397 positions of five experts at depth 8, the scores themselves 1.01 within
+#: 400 cp, correlation 0.80).
+CP_SCALE = 1.12
 #: The depth the Python alpha-beta goes to at most (its own bound).
 PYTHON_DEPTH = 64
 
@@ -171,8 +178,10 @@ def compiled_search(
         best = iteration.lines[0].score if iteration.lines else 0
         if soft is not None and (only or time.monotonic() >= soft):
             halt.set()
-        elif abs(best) > MATE - 1000 and MATE - abs(best) <= iteration.depth:
-            halt.set()  # a mate within the full-width depth cannot get shorter
+        elif best > MATE - 1000 and MATE - best <= iteration.depth:
+            # a mate it gives within the full-width depth cannot get shorter (one it is given may
+            # be the pruning's: the time left may find the defence)
+            halt.set()
 
     found = search.search(
         board,
@@ -188,12 +197,22 @@ def compiled_search(
 
 
 def _of_compiled(iteration: Iteration, mate: int) -> Searched:
+    """An iteration's lines, centipawns on the profiles' judge's scale (:data:`CP_SCALE`)."""
     return Searched(
         iteration.depth,
         iteration.seldepth,
         iteration.nodes,
-        [Line(line.move, uci_score(line.score, mate), list(line.pv)) for line in iteration.lines],
+        [
+            Line(line.move, uci_score(scaled(line.score, mate), mate), list(line.pv))
+            for line in iteration.lines
+        ],
     )
+
+
+def scaled(score: int, mate: int) -> int:
+    """A compiled search's score on the scale it is said on: centipawns times :data:`CP_SCALE`,
+    mates as they are."""
+    return score if abs(score) >= mate - 1000 else round(score * CP_SCALE)
 
 
 def python_search(
