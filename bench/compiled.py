@@ -116,19 +116,8 @@ def compile_table() -> None:
                 print(f"{label:<24} {cache:<8} {first:>11.2f} {wall:>8.2f}")
 
 
-def _python_chess_perft(board: chess.Board, depth: int) -> int:
-    if depth == 1:
-        return board.legal_moves.count()
-    total = 0
-    for move in board.legal_moves:
-        board.push(move)
-        total += _python_chess_perft(board, depth - 1)
-        board.pop()
-    return total
-
-
 def check_table(count: int, depth: int, seed: int) -> None:
-    from engine.compiled.board import MAX_MOVES, move_of, state_of
+    from engine.compiled.board import MAX_MOVES, move_of, reference_perft, state_of
     from engine.compiled.movegen import generate, perft_board
 
     rng = random.Random(seed)
@@ -145,7 +134,7 @@ def check_table(count: int, depth: int, seed: int) -> None:
         n = generate(state_of(board), moves)
         ours = sorted(move_of(int(code), board).uci() for code in moves[:n])
         same_moves += ours == sorted(move.uci() for move in board.legal_moves)
-        same_perft += perft_board(board, depth) == _python_chess_perft(board, depth)
+        same_perft += perft_board(board, depth) == reference_perft(board, depth)
     print(f"\nAgainst python-chess on {count} random positions (seed {seed})\n")
     print(
         f"legal moves equal: {same_moves}/{count}; perft depth {depth} equal: {same_perft}/{count}"

@@ -370,3 +370,19 @@ def _piece_at(state: np.ndarray, square: int, colour: int) -> int:
         if int(state[colour * 6 + piece]) >> square & 1:
             return piece
     return -1
+
+
+def reference_perft(board: chess.Board, depth: int) -> int:
+    """The paths ``depth`` plies long from ``board``, counted by python-chess's own move generation:
+    the reference the compiled perft is held to, and ``go perft``'s count where the compiled search
+    cannot run."""
+    if depth == 0:
+        return 1
+    if depth == 1:
+        return board.legal_moves.count()
+    total = 0
+    for move in board.legal_moves:
+        board.push(move)
+        total += reference_perft(board, depth - 1)
+        board.pop()
+    return total

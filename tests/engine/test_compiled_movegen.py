@@ -52,24 +52,13 @@ def movegen() -> Iterator[ModuleType]:
     yield movegen
 
 
-def _python_chess_perft(board: chess.Board, depth: int) -> int:
-    if depth == 1:
-        return board.legal_moves.count()
-    total = 0
-    for move in board.legal_moves:
-        board.push(move)
-        total += _python_chess_perft(board, depth - 1)
-        board.pop()
-    return total
-
-
 @pytest.mark.parametrize("name", list(PERFT))
 def test_perft_is_the_published_count(movegen: ModuleType, name: str) -> None:
     fen, counts = PERFT[name]
     board = chess.Board(fen)
     for depth, count in enumerate(counts, start=1):
         assert movegen.perft_board(board, depth) == count, depth
-    assert movegen.perft_board(board, 3) == _python_chess_perft(board, 3)
+    assert movegen.perft_board(board, 3) == cb.reference_perft(board, 3)
 
 
 def test_divide_splits_perft_by_the_root_moves(movegen: ModuleType) -> None:
