@@ -1,15 +1,16 @@
-"""The UCI protocol loop: commands in, protocol lines out, moves chosen by an agent.
+"""The UCI engine: commands in, protocol lines out, moves chosen by an agent.
 
-This module dispatches commands and writes the protocol's lines (their text is made in
-:mod:`engine.uci.lines`, their arguments read in :mod:`engine.uci.commands`); what an agent is
+This module answers the engine's commands on the loop of :mod:`engine.uci.loop` (which reads and
+dispatches them and writes the protocol's lines under one lock); their text is made in
+:mod:`engine.uci.lines`, their arguments read in :mod:`engine.uci.commands`; what an agent is
 and how it is made lives in :mod:`engine.agents`. Nothing but UCI lines goes to
 the output; diagnostics for people are ``info string`` lines (and tracebacks on stderr).
 ``go`` runs on a worker thread so that the input is always read: ``stop``, ``isready`` and
 ``ponderhit`` are answered while the engine thinks, and a ``go`` during a search stops it
-(its ``bestmove`` is sent) before the new one starts. The protocol's lines are written under one
-lock; a ``go``'s worker thread makes the agent's decision (a uniformly random move where there is no
-agent or it raised), then its record, ``info`` and MultiPV lines after HumanTime's wait, and the
-``bestmove``, held until ``stop`` or ``ponderhit`` where UCI says so (search.md §4). The casebase is
+(its ``bestmove`` is sent) before the new one starts. A ``go``'s worker thread makes the agent's
+decision (a uniformly random move where there is no agent or it raised), then its record, ``info``
+and MultiPV lines after HumanTime's wait, and the ``bestmove``, held until ``stop`` or
+``ponderhit`` where UCI says so (search.md §4). The casebase is
 loaded lazily, on the first ``isready`` or ``go``, and so are the modules that need numpy, so that
 ``uciok`` comes at once.
 """
@@ -21,7 +22,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, TextIO
 
 import chess
@@ -30,9 +31,9 @@ from common.text import clip
 from engine.agents.defaults import Explain
 from engine.agents.modes import option_registry
 from engine.agents.options import AgentSettings, OptionValue, settings_of
-from engine.search.limits import SearchLimits, after_ponderhit, pondering
-from engine.uci.commands import parse_go, parse_position
-from engine.uci.fallback import legal_after, uniform_decision, uniform_move
+from engine.search.limits import SearchLimits, pondering
+from engine.uci.commands import parse_go
+from engine.uci.fallback import uniform_decision
 from engine.uci.lines import (
     decision_info,
     declaration,
@@ -40,6 +41,7 @@ from engine.uci.lines import (
     multipv_info,
     multipv_string,
 )
+from engine.uci.loop import UciLoop
 from engine.uci.resources import AgentBuilder, Provide
 from engine.uci.settings import ProtocolSettings
 
@@ -62,7 +64,7 @@ ENGINE_AUTHOR = "the cbr-chess authors, after Qvarford (2015)"
 KEPT_PLIES = 8 + 150
 
 
-class UciEngine:
+class UciEngine(UciLoop):
     """One engine session: reads commands with :meth:`run`, writes UCI lines to ``out``."""
 
     def __init__(
@@ -74,72 +76,28 @@ class UciEngine:
         """``defaults`` overrides option defaults by name (e.g. from the command line); ValueError
         if bad. ``provide`` makes a shipped expert's casebase on its first use
         (:class:`AgentBuilder`)."""
-        self.out = out if out is not None else sys.stdout
+        commands = {
+            "uci": self._uci,
+            "debug": self._debug,
+            "isready": self._isready,
+            "go": self._go,
+        }
+        super().__init__(commands, out)
         self.options = option_registry()
         self.values: dict[str, OptionValue] = self.options.defaults()
         for name, text in (defaults or {}).items():
             option, value = self.options.parse(name, text)
             self.values[option.name] = value
-        self.board = chess.Board()
         self.builder = AgentBuilder(say=self.info, provide=provide)
-        self._write_lock = threading.Lock()
-        self._worker: threading.Thread | None = None
-        self._stop = threading.Event()
-        self._wake = threading.Condition()
-        self._ponderhit = False
-        #: While pondering: the go's limits and the side to move, for the clock at ponderhit.
-        self._pondering: tuple[SearchLimits, chess.Color] | None = None
-        self._timer: threading.Timer | None = None
-        self._commands: dict[str, Callable[[list[str]], None]] = {
-            "uci": self._uci,
-            "debug": self._debug,
-            "isready": self._isready,
-            "setoption": self._setoption,
-            "register": lambda _: None,
-            "ucinewgame": self._ucinewgame,
-            "position": self._position,
-            "go": self._go,
-            "stop": self._stop_command,
-            "ponderhit": self._ponderhit_command,
-        }
 
     # -- the loop --------------------------------------------------------------------
 
     def run(self, lines: Iterable[str]) -> int:
         """Answer commands until ``quit`` or the end of input; the exit status (0)."""
         try:
-            for line in lines:
-                if not self.handle(line):
-                    break
+            return super().run(lines)
         finally:
-            self._finish_search()
             self.builder.close()  # no judge process outlives the session
-        return 0
-
-    def handle(self, line: str) -> bool:
-        """Execute one command line; False after ``quit``."""
-        tokens = line.split()
-        # UCI: skip unknown leading tokens and parse the rest of the line.
-        skipped = 0
-        while (
-            skipped < len(tokens)
-            and tokens[skipped] not in self._commands
-            and tokens[skipped] != "quit"
-        ):
-            skipped += 1
-        if skipped:
-            self.info(f"unknown command {clip(' '.join(tokens[:skipped]))!r} ignored")
-        if skipped == len(tokens):
-            return True
-        command, args = tokens[skipped], tokens[skipped + 1 :]
-        if command == "quit":
-            return False
-        try:
-            self._commands[command](args)
-        except Exception as exc:  # a bug must not end the session: say so and go on
-            traceback.print_exc(file=sys.stderr)
-            self.info(f"error in {command}: {clip(str(exc))}")
-        return True
 
     # -- output ----------------------------------------------------------------------
 
@@ -147,16 +105,6 @@ class UciEngine:
     def said(self) -> ProtocolSettings:
         """The protocol's settings in force (a few fields: made at each use)."""
         return settings_of(ProtocolSettings, self.values)
-
-    def send(self, line: str) -> None:
-        with self._write_lock:
-            self.out.write(line + "\n")
-            self.out.flush()
-
-    def info(self, text: str) -> None:
-        """Tell the GUI's user something, one ``info string`` per line of ``text``."""
-        for line in text.splitlines() or [""]:
-            self.send(f"info string {line}")
 
     # -- commands --------------------------------------------------------------------
 
@@ -178,12 +126,7 @@ class UciEngine:
         finally:  # readyok whatever went wrong
             self.send("readyok")
 
-    def _setoption(self, args: list[str]) -> None:
-        if not args or args[0] != "name":
-            self.info("setoption needs 'name <name> [value <value>]'; ignored")
-            return
-        cut = args.index("value") if "value" in args else len(args)
-        name, text = " ".join(args[1:cut]), " ".join(args[cut + 1 :])
+    def _set_option(self, name: str, text: str) -> None:
         try:
             option, value = self.options.parse(name, text)
         except ValueError as exc:
@@ -193,16 +136,9 @@ class UciEngine:
         if self.builder.debug:
             self.info(f"{option.name} = {clip(str(value))}")
 
-    def _ucinewgame(self, _: list[str]) -> None:
-        self._finish_search()
-        self.board = chess.Board()
+    def _ucinewgame(self, args: list[str]) -> None:
+        super()._ucinewgame(args)
         self.builder.new_game(settings_of(AgentSettings, self.values).seed)
-
-    def _position(self, args: list[str]) -> None:
-        try:
-            self.board = parse_position(args)
-        except ValueError as exc:
-            self.info(f"{exc}; position unchanged")
 
     def _go(self, args: list[str]) -> None:
         # A go while thinking (GUIs send stop first; scripts may not): stop that search, whose
@@ -221,49 +157,11 @@ class UciEngine:
         self._tell_news()
         for problem in problems:
             self.info(problem)
-        self._stop.clear()
-        self._ponderhit = False
-        self._pondering = (limits, board.turn) if limits.ponder else None
-        self._worker = threading.Thread(
-            target=self._search,
-            args=(agent, board, moves, limits, said.lines),
-            name="search",
-            daemon=True,
+        self._start_search(
+            limits, board.turn, self._search, agent, board, moves, limits, said.lines
         )
-        self._worker.start()
-
-    def _stop_command(self, _: list[str]) -> None:
-        with self._wake:
-            self._stop.set()
-            self._wake.notify_all()
-
-    def _ponderhit_command(self, _: list[str]) -> None:
-        """The opponent played the expected move: the clock runs from now (search.md §4)."""
-        if self._pondering is not None and self._searching():
-            seconds = after_ponderhit(*self._pondering)
-            if seconds is not None:
-                self._timer = threading.Timer(seconds, self._stop_command, args=([],))
-                self._timer.daemon = True  # never keeps the engine alive after quit
-                self._timer.start()
-        self._pondering = None
-        with self._wake:
-            self._ponderhit = True
-            self._wake.notify_all()
 
     # -- thinking --------------------------------------------------------------------
-
-    def _searching(self) -> bool:
-        return self._worker is not None and self._worker.is_alive()
-
-    def _finish_search(self) -> None:
-        """Stop the search thread, if any, and wait for its bestmove."""
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        if self._worker is not None:
-            self._stop_command([])
-            self._worker.join()
-            self._worker = None
 
     def _search(
         self,
@@ -283,10 +181,12 @@ class UciEngine:
             self._report(decision, board, limits, lines, started)
         # a bug after the choice (or in the fallback) must not lose the bestmove
         except Exception as exc:
-            traceback.print_exc(file=sys.stderr)
-            self.info(f"error in the search: {clip(str(exc))}")
+            self._fault("the search", exc)
         finally:
-            self._answer(decision, board, moves, limits)
+            move, ponder = (
+                (decision.move, decision.ponder) if decision is not None else (None, None)
+            )
+            self._bestmove(board, moves, limits, move, ponder)
 
     def _decide(
         self,
@@ -343,35 +243,6 @@ class UciEngine:
         # line 1 to GUIs and python-chess: the move played, with its nodes and whole pv)
         if decision.move is not None:
             self.send(decision_info(decision.evaluated(board), elapsed, wdl=wdl))
-
-    def _answer(
-        self,
-        decision: Decision | None,
-        board: chess.Board,
-        moves: list[chess.Move] | None,
-        limits: SearchLimits,
-    ) -> None:
-        """The ``bestmove`` line: the decision's move, or (none was made, or it is not legal) a
-        random legal one among ``moves`` (0000 where none is); for ``go infinite`` and ``go ponder``
-        after stop or ponderhit."""
-        # go infinite / go ponder: the move is ready, but UCI holds it until stop or ponderhit.
-        with self._wake:
-            self._wake.wait_for(
-                lambda: (
-                    self._stop.is_set()
-                    or not (limits.infinite or (limits.ponder and not self._ponderhit))
-                )
-            )
-        move, ponder = (decision.move, decision.ponder) if decision is not None else (None, None)
-        # never 0000 while a move is legal, never an illegal one
-        if move is None or not board.is_legal(move):
-            move, ponder = uniform_move(board, moves), None
-        if move is None:
-            self.send("bestmove 0000")
-        elif ponder is not None and legal_after(board, move, ponder):
-            self.send(f"bestmove {move.uci()} ponder {ponder.uci()}")
-        else:
-            self.send(f"bestmove {move.uci()}")
 
     def _take_time(
         self, decision: Decision, board: chess.Board, limits: SearchLimits, started: float

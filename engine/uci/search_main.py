@@ -2,7 +2,7 @@
 the built-in judge of option ``Judge builtin`` (and ``auto`` where no Stockfish is found), and an
 engine anyone can match against another with fastchess or cutechess-cli.
 
-It speaks UCI as the project's engine does (:mod:`engine.uci.protocol`): nothing but UCI lines on
+It speaks UCI on the project's engine's loop (:mod:`engine.uci.loop`): nothing but UCI lines on
 stdout, a malformed line answered by an ``info string`` and forgotten, a worker thread per ``go`` so
 that ``stop``, ``isready`` and ``quit`` are read while it thinks, and every ``go`` answered with a
 legal ``bestmove`` (``0000`` where there is none). ``uciok`` comes at once: the compile runs on a
@@ -21,15 +21,15 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
 import chess
 
 from common.text import clip
-from engine.search.limits import SearchLimits, after_ponderhit, pondering
-from engine.uci.commands import parse_go, parse_position
+from engine.search.limits import SearchLimits, pondering
+from engine.uci.commands import parse_go
 from engine.uci.compiling import (
     COMPILED_NODES,
     PYTHON_DEPTH,
@@ -39,7 +39,7 @@ from engine.uci.compiling import (
     compiled_search,
     python_search,
 )
-from engine.uci.fallback import legal_after, uniform_move
+from engine.uci.loop import UciLoop
 
 if TYPE_CHECKING:
     from engine.compiled.search import CompiledSearch
@@ -79,83 +79,36 @@ OPTIONS = {
 READY_WAIT = 5.0
 
 
-class SearchEngine:
+class SearchEngine(UciLoop):
     """One session of the compiled search's UCI engine: :meth:`run` reads commands, UCI lines go to
     ``out``."""
 
     def __init__(self, out: TextIO | None = None) -> None:
-        self.out = out if out is not None else sys.stdout
-        self.values = {name: spin.default for name, spin in OPTIONS.items()}
-        self.board = chess.Board()
-        self.compiler = Compiler(self.info, self.values["hash"])
-        self._write_lock = threading.Lock()
-        self._said: set[str] = set()
-        self._worker: threading.Thread | None = None
-        self._stop = threading.Event()  # the GUI's stop (or the ponderhit's clock)
-        self._halt = threading.Event()  # the search's: stop, or its own time is up
-        self._wake = threading.Condition()
-        self._ponderhit = False
-        self._pondering: tuple[SearchLimits, chess.Color] | None = None
-        self._timer: threading.Timer | None = None
-        self._commands: dict[str, Callable[[list[str]], None]] = {
+        commands = {
             "uci": self._uci,
             "debug": lambda _: None,
-            "register": lambda _: None,
             "isready": self._isready,
-            "setoption": self._setoption,
-            "ucinewgame": self._ucinewgame,
-            "position": self._position,
             "go": self._go,
-            "stop": self._stop_command,
-            "ponderhit": self._ponderhit_command,
         }
+        super().__init__(commands, out)
+        self.values = {name: spin.default for name, spin in OPTIONS.items()}
+        self.compiler = Compiler(self.info, self.values["hash"])
+        self._said: set[str] = set()
+        # the search's stop: the GUI's stop, or its own time up after a ponderhit (the loop's stop
+        # event is the GUI's alone)
+        self._halt = threading.Event()
 
     # -- the loop --------------------------------------------------------------------
 
     def run(self, lines: Iterable[str]) -> int:
         """Start the compile, then answer commands until ``quit`` or the end of input; 0."""
         self.compiler.start()
-        try:
-            for line in lines:
-                if not self.handle(line):
-                    break
-        finally:
-            self._finish_search()
-        return 0
-
-    def handle(self, line: str) -> bool:
-        """Execute one command line (unknown leading words skipped and said); False after
-        ``quit``."""
-        tokens = line.split()
-        skipped = 0
-        while (
-            skipped < len(tokens)
-            and tokens[skipped] not in self._commands
-            and tokens[skipped] != "quit"
-        ):
-            skipped += 1
-        if skipped:
-            self.info(f"unknown command {clip(' '.join(tokens[:skipped]))!r} ignored")
-        if skipped == len(tokens):
-            return True
-        command, args = tokens[skipped], tokens[skipped + 1 :]
-        if command == "quit":
-            return False
-        try:
-            self._commands[command](args)
-        except Exception as exc:  # a bug must not end the session: say so and go on
-            traceback.print_exc(file=sys.stderr)
-            self.info(f"error in {command}: {clip(str(exc))}")
-        return True
+        return super().run(lines)
 
     # -- output ----------------------------------------------------------------------
 
-    def send(self, line: str) -> None:
-        with self._write_lock:
-            self.out.write(line + "\n")
-            self.out.flush()
-
     def info(self, text: str) -> None:
+        """``text`` as one ``info string`` (its line breaks as they are)."""
         self.send(f"info string {text}")
 
     def info_once(self, text: str) -> None:
@@ -183,15 +136,10 @@ class SearchEngine:
         self.compiler.done.wait(READY_WAIT)
         self.send("readyok")
 
-    def _setoption(self, args: list[str]) -> None:
-        if not args or args[0] != "name":
-            self.info("setoption needs 'name <name> [value <value>]'; ignored")
-            return
-        cut = args.index("value") if "value" in args else len(args)
-        name, text = " ".join(args[1:cut]), " ".join(args[cut + 1 :])
+    def _set_option(self, name: str, text: str) -> None:
         spin = OPTIONS.get(name.lower())
         if spin is None:
-            self.info(f"no option named {clip(name)!r}; ignored")
+            super()._set_option(name, text)  # no option named so
             return
         try:
             value = int(text)
@@ -205,17 +153,10 @@ class SearchEngine:
             return
         self.values[name.lower()] = value
 
-    def _ucinewgame(self, _: list[str]) -> None:
-        self._finish_search()
-        self.board = chess.Board()
+    def _ucinewgame(self, args: list[str]) -> None:
+        super()._ucinewgame(args)
         if self.compiler.search is not None:
             self.compiler.search.new_game()
-
-    def _position(self, args: list[str]) -> None:
-        try:
-            self.board = parse_position(args)
-        except ValueError as exc:
-            self.info(f"{exc}; position unchanged")
 
     def _go(self, args: list[str]) -> None:
         # a go while thinking: that search is stopped, and its bestmove goes out first
@@ -228,11 +169,10 @@ class SearchEngine:
         limits = dataclasses.replace(limits, overhead=self.values["move overhead"])
         for problem in problems:
             self.info(problem)
-        self._stop.clear()
         self._halt.clear()
-        self._ponderhit = False
-        self._pondering = (limits, board.turn) if limits.ponder else None
-        self._start(self._think, board, limits, moves, self.values["multipv"])
+        self._start_search(
+            limits, board.turn, self._think, board, limits, moves, self.values["multipv"]
+        )
 
     def _perft_command(self, board: chess.Board, args: list[str]) -> None:
         if len(args) != 1 or not args[0].isdigit() or int(args[0]) < 1:
@@ -240,43 +180,15 @@ class SearchEngine:
             return
         self._start(self._perft, board, int(args[0]))
 
-    def _start(self, target: Callable[..., None], *args: object) -> None:
-        self._worker = threading.Thread(target=target, args=args, name="search", daemon=True)
-        self._worker.start()
+    def _on_stop(self) -> None:
+        """A ``stop`` ends the search too."""
+        self._halt.set()
 
-    def _stop_command(self, _: list[str]) -> None:
-        with self._wake:
-            self._stop.set()
-            self._halt.set()
-            self._wake.notify_all()
-
-    def _ponderhit_command(self, _: list[str]) -> None:
-        """The opponent played the expected move: the clock runs from now."""
-        if self._pondering is not None and self._searching():
-            seconds = after_ponderhit(*self._pondering)
-            if seconds is not None:
-                self._timer = threading.Timer(seconds, self._halt.set)
-                self._timer.daemon = True
-                self._timer.start()
-        self._pondering = None
-        with self._wake:
-            self._ponderhit = True
-            self._wake.notify_all()
+    def _clock_out(self) -> None:
+        """The time after a ``ponderhit`` is up: the search stops (``stop`` is the GUI's alone)."""
+        self._halt.set()
 
     # -- thinking --------------------------------------------------------------------
-
-    def _searching(self) -> bool:
-        return self._worker is not None and self._worker.is_alive()
-
-    def _finish_search(self) -> None:
-        """Stop the worker, if any, and wait for its last line."""
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        if self._worker is not None:
-            self._stop_command([])
-            self._worker.join()
-            self._worker = None
 
     def _think(
         self,
@@ -295,8 +207,7 @@ class SearchEngine:
             else:  # as Stockfish says it: mated, or stalemate
                 self.send(f"info depth 0 score {'mate 0' if board.is_check() else 'cp 0'}")
         except Exception as exc:  # a bug must not lose the bestmove
-            traceback.print_exc(file=sys.stderr)
-            self.info(f"error in the search: {clip(str(exc))}")
+            self._fault("the search", exc)
         finally:
             self._answer(board, moves, limits, found)
 
@@ -388,31 +299,17 @@ class SearchEngine:
     def _answer(
         self,
         board: chess.Board,
-        moves: Sequence[chess.Move] | None,
+        moves: list[chess.Move] | None,
         limits: SearchLimits,
         found: Searched | None,
     ) -> None:
         """``bestmove``: the search's move (a random legal one where it found none, 0000 where there
         is none), with its ponder move; for ``go infinite`` and ``go ponder`` after ``stop`` or
         ``ponderhit``."""
-        with self._wake:
-            self._wake.wait_for(
-                lambda: (
-                    self._stop.is_set()
-                    or not (limits.infinite or (limits.ponder and not self._ponderhit))
-                )
-            )
         line = found.lines[0] if found is not None and found.lines else None
-        move = line.move if line is not None and board.is_legal(line.move) else None
-        if move is None:
-            move = uniform_move(board, list(moves) if moves else None)
-        ponder = line.pv[1] if line is not None and move == line.move and len(line.pv) > 1 else None
-        if move is None:
-            self.send("bestmove 0000")
-        elif ponder is not None and legal_after(board, move, ponder):
-            self.send(f"bestmove {move.uci()} ponder {ponder.uci()}")
-        else:
-            self.send(f"bestmove {move.uci()}")
+        move = line.move if line is not None else None
+        ponder = line.pv[1] if line is not None and len(line.pv) > 1 else None
+        self._bestmove(board, moves, limits, move, ponder)
 
     def _perft(self, board: chess.Board, depth: int) -> None:
         """``go perft``'s lines, counted by the compiled move generator (once it is ready; by
