@@ -107,10 +107,6 @@ class SearchEngine(UciLoop):
 
     # -- output ----------------------------------------------------------------------
 
-    def info(self, text: str) -> None:
-        """``text`` as one ``info string`` (its line breaks as they are)."""
-        self.send(f"info string {text}")
-
     def info_once(self, text: str) -> None:
         """``text`` as an ``info string``, the first time only."""
         if text not in self._said:
@@ -327,27 +323,15 @@ class SearchEngine(UciLoop):
                     f"the compiled search cannot hold this board ({exc}): python-chess counts"
                 )
         if counts is None:
+            from engine.compiled.board import reference_perft
+
             counts = []
             for move in board.legal_moves:
                 board.push(move)
-                counts.append((move, _perft(board, depth - 1)))
+                counts.append((move, reference_perft(board, depth - 1)))
                 board.pop()
         lines = [f"{move.uci()}: {count}" for move, count in counts]
         self.send("\n".join([*lines, "", f"Nodes searched: {sum(c for _, c in counts)}", ""]))
-
-
-def _perft(board: chess.Board, depth: int) -> int:
-    """The paths ``depth`` plies long from ``board``, by python-chess."""
-    if depth == 0:
-        return 1
-    if depth == 1:
-        return board.legal_moves.count()
-    total = 0
-    for move in board.legal_moves:
-        board.push(move)
-        total += _perft(board, depth - 1)
-        board.pop()
-    return total
 
 
 def main() -> int:

@@ -25,8 +25,9 @@ from judge_helpers import children
 from judge_helpers import gone as ended
 from uci_helpers import MAIN, ROOT, conversation, strings
 
+from engine.compiled.board import reference_perft
 from engine.outside import builtin, stockfish
-from engine.uci.search_main import SearchEngine, _perft
+from engine.uci.search_main import SearchEngine
 
 PROGRAM = str(Path(sys.executable).parent / builtin.PROGRAM)
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
@@ -162,7 +163,7 @@ def test_go_perft_counts_as_python_chess_does(search_cache, fen, depth):
     expected = {}
     for move in board.legal_moves:
         board.push(move)
-        expected[move.uci()] = str(_perft(board, depth - 1))
+        expected[move.uci()] = str(reference_perft(board, depth - 1))
         board.pop()
     assert split == expected
     assert lines[total] == f"Nodes searched: {sum(int(n) for n in expected.values())}"
