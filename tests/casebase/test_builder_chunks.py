@@ -99,6 +99,9 @@ def test_ctrl_c_during_a_build_on_workers_ends_it_at_once(data_dir):
     # the pool's join would wait for those for ever. The build waits on its stdin after its first
     # chunk (the test never writes it), so that it cannot end before the SIGINT on a fast machine
     code = (
+        # as at a terminal: a suite started in the background (make test &) hands its processes
+        # SIGINT ignored, and Python then never raises KeyboardInterrupt
+        "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
         "import sys; import casebase.builder as b; from casebase.games import GameFilter\n"
         "b.CHUNK_SIZE = 5_000; ahead = b._ahead\n"
         "def told(*args):\n"
