@@ -44,7 +44,7 @@ test: lint
 	$(PY) -m mypy
 	$(SUITE) $(PY) -m pytest -q -n 2 --dist loadgroup -m "not scenario"
 
-## test-all: what CI runs: make test's checks, then the whole suite, its scenarios included (10 minutes)
+## test-all: what CI runs: make test's checks, then the whole suite, its scenarios included (6 minutes)
 test-all: lint
 	$(PY) -m mypy
 	$(SUITE) $(PY) -m pytest -q -n 2 --dist loadgroup
