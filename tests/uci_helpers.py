@@ -44,6 +44,19 @@ def conversation(
     return lines, proc.stderr
 
 
+def engine_process(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    """The engine (``uci_main.py`` with ``args``, in ``env``) as a process whose stdin and stdout
+    are text pipes, for a test that writes and reads it at its own pace."""
+    return subprocess.Popen(
+        [sys.executable, str(MAIN), *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env=env,
+    )
+
+
 def bestmoves(lines: list[str]) -> list[str]:
     return [line.split()[1] for line in lines if line.startswith("bestmove")]
 

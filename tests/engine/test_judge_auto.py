@@ -12,7 +12,7 @@ import time
 
 import chess
 import pytest
-from uci_helpers import MAIN, ROOT, conversation, strings
+from uci_helpers import conversation, engine_process, strings
 
 from engine.outside import stockfish
 
@@ -27,17 +27,7 @@ def engine_with(found: str, *commands: str, wait: float = 0.0) -> list[str]:
     env = {**os.environ, stockfish.VARIABLE: found}
     if not wait:
         return conversation([*commands, *GO], "--casebase", "", env=env)[0]
-    import subprocess
-    import sys
-
-    proc = subprocess.Popen(
-        [sys.executable, str(MAIN), "--casebase", ""],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        cwd=ROOT,
-        env=env,
-    )
+    proc = engine_process("--casebase", "", env=env)
     assert proc.stdin is not None
     for command in [*commands, GO[0], GO[1]]:
         proc.stdin.write(command + "\n")

@@ -23,7 +23,7 @@ import chess.engine
 import pytest
 from judge_helpers import children
 from judge_helpers import gone as ended
-from uci_helpers import MAIN, ROOT, conversation, strings
+from uci_helpers import conversation, engine_process, strings
 
 from engine.compiled.board import reference_perft
 from engine.outside import builtin, stockfish
@@ -308,14 +308,7 @@ def test_judge_builtin_and_auto_without_stockfish_take_the_built_in_search(searc
 def test_the_built_in_search_killed_mid_game_is_said_once_and_play_goes_on(search_cache):
     env = {**os.environ, stockfish.VARIABLE: "none"}
     env.pop(builtin.VARIABLE, None)
-    proc = subprocess.Popen(
-        [sys.executable, str(MAIN), "--casebase", ""],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        cwd=ROOT,
-        env=env,
-    )
+    proc = engine_process("--casebase", "", env=env)
     assert proc.stdin is not None and proc.stdout is not None
     seen: list[str] = []
 
